@@ -1,0 +1,44 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Deps } from './deps';
+import { errorMiddleware } from './http/error-middleware';
+import { authenticate } from './http/auth';
+import { jsonBody } from './http/body';
+import { maintenance } from './http/maintenance';
+import { requestRateLimit } from './http/rate-limit';
+import { requestId } from './http/request-id';
+import { authRoutes } from './auth/routes';
+import { adminRoutes } from './auth/admin-routes';
+import { VERSION } from './version';
+
+/** Mounts routers under each prefix. */
+function mount(app: Koa, prefixes: string[], ...routers: Router[]) {
+  for (const prefix of prefixes) {
+    const outer = new Router({ prefix });
+    for (const r of routers) outer.use(r.routes(), r.allowedMethods());
+    app.use(outer.routes()).use(outer.allowedMethods());
+  }
+}
+
+/** Builds the Koa application. Never listens and reads no globals: tests call it directly. */
+export function createApp(deps: Deps): Koa {
+  const app = new Koa();
+  app.use(requestId());
+  app.use(errorMiddleware(deps.log));
+  app.use(authenticate(deps.tokens));
+
+  const health = new Router();
+  health.get('/healthz', (ctx) => { ctx.body = { status: 'ok', name: 'boxyard', version: VERSION }; });
+  app.use(health.routes());
+
+  app.use(maintenance(deps.settings));
+  app.use(requestRateLimit(deps.config.requestsPerMinute));
+
+  // Everything under /api speaks JSON; upload PUTs live outside /api and are never parsed.
+  const json = jsonBody();
+  app.use((ctx, next) => (ctx.path.startsWith('/api/') ? json(ctx, next) : next()));
+
+  mount(app, ['/api/v1', '/api/v2'], authRoutes(deps));
+  mount(app, ['/api/boxyard'], adminRoutes(deps));
+  return app;
+}

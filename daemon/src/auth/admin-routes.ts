@@ -1,0 +1,135 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { validated } from '../http/validate';
+import { requireUser } from '../http/auth';
+import { ForbiddenError, NotFoundError } from '../http/errors';
+import type { AccountService, Principal } from './accounts-service';
+import type { TokenService } from './tokens-service';
+import type { TwoFactorService } from './two-factor';
+import type { SettingsService } from './settings';
+import * as S from './schemas';
+import { organizationSummary, tokenCreated, tokenListed, userSelf } from './serialize';
+
+export interface AdminRouteDeps {
+  accounts: AccountService;
+  tokens: TokenService;
+  twoFactor: TwoFactorService;
+  settings: SettingsService;
+}
+
+function requireAdmin(ctx: Context): NonNullable<Principal> {
+  const p = requireUser(ctx);
+  if (!p.user.is_admin) throw new ForbiddenError('Only administrators may do this.');
+  return p;
+}
+
+/** Boxyard's own account endpoints, for what the Vagrant Cloud API leaves out (under /api/boxyard). */
+export function adminRoutes(d: AdminRouteDeps): Router {
+  const r = new Router();
+  const selfOrAdmin = async (ctx: Context, name: string) => {
+    const p = requireUser(ctx);
+    const user = await d.accounts.userNamed(name);
+    if (user.id !== p.user.id && !p.user.is_admin) throw new NotFoundError(`User "${name}" not found.`);
+    return { p, user };
+  };
+  const visibleOrg = async (ctx: Context, name: string) => {
+    const p = requireUser(ctx);
+    const org = await d.accounts.organizationNamed(name);
+    if (!org || !(await d.accounts.isMember(p, { kind: 'organization', id: org.id, name: org.name, organization: org }))) {
+      throw new NotFoundError(`Organization "${name}" not found.`);
+    }
+    return { p, org };
+  };
+
+  r.get('/user', (ctx) => { ctx.body = { user: userSelf(requireUser(ctx).user) }; });
+  r.get('/users', async (ctx) => { requireAdmin(ctx); ctx.body = { users: (await d.accounts.listUsers()).map(userSelf) }; });
+  r.post('/users', validated({ body: S.CreateUserBody }, async (ctx, { body }) => {
+    requireAdmin(ctx);
+    ctx.status = 201;
+    ctx.body = { user: userSelf(await d.accounts.createUser(body.user)) };
+  }));
+  r.get('/users/:name', validated({ params: S.NameParams }, async (ctx, { params }) => {
+    ctx.body = { user: userSelf((await selfOrAdmin(ctx, params.name)).user) };
+  }));
+  r.patch('/users/:name', validated({ params: S.NameParams, body: S.UpdateUserBody }, async (ctx, { params, body }) => {
+    const { p, user } = await selfOrAdmin(ctx, params.name);
+    if (body.user.admin !== undefined && !p.user.is_admin) throw new ForbiddenError('Only administrators may change who is an administrator.');
+    if (body.user.password) await d.accounts.setPassword(user, body.user.password);
+    ctx.body = { user: userSelf(await d.accounts.updateUser(user, { email: body.user.email, profile_markdown: body.user.profile_markdown, is_admin: body.user.admin })) };
+  }));
+  r.delete('/users/:name', validated({ params: S.NameParams }, async (ctx, { params }) => {
+    requireAdmin(ctx);
+    await d.accounts.deleteUser(await d.accounts.userNamed(params.name));
+    ctx.status = 204;
+  }));
+
+  r.get('/tokens', async (ctx) => { ctx.body = { tokens: (await d.tokens.list(requireUser(ctx).user)).map(tokenListed) }; });
+  r.post('/tokens', validated({ body: S.NewTokenBody }, async (ctx, { body }) => {
+    ctx.status = 201;
+    ctx.body = tokenCreated(await d.tokens.create(requireUser(ctx).user, body.token.description));
+  }));
+  r.delete('/tokens/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {
+    if (!(await d.tokens.revoke(params.id, requireUser(ctx).user.id))) throw new NotFoundError(`Token "${params.id}" not found.`);
+    ctx.status = 204;
+  }));
+
+  r.get('/two-factor', async (ctx) => { ctx.body = { two_factor: { delivery_methods: await d.twoFactor.methods(requireUser(ctx).user) } }; });
+  r.post('/two-factor/totp', async (ctx) => { ctx.status = 201; ctx.body = { two_factor: await d.twoFactor.beginTotp(requireUser(ctx).user) }; });
+  r.post('/two-factor/totp/confirm', validated({ body: S.TotpConfirmBody }, async (ctx, { body }) => {
+    const user = requireUser(ctx).user;
+    await d.twoFactor.confirmTotp(user, body.two_factor.code);
+    ctx.body = { two_factor: { delivery_methods: await d.twoFactor.methods(user) } };
+  }));
+  r.post('/two-factor/sms', validated({ body: S.SmsEnableBody }, async (ctx, { body }) => {
+    const user = requireUser(ctx).user;
+    await d.twoFactor.enableSms(user, body.two_factor.phone);
+    ctx.body = { two_factor: { delivery_methods: await d.twoFactor.methods(user) } };
+  }));
+  r.delete('/two-factor/:method', validated({ params: S.MethodParams }, async (ctx, { params }) => {
+    await d.twoFactor.disable(requireUser(ctx).user, params.method);
+    ctx.status = 204;
+  }));
+
+  r.get('/organizations', async (ctx) => {
+    ctx.body = { organizations: (await d.accounts.listOrganizations(requireUser(ctx))).map(organizationSummary) };
+  });
+  r.post('/organizations', validated({ body: S.CreateOrganizationBody }, async (ctx, { body }) => {
+    const p = requireUser(ctx);
+    ctx.status = 201;
+    ctx.body = { organization: organizationSummary(await d.accounts.createOrganization(body.organization, p.user)) };
+  }));
+  r.get('/organizations/:name', validated({ params: S.NameParams }, async (ctx, { params }) => {
+    const { org } = await visibleOrg(ctx, params.name);
+    ctx.body = { organization: { ...organizationSummary(org), members: await d.accounts.listMembers(org) } };
+  }));
+  r.patch('/organizations/:name', validated({ params: S.NameParams, body: S.UpdateOrganizationBody }, async (ctx, { params, body }) => {
+    const { p, org } = await visibleOrg(ctx, params.name);
+    await d.accounts.requireOwner(p, org);
+    ctx.body = { organization: organizationSummary(await d.accounts.updateOrganization(org, body.organization)) };
+  }));
+  r.delete('/organizations/:name', validated({ params: S.NameParams }, async (ctx, { params }) => {
+    const { p, org } = await visibleOrg(ctx, params.name);
+    await d.accounts.requireOwner(p, org);
+    await d.accounts.deleteOrganization(org);
+    ctx.status = 204;
+  }));
+  r.put('/organizations/:name/members/:username', validated({ params: S.MemberParams, body: S.MemberBody.partial() }, async (ctx, { params, body }) => {
+    const { p, org } = await visibleOrg(ctx, params.name);
+    await d.accounts.requireOwner(p, org);
+    await d.accounts.setMember(org, params.username, body.member?.role ?? 'member');
+    ctx.body = { members: await d.accounts.listMembers(org) };
+  }));
+  r.delete('/organizations/:name/members/:username', validated({ params: S.MemberParams }, async (ctx, { params }) => {
+    const { p, org } = await visibleOrg(ctx, params.name);
+    await d.accounts.requireOwner(p, org);
+    await d.accounts.removeMember(org, params.username);
+    ctx.status = 204;
+  }));
+
+  r.get('/settings', async (ctx) => { requireUser(ctx); ctx.body = { settings: await d.settings.get() }; });
+  r.put('/settings', validated({ body: S.SettingsBody }, async (ctx, { body }) => {
+    requireAdmin(ctx);
+    ctx.body = { settings: await d.settings.update(body.settings) };
+  }));
+  return r;
+}

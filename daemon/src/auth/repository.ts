@@ -1,0 +1,138 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '../store/schema';
+import type { UsersTable, OrganizationsTable, ApiTokensTable, TwoFactorTable } from './tables';
+
+export type UserRow = Selectable<UsersTable>;
+export type OrganizationRow = Selectable<OrganizationsTable>;
+export type TokenRow = Selectable<ApiTokensTable>;
+export type TwoFactorRow = Selectable<TwoFactorTable>;
+
+export const nameKey = (name: string): string => name.toLowerCase();
+
+/** The only SQL for users, organizations, memberships, API tokens, two-factor and settings. */
+export class AccountRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  userById(id: string) {
+    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+  userByName(username: string) {
+    return this.db.selectFrom('users').selectAll().where('username_key', '=', nameKey(username)).executeTakeFirst();
+  }
+  userByLogin(login: string) {
+    const key = nameKey(login);
+    return this.db.selectFrom('users').selectAll()
+      .where((eb) => eb.or([eb('username_key', '=', key), eb('email_key', '=', key)]))
+      .executeTakeFirst();
+  }
+  listUsers() {
+    return this.db.selectFrom('users').selectAll().orderBy('username_key').execute();
+  }
+  countUsers() {
+    return this.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((r) => Number(r.n));
+  }
+  async insertUser(row: Omit<UserRow, 'profile_markdown' | 'is_admin'> & { is_admin: number }) {
+    await this.db.insertInto('users').values(row).execute();
+  }
+  async updateUser(id: string, patch: Partial<Omit<UserRow, 'id'>>) {
+    await this.db.updateTable('users').set(patch).where('id', '=', id).execute();
+  }
+  async deleteUser(id: string) {
+    await this.db.deleteFrom('users').where('id', '=', id).execute();
+  }
+
+  orgByName(name: string) {
+    return this.db.selectFrom('organizations').selectAll().where('name_key', '=', nameKey(name)).executeTakeFirst();
+  }
+  async insertOrganization(row: Omit<OrganizationRow, 'profile_markdown' | 'agent_pool_limit'>, ownerId: string | null) {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.insertInto('organizations').values(row).execute();
+      if (ownerId) {
+        await trx.insertInto('memberships')
+          .values({ organization_id: row.id, user_id: ownerId, role: 'owner', created_at: row.created_at }).execute();
+      }
+    });
+  }
+  async updateOrganization(id: string, patch: Partial<Omit<OrganizationRow, 'id'>>) {
+    await this.db.updateTable('organizations').set(patch).where('id', '=', id).execute();
+  }
+  async deleteOrganization(id: string) {
+    await this.db.deleteFrom('organizations').where('id', '=', id).execute();
+  }
+  /** Organizations the user belongs to (all of them for `null`, meaning an administrator). */
+  listOrganizations(userId: string | null) {
+    let q = this.db.selectFrom('organizations').selectAll('organizations').orderBy('organizations.name_key');
+    if (userId) q = q.innerJoin('memberships', 'memberships.organization_id', 'organizations.id').where('memberships.user_id', '=', userId);
+    return q.execute();
+  }
+
+  membership(orgId: string, userId: string) {
+    return this.db.selectFrom('memberships').selectAll().where('organization_id', '=', orgId).where('user_id', '=', userId).executeTakeFirst();
+  }
+  listMembers(orgId: string) {
+    return this.db.selectFrom('memberships').innerJoin('users', 'users.id', 'memberships.user_id')
+      .select(['users.username', 'memberships.role', 'memberships.created_at', 'users.id as user_id'])
+      .where('memberships.organization_id', '=', orgId).orderBy('users.username_key').execute();
+  }
+  async upsertMembership(orgId: string, userId: string, role: 'owner' | 'member', now: string) {
+    await this.db.insertInto('memberships').values({ organization_id: orgId, user_id: userId, role, created_at: now })
+      .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doUpdateSet({ role })).execute();
+  }
+  async deleteMembership(orgId: string, userId: string) {
+    await this.db.deleteFrom('memberships').where('organization_id', '=', orgId).where('user_id', '=', userId).execute();
+  }
+
+  tokenByHash(hash: string) {
+    return this.db.selectFrom('api_tokens').selectAll().where('token_hash', '=', hash).executeTakeFirst();
+  }
+  listTokens(userId: string) {
+    return this.db.selectFrom('api_tokens').selectAll().where('user_id', '=', userId).orderBy('created_at').execute();
+  }
+  async insertToken(row: TokenRow) {
+    await this.db.insertInto('api_tokens').values(row).execute();
+  }
+  async touchToken(id: string, at: string) {
+    await this.db.updateTable('api_tokens').set({ last_used_at: at }).where('id', '=', id).execute();
+  }
+  async deleteToken(id: string, userId?: string) {
+    let q = this.db.deleteFrom('api_tokens').where('id', '=', id);
+    if (userId) q = q.where('user_id', '=', userId);
+    const r = await q.executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
+  twoFactor(userId: string) {
+    return this.db.selectFrom('two_factor').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  }
+  async saveTwoFactor(row: Partial<TwoFactorRow> & { user_id: string }) {
+    const { user_id, ...rest } = row;
+    await this.db.insertInto('two_factor').values(row)
+      .onConflict((oc) => oc.column('user_id').doUpdateSet(rest)).execute();
+  }
+  /** Records a used TOTP step only if it is newer than the last one: a code works once. */
+  async claimTotpStep(userId: string, step: number): Promise<boolean> {
+    const r = await this.db.updateTable('two_factor').set({ last_totp_step: step })
+      .where('user_id', '=', userId).where('last_totp_step', '<', step).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+  async replaceSmsCode(userId: string, codeHash: string, expiresAt: string) {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('two_factor_codes').where('user_id', '=', userId).execute();
+      await trx.insertInto('two_factor_codes').values({ user_id: userId, code_hash: codeHash, expires_at: expiresAt }).execute();
+    });
+  }
+  /** Deletes and reports a matching, unexpired SMS code: a code works once. */
+  async consumeSmsCode(userId: string, codeHash: string, now: string): Promise<boolean> {
+    const r = await this.db.deleteFrom('two_factor_codes').where('user_id', '=', userId)
+      .where('code_hash', '=', codeHash).where('expires_at', '>', now).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
+  async getSetting(key: string): Promise<string | undefined> {
+    const r = await this.db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
+    return r?.value;
+  }
+  async setSetting(key: string, value: string) {
+    await this.db.insertInto('settings').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute();
+  }
+}

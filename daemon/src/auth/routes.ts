@@ -1,0 +1,46 @@
+import Router from '@koa/router';
+import { validated } from '../http/validate';
+import { requireUser } from '../http/auth';
+import type { LoginLimiter } from '../http/rate-limit';
+import type { TokenService } from './tokens-service';
+import type { TwoFactorService } from './two-factor';
+import { CreateTokenBody, RequestCodeBody } from './schemas';
+import { tokenCreated } from './serialize';
+
+export interface AuthRouteDeps {
+  tokens: TokenService;
+  twoFactor: TwoFactorService;
+  loginLimiter: LoginLimiter;
+}
+
+/** Token and two-factor endpoints of the Vagrant Cloud API (mounted under /api/v1 and /api/v2). */
+export function authRoutes(d: AuthRouteDeps): Router {
+  const r = new Router();
+
+  r.post('/authenticate', validated({ body: CreateTokenBody }, async (ctx, { body }) => {
+    const token = await d.loginLimiter.attempt(ctx, body.user.login, () =>
+      d.tokens.login({ login: body.user.login, password: body.user.password, code: body.two_factor?.code, description: body.token?.description }),
+    );
+    ctx.status = 200;
+    ctx.body = tokenCreated(token);
+  }));
+
+  r.get('/authenticate', (ctx) => {
+    const p = requireUser(ctx);
+    ctx.body = { user: { username: p.user.username } };
+  });
+
+  r.delete('/authenticate', async (ctx) => {
+    const p = requireUser(ctx);
+    await d.tokens.revoke(p.tokenId);
+    ctx.status = 204;
+  });
+
+  r.post('/two-factor/request-code', validated({ body: RequestCodeBody }, async (ctx, { body }) => {
+    const user = await d.loginLimiter.attempt(ctx, body.user.login, () => d.tokens.checkPassword(body.user.login, body.user.password));
+    const destination = await d.twoFactor.sendSms(user);
+    ctx.body = { two_factor: { obfuscated_destination: destination } };
+  }));
+
+  return r;
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { AccountName } from './names';
+
+const Login = z.object({
+  login: z.string().min(1, 'user.login is required (username or e-mail address)').max(256),
+  password: z.string().min(1, 'user.password is required').max(1024),
+});
+
+/** `POST /api/v1/authenticate` as vagrant_cloud 3.0.5 sends it (`two_factor.code` may be null). */
+export const CreateTokenBody = z.object({
+  user: Login,
+  token: z.object({ description: z.string().max(1024).nullish() }).nullish(),
+  two_factor: z.object({ code: z.string().max(32).nullish() }).nullish(),
+});
+
+export const RequestCodeBody = z.object({
+  user: Login,
+  two_factor: z.object({ delivery_method: z.literal('sms', { message: 'two_factor.delivery_method must be "sms"' }) }),
+});
+
+const Password = z.string().min(8, 'must be at least 8 characters').max(1024);
+const Email = z.email().max(256);
+
+export const CreateUserBody = z.object({
+  user: z.object({ username: AccountName, password: Password, email: Email.nullish(), admin: z.boolean().optional() }),
+});
+export const UpdateUserBody = z.object({
+  user: z.object({ password: Password.optional(), email: Email.nullish(), profile_markdown: z.string().max(100_000).optional(), admin: z.boolean().optional() }),
+});
+
+export const CreateOrganizationBody = z.object({
+  organization: z.object({ name: AccountName, email: Email.nullish() }),
+});
+export const UpdateOrganizationBody = z.object({
+  organization: z.object({
+    email: Email.nullish(),
+    profile_markdown: z.string().max(100_000).optional(),
+    agent_pool_limit: z.number().int().min(0).max(10_000).optional(),
+  }),
+});
+export const MemberBody = z.object({
+  member: z.object({ username: z.string().min(1).max(64), role: z.enum(['owner', 'member']).default('member') }),
+});
+
+export const NewTokenBody = z.object({ token: z.object({ description: z.string().max(1024).default('') }).default({ description: '' }) });
+export const TotpConfirmBody = z.object({ two_factor: z.object({ code: z.string().min(1).max(32) }) });
+export const SmsEnableBody = z.object({ two_factor: z.object({ phone: z.string().regex(/^\+?[0-9 ()-]{6,24}$/, 'must be a phone number') }) });
+export const SettingsBody = z.object({ settings: z.object({ maintenance: z.boolean().optional() }) });
+
+export const NameParams = z.object({ name: z.string().min(1).max(256) });
+export const MemberParams = z.object({ name: z.string().min(1).max(256), username: z.string().min(1).max(256) });
+export const IdParams = z.object({ id: z.string().min(1).max(256) });
+export const MethodParams = z.object({ method: z.enum(['app', 'sms']) });

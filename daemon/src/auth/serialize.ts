@@ -1,0 +1,36 @@
+import type { CreatedToken } from './tokens-service';
+import type { TokenRow, UserRow, OrganizationRow } from './repository';
+
+export const tokenCreated = (t: CreatedToken) => ({
+  description: t.description,
+  token: t.token,
+  token_hash: t.token_hash,
+  created_at: t.created_at,
+  id: t.id,
+});
+
+export const tokenListed = (t: TokenRow) => ({
+  id: t.id,
+  description: t.description,
+  token_hash: t.token_hash,
+  created_at: t.created_at,
+  last_used_at: t.last_used_at,
+});
+
+export const userSelf = (u: UserRow) => ({
+  username: u.username,
+  email: u.email,
+  admin: u.is_admin === 1,
+  profile_markdown: u.profile_markdown,
+  created_at: u.created_at,
+  updated_at: u.updated_at,
+});
+
+export const organizationSummary = (o: OrganizationRow) => ({
+  name: o.name,
+  email: o.email,
+  profile_markdown: o.profile_markdown,
+  agent_pool_limit: o.agent_pool_limit,
+  created_at: o.created_at,
+  updated_at: o.updated_at,
+});

@@ -1,0 +1,71 @@
+import type { Generated } from 'kysely';
+
+export interface UsersTable {
+  id: string;
+  username: string;
+  username_key: string;
+  email: string | null;
+  email_key: string | null;
+  password_hash: string;
+  is_admin: Generated<number>;
+  profile_markdown: Generated<string>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  name_key: string;
+  email: string | null;
+  profile_markdown: Generated<string>;
+  agent_pool_limit: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MembershipsTable {
+  organization_id: string;
+  user_id: string;
+  role: 'owner' | 'member';
+  created_at: string;
+}
+
+export interface ApiTokensTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  description: Generated<string>;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface TwoFactorTable {
+  user_id: string;
+  totp_secret: string | null;
+  totp_enabled: Generated<number>;
+  sms_phone: string | null;
+  sms_enabled: Generated<number>;
+  last_totp_step: Generated<number>;
+}
+
+export interface TwoFactorCodesTable {
+  user_id: string;
+  code_hash: string;
+  expires_at: string;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface AccountTables {
+  users: UsersTable;
+  organizations: OrganizationsTable;
+  memberships: MembershipsTable;
+  api_tokens: ApiTokensTable;
+  two_factor: TwoFactorTable;
+  two_factor_codes: TwoFactorCodesTable;
+  settings: SettingsTable;
+}

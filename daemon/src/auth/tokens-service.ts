@@ -1,0 +1,77 @@
+import type { Clock } from '../lib/clock';
+import type { IdGen } from '../lib/ids';
+import { sha256Hex, safeEqual, verifyPassword } from '../lib/crypto';
+import { TwoFactorRequiredError, UnauthorizedError } from '../http/errors';
+import type { AccountRepository, UserRow } from './repository';
+import type { Principal } from './accounts-service';
+import type { TwoFactorService } from './two-factor';
+
+export interface CreatedToken {
+  id: string;
+  description: string;
+  token: string;
+  token_hash: string;
+  created_at: string;
+}
+
+const TOUCH_EVERY_MS = 60_000;
+
+/** Logins, API tokens (stored as SHA-256 hashes) and resolving a presented token. */
+export class TokenService {
+  constructor(
+    private readonly repo: AccountRepository,
+    private readonly twoFactor: TwoFactorService,
+    private readonly clock: Clock,
+    private readonly ids: IdGen,
+  ) {}
+
+  /** Checks a login and password; throws 401 with one message for both wrong user and wrong password. */
+  async checkPassword(login: string, password: string): Promise<UserRow> {
+    const user = await this.repo.userByLogin(login);
+    const ok = user ? await verifyPassword(password, user.password_hash) : false;
+    if (!user || !ok) throw new UnauthorizedError('Invalid username, e-mail or password.');
+    return user;
+  }
+
+  /** `POST /authenticate`: password, then two-factor when enabled, then a new token. */
+  async login(input: { login: string; password: string; code?: string | null; description?: string | null }): Promise<CreatedToken> {
+    const user = await this.checkPassword(input.login, input.password);
+    const methods = await this.twoFactor.methods(user);
+    if (methods.length > 0) {
+      if (!input.code) {
+        throw new TwoFactorRequiredError(
+          `Two-factor authentication is enabled for this account: send two_factor.code (delivery methods: ${methods.join(', ')}).`,
+          { extra: { two_factor: { default_delivery_method: methods[0], delivery_methods: methods } } },
+        );
+      }
+      if (!(await this.twoFactor.verify(user, input.code))) {
+        throw new UnauthorizedError('The two-factor code is wrong, expired or already used. Request or generate a new one.');
+      }
+    }
+    return this.create(user, input.description ?? '');
+  }
+
+  async create(user: UserRow, description: string): Promise<CreatedToken> {
+    const token = this.ids.secret(32);
+    const row = { id: this.ids.id('tok'), user_id: user.id, token_hash: sha256Hex(token), description, created_at: this.clock.now().toISOString(), last_used_at: null };
+    await this.repo.insertToken(row);
+    return { id: row.id, description, token, token_hash: row.token_hash, created_at: row.created_at };
+  }
+
+  /** The principal a presented secret stands for, or null when it is unknown. */
+  async resolve(secret: string): Promise<Principal> {
+    const hash = sha256Hex(secret);
+    const row = await this.repo.tokenByHash(hash);
+    if (!row || !safeEqual(row.token_hash, hash)) return null;
+    const user = await this.repo.userById(row.user_id);
+    if (!user) return null;
+    const now = this.clock.now();
+    if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) > TOUCH_EVERY_MS) {
+      await this.repo.touchToken(row.id, now.toISOString());
+    }
+    return { user, tokenId: row.id };
+  }
+
+  list = (user: UserRow) => this.repo.listTokens(user.id);
+  revoke = (tokenId: string, userId?: string) => this.repo.deleteToken(tokenId, userId);
+}

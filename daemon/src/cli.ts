@@ -1,0 +1,107 @@
+import { Command } from 'commander';
+import { loadConfig, type Config } from './config';
+import { serve } from './main';
+import { buildDeps } from './deps';
+import { VERSION } from './version';
+
+/** Global options every command shares; env BOXYARD_* fills what flags leave out. */
+const withDataOptions = (c: Command) =>
+  c.option('--data <dir>', 'data folder (default: the platform app-data folder; env BOXYARD_DATA)');
+
+function configFrom(opts: Record<string, unknown>): Config {
+  return loadConfig(process.env, {
+    dataDir: opts.data,
+    host: opts.host,
+    port: opts.port,
+    publicUrl: opts.publicUrl,
+    maintenance: opts.maintenance,
+    offline: opts.offline,
+    logLevel: opts.logLevel ?? (opts.quiet ? 'silent' : undefined),
+  });
+}
+
+/** Runs an offline admin action against the data folder (works while the daemon runs: SQLite WAL). */
+async function withDeps<T>(opts: Record<string, unknown>, fn: (d: ReturnType<typeof buildDeps>) => Promise<T>): Promise<T> {
+  const deps = buildDeps(configFrom({ ...opts, quiet: true }));
+  try {
+    return await fn(deps);
+  } finally {
+    await deps.close();
+  }
+}
+
+const print = (v: unknown): void => void process.stdout.write(`${typeof v === 'string' ? v : JSON.stringify(v, null, 2)}\n`);
+
+export function buildCli(): Command {
+  const program = new Command('boxyard').version(VERSION).description('Self-hosted Vagrant box registry and agent pools');
+
+  withDataOptions(program.command('serve').description('run the daemon'))
+    .option('--host <host>', 'address to bind (0.0.0.0 serves the LAN)', undefined)
+    .option('--port <port>', 'port', undefined)
+    .option('--public-url <url>', 'base URL clients reach the daemon at (used in upload and download links)')
+    .option('--maintenance', 'start in maintenance mode')
+    .option('--offline', 'never touch the network')
+    .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent')
+    .action(async (opts) => serve(configFrom(opts)));
+
+  const user = program.command('user').description('manage users');
+  withDataOptions(user.command('create <username>'))
+    .requiredOption('--password <password>', 'password (at least 8 characters)')
+    .option('--email <email>').option('--admin', 'make an administrator')
+    .action((name, o) => withDeps(o, async (d) => {
+      const u = await d.accounts.createUser({ username: name, password: o.password, email: o.email, admin: !!o.admin });
+      print(`created user ${u.username}`);
+    }));
+  withDataOptions(user.command('list')).action((o) => withDeps(o, async (d) => {
+    for (const u of await d.accounts.listUsers()) print(`${u.username}${u.is_admin ? ' (admin)' : ''}${u.email ? ` <${u.email}>` : ''}`);
+  }));
+  withDataOptions(user.command('password <username>')).requiredOption('--password <password>')
+    .action((name, o) => withDeps(o, async (d) => { await d.accounts.setPassword(await d.accounts.userNamed(name), o.password); print('password changed'); }));
+  withDataOptions(user.command('delete <username>'))
+    .action((name, o) => withDeps(o, async (d) => { await d.accounts.deleteUser(await d.accounts.userNamed(name)); print(`deleted user ${name}`); }));
+
+  const org = program.command('org').description('manage organizations');
+  withDataOptions(org.command('create <name>')).requiredOption('--owner <username>').option('--email <email>')
+    .action((name, o) => withDeps(o, async (d) => {
+      const owner = await d.accounts.userNamed(o.owner);
+      await d.accounts.createOrganization({ name, email: o.email }, owner);
+      print(`created organization ${name} owned by ${owner.username}`);
+    }));
+  withDataOptions(org.command('list')).action((o) => withDeps(o, async (d) => {
+    for (const u of await d.accounts.listUsers()) if (u.is_admin) {
+      for (const g of await d.accounts.listOrganizations({ user: u, tokenId: '' })) print(g.name);
+      break;
+    }
+  }));
+  withDataOptions(org.command('add-member <org> <username>')).option('--role <role>', 'owner or member', 'member')
+    .action((name, username, o) => withDeps(o, async (d) => {
+      const g = await d.accounts.organizationNamed(name);
+      if (!g) throw new Error(`organization ${name} not found`);
+      await d.accounts.setMember(g, username, o.role === 'owner' ? 'owner' : 'member');
+      print(`${username} is now ${o.role === 'owner' ? 'an owner' : 'a member'} of ${name}`);
+    }));
+  withDataOptions(org.command('remove-member <org> <username>'))
+    .action((name, username, o) => withDeps(o, async (d) => {
+      const g = await d.accounts.organizationNamed(name);
+      if (!g) throw new Error(`organization ${name} not found`);
+      await d.accounts.removeMember(g, username);
+      print(`removed ${username} from ${name}`);
+    }));
+
+  const token = program.command('token').description('manage API tokens');
+  withDataOptions(token.command('create <username>')).option('--description <text>', '', 'created with boxyard token create')
+    .action((name, o) => withDeps(o, async (d) => print((await d.tokens.create(await d.accounts.userNamed(name), o.description)).token)));
+  withDataOptions(token.command('list <username>')).action((name, o) => withDeps(o, async (d) => {
+    for (const t of await d.tokens.list(await d.accounts.userNamed(name))) print(`${t.id}  ${t.created_at}  last used ${t.last_used_at ?? 'never'}  ${t.description}`);
+  }));
+  withDataOptions(token.command('revoke <id>')).action((id, o) => withDeps(o, async (d) => {
+    print((await d.tokens.revoke(id)) ? `revoked ${id}` : `no token ${id}`);
+  }));
+
+  return program;
+}
+
+buildCli().parseAsync(process.argv).catch((err: unknown) => {
+  process.stderr.write(`boxyard: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,73 @@
+import { join } from 'node:path';
+import envPaths from 'env-paths';
+import { z } from 'zod';
+
+const intFrom = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const bool = z.union([z.boolean(), z.enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off', ''])]).transform(
+  (v) => v === true || v === '1' || v === 'true' || v === 'yes' || v === 'on',
+);
+
+/** Every setting of the daemon, with its default. Sources: environment (BOXYARD_*) then CLI flags. */
+export const Config = z.object({
+  host: z.string().min(1).default('127.0.0.1'),
+  port: intFrom(0, 65535).default(4780),
+  dataDir: z.string().min(1),
+  /** Base URL put in upload and download links; else taken from the request's Host. */
+  publicUrl: z.url().optional().transform((u) => u?.replace(/\/+$/, '')),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  adminUsername: z.string().min(1).default('admin'),
+  adminPassword: z.string().min(1).optional(),
+  /** Lifetime of an upload URL. */
+  uploadTtlHours: z.coerce.number().positive().max(24 * 30).default(6),
+  /** Failed logins allowed per username and per client address in 15 minutes. */
+  loginAttempts: intFrom(1, 1_000_000).default(10),
+  /** Requests per minute per token (or per address when anonymous); 0 switches the limit off. */
+  requestsPerMinute: intFrom(0, 10_000_000).default(3000),
+  /** Start in maintenance mode (503 for the APIs); also switchable at run time. */
+  maintenance: bool.default(false),
+  /** Two-factor SMS sender: a command (code in $BOXYARD_SMS_CODE, number in $BOXYARD_SMS_TO) … */
+  smsCommand: z.string().optional(),
+  /** … or a webhook URL that receives `{"to","code","message"}` as JSON. Neither: the code is logged. */
+  smsWebhook: z.url().optional(),
+  /** Never touch the network (mirroring). */
+  offline: bool.default(false),
+  /** An agent silent this long turns `unknown`. */
+  agentUnknownAfterSeconds: intFrom(1, 86_400).default(60),
+  /** An `unknown` agent turns `errored` after this long. */
+  agentErroredAfterSeconds: intFrom(1, 86_400).default(300),
+  /** How often agents are told to report. */
+  agentPingSeconds: intFrom(1, 3600).default(10),
+});
+export type Config = z.infer<typeof Config>;
+
+const ENV_KEYS: Record<string, keyof Config> = {
+  BOXYARD_HOST: 'host',
+  BOXYARD_PORT: 'port',
+  BOXYARD_DATA: 'dataDir',
+  BOXYARD_PUBLIC_URL: 'publicUrl',
+  BOXYARD_LOG_LEVEL: 'logLevel',
+  BOXYARD_ADMIN_USERNAME: 'adminUsername',
+  BOXYARD_ADMIN_PASSWORD: 'adminPassword',
+  BOXYARD_UPLOAD_TTL_HOURS: 'uploadTtlHours',
+  BOXYARD_LOGIN_ATTEMPTS: 'loginAttempts',
+  BOXYARD_REQUESTS_PER_MINUTE: 'requestsPerMinute',
+  BOXYARD_MAINTENANCE: 'maintenance',
+  BOXYARD_SMS_COMMAND: 'smsCommand',
+  BOXYARD_SMS_WEBHOOK: 'smsWebhook',
+  BOXYARD_OFFLINE: 'offline',
+  BOXYARD_AGENT_UNKNOWN_AFTER: 'agentUnknownAfterSeconds',
+  BOXYARD_AGENT_ERRORED_AFTER: 'agentErroredAfterSeconds',
+  BOXYARD_AGENT_PING: 'agentPingSeconds',
+};
+
+export const defaultDataDir = (): string => envPaths('boxyard', { suffix: '' }).data;
+
+/** Pure: builds the config from an environment and CLI overrides (which win). Throws ZodError. */
+export function loadConfig(env: Record<string, string | undefined>, overrides: Partial<Record<keyof Config, unknown>> = {}): Config {
+  const raw: Record<string, unknown> = { dataDir: defaultDataDir() };
+  for (const [key, name] of Object.entries(ENV_KEYS)) if (env[key] !== undefined && env[key] !== '') raw[name] = env[key];
+  for (const [k, v] of Object.entries(overrides)) if (v !== undefined) raw[k] = v;
+  return Config.parse(raw);
+}
+
+export const databaseFile = (c: Config): string => join(c.dataDir, 'boxyard.db');

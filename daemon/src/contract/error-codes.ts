@@ -1,0 +1,18 @@
+/** Stable error codes shared by the daemon, the UI and the Electron shell. Never branch on message text. */
+export const ERROR_CODES = [
+  'bad_request',
+  'bad_parameter',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'validation',
+  'conflict',
+  'precondition_failed',
+  'two_factor_required',
+  'payload_too_large',
+  'rate_limited',
+  'maintenance',
+  'internal',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,0 +1,50 @@
+import { mkdirSync } from 'node:fs';
+import pino, { type Logger } from 'pino';
+import { databaseFile, type Config } from './config';
+import { openStore, type Store } from './store/db';
+import { systemClock, type Clock } from './lib/clock';
+import { randomIdGen, type IdGen } from './lib/ids';
+import { AccountRepository } from './auth/repository';
+import { AccountService } from './auth/accounts-service';
+import { TokenService } from './auth/tokens-service';
+import { TwoFactorService } from './auth/two-factor';
+import { SettingsService } from './auth/settings';
+import { createSmsSender } from './auth/sms-sender';
+import { LoginLimiter } from './http/rate-limit';
+
+export interface DepsOptions {
+  clock?: Clock;
+  ids?: IdGen;
+  log?: Logger;
+}
+
+/** The only wiring file: builds repositories and services from the config and the database. */
+export function buildDeps(config: Config, opts: DepsOptions = {}) {
+  mkdirSync(config.dataDir, { recursive: true });
+  const log = opts.log ?? pino({ level: config.logLevel });
+  const clock = opts.clock ?? systemClock();
+  const ids = opts.ids ?? randomIdGen();
+  const store: Store = openStore(databaseFile(config));
+  const db = store.db;
+
+  const accountRepo = new AccountRepository(db);
+  const accounts = new AccountService(accountRepo, clock, ids);
+  const twoFactor = new TwoFactorService(accountRepo, clock, createSmsSender({ command: config.smsCommand, webhook: config.smsWebhook, log }));
+  const tokens = new TokenService(accountRepo, twoFactor, clock, ids);
+  const settings = new SettingsService(accountRepo, { maintenance: config.maintenance });
+  const loginLimiter = new LoginLimiter(config.loginAttempts);
+
+  const closers: Array<() => Promise<void> | void> = [];
+  return {
+    config, log, clock, ids, store, db,
+    accounts, tokens, twoFactor, settings, loginLimiter,
+    /** Background work (watchdogs, garbage collection) registers its stop function here. */
+    onClose: (fn: () => Promise<void> | void) => { closers.push(fn); },
+    async close() {
+      for (const fn of closers.reverse()) await fn();
+      await store.close();
+    },
+  };
+}
+
+export type Deps = ReturnType<typeof buildDeps>;

@@ -1,0 +1,55 @@
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import { ZodError } from 'zod';
+import { AppError, statusFor, titleFor, type Dialect } from './errors';
+import { dialectFor } from './dialect';
+import { JSONAPI_TYPE } from './jsonapi/media-type';
+
+function render(err: AppError, dialect: Dialect) {
+  const status = statusFor(err.code, dialect);
+  if (dialect === 'jsonapi') {
+    const e: Record<string, unknown> = { status: String(status), title: titleFor(err.code), detail: err.message };
+    if (err.options.source) e.source = err.options.source;
+    return { status, body: { errors: [e] }, type: JSONAPI_TYPE };
+  }
+  return { status, body: { errors: [err.message], success: false, ...err.options.extra }, type: 'application/json' };
+}
+
+/**
+ * Outermost middleware: turns thrown errors into the API's dialect, answers unmatched routes 404,
+ * and logs unknown errors once with a request id (their details never reach the client).
+ */
+export function errorMiddleware(log: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new AppError('not_found', `No route for ${ctx.method} ${ctx.path}. Check the URL and the API version.`);
+      }
+    } catch (raw) {
+      const dialect = dialectFor(ctx.path);
+      let err: AppError;
+      if (raw instanceof AppError) err = raw;
+      else if (raw instanceof ZodError) err = new AppError('validation', raw.issues.map((i) => i.message).join('; '));
+      else if (isHttpError(raw)) err = fromHttpError(raw);
+      else {
+        log.error({ err: raw, requestId: ctx.state.requestId, path: ctx.path }, 'unhandled error');
+        err = new AppError('internal', `Internal server error (request id ${ctx.state.requestId}). The daemon log has the details.`);
+      }
+      const r = render(err, dialect);
+      for (const [k, v] of Object.entries(err.options.headers ?? {})) ctx.set(k, v);
+      ctx.status = r.status;
+      ctx.type = r.type;
+      ctx.body = ctx.method === 'HEAD' ? null : r.body;
+    }
+  };
+}
+
+interface HttpErrorLike { status: number; expose?: boolean; message: string }
+function isHttpError(e: unknown): e is HttpErrorLike {
+  return typeof e === 'object' && e !== null && typeof (e as HttpErrorLike).status === 'number' && (e as HttpErrorLike).status < 500;
+}
+function fromHttpError(e: HttpErrorLike): AppError {
+  const code = e.status === 413 ? 'payload_too_large' : e.status === 404 ? 'not_found' : e.status === 401 ? 'unauthorized' : 'bad_request';
+  return new AppError(code, e.expose ? e.message : titleFor(code));
+}

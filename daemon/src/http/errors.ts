@@ -1,0 +1,87 @@
+import type { ErrorCode } from '../contract/error-codes';
+
+/** Box API (Vagrant Cloud) or JSON:API (HCP Terraform) error rendering. */
+export type Dialect = 'box' | 'jsonapi';
+
+/**
+ * One table from code to status. The two APIs disagree on invalid input: Vagrant Cloud answers
+ * 403 for missing or invalid parameters, HCP Terraform answers 422 for a malformed body.
+ */
+const STATUS: Record<ErrorCode, number | Record<Dialect, number>> = {
+  bad_request: 400,
+  bad_parameter: { box: 403, jsonapi: 400 },
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  validation: { box: 403, jsonapi: 422 },
+  conflict: 422,
+  precondition_failed: 412,
+  two_factor_required: 406,
+  payload_too_large: 413,
+  rate_limited: 429,
+  maintenance: 503,
+  internal: 500,
+};
+
+const TITLES: Record<ErrorCode, string> = {
+  bad_request: 'bad request',
+  bad_parameter: 'invalid query parameter',
+  unauthorized: 'unauthorized',
+  forbidden: 'forbidden',
+  not_found: 'not found',
+  validation: 'invalid attribute',
+  conflict: 'unprocessable entity',
+  precondition_failed: 'precondition failed',
+  two_factor_required: 'two-factor code required',
+  payload_too_large: 'payload too large',
+  rate_limited: 'too many requests',
+  maintenance: 'service unavailable',
+  internal: 'internal server error',
+};
+
+export function statusFor(code: ErrorCode, dialect: Dialect): number {
+  const s = STATUS[code];
+  return typeof s === 'number' ? s : s[dialect];
+}
+
+export const titleFor = (code: ErrorCode): string => TITLES[code];
+
+export interface ErrorOptions {
+  /** JSON:API `source.pointer` or `source.parameter`. */
+  source?: { pointer?: string; parameter?: string };
+  /** Extra top-level fields of the box-API body (e.g. `two_factor`). */
+  extra?: Record<string, unknown>;
+  /** Extra response headers (e.g. `Retry-After`). */
+  headers?: Record<string, string>;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly options: ErrorOptions = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+const make = (code: ErrorCode) =>
+  class extends AppError {
+    constructor(message: string, options?: ErrorOptions) {
+      super(code, message, options);
+    }
+  };
+
+export class BadRequestError extends make('bad_request') {}
+export class BadParameterError extends make('bad_parameter') {}
+export class UnauthorizedError extends make('unauthorized') {}
+export class ForbiddenError extends make('forbidden') {}
+export class NotFoundError extends make('not_found') {}
+export class ValidationError extends make('validation') {}
+export class ConflictError extends make('conflict') {}
+export class PreconditionFailedError extends make('precondition_failed') {}
+export class TwoFactorRequiredError extends make('two_factor_required') {}
+export class PayloadTooLargeError extends make('payload_too_large') {}
+export class RateLimitedError extends make('rate_limited') {}
+export class MaintenanceError extends make('maintenance') {}

@@ -1,0 +1,1 @@
+export const JSONAPI_TYPE = 'application/vnd.api+json';

@@ -1,0 +1,27 @@
+import { createHash, scrypt as scryptCb, randomBytes, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+
+const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number) => Promise<Buffer>;
+
+export const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
+
+/** Constant-time comparison of two hex or text values of any length. */
+export function safeEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb) && a.length === b.length;
+}
+
+/** `scrypt$<salt hex>$<hash hex>` */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scrypt(password, salt, 32);
+  return `scrypt$${salt.toString('hex')}$${hash.toString('hex')}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [kind, saltHex, hashHex] = stored.split('$');
+  if (kind !== 'scrypt' || !saltHex || !hashHex) return false;
+  const hash = await scrypt(password, Buffer.from(saltHex, 'hex'), 32);
+  return timingSafeEqual(hash, Buffer.from(hashHex, 'hex'));
+}

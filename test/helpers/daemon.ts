@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { loadConfig, type Config } from '../../daemon/src/config';
+import { startDaemon, type RunningDaemon } from '../../daemon/src/main';
+import type { Clock } from '../../daemon/src/lib/clock';
+import { HttpClient } from './http';
+
+export const ADMIN = { username: 'admin', password: 'admin-password-1' };
+
+export interface TestDaemon extends RunningDaemon {
+  dataDir: string;
+  /** A token of the administrator. */
+  adminToken: string;
+  /** A client bound to the daemon's URL (no token). */
+  http: HttpClient;
+  /** Makes a user with a token; `orgs` become organizations the user owns. */
+  user(username: string, opts?: { orgs?: string[]; password?: string }): Promise<{ token: string; http: HttpClient }>;
+  stop(): Promise<void>;
+}
+
+/** A real daemon on 127.0.0.1 with a free port and a temporary data folder. */
+export async function startTestDaemon(opts: { config?: Partial<Config>; clock?: Clock; dataDir?: string } = {}): Promise<TestDaemon> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'boxyard-test-'));
+  const config = loadConfig({}, {
+    dataDir, host: '127.0.0.1', port: 0, adminPassword: ADMIN.password, requestsPerMinute: 0, loginAttempts: 1000, ...opts.config,
+  });
+  const d = await startDaemon(config, { clock: opts.clock, log: pino({ level: process.env.BOXYARD_TEST_LOG ?? 'silent' }) });
+  const http = new HttpClient(d.url);
+  const login = async (username: string, password: string) => {
+    const r = await http.post('/api/v1/authenticate', { user: { login: username, password } });
+    if (r.status !== 200) throw new Error(`login ${username} failed: ${r.status} ${r.text}`);
+    return (r.json as { token: string }).token;
+  };
+  const adminToken = await login(ADMIN.username, ADMIN.password);
+  return {
+    ...d,
+    dataDir,
+    adminToken,
+    http,
+    async user(username, o = {}) {
+      const password = o.password ?? `${username}-password`;
+      await d.deps.accounts.createUser({ username, password });
+      const token = await login(username, password);
+      const owner = (await d.deps.accounts.userNamed(username));
+      for (const org of o.orgs ?? []) await d.deps.accounts.createOrganization({ name: org }, owner);
+      return { token, http: http.withToken(token) };
+    },
+    async stop() {
+      await d.close();
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,52 @@
+export interface HttpResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed body, or undefined when it is not JSON. */
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
+}
+
+export interface RequestOptions {
+  headers?: Record<string, string>;
+  /** A JSON value, or a raw string/Buffer sent as is. */
+  body?: unknown;
+  raw?: boolean;
+}
+
+/** A small fetch wrapper for tests: JSON in, status + headers + parsed body out. */
+export class HttpClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly token?: string,
+    private readonly contentType = 'application/json',
+  ) {}
+
+  withToken(token: string | undefined): HttpClient {
+    return new HttpClient(this.baseUrl, token, this.contentType);
+  }
+  withContentType(type: string): HttpClient {
+    return new HttpClient(this.baseUrl, this.token, type);
+  }
+
+  async request(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResponse> {
+    const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
+    if (this.token && !('authorization' in headers)) headers.authorization = `Bearer ${this.token}`;
+    let body: string | Uint8Array | undefined;
+    if (opts.body !== undefined) {
+      body = opts.raw ? (opts.body as string | Uint8Array) : JSON.stringify(opts.body);
+      if (!('content-type' in headers)) headers['content-type'] = this.contentType;
+    }
+    const res = await fetch(path.startsWith('http') ? path : this.baseUrl + path, { method, headers, body: body as BodyInit | undefined, redirect: 'manual' });
+    const text = await res.text();
+    let json: unknown;
+    try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+    return { status: res.status, headers: res.headers, text, json };
+  }
+
+  get = (path: string, opts?: RequestOptions) => this.request('GET', path, opts);
+  head = (path: string, opts?: RequestOptions) => this.request('HEAD', path, opts);
+  delete = (path: string, opts?: RequestOptions) => this.request('DELETE', path, opts);
+  post = (path: string, body?: unknown, opts?: RequestOptions) => this.request('POST', path, { ...opts, body });
+  put = (path: string, body?: unknown, opts?: RequestOptions) => this.request('PUT', path, { ...opts, body });
+  patch = (path: string, body?: unknown, opts?: RequestOptions) => this.request('PATCH', path, { ...opts, body });
+}
