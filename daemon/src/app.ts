@@ -10,6 +10,7 @@ import { requestId } from './http/request-id';
 import { authRoutes } from './auth/routes';
 import { adminRoutes } from './auth/admin-routes';
 import { VERSION } from './version';
+import { defaultUiDir, webUi } from './ui/static';
 
 /** Mounts routers under each prefix. */
 function mount(app: Koa, prefixes: string[], ...routers: Router[]) {
@@ -30,6 +31,8 @@ export function createApp(deps: Deps): Koa {
   const health = new Router();
   health.get('/healthz', (ctx) => { ctx.body = { status: 'ok', name: 'boxyard', version: VERSION }; });
   app.use(health.routes());
+  // The web UI (/ui/, and / redirects there) goes before any catch-all catalog route such as /:org/:box.
+  app.use(webUi(defaultUiDir()));
 
   app.use(maintenance(deps.settings));
   app.use(requestRateLimit(deps.config.requestsPerMinute));

@@ -1,0 +1,93 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { extname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Context, Middleware } from 'koa';
+
+/** Where `npm run build:ui` writes the renderer, relative to this file (same layout in the desktop app). */
+export const defaultUiDir = (): string => fileURLToPath(new URL('../../../renderer/dist/', import.meta.url));
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+const NOT_BUILT = 'The Boxyard web UI has not been built. Run `npm run build:ui` (or `npm install`, which builds it) and reload.\n';
+
+async function fileSize(path: string): Promise<number | undefined> {
+  try {
+    const s = await stat(path);
+    return s.isFile() ? s.size : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function text(ctx: Context, status: number, body: string): void {
+  ctx.status = status;
+  ctx.type = 'text/plain; charset=utf-8';
+  ctx.body = body;
+}
+
+/** The path below /ui/ as a list of decoded segments, or undefined when it is hostile (`..`, NUL, bad escapes). */
+function segmentsOf(path: string): string[] | undefined {
+  const rest = path.slice('/ui/'.length);
+  const out: string[] = [];
+  for (const raw of rest.split('/')) {
+    let seg: string;
+    try { seg = decodeURIComponent(raw); } catch { return undefined; }
+    if (seg === '..' || seg.includes('\0') || seg.includes('/') || seg.includes('\\')) return undefined;
+    if (seg !== '' && seg !== '.') out.push(seg);
+  }
+  return out;
+}
+
+async function send(ctx: Context, file: string, size: number, immutable: boolean): Promise<void> {
+  ctx.status = 200;
+  ctx.type = TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
+  ctx.length = size;
+  // Vite puts a content hash in every asset name, so those never change; index.html must always be re-read.
+  ctx.set('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.body = ctx.method === 'HEAD' ? null : createReadStream(file);
+}
+
+/**
+ * Serves the built web UI at /ui/ (and sends / there). Unknown paths without a file extension are
+ * client-side routes and get index.html; a missing asset is a plain 404.
+ */
+export function webUi(dir: string): Middleware {
+  const root = resolve(dir);
+  return async (ctx, next) => {
+    if (ctx.path === '/' || ctx.path === '/ui') {
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
+      ctx.redirect('/ui/');
+      return;
+    }
+    if (!ctx.path.startsWith('/ui/')) return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      ctx.set('Allow', 'GET, HEAD');
+      return text(ctx, 405, 'The web UI is read-only: use GET.\n');
+    }
+    const segments = segmentsOf(ctx.path);
+    if (!segments) return text(ctx, 400, 'Bad path: ".." and encoded separators are not allowed.\n');
+    const index = join(root, 'index.html');
+    const indexSize = await fileSize(index);
+    if (indexSize === undefined) return text(ctx, 503, NOT_BUILT);
+    const file = join(root, ...segments);
+    if (!file.startsWith(root + sep) && file !== root) return text(ctx, 400, 'Bad path.\n');
+    const size = segments.length > 0 ? await fileSize(file) : undefined;
+    if (size !== undefined) return send(ctx, file, size, segments[0] === 'assets');
+    if (extname(segments.at(-1) ?? '') !== '') return text(ctx, 404, `No file ${ctx.path} in the web UI.\n`);
+    return send(ctx, index, indexSize, false);
+  };
+}
