@@ -113,10 +113,10 @@ export function adminRoutes(d: AdminRouteDeps): Router {
     await d.accounts.deleteOrganization(org);
     ctx.status = 204;
   }));
-  r.put('/organizations/:name/members/:username', validated({ params: S.MemberParams, body: S.MemberBody.partial() }, async (ctx, { params, body }) => {
+  r.put('/organizations/:name/members/:username', validated({ params: S.MemberParams, body: S.MemberBody }, async (ctx, { params, body }) => {
     const { p, org } = await visibleOrg(ctx, params.name);
     await d.accounts.requireOwner(p, org);
-    await d.accounts.setMember(org, params.username, body.member?.role ?? 'member');
+    await d.accounts.setMember(org, params.username, body.member.role);
     ctx.body = { members: await d.accounts.listMembers(org) };
   }));
   r.delete('/organizations/:name/members/:username', validated({ params: S.MemberParams }, async (ctx, { params }) => {

@@ -39,7 +39,7 @@ export const UpdateOrganizationBody = z.object({
   }),
 });
 export const MemberBody = z.object({
-  member: z.object({ username: z.string().min(1).max(64), role: z.enum(['owner', 'member']).default('member') }),
+  member: z.object({ role: z.enum(['owner', 'member']).default('member') }).default({ role: 'member' }),
 });
 
 export const NewTokenBody = z.object({ token: z.object({ description: z.string().max(1024).default('') }).default({ description: '' }) });
