@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+/**
+ * The Electron preload bridge: channel names and the zod schemas of what crosses them. Main checks
+ * every argument, the preload checks every result, so nothing untyped crosses the process boundary.
+ */
+export const DesktopSettings = z.object({
+  /** Serve the LAN (`--host 0.0.0.0`) instead of this machine only. */
+  lanAccess: z.boolean(),
+  port: z.number().int().min(1).max(65535),
+});
+export type DesktopSettings = z.infer<typeof DesktopSettings>;
+
+export const DaemonState = z.enum(['starting', 'running', 'restarting', 'stopped', 'failed']);
+export type DaemonState = z.infer<typeof DaemonState>;
+
+export const DesktopInfo = z.object({
+  version: z.string(),
+  dataDir: z.string(),
+  /** The daemon's URL as this machine reaches it, or null while it is not listening. */
+  url: z.string().nullable(),
+  state: DaemonState,
+  /** The last error line of the daemon, when it failed or is restarting. */
+  lastError: z.string().nullable(),
+  settings: DesktopSettings,
+});
+export type DesktopInfo = z.infer<typeof DesktopInfo>;
+
+export const IPC = {
+  info: 'boxyard:info',
+  saveSettings: 'boxyard:save-settings',
+  openDataDir: 'boxyard:open-data-dir',
+} as const;
+
+/** What the preload exposes as `window.boxyard` (only inside the desktop app). */
+export interface DesktopBridge {
+  info(): Promise<DesktopInfo>;
+  /** Saves the settings and restarts the daemon with them; answers the new state. */
+  saveSettings(settings: DesktopSettings): Promise<DesktopInfo>;
+  openDataDir(): Promise<void>;
+}

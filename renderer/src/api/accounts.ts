@@ -1,0 +1,53 @@
+import { apiPath, type Fetcher } from './client';
+import { ApiToken, Organization, load } from './wire';
+import { z } from 'zod';
+
+const B = '/api/boxyard';
+
+export interface Credentials { login: string; password: string; code?: string }
+
+/** `POST /api/v1/authenticate`; a 406 ApiError means a two-factor code is needed. */
+export const login = (api: Fetcher, c: Credentials) =>
+  load(api, z.object({ token: z.string() }), '/api/v1/authenticate', {
+    method: 'POST',
+    body: { user: { login: c.login, password: c.password }, token: { description: 'Boxyard web UI' }, two_factor: { code: c.code ?? null } },
+  });
+
+export const requestSmsCode = (api: Fetcher, c: Credentials) =>
+  api<{ two_factor: { obfuscated_destination: string } }>('/api/v1/two-factor/request-code', {
+    method: 'POST',
+    body: { user: { login: c.login, password: c.password }, two_factor: { delivery_method: 'sms' } },
+  });
+
+/** Revokes the token this session uses. */
+export const logout = (api: Fetcher) => api('/api/v1/authenticate', { method: 'DELETE' });
+
+export const listOrganizations = (api: Fetcher) =>
+  load(api, z.object({ organizations: z.array(Organization) }), `${B}/organizations`).then((r) => r.organizations);
+export const getOrganization = (api: Fetcher, name: string) =>
+  load(api, z.object({ organization: Organization }), apiPath(`${B}/organizations`, name)).then((r) => r.organization);
+export const createOrganization = (api: Fetcher, name: string, email: string) =>
+  api(`${B}/organizations`, { method: 'POST', body: { organization: { name, email: email || null } } });
+export const setMember = (api: Fetcher, org: string, username: string, role: 'owner' | 'member') =>
+  api(`${apiPath(`${B}/organizations`, org)}/members/${encodeURIComponent(username)}`, { method: 'PUT', body: { member: { username, role } } });
+export const removeMember = (api: Fetcher, org: string, username: string) =>
+  api(`${apiPath(`${B}/organizations`, org)}/members/${encodeURIComponent(username)}`, { method: 'DELETE' });
+
+export const listApiTokens = (api: Fetcher) => load(api, z.object({ tokens: z.array(ApiToken) }), `${B}/tokens`).then((r) => r.tokens);
+export const createApiToken = (api: Fetcher, description: string) =>
+  load(api, z.object({ token: z.string() }), `${B}/tokens`, { method: 'POST', body: { token: { description } } });
+export const revokeApiToken = (api: Fetcher, id: string) => api(apiPath(`${B}/tokens`, id), { method: 'DELETE' });
+
+const Methods = z.object({ two_factor: z.object({ delivery_methods: z.array(z.string()) }) });
+export const twoFactorMethods = (api: Fetcher) => load(api, Methods, `${B}/two-factor`).then((r) => r.two_factor.delivery_methods);
+export const beginTotp = (api: Fetcher) =>
+  load(api, z.object({ two_factor: z.object({ secret: z.string(), otpauth_url: z.string() }) }), `${B}/two-factor/totp`, { method: 'POST' })
+    .then((r) => r.two_factor);
+export const confirmTotp = (api: Fetcher, code: string) =>
+  load(api, Methods, `${B}/two-factor/totp/confirm`, { method: 'POST', body: { two_factor: { code } } });
+export const disableTwoFactor = (api: Fetcher, method: 'app' | 'sms') => api(`${B}/two-factor/${method}`, { method: 'DELETE' });
+
+const Settings = z.object({ settings: z.object({ maintenance: z.boolean() }) });
+export const getSettings = (api: Fetcher) => load(api, Settings, `${B}/settings`).then((r) => r.settings);
+export const setMaintenance = (api: Fetcher, maintenance: boolean) =>
+  load(api, Settings, `${B}/settings`, { method: 'PUT', body: { settings: { maintenance } } }).then((r) => r.settings);

@@ -1,0 +1,64 @@
+import { apiPath, type Fetcher } from './client';
+import { Box, BoxList, Namespace, Provider, Version, load } from './wire';
+
+const V1 = '/api/v1';
+export const boxPath = (user: string, name: string) => apiPath(`${V1}/box`, user, name);
+export const versionPath = (user: string, name: string, version: string) => `${boxPath(user, name)}/version/${encodeURIComponent(version)}`;
+export const providerPath = (user: string, name: string, version: string, provider: string) =>
+  `${versionPath(user, name, version)}/provider/${encodeURIComponent(provider)}`;
+
+export const searchBoxes = (api: Fetcher, q: string) =>
+  load(api, BoxList, `${V1}/search?${new URLSearchParams({ q, limit: '100', sort: 'updated' })}`).then((r) => r.boxes);
+
+export const namespaceBoxes = (api: Fetcher, username: string) =>
+  load(api, Namespace, apiPath(`${V1}/user`, username)).then((r) => r.boxes ?? []);
+
+export const getBox = (api: Fetcher, user: string, name: string) => load(api, Box, boxPath(user, name));
+
+export const getProvider = (api: Fetcher, user: string, name: string, version: string, provider: string) =>
+  load(api, Provider, providerPath(user, name, version, provider));
+
+export interface NewBox { username: string; name: string; short_description: string; description: string; is_private: boolean }
+export const createBox = (api: Fetcher, box: NewBox) => load(api, Box, `${V1}/boxes`, { method: 'POST', body: { box } });
+export const deleteBox = (api: Fetcher, user: string, name: string) => api(boxPath(user, name), { method: 'DELETE' });
+
+export const createVersion = (api: Fetcher, user: string, name: string, version: string, description: string) =>
+  load(api, Version, `${boxPath(user, name)}/versions`, { method: 'POST', body: { version: { version, description } } });
+export const deleteVersion = (api: Fetcher, user: string, name: string, version: string) =>
+  api(versionPath(user, name, version), { method: 'DELETE' });
+export const setVersionStatus = (api: Fetcher, user: string, name: string, version: string, action: 'release' | 'revoke') =>
+  load(api, Version, `${versionPath(user, name, version)}/${action}`, { method: 'PUT' });
+
+export interface NewProvider { name: string; url?: string; checksum?: string; checksum_type?: string; architecture?: string }
+export const createProvider = (api: Fetcher, user: string, name: string, version: string, provider: NewProvider) =>
+  load(api, Provider, `${versionPath(user, name, version)}/providers`, { method: 'POST', body: { provider } });
+export const deleteProvider = (api: Fetcher, user: string, name: string, version: string, provider: string) =>
+  api(providerPath(user, name, version, provider), { method: 'DELETE' });
+
+export const prepareUpload = (api: Fetcher, user: string, name: string, version: string, provider: string) =>
+  api<{ upload_path: string }>(`${providerPath(user, name, version, provider)}/upload`);
+
+/**
+ * PUTs a file to an upload URL with XHR, because fetch() cannot report upload progress.
+ * The URL carries the capability, so no token is sent.
+ */
+export function putFile(url: string, file: File, onProgress: (fraction: number) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('PUT', url);
+    xhr.setRequestHeader('content-type', 'application/octet-stream');
+    xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(e.loaded / e.total); };
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) return resolve();
+      reject(new Error(`Upload failed (${xhr.status}): ${xhr.responseText.slice(0, 300)}`));
+    };
+    xhr.onerror = () => reject(new Error('Upload failed: the connection to the daemon was lost.'));
+    xhr.send(file);
+  });
+}
+
+/** What a user types to use a box: the daemon's own URL, as this browser reaches it. */
+export function boxAddSnippet(origin: string, tag: string, isPrivate: boolean): string {
+  const token = isPrivate ? ' VAGRANT_CLOUD_TOKEN=<your token>' : '';
+  return `VAGRANT_SERVER_URL=${origin}${token} vagrant box add ${tag}`;
+}

@@ -1,0 +1,16 @@
+import { useQuery } from '@tanstack/react-query';
+import { listOrganizations } from './accounts';
+import { useSession } from './session';
+
+/** The signed-in user's own name followed by the organizations they belong to. */
+export function useNamespaces(): { names: string[]; orgs: string[]; isLoading: boolean; error: unknown } {
+  const { api, username } = useSession();
+  const orgs = useQuery({ queryKey: ['organizations'], queryFn: () => listOrganizations(api) });
+  const orgNames = (orgs.data ?? []).map((o) => o.name);
+  return {
+    names: username ? [username, ...orgNames] : orgNames,
+    orgs: orgNames,
+    isLoading: orgs.isLoading || !username,
+    error: orgs.error,
+  };
+}

@@ -1,0 +1,59 @@
+import { NavLink, Navigate, Route, Routes } from 'react-router-dom';
+import { useSession } from './api/session';
+import { logout } from './api/accounts';
+import { LoginPage } from './pages/login-page';
+import { BoxesPage } from './pages/boxes-page';
+import { NewBoxPage } from './pages/new-box-page';
+import { BoxPage } from './pages/box-page';
+import { AgentPoolsPage } from './pages/agent-pools-page';
+import { AgentPoolPage } from './pages/agent-pool-page';
+import { OrganizationsPage } from './pages/organizations-page';
+import { OrganizationPage } from './pages/organization-page';
+import { SettingsPage } from './pages/settings-page';
+
+function TopBar() {
+  const session = useSession();
+  const signOut = async () => {
+    // Revoke the token on the daemon too; sign out locally even if that fails (e.g. it already expired).
+    await logout(session.api).catch(() => undefined);
+    session.signOut();
+  };
+  return (
+    <header className="topbar">
+      <span className="brand">Boxyard</span>
+      <nav>
+        <NavLink to="/boxes">Boxes</NavLink>
+        <NavLink to="/agent-pools">Agent pools</NavLink>
+        <NavLink to="/organizations">Organizations</NavLink>
+        <NavLink to="/settings">Settings</NavLink>
+      </nav>
+      <span className="who">{session.username ?? ''}</span>
+      <button type="button" className="link" onClick={() => void signOut()}>Sign out</button>
+    </header>
+  );
+}
+
+export function App() {
+  const { token } = useSession();
+  if (!token) return <LoginPage />;
+  return (
+    <>
+      <TopBar />
+      <main>
+        <Routes>
+          <Route path="/" element={<Navigate to="/boxes" replace />} />
+          <Route path="/boxes" element={<BoxesPage />} />
+          <Route path="/boxes/new" element={<NewBoxPage />} />
+          <Route path="/boxes/:user/:name" element={<BoxPage />} />
+          <Route path="/agent-pools" element={<AgentPoolsPage />} />
+          <Route path="/agent-pools/:org" element={<AgentPoolsPage />} />
+          <Route path="/agent-pools/:org/:poolId" element={<AgentPoolPage />} />
+          <Route path="/organizations" element={<OrganizationsPage />} />
+          <Route path="/organizations/:name" element={<OrganizationPage />} />
+          <Route path="/settings" element={<SettingsPage />} />
+          <Route path="*" element={<p>Nothing here. <NavLink to="/boxes">Go to boxes</NavLink>.</p>} />
+        </Routes>
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,43 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import type { DesktopBridge, DesktopInfo } from '../../../daemon/src/contract/ipc';
+import { ErrorNote, Section } from './ui';
+
+declare global {
+  interface Window { boxyard?: DesktopBridge }
+}
+
+/** LAN access, port and data folder: only inside the desktop app, through the preload bridge. */
+export function DesktopSettings({ bridge }: { bridge: DesktopBridge }) {
+  const [info, setInfo] = useState<DesktopInfo | null>(null);
+  const [draft, setDraft] = useState({ lanAccess: false, port: 4780 });
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    void bridge.info().then((i) => { setInfo(i); setDraft(i.settings); }, setError);
+  }, [bridge]);
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      const next = await bridge.saveSettings(draft);
+      setInfo(next);
+      // The daemon restarts with the new settings; a new port means this page's origin moved.
+      if (next.url && new URL(next.url).port !== window.location.port) window.location.href = `${next.url}/ui/settings`;
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <Section title="Desktop app">
+      <ErrorNote error={error} />
+      {info && <p className="muted">Daemon {info.state}{info.url ? ` at ${info.url}` : ''}. Version {info.version}.{info.lastError ? ` Last error: ${info.lastError}` : ''}</p>}
+      <form className="stack" onSubmit={(e) => void save(e)}>
+        <label className="check"><input type="checkbox" checked={draft.lanAccess} onChange={(e) => setDraft({ ...draft, lanAccess: e.target.checked })} /> Serve the local network (other machines can reach this Boxyard)</label>
+        <label>Port<input type="number" min={1} max={65535} value={draft.port} onChange={(e) => setDraft({ ...draft, port: Number(e.target.value) })} /></label>
+        <div className="row">
+          <button type="submit" className="primary">Save and restart the daemon</button>
+          {info && <button type="button" onClick={() => void bridge.openDataDir()}>Open data folder ({info.dataDir})</button>}
+        </div>
+      </form>
+    </Section>
+  );
+}

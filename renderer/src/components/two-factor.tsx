@@ -1,0 +1,57 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import QRCode from 'qrcode';
+import { beginTotp, confirmTotp, disableTwoFactor, twoFactorMethods } from '../api/accounts';
+import { useSession } from '../api/session';
+import { CopyField, ErrorNote, Section, confirmed, useAction } from './ui';
+
+function QrImage({ text }: { text: string }) {
+  const [svg, setSvg] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    void QRCode.toString(text, { type: 'svg', margin: 1 }).then((s) => { if (live) setSvg(s); });
+    return () => { live = false; };
+  }, [text]);
+  return svg ? <img className="qr" alt="QR code for your authenticator app" src={`data:image/svg+xml;utf8,${encodeURIComponent(svg)}`} /> : null;
+}
+
+/** Authenticator-app (TOTP) setup: a new secret, then a code from the app to switch it on. */
+export function TwoFactor() {
+  const { api } = useSession();
+  const key = ['two-factor'];
+  const methods = useQuery({ queryKey: key, queryFn: () => twoFactorMethods(api) });
+  const [setup, setSetup] = useState<{ secret: string; otpauth_url: string } | null>(null);
+  const [code, setCode] = useState('');
+  const begin = useAction(() => beginTotp(api), [], setSetup);
+  const confirm = useAction(() => confirmTotp(api, code), [key], () => { setSetup(null); setCode(''); });
+  const disable = useAction((m: 'app' | 'sms') => disableTwoFactor(api, m), [key]);
+  const submit = (e: FormEvent) => { e.preventDefault(); confirm.mutate(undefined); };
+  const on = methods.data ?? [];
+  return (
+    <Section title="Two-factor authentication">
+      <ErrorNote error={methods.error ?? begin.error ?? disable.error} />
+      <p>Authenticator app: <strong>{on.includes('app') ? 'on' : 'off'}</strong>{on.includes('sms') ? '; SMS: on' : ''}</p>
+      <div className="row">
+        {!setup && <button type="button" onClick={() => begin.mutate(undefined)}>{on.includes('app') ? 'Set up a new authenticator' : 'Set up an authenticator app'}</button>}
+        {on.includes('app') && <button type="button" className="danger" onClick={() => confirmed('Switch off the authenticator app') && disable.mutate('app')}>Switch off authenticator</button>}
+        {on.includes('sms') && <button type="button" className="danger" onClick={() => disable.mutate('sms')}>Switch off SMS</button>}
+      </div>
+      {setup && (
+        <div className="totp-setup">
+          <QrImage text={setup.otpauth_url} />
+          <div className="stack">
+            <p>Scan the code, or enter the secret in your authenticator app, then type the code it shows.</p>
+            <CopyField label="TOTP secret" value={setup.secret} />
+            <CopyField label="otpauth URL" value={setup.otpauth_url} />
+            <form className="inline" onSubmit={submit}>
+              <input name="totp_code" inputMode="numeric" placeholder="123456" value={code} onChange={(e) => setCode(e.target.value)} required />
+              <button type="submit" className="primary" disabled={confirm.isPending}>Confirm</button>
+              <button type="button" className="link" onClick={() => setSetup(null)}>Cancel</button>
+            </form>
+            <ErrorNote error={confirm.error} />
+          </div>
+        </div>
+      )}
+    </Section>
+  );
+}

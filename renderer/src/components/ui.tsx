@@ -1,0 +1,62 @@
+import { useState, type ReactNode } from 'react';
+import { useMutation, useQueryClient, type QueryKey } from '@tanstack/react-query';
+
+/** An error from a query or mutation, in words. */
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null;
+  const message = error instanceof Error ? error.message : String(error);
+  return <p className="error" role="alert">{message}</p>;
+}
+
+export function Loading({ what }: { what: string }) {
+  return <p className="muted">Loading {what}…</p>;
+}
+
+/** Text shown in a code block with a Copy button (snippets, secrets). */
+export function CopyField({ value, label }: { value: string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    await navigator.clipboard.writeText(value);
+    setCopied(true);
+    setTimeout(() => setCopied(false), 1500);
+  };
+  return (
+    <div className="copy-field">
+      <code aria-label={label}>{value}</code>
+      <button type="button" onClick={() => void copy()}>{copied ? 'Copied' : 'Copy'}</button>
+    </div>
+  );
+}
+
+export function Section({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
+  return (
+    <section className="card">
+      <header className="card-head"><h2>{title}</h2>{actions}</header>
+      {children}
+    </section>
+  );
+}
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span className={`badge badge-${status}`}>{status}</span>;
+}
+
+export const formatTime = (iso: string | null | undefined): string => (iso ? new Date(iso).toLocaleString() : '—');
+
+/**
+ * A mutation that refreshes the given queries when it succeeds: the one shape every button and
+ * form on these pages needs.
+ */
+export function useAction<A, R>(fn: (arg: A) => Promise<R>, invalidate: QueryKey[], onDone?: (r: R) => void) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: fn,
+    onSuccess: async (r) => {
+      await Promise.all(invalidate.map((queryKey) => qc.invalidateQueries({ queryKey })));
+      onDone?.(r);
+    },
+  });
+}
+
+/** A confirm() in front of a destructive action. */
+export const confirmed = (what: string): boolean => window.confirm(`${what}? This cannot be undone.`);

@@ -1,0 +1,62 @@
+import { useQuery } from '@tanstack/react-query';
+import { deleteProvider, deleteVersion, getProvider, setVersionStatus } from '../api/boxes';
+import { useSession } from '../api/session';
+import type { Provider, Version } from '../api/wire';
+import { ErrorNote, StatusBadge, confirmed, formatTime, useAction } from './ui';
+import { ProviderForm } from './provider-form';
+
+function ProviderRow({ user, name, version, provider }: { user: string; name: string; version: string; provider: Provider }) {
+  const { api } = useSession();
+  // The box document may leave checksums out (the spec has them in the read-a-provider answer only).
+  const full = useQuery({
+    queryKey: ['provider', user, name, version, provider.name],
+    queryFn: () => getProvider(api, user, name, version, provider.name),
+    enabled: !provider.checksum,
+  });
+  const p = { ...provider, ...full.data };
+  const remove = useAction(() => deleteProvider(api, user, name, version, provider.name), [['box', user, name]]);
+  return (
+    <tr>
+      <td>{p.name}</td>
+      <td>{p.architecture ?? '—'}{p.default_architecture ? ' (default)' : ''}</td>
+      <td>{p.hosted ? 'uploaded' : p.original_url ? <a href={p.original_url}>external URL</a> : 'waiting for upload'}</td>
+      <td className="mono">{p.checksum ? `${p.checksum_type ?? ''}:${p.checksum}` : '—'}</td>
+      <td>{p.download_url ? <a href={p.download_url}>download</a> : null}</td>
+      <td>
+        <button type="button" className="danger small" onClick={() => confirmed(`Delete provider ${p.name}`) && remove.mutate(undefined)}>Delete</button>
+        <ErrorNote error={remove.error} />
+      </td>
+    </tr>
+  );
+}
+
+/** A version: status, release/revoke/delete, providers, and the add-provider form. */
+export function VersionCard({ user, name, version }: { user: string; name: string; version: Version }) {
+  const { api } = useSession();
+  const keys = [['box', user, name], ['namespace', user]];
+  const status = useAction((action: 'release' | 'revoke') => setVersionStatus(api, user, name, version.version, action), keys);
+  const remove = useAction(() => deleteVersion(api, user, name, version.version), keys);
+  const providers = version.providers ?? [];
+  return (
+    <article className="version" aria-label={`Version ${version.version}`}>
+      <header>
+        <h3>{version.version}</h3>
+        <StatusBadge status={version.status} />
+        <span className="muted">{formatTime(version.created_at)}</span>
+        <span className="spacer" />
+        {version.status === 'unreleased' && <button type="button" className="primary small" onClick={() => status.mutate('release')}>Release</button>}
+        {version.status === 'active' && <button type="button" className="small" onClick={() => confirmed(`Revoke ${version.version}`) && status.mutate('revoke')}>Revoke</button>}
+        <button type="button" className="danger small" onClick={() => confirmed(`Delete version ${version.version}`) && remove.mutate(undefined)}>Delete</button>
+      </header>
+      {version.description_markdown && <p>{version.description_markdown}</p>}
+      <ErrorNote error={status.error ?? remove.error} />
+      {providers.length > 0 && (
+        <table>
+          <thead><tr><th>Provider</th><th>Architecture</th><th>Image</th><th>Checksum</th><th /><th /></tr></thead>
+          <tbody>{providers.map((p) => <ProviderRow key={`${p.name}/${p.architecture ?? ''}`} user={user} name={name} version={version.version} provider={p} />)}</tbody>
+        </table>
+      )}
+      <ProviderForm user={user} name={name} version={version.version} />
+    </article>
+  );
+}

@@ -1,0 +1,65 @@
+import { useState, type FormEvent } from 'react';
+import { Link, Navigate, NavLink, useParams } from 'react-router-dom';
+import { useQuery } from '@tanstack/react-query';
+import { createPool, listPools } from '../api/agents';
+import { useSession } from '../api/session';
+import { useNamespaces } from '../api/use-namespaces';
+import { ErrorNote, Loading, Section, formatTime, useAction } from '../components/ui';
+
+function NewPoolForm({ org }: { org: string }) {
+  const { api } = useSession();
+  const [name, setName] = useState('');
+  const [scoped, setScoped] = useState(true);
+  const create = useAction(() => createPool(api, org, name, scoped), [['pools', org]], () => setName(''));
+  const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
+  return (
+    <form className="inline" onSubmit={submit} aria-label="New agent pool">
+      <input name="pool_name" placeholder="Pool name" value={name} onChange={(e) => setName(e.target.value)} required pattern="[A-Za-z0-9_-]+" title="letters, digits, - and _" />
+      <label className="check"><input type="checkbox" checked={scoped} onChange={(e) => setScoped(e.target.checked)} /> All workspaces may use it</label>
+      <button type="submit" disabled={create.isPending}>Create pool</button>
+      <ErrorNote error={create.error} />
+    </form>
+  );
+}
+
+function PoolList({ org }: { org: string }) {
+  const { api } = useSession();
+  const pools = useQuery({ queryKey: ['pools', org], queryFn: () => listPools(api, org), refetchInterval: 10_000 });
+  return (
+    <Section title={`Agent pools of ${org}`} actions={<NewPoolForm org={org} />}>
+      {pools.isLoading ? <Loading what="agent pools" /> : <ErrorNote error={pools.error} />}
+      {pools.data?.length === 0 && <p className="muted">No agent pools yet.</p>}
+      {pools.data && pools.data.length > 0 && (
+        <table>
+          <thead><tr><th>Pool</th><th>Scope</th><th>Agents</th><th>Created</th></tr></thead>
+          <tbody>
+            {pools.data.map((p) => (
+              <tr key={p.id}>
+                <td><Link to={`/agent-pools/${org}/${p.id}`}>{p.attributes.name}</Link></td>
+                <td>{p.attributes['organization-scoped'] === false ? 'selected workspaces' : 'whole organization'}</td>
+                <td>{p.attributes['agent-count'] ?? 0}</td>
+                <td>{formatTime(p.attributes['created-at'])}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Section>
+  );
+}
+
+/** Agent pools belong to organizations: pick one, then list and create its pools. */
+export function AgentPoolsPage() {
+  const { org } = useParams();
+  const ns = useNamespaces();
+  if (!org && ns.orgs.length > 0) return <Navigate to={`/agent-pools/${ns.orgs[0]}`} replace />;
+  return (
+    <>
+      <div className="page-head"><h1>Agent pools</h1></div>
+      <nav className="tabs">{ns.orgs.map((o) => <NavLink key={o} to={`/agent-pools/${o}`}>{o}</NavLink>)}</nav>
+      <ErrorNote error={ns.error} />
+      {!org && !ns.isLoading && <p className="muted">Agent pools belong to an organization. <Link to="/organizations">Create one first</Link>.</p>}
+      {org && <PoolList org={org} />}
+    </>
+  );
+}

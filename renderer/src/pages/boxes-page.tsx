@@ -1,0 +1,72 @@
+import { useState } from 'react';
+import { Link, useSearchParams } from 'react-router-dom';
+import { useQuery } from '@tanstack/react-query';
+import { namespaceBoxes, searchBoxes } from '../api/boxes';
+import { useSession } from '../api/session';
+import { useNamespaces } from '../api/use-namespaces';
+import type { Box } from '../api/wire';
+import { ErrorNote, Loading, Section, formatTime } from '../components/ui';
+
+function BoxTable({ boxes }: { boxes: Box[] }) {
+  if (boxes.length === 0) return <p className="muted">No boxes here yet.</p>;
+  return (
+    <table>
+      <thead><tr><th>Box</th><th>Description</th><th>Current version</th><th>Downloads</th><th>Updated</th></tr></thead>
+      <tbody>
+        {boxes.map((b) => (
+          <tr key={b.tag}>
+            <td><Link to={`/boxes/${b.username}/${b.name}`}>{b.tag}</Link>{b.private ? <span className="badge">private</span> : null}</td>
+            <td>{b.short_description}</td>
+            <td>{b.current_version?.version ?? '—'}</td>
+            <td>{b.downloads ?? 0}</td>
+            <td>{formatTime(b.updated_at)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function NamespaceBoxes({ name }: { name: string }) {
+  const { api } = useSession();
+  const q = useQuery({ queryKey: ['namespace', name], queryFn: () => namespaceBoxes(api, name) });
+  return (
+    <Section title={name}>
+      {q.isLoading ? <Loading what="boxes" /> : <ErrorNote error={q.error} />}
+      {q.data && <BoxTable boxes={q.data} />}
+    </Section>
+  );
+}
+
+function SearchResults({ query }: { query: string }) {
+  const { api } = useSession();
+  const q = useQuery({ queryKey: ['search', query], queryFn: () => searchBoxes(api, query) });
+  return (
+    <Section title={`Search: ${query}`}>
+      {q.isLoading ? <Loading what="results" /> : <ErrorNote error={q.error} />}
+      {q.data && <BoxTable boxes={q.data} />}
+    </Section>
+  );
+}
+
+/** Your boxes and your organizations' boxes, or search results across everything you may see. */
+export function BoxesPage() {
+  const [params, setParams] = useSearchParams();
+  const query = params.get('q') ?? '';
+  const [draft, setDraft] = useState(query);
+  const ns = useNamespaces();
+  return (
+    <>
+      <div className="page-head">
+        <h1>Boxes</h1>
+        <form className="inline" role="search" onSubmit={(e) => { e.preventDefault(); setParams(draft ? { q: draft } : {}); }}>
+          <input type="search" placeholder="Search boxes" aria-label="Search boxes" value={draft} onChange={(e) => setDraft(e.target.value)} />
+          <button type="submit">Search</button>
+        </form>
+        <Link className="button primary" to="/boxes/new">New box</Link>
+      </div>
+      <ErrorNote error={ns.error} />
+      {query ? <SearchResults query={query} /> : ns.names.map((n) => <NamespaceBoxes key={n} name={n} />)}
+    </>
+  );
+}

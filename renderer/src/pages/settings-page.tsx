@@ -1,0 +1,36 @@
+import { useQuery } from '@tanstack/react-query';
+import { getSettings, setMaintenance } from '../api/accounts';
+import { useSession } from '../api/session';
+import { ApiTokens } from '../components/api-tokens';
+import { DesktopSettings } from '../components/desktop-settings';
+import { TwoFactor } from '../components/two-factor';
+import { ErrorNote, Section, useAction } from '../components/ui';
+
+function Maintenance() {
+  const { api, admin } = useSession();
+  const settings = useQuery({ queryKey: ['settings'], queryFn: () => getSettings(api) });
+  const toggle = useAction((on: boolean) => setMaintenance(api, on), [['settings']]);
+  const on = settings.data?.maintenance ?? false;
+  return (
+    <Section title="Maintenance mode">
+      <ErrorNote error={settings.error ?? toggle.error} />
+      <p>While it is on, the APIs answer 503 to every client; this page keeps working. It is <strong>{on ? 'on' : 'off'}</strong>.</p>
+      {admin
+        ? <button type="button" className={on ? 'primary' : 'danger'} disabled={!settings.data || toggle.isPending} onClick={() => toggle.mutate(!on)}>{on ? 'Switch maintenance off' : 'Switch maintenance on'}</button>
+        : <p className="muted">Only administrators can switch it.</p>}
+    </Section>
+  );
+}
+
+export function SettingsPage() {
+  const bridge = window.boxyard;
+  return (
+    <>
+      <div className="page-head"><h1>Settings</h1></div>
+      {bridge && <DesktopSettings bridge={bridge} />}
+      <ApiTokens />
+      <TwoFactor />
+      <Maintenance />
+    </>
+  );
+}
