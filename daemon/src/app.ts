@@ -9,6 +9,8 @@ import { requestRateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { authRoutes } from './auth/routes';
 import { adminRoutes } from './auth/admin-routes';
+import { registryRoutes } from './registry/routes';
+import { catalogRoutes } from './registry/catalog-routes';
 import { VERSION } from './version';
 import { defaultUiDir, webUi } from './ui/static';
 
@@ -43,5 +45,8 @@ export function createApp(deps: Deps): Koa {
 
   mount(app, ['/api/v1', '/api/v2'], authRoutes(deps));
   mount(app, ['/api/boxyard'], adminRoutes(deps));
+  mount(app, ['/api/v1', '/api/v2'], registryRoutes(deps));
+  // Last: the catalog's /:org/:box matches any two-segment path.
+  app.use(catalogRoutes(deps).routes());
   return app;
 }

@@ -11,6 +11,8 @@ import { TwoFactorService } from './auth/two-factor';
 import { SettingsService } from './auth/settings';
 import { createSmsSender } from './auth/sms-sender';
 import { LoginLimiter } from './http/rate-limit';
+import { RegistryRepository } from './registry/repository';
+import { RegistryService } from './registry/service';
 
 export interface DepsOptions {
   clock?: Clock;
@@ -33,11 +35,13 @@ export function buildDeps(config: Config, opts: DepsOptions = {}) {
   const tokens = new TokenService(accountRepo, twoFactor, clock, ids);
   const settings = new SettingsService(accountRepo, { maintenance: config.maintenance });
   const loginLimiter = new LoginLimiter(config.loginAttempts);
+  const registry = new RegistryService(new RegistryRepository(db), accounts, clock, ids);
 
   const closers: Array<() => Promise<void> | void> = [];
   return {
     config, log, clock, ids, store, db,
     accounts, tokens, twoFactor, settings, loginLimiter,
+    registry,
     /** Background work (watchdogs, garbage collection) registers its stop function here. */
     onClose: (fn: () => Promise<void> | void) => { closers.push(fn); },
     async close() {

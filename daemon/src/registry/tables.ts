@@ -1,3 +1,55 @@
-/** Tables of this feature, as Kysely sees them (filled in with the feature). */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface RegistryTables {}
+import type { Generated } from 'kysely';
+
+export interface BoxesTable {
+  id: string;
+  /** Exactly one of user_id and organization_id is set: the owning namespace. */
+  user_id: string | null;
+  organization_id: string | null;
+  name: string;
+  name_key: string;
+  short_description: Generated<string>;
+  description: Generated<string>;
+  private: Generated<number>;
+  downloads: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export type VersionStatus = 'unreleased' | 'active' | 'revoked';
+
+export interface BoxVersionsTable {
+  id: string;
+  box_id: string;
+  version: string;
+  description: Generated<string>;
+  status: Generated<VersionStatus>;
+  created_at: string;
+  updated_at: string;
+}
+
+export type ChecksumType = 'md5' | 'sha1' | 'sha256' | 'sha384' | 'sha512';
+
+export interface BoxProvidersTable {
+  id: string;
+  version_id: string;
+  name: string;
+  architecture: string;
+  default_architecture: Generated<number>;
+  /** External download URL; null for hosted providers. */
+  url: string | null;
+  /** The checksum declared by the client (checked by vagrant after download). */
+  checksum: string | null;
+  checksum_type: ChecksumType | null;
+  /** The hosted image, set by the blobs feature once an upload is verified. */
+  blob_sha256: string | null;
+  size: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Tables of the box registry, as Kysely sees them. */
+export interface RegistryTables {
+  boxes: BoxesTable;
+  box_versions: BoxVersionsTable;
+  box_providers: BoxProvidersTable;
+}

@@ -1,0 +1,69 @@
+import type { AccountService, Namespace, Principal } from '../auth/accounts-service';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../http/errors';
+import type { BoxRecord, ProviderRow, RegistryRepository, VersionRow } from './repository';
+
+export type Need = 'read' | 'manage';
+
+export interface BoxRef { username: string; box: string }
+export interface VersionRef extends BoxRef { version: string }
+/** `architecture` undefined: the default-architecture entry of that provider name. */
+export interface ProviderRef extends VersionRef { provider: string; architecture?: string }
+
+/**
+ * Who may see and change what. Reads of public boxes need nobody; private boxes are visible to
+ * members of the owning namespace only, and everything invisible is "not found" (404), as the spec
+ * says. Changes need a token (401) and membership of the namespace (403 when the box is visible).
+ */
+export class RegistryAccess {
+  constructor(
+    private readonly repo: RegistryRepository,
+    private readonly accounts: AccountService,
+  ) {}
+
+  private requireCaller(p: Principal, need: Need) {
+    if (need === 'manage' && !p) throw new UnauthorizedError('Authentication required: send Authorization: Bearer <token>.');
+  }
+
+  private forbidden(ns: Namespace): never {
+    throw new ForbiddenError(`You may not change boxes of "${ns.name}". Ask an owner of "${ns.name}" to make you a member.`);
+  }
+
+  /** A user or organization, for listing its boxes or creating one in it. */
+  async namespace(p: Principal, name: string, need: Need): Promise<{ ns: Namespace; member: boolean }> {
+    this.requireCaller(p, need);
+    const ns = await this.accounts.namespace(name);
+    if (!ns) throw new NotFoundError(`No user or organization is named "${name}".`);
+    const member = await this.accounts.isMember(p, ns);
+    if (need === 'manage' && !member) this.forbidden(ns);
+    return { ns, member };
+  }
+
+  async box(p: Principal, ref: BoxRef, need: Need): Promise<{ ns: Namespace; box: BoxRecord }> {
+    this.requireCaller(p, need);
+    const missing = new NotFoundError(`Box "${ref.username}/${ref.box}" not found. Check the name, or send a token that may see it.`);
+    const ns = await this.accounts.namespace(ref.username);
+    if (!ns) throw missing;
+    const box = await this.repo.boxByName(ns.id, ref.box);
+    const member = await this.accounts.isMember(p, ns);
+    if (!box || (box.private === 1 && !member)) throw missing;
+    if (need === 'manage' && !member) this.forbidden(ns);
+    return { ns, box };
+  }
+
+  async version(p: Principal, ref: VersionRef, need: Need): Promise<{ box: BoxRecord; version: VersionRow }> {
+    const { box } = await this.box(p, ref, need);
+    const version = await this.repo.version(box.id, ref.version);
+    if (!version) throw new NotFoundError(`Box "${box.username}/${box.name}" has no version "${ref.version}".`);
+    return { box, version };
+  }
+
+  async provider(p: Principal, ref: ProviderRef, need: Need): Promise<{ box: BoxRecord; version: VersionRow; provider: ProviderRow }> {
+    const { box, version } = await this.version(p, ref, need);
+    const provider = await this.repo.provider(version.id, ref.provider, ref.architecture);
+    if (!provider) {
+      const arch = ref.architecture ? ` for architecture "${ref.architecture}"` : '';
+      throw new NotFoundError(`Version "${version.version}" of "${box.username}/${box.name}" has no provider "${ref.provider}"${arch}.`);
+    }
+    return { box, version, provider };
+  }
+}

@@ -1,0 +1,59 @@
+import type { BoxDetail } from './details';
+import { isUsable } from './details';
+import { downloadUrl } from './serialize';
+import type { ProviderRow } from './repository';
+
+/**
+ * vagrant ≤ 2.3 keeps the last catalog entry of each provider name and knows no architectures,
+ * so it gets one entry per name: the default architecture. Absent or unknown agents get all.
+ */
+export function isLegacyVagrant(userAgent: string | undefined): boolean {
+  const m = /\bVagrant\/(\d+)\.(\d+)/.exec(userAgent ?? '');
+  if (!m) return false;
+  const [major, minor] = [Number(m[1]), Number(m[2])];
+  return major < 2 || (major === 2 && minor <= 3);
+}
+
+/**
+ * Checksum of a catalog entry. Hosted images always advertise the sha256 the daemon computed
+ * (what it verified on upload); external ones their declared checksum, or nothing.
+ */
+function catalogChecksum(p: ProviderRow): { checksum?: string; checksum_type?: string } {
+  if (!p.url && p.blob_sha256) return { checksum: p.blob_sha256, checksum_type: 'sha256' };
+  if (p.checksum && p.checksum_type) return { checksum: p.checksum, checksum_type: p.checksum_type };
+  return {};
+}
+
+/** For vagrant ≤ 2.3: of each name the default entry, or the oldest usable one when the default has no image yet. */
+function onePerName(providers: ProviderRow[]): ProviderRow[] {
+  const picked = new Map<string, ProviderRow>();
+  for (const p of providers.filter(isUsable)) {
+    const seen = picked.get(p.name);
+    if (!seen || (p.default_architecture === 1 && seen.default_architecture !== 1)) picked.set(p.name, p);
+  }
+  return [...picked.values()];
+}
+
+/**
+ * The document `vagrant box add ORG/BOX` reads. `name` is what the client asked for (vagrant
+ * compares it); `d` holds only released versions; providers without an image are left out.
+ */
+export function catalogDocument(requestedName: string, d: BoxDetail, base: string, legacy: boolean) {
+  return {
+    name: requestedName,
+    description: d.box.short_description || d.box.description,
+    short_description: d.box.short_description,
+    versions: d.versions.map(({ version, providers }) => ({
+      version: version.version,
+      status: version.status,
+      description_markdown: version.description,
+      providers: (legacy ? onePerName(providers) : providers.filter(isUsable))
+        .map((p) => ({
+          name: p.name,
+          url: downloadUrl(d.box, version, p, base),
+          ...catalogChecksum(p),
+          ...(legacy ? {} : { architecture: p.architecture, default_architecture: p.default_architecture === 1 }),
+        })),
+    })),
+  };
+}

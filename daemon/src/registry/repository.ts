@@ -1,0 +1,120 @@
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { Database } from '../store/schema';
+import type { BoxesTable, BoxProvidersTable, BoxVersionsTable } from './tables';
+import { boxes, type Db } from './box-query';
+import { searchBoxes, type SearchFilter } from './search-query';
+
+export type BoxRow = Selectable<BoxesTable>;
+export type VersionRow = Selectable<BoxVersionsTable>;
+export type ProviderRow = Selectable<BoxProvidersTable>;
+/** A box with the name of its owning user or organization. */
+export type BoxRecord = BoxRow & { username: string };
+
+export const boxKey = (name: string): string => name.toLowerCase();
+
+/** The only SQL for boxes, versions and providers. */
+export class RegistryRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(fn);
+  }
+
+  boxByName(ownerId: string, name: string, db: Db = this.db): Promise<BoxRecord | undefined> {
+    return boxes(db)
+      .where((eb) => eb.or([eb('boxes.user_id', '=', ownerId), eb('boxes.organization_id', '=', ownerId)]))
+      .where('boxes.name_key', '=', boxKey(name)).executeTakeFirst();
+  }
+  boxById(id: string): Promise<BoxRecord | undefined> {
+    return boxes(this.db).where('boxes.id', '=', id).executeTakeFirst();
+  }
+  boxesOf(ownerId: string, includePrivate: boolean): Promise<BoxRecord[]> {
+    let q = boxes(this.db).where((eb) => eb.or([eb('boxes.user_id', '=', ownerId), eb('boxes.organization_id', '=', ownerId)]));
+    if (!includePrivate) q = q.where('boxes.private', '=', 0);
+    return q.orderBy('boxes.name_key').execute();
+  }
+  async search(filter: SearchFilter): Promise<BoxRecord[]> {
+    return searchBoxes(this.db, filter).execute();
+  }
+  async insertBox(row: Omit<BoxRow, 'downloads'>, db: Db = this.db) {
+    await db.insertInto('boxes').values(row).execute();
+  }
+  async updateBox(id: string, patch: Partial<Omit<BoxRow, 'id' | 'user_id' | 'organization_id'>>, db: Db = this.db) {
+    await db.updateTable('boxes').set(patch).where('id', '=', id).execute();
+  }
+  async deleteBox(id: string) {
+    await this.db.deleteFrom('boxes').where('id', '=', id).execute();
+  }
+  async countDownload(boxId: string) {
+    await this.db.updateTable('boxes').set((eb) => ({ downloads: eb('downloads', '+', 1) })).where('id', '=', boxId).execute();
+  }
+
+  versionsOf(boxIds: string[], onlyActive = false): Promise<VersionRow[]> {
+    if (boxIds.length === 0) return Promise.resolve([]);
+    let q = this.db.selectFrom('box_versions').selectAll().where('box_id', 'in', boxIds);
+    if (onlyActive) q = q.where('status', '=', 'active');
+    return q.orderBy('created_at').orderBy('id').execute();
+  }
+  version(boxId: string, version: string, db: Db = this.db): Promise<VersionRow | undefined> {
+    return db.selectFrom('box_versions').selectAll().where('box_id', '=', boxId).where('version', '=', version).executeTakeFirst();
+  }
+  versionById(id: string): Promise<VersionRow | undefined> {
+    return this.db.selectFrom('box_versions').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+  async insertVersion(row: VersionRow, db: Db = this.db) {
+    await db.insertInto('box_versions').values(row).execute();
+  }
+  async updateVersion(id: string, patch: Partial<Omit<VersionRow, 'id' | 'box_id'>>, db: Db = this.db) {
+    await db.updateTable('box_versions').set(patch).where('id', '=', id).execute();
+  }
+  /** Moves a version between states only from the expected state: two racing releases cannot both win. */
+  async transitionVersion(id: string, from: VersionRow['status'], to: VersionRow['status'], now: string): Promise<boolean> {
+    const r = await this.db.updateTable('box_versions').set({ status: to, updated_at: now })
+      .where('id', '=', id).where('status', '=', from).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+  async deleteVersion(id: string) {
+    await this.db.deleteFrom('box_versions').where('id', '=', id).execute();
+  }
+
+  providersOf(versionIds: string[], db: Db = this.db): Promise<ProviderRow[]> {
+    if (versionIds.length === 0) return Promise.resolve([]);
+    return db.selectFrom('box_providers').selectAll().where('version_id', 'in', versionIds)
+      .orderBy('name').orderBy('created_at').orderBy('id').execute();
+  }
+  providerById(id: string, db: Db = this.db): Promise<ProviderRow | undefined> {
+    return db.selectFrom('box_providers').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+  /** The entry of that name and architecture, or the default-architecture entry when `architecture` is undefined. */
+  provider(versionId: string, name: string, architecture: string | undefined, db: Db = this.db): Promise<ProviderRow | undefined> {
+    let q = db.selectFrom('box_providers').selectAll().where('version_id', '=', versionId).where('name', '=', name);
+    q = architecture === undefined ? q.where('default_architecture', '=', 1) : q.where('architecture', '=', architecture);
+    return q.executeTakeFirst();
+  }
+  async insertProvider(row: Omit<ProviderRow, 'blob_sha256' | 'size'>, db: Db = this.db) {
+    await db.insertInto('box_providers').values(row).execute();
+  }
+  async updateProvider(id: string, patch: Partial<Omit<ProviderRow, 'id' | 'version_id'>>, db: Db = this.db) {
+    await db.updateTable('box_providers').set(patch).where('id', '=', id).execute();
+  }
+  async deleteProvider(id: string, db: Db = this.db) {
+    await db.deleteFrom('box_providers').where('id', '=', id).execute();
+  }
+  /** Makes `id` the only default-architecture entry of its name within its version. */
+  async makeDefault(p: Pick<ProviderRow, 'id' | 'version_id' | 'name'>, db: Db = this.db) {
+    await db.updateTable('box_providers').set({ default_architecture: sql<number>`(id = ${p.id})` })
+      .where('version_id', '=', p.version_id).where('name', '=', p.name).execute();
+  }
+  /** Keeps exactly one default per name: promotes the oldest entry (other than `avoid`) when none is left. */
+  async ensureDefault(versionId: string, name: string, avoid: string | null, db: Db = this.db) {
+    const rows = await db.selectFrom('box_providers').select(['id', 'default_architecture']).where('version_id', '=', versionId)
+      .where('name', '=', name).orderBy('created_at').orderBy('id').execute();
+    if (rows.length === 0 || rows.some((r) => r.default_architecture === 1)) return;
+    const pick = rows.find((r) => r.id !== avoid) ?? rows[0];
+    await this.makeDefault({ id: pick.id, version_id: versionId, name }, db);
+  }
+  async referencedBlobDigests(): Promise<Set<string>> {
+    const rows = await this.db.selectFrom('box_providers').select('blob_sha256').distinct().where('blob_sha256', 'is not', null).execute();
+    return new Set(rows.map((r) => r.blob_sha256 as string));
+  }
+}

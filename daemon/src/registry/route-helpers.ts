@@ -1,0 +1,31 @@
+import type { Context } from 'koa';
+import type { Principal } from '../auth/accounts-service';
+import type { Config } from '../config';
+import { baseUrl } from '../http/base-url';
+import { NotFoundError } from '../http/errors';
+import type { RegistryService } from './service';
+import type { Links } from './serialize';
+import { isArchitecture } from './schemas';
+
+export interface RegistryRouteDeps {
+  registry: RegistryService;
+  config: Pick<Config, 'publicUrl'>;
+}
+
+/** The caller, or null for anonymous reads. */
+export const caller = (ctx: Context): Principal => ctx.state.principal as Principal;
+
+/** Absolute links under the API version this request used (gem ≥ 3.1 and Packer talk /api/v2). */
+export function linksFor(ctx: Context, config: Pick<Config, 'publicUrl'>): Links {
+  const base = baseUrl(ctx, config.publicUrl);
+  return { base, api: `${base}${ctx.path.startsWith('/api/v2/') ? '/api/v2' : '/api/v1'}` };
+}
+
+/**
+ * `…/provider/:name/:arch` only for real architectures, so `…/provider/:name/upload` (the blobs
+ * routes) can never be taken for an architecture called "upload".
+ */
+export function architectureParam(arch: string, _ctx: Context, next: () => Promise<unknown>) {
+  if (!isArchitecture(arch)) throw new NotFoundError(`"${arch}" is not an architecture. Use one of amd64, i386, arm, arm64, ppc64le, ppc64, mips64le, mips64, mipsle, mips, s390x, unknown.`);
+  return next();
+}

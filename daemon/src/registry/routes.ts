@@ -1,0 +1,55 @@
+import Router from '@koa/router';
+import { requireUser } from '../http/auth';
+import { validated } from '../http/validate';
+import { boxJson } from './serialize';
+import { BoxParams, CreateBoxBody, SearchQuery, UpdateBoxBody, UserParams } from './schemas';
+import { caller, linksFor, type RegistryRouteDeps } from './route-helpers';
+import { versionRoutes } from './version-routes';
+import { providerRoutes } from './provider-routes';
+
+/** The box registry API (users, search, boxes, versions, providers), mounted under /api/v1 and /api/v2. */
+export function registryRoutes(d: RegistryRouteDeps): Router {
+  const r = new Router();
+  const box = (ctx: Parameters<typeof linksFor>[0], detail: Parameters<typeof boxJson>[0]) => boxJson(detail, linksFor(ctx, d.config), { versions: true });
+
+  r.get('/user/:username', validated({ params: UserParams }, async (ctx, { params }) => {
+    const { ns, boxes } = await d.registry.profile(caller(ctx), params.username);
+    const links = linksFor(ctx, d.config);
+    const profile = ns.kind === 'user' ? ns.user.profile_markdown : ns.organization.profile_markdown;
+    ctx.body = {
+      username: ns.name,
+      avatar_url: null,
+      profile_html: profile,
+      profile_markdown: profile,
+      boxes: boxes.map((b) => boxJson(b, links, { versions: false })),
+    };
+  }));
+
+  r.get('/search', validated({ query: SearchQuery }, async (ctx, { query }) => {
+    const hits = await d.registry.search(caller(ctx), query);
+    const links = linksFor(ctx, d.config);
+    // vagrant_cloud 3.0.5 raises on any top-level key besides `boxes`.
+    ctx.body = { boxes: hits.map((b) => boxJson(b, links, { versions: false })) };
+  }));
+
+  r.post('/boxes', validated({ body: CreateBoxBody }, async (ctx, { body }) => {
+    // Packer and the gem accept 200; a 201 would gain nothing and Packer checks for exactly 200.
+    ctx.body = box(ctx, await d.registry.createBox(requireUser(ctx), body));
+  }));
+
+  r.get('/box/:username/:name', validated({ params: BoxParams }, async (ctx, { params }) => {
+    ctx.body = box(ctx, await d.registry.box(caller(ctx), { username: params.username, box: params.name }));
+  }));
+
+  r.put('/box/:username/:name', validated({ params: BoxParams, body: UpdateBoxBody }, async (ctx, { params, body }) => {
+    ctx.body = box(ctx, await d.registry.updateBox(requireUser(ctx), { username: params.username, box: params.name }, body));
+  }));
+
+  r.delete('/box/:username/:name', validated({ params: BoxParams }, async (ctx, { params }) => {
+    ctx.body = box(ctx, await d.registry.deleteBox(requireUser(ctx), { username: params.username, box: params.name }));
+  }));
+
+  versionRoutes(r, d);
+  providerRoutes(r, d);
+  return r;
+}

@@ -1,0 +1,88 @@
+import { currentVersion, type BoxDetail, type VersionDetail } from './details';
+import type { BoxRecord, ProviderRow, VersionRow } from './repository';
+
+/** Absolute URLs: `base` of the daemon, `api` = base + the API version the request used. */
+export interface Links { base: string; api: string }
+
+const seg = encodeURIComponent;
+const boxPath = (box: BoxRecord) => `${seg(box.username)}/${seg(box.name)}`;
+
+/** Escaped text in paragraphs: safe to put in a page, without pulling in a Markdown renderer. */
+export function descriptionHtml(markdown: string): string {
+  if (!markdown.trim()) return '';
+  const escape = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return markdown.trim().split(/\n\s*\n/).map((p) => `<p>${escape(p).replace(/\n/g, '<br>')}</p>`).join('\n');
+}
+
+/** Where vagrant downloads the image: the external URL, or the familiar hosted layout. */
+export function downloadUrl(box: BoxRecord, version: VersionRow, p: ProviderRow, base: string): string {
+  if (p.url) return p.url;
+  return `${base}/${boxPath(box)}/versions/${seg(version.version)}/providers/${seg(p.name)}/${seg(p.architecture)}/vagrant.box`;
+}
+
+/** The checksum to advertise: the declared one, else the sha256 the daemon computed on upload. */
+export function advertisedChecksum(p: ProviderRow): { checksum: string; checksum_type: string } | undefined {
+  if (p.checksum && p.checksum_type) return { checksum: p.checksum, checksum_type: p.checksum_type };
+  if (!p.url && p.blob_sha256) return { checksum: p.blob_sha256, checksum_type: 'sha256' };
+  return undefined;
+}
+
+export function providerJson(box: BoxRecord, version: VersionRow, p: ProviderRow, links: Links) {
+  const sum = advertisedChecksum(p);
+  return {
+    name: p.name,
+    architecture: p.architecture,
+    default_architecture: p.default_architecture === 1,
+    hosted: p.url === null,
+    hosted_token: null,
+    original_url: p.url,
+    url: p.url,
+    download_url: downloadUrl(box, version, p, links.base),
+    checksum: sum?.checksum ?? null,
+    checksum_type: sum?.checksum_type ?? null,
+    created_at: p.created_at,
+    updated_at: p.updated_at,
+  };
+}
+
+export function versionJson(box: BoxRecord, v: VersionDetail, links: Links) {
+  const self = `${links.api}/box/${boxPath(box)}/version/${seg(v.version.version)}`;
+  return {
+    version: v.version.version,
+    number: v.version.version,
+    status: v.version.status,
+    description: v.version.description,
+    description_html: descriptionHtml(v.version.description),
+    description_markdown: v.version.description,
+    created_at: v.version.created_at,
+    updated_at: v.version.updated_at,
+    release_url: `${self}/release`,
+    revoke_url: `${self}/revoke`,
+    providers: v.providers.map((p) => providerJson(box, v.version, p, links)),
+  };
+}
+
+/**
+ * A box with exactly the keys vagrant_cloud 3.0.5 accepts in search hits (it raises on any
+ * other). `versions` only where asked: `GET /user` entries must not carry them, or the CLI prints
+ * every version twice.
+ */
+export function boxJson(d: BoxDetail, links: Links, opts: { versions: boolean }) {
+  const { box } = d;
+  const current = currentVersion(d);
+  return {
+    name: box.name,
+    username: box.username,
+    tag: `${box.username}/${box.name}`,
+    private: box.private === 1,
+    downloads: box.downloads,
+    created_at: box.created_at,
+    updated_at: box.updated_at,
+    short_description: box.short_description,
+    description: box.description,
+    description_html: descriptionHtml(box.description),
+    description_markdown: box.description,
+    current_version: current ? versionJson(box, current, links) : null,
+    ...(opts.versions ? { versions: d.versions.map((v) => versionJson(box, v, links)) } : {}),
+  };
+}

@@ -1,0 +1,137 @@
+import type { AccountService, Principal } from '../auth/accounts-service';
+import type { Clock } from '../lib/clock';
+import type { IdGen } from '../lib/ids';
+import { ConflictError } from '../http/errors';
+import { RegistryAccess, type BoxRef, type Need, type ProviderRef } from './access';
+import { isUniqueViolation } from './box-query';
+import { loadDetail, loadDetails, type BoxDetail } from './details';
+import { boxKey, type BoxRecord, type ProviderRow, type RegistryRepository, type VersionRow } from './repository';
+import type { SearchFilter } from './search-query';
+import { VersionService } from './versions-service';
+import { ProviderService } from './providers-service';
+
+export interface NewBox {
+  username?: string | null;
+  name: string;
+  short_description?: string | null;
+  description?: string | null;
+  is_private?: boolean | null;
+}
+export interface BoxPatch { name?: string | null; short_description?: string | null; description?: string | null; is_private?: boolean | null }
+export type SearchParams = Omit<SearchFilter, 'visible' | 'offset'> & { page: number };
+
+/** Boxes, search and namespaces; versions and providers live in their own services. */
+export class RegistryService {
+  readonly access: RegistryAccess;
+  readonly versions: VersionService;
+  readonly providers: ProviderService;
+
+  constructor(
+    private readonly repo: RegistryRepository,
+    private readonly accounts: AccountService,
+    private readonly clock: Clock,
+    private readonly ids: IdGen,
+  ) {
+    this.access = new RegistryAccess(repo, accounts);
+    this.versions = new VersionService(repo, this.access, clock, ids);
+    this.providers = new ProviderService(repo, this.access, clock, ids);
+  }
+
+  private now = () => this.clock.now().toISOString();
+
+  /** A user or organization and the boxes the caller may see in it. */
+  async profile(p: Principal, username: string) {
+    const { ns, member } = await this.access.namespace(p, username, 'read');
+    const boxes = await loadDetails(this.repo, await this.repo.boxesOf(ns.id, member));
+    return { ns, boxes };
+  }
+
+  async search(p: Principal, params: SearchParams): Promise<BoxDetail[]> {
+    const { page, ...rest } = params;
+    const visible = !p ? { ownerIds: [] } : p.user.is_admin ? { all: true as const }
+      : { ownerIds: [p.user.id, ...(await this.accounts.listOrganizations(p)).map((o) => o.id)] };
+    const boxes = await this.repo.search({ ...rest, offset: (page - 1) * rest.limit, visible });
+    return loadDetails(this.repo, boxes);
+  }
+
+  async box(p: Principal, ref: BoxRef): Promise<BoxDetail> {
+    return loadDetail(this.repo, (await this.access.box(p, ref, 'read')).box);
+  }
+
+  async createBox(p: Principal, input: NewBox): Promise<BoxDetail> {
+    const owner = input.username ?? p?.user.username ?? '';
+    const { ns } = await this.access.namespace(p, owner, 'manage');
+    await this.assertBoxNameFree(ns.id, input.name);
+    const now = this.now();
+    const id = this.ids.id('box');
+    await this.guardDuplicate(ns.name, input.name, () => this.repo.insertBox({
+      id,
+      user_id: ns.kind === 'user' ? ns.id : null,
+      organization_id: ns.kind === 'organization' ? ns.id : null,
+      name: input.name,
+      name_key: boxKey(input.name),
+      short_description: input.short_description ?? '',
+      description: input.description ?? '',
+      private: input.is_private === false ? 0 : 1,
+      created_at: now,
+      updated_at: now,
+    }));
+    return loadDetail(this.repo, (await this.repo.boxById(id))!);
+  }
+
+  async updateBox(p: Principal, ref: BoxRef, patch: BoxPatch): Promise<BoxDetail> {
+    const { ns, box } = await this.access.box(p, ref, 'manage');
+    if (patch.name != null && boxKey(patch.name) !== box.name_key) await this.assertBoxNameFree(ns.id, patch.name);
+    await this.guardDuplicate(ns.name, patch.name ?? box.name, () => this.repo.updateBox(box.id, {
+      ...(patch.name != null ? { name: patch.name, name_key: boxKey(patch.name) } : {}),
+      ...(patch.short_description != null ? { short_description: patch.short_description } : {}),
+      ...(patch.description != null ? { description: patch.description } : {}),
+      ...(patch.is_private != null ? { private: patch.is_private ? 1 : 0 } : {}),
+      updated_at: this.now(),
+    }));
+    return loadDetail(this.repo, (await this.repo.boxById(box.id))!);
+  }
+
+  /** Deletes the box with its versions and providers; answers what was deleted. */
+  async deleteBox(p: Principal, ref: BoxRef): Promise<BoxDetail> {
+    const { box } = await this.access.box(p, ref, 'manage');
+    const detail = await loadDetail(this.repo, box);
+    await this.repo.deleteBox(box.id);
+    return detail;
+  }
+
+  /** What `vagrant box add` reads: only released versions. */
+  async catalog(p: Principal, ref: BoxRef): Promise<BoxDetail> {
+    return loadDetail(this.repo, (await this.access.box(p, ref, 'read')).box, true);
+  }
+
+  private async assertBoxNameFree(ownerId: string, name: string) {
+    const existing = await this.repo.boxByName(ownerId, name);
+    if (existing) throw new ConflictError(`A box named "${existing.username}/${existing.name}" already exists. Choose another name.`);
+  }
+
+  /** The unique index catches what the check above cannot: two requests racing for one name. */
+  private async guardDuplicate(owner: string, name: string, write: () => Promise<void>) {
+    try {
+      await write();
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new ConflictError(`A box named "${owner}/${name}" already exists. Choose another name.`);
+      throw e;
+    }
+  }
+
+  // ---- Contract with the blobs feature (uploads, downloads, garbage collection). ----
+
+  /** A provider the caller may read or manage; 404 when missing or invisible, 401/403 for 'manage'. */
+  async resolveProvider(p: Principal, ref: ProviderRef, need: Need): Promise<{ box: BoxRecord; version: VersionRow; provider: ProviderRow }> {
+    return this.access.provider(p, ref, need);
+  }
+
+  /** Points the provider at a verified, stored blob (one transaction). */
+  async attachBlob(providerId: string, blob: { sha256: string; size: number }): Promise<void> {
+    await this.repo.updateProvider(providerId, { blob_sha256: blob.sha256, size: blob.size, updated_at: this.now() });
+  }
+
+  countDownload = (boxId: string): Promise<void> => this.repo.countDownload(boxId);
+  referencedBlobDigests = (): Promise<Set<string>> => this.repo.referencedBlobDigests();
+}
