@@ -1,0 +1,59 @@
+import type { Readable } from 'node:stream';
+
+/** Digest algorithms a provider may declare (Vagrant's `checksum_type`); sha256 is always computed. */
+export const DIGEST_ALGORITHMS = ['md5', 'sha1', 'sha256', 'sha384', 'sha512'] as const;
+export type DigestAlgorithm = (typeof DIGEST_ALGORITHMS)[number];
+
+export interface BlobRef {
+  sha256: string;
+  size: number;
+}
+
+/** Bytes received into an upload's staging area, not yet visible as a blob. */
+export interface StagedBlob extends BlobRef {
+  uploadId: string;
+  /** Lower-case hex of every requested digest (always sha256). */
+  digests: Partial<Record<DigestAlgorithm, string>>;
+}
+
+export interface WriteOptions {
+  /** Extra digests computed in the same pass as sha256. */
+  algorithms?: DigestAlgorithm[];
+  /** The declared Content-Length: fewer (or more) bytes is a failed upload. */
+  expectedSize?: number;
+}
+
+/** An inclusive byte range, as in HTTP `Range: bytes=start-end`. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * Content-addressed storage of box files. Kept tiny so that an S3-compatible implementation can
+ * replace the file system without touching features (DESIGN.md §3).
+ */
+export interface BlobStore {
+  /** Streams `body` into the staging area of `uploadId`, hashing in the same pass; durable on return. */
+  write(uploadId: string, body: Readable, opts?: WriteOptions): Promise<StagedBlob>;
+  /** Moves staged bytes to their content address; same content already stored is kept once. */
+  commit(staged: StagedBlob): Promise<BlobRef>;
+  /** Forgets an upload's staging area (missing is fine). */
+  discard(uploadId: string): Promise<void>;
+  stat(sha256: string): Promise<BlobRef | null>;
+  read(sha256: string, range?: ByteRange): Readable;
+  remove(sha256: string): Promise<void>;
+  /** Every stored blob with its last modification (commit or re-commit) time. */
+  list(): AsyncIterable<{ sha256: string; modifiedAt: Date }>;
+  /** Every upload staging area with its last modification time. */
+  listStaged(): AsyncIterable<{ uploadId: string; modifiedAt: Date }>;
+}
+
+export const isSha256 = (s: string): boolean => /^[0-9a-f]{64}$/.test(s);
+
+/** Raised when the body ends before (or runs past) the declared Content-Length. */
+export class SizeMismatchError extends Error {
+  constructor(readonly expected: number, readonly received: number) {
+    super(`expected ${expected} bytes, received ${received}`);
+  }
+}

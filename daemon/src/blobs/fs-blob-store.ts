@@ -1,0 +1,158 @@
+import { createHash, type Hash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  isSha256, SizeMismatchError,
+  type BlobRef, type BlobStore, type ByteRange, type DigestAlgorithm, type StagedBlob, type WriteOptions,
+} from './blob-store';
+
+/*
+ * Disk layout under the data folder (after Docker distribution's blob store):
+ *
+ *   blobs/sha256/ab/abcdef0123…      one file per distinct content, named by its full sha256 hex,
+ *                                    fanned out by the first two hex digits. Only complete,
+ *                                    fsynced, verified files ever appear here (by rename).
+ *   uploads/<upload-id>/data         an upload being received. Written and hashed in one pass,
+ *                                    fsynced, then renamed into blobs/ (same file system, so the
+ *                                    rename is atomic). A crash leaves at worst this folder, which
+ *                                    garbage collection removes.
+ *
+ * The database points providers at a digest only after the rename, so a row never names a
+ * missing or partial file.
+ */
+
+const UPLOAD_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+function checkedUploadId(id: string): string {
+  if (!UPLOAD_ID.test(id)) throw new Error(`invalid upload id ${JSON.stringify(id)}`);
+  return id;
+}
+
+function checkedSha(sha256: string): string {
+  if (!isSha256(sha256)) throw new Error(`invalid sha256 ${JSON.stringify(sha256)}`);
+  return sha256;
+}
+
+/** fsync through a new descriptor: on Linux it flushes the file's data whichever fd wrote it. */
+async function fsyncFile(path: string): Promise<void> {
+  const fh = await open(path, 'r');
+  try { await fh.sync(); } finally { await fh.close(); }
+}
+
+/** A pass-through stream that feeds every chunk to the hashes and counts bytes. */
+function hashingTap(hashes: Hash[], counter: { bytes: number }): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      for (const h of hashes) h.update(chunk);
+      counter.bytes += chunk.length;
+      cb(null, chunk);
+    },
+  });
+}
+
+export class FsBlobStore implements BlobStore {
+  private readonly blobsDir: string;
+  private readonly uploadsDir: string;
+
+  constructor(dataDir: string) {
+    this.blobsDir = join(dataDir, 'blobs', 'sha256');
+    this.uploadsDir = join(dataDir, 'uploads');
+  }
+
+  blobPath(sha256: string): string {
+    return join(this.blobsDir, checkedSha(sha256).slice(0, 2), sha256);
+  }
+
+  private stagedPath(uploadId: string): string {
+    return join(this.uploadsDir, checkedUploadId(uploadId), 'data');
+  }
+
+  async write(uploadId: string, body: Readable, opts: WriteOptions = {}): Promise<StagedBlob> {
+    const file = this.stagedPath(uploadId);
+    await rm(join(this.uploadsDir, uploadId), { recursive: true, force: true });
+    await mkdir(join(this.uploadsDir, uploadId), { recursive: true });
+    const algorithms = [...new Set<DigestAlgorithm>(['sha256', ...(opts.algorithms ?? [])])];
+    const hashes = algorithms.map((a) => createHash(a));
+    const counter = { bytes: 0 };
+    await pipeline(body, hashingTap(hashes, counter), createWriteStream(file, { flags: 'wx' }));
+    await fsyncFile(file);
+    if (opts.expectedSize !== undefined && counter.bytes !== opts.expectedSize) {
+      throw new SizeMismatchError(opts.expectedSize, counter.bytes);
+    }
+    const digests = Object.fromEntries(algorithms.map((a, i) => [a, hashes[i].digest('hex')]));
+    return { uploadId, size: counter.bytes, sha256: digests.sha256, digests };
+  }
+
+  async commit(staged: StagedBlob): Promise<BlobRef> {
+    const from = this.stagedPath(staged.uploadId);
+    const onDisk = await stat(from);
+    if (onDisk.size !== staged.size) throw new Error(`staged upload ${staged.uploadId} changed size on disk`);
+    const target = this.blobPath(staged.sha256);
+    await mkdir(join(this.blobsDir, staged.sha256.slice(0, 2)), { recursive: true });
+    if (await this.stat(staged.sha256)) {
+      // Same content already stored: keep one copy, and mark it fresh so a concurrent garbage
+      // collection (which spares recent blobs) does not take it before the caller references it.
+      const now = new Date();
+      await utimes(target, now, now);
+      await unlink(from);
+    } else {
+      await rename(from, target);
+      await fsyncFile(join(this.blobsDir, staged.sha256.slice(0, 2)));
+    }
+    await this.discard(staged.uploadId);
+    return { sha256: staged.sha256, size: staged.size };
+  }
+
+  async discard(uploadId: string): Promise<void> {
+    await rm(join(this.uploadsDir, checkedUploadId(uploadId)), { recursive: true, force: true });
+  }
+
+  async stat(sha256: string): Promise<BlobRef | null> {
+    try {
+      const s = await stat(this.blobPath(sha256));
+      return { sha256, size: s.size };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  read(sha256: string, range?: ByteRange): Readable {
+    return createReadStream(this.blobPath(sha256), range ? { start: range.start, end: range.end } : {});
+  }
+
+  async remove(sha256: string): Promise<void> {
+    await rm(this.blobPath(sha256), { force: true });
+  }
+
+  async *list(): AsyncIterable<{ sha256: string; modifiedAt: Date }> {
+    for (const fan of await readdirOrEmpty(this.blobsDir)) {
+      for (const name of await readdirOrEmpty(join(this.blobsDir, fan))) {
+        if (!isSha256(name) || name.slice(0, 2) !== fan) continue;
+        const s = await stat(join(this.blobsDir, fan, name)).catch(() => null);
+        if (s) yield { sha256: name, modifiedAt: s.mtime };
+      }
+    }
+  }
+
+  async *listStaged(): AsyncIterable<{ uploadId: string; modifiedAt: Date }> {
+    for (const name of await readdirOrEmpty(this.uploadsDir)) {
+      if (!UPLOAD_ID.test(name)) continue;
+      const dir = join(this.uploadsDir, name);
+      const s = (await stat(join(dir, 'data')).catch(() => null)) ?? (await stat(dir).catch(() => null));
+      if (s) yield { uploadId: name, modifiedAt: s.mtime };
+    }
+  }
+}
+
+async function readdirOrEmpty(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}
