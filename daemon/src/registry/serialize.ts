@@ -17,7 +17,7 @@ export function descriptionHtml(markdown: string): string {
 /** Where vagrant downloads the image: the external URL, or the familiar hosted layout. */
 export function downloadUrl(box: BoxRecord, version: VersionRow, p: ProviderRow, base: string): string {
   if (p.url) return p.url;
-  return `${base}/${boxPath(box)}/versions/${seg(version.version)}/providers/${seg(p.name)}/${seg(p.architecture)}/vagrant.box`;
+  return `${base}/${seg(box.username)}/boxes/${seg(box.name)}/versions/${seg(version.version)}/providers/${seg(p.name)}/${seg(p.architecture)}/vagrant.box`;
 }
 
 /** The checksum to advertise: the declared one, else the sha256 the daemon computed on upload. */
