@@ -1,0 +1,34 @@
+import type { AccountService, Principal } from '../auth/accounts-service';
+import type { OrganizationRow } from '../auth/repository';
+import { NotFoundError } from '../http/errors';
+
+export type Caller = NonNullable<Principal>;
+
+/** Who may see what in the agents API: organization members (and administrators); others get 404. */
+export class OrganizationAccess {
+  constructor(private readonly accounts: AccountService) {}
+
+  /** The organization if the caller is a member; 404 if it does not exist or the caller may not see it. */
+  async visible(p: Caller, name: string): Promise<OrganizationRow> {
+    const org = await this.accounts.organizationNamed(name);
+    if (!org || !(await this.isMember(p, org))) {
+      throw new NotFoundError(`Organization "${name}" not found (or you are not a member of it).`);
+    }
+    return org;
+  }
+
+  isMember(p: Caller, org: OrganizationRow): Promise<boolean> {
+    return this.accounts.isMember(p, { kind: 'organization', id: org.id, name: org.name, organization: org });
+  }
+
+  isOwner = (p: Caller, org: OrganizationRow) => this.accounts.isOwner(p, org);
+
+  /** Runs `load` and answers 404 with `what` unless the caller is a member of the row's organization. */
+  async member<T extends { organization_name: string }>(p: Caller, row: T | undefined, what: string): Promise<T & { org: OrganizationRow }> {
+    if (row) {
+      const org = await this.accounts.organizationNamed(row.organization_name);
+      if (org && (await this.isMember(p, org))) return { ...row, org };
+    }
+    throw new NotFoundError(`${what} not found (or you are not a member of its organization).`);
+  }
+}

@@ -1,0 +1,72 @@
+import Router from '@koa/router';
+import { requireUser } from '../http/auth';
+import { baseUrl } from '../http/base-url';
+import { validated } from '../http/validate';
+import { document, sendDocument, sendNoContent } from '../http/jsonapi/document';
+import { sendList } from '../http/jsonapi/list';
+import { PageQuery, pageOf } from '../http/jsonapi/pagination';
+import type { OrganizationInput } from './organizations-service';
+import type { AgentsApiDeps } from './routes';
+import { organizationResource, projectResource } from './resources';
+import * as S from './schemas';
+
+/** HCP Terraform reports its API version here; go-tfe reads only the headers. */
+export const TFP_API_VERSION = '2.5';
+
+type OrgAttrs = Partial<{
+  name: string; email: string | null; 'agent-pool-limit': number; 'collaborator-auth-policy': string; 'cost-estimation-enabled': boolean;
+  'session-remember': number | null; 'session-timeout': number | null; 'owners-team-saml-role-id': string | null;
+}>;
+const orgInput = (a: OrgAttrs = {}): OrganizationInput => ({
+  name: a.name, email: a.email, agentPoolLimit: a['agent-pool-limit'], collaboratorAuthPolicy: a['collaborator-auth-policy'],
+  costEstimationEnabled: a['cost-estimation-enabled'], sessionRemember: a['session-remember'], sessionTimeout: a['session-timeout'],
+  ownersTeamSamlRoleId: a['owners-team-saml-role-id'],
+});
+
+/** `/ping`, organizations and projects. */
+export function organizationsRoutes(d: AgentsApiDeps): Router {
+  const r = new Router();
+  r.get('/ping', (ctx) => {
+    ctx.set('TFP-API-Version', TFP_API_VERSION);
+    sendDocument(ctx, document(null));
+  });
+
+  r.get('/organizations', validated({ query: PageQuery }, async (ctx, { query }) => {
+    const page = pageOf(query);
+    const all = await d.organizations.list(requireUser(ctx));
+    sendList(ctx, all.slice(page.offset, page.offset + page.size).map(organizationResource), { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: all.length });
+  }));
+  r.post('/organizations', validated({ body: S.OrganizationCreateBody }, async (ctx, { body }) => {
+    const input = orgInput(body.data.attributes);
+    sendDocument(ctx, document(organizationResource(await d.organizations.create(requireUser(ctx), { ...input, name: input.name! }))), 201);
+  }));
+  r.get('/organizations/:name', validated({ params: S.NameParams }, async (ctx, { params }) => {
+    sendDocument(ctx, document(organizationResource(await d.organizations.show(requireUser(ctx), params.name))));
+  }));
+  r.patch('/organizations/:name', validated({ params: S.NameParams, body: S.OrganizationUpdateBody }, async (ctx, { params, body }) => {
+    sendDocument(ctx, document(organizationResource(await d.organizations.update(requireUser(ctx), params.name, orgInput(body.data.attributes)))));
+  }));
+  r.delete('/organizations/:name', validated({ params: S.NameParams }, async (ctx, { params }) => {
+    await d.organizations.delete(requireUser(ctx), params.name);
+    sendNoContent(ctx);
+  }));
+
+  r.get('/organizations/:org/projects', validated({ params: S.OrgParams, query: PageQuery }, async (ctx, { params, query }) => {
+    const page = pageOf(query);
+    const { org, rows, total } = await d.projects.list(requireUser(ctx), params.org, page);
+    sendList(ctx, rows.map((p) => projectResource(p, org.name)), { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total });
+  }));
+  r.post('/organizations/:org/projects', validated({ params: S.OrgParams, body: S.ProjectCreateBody }, async (ctx, { params, body }) => {
+    const p = await d.projects.create(requireUser(ctx), params.org, body.data.attributes!.name);
+    sendDocument(ctx, document(projectResource(p, p.organization_name)), 201);
+  }));
+  r.get('/projects/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {
+    const p = await d.projects.show(requireUser(ctx), params.id);
+    sendDocument(ctx, document(projectResource(p, p.org.name)));
+  }));
+  r.delete('/projects/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {
+    await d.projects.delete(requireUser(ctx), params.id);
+    sendNoContent(ctx);
+  }));
+  return r;
+}

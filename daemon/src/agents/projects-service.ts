@@ -1,0 +1,45 @@
+import type { Clock } from '../lib/clock';
+import type { IdGen } from '../lib/ids';
+import { ConflictError } from '../http/errors';
+import type { Page } from '../http/jsonapi/pagination';
+import type { Caller, OrganizationAccess } from './access';
+import type { OrganizationsService } from './organizations-service';
+import { nameKey, type WorkspacesRepository } from './workspaces-repository';
+
+/** Projects group workspaces; every organization has a default one. Pools may allow whole projects. */
+export class ProjectsService {
+  constructor(
+    private readonly access: OrganizationAccess,
+    private readonly orgs: OrganizationsService,
+    private readonly repo: WorkspacesRepository,
+    private readonly clock: Clock,
+    private readonly ids: IdGen,
+  ) {}
+
+  async list(p: Caller, orgName: string, page: Page) {
+    const org = await this.access.visible(p, orgName);
+    await this.orgs.defaultProject(org);
+    return { org, ...(await this.repo.listProjects(org.id, page.offset, page.size)) };
+  }
+
+  async create(p: Caller, orgName: string, name: string) {
+    const org = await this.access.visible(p, orgName);
+    await this.orgs.defaultProject(org);
+    if (await this.repo.projectNamed(org.id, name)) {
+      throw new ConflictError(`A project named "${name}" already exists in "${org.name}". Choose another name.`, { source: { pointer: '/data/attributes/name' } });
+    }
+    const id = this.ids.id('prj');
+    await this.repo.insertProject({ id, organization_id: org.id, name, name_key: nameKey(name), is_default: 0, created_at: this.clock.now().toISOString() });
+    return (await this.repo.projectById(id))!;
+  }
+
+  show = async (p: Caller, id: string) => this.access.member(p, await this.repo.projectById(id), `Project "${id}"`);
+
+  async delete(p: Caller, id: string): Promise<void> {
+    const project = await this.show(p, id);
+    if (project.is_default) throw new ConflictError(`"${project.name}" is the organization's default project and cannot be deleted.`);
+    const n = await this.repo.countWorkspacesInProject(id);
+    if (n > 0) throw new ConflictError(`Project "${project.name}" still holds ${n} workspace(s). Move or delete them first.`);
+    await this.repo.deleteProject(id);
+  }
+}

@@ -1,0 +1,25 @@
+import Router from '@koa/router';
+import { presentedToken } from '../http/auth';
+import { validated } from '../http/validate';
+import type { AgentProtocolService } from './protocol-service';
+import * as S from './schemas';
+
+/**
+ * Boxyard's agent protocol under /api/agent (documented in README "Agents"). Authenticated by an
+ * agent token, not a user token. Plain JSON; errors in the box dialect, with `"action":"stop"`
+ * when the agent must not retry.
+ */
+export function protocolRoutes(d: { protocol: AgentProtocolService }): Router {
+  const r = new Router();
+  r.post('/register', validated({ body: S.RegisterBody }, async (ctx, { body }) => {
+    const token = await d.protocol.authenticate(presentedToken(ctx));
+    const { agent, ping_interval_seconds } = await d.protocol.register(token, { name: body.name ?? null, ip: ctx.ip });
+    ctx.status = 201;
+    ctx.body = { agent: { id: agent.id, name: agent.name, status: agent.status, pool_id: agent.pool_id }, action: 'continue', ping_interval_seconds };
+  }));
+  r.post('/agents/:id/status', validated({ params: S.IdParams, body: S.ReportBody }, async (ctx, { params, body }) => {
+    const token = await d.protocol.authenticate(presentedToken(ctx));
+    ctx.body = await d.protocol.report(token, params.id, body.status, ctx.ip);
+  }));
+  return r;
+}

@@ -1,0 +1,19 @@
+import type { Context } from 'koa';
+import { document, sendDocument, type Resource } from './document';
+import { paginationLinks, paginationMeta, type Page } from './pagination';
+
+export interface ListOptions {
+  /** Absolute base URL for the pagination links (see http/base-url.ts). */
+  base: string;
+  page: Page;
+  totalCount: number;
+  included?: Resource[];
+  /** Extra `meta` members beside `pagination` (e.g. `status-counts`). */
+  meta?: Record<string, unknown>;
+}
+
+/** Answers a paginated collection: data, absolute links, `meta.pagination` and any extra meta. */
+export function sendList(ctx: Context, data: Resource[], o: ListOptions): void {
+  const pagination = paginationMeta(o.page, o.totalCount);
+  sendDocument(ctx, document(data, { included: o.included, links: paginationLinks(ctx, o.base, pagination), meta: { pagination, ...o.meta } }));
+}
