@@ -11,6 +11,7 @@ import { authRoutes } from './auth/routes';
 import { adminRoutes } from './auth/admin-routes';
 import { registryRoutes } from './registry/routes';
 import { catalogRoutes } from './registry/catalog-routes';
+import { agentProtocolRoutes, agentsApiRoutes } from './agents/routes';
 import { VERSION } from './version';
 import { defaultUiDir, webUi } from './ui/static';
 
@@ -46,6 +47,8 @@ export function createApp(deps: Deps): Koa {
   mount(app, ['/api/v1', '/api/v2'], authRoutes(deps));
   mount(app, ['/api/boxyard'], adminRoutes(deps));
   mount(app, ['/api/v1', '/api/v2'], registryRoutes(deps));
+  mount(app, ['/api/v2'], ...agentsApiRoutes({ ...deps.agents, config: deps.config }));
+  mount(app, ['/api/agent'], ...agentProtocolRoutes({ ...deps.agents, config: deps.config }));
   // Last: the catalog's /:org/:box matches any two-segment path.
   app.use(catalogRoutes(deps).routes());
   return app;

@@ -13,6 +13,7 @@ import { createSmsSender } from './auth/sms-sender';
 import { LoginLimiter } from './http/rate-limit';
 import { RegistryRepository } from './registry/repository';
 import { RegistryService } from './registry/service';
+import { buildAgentServices, watchdogIntervalMs } from './agents/services';
 
 export interface DepsOptions {
   clock?: Clock;
@@ -36,12 +37,15 @@ export function buildDeps(config: Config, opts: DepsOptions = {}) {
   const settings = new SettingsService(accountRepo, { maintenance: config.maintenance });
   const loginLimiter = new LoginLimiter(config.loginAttempts);
   const registry = new RegistryService(new RegistryRepository(db), accounts, clock, ids);
+  const agents = buildAgentServices(db, accounts, clock, ids, config);
 
   const closers: Array<() => Promise<void> | void> = [];
+  closers.push(agents.watchdog.start(watchdogIntervalMs(config), (err) => log.error({ err }, 'agent watchdog tick failed')));
   return {
     config, log, clock, ids, store, db,
     accounts, tokens, twoFactor, settings, loginLimiter,
     registry,
+    agents,
     /** Background work (watchdogs, garbage collection) registers its stop function here. */
     onClose: (fn: () => Promise<void> | void) => { closers.push(fn); },
     async close() {
