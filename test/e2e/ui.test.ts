@@ -1,0 +1,134 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import * as OTPAuth from 'otpauth';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium && process.env.CI === 'true') {
+  throw new Error(`The UI end-to-end test is mandatory in CI but ${CHROMIUM} is missing: apt-get install -y chromium`);
+}
+
+/** The daemon serves renderer/dist; build it once when a fresh checkout has none. */
+function ensureUiBuilt(): void {
+  if (existsSync(join(ROOT, 'renderer/dist/index.html'))) return;
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts'], { cwd: ROOT, stdio: 'inherit' });
+}
+
+async function signIn(page: Page, url: string, login: string, password: string): Promise<void> {
+  await page.goto(`${url}/`);
+  await page.getByLabel('Username or e-mail').fill(login);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
+  let daemon: TestDaemon;
+  let browser: Browser;
+  let page: Page;
+  const shots = mkdtempSync(join(tmpdir(), 'boxyard-ui-shots-'));
+
+  beforeAll(async () => {
+    ensureUiBuilt();
+    daemon = await startTestDaemon();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(15_000);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await daemon?.stop();
+  });
+
+  it('redirects / to the UI and signs in with a password', async () => {
+    await signIn(page, daemon.url, ADMIN.username, ADMIN.password);
+    await page.getByRole('heading', { name: 'Boxes' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/ui/boxes');
+    await page.locator('.topbar .who', { hasText: ADMIN.username }).waitFor();
+  });
+
+  it('creates a box, a version and an external provider, releases it and shows the vagrant snippet', async (ctx) => {
+    const probe = await daemon.http.withToken(daemon.adminToken).get(`/api/v1/user/${ADMIN.username}`);
+    if (probe.status === 404 && probe.text.includes('No route')) ctx.skip(); // the box registry API is not wired yet
+
+    await page.getByRole('link', { name: 'New box' }).click();
+    await page.getByLabel('Name').fill('e2e-box');
+    await page.getByLabel('Short description').fill('Made by the UI test');
+    await page.getByRole('button', { name: 'Create box' }).click();
+    await page.getByRole('heading', { name: `${ADMIN.username}/e2e-box` }).waitFor();
+
+    await page.getByPlaceholder('Version, e.g. 1.0.0').fill('1.0.0');
+    await page.getByRole('button', { name: 'Create version' }).click();
+    const version = page.getByRole('article', { name: 'Version 1.0.0' });
+    await version.getByText('unreleased').waitFor();
+
+    await version.getByRole('button', { name: 'Add provider' }).click();
+    await version.getByRole('textbox', { name: 'URL', exact: true }).fill('https://example.invalid/e2e/virtualbox.box');
+    await version.getByLabel('Checksum (optional)').fill('a'.repeat(64));
+    await version.getByRole('button', { name: 'Add provider' }).click();
+    await version.getByRole('cell', { name: 'virtualbox' }).waitFor();
+
+    await version.getByRole('button', { name: 'Release' }).click();
+    await version.getByText('active', { exact: true }).waitFor();
+    const snippet = await page.getByLabel('vagrant box add', { exact: true }).textContent();
+    expect(snippet).toBe(`VAGRANT_SERVER_URL=${daemon.url} vagrant box add ${ADMIN.username}/e2e-box`);
+
+    // What the UI did is what the API holds.
+    const box = await daemon.http.withToken(daemon.adminToken).get(`/api/v1/box/${ADMIN.username}/e2e-box`);
+    expect(box.status).toBe(200);
+    expect(box.json.versions[0]).toMatchObject({ version: '1.0.0', status: 'active' });
+    expect(box.json.versions[0].providers[0]).toMatchObject({ name: 'virtualbox', original_url: 'https://example.invalid/e2e/virtualbox.box' });
+    await page.screenshot({ path: join(shots, 'box.png'), fullPage: true });
+  });
+
+  it('creates an organization, an agent pool and a token whose secret is shown once', async (ctx) => {
+    await page.getByRole('link', { name: 'Organizations' }).click();
+    await page.getByPlaceholder('Name').fill('e2e-org');
+    await page.getByRole('button', { name: 'Create organization' }).click();
+    await page.getByRole('link', { name: 'e2e-org' }).waitFor();
+
+    const probe = await daemon.http.withToken(daemon.adminToken).get('/api/v2/organizations/e2e-org/agent-pools');
+    if (probe.status === 404 && probe.text.includes('No route')) ctx.skip(); // the agent-pools API is not wired yet
+
+    await page.getByRole('link', { name: 'Agent pools' }).click();
+    await page.getByPlaceholder('Pool name').fill('e2e-pool');
+    await page.getByRole('button', { name: 'Create pool' }).click();
+    await page.getByRole('link', { name: 'e2e-pool' }).click();
+    await page.getByRole('heading', { name: 'e2e-org / e2e-pool' }).waitFor();
+
+    await page.getByPlaceholder('Description').fill('lab agents');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const secret = (await page.getByLabel('agent token', { exact: true }).textContent()) ?? '';
+    expect(secret.length).toBeGreaterThan(20);
+    await page.getByRole('cell', { name: 'lab agents' }).waitFor();
+    await page.getByRole('heading', { name: 'Agents' }).waitFor();
+    await page.screenshot({ path: join(shots, 'pool.png'), fullPage: true });
+  });
+
+  it('asks for the two-factor code when the account has an authenticator', async () => {
+    const alice = await daemon.user('alice');
+    const begin = await alice.http.post('/api/boxyard/two-factor/totp');
+    const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(begin.json.two_factor.secret) });
+    expect((await alice.http.post('/api/boxyard/two-factor/totp/confirm', { two_factor: { code: totp.generate({ timestamp: Date.now() - 30_000 }) } })).status).toBe(200);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signIn(page, daemon.url, 'alice', 'alice-password');
+    await page.getByLabel('Two-factor code').fill('000000');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    await page.getByLabel('Two-factor code').fill(totp.generate());
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('.topbar .who', { hasText: 'alice' }).waitFor();
+    await page.screenshot({ path: join(shots, 'after-2fa.png'), fullPage: true });
+    process.stdout.write(`UI screenshots: ${shots}\n`);
+  });
+});
