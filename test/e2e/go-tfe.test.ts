@@ -1,0 +1,100 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
+
+/** go-tfe 0.11.1's own tests from the Debian package golang-github-hashicorp-go-tfe-dev (CLIENTS.md §5). */
+const GOPATH = '/usr/share/gocode';
+const GO_TFE = join(GOPATH, 'src/github.com/hashicorp/go-tfe');
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function which(cmd: string): string | undefined {
+  try {
+    return execFileSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const go = which('go');
+const available = go !== undefined && existsSync(join(GO_TFE, 'agent_pool_test.go'));
+if (!available && process.env.CI === 'true') {
+  throw new Error('The go-tfe end-to-end test is mandatory in CI: apt-get install -y golang-go golang-github-hashicorp-go-tfe-dev');
+}
+
+/** Every subtest of go-tfe's TestAgentPools*; all must run and pass. */
+const EXPECTED = [
+  'TestAgentPoolsList', 'TestAgentPoolsList/without_list_options', 'TestAgentPoolsList/with_list_options', 'TestAgentPoolsList/without_a_valid_organization',
+  'TestAgentPoolsCreate', 'TestAgentPoolsCreate/with_valid_options', 'TestAgentPoolsCreate/when_options_is_missing_name', 'TestAgentPoolsCreate/with_an_invalid_organization',
+  'TestAgentPoolsRead', 'TestAgentPoolsRead/when_the_agent_pool_exists', 'TestAgentPoolsRead/when_the_agent_pool_does_not_exist', 'TestAgentPoolsRead/without_a_valid_agent_pool_ID',
+  'TestAgentPoolsUpdate', 'TestAgentPoolsUpdate/with_valid_options', 'TestAgentPoolsUpdate/when_updating_the_name', 'TestAgentPoolsUpdate/without_a_valid_agent_pool_ID',
+  'TestAgentPoolsDelete', 'TestAgentPoolsDelete/with_valid_options', 'TestAgentPoolsDelete/when_the_agent_pool_does_not_exist', 'TestAgentPoolsDelete/when_the_agent_pool_ID_is_invalid',
+];
+
+/** The compiled test binary, cached under node_modules/.cache keyed by the package and Go versions. */
+function testBinary(): string {
+  let pkg = 'unknown';
+  try {
+    pkg = execFileSync('dpkg-query', ['-W', '-f', '${Version}', 'golang-github-hashicorp-go-tfe-dev'], { encoding: 'utf8' });
+  } catch { /* not a Debian system: the Go version and source path still key the cache */ }
+  const goVersion = execFileSync(go!, ['version'], { encoding: 'utf8' });
+  const key = createHash('sha256').update(`${pkg}\n${goVersion}\n${GO_TFE}`).digest('hex').slice(0, 16);
+  const dir = join(ROOT, 'node_modules/.cache/boxyard-go-tfe', key);
+  const bin = join(dir, 'gotfe.test');
+  if (existsSync(bin)) return bin;
+  mkdirSync(dir, { recursive: true });
+  const cache = mkdtempSync(join(tmpdir(), 'boxyard-gocache-'));
+  const partial = `${bin}.${process.pid}.partial`;
+  try {
+    execFileSync(go!, ['test', '-c', '-o', partial, 'github.com/hashicorp/go-tfe'], {
+      cwd: dir, stdio: 'pipe', timeout: 180_000,
+      env: { ...process.env, GO111MODULE: 'off', GOPATH, GOCACHE: cache, GOFLAGS: '' },
+    });
+    renameSync(partial, bin);
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+  return bin;
+}
+
+function run(bin: string, env: Record<string, string>, pattern: string): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, ['-test.run', pattern, '-test.v', '-test.count', '1', '-test.timeout', '120s'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c) => { out += c; });
+    child.stderr.on('data', (c) => { out += c; });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+describe.skipIf(!available)("go-tfe's own agent pool tests against Boxyard", () => {
+  let daemon: TestDaemon;
+  let token: string;
+  beforeAll(async () => {
+    daemon = await startTestDaemon();
+    // A plain user, not an administrator: go-tfe creates its organizations (it owns them) and
+    // works within the default agent-pool-limit of 1, because its helpers delete each pool
+    // before creating the next one in the same organization.
+    token = (await daemon.user('gotfe')).token;
+  }, 240_000);
+  afterAll(async () => { await daemon?.stop(); });
+
+  it('runs TestAgentPools* and every subtest passes', async () => {
+    const bin = testBinary();
+    const { code, out } = await run(bin, { TFE_ADDRESS: daemon.url, TFE_TOKEN: token }, '^TestAgentPools');
+    const passed = [...out.matchAll(/--- PASS: (\S+)/g)].map((m) => m[1]);
+    const failed = [...out.matchAll(/--- FAIL: (\S+)/g)].map((m) => m[1]);
+    expect(failed, out).toEqual([]);
+    expect(code, out).toBe(0);
+    expect(passed.sort()).toEqual([...EXPECTED].sort());
+    // The helpers' cleanups deleted every organization they created, and with it every pool.
+    const orgs = await daemon.http.withToken(token).get('/api/v2/organizations');
+    expect(orgs.status).toBe(200);
+    expect(orgs.json.data).toEqual([]);
+  }, 240_000);
+});
