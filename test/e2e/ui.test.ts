@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import * as OTPAuth from 'otpauth';
+import tar from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 
@@ -19,6 +21,17 @@ if (!haveChromium && process.env.CI === 'true') {
 function ensureUiBuilt(): void {
   if (existsSync(join(ROOT, 'renderer/dist/index.html'))) return;
   execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts'], { cwd: ROOT, stdio: 'inherit' });
+}
+
+/** A minimal valid .box: a tar holding metadata.json (what `vagrant package` makes, minus the disk). */
+async function boxFile(provider: string): Promise<Buffer> {
+  const pack = tar.pack();
+  pack.entry({ name: 'metadata.json' }, JSON.stringify({ provider }));
+  pack.entry({ name: 'disk.img' }, Buffer.alloc(256 * 1024, 7));
+  pack.finalize();
+  const chunks: Buffer[] = [];
+  for await (const c of pack) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
 }
 
 async function signIn(page: Page, url: string, login: string, password: string): Promise<void> {
@@ -90,6 +103,36 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await page.screenshot({ path: join(shots, 'box.png'), fullPage: true });
   });
 
+  it('uploads a box file for a new provider with a progress bar and shows its checksum', async (ctx) => {
+    const box = `/api/v1/box/${ADMIN.username}/e2e-box`;
+    const admin = daemon.http.withToken(daemon.adminToken);
+    await page.getByPlaceholder('Version, e.g. 1.0.0').fill('1.1.0');
+    await page.getByRole('button', { name: 'Create version' }).click();
+    const version = page.getByRole('article', { name: 'Version 1.1.0' });
+    await version.getByText('unreleased').waitFor();
+    const probe = await admin.get(`${box}/version/1.1.0/provider/libvirt/upload`);
+    if (probe.status === 404 && probe.text.includes('No route')) ctx.skip(); // uploads are not wired yet
+
+    const file = await boxFile('libvirt');
+    await version.getByRole('button', { name: 'Add provider' }).click();
+    await version.getByLabel('Provider', { exact: true }).fill('libvirt');
+    await version.getByLabel('Upload a .box file').check();
+    await version.getByLabel('Box file', { exact: true }).setInputFiles({ name: 'libvirt.box', mimeType: 'application/octet-stream', buffer: file });
+    // A local upload finishes too fast to catch on screen: record that the progress bar was shown at all.
+    await page.evaluate(() => {
+      const w = window as unknown as { sawProgress: boolean };
+      w.sawProgress = false;
+      new MutationObserver(() => { if (document.querySelector('progress')) w.sawProgress = true; }).observe(document.body, { childList: true, subtree: true });
+    });
+    await version.getByRole('button', { name: 'Create and upload' }).click();
+    const sha256 = createHash('sha256').update(file).digest('hex');
+    await version.getByText(`sha256:${sha256}`).waitFor();
+    await version.getByRole('cell', { name: 'uploaded' }).waitFor();
+    expect(await page.evaluate(() => (window as unknown as { sawProgress: boolean }).sawProgress)).toBe(true);
+    const provider = await admin.get(`${box}/version/1.1.0/provider/libvirt`);
+    expect(provider.json).toMatchObject({ name: 'libvirt', hosted: true, checksum: sha256, checksum_type: 'sha256' });
+  });
+
   it('creates an organization, an agent pool and a token whose secret is shown once', async (ctx) => {
     await page.getByRole('link', { name: 'Organizations' }).click();
     await page.getByPlaceholder('Name').fill('e2e-org');
@@ -110,8 +153,18 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     const secret = (await page.getByLabel('agent token', { exact: true }).textContent()) ?? '';
     expect(secret.length).toBeGreaterThan(20);
     await page.getByRole('cell', { name: 'lab agents' }).waitFor();
-    await page.getByRole('heading', { name: 'Agents' }).waitFor();
+
+    // An agent registers with the token: the page polls and shows it live, then lets an exited one be deleted.
+    const agentHttp = daemon.http.withToken(secret);
+    const reg = await agentHttp.post('/api/agent/register', { name: 'e2e-agent' });
+    expect(reg.status).toBe(201);
+    const agentRow = page.getByRole('row', { name: /e2e-agent/ });
+    await agentRow.getByText('idle', { exact: true }).waitFor();
+    expect((await agentHttp.post(`/api/agent/agents/${reg.json.agent.id}/status`, { status: 'exited' })).status).toBe(200);
+    await agentRow.getByText('exited', { exact: true }).waitFor();
     await page.screenshot({ path: join(shots, 'pool.png'), fullPage: true });
+    await agentRow.getByRole('button', { name: 'Delete' }).click();
+    await agentRow.waitFor({ state: 'detached' });
   });
 
   it('asks for the two-factor code when the account has an authenticator', async () => {
