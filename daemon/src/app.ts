@@ -11,6 +11,8 @@ import { authRoutes } from './auth/routes';
 import { adminRoutes } from './auth/admin-routes';
 import { registryRoutes } from './registry/routes';
 import { catalogRoutes } from './registry/catalog-routes';
+import { uploadApiRoutes, uploadPutRoutes } from './blobs/upload-routes';
+import { downloadRoutes } from './blobs/download-routes';
 import { agentProtocolRoutes, agentsApiRoutes } from './agents/routes';
 import { VERSION } from './version';
 import { defaultUiDir, webUi } from './ui/static';
@@ -46,7 +48,12 @@ export function createApp(deps: Deps): Koa {
 
   mount(app, ['/api/v1', '/api/v2'], authRoutes(deps));
   mount(app, ['/api/boxyard'], adminRoutes(deps));
+  // Before the registry: its `…/provider/:name/:arch` would take `upload` for an architecture.
+  mount(app, ['/api/v1', '/api/v2'], uploadApiRoutes(deps));
   mount(app, ['/api/v1', '/api/v2'], registryRoutes(deps));
+  // Upload PUTs and box downloads, before the catalog's /:org/:box catch-all.
+  app.use(uploadPutRoutes(deps).routes());
+  app.use(downloadRoutes(deps).routes());
   mount(app, ['/api/v2'], ...agentsApiRoutes({ ...deps.agents, config: deps.config }));
   mount(app, ['/api/agent'], ...agentProtocolRoutes({ ...deps.agents, config: deps.config }));
   // Last: the catalog's /:org/:box matches any two-segment path.

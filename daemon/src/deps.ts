@@ -13,6 +13,7 @@ import { createSmsSender } from './auth/sms-sender';
 import { LoginLimiter } from './http/rate-limit';
 import { RegistryRepository } from './registry/repository';
 import { RegistryService } from './registry/service';
+import { buildBlobs } from './blobs/build';
 import { buildAgentServices, watchdogIntervalMs } from './agents/services';
 
 export interface DepsOptions {
@@ -41,11 +42,13 @@ export function buildDeps(config: Config, opts: DepsOptions = {}) {
 
   const closers: Array<() => Promise<void> | void> = [];
   closers.push(agents.watchdog.start(watchdogIntervalMs(config), (err) => log.error({ err }, 'agent watchdog tick failed')));
+  const blobs = buildBlobs({ config, db, registry, clock, ids, log });
   return {
     config, log, clock, ids, store, db,
     accounts, tokens, twoFactor, settings, loginLimiter,
     registry,
     agents,
+    blobStore: blobs.blobStore, uploads: blobs.uploads, blobCollector: blobs.blobCollector,
     /** Background work (watchdogs, garbage collection) registers its stop function here. */
     onClose: (fn: () => Promise<void> | void) => { closers.push(fn); },
     async close() {

@@ -17,6 +17,8 @@ export interface RunningDaemon {
 export async function startDaemon(config: Config, opts: DepsOptions = {}): Promise<RunningDaemon> {
   const deps = buildDeps(config, opts);
   const admin = await deps.accounts.ensureAdmin(config.adminUsername, config.adminPassword);
+  // Only the daemon collects garbage: CLI commands open the same data folder while it runs.
+  deps.onClose(await deps.blobCollector.start());
   const app = createApp(deps);
   const server = createServer(app.callback());
   // Multi-gigabyte uploads and downloads: no whole-request timeout, only an idle one.

@@ -1,3 +1,27 @@
-/** Tables of this feature, as Kysely sees them (filled in with the feature). */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface BlobTables {}
+import type { Generated } from 'kysely';
+import type { ChecksumType } from '../registry/tables';
+
+export type UploadKind = 'plain' | 'direct';
+export type UploadState = 'open' | 'receiving' | 'received' | 'done';
+
+export interface UploadSessionsTable {
+  id: string;
+  /** SHA-256 of the secret in the upload URL; the secret itself is never stored. */
+  secret_hash: string;
+  provider_id: string;
+  kind: UploadKind;
+  state: Generated<UploadState>;
+  checksum: string | null;
+  checksum_type: ChecksumType | null;
+  /** Set once a direct upload's PUT is stored, until its callback attaches it. */
+  blob_sha256: string | null;
+  blob_size: number | null;
+  created_at: string;
+  updated_at: string;
+  expires_at: string;
+}
+
+/** Tables of the blobs feature, as Kysely sees them. */
+export interface BlobTables {
+  upload_sessions: UploadSessionsTable;
+}

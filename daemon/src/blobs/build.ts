@@ -1,0 +1,28 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { Clock } from '../lib/clock';
+import type { IdGen } from '../lib/ids';
+import type { Database } from '../store/schema';
+import { BlobCollector } from './collector';
+import { FsBlobStore } from './fs-blob-store';
+import { UploadRepository } from './upload-repository';
+import { UploadService, type RegistryForBlobs } from './upload-service';
+
+export interface BlobsWiring {
+  config: Pick<Config, 'dataDir' | 'uploadTtlHours'>;
+  db: Kysely<Database>;
+  registry: RegistryForBlobs;
+  clock: Clock;
+  ids: IdGen;
+  log: Logger;
+}
+
+/** The blobs feature's services (called once from deps.ts). The daemon starts `blobCollector`. */
+export function buildBlobs(w: BlobsWiring) {
+  const blobStore = new FsBlobStore(w.config.dataDir);
+  const uploadRepo = new UploadRepository(w.db);
+  const uploads = new UploadService(uploadRepo, blobStore, w.registry, w.clock, w.ids, w.config.uploadTtlHours);
+  const blobCollector = new BlobCollector(blobStore, uploadRepo, w.registry, w.clock, w.log);
+  return { blobStore, uploads, blobCollector };
+}

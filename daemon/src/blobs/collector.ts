@@ -1,0 +1,94 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../lib/clock';
+import type { BlobStore } from './blob-store';
+import type { UploadRepository } from './upload-repository';
+import type { RegistryForBlobs } from './upload-service';
+
+export interface CollectResult {
+  blobs: string[];
+  uploads: string[];
+  sessions: number;
+}
+
+export interface CollectOptions {
+  /** Spare blobs and staging folders touched this recently (a commit racing the collection). */
+  graceMs?: number;
+}
+
+/**
+ * Garbage collection: blobs no provider (and no stored direct upload awaiting its callback)
+ * points at, staging folders of uploads that are not streaming, and used or expired sessions.
+ * Work left by an earlier process (a crash mid-upload) is recognised by its time: it is older than
+ * `start()`, which only the daemon calls (CLI commands open the same data folder while it runs).
+ */
+export class BlobCollector {
+  private startedAt: Date;
+  private running: Promise<CollectResult> | null = null;
+
+  constructor(
+    private readonly blobs: BlobStore,
+    private readonly uploads: UploadRepository,
+    private readonly registry: RegistryForBlobs,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly defaultGraceMs = 10 * 60_000,
+  ) {
+    this.startedAt = clock.now();
+  }
+
+  /** One collection at a time: a call during a run waits for that run. */
+  run(opts: CollectOptions = {}): Promise<CollectResult> {
+    this.running ??= this.collect(opts.graceMs ?? this.defaultGraceMs).finally(() => { this.running = null; });
+    return this.running;
+  }
+
+  /** Collects once (before the daemon listens, so crash leftovers go first), then every `intervalMs`. */
+  async start(intervalMs = 60 * 60_000): Promise<() => Promise<void>> {
+    this.startedAt = this.clock.now();
+    await this.run();
+    const timer = setInterval(() => {
+      this.run().catch((err: unknown) => this.log.error({ err }, 'garbage collection failed'));
+    }, intervalMs);
+    timer.unref();
+    return async () => {
+      clearInterval(timer);
+      await this.running?.catch(() => undefined);
+    };
+  }
+
+  private async collect(graceMs: number): Promise<CollectResult> {
+    const now = this.clock.now();
+    await this.uploads.reopenReceiving(this.startedAt.toISOString());
+    const sessions = await this.uploads.deleteFinished(now.toISOString());
+    const cutoff = now.getTime() - graceMs;
+    const uploads = await this.collectStaging(cutoff);
+    const blobs = await this.collectBlobs(cutoff);
+    if (blobs.length || uploads.length || sessions) this.log.info({ blobs: blobs.length, uploads: uploads.length, sessions }, 'garbage collected');
+    return { blobs, uploads, sessions };
+  }
+
+  private async collectStaging(cutoff: number): Promise<string[]> {
+    const streaming = await this.uploads.liveIds();
+    const removed: string[] = [];
+    for await (const s of this.blobs.listStaged()) {
+      const fromEarlierProcess = s.modifiedAt < this.startedAt;
+      if (streaming.has(s.uploadId) && !fromEarlierProcess) continue;
+      if (!fromEarlierProcess && s.modifiedAt.getTime() > cutoff) continue;
+      await this.blobs.discard(s.uploadId);
+      removed.push(s.uploadId);
+    }
+    return removed;
+  }
+
+  private async collectBlobs(cutoff: number): Promise<string[]> {
+    const referenced = await this.registry.referencedBlobDigests();
+    for (const d of await this.uploads.pendingDigests()) referenced.add(d);
+    const removed: string[] = [];
+    for await (const b of this.blobs.list()) {
+      if (referenced.has(b.sha256) || b.modifiedAt.getTime() > cutoff) continue;
+      await this.blobs.remove(b.sha256);
+      removed.push(b.sha256);
+    }
+    return removed;
+  }
+}

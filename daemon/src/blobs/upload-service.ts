@@ -1,0 +1,127 @@
+import type { Readable } from 'node:stream';
+import type { Principal } from '../auth/accounts-service';
+import type { Clock } from '../lib/clock';
+import type { IdGen } from '../lib/ids';
+import { sha256Hex, safeEqual } from '../lib/crypto';
+import { BadRequestError, ConflictError, NotFoundError } from '../http/errors';
+import type { ProviderRef } from '../registry/access';
+import type { RegistryService } from '../registry/service';
+import { SizeMismatchError, type BlobStore, type StagedBlob } from './blob-store';
+import type { UploadKind } from './tables';
+import type { UploadRepository, UploadSessionRow } from './upload-repository';
+
+/** What the blobs feature needs from the registry (its contract, see RegistryService). */
+export type RegistryForBlobs = Pick<RegistryService, 'resolveProvider' | 'attachBlob' | 'countDownload' | 'referencedBlobDigests'>;
+
+/** Absolute URL roots: the daemon's base, and base + the API version of the request. */
+export interface UploadLinks { base: string; api: string }
+
+export interface PreparedUpload { upload_path: string; callback?: string }
+
+const seg = encodeURIComponent;
+const GONE = 'This upload URL is unknown, expired or already used. Ask for a new one with GET …/provider/PROVIDER/upload.';
+
+/** Errors of the request stream itself: the client went away before the body was complete. */
+function isClientAbort(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as Error | undefined)?.message === 'aborted';
+}
+
+/**
+ * Upload sessions: an unguessable URL per request (the secret is the capability, so the PUT needs
+ * no token), single-use, expiring after `ttlHours`. A failed PUT leaves the URL usable for a retry;
+ * only a stored upload uses it up.
+ */
+export class UploadService {
+  constructor(
+    private readonly repo: UploadRepository,
+    private readonly blobs: BlobStore,
+    private readonly registry: RegistryForBlobs,
+    private readonly clock: Clock,
+    private readonly ids: IdGen,
+    private readonly ttlHours: number,
+  ) {}
+
+  private now = () => this.clock.now().toISOString();
+
+  async prepare(p: Principal, ref: ProviderRef, kind: UploadKind, links: UploadLinks): Promise<PreparedUpload> {
+    const { provider } = await this.registry.resolveProvider(p, ref, 'manage');
+    const secret = this.ids.secret(32);
+    const id = this.ids.id('upl');
+    const now = this.clock.now();
+    await this.repo.insert({
+      id, secret_hash: sha256Hex(secret), provider_id: provider.id, kind,
+      checksum: provider.checksum?.toLowerCase() ?? null, checksum_type: provider.checksum_type,
+      blob_sha256: null, blob_size: null,
+      created_at: now.toISOString(), updated_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + this.ttlHours * 3_600_000).toISOString(),
+    });
+    const upload_path = `${links.base}/uploads/${secret}`;
+    if (kind === 'plain') return { upload_path };
+    const arch = ref.architecture === undefined ? '' : `/${seg(ref.architecture)}`;
+    const providerPath = `/box/${seg(ref.username)}/${seg(ref.box)}/version/${seg(ref.version)}/provider/${seg(ref.provider)}${arch}`;
+    return { upload_path, callback: `${links.api}${providerPath}/upload/direct/${id}` };
+  }
+
+  /** The upload PUT: streams, verifies and stores the file; a plain upload is attached at once. */
+  async receive(secret: string, body: Readable, contentLength: number | undefined): Promise<void> {
+    const s = await this.liveSession(secret);
+    if (!(await this.repo.transition(s.id, 'open', { state: 'receiving', updated_at: this.now() }))) {
+      throw new ConflictError('Another upload to this URL is in progress. Wait for it, or ask for a new upload URL.');
+    }
+    try {
+      const staged = await this.blobs.write(s.id, body, {
+        algorithms: s.checksum_type ? [s.checksum_type] : [],
+        expectedSize: contentLength,
+      });
+      this.verify(s, staged);
+      const blob = await this.blobs.commit(staged);
+      if (s.kind === 'plain') {
+        await this.registry.attachBlob(s.provider_id, blob);
+        await this.repo.transition(s.id, 'receiving', { state: 'done', blob_sha256: blob.sha256, blob_size: blob.size, updated_at: this.now() });
+      } else {
+        await this.repo.transition(s.id, 'receiving', { state: 'received', blob_sha256: blob.sha256, blob_size: blob.size, updated_at: this.now() });
+      }
+    } catch (err) {
+      await this.blobs.discard(s.id);
+      await this.repo.transition(s.id, 'receiving', { state: 'open', updated_at: this.now() });
+      throw this.explain(err);
+    }
+  }
+
+  /** The direct upload's authenticated callback: points the provider at the stored file. */
+  async finishDirect(p: Principal, ref: ProviderRef, uploadId: string): Promise<void> {
+    const { provider } = await this.registry.resolveProvider(p, ref, 'manage');
+    const s = await this.repo.byId(uploadId);
+    if (!s || s.provider_id !== provider.id || s.kind !== 'direct' || s.state === 'done') {
+      throw new NotFoundError(`No pending direct upload "${uploadId}" for this provider. Ask for a new one with GET …/upload/direct.`);
+    }
+    if (s.state !== 'received' || !s.blob_sha256 || s.blob_size === null) {
+      throw new ConflictError('The box file has not been uploaded yet: PUT it to the upload_path first, then call the callback.');
+    }
+    await this.registry.attachBlob(provider.id, { sha256: s.blob_sha256, size: s.blob_size });
+    await this.repo.transition(s.id, 'received', { state: 'done', updated_at: this.now() });
+  }
+
+  private async liveSession(secret: string): Promise<UploadSessionRow> {
+    const s = await this.repo.bySecretHash(sha256Hex(secret));
+    if (!s || s.expires_at <= this.now() || s.state === 'received' || s.state === 'done') throw new NotFoundError(GONE);
+    return s;
+  }
+
+  private verify(s: UploadSessionRow, staged: StagedBlob): void {
+    if (!s.checksum || !s.checksum_type) return;
+    const actual = staged.digests[s.checksum_type] ?? '';
+    if (!safeEqual(actual, s.checksum)) {
+      throw new ConflictError(`Checksum mismatch: the uploaded file's ${s.checksum_type} is ${actual}, but the provider declares ${s.checksum}. The upload was discarded; upload the right file or fix the provider's checksum.`);
+    }
+  }
+
+  private explain(err: unknown): unknown {
+    if (err instanceof SizeMismatchError) {
+      return new BadRequestError(`The upload ended after ${err.received} of the ${err.expected} bytes announced in Content-Length. Nothing was stored; upload the file again.`);
+    }
+    if (isClientAbort(err)) return new BadRequestError('The upload connection closed before the whole file arrived. Nothing was stored; upload the file again.');
+    return err;
+  }
+}

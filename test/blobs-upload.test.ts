@@ -1,0 +1,169 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDaemon, type TestDaemon } from './helpers/daemon';
+import type { HttpClient } from './helpers/http';
+import { createBox } from './helpers/registry';
+import { hostedProvider, providerRow, storedBlobs } from './helpers/blobs';
+import { rawGet, rawPut, truncatedPut } from './helpers/upload';
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
+
+let d: TestDaemon;
+let alice: { token: string; http: HttpClient };
+let bob: { token: string; http: HttpClient };
+
+beforeAll(async () => {
+  d = await startTestDaemon();
+  alice = await d.user('alice');
+  bob = await d.user('bob');
+  await createBox(alice.http, 'alice', 'up');
+});
+afterAll(() => d.stop());
+
+describe('plain upload (GET …/upload, PUT finalizes)', () => {
+  it('stores the file content-addressed and points the provider at it', async () => {
+    const api = await hostedProvider(alice.http, 'alice', 'up', '1.0.0');
+    const prep = await alice.http.get(`${api}/upload`);
+    expect(prep.status).toBe(200);
+    expect(Object.keys(prep.json)).toEqual(['upload_path']);
+    expect(prep.json.upload_path).toMatch(new RegExp(`^${d.url}/uploads/[A-Za-z0-9_-]{40,}$`));
+
+    const file = randomBytes(300_000);
+    // Packer's non-direct upload: the binary as application/json, with its Bearer header.
+    const put = await rawPut(prep.json.upload_path, file, { 'content-type': 'application/json', authorization: `Bearer ${alice.token}` });
+    expect(put.status).toBe(200);
+    const row = await providerRow(d, 'up', '1.0.0');
+    expect(row).toMatchObject({ blob_sha256: sha256(file), size: file.length });
+    expect(await storedBlobs(d)).toContain(sha256(file));
+    expect(readdirSync(join(d.dataDir, 'uploads'))).toEqual([]);
+
+    const again = await rawPut(prep.json.upload_path, file);
+    expect(again.status).toBe(404);
+    expect(JSON.parse(again.text)).toEqual({ errors: [expect.stringMatching(/unknown, expired or already used/)], success: false });
+  });
+
+  it('gives a new URL each time and accepts chunked bodies with Expect: 100-continue', async () => {
+    const api = await hostedProvider(alice.http, 'alice', 'up', '1.0.1');
+    const a = (await alice.http.get(`${api}/upload`)).json.upload_path;
+    const b = (await alice.http.get(`${api}/upload`)).json.upload_path;
+    expect(a).not.toBe(b);
+    const file = randomBytes(200_000);
+    const chunks = [file.subarray(0, 70_000), file.subarray(70_000, 150_000), file.subarray(150_000)];
+    const put = await rawPut(b, Readable.from(chunks), { expect: '100-continue', 'transfer-encoding': 'chunked' });
+    expect(put.status).toBe(200);
+    expect(await providerRow(d, 'up', '1.0.1')).toMatchObject({ blob_sha256: sha256(file), size: file.length });
+  });
+
+  it('builds upload links from the request Host when no public URL is configured', async () => {
+    const api = await hostedProvider(alice.http, 'alice', 'up', '1.0.2');
+    const raw = await rawGet(`${d.url}${api}/upload/direct`, { host: 'boxes.lan:9999', authorization: `Bearer ${alice.token}` });
+    expect(raw.status).toBe(200);
+    const r = { json: JSON.parse(raw.text) };
+    expect(r.json.upload_path.startsWith('http://boxes.lan:9999/uploads/')).toBe(true);
+    expect(r.json.callback.startsWith('http://boxes.lan:9999/api/v1/box/alice/up/version/1.0.2/provider/virtualbox/upload/direct/')).toBe(true);
+  });
+
+  it('needs a token and the right to manage the box to prepare, and changes nothing otherwise', async () => {
+    const api = await hostedProvider(alice.http, 'alice', 'up', '1.0.3');
+    expect((await d.http.get(`${api}/upload`)).status).toBe(401);
+    const other = await bob.http.get(`${api}/upload`);
+    expect(other.status).toBe(403);
+    expect(other.json.success).toBe(false);
+    expect((await alice.http.get(`${api.replace('1.0.3', '9.9.9')}/upload`)).status).toBe(404);
+    const n = await d.deps.db.selectFrom('upload_sessions').select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('provider_id', '=', (await providerRow(d, 'up', '1.0.3')).id).executeTakeFirstOrThrow();
+    expect(Number(n.n)).toBe(0);
+  });
+});
+
+describe('direct upload (GET …/upload/direct, PUT, then the callback finalizes)', () => {
+  it('stores on PUT and attaches only on the authenticated callback', async () => {
+    const api = await hostedProvider(alice.http, 'alice', 'up', '2.0.0');
+    const prep = await alice.http.get(`${api}/upload/direct`);
+    expect(prep.status).toBe(200);
+    expect(Object.keys(prep.json).sort()).toEqual(['callback', 'upload_path']);
+    const callback = new URL(prep.json.callback);
+    expect(callback.pathname).toMatch(/^\/api\/v1\/box\/alice\/up\/version\/2\.0\.0\/provider\/virtualbox\/upload\/direct\/upl-\w+$/);
+
+    const early = await alice.http.put(callback.pathname);
+    expect(early.status).toBe(422);
+    expect(early.json.errors[0]).toMatch(/not been uploaded yet/);
+
+    const file = randomBytes(100_000);
+    expect((await rawPut(prep.json.upload_path, file, { 'content-length': String(file.length), expect: '100-continue' })).status).toBe(200);
+    expect((await providerRow(d, 'up', '2.0.0')).blob_sha256).toBeNull();
+    expect(await storedBlobs(d)).toContain(sha256(file));
+
+    expect((await d.http.put(callback.pathname)).status).toBe(401);
+    expect((await bob.http.put(callback.pathname)).status).toBe(403);
+    const done = await alice.http.put(callback.pathname);
+    expect(done.status).toBe(200);
+    expect(await providerRow(d, 'up', '2.0.0')).toMatchObject({ blob_sha256: sha256(file), size: file.length });
+    expect((await alice.http.put(callback.pathname)).status).toBe(404);
+  });
+
+  it('returns the callback under /api/v2 with the architecture for API v2 requests', async () => {
+    const api = await hostedProvider(alice.http, 'alice', 'up', '2.0.1', { api: 'v2', architecture: 'arm64' });
+    const prep = await alice.http.get(`${api}/upload/direct`);
+    expect(prep.status).toBe(200);
+    const callback = new URL(prep.json.callback);
+    expect(callback.pathname).toMatch(/^\/api\/v2\/box\/alice\/up\/version\/2\.0\.1\/provider\/virtualbox\/arm64\/upload\/direct\/upl-\w+$/);
+    const file = randomBytes(1000);
+    expect((await rawPut(prep.json.upload_path, file)).status).toBe(200);
+    expect((await alice.http.put(callback.pathname)).status).toBe(200);
+    expect(await providerRow(d, 'up', '2.0.1', 'arm64')).toMatchObject({ blob_sha256: sha256(file) });
+  });
+});
+
+describe('refused uploads leave the provider as it was', () => {
+  it('verifies a declared checksum: a mismatch is 422 and stores nothing', async () => {
+    const file = randomBytes(50_000);
+    const api = await hostedProvider(alice.http, 'alice', 'up', '3.0.0', { checksum: md5(file), checksum_type: 'md5' });
+    const url = (await alice.http.get(`${api}/upload`)).json.upload_path;
+    const wrong = randomBytes(50_000);
+    const bad = await rawPut(url, wrong);
+    expect(bad.status).toBe(422);
+    expect(JSON.parse(bad.text)).toEqual({ errors: [expect.stringContaining(`md5 is ${md5(wrong)}, but the provider declares ${md5(file)}`)], success: false });
+    expect((await providerRow(d, 'up', '3.0.0')).blob_sha256).toBeNull();
+    expect(await storedBlobs(d)).not.toContain(sha256(wrong));
+    // The URL was not used up by the failed attempt.
+    expect((await rawPut(url, file)).status).toBe(200);
+    expect((await providerRow(d, 'up', '3.0.0')).blob_sha256).toBe(sha256(file));
+  });
+
+  it('refuses a body shorter than its Content-Length (connection dropped)', async () => {
+    const api = await hostedProvider(alice.http, 'alice', 'up', '3.0.1');
+    const url = (await alice.http.get(`${api}/upload`)).json.upload_path;
+    const part = randomBytes(10_000);
+    const before = await storedBlobs(d);
+    await truncatedPut(url, 1_000_000, part);
+    const providerId = (await providerRow(d, 'up', '3.0.1')).id;
+    await waitFor(async () => {
+      const s = await d.deps.db.selectFrom('upload_sessions').select('state').where('provider_id', '=', providerId).executeTakeFirstOrThrow();
+      return s.state === 'open';
+    });
+    expect((await providerRow(d, 'up', '3.0.1')).blob_sha256).toBeNull();
+    expect(await storedBlobs(d)).toEqual(before);
+    expect(readdirSync(join(d.dataDir, 'uploads'))).toEqual([]);
+  });
+
+  it('answers 404 for an unknown upload URL', async () => {
+    const r = await rawPut(`${d.url}/uploads/${'x'.repeat(43)}`, Buffer.from('data'));
+    expect(r.status).toBe(404);
+    const junk = await rawPut(`${d.url}/uploads/..%2F..%2Fetc`, Buffer.from('data'));
+    expect(junk.status).toBe(404);
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('condition not met in time');
+}
