@@ -1,0 +1,63 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ADMIN } from './daemon';
+
+const BIN = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'bin', 'boxyard.mjs');
+
+export interface SpawnedDaemon {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  /** Everything the process printed so far (stdout and stderr). */
+  output(): string;
+  /** Sends a signal and waits for the process to exit. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** A free TCP port on 127.0.0.1 (closed again before the daemon binds it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The real daemon as a child process (`node bin/boxyard.mjs serve`), for tests that must kill it:
+ * crash safety, restarts on the same data folder. Resolves once it prints its listening line.
+ */
+export async function spawnDaemon(opts: { dataDir: string; port?: number; env?: Record<string, string> }): Promise<SpawnedDaemon> {
+  const port = opts.port ?? (await freePort());
+  const child = spawn(process.execPath, [BIN, 'serve', '--data', opts.dataDir, '--port', String(port), '--host', '127.0.0.1'], {
+    env: { ...process.env, BOXYARD_ADMIN_USERNAME: ADMIN.username, BOXYARD_ADMIN_PASSWORD: ADMIN.password, BOXYARD_LOG_LEVEL: 'warn', BOXYARD_REQUESTS_PER_MINUTE: '0', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`daemon did not start in time:\n${out}`)), 30_000);
+    const onData = (b: Buffer) => {
+      out += b.toString();
+      if (out.includes('Boxyard listening on')) { clearTimeout(timer); resolve(); }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`daemon exited with ${code}:\n${out}`)); });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    child,
+    output: () => out,
+    async kill(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
