@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,9 +17,18 @@ if (!haveChromium && process.env.CI === 'true') {
   throw new Error(`The UI end-to-end test is mandatory in CI but ${CHROMIUM} is missing: apt-get install -y chromium`);
 }
 
-/** The daemon serves renderer/dist; build it once when a fresh checkout has none. */
+/** Newest modification time under a folder (the renderer's sources). */
+function newestMtime(dir: string): number {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .reduce((max, e) => Math.max(max, statSync(join(e.parentPath, e.name)).mtimeMs), 0);
+}
+
+/** The daemon serves renderer/dist: build it when it is missing or older than the sources. */
 function ensureUiBuilt(): void {
-  if (existsSync(join(ROOT, 'renderer/dist/index.html'))) return;
+  const index = join(ROOT, 'renderer/dist/index.html');
+  const sources = Math.max(newestMtime(join(ROOT, 'renderer/src')), statSync(join(ROOT, 'renderer/index.html')).mtimeMs);
+  if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
   execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts'], { cwd: ROOT, stdio: 'inherit' });
 }
 
@@ -165,6 +174,32 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await page.screenshot({ path: join(shots, 'pool.png'), fullPage: true });
     await agentRow.getByRole('button', { name: 'Delete' }).click();
     await agentRow.waitFor({ state: 'detached' });
+  });
+
+  it('runs a workspace on the pool and limits the pool to that workspace', async (ctx) => {
+    const admin = daemon.http.withToken(daemon.adminToken).withContentType('application/vnd.api+json');
+    const pools = await admin.get('/api/v2/organizations/e2e-org/agent-pools');
+    if (pools.status !== 200) ctx.skip(); // the agent-pools API is not wired yet
+    const poolId: string = pools.json.data[0].id;
+
+    await page.getByRole('link', { name: 'Organizations' }).click();
+    await page.getByRole('link', { name: 'e2e-org' }).click();
+    await page.getByPlaceholder('Workspace name').fill('e2e-ws');
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    await page.getByLabel('Agent pool of e2e-ws').selectOption({ label: 'agent pool e2e-pool' });
+    await expect.poll(async () => (await admin.get('/api/v2/organizations/e2e-org/workspaces')).json.data[0].attributes)
+      .toMatchObject({ name: 'e2e-ws', 'execution-mode': 'agent', 'agent-pool-id': poolId });
+
+    await page.goto(`${daemon.url}/ui/agent-pools/e2e-org/${poolId}`);
+    await page.getByLabel('Every workspace of e2e-org').uncheck();
+    await page.getByRole('list', { name: 'Allowed workspaces' }).getByText('runs here').waitFor();
+    await page.getByRole('checkbox', { name: 'e2e-ws' }).check();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(async () => (await admin.get(`/api/v2/agent-pools/${poolId}`)).json.data).toMatchObject({
+      attributes: { 'organization-scoped': false },
+      relationships: { 'allowed-workspaces': { data: [{ type: 'workspaces' }] } },
+    });
+    await page.screenshot({ path: join(shots, 'pool-scope.png'), fullPage: true });
   });
 
   it('asks for the two-factor code when the account has an authenticator', async () => {

@@ -38,3 +38,17 @@ export const deleteAgent = (api: Fetcher, id: string) => api(apiPath(`${V2}/agen
 
 /** Agents in these states can be deleted (412 otherwise); the others are still alive. */
 export const DELETABLE_AGENT = new Set(['unknown', 'errored', 'exited']);
+
+/** Who may use a pool: the whole organization, or only the listed workspaces (the list replaces the old one). */
+export const setPoolScope = (api: Fetcher, id: string, organizationScoped: boolean, allowedWorkspaceIds: string[]) =>
+  load(api, one(AgentPool), apiPath(`${V2}/agent-pools`, id), {
+    ...J,
+    method: 'PATCH',
+    body: {
+      data: {
+        type: 'agent-pools',
+        attributes: { 'organization-scoped': organizationScoped },
+        relationships: { 'allowed-workspaces': { data: allowedWorkspaceIds.map((w) => ({ type: 'workspaces', id: w })) } },
+      },
+    },
+  }).then((r) => r.data);

@@ -66,12 +66,16 @@ export type ApiToken = z.infer<typeof ApiToken>;
 export const resource = <A extends z.ZodType>(attributes: A) =>
   z.object({ id: z.string(), type: z.string(), attributes });
 
+const ToMany = z.object({ data: z.array(z.object({ id: z.string() })).nullish() }).nullish();
+
 export const AgentPool = resource(z.object({
   name: z.string(),
   'organization-scoped': z.boolean().nullish(),
   'agent-count': z.number().nullish(),
   'created-at': str,
-}));
+})).extend({
+  relationships: z.object({ workspaces: ToMany, 'allowed-workspaces': ToMany }).nullish(),
+});
 export type AgentPool = z.infer<typeof AgentPool>;
 
 export const AgentToken = resource(z.object({
@@ -89,6 +93,18 @@ export const Agent = resource(z.object({
   'last-ping-at': str,
 }));
 export type Agent = z.infer<typeof Agent>;
+
+export const Workspace = resource(z.object({
+  name: z.string(),
+  description: str,
+  'execution-mode': str,
+  'agent-pool-id': str,
+  'created-at': str,
+}));
+export type Workspace = z.infer<typeof Workspace>;
+
+/** The ids in a JSON:API to-many relationship, or none. */
+export const idsOf = (rel: { data?: Array<{ id: string }> | null } | null | undefined): string[] => (rel?.data ?? []).map((r) => r.id);
 
 export const one = <T extends z.ZodType>(t: T) => z.object({ data: t });
 export const many = <T extends z.ZodType>(t: T) => z.object({ data: z.array(t) });

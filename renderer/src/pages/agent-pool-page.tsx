@@ -4,6 +4,7 @@ import { DELETABLE_AGENT, deleteAgent, deletePool, getPool, listAgents } from '.
 import { useSession } from '../api/session';
 import { ErrorNote, Loading, Section, StatusBadge, confirmed, formatTime, useAction } from '../components/ui';
 import { AgentTokens } from '../components/agent-tokens';
+import { PoolScope } from '../components/pool-scope';
 
 /** Agents report every few seconds; poll so their status is live without a reload. */
 const AGENT_POLL_MS = 3_000;
@@ -54,6 +55,7 @@ export function AgentPoolPage() {
       </div>
       <ErrorNote error={remove.error} />
       <p className="muted">{p['organization-scoped'] === false ? 'Only selected workspaces' : 'Every workspace of the organization'} may use this pool. Created {formatTime(p['created-at'])}. Id <code>{poolId}</code>.</p>
+      <PoolScope org={org} pool={pool.data} />
       <AgentTokens poolId={poolId} />
       <Agents poolId={poolId} />
     </>

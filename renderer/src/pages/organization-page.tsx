@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { getOrganization, removeMember, setMember } from '../api/accounts';
 import { useSession } from '../api/session';
 import { ErrorNote, Loading, Section, confirmed, formatTime, useAction } from '../components/ui';
+import { Workspaces } from '../components/workspaces';
 
 type Role = 'owner' | 'member';
 
@@ -52,6 +53,7 @@ export function OrganizationPage() {
           <button type="submit" disabled={put.isPending}>Add member</button>
         </form>
       </Section>
+      <Workspaces org={name} />
     </>
   );
 }
