@@ -1,0 +1,49 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError, errorMessages, makeFetcher } from '../../renderer/src/api/client';
+
+describe('the UI fetch helper', () => {
+  it('reads both error dialects', () => {
+    expect(errorMessages({ errors: ['Box not found.'], success: false })).toEqual(['Box not found.']);
+    expect(errorMessages({ errors: [{ status: '404', title: 'not found', detail: 'Pool "x" not found.' }] })).toEqual(['Pool "x" not found.']);
+    expect(errorMessages({ errors: [{ status: '412', title: 'precondition failed' }] })).toEqual(['precondition failed']);
+    expect(errorMessages({ message: 'no errors key' })).toEqual([]);
+    expect(errorMessages(null)).toEqual([]);
+  });
+
+  describe('against a server', () => {
+    let server: Server;
+    let base: string;
+    const seen: Array<{ auth?: string; type?: string; accept?: string }> = [];
+    beforeAll(async () => {
+      server = createServer((req, res) => {
+        seen.push({ auth: req.headers.authorization, type: req.headers['content-type'], accept: req.headers.accept });
+        if (req.url === '/ok') return void res.end('{"ok":true}');
+        if (req.url === '/401') { res.statusCode = 401; return void res.end('{"errors":["Invalid token."],"success":false}'); }
+        res.statusCode = 412;
+        res.setHeader('content-type', 'application/vnd.api+json');
+        res.end('{"errors":[{"status":"412","title":"precondition failed","detail":"The agent is still busy."}]}');
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    afterAll(() => { server.close(); });
+
+    it('sends the token and the right media type, and turns errors into ApiError', async () => {
+      let signedOut = 0;
+      const api = makeFetcher('tok', () => { signedOut += 1; });
+      await expect(api(`${base}/ok`, { method: 'POST', body: {} })).resolves.toEqual({ ok: true });
+      expect(seen.at(-1)).toEqual({ auth: 'Bearer tok', type: 'application/json', accept: 'application/json' });
+
+      const busy = await api(`${base}/412`, { method: 'DELETE', jsonapi: true }).catch((e: unknown) => e);
+      expect(busy).toBeInstanceOf(ApiError);
+      expect(busy).toMatchObject({ status: 412, message: 'The agent is still busy.' });
+      expect(seen.at(-1)?.accept).toBe('application/vnd.api+json');
+      expect(signedOut).toBe(0);
+
+      await expect(api(`${base}/401`)).rejects.toMatchObject({ status: 401, message: 'Invalid token.' });
+      expect(signedOut).toBe(1);
+    });
+  });
+});
