@@ -202,6 +202,31 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await page.screenshot({ path: join(shots, 'pool-scope.png'), fullPage: true });
   });
 
+  it('settings: an API token shown once, authenticator setup, maintenance on and off', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByPlaceholder('What is it for?').fill('ci scripts');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const token = (await page.getByLabel('API token', { exact: true }).textContent()) ?? '';
+    expect((await daemon.http.withToken(token).get('/api/v1/authenticate')).json).toEqual({ user: { username: ADMIN.username } });
+    await page.getByRole('cell', { name: 'ci scripts' }).waitFor();
+
+    await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    await page.getByRole('img', { name: 'QR code for your authenticator app' }).waitFor();
+    const secret = (await page.getByLabel('TOTP secret', { exact: true }).textContent()) ?? '';
+    expect(await page.getByLabel('otpauth URL', { exact: true }).textContent()).toMatch(/^otpauth:\/\/totp\//);
+    await page.screenshot({ path: join(shots, 'settings.png'), fullPage: true });
+    await page.getByPlaceholder('123456').fill(new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate());
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('button', { name: 'Switch off authenticator' }).waitFor();
+
+    await page.getByRole('button', { name: 'Switch maintenance on' }).click();
+    await page.getByRole('button', { name: 'Switch maintenance off' }).waitFor();
+    expect((await daemon.http.get('/api/v1/search')).status).toBe(503);
+    await page.getByRole('button', { name: 'Switch maintenance off' }).click();
+    await page.getByRole('button', { name: 'Switch maintenance on' }).waitFor();
+    expect((await daemon.http.get('/api/v1/search')).status).toBe(200);
+  });
+
   it('asks for the two-factor code when the account has an authenticator', async () => {
     const alice = await daemon.user('alice');
     const begin = await alice.http.post('/api/boxyard/two-factor/totp');

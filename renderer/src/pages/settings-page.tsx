@@ -14,7 +14,7 @@ function Maintenance() {
   return (
     <Section title="Maintenance mode">
       <ErrorNote error={settings.error ?? toggle.error} />
-      <p>While it is on, the APIs answer 503 to every client; this page keeps working. It is <strong>{on ? 'on' : 'off'}</strong>.</p>
+      <p>While it is on, the APIs answer 503 to every client; the web UI stays reachable so an administrator can switch it off here. It is <strong>{on ? 'on' : 'off'}</strong>.</p>
       {admin
         ? <button type="button" className={on ? 'primary' : 'danger'} disabled={!settings.data || toggle.isPending} onClick={() => toggle.mutate(!on)}>{on ? 'Switch maintenance off' : 'Switch maintenance on'}</button>
         : <p className="muted">Only administrators can switch it.</p>}
