@@ -37,12 +37,12 @@ export function OrganizationPage() {
               <tr key={m.username}>
                 <td>{m.username}</td>
                 <td>{m.role}</td>
-                <td className="row">
+                <td><div className="row">
                   <button type="button" className="small" onClick={() => put.mutate({ username: m.username, role: m.role === 'owner' ? 'member' : 'owner' })}>
                     {m.role === 'owner' ? 'Make member' : 'Make owner'}
                   </button>
                   <button type="button" className="danger small" onClick={() => confirmed(`Remove ${m.username} from ${name}`) && remove.mutate(m.username)}>Remove</button>
-                </td>
+                </div></td>
               </tr>
             ))}
           </tbody>
