@@ -101,6 +101,17 @@ describe('GET /ORG/boxes/BOX/versions/V/providers/P/ARCH/vagrant.box', () => {
   });
 });
 
+describe('providers with an external url', () => {
+  it('redirect the hosted download path to that url', async () => {
+    const api = await hostedProvider(alice.http, 'alice', 'pub', '7.0.0');
+    expect((await alice.http.put(api, { provider: { url: 'https://mirror.example/pub-7.box' } })).status).toBe(200);
+    const arch = (await providerRow(d, 'pub', '7.0.0')).architecture;
+    const r = await d.http.get(`/alice/boxes/pub/versions/7.0.0/providers/virtualbox/${arch}/vagrant.box`);
+    expect(r.status).toBe(302);
+    expect(r.headers.get('location')).toBe('https://mirror.example/pub-7.box');
+  });
+});
+
 describe('private boxes', () => {
   const file = randomBytes(4096);
   let path: string;

@@ -151,6 +151,24 @@ describe('refused uploads leave the provider as it was', () => {
     expect(readdirSync(join(d.dataDir, 'uploads'))).toEqual([]);
   });
 
+  it('refuses a second PUT to a URL while the first is streaming', async () => {
+    const api = await hostedProvider(alice.http, 'alice', 'up', '3.0.2');
+    const url = (await alice.http.get(`${api}/upload`)).json.upload_path;
+    const file = randomBytes(20_000);
+    const slow = new Readable({ read() { /* pushed by the test */ } });
+    const first = rawPut(url, slow, { 'content-length': String(file.length) });
+    slow.push(file.subarray(0, 10_000));
+    const providerId = (await providerRow(d, 'up', '3.0.2')).id;
+    await waitFor(async () => (await d.deps.db.selectFrom('upload_sessions').select('state').where('provider_id', '=', providerId).executeTakeFirstOrThrow()).state === 'receiving');
+    const second = await rawPut(url, randomBytes(100));
+    expect(second.status).toBe(422);
+    expect(JSON.parse(second.text).errors[0]).toMatch(/in progress/);
+    slow.push(file.subarray(10_000));
+    slow.push(null);
+    expect((await first).status).toBe(200);
+    expect((await providerRow(d, 'up', '3.0.2')).blob_sha256).toBe(sha256(file));
+  });
+
   it('answers 404 for an unknown upload URL', async () => {
     const r = await rawPut(`${d.url}/uploads/${'x'.repeat(43)}`, Buffer.from('data'));
     expect(r.status).toBe(404);
