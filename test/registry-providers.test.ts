@@ -92,7 +92,7 @@ describe('reading providers', () => {
     const missing = await d.http.get(`${V2}/provider/libvirt/s390x`);
     expect(missing.status).toBe(404);
     expect(missing.json.errors[0]).toMatch(/no provider "libvirt" for architecture "s390x"/);
-    const invalid = await d.http.get(`${V2}/provider/libvirt/upload`);
+    const invalid = await d.http.get(`${V2}/provider/libvirt/x86_64`);
     expect(invalid.status).toBe(404);
     expect(invalid.json.errors[0]).toMatch(/not an architecture/);
     expect((await d.http.get(`${V1}/provider/docker`)).status).toBe(404);

@@ -49,7 +49,8 @@ export function uploadApiRoutes(d: UploadRouteDeps): Router {
   return r;
 }
 
-const UploadParams = z.object({ secret: z.string().min(1).max(128) });
+// No length limit: any unknown secret is simply not found (404), never a validation error.
+const UploadParams = z.object({ secret: z.string().min(1) });
 
 /**
  * The upload PUT target, outside /api so no JSON body parser ever reads it (Packer sends the box
