@@ -55,6 +55,7 @@ describe('plain upload (GET …/upload, PUT finalizes)', () => {
     const chunks = [file.subarray(0, 70_000), file.subarray(70_000, 150_000), file.subarray(150_000)];
     const put = await rawPut(b, Readable.from(chunks), { expect: '100-continue', 'transfer-encoding': 'chunked' });
     expect(put.status).toBe(200);
+    expect(put.continued).toBe(true);
     expect(await providerRow(d, 'up', '1.0.1')).toMatchObject({ blob_sha256: sha256(file), size: file.length });
   });
 
@@ -174,6 +175,13 @@ describe('refused uploads leave the provider as it was', () => {
     expect(r.status).toBe(404);
     const junk = await rawPut(`${d.url}/uploads/..%2F..%2Fetc`, Buffer.from('data'));
     expect(junk.status).toBe(404);
+  });
+
+  it('refuses a stale URL before the body is sent when the client expects 100-continue', async () => {
+    const r = await rawPut(`${d.url}/uploads/${'y'.repeat(43)}`, randomBytes(1_000_000), { expect: '100-continue', 'content-length': '1000000' });
+    expect(r.status).toBe(404);
+    expect(r.continued).toBe(false);
+    expect(JSON.parse(r.text).success).toBe(false);
   });
 });
 

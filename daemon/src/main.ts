@@ -21,6 +21,12 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
   deps.onClose(await deps.blobCollector.start());
   const app = createApp(deps);
   const server = createServer(app.callback());
+  // `Expect: 100-continue`: upload PUTs send "100 Continue" themselves once the upload URL checks
+  // out (blobs/upload-routes.ts), so a stale URL is refused before the client sends gigabytes.
+  server.on('checkContinue', (req, res) => {
+    if (!req.url?.startsWith('/uploads/')) res.writeContinue();
+    server.emit('request', req, res);
+  });
   // Multi-gigabyte uploads and downloads: no whole-request timeout, only an idle one.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;

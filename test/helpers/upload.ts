@@ -4,6 +4,8 @@ import { Readable } from 'node:stream';
 
 export interface RawResponse {
   status: number;
+  /** The server sent "100 Continue" (only asked for with `Expect: 100-continue`). */
+  continued?: boolean;
   headers: Record<string, string | string[] | undefined>;
   text: string;
 }
@@ -15,15 +17,16 @@ export interface RawResponse {
 export function rawPut(url: string, body: Buffer | Readable, headers: Record<string, string> = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const expectContinue = Object.keys(headers).some((h) => h.toLowerCase() === 'expect');
+    let continued = false;
     const req = request(url, { method: 'PUT', headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, continued, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', reject);
     });
     req.on('error', reject);
     const send = () => (Buffer.isBuffer(body) ? req.end(body) : body.pipe(req));
-    if (expectContinue) req.on('continue', send);
+    if (expectContinue) req.on('continue', () => { continued = true; send(); });
     else send();
   });
 }

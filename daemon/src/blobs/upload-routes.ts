@@ -55,13 +55,15 @@ const UploadParams = z.object({ secret: z.string().min(1) });
 /**
  * The upload PUT target, outside /api so no JSON body parser ever reads it (Packer sends the box
  * file as `Content-Type: application/json`). The secret in the path is the capability: no token.
- * Node answers `Expect: 100-continue` itself; chunked bodies have no Content-Length to check.
+ * Chunked bodies have no Content-Length to check.
  */
 export function uploadPutRoutes(d: Pick<UploadRouteDeps, 'uploads'>): Router {
   const r = new Router();
   r.put('/uploads/:secret', validated({ params: UploadParams }, async (ctx, { params }) => {
     const declared = ctx.get('transfer-encoding') ? undefined : ctx.get('content-length');
-    await d.uploads.receive(params.secret, ctx.req, declared ? Number(declared) : undefined);
+    // The daemon leaves `Expect: 100-continue` to this route (main.ts): invite the body only now.
+    const accept = () => { if (/100-continue/i.test(ctx.get('expect'))) ctx.res.writeContinue(); };
+    await d.uploads.receive(params.secret, ctx.req, declared ? Number(declared) : undefined, accept);
     ctx.status = 200;
     ctx.body = { success: true };
   }));

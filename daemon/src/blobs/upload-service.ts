@@ -63,13 +63,17 @@ export class UploadService {
     return { upload_path, callback: `${links.api}${providerPath}/upload/direct/${id}` };
   }
 
-  /** The upload PUT: streams, verifies and stores the file; a plain upload is attached at once. */
-  async receive(secret: string, body: Readable, contentLength: number | undefined): Promise<void> {
+  /**
+   * The upload PUT: streams, verifies and stores the file; a plain upload is attached at once.
+   * `accepted` runs once the URL checks out, before the body is read (to send "100 Continue").
+   */
+  async receive(secret: string, body: Readable, contentLength: number | undefined, accepted: () => void = () => {}): Promise<void> {
     const s = await this.liveSession(secret);
     if (!(await this.repo.transition(s.id, 'open', { state: 'receiving', updated_at: this.now() }))) {
       throw new ConflictError('Another upload to this URL is in progress. Wait for it, or ask for a new upload URL.');
     }
     try {
+      accepted();
       const staged = await this.blobs.write(s.id, body, {
         algorithms: s.checksum_type ? [s.checksum_type] : [],
         expectedSize: contentLength,
