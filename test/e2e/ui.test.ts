@@ -29,7 +29,12 @@ function ensureUiBuilt(): void {
   const index = join(ROOT, 'renderer/dist/index.html');
   const sources = Math.max(newestMtime(join(ROOT, 'renderer/src')), statSync(join(ROOT, 'renderer/index.html')).mtimeMs);
   if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts'], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    // vitest sets NODE_ENV=test, which would make vite bundle React's development build.
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
 }
 
 /** A minimal valid .box: a tar holding metadata.json (what `vagrant package` makes, minus the disk). */
@@ -140,6 +145,17 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     expect(await page.evaluate(() => (window as unknown as { sawProgress: boolean }).sawProgress)).toBe(true);
     const provider = await admin.get(`${box}/version/1.1.0/provider/libvirt`);
     expect(provider.json).toMatchObject({ name: 'libvirt', hosted: true, checksum: sha256, checksum_type: 'sha256' });
+
+    // A provider made elsewhere without its file (or whose upload broke off) offers the upload on its row.
+    expect((await admin.post(`${box}/version/1.1.0/providers`, { provider: { name: 'qemu', architecture: 'arm64' } })).status).toBeLessThan(300);
+    await page.reload();
+    const row = version.getByRole('row', { name: /qemu/ });
+    await row.getByLabel('Waiting for a file: upload').waitFor();
+    await page.screenshot({ path: join(shots, 'box-waiting.png'), fullPage: true });
+    const qemu = await boxFile('qemu');
+    await row.getByLabel('Waiting for a file: upload').setInputFiles({ name: 'qemu.box', mimeType: 'application/octet-stream', buffer: qemu });
+    await row.getByRole('cell', { name: 'uploaded' }).waitFor();
+    expect((await admin.get(`${box}/version/1.1.0/provider/qemu/arm64`)).json).toMatchObject({ hosted: true, checksum: createHash('sha256').update(qemu).digest('hex') });
   });
 
   it('creates an organization, an agent pool and a token whose secret is shown once', async (ctx) => {

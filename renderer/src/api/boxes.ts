@@ -1,11 +1,14 @@
 import { apiPath, type Fetcher } from './client';
+import { z } from 'zod';
 import { Box, BoxList, Namespace, Provider, Version, load } from './wire';
 
 const V1 = '/api/v1';
 export const boxPath = (user: string, name: string) => apiPath(`${V1}/box`, user, name);
 export const versionPath = (user: string, name: string, version: string) => `${boxPath(user, name)}/version/${encodeURIComponent(version)}`;
-export const providerPath = (user: string, name: string, version: string, provider: string) =>
-  `${versionPath(user, name, version)}/provider/${encodeURIComponent(provider)}`;
+/** A provider; with an architecture the path names that entry, without it the default-architecture one. */
+export interface ProviderRef { user: string; name: string; version: string; provider: string; architecture?: string | null }
+export const providerPath = (r: ProviderRef) =>
+  `${versionPath(r.user, r.name, r.version)}/provider/${encodeURIComponent(r.provider)}${r.architecture ? `/${encodeURIComponent(r.architecture)}` : ''}`;
 
 export const searchBoxes = (api: Fetcher, q: string) =>
   load(api, BoxList, `${V1}/search?${new URLSearchParams({ q, limit: '100', sort: 'updated' })}`).then((r) => r.boxes);
@@ -15,8 +18,7 @@ export const namespaceBoxes = (api: Fetcher, username: string) =>
 
 export const getBox = (api: Fetcher, user: string, name: string) => load(api, Box, boxPath(user, name));
 
-export const getProvider = (api: Fetcher, user: string, name: string, version: string, provider: string) =>
-  load(api, Provider, providerPath(user, name, version, provider));
+export const getProvider = (api: Fetcher, ref: ProviderRef) => load(api, Provider, providerPath(ref));
 
 export interface NewBox { username: string; name: string; short_description: string; description: string; is_private: boolean }
 export const createBox = (api: Fetcher, box: NewBox) => load(api, Box, `${V1}/boxes`, { method: 'POST', body: { box } });
@@ -32,11 +34,10 @@ export const setVersionStatus = (api: Fetcher, user: string, name: string, versi
 export interface NewProvider { name: string; url?: string; checksum?: string; checksum_type?: string; architecture?: string }
 export const createProvider = (api: Fetcher, user: string, name: string, version: string, provider: NewProvider) =>
   load(api, Provider, `${versionPath(user, name, version)}/providers`, { method: 'POST', body: { provider } });
-export const deleteProvider = (api: Fetcher, user: string, name: string, version: string, provider: string) =>
-  api(providerPath(user, name, version, provider), { method: 'DELETE' });
+export const deleteProvider = (api: Fetcher, ref: ProviderRef) => api(providerPath(ref), { method: 'DELETE' });
 
-export const prepareUpload = (api: Fetcher, user: string, name: string, version: string, provider: string) =>
-  api<{ upload_path: string }>(`${providerPath(user, name, version, provider)}/upload`);
+export const prepareUpload = (api: Fetcher, ref: ProviderRef) =>
+  load(api, z.object({ upload_path: z.string() }), `${providerPath(ref)}/upload`);
 
 /**
  * PUTs a file to an upload URL with XHR, because fetch() cannot report upload progress.

@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react';
+import { useRef, useState, type ReactNode } from 'react';
 import { useMutation, useQueryClient, type QueryKey } from '@tanstack/react-query';
 
 /** An error from a query or mutation, in words. */
@@ -12,18 +12,37 @@ export function Loading({ what }: { what: string }) {
   return <p className="muted">Loading {what}…</p>;
 }
 
+/**
+ * Copies text. Browsers offer the Clipboard API only on secure origins (https, localhost), and a
+ * LAN daemon is usually plain http: there, select the text and use the older copy command.
+ */
+async function copyText(value: string, el: HTMLElement | null): Promise<boolean> {
+  if (navigator.clipboard && window.isSecureContext) {
+    await navigator.clipboard.writeText(value);
+    return true;
+  }
+  if (!el) return false;
+  const range = document.createRange();
+  range.selectNodeContents(el);
+  const selection = window.getSelection();
+  selection?.removeAllRanges();
+  selection?.addRange(range);
+  return document.execCommand('copy');
+}
+
 /** Text shown in a code block with a Copy button (snippets, secrets). */
 export function CopyField({ value, label }: { value: string; label: string }) {
-  const [copied, setCopied] = useState(false);
+  const [state, setState] = useState<'idle' | 'copied' | 'select'>('idle');
+  const ref = useRef<HTMLElement>(null);
   const copy = async () => {
-    await navigator.clipboard.writeText(value);
-    setCopied(true);
-    setTimeout(() => setCopied(false), 1500);
+    const ok = await copyText(value, ref.current).catch(() => false);
+    setState(ok ? 'copied' : 'select');
+    setTimeout(() => setState('idle'), 2000);
   };
   return (
     <div className="copy-field">
-      <code aria-label={label}>{value}</code>
-      <button type="button" onClick={() => void copy()}>{copied ? 'Copied' : 'Copy'}</button>
+      <code ref={ref} aria-label={label}>{value}</code>
+      <button type="button" onClick={() => void copy()}>{state === 'copied' ? 'Copied' : state === 'select' ? 'Press Ctrl+C' : 'Copy'}</button>
     </div>
   );
 }

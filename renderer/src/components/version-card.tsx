@@ -1,29 +1,45 @@
 import { useQuery } from '@tanstack/react-query';
-import { deleteProvider, deleteVersion, getProvider, setVersionStatus } from '../api/boxes';
+import { deleteProvider, deleteVersion, getProvider, setVersionStatus, type ProviderRef } from '../api/boxes';
 import { useSession } from '../api/session';
 import type { Provider, Version } from '../api/wire';
 import { ErrorNote, StatusBadge, confirmed, formatTime, useAction } from './ui';
 import { ProviderForm } from './provider-form';
+import { UploadProgress, useUpload } from './use-upload';
+
+function ImageCell({ provider, refOf }: { provider: Provider; refOf: ProviderRef }) {
+  const { upload, progress, error } = useUpload();
+  if (provider.original_url) return <a href={provider.original_url}>external URL</a>;
+  // A provider without a URL is `hosted` from the start; the checksum the daemon computes shows the file arrived.
+  if (provider.checksum) return <>uploaded</>;
+  return (
+    <div className="stack">
+      <label className="upload-again">Waiting for a file: upload<input type="file" accept=".box,application/octet-stream" onChange={(e) => { const f = e.target.files?.[0]; if (f) void upload(refOf, f); }} /></label>
+      <UploadProgress progress={progress} />
+      <ErrorNote error={error} />
+    </div>
+  );
+}
 
 function ProviderRow({ user, name, version, provider }: { user: string; name: string; version: string; provider: Provider }) {
   const { api } = useSession();
+  const ref: ProviderRef = { user, name, version, provider: provider.name, architecture: provider.architecture };
   // The box document may leave checksums out (the spec has them in the read-a-provider answer only).
   const full = useQuery({
-    queryKey: ['provider', user, name, version, provider.name],
-    queryFn: () => getProvider(api, user, name, version, provider.name),
+    queryKey: ['provider', user, name, version, provider.name, provider.architecture ?? ''],
+    queryFn: () => getProvider(api, ref),
     enabled: !provider.checksum,
   });
-  const p = { ...provider, ...full.data };
-  const remove = useAction(() => deleteProvider(api, user, name, version, provider.name), [['box', user, name]]);
+  const p = { ...provider, checksum: provider.checksum ?? full.data?.checksum, checksum_type: provider.checksum_type ?? full.data?.checksum_type };
+  const remove = useAction(() => deleteProvider(api, ref), [['box', user, name]]);
   return (
     <tr>
       <td>{p.name}</td>
       <td>{p.architecture ?? '—'}{p.default_architecture ? ' (default)' : ''}</td>
-      <td>{p.hosted ? 'uploaded' : p.original_url ? <a href={p.original_url}>external URL</a> : 'waiting for upload'}</td>
+      <td><ImageCell provider={p} refOf={ref} /></td>
       <td className="mono">{p.checksum ? `${p.checksum_type ?? ''}:${p.checksum}` : '—'}</td>
-      <td>{p.download_url ? <a href={p.download_url}>download</a> : null}</td>
+      <td>{p.download_url && (p.original_url || p.checksum) ? <a href={p.download_url}>download</a> : null}</td>
       <td>
-        <button type="button" className="danger small" onClick={() => confirmed(`Delete provider ${p.name}`) && remove.mutate(undefined)}>Delete</button>
+        <button type="button" className="danger small" onClick={() => confirmed(`Delete provider ${p.name}${p.architecture ? ` (${p.architecture})` : ''}`) && remove.mutate(undefined)}>Delete</button>
         <ErrorNote error={remove.error} />
       </td>
     </tr>
