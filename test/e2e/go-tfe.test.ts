@@ -35,6 +35,27 @@ const EXPECTED = [
   'TestAgentPoolsDelete', 'TestAgentPoolsDelete/with_valid_options', 'TestAgentPoolsDelete/when_the_agent_pool_does_not_exist', 'TestAgentPoolsDelete/when_the_agent_pool_ID_is_invalid',
 ];
 
+/** go-tfe's organization tests that need only what Boxyard serves (List skips itself without TFC's seed data). */
+const ORG_PATTERN = '^TestOrganizations(Create|Read|Update|Delete)$';
+const EXPECTED_ORGS = [
+  'TestOrganizationsCreate', 'TestOrganizationsCreate/with_valid_options', 'TestOrganizationsCreate/when_no_email_is_provided',
+  'TestOrganizationsCreate/when_no_name_is_provided', 'TestOrganizationsCreate/with_invalid_name',
+  'TestOrganizationsRead', 'TestOrganizationsRead/when_the_org_exists', 'TestOrganizationsRead/when_the_org_exists/permissions_are_properly_decoded',
+  'TestOrganizationsRead/when_the_org_exists/timestamps_are_populated', 'TestOrganizationsRead/with_invalid_name', 'TestOrganizationsRead/when_the_org_does_not_exist',
+  'TestOrganizationsUpdate', 'TestOrganizationsUpdate/with_valid_options', 'TestOrganizationsUpdate/with_invalid_name', 'TestOrganizationsUpdate/when_only_updating_a_subset_of_fields',
+  'TestOrganizationsDelete', 'TestOrganizationsDelete/with_valid_options', 'TestOrganizationsDelete/with_invalid_name',
+];
+
+/** Runs the binary and checks that exactly the expected subtests ran and none failed. */
+async function expectAllPass(bin: string, env: Record<string, string>, pattern: string, expected: string[]): Promise<void> {
+  const { code, out } = await run(bin, env, pattern);
+  const passed = [...out.matchAll(/--- PASS: (\S+)/g)].map((m) => m[1]);
+  const failed = [...out.matchAll(/--- FAIL: (\S+)/g)].map((m) => m[1]);
+  expect(failed, out).toEqual([]);
+  expect(code, out).toBe(0);
+  expect(passed.sort(), out).toEqual([...expected].sort());
+}
+
 /** The compiled test binary, cached under node_modules/.cache keyed by the package and Go versions. */
 function testBinary(): string {
   let pkg = 'unknown';
@@ -85,16 +106,16 @@ describe.skipIf(!available)("go-tfe's own agent pool tests against Boxyard", () 
   afterAll(async () => { await daemon?.stop(); });
 
   it('runs TestAgentPools* and every subtest passes', async () => {
-    const bin = testBinary();
-    const { code, out } = await run(bin, { TFE_ADDRESS: daemon.url, TFE_TOKEN: token }, '^TestAgentPools');
-    const passed = [...out.matchAll(/--- PASS: (\S+)/g)].map((m) => m[1]);
-    const failed = [...out.matchAll(/--- FAIL: (\S+)/g)].map((m) => m[1]);
-    expect(failed, out).toEqual([]);
-    expect(code, out).toBe(0);
-    expect(passed.sort()).toEqual([...EXPECTED].sort());
+    await expectAllPass(testBinary(), { TFE_ADDRESS: daemon.url, TFE_TOKEN: token }, '^TestAgentPools', EXPECTED);
     // The helpers' cleanups deleted every organization they created, and with it every pool.
     const orgs = await daemon.http.withToken(token).get('/api/v2/organizations');
     expect(orgs.status).toBe(200);
+    expect(orgs.json.data).toEqual([]);
+  }, 240_000);
+
+  it('runs TestOrganizations{Create,Read,Update,Delete} and every subtest passes', async () => {
+    await expectAllPass(testBinary(), { TFE_ADDRESS: daemon.url, TFE_TOKEN: token }, ORG_PATTERN, EXPECTED_ORGS);
+    const orgs = await daemon.http.withToken(token).get('/api/v2/organizations');
     expect(orgs.json.data).toEqual([]);
   }, 240_000);
 });
