@@ -17,7 +17,7 @@ export async function makeFile(path: string, mb: number): Promise<void> {
   const chunk = randomBytes(1024 * 1024);
   const out = createWriteStream(path);
   for (let i = 0; i < mb; i++) if (!out.write(chunk)) await new Promise((r) => out.once('drain', r));
-  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  await new Promise<void>((resolve, reject) => { out.once('error', reject); out.end(() => resolve()); });
 }
 
 /** The baseline for uploads: a plain streamed copy on the same disk, fsynced like the blob store does. */
