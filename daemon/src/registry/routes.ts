@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { requireUser } from '../http/auth';
 import { validated } from '../http/validate';
-import { boxJson } from './serialize';
+import { boxJson, descriptionHtml } from './serialize';
 import { BoxParams, CreateBoxBody, SearchQuery, UpdateBoxBody, UserParams } from './schemas';
 import { caller, linksFor, type RegistryRouteDeps } from './route-helpers';
 import { versionRoutes } from './version-routes';
@@ -19,7 +19,7 @@ export function registryRoutes(d: RegistryRouteDeps): Router {
     ctx.body = {
       username: ns.name,
       avatar_url: null,
-      profile_html: profile,
+      profile_html: descriptionHtml(profile),
       profile_markdown: profile,
       boxes: boxes.map((b) => boxJson(b, links, { versions: false })),
     };
