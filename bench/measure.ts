@@ -16,7 +16,7 @@ export async function timed(fn: () => Promise<unknown>): Promise<number> {
 export async function makeFile(path: string, mb: number): Promise<void> {
   const chunk = randomBytes(1024 * 1024);
   const out = createWriteStream(path);
-  for (let i = 0; i < mb; i++) if (!out.write(chunk)) await new Promise((r) => out.once('drain', r));
+  for (let i = 0; i < mb; i++) if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
   await new Promise<void>((resolve, reject) => { out.once('error', reject); out.end(() => resolve()); });
 }
 
