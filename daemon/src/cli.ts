@@ -3,6 +3,8 @@ import { loadConfig, type Config } from './config';
 import { serve } from './main';
 import { buildDeps } from './deps';
 import { VERSION } from './version';
+import { hostname } from 'node:os';
+import { BoxyardAgent } from './agents/agent-client';
 
 /** Global options every command shares; env BOXYARD_* fills what flags leave out. */
 const withDataOptions = (c: Command) =>
@@ -97,6 +99,22 @@ export function buildCli(): Command {
   withDataOptions(token.command('revoke <id>')).action((id, o) => withDeps(o, async (d) => {
     print((await d.tokens.revoke(id)) ? `revoked ${id}` : `no token ${id}`);
   }));
+
+  program.command('agent').description('run a Boxyard agent for an agent pool (see README "Agents")')
+    .requiredOption('--url <url>', 'the daemon URL, e.g. http://boxyard.lan:4780')
+    .option('--token <token>', 'an agent token of the pool (or env BOXYARD_AGENT_TOKEN, which keeps it out of ps)')
+    .option('--name <name>', 'the agent name shown in the pool (default: this host name)')
+    .action(async (o) => {
+      const token = o.token ?? process.env.BOXYARD_AGENT_TOKEN;
+      if (!token) throw new Error('an agent token is required: --token or env BOXYARD_AGENT_TOKEN');
+      const stop = new AbortController();
+      process.once('SIGINT', () => stop.abort());
+      process.once('SIGTERM', () => stop.abort());
+      const agent = new BoxyardAgent({ url: o.url, token, name: o.name ?? hostname(), log: (line) => print(`${new Date().toISOString()} ${line}`) });
+      const exit = await agent.run(stop.signal);
+      print(`${new Date().toISOString()} agent stopped: ${exit.reason}`);
+      process.exit(exit.code);
+    });
 
   return program;
 }

@@ -1,0 +1,102 @@
+/**
+ * The Boxyard agent (`boxyard agent --url … --token …`): registers with a pool's agent token,
+ * reports its status on the interval the daemon asks for, reports `exited` when stopped with
+ * SIGINT/SIGTERM, retries with backoff while the daemon is away, and stops for good when the daemon
+ * says so (token revoked, agent errored, exited or deleted). The protocol is in README "Agents".
+ */
+
+export interface AgentClientOptions {
+  url: string;
+  token: string;
+  name?: string;
+  log: (line: string) => void;
+  /** First and longest wait between retries while the daemon cannot be reached. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** The status reported on each interval; Boxyard agents run no jobs yet, so they are idle. */
+  status?: () => 'idle' | 'busy';
+}
+
+export interface AgentExit {
+  /** 0: stopped by a signal; 2: the daemon told the agent to stop. */
+  code: 0 | 2;
+  reason: string;
+}
+
+type Answer = { kind: 'ok'; body: Record<string, unknown> } | { kind: 'stop'; reason: string } | { kind: 'aborted' };
+
+const REQUEST_TIMEOUT_MS = 10_000;
+
+/** Waits `ms`, or less when the signal fires. */
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() { clearTimeout(t); signal.removeEventListener('abort', done); resolve(); }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+export class BoxyardAgent {
+  private readonly base: string;
+  constructor(private readonly o: AgentClientOptions) {
+    this.base = o.url.replace(/\/+$/, '');
+  }
+
+  async run(signal: AbortSignal): Promise<AgentExit> {
+    const reg = await this.call('/api/agent/register', { name: this.o.name ?? null }, signal);
+    if (reg.kind === 'aborted') return { code: 0, reason: 'stopped before registering' };
+    if (reg.kind === 'stop') return { code: 2, reason: reg.reason };
+    const agent = reg.body.agent as { id: string; pool_id: string };
+    let interval = Number(reg.body.ping_interval_seconds) || 10;
+    this.o.log(`registered as ${agent.id} in pool ${agent.pool_id}; reporting every ${interval}s`);
+    const path = `/api/agent/agents/${encodeURIComponent(agent.id)}/status`;
+    for (;;) {
+      await sleep(interval * 1000, signal);
+      if (signal.aborted) break;
+      const r = await this.call(path, { status: this.o.status?.() ?? 'idle' }, signal);
+      if (r.kind === 'aborted') break;
+      if (r.kind === 'stop') return { code: 2, reason: r.reason };
+      interval = Number(r.body.ping_interval_seconds) || interval;
+    }
+    await this.attempt(path, { status: 'exited' }, AbortSignal.timeout(5_000)).catch(() => undefined);
+    this.o.log(`reported exited for ${agent.id}`);
+    return { code: 0, reason: 'stopped by signal' };
+  }
+
+  /** One request, retried with doubling backoff while the daemon is away or failing (5xx, 429). */
+  private async call(path: string, body: unknown, signal: AbortSignal): Promise<Answer> {
+    let wait = this.o.minBackoffMs ?? 500;
+    for (;;) {
+      if (signal.aborted) return { kind: 'aborted' };
+      try {
+        const answer = await this.attempt(path, body, AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]));
+        if (answer) return answer;
+      } catch (err) {
+        if (signal.aborted) return { kind: 'aborted' };
+        this.o.log(`daemon unreachable (${err instanceof Error ? err.message : String(err)}); retrying in ${wait / 1000}s`);
+      }
+      await sleep(wait, signal);
+      wait = Math.min(wait * 2, this.o.maxBackoffMs ?? 30_000);
+    }
+  }
+
+  /** An answer, or undefined for a retryable failure (logged). Throws when the daemon is unreachable. */
+  private async attempt(path: string, body: unknown, signal: AbortSignal): Promise<Answer | undefined> {
+    const res = await fetch(this.base + path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.o.token}`, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+      signal,
+    });
+    const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+    const message = Array.isArray(json.errors) ? json.errors.join('; ') : `HTTP ${res.status}`;
+    if (json.action === 'stop') return { kind: 'stop', reason: String(json.reason ?? message) };
+    if (res.ok) return { kind: 'ok', body: json };
+    if (res.status === 429 || res.status >= 500) {
+      this.o.log(`daemon answered ${res.status} (${message}); retrying`);
+      return undefined;
+    }
+    // Any other 4xx will not get better by retrying.
+    return { kind: 'stop', reason: message };
+  }
+}
