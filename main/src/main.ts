@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import type { DesktopInfo } from '../../daemon/src/contract/ipc';
+import type { DesktopInfo, DesktopSettings } from '../../daemon/src/contract/ipc';
 import { DaemonSupervisor } from './daemon-supervisor';
 import type { BrowserWindowLike, ElectronMain } from './electron-api';
 import { registerIpc } from './ipc';
@@ -9,88 +9,100 @@ import { createMainWindow } from './window';
 
 // See electron-api.ts for why Electron is required rather than imported. This file is bundled to
 // main/dist/main.cjs, so __dirname is main/dist in a checkout and in the packaged app alike.
-const electron = require('electron') as ElectronMain;
-const { app } = electron;
 const ROOT = resolve(__dirname, '..', '..');
 
-function supervisorFor(dataDir: string, onAdminPassword: (message: string) => void, onChange: () => void): DaemonSupervisor {
-  return new DaemonSupervisor({
-    // Packaged: Electron's own Node runs the daemon (native modules are rebuilt for it by
-    // electron-builder). From a checkout they are built for the system Node, so use that.
-    command: app.isPackaged ? process.execPath : (process.env.BOXYARD_NODE ?? 'node'),
-    script: join(ROOT, 'bin', 'boxyard.mjs'),
-    dataDir,
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-    onAdminPassword,
-    onChange,
-  });
-}
+/** The desktop app: one supervised daemon, one window on its /ui/, a tray icon, the settings bridge. */
+class DesktopShell {
+  private readonly dataDir: string;
+  private readonly store: SettingsStore;
+  private settings: DesktopSettings;
+  private readonly supervisor: DaemonSupervisor;
+  private win: BrowserWindowLike | null = null;
+  private tray: AppTray | null = null;
 
-function run(): void {
-  if (!app.requestSingleInstanceLock()) return app.quit();
-  const userData = app.getPath('userData');
-  const dataDir = join(userData, 'data');
-  const store = new SettingsStore(join(userData, 'settings.json'));
-  let settings = store.load();
-  let win: BrowserWindowLike | null = null;
-  let tray: AppTray | null = null;
+  constructor(private readonly electron: ElectronMain, env: Record<string, string | undefined>) {
+    const userData = electron.app.getPath('userData');
+    this.dataDir = join(userData, 'data');
+    this.store = new SettingsStore(join(userData, 'settings.json'));
+    this.settings = this.store.load();
+    this.supervisor = new DaemonSupervisor({
+      // Packaged: Electron's own Node runs the daemon (native modules are rebuilt for it by
+      // electron-builder). From a checkout they are built for the system Node, so use that.
+      command: electron.app.isPackaged ? process.execPath : (env.BOXYARD_NODE ?? 'node'),
+      script: join(ROOT, 'bin', 'boxyard.mjs'),
+      dataDir: this.dataDir,
+      env: { ...env, ELECTRON_RUN_AS_NODE: '1' },
+      onChange: (s) => this.tray?.update(s),
+      onAdminPassword: (message) =>
+        void electron.dialog.showMessageBox({ type: 'info', title: 'Boxyard', message: 'Your Boxyard administrator account', detail: message }),
+    });
+  }
 
-  const showAdminPassword = (message: string) =>
-    void electron.dialog.showMessageBox({ type: 'info', title: 'Boxyard', message: 'Your Boxyard administrator account', detail: message });
-  const supervisor = supervisorFor(dataDir, showAdminPassword, () => tray?.update(supervisor.current()));
-  const origin = () => { const u = supervisor.current().url; return u ? new URL(u).origin : null; };
-  const info = (): DesktopInfo => ({ version: app.getVersion(), dataDir, ...supervisor.current(), settings });
+  info = (): DesktopInfo => ({ version: this.electron.app.getVersion(), dataDir: this.dataDir, ...this.supervisor.current(), settings: this.settings });
+  origin = (): string | null => { const u = this.supervisor.current().url; return u ? new URL(u).origin : null; };
 
-  const openWindow = () => {
-    const url = supervisor.current().url;
+  openWindow = (): void => {
+    const url = this.supervisor.current().url;
     if (!url) return;
-    if (win && !win.isDestroyed()) {
-      if (win.isMinimized()) win.restore();
-      win.show();
-      win.focus();
+    if (this.win && !this.win.isDestroyed()) {
+      if (this.win.isMinimized()) this.win.restore();
+      this.win.show();
+      this.win.focus();
       return;
     }
-    win = createMainWindow(electron, join(__dirname, 'preload.cjs'), url, origin);
-    win.on('closed', () => { win = null; });
+    this.win = createMainWindow(this.electron, join(__dirname, 'preload.cjs'), url, this.origin);
+    this.win.on('closed', () => { this.win = null; });
   };
-  const startDaemon = async () => {
+
+  startDaemon = async (): Promise<void> => {
     try {
-      await supervisor.start(settings);
+      await this.supervisor.start(this.settings);
     } catch (e) {
-      await electron.dialog.showMessageBox({ type: 'error', title: 'Boxyard', message: 'The Boxyard daemon did not start.', detail: e instanceof Error ? e.message : String(e) });
+      const detail = e instanceof Error ? e.message : String(e);
+      await this.electron.dialog.showMessageBox({ type: 'error', title: 'Boxyard', message: 'The Boxyard daemon did not start.', detail });
     }
   };
 
-  registerIpc(electron, {
-    info,
-    saveSettings: async (next) => { settings = store.save(next); await startDaemon(); return info(); },
-    openDataDir: async () => { await electron.shell.openPath(dataDir); },
-    trustedOrigin: origin,
-  });
-
-  app.on('second-instance', openWindow);
-  app.on('activate', openWindow);
-  // Closing the window leaves the daemon serving the LAN; Quit in the tray stops everything.
-  app.on('window-all-closed', () => undefined);
-  let quitting = false;
-  app.on('before-quit', (event) => {
-    if (quitting) return;
-    event.preventDefault();
-    quitting = true;
-    void supervisor.stop().finally(() => app.exit(0));
-  });
-
-  void app.whenReady().then(async () => {
-    tray = new AppTray(electron, join(ROOT, 'main', 'assets', 'tray.png'), {
-      openWindow,
-      openInBrowser: () => { const u = supervisor.current().url; if (u) void electron.shell.openExternal(`${u}/ui/`); },
-      restartDaemon: () => void startDaemon().then(openWindow),
-      quit: () => app.quit(),
+  /** App events and IPC; call once, before the app is ready. */
+  wire(): void {
+    const { app } = this.electron;
+    registerIpc(this.electron, {
+      info: this.info,
+      saveSettings: async (next) => { this.settings = this.store.save(next); await this.startDaemon(); return this.info(); },
+      openDataDir: async () => { await this.electron.shell.openPath(this.dataDir); },
+      trustedOrigin: this.origin,
     });
-    tray.update(supervisor.current());
-    await startDaemon();
-    openWindow();
-  });
+    app.on('second-instance', this.openWindow);
+    app.on('activate', this.openWindow);
+    // Closing the window leaves the daemon serving the LAN; Quit in the tray stops everything.
+    app.on('window-all-closed', () => undefined);
+    let quitting = false;
+    app.on('before-quit', (event) => {
+      if (quitting) return;
+      event.preventDefault();
+      quitting = true;
+      void this.supervisor.stop().finally(() => app.exit(0));
+    });
+  }
+
+  async ready(): Promise<void> {
+    this.tray = new AppTray(this.electron, join(ROOT, 'main', 'assets', 'tray.png'), {
+      openWindow: this.openWindow,
+      openInBrowser: () => { const u = this.supervisor.current().url; if (u) void this.electron.shell.openExternal(`${u}/ui/`); },
+      restartDaemon: () => void this.startDaemon().then(this.openWindow),
+      quit: () => this.electron.app.quit(),
+    });
+    this.tray.update(this.supervisor.current());
+    await this.startDaemon();
+    this.openWindow();
+  }
 }
 
-run();
+const electron = require('electron') as ElectronMain;
+if (!electron.app.requestSingleInstanceLock()) {
+  electron.app.quit();
+} else {
+  const shell = new DesktopShell(electron, process.env);
+  shell.wire();
+  void electron.app.whenReady().then(() => shell.ready());
+}

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { createToken, listTokens, revokeToken } from '../api/agents';
 import { useSession } from '../api/session';
-import { CopyField, ErrorNote, Loading, Section, confirmed, formatTime, useAction } from './ui';
+import { ErrorNote, Loading, SecretOnce, Section, confirmed, formatTime, useAction } from './ui';
 
 /** A pool's agent tokens; a new token's secret is shown here once and never again. */
 export function AgentTokens({ poolId }: { poolId: string }) {
@@ -25,13 +25,7 @@ export function AgentTokens({ poolId }: { poolId: string }) {
   return (
     <Section title="Agent tokens" actions={form}>
       <ErrorNote error={create.error ?? revoke.error} />
-      {secret && (
-        <div className="secret">
-          <p><strong>Copy this token now.</strong> It is shown only once.</p>
-          <CopyField label="agent token" value={secret} />
-          <button type="button" className="link" onClick={() => setSecret(null)}>I have copied it</button>
-        </div>
-      )}
+      <SecretOnce secret={secret} label="agent token" onDone={() => setSecret(null)} />
       {tokens.isLoading ? <Loading what="tokens" /> : <ErrorNote error={tokens.error} />}
       {tokens.data?.length === 0 && <p className="muted">No tokens yet.</p>}
       {tokens.data && tokens.data.length > 0 && (

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { createApiToken, listApiTokens, revokeApiToken } from '../api/accounts';
 import { useSession } from '../api/session';
-import { CopyField, ErrorNote, Loading, Section, confirmed, formatTime, useAction } from './ui';
+import { ErrorNote, Loading, SecretOnce, Section, confirmed, formatTime, useAction } from './ui';
 
 /** The user's API tokens (for vagrant cloud, go-tfe, scripts); a new secret is shown once. */
 export function ApiTokens() {
@@ -20,13 +20,7 @@ export function ApiTokens() {
         <button type="submit" disabled={create.isPending}>Create token</button>
       </form>
       <ErrorNote error={create.error ?? revoke.error} />
-      {secret && (
-        <div className="secret">
-          <p><strong>Copy this token now.</strong> It is shown only once.</p>
-          <CopyField label="API token" value={secret} />
-          <button type="button" className="link" onClick={() => setSecret(null)}>I have copied it</button>
-        </div>
-      )}
+      <SecretOnce secret={secret} label="API token" onDone={() => setSecret(null)} />
       {tokens.isLoading ? <Loading what="tokens" /> : <ErrorNote error={tokens.error} />}
       {tokens.data && (
         <table>

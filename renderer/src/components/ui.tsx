@@ -47,6 +47,18 @@ export function CopyField({ value, label }: { value: string; label: string }) {
   );
 }
 
+/** A freshly created secret (API or agent token): shown here once, never again. */
+export function SecretOnce({ secret, label, onDone }: { secret: string | null; label: string; onDone: () => void }) {
+  if (!secret) return null;
+  return (
+    <div className="secret">
+      <p><strong>Copy this token now.</strong> It is shown only once.</p>
+      <CopyField label={label} value={secret} />
+      <button type="button" className="link" onClick={onDone}>I have copied it</button>
+    </div>
+  );
+}
+
 export function Section({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
   return (
     <section className="card">

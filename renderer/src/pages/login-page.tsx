@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client';
-import { login, requestSmsCode } from '../api/accounts';
+import { login, requestSmsCode, type Credentials } from '../api/accounts';
 import { useSession } from '../api/session';
 import { ErrorNote } from '../components/ui';
 
@@ -11,21 +11,56 @@ function twoFactorMethods(e: unknown): string[] | null {
   return tf?.delivery_methods ?? ['app'];
 }
 
-export function LoginPage() {
-  const session = useSession();
-  const [form, setForm] = useState({ login: '', password: '', code: '' });
-  const [methods, setMethods] = useState<string[] | null>(null);
+type Form = Required<Credentials>;
+type Set = (k: keyof Form) => (e: { target: { value: string } }) => void;
+
+function PasswordStep({ form, set }: { form: Form; set: Set }) {
+  return (
+    <>
+      <label>Username or e-mail<input name="login" autoComplete="username" value={form.login} onChange={set('login')} required autoFocus /></label>
+      <label>Password<input name="password" type="password" autoComplete="current-password" value={form.password} onChange={set('password')} required /></label>
+    </>
+  );
+}
+
+function CodeStep({ form, set, methods }: { form: Form; set: Set; methods: string[] }) {
+  const { api } = useSession();
   const [note, setNote] = useState('');
   const [error, setError] = useState<unknown>(null);
+  const sendSms = async () => {
+    setError(null);
+    try {
+      setNote(`A code was sent to ${(await requestSmsCode(api, form)).two_factor.obfuscated_destination}.`);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <>
+      <p>Enter the code from your {methods.includes('app') ? 'authenticator app' : 'phone'}.</p>
+      <label>Two-factor code<input name="code" inputMode="numeric" autoComplete="one-time-code" value={form.code} onChange={set('code')} required autoFocus /></label>
+      {methods.includes('sms') && <button type="button" className="link" onClick={() => void sendSms()}>Send a code by SMS</button>}
+      {note && <p className="muted">{note}</p>}
+      <ErrorNote error={error} />
+    </>
+  );
+}
+
+/** Password first; when the daemon answers 406, a second step asks for the two-factor code. */
+export function LoginPage() {
+  const session = useSession();
+  const [form, setForm] = useState<Form>({ login: '', password: '', code: '' });
+  const [methods, setMethods] = useState<string[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  const set: Set = (k) => (e) => setForm({ ...form, [k]: e.target.value });
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      const r = await login(session.api, { login: form.login, password: form.password, code: methods ? form.code : undefined });
-      session.signIn(r.token);
+      session.signIn((await login(session.api, { ...form, code: methods ? form.code : undefined })).token);
     } catch (err) {
       const m = twoFactorMethods(err);
       if (m && !methods) setMethods(m);
@@ -34,34 +69,11 @@ export function LoginPage() {
       setBusy(false);
     }
   };
-  const sendSms = async () => {
-    setError(null);
-    try {
-      const r = await requestSmsCode(session.api, form);
-      setNote(`A code was sent to ${r.two_factor.obfuscated_destination}.`);
-    } catch (err) {
-      setError(err);
-    }
-  };
-  const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
-
   return (
     <div className="login">
       <form className="card" onSubmit={(e) => void submit(e)}>
         <h1>Boxyard</h1>
-        {!methods ? (
-          <>
-            <label>Username or e-mail<input name="login" autoComplete="username" value={form.login} onChange={set('login')} required autoFocus /></label>
-            <label>Password<input name="password" type="password" autoComplete="current-password" value={form.password} onChange={set('password')} required /></label>
-          </>
-        ) : (
-          <>
-            <p>Enter the code from your {methods.includes('app') ? 'authenticator app' : 'phone'}.</p>
-            <label>Two-factor code<input name="code" inputMode="numeric" autoComplete="one-time-code" value={form.code} onChange={set('code')} required autoFocus /></label>
-            {methods.includes('sms') && <button type="button" className="link" onClick={() => void sendSms()}>Send a code by SMS</button>}
-            {note && <p className="muted">{note}</p>}
-          </>
-        )}
+        {methods ? <CodeStep form={form} set={set} methods={methods} /> : <PasswordStep form={form} set={set} />}
         <ErrorNote error={error} />
         <button type="submit" className="primary" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
         {methods && <button type="button" className="link" onClick={() => { setMethods(null); setForm({ ...form, code: '' }); }}>Back</button>}

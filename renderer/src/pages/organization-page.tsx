@@ -8,17 +8,48 @@ import { Workspaces } from '../components/workspaces';
 
 type Role = 'owner' | 'member';
 
-/** An organization and its members; owners add, promote and remove members. */
+function Members({ org, members }: { org: string; members: Array<{ username: string; role: string }> }) {
+  const { api } = useSession();
+  const key = ['organization', org];
+  const [username, setUsername] = useState('');
+  const [role, setRole] = useState<Role>('member');
+  const put = useAction((m: { username: string; role: Role }) => setMember(api, org, m.username, m.role), [key], () => setUsername(''));
+  const remove = useAction((u: string) => removeMember(api, org, u), [key]);
+  const submit = (e: FormEvent) => { e.preventDefault(); put.mutate({ username, role }); };
+  return (
+    <Section title="Members">
+      <ErrorNote error={put.error ?? remove.error} />
+      <table>
+        <thead><tr><th>User</th><th>Role</th><th /></tr></thead>
+        <tbody>
+          {members.map((m) => (
+            <tr key={m.username}>
+              <td>{m.username}</td>
+              <td>{m.role}</td>
+              <td><div className="row">
+                <button type="button" className="small" onClick={() => put.mutate({ username: m.username, role: m.role === 'owner' ? 'member' : 'owner' })}>
+                  {m.role === 'owner' ? 'Make member' : 'Make owner'}
+                </button>
+                <button type="button" className="danger small" onClick={() => confirmed(`Remove ${m.username} from ${org}`) && remove.mutate(m.username)}>Remove</button>
+              </div></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <form className="inline" onSubmit={submit} aria-label="Add member">
+        <input name="member" placeholder="Username" value={username} onChange={(e) => setUsername(e.target.value)} required />
+        <select value={role} onChange={(e) => setRole(e.target.value as Role)}><option value="member">member</option><option value="owner">owner</option></select>
+        <button type="submit" disabled={put.isPending}>Add member</button>
+      </form>
+    </Section>
+  );
+}
+
+/** An organization: owners add, promote and remove members; its workspaces and their agent pools. */
 export function OrganizationPage() {
   const { name = '' } = useParams();
   const { api } = useSession();
-  const key = ['organization', name];
-  const org = useQuery({ queryKey: key, queryFn: () => getOrganization(api, name) });
-  const [username, setUsername] = useState('');
-  const [role, setRole] = useState<Role>('member');
-  const put = useAction((m: { username: string; role: Role }) => setMember(api, name, m.username, m.role), [key], () => setUsername(''));
-  const remove = useAction((u: string) => removeMember(api, name, u), [key]);
-  const submit = (e: FormEvent) => { e.preventDefault(); put.mutate({ username, role }); };
+  const org = useQuery({ queryKey: ['organization', name], queryFn: () => getOrganization(api, name) });
   if (org.isLoading) return <Loading what="organization" />;
   if (!org.data) return <ErrorNote error={org.error} />;
   return (
@@ -28,31 +59,7 @@ export function OrganizationPage() {
         <Link to={`/agent-pools/${name}`}>Agent pools</Link>
       </div>
       <p className="muted">{org.data.email ?? ''} Created {formatTime(org.data.created_at)}.</p>
-      <Section title="Members">
-        <ErrorNote error={put.error ?? remove.error} />
-        <table>
-          <thead><tr><th>User</th><th>Role</th><th /></tr></thead>
-          <tbody>
-            {(org.data.members ?? []).map((m) => (
-              <tr key={m.username}>
-                <td>{m.username}</td>
-                <td>{m.role}</td>
-                <td><div className="row">
-                  <button type="button" className="small" onClick={() => put.mutate({ username: m.username, role: m.role === 'owner' ? 'member' : 'owner' })}>
-                    {m.role === 'owner' ? 'Make member' : 'Make owner'}
-                  </button>
-                  <button type="button" className="danger small" onClick={() => confirmed(`Remove ${m.username} from ${name}`) && remove.mutate(m.username)}>Remove</button>
-                </div></td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        <form className="inline" onSubmit={submit} aria-label="Add member">
-          <input name="member" placeholder="Username" value={username} onChange={(e) => setUsername(e.target.value)} required />
-          <select value={role} onChange={(e) => setRole(e.target.value as Role)}><option value="member">member</option><option value="owner">owner</option></select>
-          <button type="submit" disabled={put.isPending}>Add member</button>
-        </form>
-      </Section>
+      <Members org={name} members={org.data.members ?? []} />
       <Workspaces org={name} />
     </>
   );
