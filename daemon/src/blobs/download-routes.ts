@@ -19,12 +19,13 @@ export interface DownloadRouteDeps {
 const Segment = z.string().max(256);
 const DownloadParams = z.object({ username: Segment, box: Segment, version: Segment, provider: Segment, arch: Segment });
 
-/** The stored file of a provider the caller may read; 404 for anything missing or invisible. */
-async function locate(d: DownloadRouteDeps, p: Principal, ref: ProviderRef) {
+/** The stored file of a provider the caller may read (404 for anything missing or invisible), or its external url. */
+async function locate(d: DownloadRouteDeps, p: Principal, ref: ProviderRef & { architecture: string }) {
   const { box, provider } = await d.registry.resolveProvider(p, ref, 'read');
-  const missing = new NotFoundError(`No box file has been uploaded for provider "${ref.provider}" (${ref.architecture}) of ${ref.username}/${ref.box} ${ref.version}.`);
-  if (!provider.blob_sha256) return { box, url: provider.url, blob: null, missing };
-  return { box, url: provider.url, blob: await d.blobStore.stat(provider.blob_sha256), missing };
+  const blob = provider.blob_sha256 ? await d.blobStore.stat(provider.blob_sha256) : null;
+  if (!blob && provider.url) return { box, redirect: provider.url, blob: null };
+  if (!blob) throw new NotFoundError(`No box file has been uploaded for provider "${ref.provider}" (${ref.architecture}) of ${ref.username}/${ref.box} ${ref.version}.`);
+  return { box, redirect: null, blob };
 }
 
 /** Streams the blob (or the requested range) and counts a download once its last byte is sent. */
@@ -67,9 +68,8 @@ export function downloadRoutes(d: DownloadRouteDeps): Router {
   const handler = validated({ params: DownloadParams }, async (ctx, { params }) => {
     const ref = { username: params.username, box: params.box, version: params.version, provider: params.provider, architecture: params.arch };
     const found = await locate(d, ctx.state.principal as Principal, ref);
-    if (!found.blob && found.url) return ctx.redirect(found.url);
-    if (!found.blob) throw found.missing;
-    send(ctx, d, found.blob, found.box.id);
+    if (found.blob) send(ctx, d, found.blob, found.box.id);
+    else ctx.redirect(found.redirect);
   });
   // @koa/router answers HEAD with the GET route; the handler then sends headers only.
   r.get('/:username/boxes/:box/versions/:version/providers/:provider/:arch/vagrant.box', handler);
