@@ -111,3 +111,18 @@ describe('a private box in the catalog', () => {
     expect(q.json.versions).toHaveLength(1);
   });
 });
+
+describe('links with a configured public URL', () => {
+  let lan: TestDaemon;
+  beforeAll(async () => { lan = await startTestDaemon({ config: { publicUrl: 'http://boxes.lan:8080' } }); });
+  afterAll(() => lan.stop());
+
+  it('builds release, revoke and hosted download links from it', async () => {
+    const bob = await lan.user('bob');
+    await createBox(bob.http, 'bob', 'lan');
+    const v = await bob.http.post('/api/v2/box/bob/lan/versions', { version: { version: '1.0.0' } });
+    expect(v.json.release_url).toBe('http://boxes.lan:8080/api/v2/box/bob/lan/version/1.0.0/release');
+    const p = await bob.http.post('/api/v2/box/bob/lan/version/1.0.0/providers', { provider: { name: 'virtualbox', architecture: 'arm64' } });
+    expect(p.json.download_url).toBe('http://boxes.lan:8080/bob/boxes/lan/versions/1.0.0/providers/virtualbox/arm64/vagrant.box');
+  });
+});
