@@ -218,7 +218,7 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await page.screenshot({ path: join(shots, 'pool-scope.png'), fullPage: true });
   });
 
-  it('settings: an API token shown once, authenticator setup, maintenance on and off', async () => {
+  it('settings: an API token shown once, authenticator and SMS setup, a new user, maintenance on and off', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByPlaceholder('What is it for?').fill('ci scripts');
     await page.getByRole('button', { name: 'Create token' }).click();
@@ -235,12 +235,25 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await page.getByRole('button', { name: 'Confirm' }).click();
     await page.getByRole('button', { name: 'Switch off authenticator' }).waitFor();
 
+    await page.getByPlaceholder('+41 79 123 45 67').fill('+41 79 555 01 02');
+    await page.getByRole('button', { name: 'Send codes by SMS' }).click();
+    await page.getByRole('button', { name: 'Switch off SMS' }).click();
+    await page.getByRole('button', { name: 'Send codes by SMS' }).waitFor();
+    expect((await daemon.http.withToken(token).get('/api/boxyard/two-factor')).json.two_factor.delivery_methods).toEqual(['app']);
+
+    await page.getByPlaceholder('Username').fill('carol');
+    await page.getByPlaceholder('Password (8+ characters)').fill('carol-password');
+    await page.getByRole('button', { name: 'Create user' }).click();
+    await page.getByRole('cell', { name: 'carol' }).waitFor();
+    expect((await daemon.http.post('/api/v1/authenticate', { user: { login: 'carol', password: 'carol-password' } })).status).toBe(200);
+
     await page.getByRole('button', { name: 'Switch maintenance on' }).click();
     await page.getByRole('button', { name: 'Switch maintenance off' }).waitFor();
     expect((await daemon.http.get('/api/v1/search')).status).toBe(503);
     await page.getByRole('button', { name: 'Switch maintenance off' }).click();
     await page.getByRole('button', { name: 'Switch maintenance on' }).waitFor();
     expect((await daemon.http.get('/api/v1/search')).status).toBe(200);
+    await page.screenshot({ path: join(shots, 'settings-after.png'), fullPage: true });
   });
 
   it('asks for the two-factor code when the account has an authenticator', async () => {

@@ -51,3 +51,13 @@ const Settings = z.object({ settings: z.object({ maintenance: z.boolean() }) });
 export const getSettings = (api: Fetcher) => load(api, Settings, `${B}/settings`).then((r) => r.settings);
 export const setMaintenance = (api: Fetcher, maintenance: boolean) =>
   load(api, Settings, `${B}/settings`, { method: 'PUT', body: { settings: { maintenance } } }).then((r) => r.settings);
+
+export const UserSummary = z.object({ username: z.string(), email: z.string().nullish(), admin: z.boolean(), created_at: z.string().nullish() });
+export type UserSummary = z.infer<typeof UserSummary>;
+export const listUsers = (api: Fetcher) => load(api, z.object({ users: z.array(UserSummary) }), `${B}/users`).then((r) => r.users);
+export interface NewUser { username: string; password: string; email: string; admin: boolean }
+export const createUser = (api: Fetcher, u: NewUser) =>
+  api(`${B}/users`, { method: 'POST', body: { user: { ...u, email: u.email || null } } });
+export const deleteUser = (api: Fetcher, username: string) => api(apiPath(`${B}/users`, username), { method: 'DELETE' });
+
+export const enableSms = (api: Fetcher, phone: string) => load(api, Methods, `${B}/two-factor/sms`, { method: 'POST', body: { two_factor: { phone } } });

@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import QRCode from 'qrcode';
-import { beginTotp, confirmTotp, disableTwoFactor, twoFactorMethods } from '../api/accounts';
+import { beginTotp, confirmTotp, disableTwoFactor, enableSms, twoFactorMethods } from '../api/accounts';
 import { useSession } from '../api/session';
 import { CopyField, ErrorNote, Section, confirmed, useAction } from './ui';
 
@@ -13,6 +13,21 @@ function QrImage({ text }: { text: string }) {
     return () => { live = false; };
   }, [text]);
   return svg ? <img className="qr" alt="QR code for your authenticator app" src={`data:image/svg+xml;utf8,${encodeURIComponent(svg)}`} /> : null;
+}
+
+/** SMS codes go to this phone through the daemon's configured sender (command or webhook). */
+function SmsForm() {
+  const { api } = useSession();
+  const [phone, setPhone] = useState('');
+  const enable = useAction(() => enableSms(api, phone), [['two-factor']], () => setPhone(''));
+  const submit = (e: FormEvent) => { e.preventDefault(); enable.mutate(undefined); };
+  return (
+    <form className="inline" onSubmit={submit} aria-label="SMS codes">
+      <input name="phone" type="tel" placeholder="+41 79 123 45 67" value={phone} onChange={(e) => setPhone(e.target.value)} required />
+      <button type="submit" disabled={enable.isPending}>Send codes by SMS</button>
+      <ErrorNote error={enable.error} />
+    </form>
+  );
 }
 
 /** Authenticator-app (TOTP) setup: a new secret, then a code from the app to switch it on. */
@@ -30,12 +45,13 @@ export function TwoFactor() {
   return (
     <Section title="Two-factor authentication">
       <ErrorNote error={methods.error ?? begin.error ?? disable.error} />
-      <p>Authenticator app: <strong>{on.includes('app') ? 'on' : 'off'}</strong>{on.includes('sms') ? '; SMS: on' : ''}</p>
+      <p>Authenticator app: <strong>{on.includes('app') ? 'on' : 'off'}</strong>. SMS codes: <strong>{on.includes('sms') ? 'on' : 'off'}</strong>.</p>
       <div className="row">
         {!setup && <button type="button" onClick={() => begin.mutate(undefined)}>{on.includes('app') ? 'Set up a new authenticator' : 'Set up an authenticator app'}</button>}
         {on.includes('app') && <button type="button" className="danger" onClick={() => confirmed('Switch off the authenticator app') && disable.mutate('app')}>Switch off authenticator</button>}
         {on.includes('sms') && <button type="button" className="danger" onClick={() => disable.mutate('sms')}>Switch off SMS</button>}
       </div>
+      {!on.includes('sms') && !setup && <SmsForm />}
       {setup && (
         <div className="totp-setup">
           <QrImage text={setup.otpauth_url} />

@@ -4,6 +4,7 @@ import { useSession } from '../api/session';
 import { ApiTokens } from '../components/api-tokens';
 import { DesktopSettings } from '../components/desktop-settings';
 import { TwoFactor } from '../components/two-factor';
+import { Users } from '../components/users';
 import { ErrorNote, Section, useAction } from '../components/ui';
 
 function Maintenance() {
@@ -24,12 +25,14 @@ function Maintenance() {
 
 export function SettingsPage() {
   const bridge = window.boxyard;
+  const { admin } = useSession();
   return (
     <>
       <div className="page-head"><h1>Settings</h1></div>
       {bridge && <DesktopSettings bridge={bridge} />}
       <ApiTokens />
       <TwoFactor />
+      {admin && <Users />}
       <Maintenance />
     </>
   );
