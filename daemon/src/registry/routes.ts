@@ -1,16 +1,18 @@
 import Router from '@koa/router';
+import type { Context } from 'koa';
 import { requireUser } from '../http/auth';
 import { validated } from '../http/validate';
 import { boxJson, descriptionHtml } from './serialize';
 import { BoxParams, CreateBoxBody, SearchQuery, UpdateBoxBody, UserParams } from './schemas';
 import { caller, linksFor, type RegistryRouteDeps } from './route-helpers';
+import type { BoxDetail } from './details';
 import { versionRoutes } from './version-routes';
 import { providerRoutes } from './provider-routes';
 
 /** The box registry API (users, search, boxes, versions, providers), mounted under /api/v1 and /api/v2. */
 export function registryRoutes(d: RegistryRouteDeps): Router {
   const r = new Router();
-  const box = (ctx: Parameters<typeof linksFor>[0], detail: Parameters<typeof boxJson>[0]) => boxJson(detail, linksFor(ctx, d.config), { versions: true });
+  const box = (ctx: Context, detail: BoxDetail) => boxJson(detail, linksFor(ctx, d.config), { versions: true });
 
   r.get('/user/:username', validated({ params: UserParams }, async (ctx, { params }) => {
     const { ns, boxes } = await d.registry.profile(caller(ctx), params.username);
