@@ -46,6 +46,18 @@ describe('plain upload (GET …/upload, PUT finalizes)', () => {
     expect(JSON.parse(again.text)).toEqual({ errors: [expect.stringMatching(/unknown, expired or already used/)], success: false });
   });
 
+  it('turns a provider that had an external url into a hosted one', async () => {
+    const base = '/api/v1/box/alice/up/version/1.0.9';
+    expect((await alice.http.post('/api/v1/box/alice/up/versions', { version: { version: '1.0.9' } })).status).toBe(200);
+    expect((await alice.http.post(`${base}/providers`, { provider: { name: 'virtualbox', url: 'http://mirror.invalid/a.box' } })).status).toBe(200);
+    const file = randomBytes(50_000);
+    const put = await rawPut((await alice.http.get(`${base}/provider/virtualbox/upload`)).json.upload_path, file);
+    expect(put.status).toBe(200);
+    expect(await providerRow(d, 'up', '1.0.9')).toMatchObject({ url: null, blob_sha256: sha256(file) });
+    const shown = await alice.http.get(`${base}/provider/virtualbox`);
+    expect(shown.json).toMatchObject({ hosted: true, download_url: `${d.url}/alice/boxes/up/versions/1.0.9/providers/virtualbox/unknown/vagrant.box` });
+  });
+
   it('gives a new URL each time and accepts chunked bodies with Expect: 100-continue', async () => {
     const api = await hostedProvider(alice.http, 'alice', 'up', '1.0.1');
     const a = (await alice.http.get(`${api}/upload`)).json.upload_path;

@@ -29,6 +29,10 @@ function mount(app: Koa, prefixes: string[], ...routers: Router[]) {
 /** Builds the Koa application. Never listens and reads no globals: tests call it directly. */
 export function createApp(deps: Deps): Koa {
   const app = new Koa();
+  // What reaches Koa's own error event is a client that went away mid-stream (a cut-off upload or
+  // download): already handled by the route, so log it quietly instead of Koa's stderr dump.
+  app.silent = true;
+  app.on('error', (err: unknown) => deps.log.debug({ err }, 'request stream ended early'));
   app.use(requestId());
   app.use(errorMiddleware(deps.log));
   app.use(authenticate(deps.tokens));

@@ -128,8 +128,9 @@ export class RegistryService {
   }
 
   /** Points the provider at a verified, stored blob (one transaction). */
+  /** An upload makes the provider hosted: a former external `url` gives way to the stored file. */
   async attachBlob(providerId: string, blob: { sha256: string; size: number }): Promise<void> {
-    await this.repo.updateProvider(providerId, { blob_sha256: blob.sha256, size: blob.size, updated_at: this.now() });
+    await this.repo.updateProvider(providerId, { blob_sha256: blob.sha256, size: blob.size, url: null, updated_at: this.now() });
   }
 
   countDownload = (boxId: string): Promise<void> => this.repo.countDownload(boxId);
