@@ -250,3 +250,39 @@ describe('update and delete', () => {
     expect(await d.deps.db.selectFrom('agent_pool_allowed_workspaces').selectAll().where('pool_id', '=', alpha.id).execute()).toEqual([]);
   });
 });
+
+describe('hostile input and members', () => {
+  it('answers 4xx in the JSON:API dialect for hostile bodies and changes nothing', async () => {
+    const before = await poolCount();
+    const bodies: unknown[] = [
+      { data: { type: 'agent-pools', attributes: { name: 'ünïcödé' } } },
+      { data: { type: 'agent-pools', attributes: { name: '../etc' } } },
+      { data: { type: 'agent-pools', attributes: { name: ['a'] } } },
+      { data: { type: 'agent-pools', attributes: { name: 'x', 'organization-scoped': 1e308 } } },
+      { data: { type: 'agent-pools', attributes: { name: 'x' }, relationships: { 'allowed-workspaces': { data: 'ws-1' } } } },
+      JSON.parse('{"data":{"type":"agent-pools","attributes":{"__proto__":{"name":"polluted"}}}}'),
+    ];
+    for (const body of bodies) {
+      const r = await alice.post('/api/v2/organizations/acme/agent-pools', body);
+      expect(r.status, JSON.stringify(body)).toBe(422);
+      expect(r.headers.get('content-type')).toContain(JSONAPI);
+    }
+    const notJson = await alice.request('POST', '/api/v2/organizations/acme/agent-pools', { body: '{"data":', raw: true });
+    expect(notJson.status).toBe(400);
+    expect(notJson.json.errors[0].status).toBe('400');
+    const hugeLimit = await alice.patch('/api/v2/organizations/acme', doc('organizations', { 'agent-pool-limit': 1e12 }));
+    expect(hugeLimit.status).toBe(422);
+    expect(await poolCount()).toBe(before);
+    expect(({} as Record<string, unknown>).name).toBeUndefined();
+  });
+
+  it('lets a member who is not an owner manage pools, but not the organization', async () => {
+    const org = (await d.deps.accounts.organizationNamed('acme'))!;
+    await d.deps.accounts.setMember(org, 'bob', 'member');
+    const r = await bob.post('/api/v2/organizations/acme/agent-pools', doc('agent-pools', { name: 'bobs' }));
+    expect(r.status).toBe(201);
+    expect((await bob.delete(`/api/v2/agent-pools/${r.json.data.id}`)).status).toBe(204);
+    expect((await bob.patch('/api/v2/organizations/acme', doc('organizations', { 'agent-pool-limit': 50 }))).status).toBe(403);
+    await d.deps.accounts.removeMember(org, 'bob');
+  });
+});
