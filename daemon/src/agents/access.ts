@@ -23,7 +23,7 @@ export class OrganizationAccess {
 
   isOwner = (p: Caller, org: OrganizationRow) => this.accounts.isOwner(p, org);
 
-  /** Runs `load` and answers 404 with `what` unless the caller is a member of the row's organization. */
+  /** The row with its organization, or 404 naming `what` when it is missing or the caller is not a member of its organization. */
   async member<T extends { organization_name: string }>(p: Caller, row: T | undefined, what: string): Promise<T & { org: OrganizationRow }> {
     if (row) {
       const org = await this.accounts.organizationNamed(row.organization_name);

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../store/schema';
 import type { AgentPoolsTable } from './tables';
 import { contains, nameKey } from './workspaces-repository';
@@ -31,6 +31,27 @@ export interface PoolQuery {
   limit: number;
 }
 
+type PoolsEb = ExpressionBuilder<Database, 'agent_pools'>;
+
+const allowsProject = (eb: PoolsEb, projectId: string) =>
+  eb.exists(eb.selectFrom('agent_pool_allowed_projects as p').select('p.pool_id').whereRef('p.pool_id', '=', 'agent_pools.id').where('p.project_id', '=', projectId));
+
+/** HCP Terraform's rule in SQL (see pool-rules.ts): not excluded, and scoped to the organization or allowing it. */
+function usableByWorkspace(eb: PoolsEb, ws: { id: string; project_id: string }) {
+  return eb.and([
+    eb.not(eb.exists(eb.selectFrom('agent_pool_excluded_workspaces as x').select('x.pool_id')
+      .whereRef('x.pool_id', '=', 'agent_pools.id').where('x.workspace_id', '=', ws.id))),
+    eb.or([
+      eb('agent_pools.organization_scoped', '=', 1),
+      eb.exists(eb.selectFrom('agent_pool_allowed_workspaces as w').select('w.pool_id')
+        .whereRef('w.pool_id', '=', 'agent_pools.id').where('w.workspace_id', '=', ws.id)),
+      allowsProject(eb, ws.project_id),
+    ]),
+  ]);
+}
+
+const usableByProject = (eb: PoolsEb, projectId: string) => eb.or([eb('agent_pools.organization_scoped', '=', 1), allowsProject(eb, projectId)]);
+
 /** Statuses that count as a live agent in `agent-count`. */
 export const COUNTED_STATUSES = ['idle', 'busy', 'unknown'] as const;
 
@@ -53,28 +74,8 @@ export class PoolsRepository {
     if (q.usableBy === null || q.usableByProject === null) return { rows: [], total, matching: 0 };
     let m = this.pools().where('agent_pools.organization_id', '=', orgId);
     if (q.search) m = m.where(contains('agent_pools.name_key', nameKey(q.search)));
-    if (q.usableBy) {
-      const ws = q.usableBy;
-      m = m.where((eb) => eb.and([
-        eb.not(eb.exists(eb.selectFrom('agent_pool_excluded_workspaces as x').select('x.pool_id')
-          .whereRef('x.pool_id', '=', 'agent_pools.id').where('x.workspace_id', '=', ws.id))),
-        eb.or([
-          eb('agent_pools.organization_scoped', '=', 1),
-          eb.exists(eb.selectFrom('agent_pool_allowed_workspaces as w').select('w.pool_id')
-            .whereRef('w.pool_id', '=', 'agent_pools.id').where('w.workspace_id', '=', ws.id)),
-          eb.exists(eb.selectFrom('agent_pool_allowed_projects as p').select('p.pool_id')
-            .whereRef('p.pool_id', '=', 'agent_pools.id').where('p.project_id', '=', ws.project_id)),
-        ]),
-      ]));
-    }
-    if (q.usableByProject) {
-      const projectId = q.usableByProject;
-      m = m.where((eb) => eb.or([
-        eb('agent_pools.organization_scoped', '=', 1),
-        eb.exists(eb.selectFrom('agent_pool_allowed_projects as p').select('p.pool_id')
-          .whereRef('p.pool_id', '=', 'agent_pools.id').where('p.project_id', '=', projectId)),
-      ]));
-    }
+    if (q.usableBy) m = m.where((eb) => usableByWorkspace(eb, q.usableBy!));
+    if (q.usableByProject) m = m.where((eb) => usableByProject(eb, q.usableByProject!));
     const matching = Number((await m.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
     const dir = q.sort?.descending ? 'desc' : 'asc';
     const ordered = q.sort?.field === 'name' ? m.orderBy('agent_pools.name_key', dir) : m.orderBy('agent_pools.created_at', dir);
@@ -138,12 +139,13 @@ export class PoolsRepository {
       for (const p of pairs) m.set(p.pool_id, [...(m.get(p.pool_id) ?? []), p.id]);
       return m;
     };
-    const wsOrder = <T extends { orderBy: (c: 'workspaces.created_at' | 'workspaces.id') => T }>(q: T) => q.orderBy('workspaces.created_at').orderBy('workspaces.id');
-    const assigned = await wsOrder(this.db.selectFrom('workspaces').select(['workspaces.agent_pool_id as pool_id', 'workspaces.id']).where('workspaces.agent_pool_id', 'in', ids)).execute();
-    const allowed = await wsOrder(this.db.selectFrom('agent_pool_allowed_workspaces as l').innerJoin('workspaces', 'workspaces.id', 'l.workspace_id')
-      .select(['l.pool_id', 'workspaces.id']).where('l.pool_id', 'in', ids)).execute();
-    const excluded = await wsOrder(this.db.selectFrom('agent_pool_excluded_workspaces as l').innerJoin('workspaces', 'workspaces.id', 'l.workspace_id')
-      .select(['l.pool_id', 'workspaces.id']).where('l.pool_id', 'in', ids)).execute();
+    const links = (from: 'agent_pool_allowed_workspaces as l' | 'agent_pool_excluded_workspaces as l') =>
+      this.db.selectFrom(from).innerJoin('workspaces', 'workspaces.id', 'l.workspace_id')
+        .select(['l.pool_id', 'workspaces.id']).where('l.pool_id', 'in', ids).orderBy('workspaces.created_at').orderBy('workspaces.id').execute();
+    const assigned = await this.db.selectFrom('workspaces').select(['workspaces.agent_pool_id as pool_id', 'workspaces.id'])
+      .where('workspaces.agent_pool_id', 'in', ids).orderBy('workspaces.created_at').orderBy('workspaces.id').execute();
+    const allowed = await links('agent_pool_allowed_workspaces as l');
+    const excluded = await links('agent_pool_excluded_workspaces as l');
     const projects = await this.db.selectFrom('agent_pool_allowed_projects as l').innerJoin('projects', 'projects.id', 'l.project_id')
       .select(['l.pool_id', 'projects.id']).where('l.pool_id', 'in', ids).orderBy('projects.created_at').orderBy('projects.id').execute();
     const counts = await this.db.selectFrom('agents').select(['pool_id', (eb) => eb.fn.countAll<number>().as('n')])

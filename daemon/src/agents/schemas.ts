@@ -18,7 +18,7 @@ const OrganizationAttributes = z.object({
   'session-timeout': z.number().int().min(0).max(1_000_000).nullish(),
   'owners-team-saml-role-id': z.string().max(256).nullish(),
 });
-export const OrganizationCreateBody = ResourceInput(['organizations'], OrganizationAttributes.partial({ email: true }).required({ name: true }), z.object({}))
+export const OrganizationCreateBody = ResourceInput(['organizations'], OrganizationAttributes, z.object({}))
   .refine((b) => b.data.attributes !== undefined, { message: 'data.attributes.name is required', path: ['data', 'attributes', 'name'] });
 export const OrganizationUpdateBody = ResourceInput(['organizations'], OrganizationAttributes.partial(), z.object({}));
 
