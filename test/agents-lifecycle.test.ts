@@ -72,8 +72,10 @@ describe('agent lifecycle', () => {
   it('turns a silent agent unknown (still counted), and back to idle when it reports again', async () => {
     clock.advance(59 * SECOND);
     expect(await tick()).toEqual({ unknown: 0, errored: 0 });
+    expect(await status(a)).toBe('idle');
     clock.advance(2 * SECOND);
-    expect(await tick()).toEqual({ unknown: 1, errored: 0 });
+    // Asserting state, not tick()'s counts: the daemon's own interval may run the same tick first.
+    await tick();
     expect(await status(a)).toBe('unknown');
     expect(await agentCount()).toBe(1);
     expect((await report(a, 'idle')).json.action).toBe('continue');
@@ -86,8 +88,9 @@ describe('agent lifecycle', () => {
     expect(await status(a)).toBe('unknown');
     clock.advance(299 * SECOND);
     expect((await tick()).errored).toBe(0);
+    expect(await status(a)).toBe('unknown');
     clock.advance(2 * SECOND);
-    expect((await tick()).errored).toBe(1);
+    await tick();
     expect(await status(a)).toBe('errored');
     expect(await agentCount()).toBe(0);
     const late = await report(a, 'idle');
