@@ -38,7 +38,6 @@ export function organizationResource(v: OrganizationView): Resource {
         'can-update-api-token': false,
         'can-update-oauth': false,
         'can-update-sentinel': false,
-        'can-create-agent-pools': true,
       },
     },
     relationships: {
