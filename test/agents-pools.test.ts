@@ -36,6 +36,14 @@ describe('the per-organization pool limit', () => {
     expect(await poolCount()).toBe(1);
   });
 
+  it('holds under concurrent creates: exactly the limit is created', async () => {
+    await createOrg(bob, 'racy');
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => bob.post('/api/v2/organizations/racy/agent-pools', doc('agent-pools', { name: `p${i}` }))));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 422, 422, 422, 422, 422, 422, 422]);
+    expect((await bob.get('/api/v2/organizations/racy/agent-pools')).json.meta['status-counts'].total).toBe(1);
+    expect((await bob.delete('/api/v2/organizations/racy')).status).toBe(204);
+  });
+
   it('takes a higher limit from PATCH /api/boxyard/organizations (the Boxyard API) too', async () => {
     const r = await d.http.withToken(aliceToken).patch('/api/boxyard/organizations/acme', { organization: { agent_pool_limit: 2 } });
     expect(r.status).toBe(200);
