@@ -31,7 +31,7 @@ export function agentsRoutes(d: AgentsApiDeps): Router {
     sendList(ctx, rows.map((t) => agentTokenResource(t)), { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total });
   }));
   r.post('/agent-pools/:id/authentication-tokens', validated({ params: S.IdParams, body: S.AgentTokenCreateBody }, async (ctx, { params, body }) => {
-    const { row, secret } = await d.agentTokens.create(requireUser(ctx), params.id, body.data.attributes?.description ?? '');
+    const { row, secret } = await d.agentTokens.create(requireUser(ctx), params.id, body.description);
     sendDocument(ctx, document(agentTokenResource(row, secret)), 201);
   }));
   r.get('/authentication-tokens/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {

@@ -5,23 +5,12 @@ import { validated } from '../http/validate';
 import { document, sendDocument, sendNoContent } from '../http/jsonapi/document';
 import { sendList } from '../http/jsonapi/list';
 import { PageQuery, pageOf } from '../http/jsonapi/pagination';
-import type { OrganizationInput } from './organizations-service';
 import type { AgentsApiDeps } from './routes';
 import { organizationResource, projectResource } from './resources';
 import * as S from './schemas';
 
 /** HCP Terraform reports its API version here; go-tfe reads only the headers. */
 export const TFP_API_VERSION = '2.5';
-
-type OrgAttrs = Partial<{
-  name: string; email: string | null; 'agent-pool-limit': number; 'collaborator-auth-policy': string; 'cost-estimation-enabled': boolean;
-  'session-remember': number | null; 'session-timeout': number | null; 'owners-team-saml-role-id': string | null;
-}>;
-const orgInput = (a: OrgAttrs = {}): OrganizationInput => ({
-  name: a.name, email: a.email, agentPoolLimit: a['agent-pool-limit'], collaboratorAuthPolicy: a['collaborator-auth-policy'],
-  costEstimationEnabled: a['cost-estimation-enabled'], sessionRemember: a['session-remember'], sessionTimeout: a['session-timeout'],
-  ownersTeamSamlRoleId: a['owners-team-saml-role-id'],
-});
 
 /** `/ping`, organizations and projects. */
 export function organizationsRoutes(d: AgentsApiDeps): Router {
@@ -37,14 +26,13 @@ export function organizationsRoutes(d: AgentsApiDeps): Router {
     sendList(ctx, all.slice(page.offset, page.offset + page.size).map(organizationResource), { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: all.length });
   }));
   r.post('/organizations', validated({ body: S.OrganizationCreateBody }, async (ctx, { body }) => {
-    const input = orgInput(body.data.attributes);
-    sendDocument(ctx, document(organizationResource(await d.organizations.create(requireUser(ctx), { ...input, name: input.name! }))), 201);
+    sendDocument(ctx, document(organizationResource(await d.organizations.create(requireUser(ctx), body))), 201);
   }));
   r.get('/organizations/:name', validated({ params: S.NameParams }, async (ctx, { params }) => {
     sendDocument(ctx, document(organizationResource(await d.organizations.show(requireUser(ctx), params.name))));
   }));
   r.patch('/organizations/:name', validated({ params: S.NameParams, body: S.OrganizationUpdateBody }, async (ctx, { params, body }) => {
-    sendDocument(ctx, document(organizationResource(await d.organizations.update(requireUser(ctx), params.name, orgInput(body.data.attributes)))));
+    sendDocument(ctx, document(organizationResource(await d.organizations.update(requireUser(ctx), params.name, body))));
   }));
   r.delete('/organizations/:name', validated({ params: S.NameParams }, async (ctx, { params }) => {
     await d.organizations.delete(requireUser(ctx), params.name);
@@ -57,7 +45,7 @@ export function organizationsRoutes(d: AgentsApiDeps): Router {
     sendList(ctx, rows.map((p) => projectResource(p, org.name)), { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total });
   }));
   r.post('/organizations/:org/projects', validated({ params: S.OrgParams, body: S.ProjectCreateBody }, async (ctx, { params, body }) => {
-    const p = await d.projects.create(requireUser(ctx), params.org, body.data.attributes!.name);
+    const p = await d.projects.create(requireUser(ctx), params.org, body.name);
     sendDocument(ctx, document(projectResource(p, p.organization_name)), 201);
   }));
   r.get('/projects/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {

@@ -7,27 +7,12 @@ import { sendList } from '../http/jsonapi/list';
 import { pageOf } from '../http/jsonapi/pagination';
 import { parseInclude, parseSort } from '../http/jsonapi/query';
 import type { PoolView } from './pools-repository';
-import type { PoolInput } from './pools-service';
 import type { AgentsApiDeps } from './routes';
 import { poolResource, workspaceResource } from './resources';
 import * as S from './schemas';
 
 const SORTS = ['name', 'created-at'] as const;
 const INCLUDES = ['workspaces'] as const;
-
-type Ids = { data: Array<{ id: string }> } | undefined;
-interface PoolRels { 'allowed-workspaces'?: { data: Array<{ id: string }> }; 'allowed-projects'?: { data: Array<{ id: string }> }; 'excluded-workspaces'?: { data: Array<{ id: string }> } }
-const ids = (rel: Ids) => rel?.data.map((x) => x.id);
-
-function poolInput(a: { name?: string; 'organization-scoped'?: boolean } = {}, r: PoolRels = {}): PoolInput {
-  return {
-    name: a.name,
-    organizationScoped: a['organization-scoped'],
-    allowedWorkspaceIds: ids(r['allowed-workspaces']),
-    allowedProjectIds: ids(r['allowed-projects']),
-    excludedWorkspaceIds: ids(r['excluded-workspaces']),
-  };
-}
 
 export function poolsRoutes(d: AgentsApiDeps): Router {
   const r = new Router();
@@ -46,12 +31,7 @@ export function poolsRoutes(d: AgentsApiDeps): Router {
     const sort = parseSort(query.sort, SORTS);
     const page = pageOf(query);
     const { views, total, matching } = await d.pools.list(requireUser(ctx), params.org, {
-      search: query.q || undefined,
-      sort,
-      // The documented spelling uses underscores; newer tfe provider builds send dashes: accept both.
-      workspaceName: query['filter[allowed_workspaces][name]'] ?? query['filter[allowed-workspaces][name]'],
-      projectName: query['filter[allowed_projects][name]'] ?? query['filter[allowed-projects][name]'],
-      page,
+      search: query.search, sort, workspaceName: query.workspaceName, projectName: query.projectName, page,
     });
     sendList(ctx, views.map(poolResource), {
       base: baseUrl(ctx, d.config.publicUrl), page, totalCount: matching,
@@ -60,8 +40,7 @@ export function poolsRoutes(d: AgentsApiDeps): Router {
     });
   }));
   r.post('/organizations/:org/agent-pools', validated({ params: S.OrgParams, body: S.PoolCreateBody }, async (ctx, { params, body }) => {
-    const input = poolInput(body.data.attributes, body.data.relationships);
-    sendDocument(ctx, document(poolResource(await d.pools.create(requireUser(ctx), params.org, { ...input, name: input.name! }))), 201);
+    sendDocument(ctx, document(poolResource(await d.pools.create(requireUser(ctx), params.org, body))), 201);
   }));
   r.get('/agent-pools/:id', validated({ params: S.IdParams, query: S.IncludeQuery }, async (ctx, { params, query }) => {
     const include = parseInclude(query.include, INCLUDES);
@@ -69,7 +48,7 @@ export function poolsRoutes(d: AgentsApiDeps): Router {
     sendDocument(ctx, document(poolResource(view), { included: include.has('workspaces') ? await includedWorkspaces([view]) : undefined }));
   }));
   r.patch('/agent-pools/:id', validated({ params: S.IdParams, body: S.PoolUpdateBody }, async (ctx, { params, body }) => {
-    sendDocument(ctx, document(poolResource(await d.pools.update(requireUser(ctx), params.id, poolInput(body.data.attributes, body.data.relationships)))));
+    sendDocument(ctx, document(poolResource(await d.pools.update(requireUser(ctx), params.id, body))));
   }));
   r.delete('/agent-pools/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {
     await d.pools.delete(requireUser(ctx), params.id);

@@ -2,6 +2,14 @@ import { z } from 'zod';
 import { AccountName } from '../auth/names';
 import { PageQuery } from '../http/jsonapi/pagination';
 import { ResourceInput, ToManyInput, ToOneInput } from '../http/jsonapi/request';
+import type { OrganizationInput } from './organizations-service';
+import type { PoolInput } from './pools-service';
+import type { WorkspaceInput } from './workspaces-service';
+
+/*
+ * Wire → domain: each body schema validates the JSON:API document and hands the service its input
+ * type, so wire names stay here and in resources.ts.
+ */
 
 /** Pool, workspace and project names: identifiers, as HCP Terraform allows them. */
 const Identifier = (what: string) =>
@@ -18,9 +26,16 @@ const OrganizationAttributes = z.object({
   'session-timeout': z.number().int().min(0).max(1_000_000).nullish(),
   'owners-team-saml-role-id': z.string().max(256).nullish(),
 });
+const organizationInput = (a: Partial<z.infer<typeof OrganizationAttributes>> = {}): OrganizationInput => ({
+  name: a.name, email: a.email, agentPoolLimit: a['agent-pool-limit'], collaboratorAuthPolicy: a['collaborator-auth-policy'],
+  costEstimationEnabled: a['cost-estimation-enabled'], sessionRemember: a['session-remember'], sessionTimeout: a['session-timeout'],
+  ownersTeamSamlRoleId: a['owners-team-saml-role-id'],
+});
 export const OrganizationCreateBody = ResourceInput(['organizations'], OrganizationAttributes, z.object({}))
-  .refine((b) => b.data.attributes !== undefined, { message: 'data.attributes.name is required', path: ['data', 'attributes', 'name'] });
-export const OrganizationUpdateBody = ResourceInput(['organizations'], OrganizationAttributes.partial(), z.object({}));
+  .refine((b) => b.data.attributes !== undefined, { message: 'data.attributes.name is required', path: ['data', 'attributes', 'name'] })
+  .transform((b) => ({ ...organizationInput(b.data.attributes), name: b.data.attributes!.name }));
+export const OrganizationUpdateBody = ResourceInput(['organizations'], OrganizationAttributes.partial(), z.object({}))
+  .transform((b) => organizationInput(b.data.attributes));
 
 const PoolRelationships = z.object({
   'allowed-workspaces': ToManyInput('workspaces').optional(),
@@ -28,9 +43,20 @@ const PoolRelationships = z.object({
   'excluded-workspaces': ToManyInput('workspaces').optional(),
 });
 const PoolAttributes = z.object({ name: Identifier('name'), 'organization-scoped': z.boolean().optional() });
+const ids = (rel: { data: Array<{ id: string }> } | undefined) => rel?.data.map((x) => x.id);
+/** A present relationship replaces the list (`[]` clears it); an absent one is undefined: unchanged. */
+const poolInput = (a: Partial<z.infer<typeof PoolAttributes>> = {}, r: z.infer<typeof PoolRelationships> = {}): PoolInput => ({
+  name: a.name,
+  organizationScoped: a['organization-scoped'],
+  allowedWorkspaceIds: ids(r['allowed-workspaces']),
+  allowedProjectIds: ids(r['allowed-projects']),
+  excludedWorkspaceIds: ids(r['excluded-workspaces']),
+});
 export const PoolCreateBody = ResourceInput(['agent-pools'], PoolAttributes, PoolRelationships)
-  .refine((b) => b.data.attributes !== undefined, { message: 'data.attributes.name is required', path: ['data', 'attributes', 'name'] });
-export const PoolUpdateBody = ResourceInput(['agent-pools'], PoolAttributes.partial(), PoolRelationships);
+  .refine((b) => b.data.attributes !== undefined, { message: 'data.attributes.name is required', path: ['data', 'attributes', 'name'] })
+  .transform((b) => ({ ...poolInput(b.data.attributes, b.data.relationships), name: b.data.attributes!.name }));
+export const PoolUpdateBody = ResourceInput(['agent-pools'], PoolAttributes.partial(), PoolRelationships)
+  .transform((b) => poolInput(b.data.attributes, b.data.relationships));
 
 const WorkspaceAttributes = z.object({
   name: Identifier('name'),
@@ -43,17 +69,37 @@ const WorkspaceRelationships = z.object({
   project: ToOneInput('projects').optional(),
   'agent-pool': ToOneInput('agent-pools').optional(),
 });
+/**
+ * The pool comes from `agent-pool-id` (the tfe provider sends "" for none) or
+ * `relationships.agent-pool`; `operations: false` is the older spelling of execution-mode local.
+ */
+function workspaceInput(a: Partial<z.infer<typeof WorkspaceAttributes>> = {}, r: z.infer<typeof WorkspaceRelationships> = {}): WorkspaceInput {
+  const fromRel = r['agent-pool'] === undefined ? undefined : r['agent-pool'].data?.id ?? null;
+  const legacyMode = a.operations === undefined ? undefined : a.operations ? 'remote' : 'local';
+  return {
+    name: a.name,
+    description: a.description ?? undefined,
+    executionMode: a['execution-mode'] ?? legacyMode,
+    agentPoolId: a['agent-pool-id'] !== undefined ? a['agent-pool-id'] : fromRel,
+    projectId: r.project?.data?.id ?? undefined,
+  };
+}
 export const WorkspaceCreateBody = ResourceInput(['workspaces'], WorkspaceAttributes, WorkspaceRelationships)
-  .refine((b) => b.data.attributes !== undefined, { message: 'data.attributes.name is required', path: ['data', 'attributes', 'name'] });
-export const WorkspaceUpdateBody = ResourceInput(['workspaces'], WorkspaceAttributes.partial(), WorkspaceRelationships);
+  .refine((b) => b.data.attributes !== undefined, { message: 'data.attributes.name is required', path: ['data', 'attributes', 'name'] })
+  .transform((b) => ({ ...workspaceInput(b.data.attributes, b.data.relationships), name: b.data.attributes!.name }));
+export const WorkspaceUpdateBody = ResourceInput(['workspaces'], WorkspaceAttributes.partial(), WorkspaceRelationships)
+  .transform((b) => workspaceInput(b.data.attributes, b.data.relationships));
 
 export const ProjectCreateBody = ResourceInput(['projects'], z.object({ name: z.string().trim().min(1).max(90) }), z.object({}))
-  .refine((b) => b.data.attributes !== undefined, { message: 'data.attributes.name is required', path: ['data', 'attributes', 'name'] });
+  .refine((b) => b.data.attributes !== undefined, { message: 'data.attributes.name is required', path: ['data', 'attributes', 'name'] })
+  .transform((b) => ({ name: b.data.attributes!.name }));
 
 /** go-tfe and the tfe provider send `authentication-tokens`; HCP Terraform's docs also show `agent-tokens`. */
-export const AgentTokenCreateBody = ResourceInput(['authentication-tokens', 'agent-tokens'], z.object({ description: z.string().max(1024).nullish() }), z.object({}));
+export const AgentTokenCreateBody = ResourceInput(['authentication-tokens', 'agent-tokens'], z.object({ description: z.string().max(1024).nullish() }), z.object({}))
+  .transform((b) => ({ description: b.data.attributes?.description ?? '' }));
 
 const text = (max: number) => z.string().max(max).optional();
+/** The documented filter spelling uses underscores; newer tfe provider builds send dashes: accept both. */
 export const PoolListQuery = PageQuery.extend({
   q: text(256),
   sort: text(64),
@@ -62,7 +108,12 @@ export const PoolListQuery = PageQuery.extend({
   'filter[allowed-workspaces][name]': text(256),
   'filter[allowed_projects][name]': text(256),
   'filter[allowed-projects][name]': text(256),
-});
+}).transform((q) => ({
+  ...q,
+  search: q.q || undefined,
+  workspaceName: q['filter[allowed_workspaces][name]'] ?? q['filter[allowed-workspaces][name]'],
+  projectName: q['filter[allowed_projects][name]'] ?? q['filter[allowed-projects][name]'],
+}));
 export const IncludeQuery = z.object({ include: text(256) });
 export const WorkspaceListQuery = PageQuery.extend({ 'search[name]': text(256) });
 export const AgentListQuery = PageQuery.extend({ 'filter[last-ping-since]': text(64) });

@@ -6,29 +6,8 @@ import { document, sendDocument, sendNoContent } from '../http/jsonapi/document'
 import { sendList } from '../http/jsonapi/list';
 import { pageOf } from '../http/jsonapi/pagination';
 import type { AgentsApiDeps } from './routes';
-import type { WorkspaceInput } from './workspaces-service';
-import type { ExecutionMode } from './tables';
 import { workspaceResource } from './resources';
 import * as S from './schemas';
-
-interface WsAttrs { name?: string; description?: string | null; 'execution-mode'?: ExecutionMode; 'agent-pool-id'?: string | null; operations?: boolean }
-interface WsRels { project?: { data: { id: string } | null }; 'agent-pool'?: { data: { id: string } | null } }
-
-/**
- * Wire → input. The pool comes from `agent-pool-id` (the tfe provider sends "" for none) or
- * `relationships.agent-pool`; `operations: false` is the older spelling of execution-mode local.
- */
-function workspaceInput(a: WsAttrs = {}, r: WsRels = {}): WorkspaceInput {
-  const fromRel = r['agent-pool'] === undefined ? undefined : r['agent-pool'].data?.id ?? null;
-  const legacyMode = a.operations === undefined ? undefined : a.operations ? 'remote' : 'local';
-  return {
-    name: a.name,
-    description: a.description ?? undefined,
-    executionMode: a['execution-mode'] ?? legacyMode,
-    agentPoolId: a['agent-pool-id'] !== undefined ? a['agent-pool-id'] : fromRel,
-    projectId: r.project?.data?.id ?? undefined,
-  };
-}
 
 export function workspacesRoutes(d: AgentsApiDeps): Router {
   const r = new Router();
@@ -38,8 +17,7 @@ export function workspacesRoutes(d: AgentsApiDeps): Router {
     sendList(ctx, rows.map((w) => workspaceResource(w, org.name)), { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total });
   }));
   r.post('/organizations/:org/workspaces', validated({ params: S.OrgParams, body: S.WorkspaceCreateBody }, async (ctx, { params, body }) => {
-    const input = workspaceInput(body.data.attributes, body.data.relationships);
-    const ws = await d.workspaces.create(requireUser(ctx), params.org, { ...input, name: input.name! });
+    const ws = await d.workspaces.create(requireUser(ctx), params.org, body);
     sendDocument(ctx, document(workspaceResource(ws, ws.organization_name)), 201);
   }));
   r.get('/workspaces/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {
@@ -47,7 +25,7 @@ export function workspacesRoutes(d: AgentsApiDeps): Router {
     sendDocument(ctx, document(workspaceResource(ws, ws.org.name)));
   }));
   r.patch('/workspaces/:id', validated({ params: S.IdParams, body: S.WorkspaceUpdateBody }, async (ctx, { params, body }) => {
-    const ws = await d.workspaces.update(requireUser(ctx), params.id, workspaceInput(body.data.attributes, body.data.relationships));
+    const ws = await d.workspaces.update(requireUser(ctx), params.id, body);
     sendDocument(ctx, document(workspaceResource(ws, ws.organization_name)));
   }));
   r.delete('/workspaces/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {
