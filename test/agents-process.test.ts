@@ -101,4 +101,11 @@ describe('boxyard agent processes', () => {
     expect(await agent.exited).toBe(2);
     expect(agent.output()).toMatch(/agent stopped: .*unknown or was revoked/);
   });
+
+  it('refuses a malformed --url at once (exit code 1) instead of retrying forever', async () => {
+    const agent = spawnAgent('daemon.lan:4780', 'whatever', 'proc-6');
+    running.push(agent);
+    expect(await agent.exited).toBe(1);
+    expect(agent.output()).toContain('--url must be an http(s) URL');
+  });
 });

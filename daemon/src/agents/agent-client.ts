@@ -39,6 +39,8 @@ const sleep = (ms: number, signal: AbortSignal) =>
 export class BoxyardAgent {
   private readonly base: string;
   constructor(private readonly o: AgentClientOptions) {
+    // A typo in --url would otherwise look like a daemon that is away, retried forever.
+    if (!URL.canParse(o.url) || !/^https?:$/.test(new URL(o.url).protocol)) throw new Error(`--url must be an http(s) URL such as http://boxyard.lan:4780 (got "${o.url}")`);
     this.base = o.url.replace(/\/+$/, '');
   }
 
