@@ -91,3 +91,15 @@ describe('health and unknown routes', () => {
     expect(v2.json.errors[0]).toMatchObject({ status: '404', title: 'not found' });
   });
 });
+
+describe('methods a path does not serve', () => {
+  it('answers 405 with Allow, in each dialect', async () => {
+    const v1 = await d.http.withToken(d.adminToken).patch('/api/v1/authenticate', {});
+    expect(v1.status).toBe(405);
+    expect(v1.headers.get('allow')).toMatch(/GET/);
+    expect(v1.json).toEqual({ errors: [expect.stringContaining('Allow')], success: false });
+    const v2 = await d.http.withToken(d.adminToken).put('/api/v2/ping', {});
+    expect(v2.status).toBe(405);
+    expect(v2.json.errors[0]).toMatchObject({ status: '405', title: 'method not allowed' });
+  });
+});

@@ -14,7 +14,7 @@ import { LoginLimiter } from './http/rate-limit';
 import { RegistryRepository } from './registry/repository';
 import { RegistryService } from './registry/service';
 import { buildBlobs } from './blobs/build';
-import { buildAgentServices, watchdogIntervalMs } from './agents/services';
+import { buildAgentServices } from './agents/services';
 
 export interface DepsOptions {
   clock?: Clock;
@@ -41,7 +41,6 @@ export function buildDeps(config: Config, opts: DepsOptions = {}) {
   const agents = buildAgentServices(db, accounts, clock, ids, config);
 
   const closers: Array<() => Promise<void> | void> = [];
-  closers.push(agents.watchdog.start(watchdogIntervalMs(config), (err) => log.error({ err }, 'agent watchdog tick failed')));
   const blobs = buildBlobs({ config, db, registry, clock, ids, log });
   return {
     config, log, clock, ids, store, db,

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { Config } from './config';
 import { buildDeps, type Deps, type DepsOptions } from './deps';
 import { createApp } from './app';
+import { watchdogIntervalMs } from './agents/services';
 
 export interface RunningDaemon {
   url: string;
@@ -17,8 +18,9 @@ export interface RunningDaemon {
 export async function startDaemon(config: Config, opts: DepsOptions = {}): Promise<RunningDaemon> {
   const deps = buildDeps(config, opts);
   const admin = await deps.accounts.ensureAdmin(config.adminUsername, config.adminPassword);
-  // Only the daemon collects garbage: CLI commands open the same data folder while it runs.
+  // Background work runs in the daemon only, not in CLI commands that open the same data folder.
   deps.onClose(await deps.blobCollector.start());
+  deps.onClose(deps.agents.watchdog.start(watchdogIntervalMs(config), (err) => deps.log.error({ err }, 'agent watchdog tick failed')));
   const app = createApp(deps);
   const server = createServer(app.callback());
   // `Expect: 100-continue`: upload PUTs send "100 Continue" themselves once the upload URL checks

@@ -5,6 +5,7 @@ export const ERROR_CODES = [
   'unauthorized',
   'forbidden',
   'not_found',
+  'method_not_allowed',
   'validation',
   'conflict',
   'precondition_failed',

@@ -23,8 +23,12 @@ export function errorMiddleware(log: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
+      // The router answers unknown paths and unserved methods with a bare status: give them a body in the path's dialect.
       if (ctx.status === 404 && ctx.body === undefined) {
         throw new AppError('not_found', `No route for ${ctx.method} ${ctx.path}. Check the URL and the API version.`);
+      }
+      if ((ctx.status === 405 || ctx.status === 501) && !ctx.body) {
+        throw new AppError('method_not_allowed', `${ctx.method} is not supported on ${ctx.path}; the Allow header lists the methods that are.`);
       }
     } catch (raw) {
       const dialect = dialectFor(ctx.path);
