@@ -17,7 +17,6 @@ function configFrom(opts: Record<string, unknown>): Config {
     port: opts.port,
     publicUrl: opts.publicUrl,
     maintenance: opts.maintenance,
-    offline: opts.offline,
     logLevel: opts.logLevel ?? (opts.quiet ? 'silent' : undefined),
   });
 }
@@ -42,7 +41,6 @@ export function buildCli(): Command {
     .option('--port <port>', 'port', undefined)
     .option('--public-url <url>', 'base URL clients reach the daemon at (used in upload and download links)')
     .option('--maintenance', 'start in maintenance mode')
-    .option('--offline', 'never touch the network')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent')
     .action(async (opts) => serve(configFrom(opts)));
 

@@ -29,8 +29,6 @@ export const Config = z.object({
   smsCommand: z.string().optional(),
   /** … or a webhook URL that receives `{"to","code","message"}` as JSON. Neither: the code is logged. */
   smsWebhook: z.url().optional(),
-  /** Never touch the network (mirroring). */
-  offline: bool.default(false),
   /** An agent silent this long turns `unknown`. */
   agentUnknownAfterSeconds: intFrom(1, 86_400).default(60),
   /** An `unknown` agent turns `errored` after this long. */
@@ -54,7 +52,6 @@ const ENV_KEYS: Record<string, keyof Config> = {
   BOXYARD_MAINTENANCE: 'maintenance',
   BOXYARD_SMS_COMMAND: 'smsCommand',
   BOXYARD_SMS_WEBHOOK: 'smsWebhook',
-  BOXYARD_OFFLINE: 'offline',
   BOXYARD_AGENT_UNKNOWN_AFTER: 'agentUnknownAfterSeconds',
   BOXYARD_AGENT_ERRORED_AFTER: 'agentErroredAfterSeconds',
   BOXYARD_AGENT_PING: 'agentPingSeconds',
