@@ -5,16 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DaemonSupervisor, type SupervisorStatus } from '../../main/src/daemon-supervisor';
+import { freePort } from '../helpers/spawn-daemon';
 
 const SCRIPT = fileURLToPath(new URL('../../bin/boxyard.mjs', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 async function until(what: string, check: () => boolean, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;

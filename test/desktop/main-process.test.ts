@@ -1,22 +1,14 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IPC } from '../../daemon/src/contract/ipc';
+import { freePort } from '../helpers/spawn-daemon';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FAKE = fileURLToPath(new URL('./fixtures/fake-electron.cjs', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 /** Runs the bundled main process under Node with a stand-in Electron; answers the calls it made. */
 async function runMain(userData: string): Promise<{ code: number | null; events: Array<Record<string, any>> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
