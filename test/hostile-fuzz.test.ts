@@ -1,0 +1,98 @@
+/**
+ * Property tests: random hostile values in every field of the create and update bodies (wrong
+ * types, huge numbers, `../`, `__proto__` keys, unicode, nested junk) never crash the daemon and,
+ * when refused, change nothing in the database.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDaemon, type TestDaemon } from './helpers/daemon';
+import type { HttpClient } from './helpers/http';
+import { createBox } from './helpers/registry';
+import { createOrg, createWorkspace, JSONAPI } from './helpers/agents';
+
+let d: TestDaemon;
+let api: HttpClient;
+let jsonapi: HttpClient;
+let workspaceId: string;
+
+beforeAll(async () => {
+  d = await startTestDaemon();
+  const alice = await d.user('fuzzer');
+  api = alice.http;
+  jsonapi = alice.http.withContentType(JSONAPI);
+  await createBox(api, 'fuzzer', 'target');
+  expect((await api.post('/api/v1/box/fuzzer/target/versions', { version: { version: '1.0.0' } })).status).toBe(200);
+  await createOrg(jsonapi, 'fuzzorg');
+  workspaceId = (await createWorkspace(jsonapi, 'fuzzorg', 'ws1')).id;
+});
+afterAll(() => d.stop());
+
+/** Every row of every table but tokens (their last-used time moves on any request). */
+function dbSnapshot(): string {
+  const raw = d.deps.store.raw;
+  const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('api_tokens', 'agent_tokens') ORDER BY name").pluck().all() as string[];
+  return JSON.stringify(tables.map((t) => [t, raw.prepare(`SELECT * FROM "${t}" ORDER BY rowid`).all()]));
+}
+
+const hostileString = fc.oneof(
+  fc.constantFrom('', ' ', '../', '../../etc/passwd', '%2e%2e%2f', '__proto__', 'constructor', 'a/b', 'api', 'ü̈n̈ï', '😀', '\u0000', 'x'.repeat(10_000), '1.0.0', 'v1', '-1'),
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'grapheme', maxLength: 20 }),
+);
+const hostileValue = fc.oneof(
+  hostileString,
+  fc.constantFrom(null, true, false, 0, -1, 1e308, -1e308, 2 ** 63, Number.MAX_SAFE_INTEGER + 2, 0.5),
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.constant({ __proto__: { admin: true } }),
+);
+/** A body of the given fields, each one left out, or a hostile value. */
+const hostileFields = (fields: string[]) =>
+  fc.record(Object.fromEntries(fields.map((f) => [f, hostileValue])), { requiredKeys: [] });
+
+/** Sends each sample; asserts a clean answer, and an unchanged database when refused. */
+async function fuzz<T>(arb: fc.Arbitrary<T>, send: (v: T) => Promise<{ status: number; text: string }>, accepted: number[]) {
+  await fc.assert(
+    fc.asyncProperty(arb, async (value) => {
+      const before = dbSnapshot();
+      const r = await send(value);
+      expect(r.status, r.text).toBeLessThan(500);
+      if (!accepted.includes(r.status)) {
+        expect(r.status, r.text).toBeGreaterThanOrEqual(400);
+        expect(r.text.length, 'an error says what was wrong').toBeGreaterThan(10);
+        expect(dbSnapshot()).toBe(before);
+      }
+    }),
+    { numRuns: 80 },
+  );
+}
+
+describe('hostile bodies', () => {
+  it('box create', () =>
+    fuzz(hostileFields(['name', 'short_description', 'description', 'is_private']), (box) =>
+      api.post('/api/v1/boxes', { box: { username: 'fuzzer', ...box } }), [200]));
+
+  it('box update', () =>
+    fuzz(hostileFields(['name', 'short_description', 'description', 'is_private']), (box) =>
+      api.put('/api/v1/box/fuzzer/target', { box }), [200]));
+
+  it('version create', () =>
+    fuzz(hostileFields(['version', 'description']), (version) =>
+      api.post('/api/v1/box/fuzzer/target/versions', { version }), [200]));
+
+  it('provider create (v2)', () =>
+    fuzz(hostileFields(['name', 'url', 'checksum', 'checksum_type', 'architecture', 'default_architecture']), (provider) =>
+      api.post('/api/v2/box/fuzzer/target/version/1.0.0/providers', { provider }), [200]));
+
+  it('whole bodies of any JSON shape', () =>
+    fuzz(fc.jsonValue({ maxDepth: 3 }), (body) => api.post('/api/v1/boxes', JSON.stringify(body), { raw: true }), [200]));
+
+  it('agent pool create', () =>
+    fuzz(fc.tuple(hostileFields(['name', 'organization-scoped']), hostileValue), ([attributes, allowed]) =>
+      jsonapi.post('/api/v2/organizations/fuzzorg/agent-pools', {
+        data: { type: 'agent-pools', attributes, relationships: { 'allowed-workspaces': { data: allowed } } },
+      }), [201]));
+
+  it('workspace update', () =>
+    fuzz(hostileFields(['name', 'execution-mode', 'agent-pool-id', 'description']), (attributes) =>
+      jsonapi.patch(`/api/v2/workspaces/${workspaceId}`, { data: { type: 'workspaces', attributes } }), [200]));
+});
