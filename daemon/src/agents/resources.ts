@@ -59,6 +59,27 @@ export function projectResource(p: ProjectRow, orgName: string): Resource {
   };
 }
 
+/**
+ * Every member who sees a workspace may change and delete it; Boxyard runs no Terraform, so the
+ * run, lock and variable permissions are false. terraform-provider-tfe (resource_tfe_workspace.go
+ * since its safe-delete support, read at commit 01a4069d) dereferences `permissions.can-force-delete`
+ * when destroying a tfe_workspace: without `permissions` the provider panics.
+ */
+const WORKSPACE_PERMISSIONS = {
+  'can-destroy': true,
+  'can-force-delete': true,
+  'can-force-unlock': false,
+  'can-lock': false,
+  'can-manage-run-tasks': false,
+  'can-queue-apply': false,
+  'can-queue-destroy': false,
+  'can-queue-run': false,
+  'can-read-settings': true,
+  'can-unlock': false,
+  'can-update': true,
+  'can-update-variable': false,
+} as const;
+
 export function workspaceResource(w: WorkspaceRow, orgName: string): Resource {
   return {
     type: 'workspaces',
@@ -71,6 +92,7 @@ export function workspaceResource(w: WorkspaceRow, orgName: string): Resource {
       operations: w.execution_mode !== 'local',
       'created-at': w.created_at,
       'updated-at': w.updated_at,
+      permissions: WORKSPACE_PERMISSIONS,
     },
     relationships: {
       organization: toOne('organizations', orgName),

@@ -28,9 +28,16 @@ export function workspacesRoutes(d: AgentsApiDeps): Router {
     const ws = await d.workspaces.update(requireUser(ctx), params.id, body);
     sendDocument(ctx, document(workspaceResource(ws, ws.organization_name)));
   }));
-  r.delete('/workspaces/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {
+  const remove = validated({ params: S.IdParams }, async (ctx, { params }) => {
     await d.workspaces.delete(requireUser(ctx), params.id);
     sendNoContent(ctx);
-  }));
+  });
+  r.delete('/workspaces/:id', remove);
+  /**
+   * HCP Terraform's safe delete refuses while the workspace manages resources; Boxyard keeps no
+   * state, so it is always safe. The tfe provider destroys a tfe_workspace this way unless
+   * force_delete is set.
+   */
+  r.post('/workspaces/:id/actions/safe-delete', remove);
   return r;
 }
