@@ -59,6 +59,11 @@ describe('organizations as newer go-tfe sends them', () => {
     expect(update.json.data).toMatchObject({ id: 'tst-renamed', attributes: { name: 'tst-renamed', email: 'new@tfe.local', 'session-timeout': 3600, 'session-remember': 3600 } });
     expect((await api.get('/api/v2/organizations/tst-neworg')).status).toBe(404);
 
+    // Newer OrganizationUpdateOptions may carry default-execution-mode and a default-agent-pool relationship.
+    const pool = await createPool(api, 'tst-renamed', 'default-runners');
+    const defaults = await api.patch('/api/v2/organizations/tst-renamed', doc('organizations', { 'default-execution-mode': 'agent' }, { 'default-agent-pool': { data: { type: 'agent-pools', id: pool.id } } }));
+    expect(defaults.status, defaults.text).toBe(200);
+
     expect((await del('/api/v2/organizations/tst-renamed')).status).toBe(204);
     expect((await api.get('/api/v2/organizations/tst-renamed')).status).toBe(404);
   });
@@ -342,6 +347,11 @@ describe('tfe provider: tfe_workspace with agent_pool_id', () => {
     const id = create.json.data.id;
     const read = await api.get(`/api/v2/workspaces/${id}`);
     expect(read.json.data).toEqual(create.json.data);
+    // go-tfe's Workspaces.Read(org, name), used by the provider's import of "org/name".
+    const byName = await api.get('/api/v2/organizations/wsprov/workspaces/svc');
+    expect(byName.status).toBe(200);
+    expect(byName.json.data).toEqual(read.json.data);
+    expect((await api.get('/api/v2/organizations/wsprov/workspaces/nope')).status).toBe(404);
     expect(read.json.data).toMatchObject({
       attributes: { name: 'svc', 'execution-mode': 'agent', operations: true },
       relationships: { organization: { data: { type: 'organizations', id: 'wsprov' } }, 'agent-pool': { data: { type: 'agent-pools', id: pool.id } } },

@@ -121,6 +121,7 @@ export const AgentListQuery = PageQuery.extend({ 'filter[last-ping-since]': text
 export const IdParams = z.object({ id: z.string().min(1).max(256) });
 export const OrgParams = z.object({ org: z.string().min(1).max(256) });
 export const NameParams = z.object({ name: z.string().min(1).max(256) });
+export const OrgNameParams = OrgParams.extend(NameParams.shape);
 
 /** Boxyard agent protocol bodies (ours; see README "Agents"). */
 export const RegisterBody = z.object({ name: z.string().trim().min(1).max(256).nullish() });

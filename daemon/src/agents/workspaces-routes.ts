@@ -20,6 +20,10 @@ export function workspacesRoutes(d: AgentsApiDeps): Router {
     const ws = await d.workspaces.create(requireUser(ctx), params.org, body);
     sendDocument(ctx, document(workspaceResource(ws, ws.organization_name)), 201);
   }));
+  r.get('/organizations/:org/workspaces/:name', validated({ params: S.OrgNameParams }, async (ctx, { params }) => {
+    const ws = await d.workspaces.showByName(requireUser(ctx), params.org, params.name);
+    sendDocument(ctx, document(workspaceResource(ws, ws.org.name)));
+  }));
   r.get('/workspaces/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {
     const ws = await d.workspaces.show(requireUser(ctx), params.id);
     sendDocument(ctx, document(workspaceResource(ws, ws.org.name)));

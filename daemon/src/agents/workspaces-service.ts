@@ -1,7 +1,7 @@
 import type { OrganizationRow } from '../auth/repository';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
-import { ConflictError, ValidationError } from '../http/errors';
+import { ConflictError, NotFoundError, ValidationError } from '../http/errors';
 import type { Page } from '../http/jsonapi/pagination';
 import type { Caller, OrganizationAccess } from './access';
 import type { OrganizationsService } from './organizations-service';
@@ -52,6 +52,14 @@ export class WorkspacesService {
   }
 
   show = async (p: Caller, id: string) => this.access.member(p, await this.repo.workspaceById(id), `Workspace "${id}"`);
+
+  /** go-tfe's Workspaces.Read (and so the tfe provider's imports by "org/name") looks workspaces up by name. */
+  async showByName(p: Caller, orgName: string, name: string) {
+    const org = await this.access.visible(p, orgName);
+    const ws = await this.repo.workspaceNamed(org.id, name);
+    if (!ws) throw new NotFoundError(`Workspace "${name}" not found in "${org.name}".`);
+    return { ...ws, org };
+  }
 
   async update(p: Caller, id: string, input: WorkspaceInput) {
     const ws = await this.show(p, id);
