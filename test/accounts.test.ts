@@ -103,3 +103,12 @@ describe('methods a path does not serve', () => {
     expect(v2.json.errors[0]).toMatchObject({ status: '405', title: 'method not allowed' });
   });
 });
+
+describe('service discovery', () => {
+  it('serves /.well-known/terraform.json pointing tfe.v2 at /api/v2/', async () => {
+    const r = await d.http.get('/.well-known/terraform.json');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toContain('application/json');
+    expect(r.json).toEqual({ 'tfe.v2': '/api/v2/', 'tfe.v2.1': '/api/v2/', 'tfe.v2.2': '/api/v2/' });
+  });
+});

@@ -39,6 +39,9 @@ export function createApp(deps: Deps): Koa {
 
   const health = new Router();
   health.get('/healthz', (ctx) => { ctx.body = { status: 'ok', name: 'boxyard', version: VERSION }; });
+  // Terraform's service discovery (the tfe provider and `terraform login` read it, over HTTPS, so
+  // it matters behind a TLS proxy): the agent-pools API is HCP Terraform's /api/v2.
+  health.get('/.well-known/terraform.json', (ctx) => { ctx.body = { 'tfe.v2': '/api/v2/', 'tfe.v2.1': '/api/v2/', 'tfe.v2.2': '/api/v2/' }; });
   app.use(health.routes());
   // The web UI (/ui/, and / redirects there) goes before any catch-all catalog route such as /:org/:box.
   app.use(webUi(defaultUiDir()));
