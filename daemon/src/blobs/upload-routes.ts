@@ -1,25 +1,16 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import { z } from 'zod';
 import type { Config } from '../config';
 import { requireUser } from '../http/auth';
-import { baseUrl } from '../http/base-url';
 import { validated } from '../http/validate';
+import { linksFor, providerRefOf } from '../registry/route-helpers';
 import { ProviderParams } from '../registry/schemas';
 import type { UploadKind } from './tables';
-import type { UploadLinks, UploadService } from './upload-service';
+import type { UploadService } from './upload-service';
 
 export interface UploadRouteDeps {
   uploads: UploadService;
   config: Pick<Config, 'publicUrl'>;
-}
-
-const providerRef = (p: ProviderParams) => ({ username: p.username, box: p.name, version: p.version, provider: p.provider, architecture: p.arch });
-
-/** Links under the API version this request used: the callback comes back the same way. */
-function links(ctx: Context, config: UploadRouteDeps['config']): UploadLinks {
-  const base = baseUrl(ctx, config.publicUrl);
-  return { base, api: `${base}${ctx.path.startsWith('/api/v2/') ? '/api/v2' : '/api/v1'}` };
 }
 
 const PROVIDER_V1 = '/box/:username/:name/version/:version/provider/:provider';
@@ -34,10 +25,10 @@ const CallbackParams = ProviderParams.extend({ uploadId: z.string().max(128) });
 export function uploadApiRoutes(d: UploadRouteDeps): Router {
   const r = new Router();
   const prepare = (kind: UploadKind) => validated({ params: ProviderParams }, async (ctx, { params }) => {
-    ctx.body = await d.uploads.prepare(requireUser(ctx), providerRef(params), kind, links(ctx, d.config));
+    ctx.body = await d.uploads.prepare(requireUser(ctx), providerRefOf(ctx, params), kind, linksFor(ctx, d.config));
   });
   const callback = validated({ params: CallbackParams }, async (ctx, { params }) => {
-    await d.uploads.finishDirect(requireUser(ctx), providerRef(params), params.uploadId);
+    await d.uploads.finishDirect(requireUser(ctx), providerRefOf(ctx, params), params.uploadId);
     ctx.status = 200;
     ctx.body = { success: true };
   });

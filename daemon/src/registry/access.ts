@@ -1,13 +1,17 @@
 import type { AccountService, Namespace, Principal } from '../auth/accounts-service';
-import { ForbiddenError, NotFoundError, UnauthorizedError } from '../http/errors';
+import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../http/errors';
 import type { BoxRecord, ProviderRow, RegistryRepository, VersionRow } from './repository';
 
 export type Need = 'read' | 'manage';
 
 export interface BoxRef { username: string; box: string }
 export interface VersionRef extends BoxRef { version: string }
-/** `architecture` undefined: the default-architecture entry of that provider name. */
-export interface ProviderRef extends VersionRef { provider: string; architecture?: string }
+/**
+ * `architecture` undefined: on API v1 paths (gem 3.0.5 knows no architectures) the
+ * default-architecture entry of that provider name; on API v2 paths only a name with a single
+ * entry, since v2 clients that mean one of several architectures name it.
+ */
+export interface ProviderRef extends VersionRef { provider: string; architecture?: string; api?: 'v1' | 'v2' }
 
 /**
  * Who may see and change what. Reads of public boxes need nobody; private boxes are visible to
@@ -59,11 +63,24 @@ export class RegistryAccess {
 
   async provider(p: Principal, ref: ProviderRef, need: Need): Promise<{ box: BoxRecord; version: VersionRow; provider: ProviderRow }> {
     const { box, version } = await this.version(p, ref, need);
+    if (ref.architecture === undefined && ref.api === 'v2') await this.assertSingleArchitecture(box, version, ref.provider);
     const provider = await this.repo.provider(version.id, ref.provider, ref.architecture);
     if (!provider) {
       const arch = ref.architecture ? ` for architecture "${ref.architecture}"` : '';
       throw new NotFoundError(`Version "${version.version}" of "${box.username}/${box.name}" has no provider "${ref.provider}"${arch}.`);
     }
     return { box, version, provider };
+  }
+
+  /**
+   * Packer's post-processor cleans up a failed build with `DELETE /api/v2/…/provider/NAME` (no
+   * architecture, packer-plugin-vagrant step_create_provider.go): taking that for the default
+   * entry would delete another build's released image. An ambiguous v2 path changes nothing.
+   */
+  private async assertSingleArchitecture(box: BoxRecord, version: VersionRow, name: string) {
+    const archs = (await this.repo.providersOf([version.id])).filter((e) => e.name === name).map((e) => e.architecture);
+    if (archs.length > 1) {
+      throw new ConflictError(`Provider "${name}" of ${box.username}/${box.name} ${version.version} has several architectures (${archs.sort().join(', ')}): add the architecture to the path, e.g. …/provider/${name}/${archs[0]}.`);
+    }
   }
 }

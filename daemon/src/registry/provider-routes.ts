@@ -4,11 +4,10 @@ import { requireUser } from '../http/auth';
 import { validated } from '../http/validate';
 import { providerJson } from './serialize';
 import { CreateProviderBody, ProviderParams, UpdateProviderBody, VersionParams } from './schemas';
-import { architectureParam, caller, linksFor, type RegistryRouteDeps } from './route-helpers';
+import { architectureParam, caller, linksFor, providerRefOf, type RegistryRouteDeps } from './route-helpers';
 import type { ProviderResult } from './providers-service';
 
 const versionRef = (p: { username: string; name: string; version: string }) => ({ username: p.username, box: p.name, version: p.version });
-const providerRef = (p: ProviderParams) => ({ ...versionRef(p), provider: p.provider, architecture: p.arch });
 
 /**
  * Providers. API v1 paths name only the provider (its default-architecture entry); API v2 paths
@@ -25,13 +24,13 @@ export function providerRoutes(r: Router, d: RegistryRouteDeps) {
 
   for (const path of ['/box/:username/:name/version/:version/provider/:provider', '/box/:username/:name/version/:version/provider/:provider/:arch']) {
     r.get(path, validated({ params: ProviderParams }, async (ctx, { params }) => {
-      ctx.body = json(ctx, await svc.get(caller(ctx), providerRef(params)));
+      ctx.body = json(ctx, await svc.get(caller(ctx), providerRefOf(ctx, params)));
     }));
     r.put(path, validated({ params: ProviderParams, body: UpdateProviderBody }, async (ctx, { params, body }) => {
-      ctx.body = json(ctx, await svc.update(requireUser(ctx), providerRef(params), body));
+      ctx.body = json(ctx, await svc.update(requireUser(ctx), providerRefOf(ctx, params), body));
     }));
     r.delete(path, validated({ params: ProviderParams }, async (ctx, { params }) => {
-      ctx.body = json(ctx, await svc.delete(requireUser(ctx), providerRef(params)));
+      ctx.body = json(ctx, await svc.delete(requireUser(ctx), providerRefOf(ctx, params)));
     }));
   }
 }

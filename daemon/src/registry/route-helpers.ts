@@ -3,6 +3,7 @@ import type { Principal } from '../auth/accounts-service';
 import type { Config } from '../config';
 import { baseUrl } from '../http/base-url';
 import { NotFoundError } from '../http/errors';
+import type { ProviderRef } from './access';
 import type { RegistryService } from './service';
 import type { Links } from './serialize';
 import { isArchitecture } from './schemas';
@@ -15,10 +16,18 @@ export interface RegistryRouteDeps {
 /** The caller, or null for anonymous reads. */
 export const caller = (ctx: Context): Principal => ctx.state.principal as Principal;
 
-/** Absolute links under the API version this request used (gem ≥ 3.1 and Packer talk /api/v2). */
+/** The API version of the request's path (gem ≥ 3.1 and Packer talk /api/v2). */
+export const apiVersion = (ctx: Context): 'v1' | 'v2' => (ctx.path.startsWith('/api/v2/') ? 'v2' : 'v1');
+
+/** Absolute links under the API version this request used. */
 export function linksFor(ctx: Context, config: Pick<Config, 'publicUrl'>): Links {
   const base = baseUrl(ctx, config.publicUrl);
-  return { base, api: `${base}${ctx.path.startsWith('/api/v2/') ? '/api/v2' : '/api/v1'}` };
+  return { base, api: `${base}/api/${apiVersion(ctx)}` };
+}
+
+/** A provider named by the path: its architecture segment if any, and the API version that decides what none means. */
+export function providerRefOf(ctx: Context, p: { username: string; name: string; version: string; provider: string; arch?: string }): ProviderRef {
+  return { username: p.username, box: p.name, version: p.version, provider: p.provider, architecture: p.arch, api: apiVersion(ctx) };
 }
 
 /**
