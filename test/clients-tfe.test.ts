@@ -63,6 +63,10 @@ describe('organizations as newer go-tfe sends them', () => {
     const pool = await createPool(api, 'tst-renamed', 'default-runners');
     const defaults = await api.patch('/api/v2/organizations/tst-renamed', doc('organizations', { 'default-execution-mode': 'agent' }, { 'default-agent-pool': { data: { type: 'agent-pools', id: pool.id } } }));
     expect(defaults.status, defaults.text).toBe(200);
+    // tfe_organization_default_settings reads both back (modelFromOrganizationsV2).
+    expect(defaults.json.data.attributes['default-execution-mode']).toBe('agent');
+    expect(defaults.json.data.relationships['default-agent-pool']).toEqual({ data: { type: 'agent-pools', id: pool.id } });
+    expect((await api.get('/api/v2/organizations/tst-renamed')).json.data).toEqual(defaults.json.data);
 
     expect((await del('/api/v2/organizations/tst-renamed')).status).toBe(204);
     expect((await api.get('/api/v2/organizations/tst-renamed')).status).toBe(404);

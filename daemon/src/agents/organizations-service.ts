@@ -2,7 +2,10 @@ import type { AccountService } from '../auth/accounts-service';
 import type { OrganizationRow } from '../auth/repository';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
+import { ValidationError } from '../http/errors';
 import type { OrganizationAccess, Caller } from './access';
+import type { PoolsRepository } from './pools-repository';
+import type { ExecutionMode } from './tables';
 import type { TfcSettingsRow, WorkspacesRepository } from './workspaces-repository';
 import { nameKey } from './workspaces-repository';
 
@@ -21,9 +24,16 @@ export interface OrganizationInput {
   sessionRemember?: number | null;
   sessionTimeout?: number | null;
   ownersTeamSamlRoleId?: string | null;
+  defaultExecutionMode?: ExecutionMode;
+  /** undefined: unchanged; null: none. */
+  defaultAgentPoolId?: string | null;
 }
 
-const DEFAULT_TFC = { collaborator_auth_policy: 'password', cost_estimation_enabled: 0, session_remember: null, session_timeout: null, owners_team_saml_role_id: null };
+const DEFAULT_TFC = {
+  collaborator_auth_policy: 'password', cost_estimation_enabled: 0, session_remember: null, session_timeout: null, owners_team_saml_role_id: null,
+  default_execution_mode: 'remote' as ExecutionMode, default_agent_pool_id: null,
+};
+const poolPointer = { source: { pointer: '/data/relationships/default-agent-pool/data/id' } };
 
 /** Organizations as HCP Terraform shows them: the shared account rows plus TFC attributes and a default project. */
 export class OrganizationsService {
@@ -31,6 +41,7 @@ export class OrganizationsService {
     private readonly accounts: AccountService,
     private readonly access: OrganizationAccess,
     private readonly repo: WorkspacesRepository,
+    private readonly pools: PoolsRepository,
     private readonly clock: Clock,
     private readonly ids: IdGen,
   ) {}
@@ -50,6 +61,8 @@ export class OrganizationsService {
   }
 
   async create(p: Caller, input: OrganizationInput & { name: string }): Promise<OrganizationView> {
+    // A new organization has no pools yet, so no pool can be its default.
+    if (input.defaultAgentPoolId) throw new ValidationError(`Agent pool "${input.defaultAgentPoolId}" does not exist in "${input.name}". Create the pool first, then set it as the default.`, poolPointer);
     const org = await this.accounts.createOrganization({ name: input.name, email: input.email ?? null }, p.user);
     const updated = input.agentPoolLimit !== undefined ? await this.accounts.updateOrganization(org, { agent_pool_limit: input.agentPoolLimit }) : org;
     await this.repo.saveTfcSettings(org.id, tfcPatch(input));
@@ -67,14 +80,33 @@ export class OrganizationsService {
   async update(p: Caller, name: string, input: OrganizationInput): Promise<OrganizationView> {
     const org = await this.access.visible(p, name);
     await this.accounts.requireOwner(p, org);
+    const defaults = await this.defaults(org, input);
     const patch = {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.email !== undefined ? { email: input.email } : {}),
       ...(input.agentPoolLimit !== undefined ? { agent_pool_limit: input.agentPoolLimit } : {}),
     };
     const updated = await this.accounts.updateOrganization(org, patch);
-    await this.repo.saveTfcSettings(org.id, tfcPatch(input));
+    await this.repo.saveTfcSettings(org.id, { ...tfcPatch(input), ...defaults });
     return this.view(p, updated);
+  }
+
+  /**
+   * Default execution mode and pool after a change, checked before anything is written. Like HCP
+   * Terraform, a mode other than agent drops the default pool: tfe_organization_default_settings
+   * resets by sending only `default-execution-mode: remote` and relies on that.
+   */
+  private async defaults(org: OrganizationRow, input: OrganizationInput) {
+    const current = (await this.repo.tfcSettings(org.id)) ?? DEFAULT_TFC;
+    const mode = input.defaultExecutionMode ?? current.default_execution_mode;
+    const poolId = input.defaultAgentPoolId !== undefined ? input.defaultAgentPoolId : mode === 'agent' ? current.default_agent_pool_id : null;
+    if (poolId) {
+      const pool = await this.pools.poolById(poolId);
+      if (!pool || pool.organization_id !== org.id) throw new ValidationError(`Agent pool "${poolId}" does not exist in "${org.name}". The default agent pool must be a pool of this organization.`, poolPointer);
+      if (mode !== 'agent') throw new ValidationError(`A default agent pool needs default-execution-mode "agent" (got "${mode}"). Send default-execution-mode "agent" or leave out default-agent-pool.`, { source: { pointer: '/data/attributes/default-execution-mode' } });
+    }
+    if (input.defaultExecutionMode === undefined && input.defaultAgentPoolId === undefined) return {};
+    return { default_execution_mode: mode, default_agent_pool_id: poolId };
   }
 
   /** Removes the organization; foreign keys cascade to projects, workspaces, pools, tokens, agents and boxes. */
@@ -92,5 +124,6 @@ function tfcPatch(i: OrganizationInput) {
     ...(i.sessionRemember !== undefined ? { session_remember: i.sessionRemember } : {}),
     ...(i.sessionTimeout !== undefined ? { session_timeout: i.sessionTimeout } : {}),
     ...(i.ownersTeamSamlRoleId !== undefined ? { owners_team_saml_role_id: i.ownersTeamSamlRoleId } : {}),
+    ...(i.defaultExecutionMode !== undefined ? { default_execution_mode: i.defaultExecutionMode } : {}),
   };
 }

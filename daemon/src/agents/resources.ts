@@ -4,6 +4,8 @@ import type { AgentRow, AgentTokenRow } from './agents-repository';
 import type { OrganizationView } from './organizations-service';
 import type { PoolView } from './pools-repository';
 import type { ProjectRow, WorkspaceRow } from './workspaces-repository';
+import { WORKSPACE_SETTING_ATTRIBUTES } from './workspace-schemas';
+import { settingsOf } from './workspace-settings';
 
 /** Domain → wire for the agents API. Wire names appear only here and in schemas. */
 const V2 = '/api/v2';
@@ -28,6 +30,7 @@ export function organizationResource(v: OrganizationView): Resource {
       'trial-expires-at': null,
       'two-factor-conformant': false,
       'agent-pool-limit': org.agent_pool_limit,
+      'default-execution-mode': tfc.default_execution_mode,
       permissions: {
         'can-create-team': false,
         'can-create-workspace': true,
@@ -44,6 +47,7 @@ export function organizationResource(v: OrganizationView): Resource {
       'agent-pools': related(`${V2}/organizations/${encodeURIComponent(org.name)}/agent-pools`),
       workspaces: related(`${V2}/organizations/${encodeURIComponent(org.name)}/workspaces`),
       projects: related(`${V2}/organizations/${encodeURIComponent(org.name)}/projects`),
+      'default-agent-pool': toOne('agent-pools', tfc.default_agent_pool_id),
     },
     links: { self: `${V2}/organizations/${encodeURIComponent(org.name)}` },
   };
@@ -92,6 +96,7 @@ export function workspaceResource(w: WorkspaceRow, orgName: string): Resource {
       operations: w.execution_mode !== 'local',
       'created-at': w.created_at,
       'updated-at': w.updated_at,
+      ...settingAttributes(w),
       permissions: WORKSPACE_PERMISSIONS,
     },
     relationships: {
@@ -101,6 +106,12 @@ export function workspaceResource(w: WorkspaceRow, orgName: string): Resource {
     },
     links: { self: `${V2}/workspaces/${w.id}` },
   };
+}
+
+/** Every stored setting under its wire name (the table the request schema reads with). */
+function settingAttributes(w: WorkspaceRow): Record<string, unknown> {
+  const settings = settingsOf(w);
+  return Object.fromEntries(Object.entries(WORKSPACE_SETTING_ATTRIBUTES).map(([wire, key]) => [wire, settings[key]]));
 }
 
 /** One shape in create, show and list: go-tfe compares the structs it decodes from each. */

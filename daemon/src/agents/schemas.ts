@@ -4,15 +4,14 @@ import { PageQuery } from '../http/jsonapi/pagination';
 import { ResourceInput, ToManyInput, ToOneInput } from '../http/jsonapi/request';
 import type { OrganizationInput } from './organizations-service';
 import type { PoolInput } from './pools-service';
-import type { WorkspaceInput } from './workspaces-service';
 
 /*
  * Wire → domain: each body schema validates the JSON:API document and hands the service its input
- * type, so wire names stay here and in resources.ts.
+ * type, so wire names stay here (workspace bodies: workspace-schemas.ts) and in resources.ts.
  */
 
 /** Pool, workspace and project names: identifiers, as HCP Terraform allows them. */
-const Identifier = (what: string) =>
+export const Identifier = (what: string) =>
   z.string().min(1, `${what} must not be empty`).max(90, `${what} must be at most 90 characters`)
     .regex(/^[A-Za-z0-9_-]+$/, `${what} may contain only letters, numbers, "-" and "_"`);
 
@@ -25,17 +24,22 @@ const OrganizationAttributes = z.object({
   'session-remember': z.number().int().min(0).max(1_000_000).nullish(),
   'session-timeout': z.number().int().min(0).max(1_000_000).nullish(),
   'owners-team-saml-role-id': z.string().max(256).nullish(),
+  'default-execution-mode': z.enum(['remote', 'local', 'agent'], { message: 'default-execution-mode must be "remote", "local" or "agent"' }).optional(),
 });
-const organizationInput = (a: Partial<z.infer<typeof OrganizationAttributes>> = {}): OrganizationInput => ({
+/** tfe_organization_default_settings sends `default-agent-pool` only with a pool id; `data: null` clears it. */
+const OrganizationRelationships = z.object({ 'default-agent-pool': ToOneInput('agent-pools').optional() });
+const organizationInput = (a: Partial<z.infer<typeof OrganizationAttributes>> = {}, r: z.infer<typeof OrganizationRelationships> = {}): OrganizationInput => ({
   name: a.name, email: a.email, agentPoolLimit: a['agent-pool-limit'], collaboratorAuthPolicy: a['collaborator-auth-policy'],
   costEstimationEnabled: a['cost-estimation-enabled'], sessionRemember: a['session-remember'], sessionTimeout: a['session-timeout'],
   ownersTeamSamlRoleId: a['owners-team-saml-role-id'],
+  defaultExecutionMode: a['default-execution-mode'],
+  defaultAgentPoolId: r['default-agent-pool'] === undefined ? undefined : r['default-agent-pool'].data?.id ?? null,
 });
-export const OrganizationCreateBody = ResourceInput(['organizations'], OrganizationAttributes, z.object({}))
+export const OrganizationCreateBody = ResourceInput(['organizations'], OrganizationAttributes, OrganizationRelationships)
   .refine((b) => b.data.attributes !== undefined, { message: 'data.attributes.name is required', path: ['data', 'attributes', 'name'] })
-  .transform((b) => ({ ...organizationInput(b.data.attributes), name: b.data.attributes!.name }));
-export const OrganizationUpdateBody = ResourceInput(['organizations'], OrganizationAttributes.partial(), z.object({}))
-  .transform((b) => organizationInput(b.data.attributes));
+  .transform((b) => ({ ...organizationInput(b.data.attributes, b.data.relationships), name: b.data.attributes!.name }));
+export const OrganizationUpdateBody = ResourceInput(['organizations'], OrganizationAttributes.partial(), OrganizationRelationships)
+  .transform((b) => organizationInput(b.data.attributes, b.data.relationships));
 
 const PoolRelationships = z.object({
   'allowed-workspaces': ToManyInput('workspaces').optional(),
@@ -57,38 +61,6 @@ export const PoolCreateBody = ResourceInput(['agent-pools'], PoolAttributes, Poo
   .transform((b) => ({ ...poolInput(b.data.attributes, b.data.relationships), name: b.data.attributes!.name }));
 export const PoolUpdateBody = ResourceInput(['agent-pools'], PoolAttributes.partial(), PoolRelationships)
   .transform((b) => poolInput(b.data.attributes, b.data.relationships));
-
-const WorkspaceAttributes = z.object({
-  name: Identifier('name'),
-  description: z.string().max(10_000).nullish(),
-  'execution-mode': z.enum(['remote', 'local', 'agent']).optional(),
-  'agent-pool-id': z.string().max(256).nullish(),
-  operations: z.boolean().optional(),
-});
-const WorkspaceRelationships = z.object({
-  project: ToOneInput('projects').optional(),
-  'agent-pool': ToOneInput('agent-pools').optional(),
-});
-/**
- * The pool comes from `agent-pool-id` (the tfe provider sends "" for none) or
- * `relationships.agent-pool`; `operations: false` is the older spelling of execution-mode local.
- */
-function workspaceInput(a: Partial<z.infer<typeof WorkspaceAttributes>> = {}, r: z.infer<typeof WorkspaceRelationships> = {}): WorkspaceInput {
-  const fromRel = r['agent-pool'] === undefined ? undefined : r['agent-pool'].data?.id ?? null;
-  const legacyMode = a.operations === undefined ? undefined : a.operations ? 'remote' : 'local';
-  return {
-    name: a.name,
-    description: a.description ?? undefined,
-    executionMode: a['execution-mode'] ?? legacyMode,
-    agentPoolId: a['agent-pool-id'] !== undefined ? a['agent-pool-id'] : fromRel,
-    projectId: r.project?.data?.id ?? undefined,
-  };
-}
-export const WorkspaceCreateBody = ResourceInput(['workspaces'], WorkspaceAttributes, WorkspaceRelationships)
-  .refine((b) => b.data.attributes !== undefined, { message: 'data.attributes.name is required', path: ['data', 'attributes', 'name'] })
-  .transform((b) => ({ ...workspaceInput(b.data.attributes, b.data.relationships), name: b.data.attributes!.name }));
-export const WorkspaceUpdateBody = ResourceInput(['workspaces'], WorkspaceAttributes.partial(), WorkspaceRelationships)
-  .transform((b) => workspaceInput(b.data.attributes, b.data.relationships));
 
 export const ProjectCreateBody = ResourceInput(['projects'], z.object({ name: z.string().trim().min(1).max(90) }), z.object({}))
   .refine((b) => b.data.attributes !== undefined, { message: 'data.attributes.name is required', path: ['data', 'attributes', 'name'] })

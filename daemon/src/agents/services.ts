@@ -23,7 +23,7 @@ export function buildAgentServices(db: Kysely<Database>, accounts: AccountServic
   const workspacesRepo = new WorkspacesRepository(db);
   const poolsRepo = new PoolsRepository(db);
   const agentsRepo = new AgentsRepository(db);
-  const organizations = new OrganizationsService(accounts, access, workspacesRepo, clock, ids);
+  const organizations = new OrganizationsService(accounts, access, workspacesRepo, poolsRepo, clock, ids);
   const pools = new PoolsService(access, poolsRepo, workspacesRepo, clock, ids);
   return {
     organizations,

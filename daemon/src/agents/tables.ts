@@ -11,6 +11,9 @@ export interface OrganizationTfcSettingsTable {
   session_remember: number | null;
   session_timeout: number | null;
   owners_team_saml_role_id: string | null;
+  default_execution_mode: Generated<ExecutionMode>;
+  /** Cleared (SET NULL) when the pool is deleted. */
+  default_agent_pool_id: Generated<string | null>;
 }
 
 export interface ProjectsTable {
@@ -44,6 +47,28 @@ export interface WorkspacesTable {
   agent_pool_id: string | null;
   created_at: string;
   updated_at: string;
+  // Settings the tfe provider manages (005-workspace-settings.sql); booleans are 0/1.
+  allow_destroy_plan: Generated<number>;
+  assessments_enabled: Generated<number>;
+  auto_apply: Generated<number>;
+  auto_apply_run_trigger: Generated<number>;
+  auto_destroy_at: Generated<string | null>;
+  auto_destroy_activity_duration: Generated<string | null>;
+  file_triggers_enabled: Generated<number>;
+  global_remote_state: Generated<number>;
+  project_remote_state: Generated<number>;
+  inherits_project_auto_destroy: Generated<number>;
+  queue_all_runs: Generated<number>;
+  source_name: Generated<string | null>;
+  source_url: Generated<string | null>;
+  speculative_enabled: Generated<number>;
+  structured_run_output_enabled: Generated<number>;
+  terraform_version: Generated<string>;
+  /** JSON array of strings. */
+  trigger_prefixes: Generated<string>;
+  /** JSON array of strings. */
+  trigger_patterns: Generated<string>;
+  working_directory: Generated<string>;
 }
 
 export interface PoolWorkspaceLinkTable {

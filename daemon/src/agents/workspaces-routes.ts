@@ -8,6 +8,7 @@ import { pageOf } from '../http/jsonapi/pagination';
 import type { AgentsApiDeps } from './routes';
 import { workspaceResource } from './resources';
 import * as S from './schemas';
+import { WorkspaceCreateBody, WorkspaceUpdateBody } from './workspace-schemas';
 
 export function workspacesRoutes(d: AgentsApiDeps): Router {
   const r = new Router();
@@ -16,7 +17,7 @@ export function workspacesRoutes(d: AgentsApiDeps): Router {
     const { org, rows, total } = await d.workspaces.list(requireUser(ctx), params.org, query['search[name]'], page);
     sendList(ctx, rows.map((w) => workspaceResource(w, org.name)), { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total });
   }));
-  r.post('/organizations/:org/workspaces', validated({ params: S.OrgParams, body: S.WorkspaceCreateBody }, async (ctx, { params, body }) => {
+  r.post('/organizations/:org/workspaces', validated({ params: S.OrgParams, body: WorkspaceCreateBody }, async (ctx, { params, body }) => {
     const ws = await d.workspaces.create(requireUser(ctx), params.org, body);
     sendDocument(ctx, document(workspaceResource(ws, ws.organization_name)), 201);
   }));
@@ -28,7 +29,7 @@ export function workspacesRoutes(d: AgentsApiDeps): Router {
     const ws = await d.workspaces.show(requireUser(ctx), params.id);
     sendDocument(ctx, document(workspaceResource(ws, ws.org.name)));
   }));
-  r.patch('/workspaces/:id', validated({ params: S.IdParams, body: S.WorkspaceUpdateBody }, async (ctx, { params, body }) => {
+  r.patch('/workspaces/:id', validated({ params: S.IdParams, body: WorkspaceUpdateBody }, async (ctx, { params, body }) => {
     const ws = await d.workspaces.update(requireUser(ctx), params.id, body);
     sendDocument(ctx, document(workspaceResource(ws, ws.organization_name)));
   }));

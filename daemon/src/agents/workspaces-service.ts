@@ -8,6 +8,7 @@ import type { OrganizationsService } from './organizations-service';
 import type { PoolsRepository } from './pools-repository';
 import type { ExecutionMode } from './tables';
 import { mayUse } from './pool-rules';
+import { NO_TRIGGERS, settingsColumns, settingsOf, withTriggerRule, type WorkspaceSettings } from './workspace-settings';
 import { nameKey, type WorkspacesRepository } from './workspaces-repository';
 
 export interface WorkspaceInput {
@@ -17,6 +18,8 @@ export interface WorkspaceInput {
   /** undefined: unchanged; null or "": none (the tfe provider sends ""). */
   agentPoolId?: string | null;
   projectId?: string;
+  /** Present keys are set; absent ones keep their value (on create: HCP Terraform's default). */
+  settings?: Partial<WorkspaceSettings>;
 }
 
 const pointer = (attr: string) => ({ source: { pointer: `/data/attributes/${attr}` } });
@@ -35,6 +38,7 @@ export class WorkspacesService {
   async create(p: Caller, orgName: string, input: WorkspaceInput & { name: string }) {
     const org = await this.access.visible(p, orgName);
     if (await this.repo.workspaceNamed(org.id, input.name)) throw new ConflictError(`A workspace named "${input.name}" already exists in "${org.name}". Choose another name.`, pointer('name'));
+    const settings = this.settings(NO_TRIGGERS, input);
     const projectId = await this.projectFor(org, input.projectId);
     const id = this.ids.id('ws');
     const { mode, poolId } = await this.execution(org, { id, project_id: projectId }, { mode: 'remote', poolId: null }, input);
@@ -42,6 +46,7 @@ export class WorkspacesService {
     await this.repo.insertWorkspace({
       id, organization_id: org.id, project_id: projectId, name: input.name, name_key: nameKey(input.name),
       description: input.description ?? '', execution_mode: mode, agent_pool_id: poolId, created_at: now, updated_at: now,
+      ...settings,
     });
     return (await this.repo.workspaceById(id))!;
   }
@@ -66,12 +71,13 @@ export class WorkspacesService {
     if (input.name !== undefined && nameKey(input.name) !== ws.name_key && (await this.repo.workspaceNamed(ws.organization_id, input.name))) {
       throw new ConflictError(`A workspace named "${input.name}" already exists in "${ws.org.name}". Choose another name.`, pointer('name'));
     }
+    const settings = this.settings(settingsOf(ws), input);
     const projectId = input.projectId !== undefined ? await this.projectFor(ws.org, input.projectId) : ws.project_id;
     const { mode, poolId } = await this.execution(ws.org, { id, project_id: projectId }, { mode: ws.execution_mode, poolId: ws.agent_pool_id }, input);
     await this.repo.updateWorkspace(id, {
       ...(input.name !== undefined ? { name: input.name, name_key: nameKey(input.name) } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
-      project_id: projectId, execution_mode: mode, agent_pool_id: poolId, updated_at: this.clock.now().toISOString(),
+      ...settings, project_id: projectId, execution_mode: mode, agent_pool_id: poolId, updated_at: this.clock.now().toISOString(),
     });
     return (await this.repo.workspaceById(id))!;
   }
@@ -80,6 +86,13 @@ export class WorkspacesService {
   async delete(p: Caller, id: string): Promise<void> {
     await this.show(p, id);
     await this.repo.deleteWorkspace(id);
+  }
+
+  /** The settings columns to write; validated before anything is written. */
+  private settings(current: Pick<WorkspaceSettings, 'triggerPrefixes' | 'triggerPatterns'>, input: WorkspaceInput) {
+    const { patch, conflict } = withTriggerRule(current, input.settings ?? {});
+    if (conflict) throw new ValidationError('trigger-prefixes and trigger-patterns cannot be used together. Send one of them, and [] for the other.', pointer('trigger-patterns'));
+    return settingsColumns(patch);
   }
 
   private async projectFor(org: OrganizationRow, projectId: string | undefined): Promise<string> {
