@@ -1,7 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOX_KEYS, GEM_OK, gemClient, pickProvider, type Gem } from './helpers/clients';
+import { BOX_KEYS, GEM_OK, gemClient, pickProvider, type Gem, boxBytes, sha256 } from './helpers/clients';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { rawGet, rawPut } from './helpers/upload';
 
@@ -11,9 +10,6 @@ import { rawGet, rawPut } from './helpers/upload';
  * architectures; box.rb, box/version.rb, box/provider.rb, organization.rb, data.rb only in their
  * 3.0 revisions; hashicorp/vagrant plugins/commands/cloud/publish.rb).
  */
-
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-const boxBytes = (n = 64 * 1024) => Buffer.concat([Buffer.from('\x1f\x8b'), randomBytes(n)]);
 
 let d: TestDaemon;
 let token: string;

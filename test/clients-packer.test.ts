@@ -1,6 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gemClient, packerClient, pickProvider, type Packer } from './helpers/clients';
+import { gemClient, packerClient, pickProvider, type Packer, boxBytes, sha256 } from './helpers/clients';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { rawGet } from './helpers/upload';
 
@@ -11,9 +10,6 @@ import { rawGet } from './helpers/upload';
  * step_create_version.go, step_create_provider.go, step_prepare_upload.go, step_upload.go,
  * step_confirm_upload.go, step_release_version.go).
  */
-
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-const boxBytes = (n = 64 * 1024) => Buffer.concat([Buffer.from('\x1f\x8b'), randomBytes(n)]);
 
 let d: TestDaemon;
 let token: string;

@@ -11,6 +11,11 @@ type Rels = Record<string, unknown>;
 
 export const doc = (type: string, attributes: Attrs = {}, relationships?: Rels) => ({ data: { type, attributes, ...(relationships ? { relationships } : {}) } });
 export const refs = (type: string, ids: string[]) => ({ data: ids.map((id) => ({ type, id })) });
+/** The ids of a relationship's data. */
+export const ids = (rel: { data: Array<{ id: string }> }) => rel.data.map((x) => x.id);
+/** A query string with percent-encoded keys and values, as go-querystring sends `filter[…]` and `page[…]`. */
+export const query = (params: Record<string, string>) =>
+  Object.entries(params).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
 
 async function created(r: Promise<{ status: number; text: string; json: any }>, what: string) { // eslint-disable-line @typescript-eslint/no-explicit-any
   const res = await r;

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { rawPut } from './upload';
 
 /**
@@ -71,3 +72,7 @@ export function pickProvider(providers: { name: string; architecture: string; de
   const named = providers.filter((p) => p.name === name);
   return named.find((p) => p.architecture === hostArch) ?? named.find((p) => p.default_architecture);
 }
+
+export const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+/** Bytes that look like a gzipped box (the magic number, then noise). */
+export const boxBytes = (n = 64 * 1024): Buffer => Buffer.concat([Buffer.from('\x1f\x8b'), randomBytes(n)]);
