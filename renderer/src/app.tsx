@@ -10,6 +10,8 @@ import { AgentPoolPage } from './pages/agent-pool-page';
 import { OrganizationsPage } from './pages/organizations-page';
 import { OrganizationPage } from './pages/organization-page';
 import { SettingsPage } from './pages/settings-page';
+import { MirrorsPage } from './pages/mirrors-page';
+import { OfflineBadge } from './components/offline-settings';
 
 function TopBar() {
   const session = useSession();
@@ -23,10 +25,12 @@ function TopBar() {
       <span className="brand">Boxyard</span>
       <nav>
         <NavLink to="/boxes">Boxes</NavLink>
+        <NavLink to="/mirrors">Mirrors</NavLink>
         <NavLink to="/agent-pools">Agent pools</NavLink>
         <NavLink to="/organizations">Organizations</NavLink>
         <NavLink to="/settings">Settings</NavLink>
       </nav>
+      <OfflineBadge />
       <span className="who">{session.username ?? ''}</span>
       <button type="button" className="link" onClick={() => void signOut()}>Sign out</button>
     </header>
@@ -45,6 +49,7 @@ export function App() {
           <Route path="/boxes" element={<BoxesPage />} />
           <Route path="/boxes/new" element={<NewBoxPage />} />
           <Route path="/boxes/:user/:name" element={<BoxPage />} />
+          <Route path="/mirrors" element={<MirrorsPage />} />
           <Route path="/agent-pools" element={<AgentPoolsPage />} />
           <Route path="/agent-pools/:org" element={<AgentPoolsPage />} />
           <Route path="/agent-pools/:org/:poolId" element={<AgentPoolPage />} />

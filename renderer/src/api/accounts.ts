@@ -47,10 +47,21 @@ export const confirmTotp = (api: Fetcher, code: string) =>
   load(api, Methods, `${B}/two-factor/totp/confirm`, { method: 'POST', body: { two_factor: { code } } });
 export const disableTwoFactor = (api: Fetcher, method: 'app' | 'sms') => api(`${B}/two-factor/${method}`, { method: 'DELETE' });
 
-const Settings = z.object({ settings: z.object({ maintenance: z.boolean() }) });
+const RuntimeSettings = z.object({
+  maintenance: z.boolean(),
+  offline: z.boolean().nullish(),
+  /** Started with --offline: the switch cannot turn it off. */
+  offline_forced: z.boolean().nullish(),
+  pull_through_upstream_id: z.string().nullish(),
+  cache_max_age_minutes: z.number().nullish(),
+});
+export type RuntimeSettings = z.infer<typeof RuntimeSettings>;
+export interface SettingsPatch { maintenance?: boolean; offline?: boolean; pull_through_upstream_id?: string | null; cache_max_age_minutes?: number }
+const Settings = z.object({ settings: RuntimeSettings });
 export const getSettings = (api: Fetcher) => load(api, Settings, `${B}/settings`).then((r) => r.settings);
-export const setMaintenance = (api: Fetcher, maintenance: boolean) =>
-  load(api, Settings, `${B}/settings`, { method: 'PUT', body: { settings: { maintenance } } }).then((r) => r.settings);
+export const updateSettings = (api: Fetcher, settings: SettingsPatch) =>
+  load(api, Settings, `${B}/settings`, { method: 'PUT', body: { settings } }).then((r) => r.settings);
+export const setMaintenance = (api: Fetcher, maintenance: boolean) => updateSettings(api, { maintenance });
 
 export const UserSummary = z.object({ username: z.string(), email: z.string().nullish(), admin: z.boolean(), created_at: z.string().nullish() });
 export type UserSummary = z.infer<typeof UserSummary>;

@@ -1,4 +1,4 @@
-import { apiPath, type Fetcher } from './client';
+import { ApiError, apiPath, errorMessages, type Fetcher } from './client';
 import { z } from 'zod';
 import { Box, BoxList, Namespace, Provider, Version, load } from './wire';
 
@@ -40,18 +40,24 @@ export const prepareUpload = (api: Fetcher, ref: ProviderRef) =>
   load(api, z.object({ upload_path: z.string() }), `${providerPath(ref)}/upload`);
 
 /**
- * PUTs a file to an upload URL with XHR, because fetch() cannot report upload progress.
- * The URL carries the capability, so no token is sent.
+ * PUTs a file with XHR, because fetch() cannot report upload progress. Upload URLs carry the
+ * capability, so no token is sent unless `token` is given (the import endpoint needs one).
+ * Resolves with the parsed answer; a non-2xx answer is an ApiError with the daemon's messages.
  */
-export function putFile(url: string, file: File, onProgress: (fraction: number) => void): Promise<void> {
+export function putFile(url: string, file: File, onProgress: (fraction: number) => void, token?: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('PUT', url);
     xhr.setRequestHeader('content-type', 'application/octet-stream');
+    xhr.setRequestHeader('accept', 'application/json');
+    if (token) xhr.setRequestHeader('authorization', `Bearer ${token}`);
     xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(e.loaded / e.total); };
     xhr.onload = () => {
-      if (xhr.status >= 200 && xhr.status < 300) return resolve();
-      reject(new Error(`Upload failed (${xhr.status}): ${xhr.responseText.slice(0, 300)}`));
+      let body: unknown;
+      try { body = xhr.responseText ? JSON.parse(xhr.responseText) : undefined; } catch { body = xhr.responseText; }
+      if (xhr.status >= 200 && xhr.status < 300) return resolve(body);
+      const messages = errorMessages(body);
+      reject(new ApiError(xhr.status, messages.length ? messages : [`Upload failed (${xhr.status}): ${xhr.responseText.slice(0, 300)}`], body));
     };
     xhr.onerror = () => reject(new Error('Upload failed: the connection to the daemon was lost.'));
     xhr.send(file);

@@ -5,6 +5,8 @@ import { boxAddSnippet, createVersion, deleteBox, getBox } from '../api/boxes';
 import { useSession } from '../api/session';
 import { CopyField, ErrorNote, Loading, Section, confirmed, useAction } from '../components/ui';
 import { VersionCard } from '../components/version-card';
+import { useCachedBox } from '../components/cached-boxes';
+import { ImportDrop } from '../components/import-drop';
 
 function NewVersionForm({ user, name }: { user: string; name: string }) {
   const { api } = useSession();
@@ -29,6 +31,7 @@ export function BoxPage() {
   const navigate = useNavigate();
   const box = useQuery({ queryKey: ['box', user, name], queryFn: () => getBox(api, user, name) });
   const remove = useAction(() => deleteBox(api, user, name), [['namespace', user]], () => navigate('/boxes'));
+  const cached = useCachedBox(`${user}/${name}`);
   if (box.isLoading) return <Loading what="box" />;
   if (!box.data) return <ErrorNote error={box.error} />;
   const b = box.data;
@@ -36,7 +39,10 @@ export function BoxPage() {
   return (
     <>
       <div className="page-head">
-        <h1>{b.tag}{b.private ? <span className="badge">private</span> : null}</h1>
+        <h1>
+          {b.tag}{b.private ? <span className="badge">private</span> : null}
+          {cached && <span className="badge badge-cached" title={cached.upstream?.url ?? undefined}>cached from {cached.upstream?.name ?? 'an upstream'}</span>}
+        </h1>
         <button type="button" className="danger" onClick={() => confirmed(`Delete ${b.tag} with all its versions`) && remove.mutate(undefined)}>Delete box</button>
       </div>
       <ErrorNote error={remove.error} />
@@ -49,6 +55,9 @@ export function BoxPage() {
       <Section title="Versions" actions={<NewVersionForm user={user} name={name} />}>
         {(b.versions ?? []).length === 0 && <p className="muted">No versions yet.</p>}
         {(b.versions ?? []).map((v) => <VersionCard key={v.version} user={user} name={name} version={v} />)}
+      </Section>
+      <Section title="Import .box files">
+        <ImportDrop user={user} name={name} />
       </Section>
     </>
   );

@@ -6,6 +6,7 @@ import { useSession } from '../api/session';
 import { useNamespaces } from '../api/use-namespaces';
 import type { Box } from '../api/wire';
 import { ErrorNote, Loading, Section, formatTime } from '../components/ui';
+import { ImportDrop } from '../components/import-drop';
 
 function BoxTable({ boxes }: { boxes: Box[] }) {
   if (boxes.length === 0) return <p className="muted">No boxes here yet.</p>;
@@ -54,6 +55,7 @@ export function BoxesPage() {
   const [params, setParams] = useSearchParams();
   const query = params.get('q') ?? '';
   const [draft, setDraft] = useState(query);
+  const [importing, setImporting] = useState(false);
   const ns = useNamespaces();
   return (
     <>
@@ -63,9 +65,11 @@ export function BoxesPage() {
           <input type="search" placeholder="Search boxes" aria-label="Search boxes" value={draft} onChange={(e) => setDraft(e.target.value)} />
           <button type="submit">Search</button>
         </form>
+        <button type="button" onClick={() => setImporting(!importing)}>Import .box files</button>
         <Link className="button primary" to="/boxes/new">New box</Link>
       </div>
       <ErrorNote error={ns.error} />
+      {importing && <Section title="Import .box files"><ImportDrop /></Section>}
       {query ? <SearchResults query={query} /> : ns.names.map((n) => <NamespaceBoxes key={n} name={n} />)}
     </>
   );

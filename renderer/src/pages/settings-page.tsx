@@ -3,6 +3,7 @@ import { getSettings, setMaintenance } from '../api/accounts';
 import { useSession } from '../api/session';
 import { ApiTokens } from '../components/api-tokens';
 import { DesktopSettings } from '../components/desktop-settings';
+import { OfflineSettings } from '../components/offline-settings';
 import { TwoFactor } from '../components/two-factor';
 import { Users } from '../components/users';
 import { ErrorNote, Section, useAction } from '../components/ui';
@@ -30,6 +31,7 @@ export function SettingsPage() {
     <>
       <div className="page-head"><h1>Settings</h1></div>
       {bridge && <DesktopSettings bridge={bridge} />}
+      <OfflineSettings />
       <ApiTokens />
       <TwoFactor />
       {admin && <Users />}

@@ -1,0 +1,101 @@
+import { useEffect, useRef, useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { JOB_ACTIVE, cancelJob, listJobs, type Job } from '../api/mirrors';
+import { useSession } from '../api/session';
+import { formatBytes, formatDuration } from './format';
+import { ErrorNote, StatusBadge, formatTime, useAction } from './ui';
+
+/** What a finished job published, e.g. "ORG/BOX 1.0.0, 1.1.0". */
+const publishedText = (j: Job) => (j.published ?? []).map((p) => `${p.box} ${p.versions.join(', ')}`).join('; ');
+
+/** The bar and the numbers of one job: bytes, files, rate, ETA, its message, and Cancel while it runs. */
+export function JobProgress({ job, mirrorId }: { job: Job; mirrorId: string }) {
+  const { api } = useSession();
+  const cancel = useAction(() => cancelJob(api, job.id), [['jobs', mirrorId], ['mirrors']]);
+  const active = JOB_ACTIVE.has(job.state);
+  const total = job.bytes_total ?? 0;
+  const done = job.bytes_done ?? 0;
+  const fraction = total > 0 ? Math.min(1, done / total) : job.state === 'done' ? 1 : undefined;
+  return (
+    <div className="job" aria-label={`Job ${job.id}`} data-state={job.state}>
+      <div className="row">
+        <StatusBadge status={job.state} />
+        {/* No value while the size is unknown: the browser draws an indeterminate bar. */}
+        <progress max={1} value={fraction} aria-label={`Progress of job ${job.id}`} />
+        <span className="muted">{fraction === undefined ? '' : `${Math.round(fraction * 100)}%`}</span>
+        {active && <button type="button" className="small" disabled={cancel.isPending} onClick={() => cancel.mutate(undefined)}>Cancel</button>}
+      </div>
+      <div className="job-numbers muted">
+        <span>{formatBytes(done)} of {formatBytes(total)}</span>
+        <span>files {job.files_done ?? 0}/{job.files_total ?? 0}</span>
+        {active && <span>{job.rate_bytes_per_second ? `${formatBytes(job.rate_bytes_per_second)}/s` : '—/s'}</span>}
+        {active && <span>ETA {formatDuration(job.eta_seconds)}</span>}
+        <span>{job.finished_at ? `finished ${formatTime(job.finished_at)}` : `started ${formatTime(job.started_at ?? job.created_at)}`}</span>
+      </div>
+      {job.message && <p className={job.state === 'failed' ? 'error' : 'muted'} role={job.state === 'failed' ? 'alert' : undefined}>{job.message}</p>}
+      {job.state === 'done' && publishedText(job) && <p className="muted">Published {publishedText(job)}.</p>}
+      <ErrorNote error={cancel.error} />
+    </div>
+  );
+}
+
+function JobHistory({ jobs }: { jobs: Job[] }) {
+  return (
+    <table aria-label="Job history">
+      <thead><tr><th>Job</th><th>State</th><th>Transferred</th><th>Files</th><th>Started</th><th>Finished</th><th>Message</th></tr></thead>
+      <tbody>
+        {jobs.map((j) => (
+          <tr key={j.id}>
+            <td className="mono">{j.id}</td>
+            <td><StatusBadge status={j.state} /></td>
+            <td>{formatBytes(j.bytes_done)}</td>
+            <td>{j.files_done ?? 0}/{j.files_total ?? 0}</td>
+            <td>{formatTime(j.started_at)}</td>
+            <td>{formatTime(j.finished_at)}</td>
+            <td>{j.message ?? ''}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/**
+ * A mirror's jobs, newest first: the newest with its live bar, older ones on demand. Polls every
+ * second while a job is queued or running; when one finishes, the lists that show its results refresh.
+ */
+export function MirrorJobs({ mirrorId, hint }: { mirrorId: string; hint?: Job | null }) {
+  const { api } = useSession();
+  const qc = useQueryClient();
+  const [showAll, setShowAll] = useState(false);
+  const jobs = useQuery({
+    queryKey: ['jobs', mirrorId],
+    queryFn: () => listJobs(api, mirrorId),
+    refetchInterval: (q) => ((q.state.data ?? []).some((j) => JOB_ACTIVE.has(j.state)) ? 1000 : false),
+  });
+  const newest = jobs.data?.[0] ?? hint ?? null;
+  const active = newest ? JOB_ACTIVE.has(newest.state) : false;
+  const wasActive = useRef(active);
+  useEffect(() => {
+    if (wasActive.current && !active) {
+      for (const queryKey of [['mirrors'], ['cache'], ['upstreams'], ['namespace'], ['box'], ['search']]) void qc.invalidateQueries({ queryKey });
+    }
+    wasActive.current = active;
+  }, [active, qc]);
+  // The mirror list saw a job this query has not (a scheduled run): fetch again.
+  const hintId = hint?.id;
+  const unseen = !!hintId && !!jobs.data && !jobs.data.some((j) => j.id === hintId);
+  useEffect(() => {
+    if (unseen) void qc.invalidateQueries({ queryKey: ['jobs', mirrorId] });
+  }, [unseen, hintId, mirrorId, qc]);
+  if (!newest) return jobs.error ? <ErrorNote error={jobs.error} /> : <p className="muted">No jobs yet.</p>;
+  const older = (jobs.data ?? []).slice(1);
+  return (
+    <div className="stack-wide">
+      <ErrorNote error={jobs.error} />
+      <JobProgress job={newest} mirrorId={mirrorId} />
+      {older.length > 0 && <button type="button" className="link" onClick={() => setShowAll(!showAll)}>{showAll ? 'Hide' : 'Show'} {older.length} earlier job{older.length === 1 ? '' : 's'}</button>}
+      {showAll && older.length > 0 && <JobHistory jobs={older} />}
+    </div>
+  );
+}

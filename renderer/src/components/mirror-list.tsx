@@ -1,0 +1,57 @@
+import { Link } from 'react-router-dom';
+import { useQuery } from '@tanstack/react-query';
+import { deleteMirror, listMirrors, runMirror, JOB_ACTIVE, type Mirror } from '../api/mirrors';
+import { useSession } from '../api/session';
+import { MirrorJobs } from './mirror-jobs';
+import { ErrorNote, Loading, confirmed, formatTime, useAction } from './ui';
+
+/** "versions >= 1.0; latest 3; virtualbox; amd64; private" — what the mirror copies. */
+function filtersText(m: Mirror): string {
+  const parts = [
+    m.versions ? `versions ${m.versions}` : m.latest ? `latest ${m.latest}` : 'all versions',
+    m.providers?.length ? m.providers.join(', ') : 'all providers',
+    m.architectures?.length ? m.architectures.join(', ') : 'all architectures',
+  ];
+  if (m.retain) parts.push(`retain ${m.retain}`);
+  return parts.join(' · ');
+}
+
+function scheduleText(m: Mirror): string {
+  if (!m.interval_minutes) return 'runs when asked';
+  return `every ${m.interval_minutes} min${m.next_run_at ? `, next ${formatTime(m.next_run_at)}` : ''}`;
+}
+
+/** A target box links to its page; a target namespace (ORG) has no page of its own. */
+function TargetLink({ target }: { target: string }) {
+  return target.includes('/') ? <Link to={`/boxes/${target}`}>{target}</Link> : <>{target}</>;
+}
+
+function MirrorCard({ m }: { m: Mirror }) {
+  const { api } = useSession();
+  const run = useAction(() => runMirror(api, m.id), [['jobs', m.id], ['mirrors']]);
+  const remove = useAction(() => deleteMirror(api, m.id), [['mirrors']]);
+  const busy = m.last_job ? JOB_ACTIVE.has(m.last_job.state) : false;
+  return (
+    <article className="version" aria-label={`Mirror ${m.source}`}>
+      <header>
+        <h3>{m.upstream?.name ?? 'upstream'}: {m.source} → <TargetLink target={m.target} /></h3>
+        {m.private ? <span className="badge">private</span> : null}
+        <span className="spacer" />
+        <button type="button" className="primary small" disabled={run.isPending || busy} onClick={() => run.mutate(undefined)}>Run</button>
+        <button type="button" className="danger small" onClick={() => confirmed(`Delete the mirror of ${m.source} (its local boxes stay)`) && remove.mutate(undefined)}>Delete</button>
+      </header>
+      <p className="muted">{filtersText(m)} · {scheduleText(m)}</p>
+      <ErrorNote error={run.error ?? remove.error} />
+      <MirrorJobs mirrorId={m.id} hint={m.last_job} />
+    </article>
+  );
+}
+
+export function MirrorList() {
+  const { api } = useSession();
+  const mirrors = useQuery({ queryKey: ['mirrors'], queryFn: () => listMirrors(api), refetchInterval: 10_000 });
+  if (mirrors.isLoading) return <Loading what="mirrors" />;
+  if (!mirrors.data) return <ErrorNote error={mirrors.error} />;
+  if (mirrors.data.length === 0) return <p className="muted">No mirrors yet.</p>;
+  return <>{mirrors.data.map((m) => <MirrorCard key={m.id} m={m} />)}</>;
+}

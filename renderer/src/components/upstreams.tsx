@@ -1,0 +1,90 @@
+import { useState, type FormEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { createUpstream, deleteUpstream, listUpstreams, type NewUpstream, type Upstream } from '../api/mirrors';
+import { useSession } from '../api/session';
+import { numberOrUndefined } from './format';
+import { ErrorNote, Loading, Section, confirmed, formatTime, useAction } from './ui';
+
+interface Draft { name: string; url: string; token: string; timeout: string; maxFailures: string; pause: string }
+const EMPTY: Draft = { name: '', url: '', token: '', timeout: '', maxFailures: '', pause: '' };
+
+function toUpstream(d: Draft): NewUpstream {
+  return {
+    name: d.name.trim(),
+    url: d.url.trim(),
+    token: d.token || undefined,
+    timeout_seconds: numberOrUndefined(d.timeout),
+    max_failures: numberOrUndefined(d.maxFailures),
+    pause_minutes: numberOrUndefined(d.pause),
+  };
+}
+
+/** Name, URL, and a token that is sent once and never shown again (a password field). */
+function NewUpstreamForm() {
+  const { api } = useSession();
+  const [d, setD] = useState<Draft>(EMPTY);
+  const set = (patch: Partial<Draft>) => setD({ ...d, ...patch });
+  const create = useAction(() => createUpstream(api, toUpstream(d)), [['upstreams']], () => setD(EMPTY));
+  const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
+  return (
+    <form className="provider-form" onSubmit={submit} aria-label="New upstream">
+      <label>Name<input name="upstream_name" value={d.name} onChange={(e) => set({ name: e.target.value })} required placeholder="hcp" /></label>
+      <label className="wide">URL<input name="upstream_url" value={d.url} onChange={(e) => set({ url: e.target.value })} required placeholder="https://vagrantcloud.com, another Boxyard, or /srv/export" /></label>
+      <label>Token (optional)<input name="upstream_token" type="password" autoComplete="new-password" value={d.token} onChange={(e) => set({ token: e.target.value })} /></label>
+      <label>Timeout (s)<input name="timeout_seconds" type="number" min={1} value={d.timeout} onChange={(e) => set({ timeout: e.target.value })} placeholder="30" /></label>
+      <label>Max failures<input name="max_failures" type="number" min={1} value={d.maxFailures} onChange={(e) => set({ maxFailures: e.target.value })} placeholder="3" /></label>
+      <label>Pause (min)<input name="pause_minutes" type="number" min={0} value={d.pause} onChange={(e) => set({ pause: e.target.value })} placeholder="5" /></label>
+      <ErrorNote error={create.error} />
+      <div className="row"><button type="submit" className="primary" disabled={create.isPending}>Add upstream</button></div>
+    </form>
+  );
+}
+
+/** The circuit breaker's state: how many failures in a row, paused until when, and why. */
+function Health({ u }: { u: Upstream }) {
+  const paused = u.paused_until && new Date(u.paused_until).getTime() > Date.now();
+  return (
+    <>
+      {paused ? <span className="badge badge-errored">paused until {formatTime(u.paused_until)}</span> : <span className="badge badge-active">ok</span>}
+      <span className="muted"> {u.failures ?? 0}/{u.max_failures ?? '—'} failures</span>
+      {u.last_error && <div className="muted small-text">Last error: {u.last_error}</div>}
+    </>
+  );
+}
+
+function UpstreamRow({ u }: { u: Upstream }) {
+  const { api } = useSession();
+  const remove = useAction(() => deleteUpstream(api, u.id), [['upstreams'], ['mirrors']]);
+  return (
+    <tr>
+      <td>{u.name}</td>
+      <td className="mono">{u.url}</td>
+      <td>{u.kind ?? '—'}</td>
+      <td>{u.has_token ? 'yes' : 'no'}</td>
+      <td><Health u={u} /></td>
+      <td>
+        <button type="button" className="danger small" onClick={() => confirmed(`Delete upstream ${u.name} and its mirrors`) && remove.mutate(undefined)}>Delete</button>
+        <ErrorNote error={remove.error} />
+      </td>
+    </tr>
+  );
+}
+
+/** Where mirrors and the pull-through cache fetch from. */
+export function Upstreams() {
+  const { api } = useSession();
+  const upstreams = useQuery({ queryKey: ['upstreams'], queryFn: () => listUpstreams(api), refetchInterval: 15_000 });
+  return (
+    <Section title="Upstreams">
+      {upstreams.isLoading ? <Loading what="upstreams" /> : <ErrorNote error={upstreams.error} />}
+      {upstreams.data?.length === 0 && <p className="muted">No upstreams yet: add the registry or folder to copy boxes from.</p>}
+      {upstreams.data && upstreams.data.length > 0 && (
+        <table aria-label="Upstreams">
+          <thead><tr><th>Name</th><th>URL</th><th>Kind</th><th>Token</th><th>Health</th><th /></tr></thead>
+          <tbody>{upstreams.data.map((u) => <UpstreamRow key={u.id} u={u} />)}</tbody>
+        </table>
+      )}
+      <NewUpstreamForm />
+    </Section>
+  );
+}
