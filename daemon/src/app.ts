@@ -13,6 +13,8 @@ import { registryRoutes } from './registry/routes';
 import { catalogRoutes } from './registry/catalog-routes';
 import { uploadApiRoutes, uploadPutRoutes } from './blobs/upload-routes';
 import { downloadRoutes } from './blobs/download-routes';
+import { mirrorRoutes } from './mirror/routes';
+import { cacheCatalogRoutes, cacheDownloadRoutes } from './mirror/cache-routes';
 import { agentProtocolRoutes, agentsApiRoutes } from './agents/routes';
 import { VERSION } from './version';
 import { defaultUiDir, webUi } from './ui/static';
@@ -55,15 +57,19 @@ export function createApp(deps: Deps): Koa {
 
   mount(app, ['/api/v1', '/api/v2'], authRoutes(deps));
   mount(app, ['/api/boxyard'], adminRoutes(deps));
+  mount(app, ['/api/boxyard'], mirrorRoutes({ ...deps.mirror, accounts: deps.accounts }));
   // Before the registry: its `…/provider/:name/:arch` would take `upload` for an architecture.
   mount(app, ['/api/v1', '/api/v2'], uploadApiRoutes(deps));
   mount(app, ['/api/v1', '/api/v2'], registryRoutes(deps));
   // Upload PUTs and box downloads, before the catalog's /:org/:box catch-all.
   app.use(uploadPutRoutes(deps).routes());
+  // The pull-through cache fetches files on demand, then hands over to the registry.
+  app.use(cacheDownloadRoutes({ ...deps.mirror, registry: deps.registry, blobs: deps.blobStore, ids: deps.ids, log: deps.log }).routes());
   app.use(downloadRoutes(deps).routes());
   mount(app, ['/api/v2'], ...agentsApiRoutes({ ...deps.agents, config: deps.config }));
   mount(app, ['/api/agent'], ...agentProtocolRoutes({ ...deps.agents, config: deps.config }));
-  // Last: the catalog's /:org/:box matches any two-segment path.
+  // Last: the catalog's /:org/:box matches any two-segment path. The cache fills it first.
+  app.use(cacheCatalogRoutes(deps.mirror).routes());
   app.use(catalogRoutes(deps).routes());
   return app;
 }

@@ -17,6 +17,8 @@ function configFrom(opts: Record<string, unknown>): Config {
     port: opts.port,
     publicUrl: opts.publicUrl,
     maintenance: opts.maintenance,
+    offline: opts.offline,
+    upstream: opts.upstream,
     logLevel: opts.logLevel ?? (opts.quiet ? 'silent' : undefined),
   });
 }
@@ -41,6 +43,8 @@ export function buildCli(): Command {
     .option('--port <port>', 'port', undefined)
     .option('--public-url <url>', 'base URL clients reach the daemon at (used in upload and download links)')
     .option('--maintenance', 'start in maintenance mode')
+    .option('--offline', 'open no outbound connection at all: mirror jobs wait, the cache serves what it holds')
+    .option('--upstream <url>', 'pull-through cache: answer boxes that are not local from this upstream (token: env BOXYARD_UPSTREAM_TOKEN)')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent')
     .action(async (opts) => serve(configFrom(opts)));
 

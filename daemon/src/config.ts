@@ -35,6 +35,12 @@ export const Config = z.object({
   agentErroredAfterSeconds: intFrom(1, 86_400).default(300),
   /** How often agents are told to report. */
   agentPingSeconds: intFrom(1, 3600).default(10),
+  /** Offline for this run: no outbound connection at all (also switchable, and kept, in settings). */
+  offline: bool.default(false),
+  /** Pull-through cache: boxes that are not local are answered from this upstream (also in settings). */
+  upstream: z.string().min(1).optional(),
+  /** The pull-through upstream's token, sent as vagrant sends it. */
+  upstreamToken: z.string().min(1).optional(),
 });
 export type Config = z.infer<typeof Config>;
 
@@ -55,6 +61,9 @@ const ENV_KEYS: Record<string, keyof Config> = {
   BOXYARD_AGENT_UNKNOWN_AFTER: 'agentUnknownAfterSeconds',
   BOXYARD_AGENT_ERRORED_AFTER: 'agentErroredAfterSeconds',
   BOXYARD_AGENT_PING: 'agentPingSeconds',
+  BOXYARD_OFFLINE: 'offline',
+  BOXYARD_UPSTREAM: 'upstream',
+  BOXYARD_UPSTREAM_TOKEN: 'upstreamToken',
 };
 
 export const defaultDataDir = (): string => envPaths('boxyard', { suffix: '' }).data;

@@ -15,6 +15,8 @@ import { RegistryRepository } from './registry/repository';
 import { RegistryService } from './registry/service';
 import { buildBlobs } from './blobs/build';
 import { buildAgentServices } from './agents/services';
+import { MirrorRepository } from './mirror/repository';
+import { buildMirror } from './mirror/build';
 
 export interface DepsOptions {
   clock?: Clock;
@@ -35,19 +37,22 @@ export function buildDeps(config: Config, opts: DepsOptions = {}) {
   const accounts = new AccountService(accountRepo, clock, ids);
   const twoFactor = new TwoFactorService(accountRepo, clock, createSmsSender({ command: config.smsCommand, webhook: config.smsWebhook, log }));
   const tokens = new TokenService(accountRepo, twoFactor, clock, ids);
-  const settings = new SettingsService(accountRepo, { maintenance: config.maintenance });
+  const mirrorRepo = new MirrorRepository(db);
+  const settings = new SettingsService(accountRepo, { maintenance: config.maintenance, offline: config.offline }, async (id) => (await mirrorRepo.upstream(id)) !== undefined);
   const loginLimiter = new LoginLimiter(config.loginAttempts);
   const registry = new RegistryService(new RegistryRepository(db), accounts, clock, ids);
   const agents = buildAgentServices(db, accounts, clock, ids, config);
 
   const closers: Array<() => Promise<void> | void> = [];
-  const blobs = buildBlobs({ config, db, registry, clock, ids, log });
+  const blobs = buildBlobs({ config, db, registry, clock, ids, log, retained: () => mirrorRepo.retained() });
+  const mirror = buildMirror({ db, repo: mirrorRepo, accounts, settings, registry, blobs: blobs.blobStore, clock, ids, log });
   return {
     config, log, clock, ids, store, db,
     accounts, tokens, twoFactor, settings, loginLimiter,
     registry,
     agents,
     blobStore: blobs.blobStore, uploads: blobs.uploads, blobCollector: blobs.blobCollector,
+    mirror,
     /** Background work (watchdogs, garbage collection) registers its stop function here. */
     onClose: (fn: () => Promise<void> | void) => { closers.push(fn); },
     async close() {

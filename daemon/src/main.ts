@@ -20,6 +20,11 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
   const admin = await deps.accounts.ensureAdmin(config.adminUsername, config.adminPassword);
   // Background work runs in the daemon only, not in CLI commands that open the same data folder.
   deps.onClose(await deps.blobCollector.start());
+  if (config.upstream) {
+    const upstream = await deps.mirror.upstreams.ensureSystem(config.upstream, config.upstreamToken);
+    await deps.settings.update({ pull_through_upstream_id: upstream.id });
+  }
+  deps.onClose(await deps.mirror.runner.start());
   deps.onClose(deps.agents.watchdog.start(watchdogIntervalMs(config), (err) => deps.log.error({ err }, 'agent watchdog tick failed')));
   const app = createApp(deps);
   const server = createServer(app.callback());

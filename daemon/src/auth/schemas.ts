@@ -45,7 +45,14 @@ export const MemberBody = z.object({
 export const NewTokenBody = z.object({ token: z.object({ description: z.string().max(1024).default('') }).default({ description: '' }) });
 export const TotpConfirmBody = z.object({ two_factor: z.object({ code: z.string().min(1).max(32) }) });
 export const SmsEnableBody = z.object({ two_factor: z.object({ phone: z.string().regex(/^\+?[0-9 ()-]{6,24}$/, 'must be a phone number') }) });
-export const SettingsBody = z.object({ settings: z.object({ maintenance: z.boolean().optional() }) });
+export const SettingsBody = z.object({
+  settings: z.object({
+    maintenance: z.boolean().optional(),
+    offline: z.boolean().optional(),
+    pull_through_upstream_id: z.string().min(1).max(64).nullable().optional(),
+    cache_max_age_minutes: z.number().int().min(0).max(525_600).optional(),
+  }),
+});
 
 export const NameParams = z.object({ name: z.string().min(1).max(256) });
 export const MemberParams = z.object({ name: z.string().min(1).max(256), username: z.string().min(1).max(256) });

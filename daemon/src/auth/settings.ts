@@ -1,23 +1,61 @@
+import { ConflictError, NotFoundError } from '../http/errors';
 import type { AccountRepository } from './repository';
 
 export interface RuntimeSettings {
   maintenance: boolean;
+  /** No outbound connection at all: mirror jobs wait, the pull-through cache serves what it holds. */
+  offline: boolean;
+  /** Offline because the daemon was started with --offline (cannot be switched off at run time). */
+  offline_forced: boolean;
+  /** The upstream the pull-through cache answers unknown boxes from; null: no cache. */
+  pull_through_upstream_id: string | null;
+  /** A cached box's catalog is asked upstream again when older than this (Verdaccio's maxage). */
+  cache_max_age_minutes: number;
+}
+export type SettingsPatch = Partial<Omit<RuntimeSettings, 'offline_forced'>>;
+
+export interface SettingsDefaults {
+  maintenance: boolean;
+  /** --offline: forced on for this run. */
+  offline: boolean;
 }
 
 /** Settings changed at run time (from the UI or /api/boxyard/settings), kept in the database. */
 export class SettingsService {
   constructor(
     private readonly repo: AccountRepository,
-    private readonly defaults: RuntimeSettings,
+    private readonly defaults: SettingsDefaults,
+    /** Whether an id names an upstream (the mirror feature's). */
+    private readonly upstreamExists: (id: string) => Promise<boolean>,
   ) {}
 
   async get(): Promise<RuntimeSettings> {
-    const m = await this.repo.getSetting('maintenance');
-    return { maintenance: m === undefined ? this.defaults.maintenance : m === 'true' };
+    const [m, o, u, age] = await Promise.all(['maintenance', 'offline', 'pull_through_upstream_id', 'cache_max_age_minutes'].map((k) => this.repo.getSetting(k)));
+    return {
+      maintenance: m === undefined ? this.defaults.maintenance : m === 'true',
+      offline: this.defaults.offline || o === 'true',
+      offline_forced: this.defaults.offline,
+      pull_through_upstream_id: u || null,
+      cache_max_age_minutes: age === undefined ? 30 : Number(age),
+    };
   }
 
-  async update(patch: Partial<RuntimeSettings>): Promise<RuntimeSettings> {
+  /** Whether the daemon may open outbound connections right now. */
+  async isOffline(): Promise<boolean> {
+    return this.defaults.offline || (await this.repo.getSetting('offline')) === 'true';
+  }
+
+  async update(patch: SettingsPatch): Promise<RuntimeSettings> {
+    if (patch.offline === false && this.defaults.offline) {
+      throw new ConflictError('The daemon was started with --offline (or BOXYARD_OFFLINE): restart it without to go online.');
+    }
+    if (patch.pull_through_upstream_id && !(await this.upstreamExists(patch.pull_through_upstream_id))) {
+      throw new NotFoundError(`No upstream "${patch.pull_through_upstream_id}". Create it with POST /api/boxyard/upstreams first.`);
+    }
     if (patch.maintenance !== undefined) await this.repo.setSetting('maintenance', String(patch.maintenance));
+    if (patch.offline !== undefined) await this.repo.setSetting('offline', String(patch.offline));
+    if (patch.pull_through_upstream_id !== undefined) await this.repo.setSetting('pull_through_upstream_id', patch.pull_through_upstream_id ?? '');
+    if (patch.cache_max_age_minutes !== undefined) await this.repo.setSetting('cache_max_age_minutes', String(patch.cache_max_age_minutes));
     return this.get();
   }
 }

@@ -36,6 +36,14 @@ export interface ByteRange {
 export interface BlobStore {
   /** Streams `body` into the staging area of `uploadId`, hashing in the same pass; durable on return. */
   write(uploadId: string, body: Readable, opts?: WriteOptions): Promise<StagedBlob>;
+  /**
+   * Resumes a staged write: keeps the first `offset` staged bytes (hashed again from disk, never
+   * fetched again), appends `body`, and answers as `write` for the whole file. `expectedSize` is
+   * the whole file's size.
+   */
+  append(uploadId: string, body: Readable, opts: WriteOptions & { offset: number }): Promise<StagedBlob>;
+  /** How many bytes an upload's staging area holds (0 when it has none). */
+  stagedSize(uploadId: string): Promise<number>;
   /** Moves staged bytes to their content address; same content already stored is kept once. */
   commit(staged: StagedBlob): Promise<BlobRef>;
   /** Forgets an upload's staging area (missing is fine). */

@@ -4,7 +4,7 @@ import type { Config } from '../config';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import type { Database } from '../store/schema';
-import { BlobCollector } from './collector';
+import { BlobCollector, type Retained } from './collector';
 import { FsBlobStore } from './fs-blob-store';
 import { UploadRepository } from './upload-repository';
 import { UploadService, type RegistryForBlobs } from './upload-service';
@@ -16,6 +16,8 @@ export interface BlobsWiring {
   clock: Clock;
   ids: IdGen;
   log: Logger;
+  /** What mirror jobs still need (kept by garbage collection). */
+  retained?: Retained;
 }
 
 /** The blobs feature's services (called once from deps.ts). The daemon starts `blobCollector`. */
@@ -23,6 +25,6 @@ export function buildBlobs(w: BlobsWiring) {
   const blobStore = new FsBlobStore(w.config.dataDir);
   const uploadRepo = new UploadRepository(w.db);
   const uploads = new UploadService(uploadRepo, blobStore, w.registry, w.clock, w.ids, w.config.uploadTtlHours);
-  const blobCollector = new BlobCollector(blobStore, uploadRepo, w.registry, w.clock, w.log);
+  const blobCollector = new BlobCollector(blobStore, uploadRepo, w.registry, w.clock, w.log, w.retained);
   return { blobStore, uploads, blobCollector };
 }

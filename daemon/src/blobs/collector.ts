@@ -10,6 +10,9 @@ export interface CollectResult {
   sessions: number;
 }
 
+/** Staging folders and blobs another feature still needs (mirror jobs that will resume). */
+export type Retained = () => Promise<{ staging: Set<string>; blobs: Set<string> }>;
+
 export interface CollectOptions {
   /** Spare blobs and staging folders touched this recently (a commit racing the collection). */
   graceMs?: number;
@@ -31,6 +34,7 @@ export class BlobCollector {
     private readonly registry: RegistryForBlobs,
     private readonly clock: Clock,
     private readonly log: Logger,
+    private readonly retained: Retained = async () => ({ staging: new Set(), blobs: new Set() }),
     private readonly defaultGraceMs = 10 * 60_000,
   ) {
     this.startedAt = clock.now();
@@ -69,8 +73,10 @@ export class BlobCollector {
 
   private async collectStaging(cutoff: number): Promise<string[]> {
     const streaming = await this.uploads.liveIds();
+    const { staging: kept } = await this.retained();
     const removed: string[] = [];
     for await (const s of this.blobs.listStaged()) {
+      if (kept.has(s.uploadId)) continue;
       const fromEarlierProcess = s.modifiedAt < this.startedAt;
       if (streaming.has(s.uploadId) && !fromEarlierProcess) continue;
       if (!fromEarlierProcess && s.modifiedAt.getTime() > cutoff) continue;
@@ -83,6 +89,7 @@ export class BlobCollector {
   private async collectBlobs(cutoff: number): Promise<string[]> {
     const referenced = await this.registry.referencedBlobDigests();
     for (const d of await this.uploads.pendingDigests()) referenced.add(d);
+    for (const d of (await this.retained()).blobs) referenced.add(d);
     const removed: string[] = [];
     for await (const b of this.blobs.list()) {
       if (referenced.has(b.sha256) || b.modifiedAt.getTime() > cutoff) continue;

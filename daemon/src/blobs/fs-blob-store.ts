@@ -1,6 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, truncate, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -84,6 +84,30 @@ export class FsBlobStore implements BlobStore {
     }
     const digests = Object.fromEntries(algorithms.map((a, i) => [a, hashes[i].digest('hex')]));
     return { uploadId, size: counter.bytes, sha256: digests.sha256, digests };
+  }
+
+  async append(uploadId: string, body: Readable, opts: WriteOptions & { offset: number }): Promise<StagedBlob> {
+    if (opts.offset === 0) return this.write(uploadId, body, opts);
+    const file = this.stagedPath(uploadId);
+    const have = await this.stagedSize(uploadId);
+    if (have < opts.offset) throw new Error(`staged upload ${uploadId} holds ${have} bytes, fewer than the ${opts.offset} to resume from`);
+    await truncate(file, opts.offset);
+    const algorithms = [...new Set<DigestAlgorithm>(['sha256', ...(opts.algorithms ?? [])])];
+    const hashes = algorithms.map((a) => createHash(a));
+    const counter = { bytes: 0 };
+    // The kept bytes are hashed from disk, in 1 MiB reads, then the new ones as they arrive.
+    for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) for (const h of hashes) h.update(chunk as Buffer);
+    await pipeline(body, hashingTap(hashes, counter), createWriteStream(file, { flags: 'a' }));
+    await fsyncFile(file);
+    const size = opts.offset + counter.bytes;
+    if (opts.expectedSize !== undefined && size !== opts.expectedSize) throw new SizeMismatchError(opts.expectedSize, size);
+    const digests = Object.fromEntries(algorithms.map((a, i) => [a, hashes[i].digest('hex')]));
+    return { uploadId, size, sha256: digests.sha256, digests };
+  }
+
+  async stagedSize(uploadId: string): Promise<number> {
+    const s = await stat(this.stagedPath(uploadId)).catch(() => null);
+    return s?.size ?? 0;
   }
 
   async commit(staged: StagedBlob): Promise<BlobRef> {

@@ -13,6 +13,9 @@ export const ERROR_CODES = [
   'payload_too_large',
   'rate_limited',
   'maintenance',
+  'offline',
+  'upstream_failed',
+  'insufficient_storage',
   'internal',
 ] as const;
 

@@ -21,6 +21,10 @@ const STATUS: Record<ErrorCode, number | Record<Dialect, number>> = {
   payload_too_large: 413,
   rate_limited: 429,
   maintenance: 503,
+  // The pull-through cache while offline: what it does not hold is simply not there.
+  offline: 404,
+  upstream_failed: 502,
+  insufficient_storage: 507,
   internal: 500,
 };
 
@@ -38,6 +42,9 @@ const TITLES: Record<ErrorCode, string> = {
   payload_too_large: 'payload too large',
   rate_limited: 'too many requests',
   maintenance: 'service unavailable',
+  offline: 'offline',
+  upstream_failed: 'bad gateway',
+  insufficient_storage: 'insufficient storage',
   internal: 'internal server error',
 };
 
@@ -87,3 +94,6 @@ export class TwoFactorRequiredError extends make('two_factor_required') {}
 export class PayloadTooLargeError extends make('payload_too_large') {}
 export class RateLimitedError extends make('rate_limited') {}
 export class MaintenanceError extends make('maintenance') {}
+export class OfflineError extends make('offline') {}
+export class UpstreamError extends make('upstream_failed') {}
+export class InsufficientStorageError extends make('insufficient_storage') {}

@@ -16,7 +16,11 @@ export function catalogRoutes(d: RegistryRouteDeps): Router {
     const { org, box } = ctx.params as { org: string; box: string };
     const detail = await d.registry.catalog(caller(ctx), { username: org, box });
     ctx.type = 'application/json';
-    ctx.body = catalogDocument(`${org}/${box}`, detail, baseUrl(ctx, d.config.publicUrl), isLegacyVagrant(ctx.get('user-agent')));
+    ctx.body = catalogDocument(`${org}/${box}`, detail, baseUrl(ctx, d.config.publicUrl), {
+      legacy: isLegacyVagrant(ctx.get('user-agent')),
+      // Set by the pull-through cache when its upstream cannot be reached for this request.
+      heldOnly: ctx.state.catalogHeldOnly === true,
+    });
   };
   // @koa/router answers HEAD with the GET route (Koa then drops the body, keeping the headers).
   for (const path of ['/api/v2/vagrant/:org/:box', '/:org/:box']) r.get(path, serve);

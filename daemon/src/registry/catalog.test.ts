@@ -21,12 +21,12 @@ describe('isLegacyVagrant', () => {
 const at = '2026-01-01T00:00:00.000Z';
 const provider = (over: Partial<ProviderRow>): ProviderRow => ({
   id: 'p', version_id: 'v', name: 'virtualbox', architecture: 'amd64', default_architecture: 0, url: null, checksum: null,
-  checksum_type: null, blob_sha256: null, size: null, created_at: at, updated_at: at, ...over,
+  checksum_type: null, blob_sha256: null, size: null, source_url: null, created_at: at, updated_at: at, ...over,
 });
 const detail = (providers: ProviderRow[]): BoxDetail => ({
   box: { id: 'b', user_id: 'u', organization_id: null, name: 'box', name_key: 'box', short_description: 's', description: 'd',
     private: 0, downloads: 0, created_at: at, updated_at: at, username: 'org' },
-  versions: [{ version: { id: 'v', box_id: 'b', version: '1.0.0', description: '', status: 'active', created_at: at, updated_at: at }, providers }],
+  versions: [{ version: { id: 'v', box_id: 'b', version: '1.0.0', description: '', status: 'active', mirror_id: null, created_at: at, updated_at: at }, providers }],
 });
 
 describe('catalogDocument for vagrant ≤ 2.3', () => {
@@ -34,12 +34,12 @@ describe('catalogDocument for vagrant ≤ 2.3', () => {
     const doc = catalogDocument('org/box', detail([
       provider({ id: 'a', architecture: 'amd64', default_architecture: 1 }),
       provider({ id: 'b', architecture: 'arm64', url: 'https://boxes.example/arm.box' }),
-    ]), 'http://h', true);
+    ]), 'http://h', { legacy: true });
     expect(doc.versions[0].providers).toEqual([{ name: 'virtualbox', url: 'https://boxes.example/arm.box' }]);
   });
 
   it('omits checksum fields when an external provider declares none', () => {
-    const doc = catalogDocument('org/box', detail([provider({ url: 'https://boxes.example/x.box', default_architecture: 1 })]), 'http://h', false);
+    const doc = catalogDocument('org/box', detail([provider({ url: 'https://boxes.example/x.box', default_architecture: 1 })]), 'http://h', { legacy: false });
     expect(doc.versions[0].providers[0]).toEqual({ name: 'virtualbox', url: 'https://boxes.example/x.box', architecture: 'amd64', default_architecture: true });
   });
 });

@@ -8,8 +8,11 @@ export interface BoxDetail { box: BoxRecord; versions: VersionDetail[] }
 /** The released version vagrant would pick: the highest active one. */
 export const currentVersion = (d: BoxDetail): VersionDetail | undefined => d.versions.find((v) => v.version.status === 'active');
 
-/** A provider vagrant can download: an external URL or an uploaded image. */
-export const isUsable = (p: ProviderRow): boolean => p.url !== null || p.blob_sha256 !== null;
+/** A provider vagrant can download: an external URL, an uploaded image, or a file the cache fetches on demand. */
+export const isUsable = (p: ProviderRow): boolean => p.url !== null || p.blob_sha256 !== null || p.source_url !== null;
+
+/** Its bytes need no upstream: stored here, or at an external URL of the owner's choosing. */
+export const isHeld = (p: ProviderRow): boolean => p.blob_sha256 !== null || (p.url !== null && p.source_url === null);
 
 /** Loads versions and providers of many boxes in two queries. */
 export async function loadDetails(repo: RegistryRepository, boxes: BoxRecord[], onlyActive = false): Promise<BoxDetail[]> {

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Database } from '../store/schema';
 import type { BoxesTable, BoxProvidersTable, BoxVersionsTable } from './tables';
 import { boxes, type Db } from './box-query';
@@ -61,7 +61,7 @@ export class RegistryRepository {
   versionById(id: string): Promise<VersionRow | undefined> {
     return this.db.selectFrom('box_versions').selectAll().where('id', '=', id).executeTakeFirst();
   }
-  async insertVersion(row: VersionRow, db: Db = this.db) {
+  async insertVersion(row: Insertable<BoxVersionsTable>, db: Db = this.db) {
     await db.insertInto('box_versions').values(row).execute();
   }
   async updateVersion(id: string, patch: Partial<Omit<VersionRow, 'id' | 'box_id'>>, db: Db = this.db) {
@@ -73,8 +73,12 @@ export class RegistryRepository {
       .where('id', '=', id).where('status', '=', from).executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
-  async deleteVersion(id: string) {
-    await this.db.deleteFrom('box_versions').where('id', '=', id).execute();
+  async deleteVersion(id: string, db: Db = this.db) {
+    await db.deleteFrom('box_versions').where('id', '=', id).execute();
+  }
+  /** Versions of a box that a mirror published. */
+  mirroredVersions(boxId: string, mirrorId: string, db: Db = this.db): Promise<VersionRow[]> {
+    return db.selectFrom('box_versions').selectAll().where('box_id', '=', boxId).where('mirror_id', '=', mirrorId).execute();
   }
 
   providersOf(versionIds: string[], db: Db = this.db): Promise<ProviderRow[]> {
@@ -91,7 +95,7 @@ export class RegistryRepository {
     q = architecture === undefined ? q.where('default_architecture', '=', 1) : q.where('architecture', '=', architecture);
     return q.executeTakeFirst();
   }
-  async insertProvider(row: Omit<ProviderRow, 'blob_sha256' | 'size'>, db: Db = this.db) {
+  async insertProvider(row: Insertable<BoxProvidersTable>, db: Db = this.db) {
     await db.insertInto('box_providers').values(row).execute();
   }
   async updateProvider(id: string, patch: Partial<Omit<ProviderRow, 'id' | 'version_id'>>, db: Db = this.db) {

@@ -9,6 +9,7 @@ import { boxKey, type BoxRecord, type ProviderRow, type RegistryRepository, type
 import type { SearchFilter } from './search-query';
 import { VersionService } from './versions-service';
 import { ProviderService } from './providers-service';
+import { PublishService } from './publish-service';
 
 export interface NewBox {
   username?: string | null;
@@ -25,6 +26,8 @@ export class RegistryService {
   readonly access: RegistryAccess;
   readonly versions: VersionService;
   readonly providers: ProviderService;
+  /** Boxes whose files are already stored (mirrors, imports, the pull-through cache), in one transaction. */
+  readonly publisher: PublishService;
 
   constructor(
     private readonly repo: RegistryRepository,
@@ -35,6 +38,7 @@ export class RegistryService {
     this.access = new RegistryAccess(repo, accounts);
     this.versions = new VersionService(repo, this.access, clock, ids);
     this.providers = new ProviderService(repo, this.access, clock, ids);
+    this.publisher = new PublishService(repo, clock, ids);
   }
 
   private now = () => this.clock.now().toISOString();

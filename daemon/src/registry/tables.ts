@@ -23,6 +23,8 @@ export interface BoxVersionsTable {
   version: string;
   description: Generated<string>;
   status: Generated<VersionStatus>;
+  /** The mirror that published this version (its retention deletes only those). */
+  mirror_id: Generated<string | null>;
   created_at: string;
   updated_at: string;
 }
@@ -43,6 +45,8 @@ export interface BoxProvidersTable {
   /** The hosted image, set by the blobs feature once an upload is verified. */
   blob_sha256: string | null;
   size: number | null;
+  /** Pull-through cache: the upstream file fetched on the first download (until then no blob). */
+  source_url: Generated<string | null>;
   created_at: string;
   updated_at: string;
 }

@@ -35,7 +35,7 @@ export class VersionService {
     const now = this.now();
     const row: VersionRow = {
       id: this.ids.id('ver'), box_id: box.id, version: input.version, description: input.description ?? '',
-      status: 'unreleased', created_at: now, updated_at: now,
+      status: 'unreleased', mirror_id: null, created_at: now, updated_at: now,
     };
     await this.guardDuplicate(box, input.version, () => this.repo.insertVersion(row));
     return { box, version: { version: row, providers: [] } };

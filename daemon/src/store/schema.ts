@@ -2,6 +2,7 @@ import type { AccountTables } from '../auth/tables';
 import type { RegistryTables } from '../registry/tables';
 import type { BlobTables } from '../blobs/tables';
 import type { AgentTables } from '../agents/tables';
+import type { MirrorTables } from '../mirror/tables';
 
 /** The whole schema as Kysely sees it: each feature declares its own tables beside its repository. */
-export interface Database extends AccountTables, RegistryTables, BlobTables, AgentTables {}
+export interface Database extends AccountTables, RegistryTables, BlobTables, AgentTables, MirrorTables {}

@@ -1,0 +1,38 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { AccountService } from '../auth/accounts-service';
+import type { SettingsService } from '../auth/settings';
+import type { BlobStore } from '../blobs/blob-store';
+import type { Clock } from '../lib/clock';
+import type { IdGen } from '../lib/ids';
+import type { RegistryService } from '../registry/service';
+import type { Database } from '../store/schema';
+import { MirrorService } from './mirrors-service';
+import { PullThroughCache } from './pull-through';
+import type { MirrorRepository } from './repository';
+import { MirrorRunner } from './runner';
+import { UpstreamGate } from './upstream-http';
+import { UpstreamService } from './upstreams-service';
+
+export interface MirrorWiring {
+  db: Kysely<Database>;
+  repo: MirrorRepository;
+  accounts: AccountService;
+  settings: SettingsService;
+  registry: RegistryService;
+  blobs: BlobStore;
+  clock: Clock;
+  ids: IdGen;
+  log: Logger;
+}
+
+/** The mirror feature's services (called once from deps.ts). The daemon starts `runner`. */
+export function buildMirror(w: MirrorWiring) {
+  const gate = new UpstreamGate(w.repo, w.settings, w.clock);
+  const upstreams = new UpstreamService(w.repo, w.clock, w.ids);
+  const runner = new MirrorRunner({ repo: w.repo, gate, blobs: w.blobs, publisher: w.registry.publisher, accounts: w.accounts, clock: w.clock, ids: w.ids, log: w.log });
+  const mirrors = new MirrorService(w.repo, upstreams, w.accounts, runner, w.clock, w.ids);
+  const cache = new PullThroughCache({ repo: w.repo, gate, settings: w.settings, accounts: w.accounts, publisher: w.registry.publisher, blobs: w.blobs, clock: w.clock, log: w.log });
+  return { repo: w.repo, gate, upstreams, runner, mirrors, cache };
+}
+export type MirrorFeature = ReturnType<typeof buildMirror>;

@@ -1,0 +1,134 @@
+import type { AccountService, Principal } from '../auth/accounts-service';
+import { ConflictError, ForbiddenError, NotFoundError } from '../http/errors';
+import type { Clock } from '../lib/clock';
+import type { IdGen } from '../lib/ids';
+import type { JobRow, MirrorRepository, MirrorRow } from './repository';
+import type { MirrorRunner } from './runner';
+import type { CreateMirror, UpdateMirror } from './schemas';
+import type { UpstreamService } from './upstreams-service';
+
+type Caller = NonNullable<Principal>;
+
+/**
+ * Mirrors (what to copy from which upstream into which local box or organization) and their
+ * jobs. A mirror is visible to whoever may manage its target; a target organization that does not
+ * exist yet is created, owned by the caller.
+ */
+export class MirrorService {
+  constructor(
+    private readonly repo: MirrorRepository,
+    private readonly upstreams: UpstreamService,
+    private readonly accounts: AccountService,
+    private readonly runner: MirrorRunner,
+    private readonly clock: Clock,
+    private readonly ids: IdGen,
+  ) {}
+
+  private now = () => this.clock.now().toISOString();
+
+  private async mayManage(p: Caller, target: string): Promise<boolean> {
+    const ns = await this.accounts.namespace(target.split('/')[0]);
+    return ns !== undefined && (await this.accounts.isMember(p, ns));
+  }
+
+  async list(p: Caller): Promise<MirrorRow[]> {
+    const out: MirrorRow[] = [];
+    for (const m of await this.repo.mirrors()) if (await this.mayManage(p, m.target)) out.push(m);
+    return out;
+  }
+
+  async get(p: Caller, id: string): Promise<MirrorRow> {
+    const m = await this.repo.mirror(id);
+    if (!m || !(await this.mayManage(p, m.target))) throw new NotFoundError(`No mirror "${id}".`);
+    return m;
+  }
+
+  async create(p: Caller, input: CreateMirror): Promise<{ mirror: MirrorRow; job: JobRow | null }> {
+    const upstream = input.upstream_id ? await this.upstreams.get(p, input.upstream_id) : await this.upstreams.byUrl(p, input.upstream!.url, input.upstream!.token);
+    const target = input.target ?? input.source;
+    await this.ensureTarget(p, target);
+    const id = this.ids.id('mir');
+    const now = this.now();
+    await this.repo.insertMirror({
+      id, upstream_id: upstream.id, source: input.source, target,
+      versions: input.versions ?? null, latest: input.latest ?? null,
+      providers: JSON.stringify(input.providers ?? []), architectures: JSON.stringify(input.architectures ?? []),
+      private: (input.private ?? Boolean(upstream.token)) ? 1 : 0,
+      interval_minutes: input.interval_minutes ?? null, retain: input.retain ?? null,
+      next_run_at: this.nextRun(input.interval_minutes ?? null), created_by: p.user.id, created_at: now, updated_at: now,
+    });
+    const mirror = (await this.repo.mirror(id))!;
+    return { mirror, job: input.run === false ? null : await this.runner.enqueue(mirror) };
+  }
+
+  async update(p: Caller, id: string, patch: UpdateMirror): Promise<MirrorRow> {
+    const m = await this.get(p, id);
+    if (patch.target) {
+      if (patch.target.includes('/') !== m.source.includes('/')) throw new ConflictError('target must be ORG/BOX for a box and ORG for an organization.');
+      await this.ensureTarget(p, patch.target);
+    }
+    const set = <K extends keyof UpdateMirror>(k: K) => patch[k] !== undefined;
+    await this.repo.updateMirror(m.id, {
+      ...(patch.target ? { target: patch.target } : {}),
+      ...(set('versions') ? { versions: patch.versions ?? null, ...(patch.versions ? { latest: null } : {}) } : {}),
+      ...(set('latest') ? { latest: patch.latest ?? null, ...(patch.latest ? { versions: null } : {}) } : {}),
+      ...(patch.providers ? { providers: JSON.stringify(patch.providers) } : {}),
+      ...(patch.architectures ? { architectures: JSON.stringify(patch.architectures) } : {}),
+      ...(patch.private !== undefined ? { private: patch.private ? 1 : 0 } : {}),
+      ...(set('interval_minutes') ? { interval_minutes: patch.interval_minutes ?? null, next_run_at: this.nextRun(patch.interval_minutes ?? null) } : {}),
+      ...(set('retain') ? { retain: patch.retain ?? null } : {}),
+      updated_at: this.now(),
+    });
+    return (await this.repo.mirror(m.id))!;
+  }
+
+  /** Deletes the mirror and its jobs (a running one is cancelled); the local boxes stay. */
+  async delete(p: Caller, id: string): Promise<void> {
+    const m = await this.get(p, id);
+    const active = await this.repo.activeJobOf(m.id);
+    if (active) await this.runner.cancel(active.id);
+    await this.repo.deleteMirror(m.id);
+  }
+
+  async run(p: Caller, id: string): Promise<JobRow> {
+    const m = await this.get(p, id);
+    const active = await this.repo.activeJobOf(m.id);
+    if (active) throw new ConflictError(`Mirror ${m.source} already has a ${active.state} job (${active.id}); wait for it or cancel it.`);
+    return this.runner.enqueue(m);
+  }
+
+  async jobs(p: Caller, mirrorId: string): Promise<JobRow[]> {
+    return this.repo.jobsOf((await this.get(p, mirrorId)).id);
+  }
+
+  async job(p: Caller, id: string): Promise<JobRow> {
+    const job = await this.repo.job(id);
+    if (!job) throw new NotFoundError(`No mirror job "${id}".`);
+    await this.get(p, job.mirror_id).catch(() => { throw new NotFoundError(`No mirror job "${id}".`); });
+    return job;
+  }
+
+  async cancel(p: Caller, id: string): Promise<JobRow> {
+    const job = await this.job(p, id);
+    if (!(await this.runner.cancel(job.id))) throw new ConflictError(`Job ${job.id} has already finished (${job.state}).`);
+    return (await this.repo.job(job.id))!;
+  }
+
+  lastJobs = (mirrors: MirrorRow[]) => this.repo.lastJobs(mirrors.map((m) => m.id));
+  upstreamOf = (m: MirrorRow) => this.repo.upstream(m.upstream_id);
+
+  /** A target namespace the caller manages; a missing organization is created, owned by the caller. */
+  private async ensureTarget(p: Caller, target: string) {
+    const name = target.split('/')[0];
+    const ns = await this.accounts.namespace(name);
+    if (!ns) {
+      await this.accounts.createOrganization({ name }, p.user);
+      return;
+    }
+    if (!(await this.accounts.isMember(p, ns))) throw new ForbiddenError(`You may not publish boxes in "${name}". Ask an owner of "${name}" to make you a member.`);
+  }
+
+  private nextRun(interval: number | null): string | null {
+    return interval ? new Date(this.clock.now().getTime() + interval * 60_000).toISOString() : null;
+  }
+}

@@ -1,0 +1,38 @@
+import type { AccountService } from '../auth/accounts-service';
+import { AppError } from '../http/errors';
+import type { PublishService } from '../registry/publish-service';
+import type { JobPlan } from './job-plan';
+import type { MirrorRow } from './repository';
+
+/**
+ * Publishes a job's fetched files: each box in one transaction (so it is seen as it was, or with
+ * every new version), released at once, then the mirror's retention. Versions that appeared
+ * locally meanwhile are left alone.
+ */
+export async function publishPlan(
+  plan: JobPlan,
+  mirror: MirrorRow,
+  blobs: Map<string, { sha256: string; size: number }>,
+  d: { publisher: PublishService; accounts: AccountService },
+): Promise<JobPlan> {
+  const published: NonNullable<JobPlan['published']> = [];
+  for (const box of plan.boxes) {
+    const [namespace, name] = box.target.split('/');
+    const ns = await d.accounts.namespace(namespace);
+    if (!ns) throw new AppError('not_found', `The mirror's target "${namespace}" no longer exists; create it and run the mirror again.`);
+    const result = box.versions.length === 0 && !(await d.publisher.box(ns, name)) ? null : await d.publisher.publish({
+      namespace: ns, name, short_description: box.short_description, description: box.description,
+      private: mirror.private === 1, existing: 'skip', release: true, mirrorId: mirror.id,
+      versions: box.versions.map((v) => ({
+        version: v.version, description: v.description,
+        providers: v.providers.map((p) => ({
+          name: p.name, architecture: p.architecture, default_architecture: p.default_architecture,
+          blob: blobs.get(p.file_id)!, checksum: p.checksum, checksum_type: p.checksum_type,
+        })),
+      })),
+    });
+    const pruned = result && mirror.retain ? await d.publisher.prune(result.box.id, mirror.id, mirror.retain) : [];
+    published.push({ box: box.target, versions: result?.versions ?? [], ...(pruned.length ? { pruned } : {}) });
+  }
+  return { ...plan, published };
+}

@@ -1,0 +1,152 @@
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { Database } from '../store/schema';
+import type { CachedBoxesTable, JobState, MirrorFilesTable, MirrorJobsTable, MirrorsTable, UpstreamsTable } from './tables';
+
+export type UpstreamRow = Selectable<UpstreamsTable>;
+export type MirrorRow = Selectable<MirrorsTable>;
+export type JobRow = Selectable<MirrorJobsTable>;
+export type FileRow = Selectable<MirrorFilesTable>;
+export type CachedBoxRow = Selectable<CachedBoxesTable>;
+
+const ACTIVE: JobState[] = ['queued', 'running'];
+
+/** The only SQL of upstreams, mirrors, mirror jobs, their files and the cache's boxes. */
+export class MirrorRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  // ---- upstreams ----
+  upstream(id: string): Promise<UpstreamRow | undefined> {
+    return this.db.selectFrom('upstreams').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+  upstreams(createdBy: string | null): Promise<UpstreamRow[]> {
+    let q = this.db.selectFrom('upstreams').selectAll();
+    if (createdBy) q = q.where('created_by', '=', createdBy);
+    return q.orderBy('name_key').execute();
+  }
+  upstreamNamed(nameKey: string): Promise<UpstreamRow | undefined> {
+    return this.db.selectFrom('upstreams').selectAll().where('name_key', '=', nameKey).executeTakeFirst();
+  }
+  async insertUpstream(row: Insertable<UpstreamsTable>) {
+    await this.db.insertInto('upstreams').values(row).execute();
+  }
+  async updateUpstream(id: string, patch: Updateable<UpstreamsTable>) {
+    await this.db.updateTable('upstreams').set(patch).where('id', '=', id).execute();
+  }
+  async deleteUpstream(id: string) {
+    await this.db.deleteFrom('upstreams').where('id', '=', id).execute();
+  }
+
+  // ---- mirrors ----
+  mirror(id: string): Promise<MirrorRow | undefined> {
+    return this.db.selectFrom('mirrors').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+  mirrors(): Promise<MirrorRow[]> {
+    return this.db.selectFrom('mirrors').selectAll().orderBy('created_at').orderBy('id').execute();
+  }
+  async insertMirror(row: Insertable<MirrorsTable>) {
+    await this.db.insertInto('mirrors').values(row).execute();
+  }
+  async updateMirror(id: string, patch: Updateable<MirrorsTable>) {
+    await this.db.updateTable('mirrors').set(patch).where('id', '=', id).execute();
+  }
+  async deleteMirror(id: string) {
+    await this.db.deleteFrom('mirrors').where('id', '=', id).execute();
+  }
+  /** Scheduled mirrors due at `now` that have no queued or running job. */
+  dueMirrors(now: string): Promise<MirrorRow[]> {
+    return this.db.selectFrom('mirrors').selectAll()
+      .where('interval_minutes', 'is not', null).where('next_run_at', '<=', now)
+      .where(({ not, exists, selectFrom }) => not(exists(
+        selectFrom('mirror_jobs').select('id').whereRef('mirror_jobs.mirror_id', '=', 'mirrors.id').where('state', 'in', ACTIVE),
+      )))
+      .execute();
+  }
+
+  // ---- jobs ----
+  job(id: string): Promise<JobRow | undefined> {
+    return this.db.selectFrom('mirror_jobs').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+  jobsOf(mirrorId: string, limit = 50): Promise<JobRow[]> {
+    return this.db.selectFrom('mirror_jobs').selectAll().where('mirror_id', '=', mirrorId)
+      .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  }
+  lastJobs(mirrorIds: string[]): Promise<JobRow[]> {
+    if (mirrorIds.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('mirror_jobs').selectAll().where('mirror_id', 'in', mirrorIds)
+      .where(({ eb, selectFrom }) => eb('id', '=', selectFrom('mirror_jobs as j').select('j.id')
+        .whereRef('j.mirror_id', '=', 'mirror_jobs.mirror_id').orderBy('j.created_at', 'desc').orderBy('j.id', 'desc').limit(1)))
+      .execute();
+  }
+  activeJobOf(mirrorId: string): Promise<JobRow | undefined> {
+    return this.db.selectFrom('mirror_jobs').selectAll().where('mirror_id', '=', mirrorId).where('state', 'in', ACTIVE).executeTakeFirst();
+  }
+  nextQueued(): Promise<JobRow | undefined> {
+    return this.db.selectFrom('mirror_jobs').selectAll().where('state', '=', 'queued').orderBy('created_at').orderBy('id').executeTakeFirst();
+  }
+  async insertJob(row: Insertable<MirrorJobsTable>) {
+    await this.db.insertInto('mirror_jobs').values(row).execute();
+  }
+  async updateJob(id: string, patch: Updateable<MirrorJobsTable>) {
+    await this.db.updateTable('mirror_jobs').set(patch).where('id', '=', id).execute();
+  }
+  /** Moves a job between states only from the expected ones: a cancel and a finish cannot both win. */
+  async transitionJob(id: string, from: JobState[], patch: Updateable<MirrorJobsTable> & { state: JobState }): Promise<boolean> {
+    const r = await this.db.updateTable('mirror_jobs').set(patch).where('id', '=', id).where('state', 'in', from).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+  /** Jobs that were running in an earlier process: queued again, to resume. */
+  async requeueRunning(now: string): Promise<number> {
+    const r = await this.db.updateTable('mirror_jobs').set({ state: 'queued', message: 'Resuming after a restart.', updated_at: now })
+      .where('state', '=', 'running').executeTakeFirst();
+    return Number(r.numUpdatedRows);
+  }
+
+  // ---- files ----
+  filesOf(jobId: string): Promise<FileRow[]> {
+    return this.db.selectFrom('mirror_files').selectAll().where('job_id', '=', jobId).orderBy('id').execute();
+  }
+  async insertFiles(rows: Insertable<MirrorFilesTable>[]) {
+    if (rows.length) await this.db.insertInto('mirror_files').values(rows).execute();
+  }
+  async updateFile(id: string, patch: Updateable<MirrorFilesTable>) {
+    await this.db.updateTable('mirror_files').set(patch).where('id', '=', id).execute();
+  }
+  /** Staging folders and blobs that unfinished jobs still need: garbage collection keeps them. */
+  async retained(): Promise<{ staging: Set<string>; blobs: Set<string> }> {
+    const rows = await this.db.selectFrom('mirror_files').innerJoin('mirror_jobs', 'mirror_jobs.id', 'mirror_files.job_id')
+      .select(['mirror_files.id', 'mirror_files.blob_sha256']).where('mirror_jobs.state', 'in', ACTIVE).execute();
+    return {
+      staging: new Set(rows.map((r) => r.id)),
+      blobs: new Set(rows.flatMap((r) => (r.blob_sha256 ? [r.blob_sha256] : []))),
+    };
+  }
+
+  // ---- the pull-through cache's boxes ----
+  cachedBox(boxId: string): Promise<CachedBoxRow | undefined> {
+    return this.db.selectFrom('cached_boxes').selectAll().where('box_id', '=', boxId).executeTakeFirst();
+  }
+  async upsertCachedBox(row: CachedBoxRow) {
+    await this.db.insertInto('cached_boxes').values(row)
+      .onConflict((oc) => oc.column('box_id').doUpdateSet({ synced_at: row.synced_at, upstream_id: row.upstream_id })).execute();
+  }
+  /** Cached boxes with their owner's name and how many of their providers are stored. */
+  cachedBoxes() {
+    return this.db.selectFrom('cached_boxes')
+      .innerJoin('boxes', 'boxes.id', 'cached_boxes.box_id')
+      .leftJoin('users', 'users.id', 'boxes.user_id')
+      .leftJoin('organizations', 'organizations.id', 'boxes.organization_id')
+      .leftJoin('upstreams', 'upstreams.id', 'cached_boxes.upstream_id')
+      .select((eb) => [
+        'cached_boxes.box_id', 'cached_boxes.source', 'cached_boxes.synced_at', 'boxes.name', 'boxes.private',
+        'boxes.user_id', 'boxes.organization_id',
+        eb.fn.coalesce('users.username', 'organizations.name').as('username'),
+        'upstreams.id as upstream_id', 'upstreams.name as upstream_name', 'upstreams.url as upstream_url',
+        eb.selectFrom('box_providers').innerJoin('box_versions', 'box_versions.id', 'box_providers.version_id')
+          .whereRef('box_versions.box_id', '=', 'boxes.id').select((e) => e.fn.countAll<number>().as('n')).as('providers_total'),
+        eb.selectFrom('box_providers').innerJoin('box_versions', 'box_versions.id', 'box_providers.version_id')
+          .whereRef('box_versions.box_id', '=', 'boxes.id').where('box_providers.blob_sha256', 'is not', null)
+          .select((e) => e.fn.countAll<number>().as('n')).as('providers_cached'),
+      ])
+      .orderBy('boxes.name_key').execute();
+  }
+}

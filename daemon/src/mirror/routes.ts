@@ -1,0 +1,92 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { requireUser } from '../http/auth';
+import { validated } from '../http/validate';
+import type { AccountService } from '../auth/accounts-service';
+import type { MirrorRepository, JobRow, MirrorRow } from './repository';
+import type { MirrorService } from './mirrors-service';
+import type { MirrorRunner } from './runner';
+import type { UpstreamService } from './upstreams-service';
+import * as S from './schemas';
+import { cachedBoxJson, jobJson, mirrorJson, upstreamJson } from './serialize';
+
+export interface MirrorRouteDeps {
+  upstreams: UpstreamService;
+  mirrors: MirrorService;
+  runner: MirrorRunner;
+  repo: MirrorRepository;
+  accounts: AccountService;
+}
+
+/** Upstreams, mirrors, mirror jobs and the cache's boxes, under /api/boxyard (docs/mirroring-api.md). */
+export function mirrorRoutes(d: MirrorRouteDeps): Router {
+  const r = new Router();
+  const job = (j: JobRow) => jobJson(j, d.runner.speed(j));
+  const mirrors = async (list: MirrorRow[]) => {
+    const last = new Map((await d.mirrors.lastJobs(list)).map((j) => [j.mirror_id, j]));
+    return Promise.all(list.map(async (m) => {
+      const l = last.get(m.id);
+      return mirrorJson(m, await d.mirrors.upstreamOf(m), l ? job(l) : null);
+    }));
+  };
+  const one = async (m: MirrorRow) => (await mirrors([m]))[0];
+
+  r.get('/upstreams', async (ctx) => { ctx.body = { upstreams: (await d.upstreams.list(requireUser(ctx))).map(upstreamJson) }; });
+  r.post('/upstreams', validated({ body: S.CreateUpstreamBody }, async (ctx, { body }) => {
+    ctx.status = 201;
+    ctx.body = { upstream: upstreamJson(await d.upstreams.create(requireUser(ctx), body.upstream)) };
+  }));
+  r.get('/upstreams/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {
+    ctx.body = { upstream: upstreamJson(await d.upstreams.get(requireUser(ctx), params.id)) };
+  }));
+  r.patch('/upstreams/:id', validated({ params: S.IdParams, body: S.UpdateUpstreamBody }, async (ctx, { params, body }) => {
+    ctx.body = { upstream: upstreamJson(await d.upstreams.update(requireUser(ctx), params.id, body.upstream)) };
+  }));
+  r.delete('/upstreams/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {
+    await d.upstreams.delete(requireUser(ctx), params.id);
+    ctx.status = 204;
+  }));
+
+  r.get('/mirrors', async (ctx) => { ctx.body = { mirrors: await mirrors(await d.mirrors.list(requireUser(ctx))) }; });
+  r.post('/mirrors', validated({ body: S.CreateMirrorBody }, async (ctx, { body }) => {
+    const created = await d.mirrors.create(requireUser(ctx), body.mirror);
+    ctx.status = 201;
+    ctx.body = { mirror: await one(created.mirror), job: created.job ? job(created.job) : null };
+  }));
+  r.get('/mirrors/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {
+    ctx.body = { mirror: await one(await d.mirrors.get(requireUser(ctx), params.id)) };
+  }));
+  r.patch('/mirrors/:id', validated({ params: S.IdParams, body: S.UpdateMirrorBody }, async (ctx, { params, body }) => {
+    ctx.body = { mirror: await one(await d.mirrors.update(requireUser(ctx), params.id, body.mirror)) };
+  }));
+  r.delete('/mirrors/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {
+    await d.mirrors.delete(requireUser(ctx), params.id);
+    ctx.status = 204;
+  }));
+  r.post('/mirrors/:id/run', validated({ params: S.IdParams }, async (ctx, { params }) => {
+    ctx.status = 201;
+    ctx.body = { job: job(await d.mirrors.run(requireUser(ctx), params.id)) };
+  }));
+
+  r.get('/mirror-jobs', validated({ query: S.JobsQuery }, async (ctx, { query }) => {
+    ctx.body = { jobs: (await d.mirrors.jobs(requireUser(ctx), query.mirror)).map(job) };
+  }));
+  r.get('/mirror-jobs/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {
+    ctx.body = { job: job(await d.mirrors.job(requireUser(ctx), params.id)) };
+  }));
+  r.post('/mirror-jobs/:id/cancel', validated({ params: S.IdParams }, async (ctx, { params }) => {
+    ctx.body = { job: job(await d.mirrors.cancel(requireUser(ctx), params.id)) };
+  }));
+
+  r.get('/cache', async (ctx: Context) => {
+    const p = requireUser(ctx);
+    const rows = await d.repo.cachedBoxes();
+    const visible = [];
+    for (const row of rows) {
+      const ns = row.username ? await d.accounts.namespace(row.username) : undefined;
+      if (row.private === 0 || (ns && (await d.accounts.isMember(p, ns)))) visible.push(cachedBoxJson(row));
+    }
+    ctx.body = { boxes: visible };
+  });
+  return r;
+}

@@ -1,0 +1,215 @@
+import type { Logger } from 'pino';
+import type { AccountService } from '../auth/accounts-service';
+import type { BlobStore } from '../blobs/blob-store';
+import type { Clock } from '../lib/clock';
+import type { IdGen } from '../lib/ids';
+import { AppError, OfflineError } from '../http/errors';
+import type { PublishService } from '../registry/publish-service';
+import { fetchFile } from './fetch-file';
+import { buildJobPlan, type JobPlan } from './job-plan';
+import type { FileRow, JobRow, MirrorRepository, MirrorRow } from './repository';
+import { isRemote, sourceFor, type UpstreamSource } from './upstream-source';
+import type { UpstreamGate } from './upstream-http';
+import { publishPlan } from './publish-plan';
+
+export interface RunnerDeps {
+  repo: MirrorRepository;
+  gate: UpstreamGate;
+  blobs: BlobStore;
+  publisher: PublishService;
+  accounts: AccountService;
+  clock: Clock;
+  ids: IdGen;
+  log: Logger;
+}
+
+const WAITING_OFFLINE = 'Waiting: Boxyard is offline. The job starts when offline mode is switched off.';
+/** Progress is written to the database at most this often (and when a file completes). */
+const PROGRESS_EVERY_MS = 250;
+
+/**
+ * Mirror jobs are rows, not promises (Pulp's tasks): one runs at a time, in creation order; a
+ * restart queues a running job again and it resumes from its plan and staged bytes. Scheduled
+ * mirrors are queued when due. While offline, jobs on network upstreams wait.
+ */
+export class MirrorRunner {
+  private current: { jobId: string; abort: AbortController; startedAt: number; startBytes: number; bytes: number } | null = null;
+  private ticking: Promise<void> | null = null;
+  private stopping = false;
+
+  constructor(private readonly d: RunnerDeps) {}
+
+  private now = () => this.d.clock.now().toISOString();
+
+  /** Queues a run of the mirror (the caller checked none is active). */
+  async enqueue(mirror: MirrorRow): Promise<JobRow> {
+    const id = this.d.ids.id('job');
+    const now = this.now();
+    await this.d.repo.insertJob({ id, mirror_id: mirror.id, state: 'queued', plan: null, message: null, error_code: null, created_at: now, started_at: null, finished_at: null, updated_at: now });
+    this.wake();
+    return (await this.d.repo.job(id))!;
+  }
+
+  /** Cancels a queued or running job; false when it had already finished. */
+  async cancel(jobId: string): Promise<boolean> {
+    const ok = await this.d.repo.transitionJob(jobId, ['queued', 'running'], { state: 'cancelled', message: 'Cancelled.', finished_at: this.now(), updated_at: this.now() });
+    if (ok && this.current?.jobId === jobId) this.current.abort.abort();
+    if (ok) await this.discardStaging(jobId);
+    return ok;
+  }
+
+  /** Bytes per second since this process started the job, and seconds left; null when not running here. */
+  speed(job: JobRow): { rate: number | null; eta: number | null } {
+    const c = this.current;
+    if (!c || c.jobId !== job.id) return { rate: null, eta: null };
+    const seconds = (Date.now() - c.startedAt) / 1000;
+    const rate = seconds > 0.5 ? Math.round((c.bytes - c.startBytes) / seconds) : null;
+    const left = job.bytes_total - job.bytes_done;
+    return { rate, eta: rate && left >= 0 ? Math.round(left / rate) : null };
+  }
+
+  /** Resumes jobs of an earlier process, then checks for work every `intervalMs`. */
+  async start(intervalMs = 1000): Promise<() => Promise<void>> {
+    await this.d.repo.requeueRunning(this.now());
+    const timer = setInterval(() => this.wake(), intervalMs);
+    timer.unref();
+    this.wake();
+    return async () => {
+      clearInterval(timer);
+      this.stopping = true;
+      this.current?.abort.abort();
+      await this.ticking?.catch(() => undefined);
+    };
+  }
+
+  /** Looks for work now (one look at a time). */
+  wake(): void {
+    this.ticking ??= this.tick().catch((err: unknown) => this.d.log.error({ err }, 'mirror runner tick failed')).finally(() => { this.ticking = null; });
+  }
+
+  private async tick(): Promise<void> {
+    for (const m of await this.d.repo.dueMirrors(this.now())) await this.enqueue(m);
+    if (this.current) return;
+    const job = await this.nextRunnable();
+    if (job) void this.run(job);
+  }
+
+  /** The oldest queued job that may run now: network upstreams wait while offline. */
+  private async nextRunnable(): Promise<JobRow | undefined> {
+    const offline = await this.d.gate.isOffline();
+    const queued = await this.d.repo.nextQueued();
+    if (!queued || !offline) return queued;
+    const mirror = await this.d.repo.mirror(queued.mirror_id);
+    const upstream = mirror && (await this.d.repo.upstream(mirror.upstream_id));
+    if (upstream && !isRemote(upstream)) return queued;
+    if (queued.message !== WAITING_OFFLINE) await this.d.repo.updateJob(queued.id, { message: WAITING_OFFLINE, updated_at: this.now() });
+    return undefined;
+  }
+
+  private async run(job: JobRow): Promise<void> {
+    const abort = new AbortController();
+    this.current = { jobId: job.id, abort, startedAt: Date.now(), startBytes: job.bytes_done, bytes: job.bytes_done };
+    try {
+      if (!(await this.d.repo.transitionJob(job.id, ['queued'], { state: 'running', message: 'Reading the upstream catalog.', started_at: job.started_at ?? this.now(), updated_at: this.now() }))) return;
+      await this.execute(job, abort.signal);
+    } catch (err) {
+      await this.settleFailure(job, err, abort.signal.aborted);
+    } finally {
+      this.current = null;
+      if (!this.stopping) this.wake();
+    }
+  }
+
+  private async execute(job: JobRow, signal: AbortSignal): Promise<void> {
+    const mirror = await this.d.repo.mirror(job.mirror_id);
+    const upstream = mirror && (await this.d.repo.upstream(mirror.upstream_id));
+    if (!mirror || !upstream) throw new AppError('not_found', 'The mirror or its upstream was deleted.');
+    const source = sourceFor(upstream, this.d.gate);
+    let plan: JobPlan = job.plan ? JSON.parse(job.plan) as JobPlan : await this.plan(job, mirror, source, signal);
+    const files = await this.d.repo.filesOf(job.id);
+    const done = new Map<string, { sha256: string; size: number }>();
+    for (const f of files) {
+      if (f.state === 'done' && f.blob_sha256 !== null && f.blob_size !== null) done.set(f.id, { sha256: f.blob_sha256, size: f.blob_size });
+      else done.set(f.id, await this.download(job.id, f, source, signal));
+    }
+    signal.throwIfAborted();
+    await this.d.repo.updateJob(job.id, { message: 'Publishing.', updated_at: this.now() });
+    plan = await publishPlan(plan, mirror, done, this.d);
+    const summary = plan.published?.length ? plan.published.map((p) => `${p.box} ${p.versions.join(', ') || '(nothing new)'}`).join('; ') : 'nothing new upstream';
+    const finished = await this.d.repo.transitionJob(job.id, ['running'], {
+      state: 'done', plan: JSON.stringify(plan), message: `Published ${summary}.`, finished_at: this.now(), updated_at: this.now(),
+    });
+    if (finished && mirror.interval_minutes) {
+      await this.d.repo.updateMirror(mirror.id, { next_run_at: new Date(this.d.clock.now().getTime() + mirror.interval_minutes * 60_000).toISOString() });
+    }
+  }
+
+  private async plan(job: JobRow, mirror: MirrorRow, source: UpstreamSource, signal: AbortSignal): Promise<JobPlan> {
+    const { plan, files } = await buildJobPlan(mirror, job.id, {
+      source, ids: this.d.ids, signal,
+      localVersions: async (target) => {
+        const [namespace, box] = target.split('/');
+        const ns = await this.d.accounts.namespace(namespace);
+        return ns ? this.d.publisher.versionNumbers(ns, box) : new Set();
+      },
+    });
+    await this.d.repo.insertFiles(files);
+    const known = files.reduce((sum, f) => sum + (f.size ?? 0), 0);
+    await this.d.repo.updateJob(job.id, { plan: JSON.stringify(plan), files_total: files.length, bytes_total: known, message: `Fetching ${files.length} file(s).`, updated_at: this.now() });
+    return plan;
+  }
+
+  private async download(jobId: string, f: FileRow, source: UpstreamSource, signal: AbortSignal): Promise<{ sha256: string; size: number }> {
+    let fileBytes = 0;
+    let last = 0;
+    const flush = async () => {
+      last = Date.now();
+      const job = await this.d.repo.job(jobId);
+      if (job) await this.d.repo.updateJob(jobId, { bytes_done: this.current?.bytes ?? job.bytes_done, updated_at: this.now() });
+      await this.d.repo.updateFile(f.id, { bytes_done: fileBytes });
+    };
+    const blob = await fetchFile(f, source, this.d.blobs, {
+      signal,
+      onSize: (size) => void this.learnSize(jobId, f, size),
+      onBytes: (n) => {
+        if (this.current) this.current.bytes += n;
+        fileBytes += n;
+        if (Date.now() - last > PROGRESS_EVERY_MS) void flush().catch(() => undefined);
+      },
+    });
+    await this.d.repo.updateFile(f.id, { state: 'done', blob_sha256: blob.sha256, blob_size: blob.size, bytes_done: blob.size, size: blob.size });
+    const job = (await this.d.repo.job(jobId))!;
+    await this.d.repo.updateJob(jobId, { files_done: job.files_done + 1, bytes_done: this.current?.bytes ?? job.bytes_done, updated_at: this.now() });
+    return blob;
+  }
+
+  /** A file whose size was unknown at planning adds it to the job's total once it is known. */
+  private async learnSize(jobId: string, f: FileRow, size: number): Promise<void> {
+    if (f.size !== null) return;
+    f.size = size;
+    await this.d.repo.updateFile(f.id, { size });
+    const job = await this.d.repo.job(jobId);
+    if (job) await this.d.repo.updateJob(jobId, { bytes_total: job.bytes_total + size });
+  }
+
+  /** Offline mid-job: back to the queue; cancelled: already settled; anything else fails the job. */
+  private async settleFailure(job: JobRow, err: unknown, aborted: boolean): Promise<void> {
+    const now = this.now();
+    if (err instanceof OfflineError || this.stopping) {
+      // The daemon is stopping: the job resumes, with its staged bytes, when it starts again.
+      const message = this.stopping ? 'Resuming when the daemon starts again.' : WAITING_OFFLINE;
+      await this.d.repo.transitionJob(job.id, ['running'], { state: 'queued', message, updated_at: now });
+      return;
+    }
+    if (aborted && (await this.d.repo.job(job.id))?.state !== 'running') return;
+    const known = err instanceof AppError;
+    if (!known) this.d.log.error({ err, job: job.id }, 'mirror job failed');
+    const message = known ? err.message : `Internal error: ${(err as Error)?.message ?? String(err)}`;
+    await this.d.repo.transitionJob(job.id, ['running'], { state: 'failed', message, error_code: known ? err.code : 'internal', finished_at: now, updated_at: now });
+    await this.discardStaging(job.id);
+  }
+
+  private async discardStaging(jobId: string): Promise<void> {
+    for (const f of await this.d.repo.filesOf(jobId)) await this.d.blobs.discard(f.id);
+  }
+}

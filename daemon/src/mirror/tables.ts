@@ -1,0 +1,89 @@
+import type { Generated } from 'kysely';
+import type { ChecksumType } from '../registry/tables';
+
+export type UpstreamKind = 'registry' | 'catalog' | 'folder';
+export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+
+export interface UpstreamsTable {
+  id: string;
+  name: string;
+  name_key: string;
+  kind: UpstreamKind;
+  url: string;
+  /** Write-only: never serialized. */
+  token: string | null;
+  timeout_seconds: Generated<number>;
+  max_failures: Generated<number>;
+  pause_minutes: Generated<number>;
+  failures: Generated<number>;
+  paused_until: string | null;
+  last_error: string | null;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MirrorsTable {
+  id: string;
+  upstream_id: string;
+  source: string;
+  target: string;
+  versions: string | null;
+  latest: number | null;
+  /** JSON arrays of names; [] means all. */
+  providers: string;
+  architectures: string;
+  private: number;
+  interval_minutes: number | null;
+  retain: number | null;
+  next_run_at: string | null;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MirrorJobsTable {
+  id: string;
+  mirror_id: string;
+  state: JobState;
+  plan: string | null;
+  message: string | null;
+  error_code: string | null;
+  bytes_total: Generated<number>;
+  bytes_done: Generated<number>;
+  files_total: Generated<number>;
+  files_done: Generated<number>;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  updated_at: string;
+}
+
+export interface MirrorFilesTable {
+  id: string;
+  job_id: string;
+  url: string;
+  checksum: string | null;
+  checksum_type: ChecksumType | null;
+  size: number | null;
+  bytes_done: Generated<number>;
+  blob_sha256: string | null;
+  blob_size: number | null;
+  state: Generated<'pending' | 'done'>;
+}
+
+export interface CachedBoxesTable {
+  box_id: string;
+  upstream_id: string | null;
+  source: string;
+  synced_at: string;
+}
+
+/** Tables of the mirror feature, as Kysely sees them. */
+export interface MirrorTables {
+  upstreams: UpstreamsTable;
+  mirrors: MirrorsTable;
+  mirror_jobs: MirrorJobsTable;
+  mirror_files: MirrorFilesTable;
+  cached_boxes: CachedBoxesTable;
+}
