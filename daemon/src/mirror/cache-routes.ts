@@ -35,7 +35,9 @@ export function cacheCatalogRoutes(d: { cache: PullThroughCache }): Router {
   const r = new Router();
   const catalog = async (ctx: Context, next: Next) => {
     const { org, box } = ctx.params as { org: string; box: string };
-    ctx.state.catalogHeldOnly = (await d.cache.ensureCatalog(org, box)).heldOnly;
+    const answer = await d.cache.ensureCatalog(org, box);
+    if (answer.offlineMiss) throw new OfflineError(`Boxyard is offline and has not cached ${org}/${box}: it cannot ask its upstream now. Switch offline mode off, or add the box while online.`);
+    ctx.state.catalogHeldOnly = answer.heldOnly;
     await next();
   };
   for (const path of ['/api/v2/vagrant/:org/:box', '/:org/:box']) r.get(path, catalog);

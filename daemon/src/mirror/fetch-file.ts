@@ -1,6 +1,6 @@
 import { Transform, type Readable } from 'node:stream';
 import { safeEqual } from '../lib/crypto';
-import { InsufficientStorageError, UpstreamError } from '../http/errors';
+import { AppError, InsufficientStorageError, UpstreamError } from '../http/errors';
 import { SizeMismatchError, type BlobRef, type BlobStore, type StagedBlob } from '../blobs/blob-store';
 import type { ChecksumType } from '../registry/tables';
 import type { UpstreamSource } from './upstream-source';
@@ -35,7 +35,9 @@ export function explainStoreError(err: unknown, url: string): unknown {
   if (err instanceof SizeMismatchError) {
     return new UpstreamError(`The upstream file ${url} was truncated: ${err.received} of ${err.expected} bytes arrived.`);
   }
-  return err;
+  // Local file-system errors keep their own code; anything else broke the upstream stream.
+  if (err instanceof AppError || (err as Error)?.name === 'AbortError' || (code && (err as NodeJS.ErrnoException).syscall)) return err;
+  return new UpstreamError(`The download of ${url} broke off: ${(err as Error)?.message ?? String(err)}. Run the job again to resume it.`);
 }
 
 /** Checks a stored file against the upstream's declared checksum. */

@@ -22,8 +22,11 @@ export interface CacheDeps {
   log: Logger;
 }
 
-/** What a catalog request may list: `heldOnly` when the upstream cannot be asked right now. */
-export interface CacheAnswer { heldOnly: boolean }
+/**
+ * What a catalog request may list: `heldOnly` when the upstream cannot be asked right now;
+ * `offlineMiss` when the box is not here and offline mode kept the cache from asking for it.
+ */
+export interface CacheAnswer { heldOnly: boolean; offlineMiss?: boolean }
 
 /**
  * The pull-through cache's catalogs (Pulp's on-demand policy, Docker distribution's proxy): a box
@@ -47,9 +50,10 @@ export class PullThroughCache {
     const upstream = upstreamId ? await this.d.repo.upstream(upstreamId) : undefined;
     if (!upstream) return { heldOnly: cached !== undefined };
     if (cached && Date.parse(cached.synced_at) + settings.cache_max_age_minutes * 60_000 > this.d.clock.now().getTime()) {
-      return { heldOnly: settings.offline };
+      // Fresh enough not to ask; but a failing upstream could not deliver what is not stored.
+      return { heldOnly: settings.offline || upstream.failures > 0 };
     }
-    if (settings.offline) return { heldOnly: true };
+    if (settings.offline) return { heldOnly: true, offlineMiss: !local };
     try {
       return { heldOnly: !(await this.refresh(upstream, ns, org, box)) };
     } catch (err) {

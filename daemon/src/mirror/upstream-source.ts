@@ -86,8 +86,9 @@ class HttpSource implements UpstreamSource {
 
   async size(url: string, signal?: AbortSignal): Promise<number | null> {
     if (!/^https?:/.test(url)) return null;
+    // Only for progress: an upstream that cannot say (no HEAD, an error) is asked again by the download.
     const res = await this.gate.find(this.u, url, { method: 'HEAD', signal }).catch((err: unknown) => {
-      if (err instanceof UpstreamError && /answered 4\d\d/.test(err.message)) return null;
+      if (err instanceof UpstreamError) return null;
       throw err;
     });
     const length = res?.headers.get('content-length');
