@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN } from './helpers/daemon';
+import { HttpClient } from './helpers/http';
+import { serveFile, serveJson, sha256, staticServer, waitForJob, type StaticServer } from './helpers/mirror';
+import { spawnDaemon, type SpawnedDaemon } from './helpers/spawn-daemon';
+import { rawGet } from './helpers/upload';
+
+const login = async (url: string) => {
+  const r = await new HttpClient(url).post('/api/v1/authenticate', { user: { login: ADMIN.username, password: ADMIN.password } });
+  expect(r.status, r.text).toBe(200);
+  return new HttpClient(url, r.json.token as string);
+};
+
+/** Upstream GETs of one file, with the Range start each asked for and the bytes it was sent. */
+interface Fetch { range: number; sent: number }
+
+describe('a mirror daemon killed mid-job', () => {
+  let s: StaticServer;
+  let data: string;
+  let daemon: SpawnedDaemon | undefined;
+  const big = randomBytes(24 * 1024 * 1024);
+  const small = randomBytes(30_000);
+  const fetches: Fetch[] = [];
+
+  beforeAll(async () => {
+    s = await staticServer();
+    data = mkdtempSync(join(tmpdir(), 'boxyard-crash-'));
+    s.route('/acme/big', serveJson({
+      name: 'acme/big',
+      versions: [
+        { version: '2.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/big.box`, checksum: sha256(big), checksum_type: 'sha256', architecture: 'amd64' }] },
+        { version: '1.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/small.box`, checksum: sha256(small), checksum_type: 'sha256', architecture: 'amd64' }] },
+      ],
+    }));
+    s.route('/small.box', serveFile(small));
+    // Slow enough (about 8 MiB/s) to be killed halfway through.
+    s.route('/big.box', (req, res) => {
+      const start = Number(/^bytes=(\d+)-$/.exec(req.headers.range ?? '')?.[1] ?? 0);
+      res.statusCode = start ? 206 : 200;
+      res.setHeader('content-length', String(big.length - start));
+      if (start) res.setHeader('content-range', `bytes ${start}-${big.length - 1}/${big.length}`);
+      if (req.method === 'HEAD') return res.end();
+      const f: Fetch = { range: start, sent: 0 };
+      fetches.push(f);
+      let at = start;
+      const timer = setInterval(() => {
+        if (res.destroyed) return clearInterval(timer);
+        const end = Math.min(at + 64 * 1024, big.length);
+        res.write(big.subarray(at, end));
+        f.sent += end - at;
+        at = end;
+        if (at >= big.length) { clearInterval(timer); res.end(); }
+      }, 8);
+      res.on('close', () => clearInterval(timer));
+    });
+  });
+  afterAll(async () => {
+    await daemon?.kill('SIGKILL');
+    await s?.close();
+    rmSync(data, { recursive: true, force: true });
+  });
+
+  it('resumes after SIGKILL without fetching finished bytes again', async () => {
+    daemon = await spawnDaemon({ dataDir: data });
+    let http = await login(daemon.url);
+    const created = await http.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/big' } });
+    expect(created.status, created.text).toBe(201);
+    const jobId = created.json.job.id as string;
+    let before = 0;
+    for (const until = Date.now() + 30_000; before < 6 * 1024 * 1024; ) {
+      if (Date.now() > until) throw new Error('the job did not progress');
+      before = (await http.get(`/api/boxyard/mirror-jobs/${jobId}`)).json.job.bytes_done;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await daemon.kill('SIGKILL');
+
+    daemon = await spawnDaemon({ dataDir: data, port: daemon.port });
+    http = await login(daemon.url);
+    const job = await waitForJob(http, jobId);
+    expect(job.state, job.message ?? '').toBe('done');
+    expect(job.published).toEqual([{ box: 'acme/big', versions: ['2.0.0', '1.0.0'] }]);
+    // The second fetch asked only for what was missing: at least every byte the job had reported.
+    expect(fetches).toHaveLength(2);
+    expect(fetches[1].range).toBeGreaterThanOrEqual(before);
+    expect(fetches[1].range + fetches[1].sent).toBe(big.length);
+    expect(s.requests.filter((r) => r === 'GET /small.box')).toHaveLength(1);
+    const doc = (await http.get('/acme/big')).json;
+    expect(doc.versions[0].providers[0]).toMatchObject({ checksum: sha256(big), checksum_type: 'sha256' });
+    const dl = await rawGet(doc.versions[0].providers[0].url);
+    expect(sha256(dl.body)).toBe(sha256(big));
+  });
+});
+
+describe('a mirror onto a full disk', () => {
+  it('fails the job saying the disk is full and publishes nothing', async () => {
+    const s = await staticServer();
+    const data = mkdtempSync(join(tmpdir(), 'boxyard-full-'));
+    const file = randomBytes(6 * 1024 * 1024);
+    s.route('/acme/huge', serveJson({ name: 'acme/huge', versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/huge.box` }] }] }));
+    s.route('/huge.box', serveFile(file));
+    // The daemon's data folder is a 4 MiB tmpfs of its own (a private mount namespace).
+    const d = await spawnDaemon({
+      dataDir: data,
+      prefix: ['unshare', '-rm', 'sh', '-c', `mount -t tmpfs -o size=4m tmpfs '${data}' && exec "$0" "$@"`],
+    });
+    try {
+      const http = await login(d.url);
+      await http.post('/api/boxyard/organizations', { organization: { name: 'acme' } });
+      const m = await http.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/huge' } });
+      expect(m.status, m.text).toBe(201);
+      const job = await waitForJob(http, m.json.job.id);
+      expect(job).toMatchObject({ state: 'failed', error_code: 'insufficient_storage' });
+      expect(job.message).toMatch(/disk holding Boxyard's data folder is full/);
+      expect((await http.get('/api/v1/box/acme/huge')).status).toBe(404);
+      expect((await http.get('/api/v1/user/acme')).json.boxes).toEqual([]);
+      // The space is given back: a small mirror still fits.
+      s.route('/acme/tiny', serveJson({ name: 'acme/tiny', versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/tiny.box` }] }] }));
+      s.route('/tiny.box', serveFile(randomBytes(1024 * 1024)));
+      const ok = await waitForJob(http, (await http.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/tiny' } })).json.job.id);
+      expect(ok.state, ok.message ?? '').toBe('done');
+    } finally {
+      await d.kill('SIGKILL');
+      await s.close();
+      rmSync(data, { recursive: true, force: true });
+    }
+  });
+});
