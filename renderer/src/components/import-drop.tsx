@@ -103,7 +103,7 @@ export function ImportDrop({ user, name }: { user?: string; name?: string }) {
       {imports.items.length > 0 && <ul className="plain">{imports.items.map((item, i) => <ItemRow key={`${item.file.name}-${i}`} item={item} />)}</ul>}
       <div className="row">
         {!user && <BoxFields owner={owner} setOwner={setOwner} box={box} setBox={setBox} />}
-        <input name="import_version" aria-label="Import version" placeholder="Version, e.g. 1.0.0" value={version} onChange={(e) => setVersion(e.target.value)} required />
+        <input name="import_version" aria-label="Import version" placeholder="Into version, e.g. 2.0.0" value={version} onChange={(e) => setVersion(e.target.value)} required />
         <label className="check"><input type="checkbox" checked={release} onChange={(e) => setRelease(e.target.checked)} /> Release it</label>
         <button type="submit" className="primary" disabled={imports.running || pending === 0}>Import {pending || ''} file{pending === 1 ? '' : 's'}</button>
         {imports.items.length > 0 && !imports.running && <button type="button" className="link" onClick={imports.clear}>Clear</button>}

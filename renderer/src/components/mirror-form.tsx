@@ -51,7 +51,7 @@ function FilterFields({ d, set }: { d: Draft; set: Setter }) {
     <>
       <label>Providers<input name="providers" value={d.providers} onChange={(e) => set({ providers: e.target.value })} placeholder="virtualbox, libvirt (all)" /></label>
       <label>Architectures<input name="architectures" value={d.architectures} onChange={(e) => set({ architectures: e.target.value })} placeholder="amd64, arm64 (all)" /></label>
-      <label>Visibility<select name="visibility" value={d.visibility} onChange={(e) => set({ visibility: e.target.value as Draft['visibility'] })}>
+      <label>Visibility<select name="visibility" aria-label="Visibility" value={d.visibility} onChange={(e) => set({ visibility: e.target.value as Draft['visibility'] })}>
         <option value="">default (private if the upstream has a token)</option>
         <option value="public">public</option>
         <option value="private">private</option>
@@ -74,7 +74,7 @@ export function NewMirrorForm() {
   if (upstreams.data?.length === 0) return <p className="muted">Add an upstream above to create a mirror.</p>;
   return (
     <form className="provider-form" onSubmit={submit} aria-label="New mirror">
-      <label>Upstream<select name="upstream" value={upstreamId} onChange={(e) => set({ upstream: e.target.value })} required>
+      <label>Upstream<select name="upstream" aria-label="Upstream" value={upstreamId} onChange={(e) => set({ upstream: e.target.value })} required>
         {(upstreams.data ?? []).map((u) => <option key={u.id} value={u.id}>{u.name}</option>)}
       </select></label>
       <label>Source<input name="source" value={d.source} onChange={(e) => set({ source: e.target.value })} required placeholder="ORG/BOX or ORG" pattern="[^/\s]+(/[^/\s]+)?" /></label>

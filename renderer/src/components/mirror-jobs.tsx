@@ -33,7 +33,8 @@ export function JobProgress({ job, mirrorId }: { job: Job; mirrorId: string }) {
         <span>{job.finished_at ? `finished ${formatTime(job.finished_at)}` : `started ${formatTime(job.started_at ?? job.created_at)}`}</span>
       </div>
       {job.message && <p className={job.state === 'failed' ? 'error' : 'muted'} role={job.state === 'failed' ? 'alert' : undefined}>{job.message}</p>}
-      {job.state === 'done' && publishedText(job) && <p className="muted">Published {publishedText(job)}.</p>}
+      {/* The daemon's own message usually says what was published already. */}
+      {job.state === 'done' && !job.message && publishedText(job) && <p className="muted">Published {publishedText(job)}.</p>}
       <ErrorNote error={cancel.error} />
     </div>
   );

@@ -33,14 +33,14 @@ function OfflineSwitch() {
   const s = settings.data;
   const on = s?.offline ?? false;
   return (
-    <>
+    <div className="stack-wide setting-block">
       <p>While offline, Boxyard opens no outbound connection: mirror jobs wait and the pull-through cache answers only with what it holds. It is <strong>{on ? 'offline' : 'online'}</strong>.</p>
       {s?.offline_forced && <p className="muted">The daemon was started with <code>--offline</code> (or <code>BOXYARD_OFFLINE</code>): restart it without to go online.</p>}
       {admin
-        ? <button type="button" className={on ? 'primary' : 'danger'} disabled={!s || toggle.isPending || !!s.offline_forced} onClick={() => toggle.mutate(!on)}>{on ? 'Go online' : 'Go offline'}</button>
+        ? <div className="row"><button type="button" className={on ? 'primary' : 'danger'} disabled={!s || toggle.isPending || !!s.offline_forced} onClick={() => toggle.mutate(!on)}>{on ? 'Go online' : 'Go offline'}</button></div>
         : <p className="muted">Only administrators can switch it.</p>}
       <ErrorNote error={toggle.error} />
-    </>
+    </div>
   );
 }
 
@@ -65,7 +65,7 @@ function PullThrough() {
     <form className="stack" onSubmit={submit} aria-label="Pull-through cache">
       <h3>Pull-through cache</h3>
       <p className="muted">A box that is not here is answered from this upstream's catalog; its file is stored on first download. {current ? `Now: ${current.name}.` : 'Now: none.'}</p>
-      <label>Upstream<select name="pull_through_upstream" value={draft.upstream} onChange={(e) => setDraft({ ...draft, upstream: e.target.value })}>
+      <label>Upstream<select name="pull_through_upstream" aria-label="Pull-through upstream" value={draft.upstream} onChange={(e) => setDraft({ ...draft, upstream: e.target.value })}>
         <option value="">none (no pull-through)</option>
         {(upstreams.data ?? []).map((u) => <option key={u.id} value={u.id}>{u.name} ({u.url})</option>)}
       </select></label>

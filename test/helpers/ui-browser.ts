@@ -1,0 +1,89 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import type { HttpClient } from './http';
+import { rawPut } from './upload';
+
+// The browser pieces test/e2e/ui.test.ts uses, shared with test/e2e/mirror-ui.test.ts
+// (ui.test.ts keeps its own copies for now; it can import these instead).
+
+export const CHROMIUM = '/usr/bin/chromium';
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Whether the browser tests run here; in CI (CI=true) a missing Chromium is an error, not a skip. */
+export function chromiumAvailable(what: string): boolean {
+  const have = existsSync(CHROMIUM);
+  if (!have && process.env.CI === 'true') {
+    throw new Error(`${what} is mandatory in CI but ${CHROMIUM} is missing: apt-get install -y chromium`);
+  }
+  return have;
+}
+
+/** Newest modification time under a folder (the renderer's sources). */
+function newestMtime(dir: string): number {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .reduce((max, e) => Math.max(max, statSync(join(e.parentPath, e.name)).mtimeMs), 0);
+}
+
+/** The daemon serves renderer/dist: build it when it is missing or older than the sources. */
+export function ensureUiBuilt(): void {
+  const index = join(ROOT, 'renderer/dist/index.html');
+  const sources = Math.max(newestMtime(join(ROOT, 'renderer/src')), statSync(join(ROOT, 'renderer/index.html')).mtimeMs);
+  if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    // vitest sets NODE_ENV=test, which would make vite bundle React's development build.
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+}
+
+export async function launchChromium(): Promise<{ browser: Browser; page: Page }> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.setDefaultTimeout(15_000);
+  return { browser, page };
+}
+
+export async function signIn(page: Page, url: string, login: string, password: string): Promise<void> {
+  await page.goto(`${url}/`);
+  await page.getByLabel('Username or e-mail').fill(login);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Box → version → hosted provider → upload of `file` → release, through a daemon's API. */
+export async function publishUploaded(http: HttpClient, owner: string, box: string, version: string, file: Buffer, provider = 'virtualbox', architecture = 'amd64') {
+  const api = `/api/v2/box/${owner}/${box}`;
+  if ((await http.get(api)).status === 404) {
+    const b = await http.post('/api/v1/boxes', { box: { username: owner, name: box, is_private: false, short_description: `${box} box` } });
+    expect(b.status, b.text).toBe(200);
+  }
+  expect((await http.post(`${api}/versions`, { version: { version } })).status).toBe(200);
+  const p = await http.post(`${api}/version/${version}/providers`, { provider: { name: provider, architecture } });
+  expect(p.status, p.text).toBe(200);
+  const prep = await http.get(`${api}/version/${version}/provider/${provider}/${architecture}/upload`);
+  expect(prep.status, prep.text).toBe(200);
+  expect((await rawPut(prep.json.upload_path, file, { 'content-length': String(file.length) })).status).toBe(200);
+  const r = await http.put(`${api}/version/${version}/release`);
+  expect(r.status, r.text).toBe(200);
+}
+
+/** Records in the page whether an element matching `selector` was ever on screen (fast local work ends before a poll sees it). */
+export async function watchFor(page: Page, selector: string, flag: string): Promise<void> {
+  await page.evaluate(({ selector, flag }) => {
+    const w = window as unknown as Record<string, boolean>;
+    w[flag] = !!document.querySelector(selector);
+    new MutationObserver(() => { if (document.querySelector(selector)) w[flag] = true; }).observe(document.body, { childList: true, subtree: true, attributes: true });
+  }, { selector, flag });
+}
+
+export const sawIt = (page: Page, flag: string): Promise<boolean> =>
+  page.evaluate((flag) => (window as unknown as Record<string, boolean>)[flag] === true, flag);
