@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import { sha256 } from '../helpers/clients';
 import { makeBoxFile } from '../helpers/vagrant';
+import { slowCatalog, type SlowCatalog } from '../helpers/ui-slow-catalog';
 import { chromiumAvailable, ensureUiBuilt, launchChromium, publishUploaded, sawIt, signIn, watchFor } from '../helpers/ui-browser';
 
 const haveChromium = chromiumAvailable('The mirroring UI end-to-end test');
@@ -22,6 +23,7 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
   let browser: Browser;
   let page: Page;
   let base: Buffer;
+  let slow: SlowCatalog; // a third upstream whose file trickles, to watch a job run
   const tmp = mkdtempSync(join(tmpdir(), 'boxyard-mirror-ui-'));
 
   beforeAll(async () => {
@@ -32,11 +34,12 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
     base = await makeBoxFile(join(tmp, 'base.box'), 'virtualbox', 512 * 1024);
     await publishUploaded(a, 'lab', 'base', '1.0.0', base);
     await publishUploaded(a, 'lab', 'other', '0.1.0', await makeBoxFile(join(tmp, 'other.box'), 'virtualbox'));
+    slow = await slowCatalog('lab/slow');
     ({ browser, page } = await launchChromium());
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    await Promise.all([upstream?.stop(), mirror?.stop()]);
+    await Promise.all([upstream?.stop(), mirror?.stop(), slow?.close()]);
   });
 
   it('adds upstreams; a token is write-only', async (ctx) => {
@@ -92,6 +95,38 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
     await card.getByRole('button', { name: 'Run' }).click();
     await card.getByRole('button', { name: 'Show 1 earlier job' }).waitFor({ timeout: 30_000 });
     await card.locator('.job[data-state="done"]').waitFor({ timeout: 60_000 });
+  });
+
+  it('shows a running job moving (bytes, rate, ETA) and cancels it', async (ctx) => {
+    if (!(await served(mirror, 'GET', '/api/boxyard/mirrors'))) ctx.skip();
+    const upstreamForm = page.getByRole('form', { name: 'New upstream' });
+    await upstreamForm.getByLabel('Name').fill('slow');
+    await upstreamForm.getByLabel('URL').fill(slow.url);
+    await upstreamForm.getByRole('button', { name: 'Add upstream' }).click();
+    await page.getByRole('row', { name: /slow/ }).waitFor();
+    const form = page.getByRole('form', { name: 'New mirror' });
+    await form.getByLabel('Upstream', { exact: true }).selectOption({ label: 'slow' });
+    await form.getByLabel('Source').fill('lab/slow');
+    await form.getByRole('button', { name: 'Create mirror' }).click();
+
+    const card = page.getByRole('article', { name: 'Mirror lab/slow' });
+    const job = card.locator('.job[data-state="running"]');
+    const bar = job.locator('progress');
+    const value = async () => Number((await bar.getAttribute('value')) ?? 0);
+    await expect.poll(value, { timeout: 20_000 }).toBeGreaterThan(0);
+    const first = await value();
+    await expect.poll(value, { timeout: 20_000 }).toBeGreaterThan(first); // the page polls: the bar moves
+    expect(await value()).toBeLessThan(1);
+    await job.getByText(/\/s$/).waitFor();
+    await job.getByText(/^ETA /).waitFor();
+    await job.getByText(new RegExp(`of ${(slow.size / 1024 / 1024).toFixed(1)} MiB`)).waitFor();
+    await page.screenshot({ path: join(tmp, 'running.png'), fullPage: true });
+
+    await job.getByRole('button', { name: 'Cancel' }).click();
+    await card.locator('.job[data-state="cancelled"]').waitFor();
+    const jobs = await mirror.http.withToken(mirror.adminToken).get(`/api/boxyard/mirror-jobs?mirror=${encodeURIComponent((await mirror.http.withToken(mirror.adminToken).get('/api/boxyard/mirrors')).json.mirrors.find((m: { source: string }) => m.source === 'lab/slow').id)}`);
+    expect(jobs.json.jobs[0]).toMatchObject({ state: 'cancelled' });
+    expect((await mirror.http.withToken(mirror.adminToken).get('/api/v1/box/lab/slow')).status).toBe(404); // a cancelled job publishes nothing
   });
 
   it('sets the pull-through upstream; a cached box is marked on the Mirrors page and its box page', async (ctx) => {
