@@ -71,7 +71,11 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
     if (!(await served(mirror, 'GET', '/api/boxyard/mirrors'))) ctx.skip();
     const form = page.getByRole('form', { name: 'New mirror' });
     await form.getByLabel('Upstream', { exact: true }).selectOption({ label: 'upstream-a' });
-    await form.getByLabel('Source').fill('lab/base');
+    const source = form.getByLabel('Source');
+    await source.fill('lab/base/extra'); // the browser checks the shape before anything is sent
+    expect(await source.evaluate((el) => (el as HTMLInputElement).validity.patternMismatch)).toBe(true);
+    await source.fill('lab/base');
+    expect(await source.evaluate((el) => (el as HTMLInputElement).validity.valid)).toBe(true);
     await watchFor(page, 'progress[aria-label^="Progress of job"]', 'sawJobBar');
     await form.getByRole('button', { name: 'Create mirror' }).click();
 
@@ -192,6 +196,22 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
     await page.getByRole('button', { name: 'Go online' }).click();
     await badge.waitFor({ state: 'detached' });
     expect((await mirror.http.withToken(mirror.adminToken).get('/api/boxyard/settings')).json.settings).toMatchObject({ offline: false });
+  });
+
+  it('started with --offline: the badge shows and the switch is disabled with the reason', async (ctx) => {
+    const forced = await startTestDaemon({ config: { offline: true } });
+    try {
+      if ((await forced.http.withToken(forced.adminToken).get('/api/boxyard/settings')).json.settings.offline_forced !== true) ctx.skip();
+      const other = await browser.newPage();
+      await signIn(other, forced.url, ADMIN.username, ADMIN.password);
+      await other.locator('.topbar').getByText('Offline', { exact: true }).waitFor();
+      await other.getByRole('link', { name: 'Settings' }).click();
+      expect(await other.getByRole('button', { name: 'Go online' }).isDisabled()).toBe(true);
+      await other.getByText('The daemon was started with').waitFor();
+      await other.close();
+    } finally {
+      await forced.stop();
+    }
     process.stdout.write(`mirroring UI screenshots: ${tmp}\n`);
   });
 });

@@ -57,7 +57,7 @@ function BoxFields({ owner, setOwner, box, setBox }: { owner: string; setOwner: 
         <option value="" disabled>choose…</option>
         {ns.names.map((n) => <option key={n}>{n}</option>)}
       </select></label>
-      <label>Box name<input name="import_box" value={box} onChange={(e) => setBox(e.target.value)} required pattern="[A-Za-z0-9._-]+" /></label>
+      <label>Box name<input name="import_box" value={box} onChange={(e) => setBox(e.target.value)} required pattern="[A-Za-z0-9._\-]+" /></label>
     </>
   );
 }

@@ -31,6 +31,10 @@ function toMirror(d: Draft, upstreamId: string): NewMirror {
 
 type Setter = (patch: Partial<Draft>) => void;
 
+// Browsers compile `pattern` with the `v` flag, where `/` and `-` in a class must be escaped:
+// an unescaped one makes the whole pattern invalid and silently ignored.
+const TAG_PATTERN = '[^\\/\\s]+(\\/[^\\/\\s]+)?';
+
 /** All versions, a vagrant-style constraint, or the latest N: the API takes one of them. */
 function VersionFields({ d, set }: { d: Draft; set: Setter }) {
   return (
@@ -77,8 +81,8 @@ export function NewMirrorForm() {
       <label>Upstream<select name="upstream" aria-label="Upstream" value={upstreamId} onChange={(e) => set({ upstream: e.target.value })} required>
         {(upstreams.data ?? []).map((u) => <option key={u.id} value={u.id}>{u.name}</option>)}
       </select></label>
-      <label>Source<input name="source" value={d.source} onChange={(e) => set({ source: e.target.value })} required placeholder="ORG/BOX or ORG" pattern="[^/\s]+(/[^/\s]+)?" /></label>
-      <label>Target (optional)<input name="target" value={d.target} onChange={(e) => set({ target: e.target.value })} placeholder="same as source" pattern="[^/\s]+(/[^/\s]+)?" /></label>
+      <label>Source<input name="source" value={d.source} onChange={(e) => set({ source: e.target.value })} required placeholder="ORG/BOX or ORG" pattern={TAG_PATTERN} title="ORG/BOX or ORG" /></label>
+      <label>Target (optional)<input name="target" value={d.target} onChange={(e) => set({ target: e.target.value })} placeholder="same as source" pattern={TAG_PATTERN} title="ORG/BOX or ORG" /></label>
       <VersionFields d={d} set={set} />
       <FilterFields d={d} set={set} />
       <label className="check"><input type="checkbox" name="run" checked={d.run} onChange={(e) => set({ run: e.target.checked })} /> Run now</label>
