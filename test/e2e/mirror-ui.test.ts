@@ -55,6 +55,13 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
     const row = page.getByRole('table', { name: 'Upstreams' }).getByRole('row', { name: /upstream-a/ });
     await row.getByRole('cell', { name: 'registry' }).waitFor();
 
+    // The daemon's {"errors":[…]} shows on the form (a second upstream with the same name).
+    await form.getByLabel('Name').fill('upstream-a');
+    await form.getByLabel('URL').fill(upstream.url);
+    await form.getByRole('button', { name: 'Add upstream' }).click();
+    await form.getByRole('alert').waitFor();
+    expect(await page.getByRole('table', { name: 'Upstreams' }).getByRole('row', { name: /upstream-a/ }).count()).toBe(1);
+
     await form.getByLabel('Name').fill('with-token');
     await form.getByLabel('URL').fill('https://registry.example');
     await form.getByLabel('Token (optional)').fill('s3cret-upstream-token');
@@ -94,6 +101,12 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
       providers: [expect.objectContaining({ name: 'virtualbox', checksum_type: 'sha256', checksum: sha256(base) })],
     })]);
     await page.screenshot({ path: join(tmp, 'mirrors.png'), fullPage: true });
+
+    // A box the upstream does not have: the job fails and says why.
+    await form.getByLabel('Source').fill('lab/nosuch');
+    await form.getByRole('button', { name: 'Create mirror' }).click();
+    const failed = page.getByRole('article', { name: 'Mirror lab/nosuch' }).locator('.job[data-state="failed"]');
+    await failed.getByRole('alert').filter({ hasText: 'lab/nosuch' }).waitFor({ timeout: 30_000 });
 
     // Run again: a second job (nothing new to copy) and the older one behind "Show 1 earlier job".
     await card.getByRole('button', { name: 'Run' }).click();
