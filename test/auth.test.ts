@@ -168,7 +168,9 @@ describe('rate limits and maintenance', () => {
     const admin = d.http.withToken(d.adminToken);
     const { http: alice } = await d.user('maintuser');
     expect((await alice.put('/api/boxyard/settings', { settings: { maintenance: true } })).status).toBe(403);
-    expect((await admin.put('/api/boxyard/settings', { settings: { maintenance: true } })).json).toEqual({ settings: { maintenance: true } });
+    expect((await admin.put('/api/boxyard/settings', { settings: { maintenance: true } })).json).toEqual({
+      settings: { maintenance: true, offline: false, offline_forced: false, pull_through_upstream_id: null, cache_max_age_minutes: 30 },
+    });
     const r = await alice.get('/api/boxyard/user');
     expect(r.status).toBe(503);
     expect(r.json.errors[0]).toMatch(/maintenance/);

@@ -83,6 +83,7 @@ describe('a mirror daemon killed mid-job', () => {
     const job = await waitForJob(http, jobId);
     expect(job.state, job.message ?? '').toBe('done');
     expect(job.published).toEqual([{ box: 'acme/big', versions: ['2.0.0', '1.0.0'] }]);
+    expect(job).toMatchObject({ files_done: 2, files_total: 2, bytes_done: big.length + small.length, bytes_total: big.length + small.length });
     // The second fetch asked only for what was missing: at least every byte the job had reported.
     expect(fetches).toHaveLength(2);
     expect(fetches[1].range).toBeGreaterThanOrEqual(before);

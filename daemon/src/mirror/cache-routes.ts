@@ -70,15 +70,20 @@ export function cacheDownloadRoutes(d: CacheRouteDeps): Router {
       return;
     }
     const toClient = new PassThrough({ highWaterMark: 1024 * 1024 });
+    const outs = [toClient];
     // A second client while the first fetch runs gets the upstream's bytes without storing them.
     if (!inflight.has(found.provider.id)) {
       inflight.add(found.provider.id);
       const toStore = new PassThrough({ highWaterMark: 1024 * 1024 });
+      // The store's pipeline starts after some awaits; it rejects with an earlier error then.
+      toStore.on('error', () => undefined);
+      outs.push(toStore);
       opened.body.pipe(toStore);
       void store(d, found.provider, toStore, opened.size).finally(() => inflight.delete(found.provider.id));
     }
     opened.body.pipe(toClient);
-    opened.body.on('error', (err) => { toClient.destroy(err); });
+    // pipe() forwards no errors: a broken upstream must end both copies.
+    opened.body.on('error', (err) => { for (const out of outs) out.destroy(err); });
     // A client that goes away does not stop the fetch: the cache still gets the whole file.
     ctx.res.once('close', () => { if (!ctx.res.writableFinished) opened.body.unpipe(toClient); });
     ctx.res.once('finish', () => { d.registry.countDownload(found.box.id).catch(() => undefined); });

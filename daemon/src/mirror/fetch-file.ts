@@ -15,8 +15,8 @@ export interface FileTask {
 
 export interface FetchOptions {
   signal?: AbortSignal;
-  /** Called with each chunk's size as it is stored (progress). */
-  onBytes?: (n: number) => void;
+  /** Called with each chunk's size as it is stored (progress); `kept` for bytes not fetched now (staged or stored before). */
+  onBytes?: (n: number, kept?: boolean) => void;
   /** Called once the whole size is known. */
   onSize?: (size: number) => void;
 }
@@ -60,17 +60,21 @@ export async function fetchFile(task: FileTask, source: UpstreamSource, blobs: B
     const have = await blobs.stat(task.checksum);
     if (have) {
       opts.onSize?.(have.size);
-      opts.onBytes?.(have.size);
+      opts.onBytes?.(have.size, true);
       return have;
     }
   }
   const staged = await blobs.stagedSize(task.id);
   const opened = await source.open(task.url, staged, opts.signal);
   if (opened.size !== null) opts.onSize?.(opened.size);
-  opts.onBytes?.(opened.offset);
+  opts.onBytes?.(opened.offset, true);
   let result: StagedBlob;
   try {
-    const body: Readable = opts.onBytes ? opened.body.pipe(counting(opts.onBytes)) : opened.body;
+    const onBytes = opts.onBytes;
+    const body: Readable = onBytes ? opened.body.pipe(counting((n) => onBytes(n))) : opened.body;
+    // The store attaches its pipeline after some awaits: an error before then stays on the stream
+    // (the pipeline rejects with it) instead of being thrown as an uncaught 'error' event.
+    body.on('error', () => undefined);
     opened.body.on('error', (err) => body.destroy(err));
     result = await blobs.append(task.id, body, {
       offset: opened.offset,

@@ -127,6 +127,9 @@ export class MirrorRunner {
     const source = sourceFor(upstream, this.d.gate);
     let plan: JobPlan = job.plan ? JSON.parse(job.plan) as JobPlan : await this.plan(job, mirror, source, signal);
     const files = await this.d.repo.filesOf(job.id);
+    // Progress restarts from what is stored: finished files now, staged bytes as each resumes.
+    const stored = files.reduce((sum, f) => sum + (f.state === 'done' ? f.blob_size ?? 0 : 0), 0);
+    if (this.current) Object.assign(this.current, { bytes: stored, startBytes: stored });
     const done = new Map<string, { sha256: string; size: number }>();
     for (const f of files) {
       if (f.state === 'done' && f.blob_sha256 !== null && f.blob_size !== null) done.set(f.id, { sha256: f.blob_sha256, size: f.blob_size });
@@ -171,8 +174,9 @@ export class MirrorRunner {
     const blob = await fetchFile(f, source, this.d.blobs, {
       signal,
       onSize: (size) => void this.learnSize(jobId, f, size),
-      onBytes: (n) => {
+      onBytes: (n, kept) => {
         if (this.current) this.current.bytes += n;
+        if (this.current && kept) this.current.startBytes += n;
         fileBytes += n;
         if (Date.now() - last > PROGRESS_EVERY_MS) void flush().catch(() => undefined);
       },
