@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN } from './helpers/daemon';
+import { ADMIN, startTestDaemon } from './helpers/daemon';
 import { HttpClient } from './helpers/http';
 import { serveFile, serveJson, sha256, staticServer, waitForJob, type StaticServer } from './helpers/mirror';
 import { spawnDaemon, type SpawnedDaemon } from './helpers/spawn-daemon';
@@ -93,6 +93,39 @@ describe('a mirror daemon killed mid-job', () => {
     expect(doc.versions[0].providers[0]).toMatchObject({ checksum: sha256(big), checksum_type: 'sha256' });
     const dl = await rawGet(doc.versions[0].providers[0].url);
     expect(sha256(dl.body)).toBe(sha256(big));
+  });
+});
+
+describe('a connection that breaks mid-file', () => {
+  it('is resumed with Range within the job, fetching only the missing bytes', async () => {
+    const s = await staticServer();
+    const d = await startTestDaemon();
+    const file = randomBytes(3 * 1024 * 1024);
+    const ranges: string[] = [];
+    s.route('/acme/flaky', serveJson({ name: 'acme/flaky', versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/flaky.box`, checksum: sha256(file), checksum_type: 'sha256' }] }] }));
+    s.route('/flaky.box', (req, res) => {
+      if (req.method === 'HEAD') return serveFile(file)(req, res);
+      ranges.push(req.headers.range ?? 'none');
+      if (ranges.length > 1) return serveFile(file)(req, res);
+      res.setHeader('content-length', String(file.length));
+      res.write(file.subarray(0, 1024 * 1024), () => setTimeout(() => res.socket?.destroy(), 50));
+    });
+    try {
+      const http = d.http.withToken(d.adminToken);
+      const r = await http.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/flaky' } });
+      const job = await waitForJob(http, r.json.job.id);
+      expect(job.state, job.message ?? '').toBe('done');
+      expect(ranges[0]).toBe('none');
+      expect(ranges).toHaveLength(2);
+      const resumedAt = Number(/^bytes=(\d+)-$/.exec(ranges[1])?.[1]);
+      expect(resumedAt).toBeGreaterThan(0);
+      expect(resumedAt).toBeLessThanOrEqual(1024 * 1024);
+      expect(job).toMatchObject({ bytes_done: file.length, bytes_total: file.length });
+      expect((await d.http.get('/acme/flaky')).json.versions[0].providers[0].checksum).toBe(sha256(file));
+    } finally {
+      await d.stop();
+      await s.close();
+    }
   });
 });
 

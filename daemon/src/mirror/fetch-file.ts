@@ -4,6 +4,7 @@ import { AppError, InsufficientStorageError, UpstreamError } from '../http/error
 import { SizeMismatchError, type BlobRef, type BlobStore, type StagedBlob } from '../blobs/blob-store';
 import type { ChecksumType } from '../registry/tables';
 import type { UpstreamSource } from './upstream-source';
+import { TransientUpstreamError } from './upstream-http';
 
 export interface FileTask {
   /** Also the staging folder's id: bytes already there are kept and the rest asked with Range. */
@@ -33,11 +34,11 @@ export function explainStoreError(err: unknown, url: string): unknown {
     return new InsufficientStorageError(`The disk holding Boxyard's data folder is full (while storing ${url}). Free space, then run the job again; nothing was published.`);
   }
   if (err instanceof SizeMismatchError) {
-    return new UpstreamError(`The upstream file ${url} was truncated: ${err.received} of ${err.expected} bytes arrived.`);
+    return new TransientUpstreamError(`The upstream file ${url} was truncated: ${err.received} of ${err.expected} bytes arrived.`);
   }
   // Local file-system errors keep their own code; anything else broke the upstream stream.
   if (err instanceof AppError || (err as Error)?.name === 'AbortError' || (code && (err as NodeJS.ErrnoException).syscall)) return err;
-  return new UpstreamError(`The download of ${url} broke off: ${(err as Error)?.message ?? String(err)}. Run the job again to resume it.`);
+  return new TransientUpstreamError(`The download of ${url} broke off: ${(err as Error)?.message ?? String(err)}.`);
 }
 
 /** Checks a stored file against the upstream's declared checksum. */

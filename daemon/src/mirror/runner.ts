@@ -9,7 +9,8 @@ import { fetchFile } from './fetch-file';
 import { buildJobPlan, type JobPlan } from './job-plan';
 import type { FileRow, JobRow, MirrorRepository, MirrorRow } from './repository';
 import { isRemote, sourceFor, type UpstreamSource } from './upstream-source';
-import type { UpstreamGate } from './upstream-http';
+import { TransientUpstreamError, type UpstreamGate } from './upstream-http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { publishPlan } from './publish-plan';
 
 export interface RunnerDeps {
@@ -23,6 +24,9 @@ export interface RunnerDeps {
   log: Logger;
 }
 
+/** Attempts per file, the pause growing by RETRY_DELAY_MS each time. */
+const RETRIES = 3;
+const RETRY_DELAY_MS = 1000;
 const WAITING_OFFLINE = 'Waiting: Boxyard is offline. The job starts when offline mode is switched off.';
 /** Progress is written to the database at most this often (and when a file completes). */
 const PROGRESS_EVERY_MS = 250;
@@ -171,7 +175,7 @@ export class MirrorRunner {
       if (job) await this.d.repo.updateJob(jobId, { bytes_done: this.current?.bytes ?? job.bytes_done, updated_at: this.now() });
       await this.d.repo.updateFile(f.id, { bytes_done: fileBytes });
     };
-    const blob = await fetchFile(f, source, this.d.blobs, {
+    const fetchOnce = () => fetchFile(f, source, this.d.blobs, {
       signal,
       onSize: (size) => void this.learnSize(jobId, f, size),
       onBytes: (n, kept) => {
@@ -181,6 +185,21 @@ export class MirrorRunner {
         if (Date.now() - last > PROGRESS_EVERY_MS) void flush().catch(() => undefined);
       },
     });
+    let blob: { sha256: string; size: number } | undefined;
+    // A connection that breaks is asked again for the rest (Range), a few times, before the job fails.
+    for (let attempt = 1; !blob; attempt++) {
+      const before = fileBytes;
+      try {
+        blob = await fetchOnce();
+      } catch (err) {
+        if (!(err instanceof TransientUpstreamError) || attempt >= RETRIES) throw err;
+        if (this.current) this.current.bytes -= fileBytes - before;
+        fileBytes = before;
+        this.d.log.warn({ err, job: jobId, url: f.url, attempt }, 'mirror download interrupted; resuming');
+        await this.d.repo.updateJob(jobId, { message: `Resuming ${f.url} after: ${err.message}`, updated_at: this.now() });
+        await sleep(RETRY_DELAY_MS * attempt, undefined, { signal });
+      }
+    }
     await this.d.repo.updateFile(f.id, { state: 'done', blob_sha256: blob.sha256, blob_size: blob.size, bytes_done: blob.size, size: blob.size });
     const job = (await this.d.repo.job(jobId))!;
     await this.d.repo.updateJob(jobId, { files_done: job.files_done + 1, bytes_done: this.current?.bytes ?? job.bytes_done, updated_at: this.now() });

@@ -6,6 +6,9 @@ import type { MirrorRepository, UpstreamRow } from './repository';
 
 const MAX_REDIRECTS = 10;
 
+/** A failure that may pass: the network, a timeout, a 5xx or 429, a broken or short body. Worth a retry. */
+export class TransientUpstreamError extends UpstreamError {}
+
 export interface GateSettings { isOffline(): Promise<boolean> }
 export interface GetOptions { accept?: string; range?: number; signal?: AbortSignal; method?: 'GET' | 'HEAD' }
 
@@ -85,7 +88,7 @@ export class UpstreamGate {
         await res.body?.cancel();
         const message = `Upstream "${u.name}" answered ${res.status} for ${current}.`;
         await this.failed(u, message);
-        throw new UpstreamError(message);
+        throw new TransientUpstreamError(message);
       }
       if (!res.ok) {
         await res.body?.cancel();
@@ -117,7 +120,7 @@ export class UpstreamGate {
         ? `Upstream "${u.name}" did not answer within ${u.timeout_seconds} s (${url}).`
         : `Cannot reach upstream "${u.name}" at ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}.`;
       await this.failed(u, message);
-      throw new UpstreamError(message);
+      throw new TransientUpstreamError(message);
     } finally {
       clearTimeout(timer);
     }
@@ -135,7 +138,7 @@ export class UpstreamGate {
       timer = setTimeout(() => {
         const message = `Upstream "${u.name}" sent nothing for ${u.timeout_seconds} s (${res.url}).`;
         void this.failed(u, message).catch(() => undefined);
-        guarded.destroy(new UpstreamError(message));
+        guarded.destroy(new TransientUpstreamError(message));
       }, u.timeout_seconds * 1000);
     };
     const guarded = new Transform({

@@ -78,8 +78,13 @@ class HttpSource implements UpstreamSource {
       const c = await this.catalog(org, signal);
       return c?.catalog.name ? [c.catalog.name] : [];
     }
-    const url = `${this.base}/api/v1/user/${seg(org)}`;
-    const res = await this.gate.get(this.u, url, { accept: 'application/json', signal });
+    // Vagrant Cloud's API v1; HCP Vagrant and newer servers also answer v2.
+    let url = `${this.base}/api/v1/user/${seg(org)}`;
+    let res = await this.gate.find(this.u, url, { accept: 'application/json', signal });
+    if (!res) {
+      url = `${this.base}/api/v2/user/${seg(org)}`;
+      res = await this.gate.get(this.u, url, { accept: 'application/json', signal });
+    }
     const doc = parseJson(this.u, z.object({ boxes: z.array(z.object({ name: z.string() })).max(10_000) }), await boundedText(this.u, this.gate, res), url);
     return doc.boxes.map((b) => `${org}/${b.name}`);
   }
