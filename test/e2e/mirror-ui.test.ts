@@ -193,6 +193,26 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
     await page.getByRole('article', { name: 'Version 2.0.0' }).getByText('active', { exact: true }).waitFor();
     const v = await mirror.http.get('/api/v2/box/lab/base/version/2.0.0');
     expect(v.json).toMatchObject({ version: '2.0.0', status: 'active', providers: [expect.objectContaining({ name: 'libvirt', checksum: sha256(libvirt) })] });
+    await page.screenshot({ path: join(tmp, 'import.png'), fullPage: true });
+
+    // The same provider again: the daemon refuses (422) and the file's row says why.
+    await page.getByLabel('Choose .box files').setInputFiles({ name: 'again.box', mimeType: 'application/octet-stream', buffer: libvirt });
+    await page.getByRole('button', { name: 'Import 1 file' }).click();
+    await page.getByRole('listitem', { name: 'Import again.box' }).getByRole('alert').waitFor();
+
+    // From the boxes page, into a new box: owner and name are chosen there.
+    await page.getByRole('link', { name: 'Boxes', exact: true }).click();
+    await page.getByRole('button', { name: 'Import .box files' }).click();
+    const form = page.getByRole('form', { name: 'Import box files' });
+    await form.getByLabel('Owner').selectOption('lab');
+    await form.getByLabel('Box name').fill('imported');
+    await form.getByLabel('Choose .box files').setInputFiles({ name: 'qemu.box', mimeType: 'application/octet-stream', buffer: await makeBoxFile(join(tmp, 'qemu.box'), 'qemu') });
+    await form.getByLabel('Import version').fill('0.1.0');
+    await form.getByLabel('Release it').uncheck();
+    await form.getByRole('button', { name: 'Import 1 file' }).click();
+    await form.getByText(/imported qemu\/\S+ into lab\/imported 0\.1\.0/).waitFor();
+    const created = await mirror.http.withToken(mirror.adminToken).get('/api/v1/box/lab/imported');
+    expect(created.json).toMatchObject({ tag: 'lab/imported', versions: [expect.objectContaining({ version: '0.1.0', status: 'unreleased' })] });
   });
 
   it('switches offline and back: the header shows an Offline badge meanwhile', async (ctx) => {
