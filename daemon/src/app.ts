@@ -14,6 +14,7 @@ import { catalogRoutes } from './registry/catalog-routes';
 import { uploadApiRoutes, uploadPutRoutes } from './blobs/upload-routes';
 import { downloadRoutes } from './blobs/download-routes';
 import { mirrorRoutes } from './mirror/routes';
+import { importRoutes, isImportPath } from './mirror/import-routes';
 import { cacheCatalogRoutes, cacheDownloadRoutes } from './mirror/cache-routes';
 import { agentProtocolRoutes, agentsApiRoutes } from './agents/routes';
 import { VERSION } from './version';
@@ -51,12 +52,14 @@ export function createApp(deps: Deps): Koa {
   app.use(maintenance(deps.settings));
   app.use(requestRateLimit(deps.config.requestsPerMinute));
 
-  // Everything under /api speaks JSON; upload PUTs live outside /api and are never parsed.
+  // Everything under /api speaks JSON; upload PUTs live outside /api and are never parsed, nor
+  // are imports, whose body is a .box file streamed to the blob store.
   const json = jsonBody();
-  app.use((ctx, next) => (ctx.path.startsWith('/api/') ? json(ctx, next) : next()));
+  app.use((ctx, next) => (ctx.path.startsWith('/api/') && !isImportPath(ctx.path) ? json(ctx, next) : next()));
 
   mount(app, ['/api/v1', '/api/v2'], authRoutes(deps));
   mount(app, ['/api/boxyard'], adminRoutes(deps));
+  mount(app, ['/api/boxyard'], importRoutes(deps));
   mount(app, ['/api/boxyard'], mirrorRoutes({ ...deps.mirror, accounts: deps.accounts }));
   // Before the registry: its `…/provider/:name/:arch` would take `upload` for an architecture.
   mount(app, ['/api/v1', '/api/v2'], uploadApiRoutes(deps));

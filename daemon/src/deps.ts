@@ -17,6 +17,7 @@ import { buildBlobs } from './blobs/build';
 import { buildAgentServices } from './agents/services';
 import { MirrorRepository } from './mirror/repository';
 import { buildMirror } from './mirror/build';
+import { ImportService } from './mirror/import-service';
 
 export interface DepsOptions {
   clock?: Clock;
@@ -50,6 +51,7 @@ export function buildDeps(config: Config, opts: DepsOptions = {}) {
     config, log, clock, ids, store, db,
     accounts, tokens, twoFactor, settings, loginLimiter,
     registry,
+    imports: new ImportService(registry, blobs.blobStore, ids),
     agents,
     blobStore: blobs.blobStore, uploads: blobs.uploads, blobCollector: blobs.blobCollector,
     mirror,

@@ -39,10 +39,13 @@ export function runInTty(command: string, env: Record<string, string>, input: st
 
 const stripAnsi = (s: string) => s.replace(/\x1b\[[0-9;]*[A-Za-z]/g, ''); // eslint-disable-line no-control-regex
 
-/** A valid `.box`: gzipped tar holding metadata.json for the provider and a random disk image. */
-export async function makeBoxFile(path: string, provider = 'virtualbox', diskBytes = 256 * 1024): Promise<Buffer> {
+/**
+ * A valid `.box`: gzipped tar holding metadata.json for the provider (and the architecture, when
+ * given, as vagrant ≥ 2.4 boxes say it) and a random disk image.
+ */
+export async function makeBoxFile(path: string, provider = 'virtualbox', diskBytes = 256 * 1024, architecture?: string): Promise<Buffer> {
   const tar = pack();
-  tar.entry({ name: 'metadata.json' }, JSON.stringify({ provider }));
+  tar.entry({ name: 'metadata.json' }, JSON.stringify(architecture ? { provider, architecture } : { provider }));
   tar.entry({ name: 'box-disk.img' }, randomBytes(diskBytes));
   tar.finalize();
   const chunks: Buffer[] = [];

@@ -18,10 +18,11 @@ const MAX_METADATA_BYTES = 64 * 1024;
 /** `vagrant package` writes `./metadata.json`, Packer `metadata.json`: both are the top-level file. */
 const isMetadataEntry = (name: string): boolean => name.replace(/^(\.\/)+/, '') === 'metadata.json';
 
-async function collect(entry: AsyncIterable<Buffer>, limit: number): Promise<Buffer> {
+async function collect(entry: AsyncIterable<unknown>, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of entry) {
+  for await (const raw of entry) {
+    const chunk = raw as Buffer;
     size += chunk.length;
     if (size > limit) throw new BoxMetadataError(`metadata.json is larger than ${limit} bytes.`);
     chunks.push(chunk);
