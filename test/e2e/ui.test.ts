@@ -1,41 +1,15 @@
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import * as OTPAuth from 'otpauth';
 import tar from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { CHROMIUM, chromiumAvailable, ensureUiBuilt, signIn } from '../helpers/ui-browser';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI === 'true') {
-  throw new Error(`The UI end-to-end test is mandatory in CI but ${CHROMIUM} is missing: apt-get install -y chromium`);
-}
-
-/** Newest modification time under a folder (the renderer's sources). */
-function newestMtime(dir: string): number {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .reduce((max, e) => Math.max(max, statSync(join(e.parentPath, e.name)).mtimeMs), 0);
-}
-
-/** The daemon serves renderer/dist: build it when it is missing or older than the sources. */
-function ensureUiBuilt(): void {
-  const index = join(ROOT, 'renderer/dist/index.html');
-  const sources = Math.max(newestMtime(join(ROOT, 'renderer/src')), statSync(join(ROOT, 'renderer/index.html')).mtimeMs);
-  if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts'], {
-    cwd: ROOT,
-    stdio: 'inherit',
-    // vitest sets NODE_ENV=test, which would make vite bundle React's development build.
-    env: { ...process.env, NODE_ENV: 'production' },
-  });
-}
+const haveChromium = chromiumAvailable('The UI end-to-end test');
 
 /** A minimal valid .box: a tar holding metadata.json (what `vagrant package` makes, minus the disk). */
 async function boxFile(provider: string): Promise<Buffer> {
@@ -48,12 +22,6 @@ async function boxFile(provider: string): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-async function signIn(page: Page, url: string, login: string, password: string): Promise<void> {
-  await page.goto(`${url}/`);
-  await page.getByLabel('Username or e-mail').fill(login);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
 
 describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
   let daemon: TestDaemon;

@@ -7,8 +7,7 @@ import { expect } from 'vitest';
 import type { HttpClient } from './http';
 import { rawPut } from './upload';
 
-// The browser pieces test/e2e/ui.test.ts uses, shared with test/e2e/mirror-ui.test.ts
-// (ui.test.ts keeps its own copies for now; it can import these instead).
+// The browser pieces test/e2e/ui.test.ts and test/e2e/mirror-ui.test.ts share.
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

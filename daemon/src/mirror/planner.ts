@@ -87,7 +87,8 @@ export function planBox(source: string, target: string, fetched: { catalog: Upst
   return {
     source, target,
     short_description: catalog.short_description ?? '',
-    description: catalog.description ?? catalog.short_description ?? '',
+    // Catalogs (Boxyard's, vagrant's convention) fill `description` with the short one when there is no other.
+    description: catalog.description && catalog.description !== catalog.short_description ? catalog.description : '',
     versions,
   };
 }
