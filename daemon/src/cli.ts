@@ -5,6 +5,9 @@ import { buildDeps } from './deps';
 import { VERSION } from './version';
 import { hostname } from 'node:os';
 import { BoxyardAgent } from './agents/agent-client';
+import { mirrorCommand } from './mirror/cli-mirror';
+import { importCommand } from './mirror/cli-import';
+import { exportCommand } from './mirror/cli-export';
 
 /** Global options every command shares; env BOXYARD_* fills what flags leave out. */
 const withDataOptions = (c: Command) =>
@@ -37,6 +40,8 @@ const print = (v: unknown): void => void process.stdout.write(`${typeof v === 's
 
 export function buildCli(): Command {
   const program = new Command('boxyard').version(VERSION).description('Self-hosted Vagrant box registry and agent pools');
+  // `boxyard import … --version 1.0.0` is the import's option, not the program's -V/--version.
+  program.enablePositionalOptions();
 
   withDataOptions(program.command('serve').description('run the daemon'))
     .option('--host <host>', 'address to bind (0.0.0.0 serves the LAN)', undefined)
@@ -117,6 +122,11 @@ export function buildCli(): Command {
       print(`${new Date().toISOString()} agent stopped: ${exit.reason}`);
       process.exit(exit.code);
     });
+
+  // Mirroring, import and export talk to a running daemon over HTTP (README "Keep your boxes").
+  mirrorCommand(program);
+  importCommand(program);
+  exportCommand(program);
 
   return program;
 }
