@@ -14,6 +14,7 @@ interface ExportOptions extends ServerOptions, ExportSelection {
   dryRun?: boolean;
 }
 
+const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : word.endsWith('x') ? 'es' : 's'}`;
 const catalogFile = (box: string) => `${box}/metadata.json`;
 const sameBoxes = (a: string[], b: string[]) => JSON.stringify(a.map((n) => n.toLowerCase()).sort()) === JSON.stringify(b.map((n) => n.toLowerCase()).sort());
 
@@ -40,7 +41,7 @@ function printPlan(out: NodeJS.WriteStream, dir: string, boxes: PlannedBox[]): v
   for (const f of files) out.write(`  ${f.box}/${f.file}  ${f.size === null ? 'size unknown' : formatBytes(f.size)}\n`);
   const bytes = files.reduce((n, f) => n + (f.size ?? 0), 0);
   const unknown = files.some((f) => f.size === null) ? 'at least ' : '';
-  out.write(`dry run: would write ${files.length} files of ${boxes.length} boxes to ${dir}, ${unknown}${formatBytes(bytes)} (${bytes} bytes); nothing was written\n`);
+  out.write(`dry run: would write ${count(files.length, 'file')} of ${count(boxes.length, 'box')} to ${dir}, ${unknown}${formatBytes(bytes)} (${bytes} bytes); nothing was written\n`);
 }
 
 /** The box's catalog as `vagrant box add` and a Boxyard upstream read it, with file URLs relative to it. */
@@ -112,7 +113,7 @@ async function runExport(specs: string[], o: ExportOptions, out: NodeJS.WriteStr
     meter.stop();
   }
   const bytes = filesOf(boxes).reduce((n, f) => n + (f.size ?? 0), 0);
-  out.write(`exported ${names.join(', ')} to ${dir}: ${filesOf(boxes).length} files, ${formatBytes(bytes)}\n`);
+  out.write(`exported ${names.join(', ')} to ${dir}: ${count(filesOf(boxes).length, 'file')}, ${formatBytes(bytes)}\n`);
 }
 
 /** `boxyard export`: writes boxes of a running daemon into a self-contained folder (an air gap's upstream). */

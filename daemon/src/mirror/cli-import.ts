@@ -61,14 +61,31 @@ async function boxState(client: BoxyardClient, box: string): Promise<BoxState> {
   }
 }
 
+/**
+ * Across an air gap the organization usually does not exist yet: it is made, owned by the caller,
+ * as a mirror's target would be.
+ */
+async function createBox(client: BoxyardClient, b: ExportedBox, meter: Meter): Promise<void> {
+  const [username, name] = b.name.split('/');
+  const c = b.catalog;
+  const create = () => client.json('POST', '/api/v1/boxes', {
+    box: { username, name, short_description: c.short_description ?? '', description: c.description ?? '', is_private: c.private ?? true },
+  });
+  try {
+    await unlessExists(create);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 404 && /No user or organization/.test(err.message))) throw err;
+    await client.json('POST', '/api/boxyard/organizations', { organization: { name: username } });
+    meter.log(`created organization ${username}`);
+    await create();
+  }
+}
+
 /** An export's boxes and versions, made first so they carry their descriptions. */
-async function createBoxes(client: BoxyardClient, boxes: ExportedBox[]): Promise<void> {
+async function createBoxes(client: BoxyardClient, boxes: ExportedBox[], meter: Meter): Promise<void> {
   for (const b of boxes) {
-    const [username, name] = b.name.split('/');
     const c = b.catalog;
-    await unlessExists(() => client.json('POST', '/api/v1/boxes', {
-      box: { username, name, short_description: c.short_description ?? '', description: c.description ?? '', is_private: c.private ?? true },
-    }));
+    await createBox(client, b, meter);
     for (const v of c.versions) {
       await unlessExists(() => client.json('POST', `/api/v1/box/${boxPath(b.name)}/versions`, {
         version: { version: v.version, description: v.description_markdown ?? v.description ?? '' },
@@ -134,7 +151,7 @@ async function exportUploads(client: BoxyardClient, dir: string, o: ImportOption
   const folder = await readExportFolder(dir, o.as);
   await verifyExport(dir, folder.files, meter);
   meter.log(`verified ${folder.files.length} files against the manifest`);
-  await createBoxes(client, folder.boxes);
+  await createBoxes(client, folder.boxes, meter);
   return folder.files.map((f) => ({ path: f.path, label: f.rel, size: f.size, box: f.box, version: f.version, provider: f.provider, architecture: f.architecture, sha256: f.sha256 }));
 }
 
