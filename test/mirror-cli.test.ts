@@ -10,7 +10,7 @@ import { publishHosted, sha256, waitForJob } from './helpers/mirror';
 import { snapshot } from './helpers/registry';
 import { freePort } from './helpers/spawn-daemon';
 import { slowCatalog } from './helpers/ui-slow-catalog';
-import { makeBoxFile } from './helpers/vagrant';
+import { makeBoxFile, recordRequests } from './helpers/vagrant';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'boxyard.mjs');
 
@@ -157,12 +157,27 @@ describe('boxyard export, then import into another daemon', () => {
     expect(JSON.parse(readFileSync(join(out, 'lab', 'db', 'metadata.json'), 'utf8'))).toMatchObject({ private: true, versions: [{ version: '2.0.0', providers: [{ url: '2.0.0/virtualbox-arm64.box' }] }] });
   });
 
-  it('resumes into the same folder, and refuses a folder holding another export', async () => {
-    rmSync(join(out, 'lab', 'db', '2.0.0', 'virtualbox-arm64.box'));
+  it('resumes into the same folder with Range, drops a .part that does not check out, and refuses a folder holding another export', async () => {
+    const db = join(out, 'lab', 'db', '2.0.0', 'virtualbox-arm64.box');
+    const whole = files['db/2.0.0/virtualbox/arm64'];
+    const seen = recordRequests(a.server);
+    // A .part of wrong bytes: resumed, then refused by the checksum, and removed.
+    rmSync(db);
+    writeFileSync(`${db}.part`, Buffer.alloc(1000, 7));
+    const wrong = await cli(a, alice.token, ['export', 'lab/db', 'lab/web', '--out', out]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/^boxyard: Checksum mismatch for lab\/db 2\.0\.0 virtualbox\/arm64: its sha256 is [0-9a-f]{64}, the catalog says [0-9a-f]{64}\. The file was removed/);
+    expect(existsSync(`${db}.part`)).toBe(false);
+    expect(seen.filter((r) => r.range).map((r) => r.range)).toEqual(['bytes=1000-']);
+    // A .part holding the file's first bytes: only the rest is fetched.
+    writeFileSync(`${db}.part`, whole.subarray(0, 5000));
     const again = await cli(a, alice.token, ['export', 'lab/db', 'lab/web', '--out', out]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('lab/web/1.0.0/virtualbox-amd64.box: already complete');
-    expect(again.stdout).toContain('lab/db/2.0.0/virtualbox-arm64.box: downloaded');
+    expect(again.stdout).toContain('lab/db/2.0.0/virtualbox-arm64.box: resumed at 4.9 KiB');
+    expect(seen.filter((r) => r.range).map((r) => r.range)).toEqual(['bytes=1000-', 'bytes=5000-']);
+    expect(sha256(readFileSync(db))).toBe(sha256(whole));
+    expect(existsSync(`${db}.part`)).toBe(false);
     const other = await cli(a, alice.token, ['export', 'lab/web', '--out', out]);
     expect(other.code).toBe(1);
     expect(other.stderr).toMatch(/already holds an export of lab\/db, lab\/web/);
