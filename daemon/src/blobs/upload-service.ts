@@ -3,10 +3,11 @@ import type { Principal } from '../auth/accounts-service';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { sha256Hex, safeEqual } from '../lib/crypto';
-import { BadRequestError, ConflictError, NotFoundError } from '../http/errors';
+import { ConflictError, NotFoundError } from '../http/errors';
 import type { ProviderRef } from '../registry/access';
 import type { RegistryService } from '../registry/service';
-import { SizeMismatchError, type BlobStore, type StagedBlob } from './blob-store';
+import type { BlobStore, StagedBlob } from './blob-store';
+import { explainReceived } from './received-body';
 import type { UploadKind } from './tables';
 import type { UploadRepository, UploadSessionRow } from './upload-repository';
 
@@ -20,12 +21,6 @@ export interface PreparedUpload { upload_path: string; callback?: string }
 
 const seg = encodeURIComponent;
 const GONE = 'This upload URL is unknown, expired or already used. Ask for a new one with GET …/provider/PROVIDER/upload.';
-
-/** Errors of the request stream itself: the client went away before the body was complete. */
-function isClientAbort(err: unknown): boolean {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as Error | undefined)?.message === 'aborted';
-}
 
 /**
  * Upload sessions: an unguessable URL per request (the secret is the capability, so the PUT needs
@@ -89,7 +84,7 @@ export class UploadService {
     } catch (err) {
       await this.blobs.discard(s.id);
       await this.repo.transition(s.id, 'receiving', { state: 'open', updated_at: this.now() });
-      throw this.explain(err);
+      throw explainReceived(err, 'upload');
     }
   }
 
@@ -119,13 +114,5 @@ export class UploadService {
     if (!safeEqual(actual, s.checksum)) {
       throw new ConflictError(`Checksum mismatch: the uploaded file's ${s.checksum_type} is ${actual}, but the provider declares ${s.checksum}. The upload was discarded; upload the right file or fix the provider's checksum.`);
     }
-  }
-
-  private explain(err: unknown): unknown {
-    if (err instanceof SizeMismatchError) {
-      return new BadRequestError(`The upload ended after ${err.received} of the ${err.expected} bytes announced in Content-Length. Nothing was stored; upload the file again.`);
-    }
-    if (isClientAbort(err)) return new BadRequestError('The upload connection closed before the whole file arrived. Nothing was stored; upload the file again.');
-    return err;
   }
 }

@@ -1,7 +1,8 @@
 import { pipeline, type Readable } from 'node:stream';
 import type { Namespace, Principal } from '../auth/accounts-service';
-import { SizeMismatchError, type BlobRef, type BlobStore, type StagedBlob } from '../blobs/blob-store';
-import { BadRequestError, ConflictError, ValidationError } from '../http/errors';
+import type { BlobRef, BlobStore, StagedBlob } from '../blobs/blob-store';
+import { explainReceived } from '../blobs/received-body';
+import { ConflictError, ValidationError } from '../http/errors';
 import type { IdGen } from '../lib/ids';
 import { safeEqual } from '../lib/crypto';
 import { isGemVersion } from '../registry/gem-version';
@@ -57,21 +58,6 @@ function checkRequest(req: ImportRequest): Checked {
   return { ...req, checksum_value: sum.checksum, checksum_algorithm: sum.checksum_type };
 }
 
-/** Errors of the request stream itself: the client went away before the body was complete. */
-function isClientAbort(err: unknown): boolean {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as Error | undefined)?.message === 'aborted';
-}
-
-/** The same words as an upload's (blobs/upload-service.ts), for the same failures. */
-function explain(err: unknown): unknown {
-  if (err instanceof SizeMismatchError) {
-    return new BadRequestError(`The import ended after ${err.received} of the ${err.expected} bytes announced in Content-Length. Nothing was stored; send the file again.`);
-  }
-  if (isClientAbort(err)) return new BadRequestError('The import connection closed before the whole file arrived. Nothing was stored; send the file again.');
-  return err;
-}
-
 /**
  * Imports one `.box` file sent as a request body: stores it like an upload (verified, content
  * addressed), reads its provider and architecture from its metadata.json in the same pass, and
@@ -109,7 +95,7 @@ export class ImportService {
       return { blob, provider, architecture };
     } catch (err) {
       await this.blobs.discard(stagingId);
-      throw explain(err);
+      throw explainReceived(err, 'import');
     }
   }
 
