@@ -52,7 +52,14 @@ describe('mirror API', () => {
     expect(cleared.json.upstream).toMatchObject({ has_token: false, timeout_seconds: 5 });
     expect((await alice.post('/api/boxyard/upstreams', { upstream: { name: 'STATIC', url: s.url } })).status).toBe(422);
     expect((await alice.post('/api/boxyard/upstreams', { upstream: { url: 'ftp://x' } })).status).toBe(403);
-    expect((await alice.post('/api/boxyard/upstreams', { upstream: { url: '/srv/export' } })).json.upstream).toMatchObject({ kind: 'folder', name: 'export' });
+    // A folder on the daemon's disk is read with the daemon's rights: administrators only.
+    expect((await alice.post('/api/boxyard/upstreams', { upstream: { url: '/srv/export' } })).status).toBe(403);
+    expect((await alice.patch(`/api/boxyard/upstreams/${id}`, { upstream: { url: 'file:///etc' } })).status).toBe(403);
+    expect((await admin.post('/api/boxyard/upstreams', { upstream: { url: '/srv/export' } })).json.upstream).toMatchObject({ kind: 'folder', name: 'export' });
+    // A token does not follow its upstream to another origin.
+    await alice.patch(`/api/boxyard/upstreams/${id}`, { upstream: { token: 'again' } });
+    expect((await alice.patch(`/api/boxyard/upstreams/${id}`, { upstream: { url: s.url.replace('127.0.0.1', 'localhost') } })).json.upstream.has_token).toBe(false);
+    await alice.patch(`/api/boxyard/upstreams/${id}`, { upstream: { url: s.url } });
     expect((await alice.post('/api/boxyard/upstreams', { upstream: { url: 'https://example.org/x/metadata.json' } })).json.upstream.kind).toBe('catalog');
     expect((await d.http.get('/api/boxyard/upstreams')).status).toBe(401);
   });
@@ -114,5 +121,32 @@ describe('mirror API', () => {
     expect(c.json.job).toMatchObject({ state: 'cancelled' });
     expect((await alice.post(`/api/boxyard/mirror-jobs/${jobId}/cancel`)).status).toBe(422);
     expect((await d.http.get('/labs/slow')).status).toBe(404);
+  });
+
+  it('a failing scheduled mirror waits for its next turn instead of looping', async () => {
+    const r = await alice.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/missing', target: 'labs/missing', interval_minutes: 30 } });
+    expect((await waitForJob(alice, r.json.job.id)).state).toBe('failed');
+    await new Promise((res) => setTimeout(res, 1200));
+    d.deps.mirror.runner.wake();
+    expect((await alice.get(`/api/boxyard/mirror-jobs?mirror=${r.json.mirror.id}`)).json.jobs).toHaveLength(1);
+    expect(Date.parse((await alice.get(`/api/boxyard/mirrors/${r.json.mirror.id}`)).json.mirror.next_run_at)).toBeGreaterThan(clock.now().getTime());
+  });
+
+  it('retention bounds what is fetched: a re-run does not fetch and prune the same versions again', async () => {
+    s.route('/acme/box', catalog(['1.2.0', '1.1.0', '1.0.0']));
+    for (const v of ['1.2.0']) s.route(`/files/${v}.box`, serveFile(Buffer.from(`box ${v}`)));
+    const r = await alice.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/box', target: 'labs/kept', retain: 1 } });
+    expect((await waitForJob(alice, r.json.job.id))).toMatchObject({ files_total: 1, published: [{ box: 'labs/kept', versions: ['1.2.0'] }] });
+    const again = await waitForJob(alice, (await alice.post(`/api/boxyard/mirrors/${r.json.mirror.id}/run`)).json.job.id);
+    expect(again).toMatchObject({ state: 'done', files_total: 0, published: [{ box: 'labs/kept', versions: [] }] });
+  });
+
+  it("only a mirror's creator moves its target or makes its boxes public", async () => {
+    const carol = await d.user('carol');
+    await alice.put('/api/boxyard/organizations/labs/members/carol', { member: { role: 'member' } });
+    const r = await alice.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/box', target: 'labs/secret', private: true, run: false } });
+    expect((await carol.http.patch(`/api/boxyard/mirrors/${r.json.mirror.id}`, { mirror: { private: false } })).status).toBe(403);
+    expect((await carol.http.patch(`/api/boxyard/mirrors/${r.json.mirror.id}`, { mirror: { target: 'carol/secret' } })).status).toBe(403);
+    expect((await carol.http.patch(`/api/boxyard/mirrors/${r.json.mirror.id}`, { mirror: { retain: 3 } })).json.mirror.retain).toBe(3);
   });
 });

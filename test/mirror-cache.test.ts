@@ -59,6 +59,17 @@ describe('pull-through cache', () => {
     expect(downloads()).toHaveLength(1);
   });
 
+  it("never adds upstream boxes to a local user's or a real organization's namespace", async () => {
+    const aHttp = a.http.withToken(a.adminToken);
+    await aHttp.post('/api/boxyard/organizations', { organization: { name: 'team' } });
+    await publishHosted(aHttp, 'team', 'tool', '1.0.0', randomBytes(1000));
+    await bHttp.post('/api/boxyard/organizations', { organization: { name: 'team' } });
+    const n = aSeen.length;
+    expect((await b.http.get('/team/tool')).status).toBe(404);
+    expect((await b.http.get('/admin/tool')).status).toBe(404);
+    expect(aSeen.slice(n)).toEqual([]);
+  });
+
   it('keeps answering from what it holds when the upstream is gone: only stored files are listed', async () => {
     await a.stop();
     aStopped = true;

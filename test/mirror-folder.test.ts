@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
-import { mirrorOnce, sha256 } from './helpers/mirror';
+import { mirrorOnce, sha256, waitForJob } from './helpers/mirror';
 import { rawGet } from './helpers/upload';
 
 /** Upstreams on disk: a folder written by `boxyard export`, and a lone catalog file. Work offline too. */
@@ -44,6 +44,9 @@ describe('folder and catalog-file upstreams', () => {
   });
 
   it('mirrors from an export folder (by path) with every checksum kept, while offline', async () => {
+    // A network job waiting for offline mode to end does not hold up a folder job queued after it.
+    const waiting = await http.post('/api/boxyard/mirrors', { mirror: { upstream: { url: 'http://127.0.0.1:9' }, source: 'acme/net', target: 'net/box' } });
+    expect(waiting.status, waiting.text).toBe(201);
     const root = join(dir, 'export');
     writeExport(root, catalog('1.0.0/virtualbox-amd64.box'));
     const { job } = await mirrorOnce(http, { upstream: { url: root }, source: 'acme/web', target: 'air/web' });
@@ -54,6 +57,7 @@ describe('folder and catalog-file upstreams', () => {
     expect(sha256((await rawGet(doc.versions[0].providers[0].url)).body)).toBe(sha256(file));
     const org = await mirrorOnce(http, { upstream: { url: pathToFileURL(root).toString() }, source: 'acme', target: 'air2' });
     expect(org.job.published).toEqual([{ box: 'air2/web', versions: ['1.0.0'] }]);
+    expect((await waitForJob(http, waiting.json.job.id, ['queued'])).message).toMatch(/offline/);
   });
 
   it('mirrors from a lone catalog file', async () => {

@@ -49,6 +49,11 @@ export interface BlobStore {
   /** Forgets an upload's staging area (missing is fine). */
   discard(uploadId: string): Promise<void>;
   stat(sha256: string): Promise<BlobRef | null>;
+  /**
+   * A stored blob about to be referenced again (a mirror or the cache found the same content):
+   * marked fresh, as a re-commit is, so a running garbage collection spares it. Null when missing.
+   */
+  reuse(sha256: string): Promise<BlobRef | null>;
   read(sha256: string, range?: ByteRange): Readable;
   remove(sha256: string): Promise<void>;
   /** Every stored blob with its last modification (commit or re-commit) time. */

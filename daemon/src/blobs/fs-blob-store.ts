@@ -144,6 +144,17 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
+  async reuse(sha256: string): Promise<BlobRef | null> {
+    const now = new Date();
+    try {
+      await utimes(this.blobPath(sha256), now, now);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+    return this.stat(sha256);
+  }
+
   read(sha256: string, range?: ByteRange): Readable {
     return createReadStream(this.blobPath(sha256), range ? { start: range.start, end: range.end } : {});
   }

@@ -84,8 +84,13 @@ export function cacheDownloadRoutes(d: CacheRouteDeps): Router {
     opened.body.pipe(toClient);
     // pipe() forwards no errors: a broken upstream must end both copies.
     opened.body.on('error', (err) => { for (const out of outs) out.destroy(err); });
-    // A client that goes away does not stop the fetch: the cache still gets the whole file.
-    ctx.res.once('close', () => { if (!ctx.res.writableFinished) opened.body.unpipe(toClient); });
+    // A client that goes away does not stop the fetch: the cache still gets the whole file; a
+    // client whose copy is not stored takes the upstream connection with it.
+    ctx.res.once('close', () => {
+      if (ctx.res.writableFinished) return;
+      opened.body.unpipe(toClient);
+      if (outs.length === 1) opened.body.destroy();
+    });
     ctx.res.once('finish', () => { d.registry.countDownload(found.box.id).catch(() => undefined); });
     ctx.body = toClient;
   });

@@ -58,7 +58,7 @@ export function verifyStaged(staged: StagedBlob, task: Pick<FileTask, 'checksum'
  */
 export async function fetchFile(task: FileTask, source: UpstreamSource, blobs: BlobStore, opts: FetchOptions = {}): Promise<BlobRef> {
   if (task.checksum_type === 'sha256' && task.checksum) {
-    const have = await blobs.stat(task.checksum);
+    const have = await blobs.reuse(task.checksum);
     if (have) {
       opts.onSize?.(have.size);
       opts.onBytes?.(have.size, true);

@@ -40,7 +40,9 @@ async function boxesOf(mirror: MirrorRow, ctx: PlanContext): Promise<Array<{ sou
  * ahead (HEAD) so the job can report progress and an ETA; unknown sizes are learnt on download.
  */
 export async function buildJobPlan(mirror: MirrorRow, jobId: string, ctx: PlanContext): Promise<{ plan: JobPlan; files: Insertable<MirrorFilesTable>[] }> {
-  const filter = { versions: mirror.versions, latest: mirror.latest, providers: parseList(mirror.providers), architectures: parseList(mirror.architectures) };
+  // Versions retention would delete at once are not fetched at all.
+  const latest = mirror.retain ? Math.min(mirror.latest ?? mirror.retain, mirror.retain) : mirror.latest;
+  const filter = { versions: mirror.versions, latest, providers: parseList(mirror.providers), architectures: parseList(mirror.architectures) };
   const plan: JobPlan = { boxes: [] };
   const files: Insertable<MirrorFilesTable>[] = [];
   const byUrl = new Map<string, string>();

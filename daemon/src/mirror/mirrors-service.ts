@@ -63,6 +63,10 @@ export class MirrorService {
 
   async update(p: Caller, id: string, patch: UpdateMirror): Promise<MirrorRow> {
     const m = await this.get(p, id);
+    // The mirror may read with its creator's upstream token: only they choose where it publishes, and how openly.
+    if ((patch.target || patch.private !== undefined) && m.created_by !== p.user.id && !p.user.is_admin) {
+      throw new ForbiddenError('Only the user who made this mirror (or an administrator) may change its target or privacy.');
+    }
     if (patch.target) {
       if (patch.target.includes('/') !== m.source.includes('/')) throw new ConflictError('target must be ORG/BOX for a box and ORG for an organization.');
       await this.ensureTarget(p, patch.target);
@@ -110,8 +114,18 @@ export class MirrorService {
 
   async cancel(p: Caller, id: string): Promise<JobRow> {
     const job = await this.job(p, id);
-    if (!(await this.runner.cancel(job.id))) throw new ConflictError(`Job ${job.id} has already finished (${job.state}).`);
+    if (!(await this.runner.cancel(job.id))) {
+      const now = (await this.repo.job(job.id))!;
+      throw new ConflictError(now.state === 'running' ? `Job ${job.id} is publishing and can no longer be cancelled.` : `Job ${job.id} has already finished (${now.state}).`);
+    }
     return (await this.repo.job(job.id))!;
+  }
+
+  /** Deletes an upstream (its mirrors and jobs go with it), cancelling their queued or running jobs first. */
+  async deleteUpstream(p: Caller, id: string): Promise<void> {
+    const u = await this.upstreams.get(p, id);
+    for (const job of await this.repo.activeJobsOfUpstream(u.id)) await this.runner.cancel(job.id);
+    await this.upstreams.delete(p, u.id);
   }
 
   lastJobs = (mirrors: MirrorRow[]) => this.repo.lastJobs(mirrors.map((m) => m.id));

@@ -46,6 +46,9 @@ export class PullThroughCache {
     const local = ns ? await this.d.publisher.box(ns, box) : undefined;
     const cached = local ? await this.d.repo.cachedBox(local.id) : undefined;
     if (local && !cached) return { heldOnly: false };
+    // Upstream boxes never appear among a local user's or a real organization's: only in
+    // namespaces the cache made (organizations without members).
+    if (ns && !cached && !(await this.isCacheNamespace(ns))) return { heldOnly: false };
     const upstreamId = cached?.upstream_id ?? settings.pull_through_upstream_id;
     const upstream = upstreamId ? await this.d.repo.upstream(upstreamId) : undefined;
     if (!upstream) return { heldOnly: cached !== undefined };
@@ -75,7 +78,7 @@ export class PullThroughCache {
       const providers = [];
       for (const p of v.providers) {
         // A file this daemon already holds (same sha256) needs no fetch.
-        const held = p.checksum_type === 'sha256' && p.checksum ? await this.d.blobs.stat(p.checksum) : null;
+        const held = p.checksum_type === 'sha256' && p.checksum ? await this.d.blobs.reuse(p.checksum) : null;
         providers.push({ ...p, blob: held, source_url: p.url });
       }
       versions.push({ ...v, providers });
@@ -86,6 +89,10 @@ export class PullThroughCache {
     });
     await this.d.repo.upsertCachedBox({ box_id: result.box.id, upstream_id: upstream.id, source: name, synced_at: this.d.clock.now().toISOString() });
     return true;
+  }
+
+  private async isCacheNamespace(ns: Namespace): Promise<boolean> {
+    return ns.kind === 'organization' && (await this.d.accounts.listMembers(ns.organization)).length === 0;
   }
 
   /** The cache's boxes live under the upstream's names: an organization without members is made for them. */

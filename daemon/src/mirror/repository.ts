@@ -23,6 +23,11 @@ export class MirrorRepository {
     if (createdBy) q = q.where('created_by', '=', createdBy);
     return q.orderBy('name_key').execute();
   }
+  /** The daemon's own upstream (`--upstream`): the one no user made. */
+  systemUpstream(): Promise<UpstreamRow | undefined> {
+    return this.db.selectFrom('upstreams').selectAll().where('created_by', 'is', null).where('name_key', 'like', 'pull-through%')
+      .orderBy('created_at').executeTakeFirst();
+  }
   upstreamNamed(nameKey: string): Promise<UpstreamRow | undefined> {
     return this.db.selectFrom('upstreams').selectAll().where('name_key', '=', nameKey).executeTakeFirst();
   }
@@ -80,8 +85,25 @@ export class MirrorRepository {
   activeJobOf(mirrorId: string): Promise<JobRow | undefined> {
     return this.db.selectFrom('mirror_jobs').selectAll().where('mirror_id', '=', mirrorId).where('state', 'in', ACTIVE).executeTakeFirst();
   }
-  nextQueued(): Promise<JobRow | undefined> {
-    return this.db.selectFrom('mirror_jobs').selectAll().where('state', '=', 'queued').orderBy('created_at').orderBy('id').executeTakeFirst();
+  queuedJobs(): Promise<JobRow[]> {
+    return this.db.selectFrom('mirror_jobs').selectAll().where('state', '=', 'queued').orderBy('created_at').orderBy('id').execute();
+  }
+  /** Cancels a queued or running job that has not begun publishing; false otherwise. */
+  async cancelJob(id: string, now: string): Promise<boolean> {
+    const r = await this.db.updateTable('mirror_jobs').set({ state: 'cancelled', message: 'Cancelled.', finished_at: now, updated_at: now })
+      .where('id', '=', id).where('state', 'in', ACTIVE).where('publishing_at', 'is', null).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+  /** Marks a running job as publishing (it can no longer be cancelled); false when it was cancelled first. */
+  async startPublishing(id: string, now: string): Promise<boolean> {
+    const r = await this.db.updateTable('mirror_jobs').set({ publishing_at: now, message: 'Publishing.', updated_at: now })
+      .where('id', '=', id).where('state', '=', 'running').executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+  /** Queued and running jobs of the mirrors reading from an upstream. */
+  activeJobsOfUpstream(upstreamId: string): Promise<JobRow[]> {
+    return this.db.selectFrom('mirror_jobs').innerJoin('mirrors', 'mirrors.id', 'mirror_jobs.mirror_id')
+      .selectAll('mirror_jobs').where('mirrors.upstream_id', '=', upstreamId).where('mirror_jobs.state', 'in', ACTIVE).execute();
   }
   async insertJob(row: Insertable<MirrorJobsTable>) {
     await this.db.insertInto('mirror_jobs').values(row).execute();
@@ -96,7 +118,7 @@ export class MirrorRepository {
   }
   /** Jobs that were running in an earlier process: queued again, to resume. */
   async requeueRunning(now: string): Promise<number> {
-    const r = await this.db.updateTable('mirror_jobs').set({ state: 'queued', message: 'Resuming after a restart.', updated_at: now })
+    const r = await this.db.updateTable('mirror_jobs').set({ state: 'queued', message: 'Resuming after a restart.', publishing_at: null, updated_at: now })
       .where('state', '=', 'running').executeTakeFirst();
     return Number(r.numUpdatedRows);
   }

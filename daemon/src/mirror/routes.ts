@@ -43,7 +43,7 @@ export function mirrorRoutes(d: MirrorRouteDeps): Router {
     ctx.body = { upstream: upstreamJson(await d.upstreams.update(requireUser(ctx), params.id, body.upstream)) };
   }));
   r.delete('/upstreams/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {
-    await d.upstreams.delete(requireUser(ctx), params.id);
+    await d.mirrors.deleteUpstream(requireUser(ctx), params.id);
     ctx.status = 204;
   }));
 

@@ -39,24 +39,28 @@ const PROGRESS_EVERY_MS = 250;
 export class MirrorRunner {
   private current: { jobId: string; abort: AbortController; startedAt: number; startBytes: number; bytes: number } | null = null;
   private ticking: Promise<void> | null = null;
+  private running: Promise<void> | null = null;
   private stopping = false;
 
   constructor(private readonly d: RunnerDeps) {}
 
   private now = () => this.d.clock.now().toISOString();
 
-  /** Queues a run of the mirror (the caller checked none is active). */
+  /** Queues a run of the mirror (the caller checked none is active); a schedule counts from now. */
   async enqueue(mirror: MirrorRow): Promise<JobRow> {
     const id = this.d.ids.id('job');
     const now = this.now();
+    if (mirror.interval_minutes) {
+      await this.d.repo.updateMirror(mirror.id, { next_run_at: new Date(this.d.clock.now().getTime() + mirror.interval_minutes * 60_000).toISOString() });
+    }
     await this.d.repo.insertJob({ id, mirror_id: mirror.id, state: 'queued', plan: null, message: null, error_code: null, created_at: now, started_at: null, finished_at: null, updated_at: now });
     this.wake();
     return (await this.d.repo.job(id))!;
   }
 
-  /** Cancels a queued or running job; false when it had already finished. */
+  /** Cancels a queued or running job; false when it had already finished or is publishing. */
   async cancel(jobId: string): Promise<boolean> {
-    const ok = await this.d.repo.transitionJob(jobId, ['queued', 'running'], { state: 'cancelled', message: 'Cancelled.', finished_at: this.now(), updated_at: this.now() });
+    const ok = await this.d.repo.cancelJob(jobId, this.now());
     if (ok && this.current?.jobId === jobId) this.current.abort.abort();
     if (ok) await this.discardStaging(jobId);
     return ok;
@@ -83,6 +87,7 @@ export class MirrorRunner {
       this.stopping = true;
       this.current?.abort.abort();
       await this.ticking?.catch(() => undefined);
+      await this.running;
     };
   }
 
@@ -95,18 +100,20 @@ export class MirrorRunner {
     for (const m of await this.d.repo.dueMirrors(this.now())) await this.enqueue(m);
     if (this.current) return;
     const job = await this.nextRunnable();
-    if (job) void this.run(job);
+    if (!job) return;
+    this.running = this.run(job).catch((err: unknown) => this.d.log.error({ err, job: job.id }, 'mirror job could not be settled'));
   }
 
-  /** The oldest queued job that may run now: network upstreams wait while offline. */
+  /** The oldest queued job that may run now: while offline, jobs on network upstreams wait. */
   private async nextRunnable(): Promise<JobRow | undefined> {
     const offline = await this.d.gate.isOffline();
-    const queued = await this.d.repo.nextQueued();
-    if (!queued || !offline) return queued;
-    const mirror = await this.d.repo.mirror(queued.mirror_id);
-    const upstream = mirror && (await this.d.repo.upstream(mirror.upstream_id));
-    if (upstream && !isRemote(upstream)) return queued;
-    if (queued.message !== WAITING_OFFLINE) await this.d.repo.updateJob(queued.id, { message: WAITING_OFFLINE, updated_at: this.now() });
+    for (const queued of await this.d.repo.queuedJobs()) {
+      if (!offline) return queued;
+      const mirror = await this.d.repo.mirror(queued.mirror_id);
+      const upstream = mirror && (await this.d.repo.upstream(mirror.upstream_id));
+      if (upstream && !isRemote(upstream)) return queued;
+      if (queued.message !== WAITING_OFFLINE) await this.d.repo.updateJob(queued.id, { message: WAITING_OFFLINE, updated_at: this.now() });
+    }
     return undefined;
   }
 
@@ -120,7 +127,7 @@ export class MirrorRunner {
       await this.settleFailure(job, err, abort.signal.aborted);
     } finally {
       this.current = null;
-      if (!this.stopping) this.wake();
+      if (!this.stopping) setImmediate(() => this.wake());
     }
   }
 
@@ -140,15 +147,13 @@ export class MirrorRunner {
       else done.set(f.id, await this.download(job.id, f, source, signal));
     }
     signal.throwIfAborted();
-    await this.d.repo.updateJob(job.id, { message: 'Publishing.', updated_at: this.now() });
+    // From here the job can no longer be cancelled: it publishes everything or nothing.
+    if (!(await this.d.repo.startPublishing(job.id, this.now()))) throw new DOMException('cancelled', 'AbortError');
     plan = await publishPlan(plan, mirror, done, this.d);
     const summary = plan.published?.length ? plan.published.map((p) => `${p.box} ${p.versions.join(', ') || '(nothing new)'}`).join('; ') : 'nothing new upstream';
-    const finished = await this.d.repo.transitionJob(job.id, ['running'], {
+    await this.d.repo.transitionJob(job.id, ['running'], {
       state: 'done', plan: JSON.stringify(plan), message: `Published ${summary}.`, finished_at: this.now(), updated_at: this.now(),
     });
-    if (finished && mirror.interval_minutes) {
-      await this.d.repo.updateMirror(mirror.id, { next_run_at: new Date(this.d.clock.now().getTime() + mirror.interval_minutes * 60_000).toISOString() });
-    }
   }
 
   private async plan(job: JobRow, mirror: MirrorRow, source: UpstreamSource, signal: AbortSignal): Promise<JobPlan> {
@@ -177,7 +182,7 @@ export class MirrorRunner {
     };
     const fetchOnce = () => fetchFile(f, source, this.d.blobs, {
       signal,
-      onSize: (size) => void this.learnSize(jobId, f, size),
+      onSize: (size) => void this.learnSize(jobId, f, size).catch((err: unknown) => this.d.log.warn({ err }, 'recording a file size failed')),
       onBytes: (n, kept) => {
         if (this.current) this.current.bytes += n;
         if (this.current && kept) this.current.startBytes += n;
@@ -228,8 +233,8 @@ export class MirrorRunner {
     const known = err instanceof AppError;
     if (!known) this.d.log.error({ err, job: job.id }, 'mirror job failed');
     const message = known ? err.message : `Internal error: ${(err as Error)?.message ?? String(err)}`;
-    await this.d.repo.transitionJob(job.id, ['running'], { state: 'failed', message, error_code: known ? err.code : 'internal', finished_at: now, updated_at: now });
     await this.discardStaging(job.id);
+    await this.d.repo.transitionJob(job.id, ['running'], { state: 'failed', message, error_code: known ? err.code : 'internal', finished_at: now, updated_at: now });
   }
 
   private async discardStaging(jobId: string): Promise<void> {

@@ -47,6 +47,8 @@ export interface MirrorJobsTable {
   mirror_id: string;
   state: JobState;
   plan: string | null;
+  /** Set once the job publishes: from then on it cannot be cancelled. */
+  publishing_at: string | null;
   message: string | null;
   error_code: string | null;
   bytes_total: Generated<number>;

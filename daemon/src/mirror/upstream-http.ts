@@ -68,7 +68,7 @@ export class UpstreamGate {
   /** As `get`, but null when the upstream answers 404 or 410 (the pull-through cache's "not there"). */
   async find(u: UpstreamRow, url: string, opts: GetOptions = {}): Promise<Response | null> {
     await this.check(u);
-    const home = new URL(u.url).host;
+    const home = new URL(u.url).origin;
     const seen = new Set<string>();
     let current = url;
     for (let hop = 0; ; hop++) {
@@ -90,6 +90,8 @@ export class UpstreamGate {
         await this.failed(u, message);
         throw new TransientUpstreamError(message);
       }
+      // A resume asked past the end: the caller checks what it already holds.
+      if (res.status === 416 && opts.range) return res;
       if (!res.ok) {
         await res.body?.cancel();
         await this.succeeded(u);
@@ -106,8 +108,9 @@ export class UpstreamGate {
     const headers: Record<string, string> = { 'user-agent': 'Boxyard (mirror)' };
     if (opts.accept) headers.accept = opts.accept;
     if (opts.range) headers.range = `bytes=${opts.range}-`;
-    // HCP's composite `VC_TOKEN;HCP_TOKEN` is sent verbatim, as vagrant sends whatever token it has.
-    if (u.token && new URL(url).host === home) headers.authorization = `Bearer ${u.token}`;
+    // HCP's composite `VC_TOKEN;HCP_TOKEN` is sent verbatim, as vagrant sends whatever token it has;
+    // only to the upstream's own origin (vagrant compares hosts; the scheme too keeps it off plain http).
+    if (u.token && new URL(url).origin === home) headers.authorization = `Bearer ${u.token}`;
     // The timeout covers connecting and the answer's headers; bodies are guarded by idleTimeout().
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), u.timeout_seconds * 1000);
@@ -146,6 +149,9 @@ export class UpstreamGate {
       flush(cb) { clearTimeout(timer); cb(); },
     });
     guarded.on('close', () => { clearTimeout(timer); source.destroy(); });
+    // A reader that holds back (a slow disk, a slow client, hashing staged bytes) is not a stalled upstream.
+    guarded.on('pause', () => clearTimeout(timer));
+    guarded.on('resume', arm);
     arm();
     source.on('error', (err) => guarded.destroy(err));
     return source.pipe(guarded);

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { UpstreamError } from '../http/errors';
@@ -103,6 +103,13 @@ class HttpSource implements UpstreamSource {
   async open(url: string, offset: number, signal?: AbortSignal): Promise<OpenedFile> {
     if (!/^https?:/.test(url)) throw new UpstreamError(`Upstream "${this.u.name}" names a file at ${url}: only http and https URLs are fetched from it.`);
     const res = await this.gate.get(this.u, url, { range: offset || undefined, signal });
+    if (res.status === 416) {
+      // Everything was staged before an interruption: nothing is left to fetch (else start over).
+      await res.body?.cancel();
+      const total = Number(/\/(\d+)$/.exec(res.headers.get('content-range') ?? '')?.[1] ?? NaN);
+      if (total === offset) return { body: Readable.from([]), offset, size: total };
+      return this.open(url, 0, signal);
+    }
     const partial = res.status === 206 && offset > 0;
     const length = res.headers.get('content-length');
     const body = this.gate.body(this.u, res);
@@ -117,15 +124,17 @@ class FolderSource implements UpstreamSource {
     this.root = single ? dirname(toPath(u.url)) : toPath(u.url);
   }
 
-  private inside(path: string): string {
-    const rel = relative(this.root, path);
+  /** The path, if it is inside the folder once links are followed. */
+  private async inside(path: string): Promise<string> {
+    const real = async (p: string) => realpath(p).catch(() => resolve(p));
+    const rel = relative(await real(this.root), await real(path));
     if (rel.startsWith('..') || isAbsolute(rel)) throw new UpstreamError(`Upstream "${this.u.name}" names ${path}, outside its folder ${this.root}.`);
     return path;
   }
 
   private async read(path: string): Promise<string | null> {
     try {
-      return await readFile(this.inside(path), 'utf8');
+      return await readFile(await this.inside(path), 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       if (err instanceof UpstreamError) throw err;
@@ -162,13 +171,13 @@ class FolderSource implements UpstreamSource {
 
   async size(url: string): Promise<number | null> {
     if (!url.startsWith('file:')) return null;
-    const s = await stat(this.inside(fileURLToPath(url))).catch(() => null);
+    const s = await stat(await this.inside(fileURLToPath(url))).catch(() => null);
     return s?.isFile() ? s.size : null;
   }
 
   async open(url: string, offset: number): Promise<OpenedFile> {
     if (!url.startsWith('file:')) throw new UpstreamError(`Upstream "${this.u.name}" names ${url}: a folder upstream serves only its own files.`);
-    const path = this.inside(fileURLToPath(url));
+    const path = await this.inside(fileURLToPath(url));
     const s = await stat(path).catch(() => null);
     if (!s?.isFile()) throw new UpstreamError(`Upstream "${this.u.name}" has no file ${path}.`);
     const from = Math.min(offset, s.size);

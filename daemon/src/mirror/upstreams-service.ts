@@ -1,12 +1,15 @@
 import { basename } from 'node:path';
 import type { Principal } from '../auth/accounts-service';
-import { ConflictError, NotFoundError } from '../http/errors';
+import { ConflictError, ForbiddenError, NotFoundError } from '../http/errors';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { isUniqueViolation } from '../registry/box-query';
 import type { MirrorRepository, UpstreamRow } from './repository';
 import type { CreateUpstream, UpdateUpstream } from './schemas';
-import { detectKind } from './upstream-source';
+import { detectKind, isRemote } from './upstream-source';
+
+/** Scheme, host and port: a token follows its upstream only to the same origin. */
+const originOf = (url: string): string | null => (isRemote({ url }) ? new URL(url).origin : null);
 
 type Caller = NonNullable<Principal>;
 const nameKey = (n: string) => n.toLowerCase();
@@ -41,6 +44,7 @@ export class UpstreamService {
   }
 
   async create(p: Caller | null, input: CreateUpstream): Promise<UpstreamRow> {
+    this.mayUse(p, input.url);
     const id = this.ids.id('ups');
     const now = this.now();
     const name = input.name ?? (await this.freeName(nameFromUrl(input.url)));
@@ -56,6 +60,7 @@ export class UpstreamService {
 
   async update(p: Caller, id: string, patch: UpdateUpstream): Promise<UpstreamRow> {
     const u = await this.get(p, id);
+    if (patch.url) this.mayUse(p, patch.url);
     await this.write(u, patch);
     return (await this.repo.upstream(id))!;
   }
@@ -72,10 +77,13 @@ export class UpstreamService {
     return (await this.repo.upstream(mine.id))!;
   }
 
-  /** `boxyard serve --upstream URL`: the pull-through upstream, kept in step with the flags. */
+  /**
+   * `boxyard serve --upstream URL`: the pull-through upstream, kept in step with the flags. It is
+   * the daemon's own (no creator), so no user's upstream of the same name is ever taken for it.
+   */
   async ensureSystem(url: string, token: string | undefined): Promise<UpstreamRow> {
-    const existing = await this.repo.upstreamNamed(nameKey('pull-through'));
-    if (!existing) return this.create(null, { name: 'pull-through', url, token });
+    const existing = await this.repo.systemUpstream();
+    if (!existing) return this.create(null, { name: await this.freeName('pull-through'), url, token });
     if (existing.url !== url || (token && token !== existing.token)) {
       await this.write(existing, { url, kind: detectKind(url), ...(token ? { token } : {}) });
     }
@@ -87,7 +95,9 @@ export class UpstreamService {
     await this.guard(name, () => this.repo.updateUpstream(u.id, {
       name, name_key: nameKey(name),
       ...(patch.url ? { url: patch.url, kind: patch.kind ?? detectKind(patch.url) } : patch.kind ? { kind: patch.kind } : {}),
-      ...(patch.token !== undefined ? { token: patch.token } : {}),
+      // A new address of another origin does not inherit the token meant for the old one.
+      ...(patch.token !== undefined ? { token: patch.token }
+        : patch.url && originOf(patch.url) !== originOf(u.url) ? { token: null } : {}),
       ...(patch.timeout_seconds ? { timeout_seconds: patch.timeout_seconds } : {}),
       ...(patch.max_failures ? { max_failures: patch.max_failures } : {}),
       ...(patch.pause_minutes !== undefined ? { pause_minutes: patch.pause_minutes } : {}),
@@ -95,6 +105,13 @@ export class UpstreamService {
       ...(patch.url || patch.token !== undefined ? { failures: 0, paused_until: null, last_error: null } : {}),
       updated_at: this.now(),
     }));
+  }
+
+  /** Folders on the daemon's disk are read with the daemon's rights: administrators only. */
+  private mayUse(p: Caller | null, url: string) {
+    if (p && !isRemote({ url }) && !p.user.is_admin) {
+      throw new ForbiddenError("Only administrators may use a folder on the daemon's disk as an upstream; import it with boxyard import instead.");
+    }
   }
 
   private async freeName(base: string): Promise<string> {

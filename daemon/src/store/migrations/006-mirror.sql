@@ -46,10 +46,12 @@ CREATE TABLE mirror_jobs (
   state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done', 'failed', 'cancelled')),
   -- What the job will publish (JSON), fixed once the upstream catalogs are read.
   plan TEXT,
+  -- Set once the job publishes: from then on it cannot be cancelled.
+  publishing_at TEXT,
   message TEXT,
   error_code TEXT,
-  bytes_total INTEGER NOT NULL DEFAULT 0,
-  bytes_done INTEGER NOT NULL DEFAULT 0,
+  bytes_total BIGINT NOT NULL DEFAULT 0,
+  bytes_done BIGINT NOT NULL DEFAULT 0,
   files_total INTEGER NOT NULL DEFAULT 0,
   files_done INTEGER NOT NULL DEFAULT 0,
   created_at TEXT NOT NULL,
@@ -67,10 +69,10 @@ CREATE TABLE mirror_files (
   url TEXT NOT NULL,
   checksum TEXT,
   checksum_type TEXT CHECK (checksum_type IN ('md5', 'sha1', 'sha256', 'sha384', 'sha512')),
-  size INTEGER,
-  bytes_done INTEGER NOT NULL DEFAULT 0,
+  size BIGINT,
+  bytes_done BIGINT NOT NULL DEFAULT 0,
   blob_sha256 TEXT,
-  blob_size INTEGER,
+  blob_size BIGINT,
   state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'done'))
 );
 CREATE INDEX mirror_files_job ON mirror_files (job_id);
