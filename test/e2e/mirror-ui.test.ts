@@ -7,7 +7,8 @@ import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import { sha256 } from '../helpers/clients';
 import { makeBoxFile } from '../helpers/vagrant';
 import { slowCatalog, type SlowCatalog } from '../helpers/ui-slow-catalog';
-import { chromiumAvailable, ensureUiBuilt, launchChromium, publishUploaded, sawIt, signIn, watchFor } from '../helpers/ui-browser';
+import { chromiumAvailable, ensureUiBuilt, launchChromium, sawIt, signIn, watchFor } from '../helpers/ui-browser';
+import { publishHosted } from '../helpers/mirror';
 
 const haveChromium = chromiumAvailable('The mirroring UI end-to-end test');
 
@@ -26,8 +27,10 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
     const a = upstream.http.withToken(upstream.adminToken);
     expect((await a.post('/api/boxyard/organizations', { organization: { name: 'lab' } })).status).toBeLessThan(300);
     base = await makeBoxFile(join(tmp, 'base.box'), 'virtualbox', 512 * 1024);
-    await publishUploaded(a, 'lab', 'base', '1.0.0', base);
-    await publishUploaded(a, 'lab', 'other', '0.1.0', await makeBoxFile(join(tmp, 'other.box'), 'virtualbox'));
+    await publishHosted(a, 'lab', 'base', '1.0.0', base);
+    // In an organization the mirror daemon does not have: the cache only fills namespaces of its own.
+    expect((await a.post('/api/boxyard/organizations', { organization: { name: 'vendor' } })).status).toBeLessThan(300);
+    await publishHosted(a, 'vendor', 'other', '0.1.0', await makeBoxFile(join(tmp, 'other.box'), 'virtualbox'));
     slow = await slowCatalog('lab/slow');
     ({ browser, page } = await launchChromium());
   }, 60_000);
@@ -149,13 +152,13 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
     expect(settings.pull_through_upstream_id).toMatch(/^ups-/);
 
     // A vagrant client asks B for a box only A has: the cache answers and keeps its catalog.
-    const catalog = await mirror.http.get('/lab/other');
+    const catalog = await mirror.http.get('/vendor/other');
     expect(catalog.status, catalog.text).toBe(200);
     await page.getByRole('link', { name: 'Mirrors' }).click();
-    const row = page.getByRole('table', { name: 'Cached boxes' }).getByRole('row', { name: /lab\/other/ });
+    const row = page.getByRole('table', { name: 'Cached boxes' }).getByRole('row', { name: /vendor\/other/ });
     await row.getByRole('cell', { name: 'upstream-a' }).waitFor();
     await row.getByRole('cell', { name: '0/1' }).waitFor();
-    await row.getByRole('link', { name: 'lab/other' }).click();
+    await row.getByRole('link', { name: 'vendor/other' }).click();
     await page.getByText('cached from upstream-a').waitFor();
   });
 

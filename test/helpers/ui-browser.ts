@@ -3,9 +3,6 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { expect } from 'vitest';
-import type { HttpClient } from './http';
-import { rawPut } from './upload';
 
 // The browser pieces test/e2e/ui.test.ts and test/e2e/mirror-ui.test.ts share.
 
@@ -56,23 +53,6 @@ export async function signIn(page: Page, url: string, login: string, password: s
   await page.getByLabel('Username or e-mail').fill(login);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
-/** Box → version → hosted provider → upload of `file` → release, through a daemon's API. */
-export async function publishUploaded(http: HttpClient, owner: string, box: string, version: string, file: Buffer, provider = 'virtualbox', architecture = 'amd64') {
-  const api = `/api/v2/box/${owner}/${box}`;
-  if ((await http.get(api)).status === 404) {
-    const b = await http.post('/api/v1/boxes', { box: { username: owner, name: box, is_private: false, short_description: `${box} box` } });
-    expect(b.status, b.text).toBe(200);
-  }
-  expect((await http.post(`${api}/versions`, { version: { version } })).status).toBe(200);
-  const p = await http.post(`${api}/version/${version}/providers`, { provider: { name: provider, architecture } });
-  expect(p.status, p.text).toBe(200);
-  const prep = await http.get(`${api}/version/${version}/provider/${provider}/${architecture}/upload`);
-  expect(prep.status, prep.text).toBe(200);
-  expect((await rawPut(prep.json.upload_path, file, { 'content-length': String(file.length) })).status).toBe(200);
-  const r = await http.put(`${api}/version/${version}/release`);
-  expect(r.status, r.text).toBe(200);
 }
 
 /** Records in the page whether an element matching `selector` was ever on screen (fast local work ends before a poll sees it). */
