@@ -1,6 +1,11 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx, so there is no separate build step to forget.
-import { register } from 'tsx/esm/api';
+// Runs the bundled daemon and CLI (dist/daemon/cli.mjs), which `npm run build` writes; `npm ci`
+// and `npm install` build it through the `prepare` script.
+import { existsSync } from 'node:fs';
 
-register();
-await import('../daemon/src/cli.ts');
+const bundle = new URL('../dist/daemon/cli.mjs', import.meta.url);
+if (!existsSync(bundle)) {
+  process.stderr.write('boxyard: dist/daemon/cli.mjs is missing; build it with: npm run build\n');
+  process.exit(1);
+}
+await import(bundle.href);

@@ -10,6 +10,11 @@ import { createMainWindow } from './window';
 // See electron-api.ts for why Electron is required rather than imported. This file is bundled to
 // main/dist/main.cjs, so __dirname is main/dist in a checkout and in the packaged app alike.
 const ROOT = resolve(__dirname, '..', '..');
+/**
+ * The daemon's files: in the packaged app they are unpacked beside app.asar (electron-builder.yml
+ * asarUnpack), because the daemon is a child process that loads a native module and reads them.
+ */
+const DAEMON_ROOT = ROOT.endsWith('.asar') ? `${ROOT}.unpacked` : ROOT;
 
 /** The desktop app: one supervised daemon, one window on its /ui/, a tray icon, the settings bridge. */
 class DesktopShell {
@@ -29,7 +34,7 @@ class DesktopShell {
       // Packaged: Electron's own Node runs the daemon (native modules are rebuilt for it by
       // electron-builder). From a checkout they are built for the system Node, so use that.
       command: electron.app.isPackaged ? process.execPath : (env.BOXYARD_NODE ?? 'node'),
-      script: join(ROOT, 'bin', 'boxyard.mjs'),
+      script: join(DAEMON_ROOT, 'bin', 'boxyard.mjs'),
       dataDir: this.dataDir,
       env: { ...env, ELECTRON_RUN_AS_NODE: '1' },
       onChange: (s) => this.tray?.update(s),

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../lib/package-root';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './schema';
@@ -12,7 +12,8 @@ export interface Store {
   close(): Promise<void>;
 }
 
-const MIGRATIONS_DIR = join(fileURLToPath(new URL('.', import.meta.url)), 'migrations');
+/** Shipped as .sql files beside the sources (the bundle reads them from there too). */
+const MIGRATIONS_DIR = join(packageRoot(), 'daemon', 'src', 'store', 'migrations');
 
 /** Opens (creating if needed) the SQLite database in WAL mode with foreign keys on, and migrates it. */
 export function openStore(file: string): Store {

@@ -1,11 +1,11 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../lib/package-root';
 import type { Context, Middleware } from 'koa';
 
-/** Where `npm run build:ui` writes the renderer, relative to this file (same layout in the desktop app). */
-export const defaultUiDir = (): string => fileURLToPath(new URL('../../../renderer/dist/', import.meta.url));
+/** Where `npm run build:ui` writes the renderer, in the package (same layout in the desktop app). */
+export const defaultUiDir = (): string => join(packageRoot(), 'renderer', 'dist');
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

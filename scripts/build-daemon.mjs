@@ -1,0 +1,26 @@
+// Bundles the daemon and CLI (daemon/src/cli.ts) into dist/daemon/cli.mjs with esbuild, so nothing
+// is transpiled at run time. better-sqlite3 stays outside: it is a native module, rebuilt for
+// Electron in the desktop package. Migrations and the UI are read from the package at run time.
+import { build } from 'esbuild';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+export async function buildDaemon() {
+  await build({
+    absWorkingDir: root,
+    entryPoints: ['daemon/src/cli.ts'],
+    outfile: 'dist/daemon/cli.mjs',
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    external: ['better-sqlite3'],
+    // Bundled CommonJS dependencies call require(): give the ES module one.
+    banner: { js: "import { createRequire as __boxyardRequire } from 'node:module'; const require = __boxyardRequire(import.meta.url);" },
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await buildDaemon();
