@@ -1,16 +1,25 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createReadStream, createWriteStream, readFileSync, writeFileSync, openSync, fsyncSync, closeSync } from 'node:fs';
+/**
+ * Shared helpers of the benchmark parts: processes (the daemon, nginx, baselines, clients), /proc
+ * sampling, a small JSON client for setup requests. Every measured client and server runs in a
+ * process of its own; this process only orchestrates and reads /proc.
+ */
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { request } from 'node:http';
-import { pipeline } from 'node:stream/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 
-/** Seconds a promise took. */
-export async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const t0 = process.hrtime.bigint();
-  await fn();
-  return Number(process.hrtime.bigint() - t0) / 1e9;
-}
+export const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..');
+export const BIN = join(ROOT, 'bin', 'boxyard.mjs');
+export const ADMIN = { username: 'admin', password: 'bench-admin-password-1' };
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Seconds since `t0` (from `now()`). */
+export const now = () => process.hrtime.bigint();
+export const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
 
 /** Writes `mb` MiB of incompressible data. */
 export async function makeFile(path: string, mb: number): Promise<void> {
@@ -20,67 +29,173 @@ export async function makeFile(path: string, mb: number): Promise<void> {
   await new Promise<void>((resolve, reject) => { out.once('error', reject); out.end(() => resolve()); });
 }
 
-/** The baseline for uploads: a plain streamed copy on the same disk, fsynced like the blob store does. */
-export async function diskCopy(from: string, to: string): Promise<void> {
-  await pipeline(createReadStream(from), createWriteStream(to));
-  const fd = openSync(to, 'r');
-  fsyncSync(fd);
-  closeSync(fd);
-}
-
-/** Samples a process's resident memory (MiB) every 50 ms; `stop()` gives the peak. */
-export function rssSampler(pid: number) {
-  let peak = 0;
-  const read = () => {
-    try {
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (m) peak = Math.max(peak, Number(m[1]) / 1024);
-    } catch { /* process gone */ }
-  };
-  read();
-  const timer = setInterval(read, 50);
-  return { stop: () => { clearInterval(timer); read(); return Math.round(peak); }, current: () => { read(); return Math.round(peak); } };
-}
-
-/** Streams a URL's body to nowhere; rejects on a non-2xx status. */
-export function download(url: string, headers: Record<string, string> = {}): Promise<number> {
+/** A free TCP port on 127.0.0.1 (closed again before the server binds it). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    request(url, { headers }, (res) => {
-      if ((res.statusCode ?? 0) >= 300) return reject(new Error(`GET ${url}: ${res.statusCode}`));
-      let n = 0;
-      res.on('data', (c: Buffer) => { n += c.length; });
-      res.on('end', () => resolve(n));
-      res.on('error', reject);
-    }).on('error', reject).end();
-  });
-}
-
-/** Streams a file as a PUT body (Content-Length set, like curl in vagrant's upload). */
-export function upload(url: string, file: string, size: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'PUT', headers: { 'content-length': String(size), 'content-type': 'application/octet-stream' } }, (res) => {
-      res.resume();
-      res.on('end', () => ((res.statusCode ?? 0) < 300 ? resolve(res.statusCode ?? 0) : reject(new Error(`PUT ${url}: ${res.statusCode}`))));
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
     });
-    req.on('error', reject);
-    createReadStream(file).pipe(req);
   });
 }
 
-/** nginx serving `root` on `port`, with sendfile as it ships; the baseline for downloads. `root` must be world-readable (workers run as nobody). */
-export async function startNginx(dir: string, root: string, port: number): Promise<ChildProcess> {
+/** Runs a command to completion; rejects with its stderr on a non-zero exit. */
+export function run(cmd: string, args: string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(cmd, args, { timeout: opts.timeoutMs ?? 300_000, maxBuffer: 64 * 1024 * 1024, env: opts.env ?? process.env }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`${cmd} ${args.join(' ')}: ${err.message}\n${stderr}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+/** The status code of a GET (no body kept), or 0 when nothing answers. */
+export function probe(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request(url, { agent: false }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)); });
+    req.on('error', () => resolve(0));
+    req.setTimeout(2_000, () => { req.destroy(); resolve(0); });
+    req.end();
+  });
+}
+
+/** Polls `url` every `everyMs` until it answers `status`; the seconds it took. */
+export async function waitFor(url: string, opts: { status?: number; timeoutMs?: number; everyMs?: number; child?: ChildProcess } = {}): Promise<number> {
+  const t0 = now();
+  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+  while (Date.now() < deadline) {
+    if (opts.child && opts.child.exitCode !== null) throw new Error(`${url}: the server exited with ${opts.child.exitCode}`);
+    const s = await probe(url);
+    if (s !== 0 && (opts.status === undefined || s === opts.status)) return since(t0);
+    await sleep(opts.everyMs ?? 20);
+  }
+  throw new Error(`${url} did not answer in time`);
+}
+
+/** A child process with its output kept, stopped with `stop()` (SIGTERM, then SIGKILL). */
+export interface Proc {
+  child: ChildProcess;
+  pid: number;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export function start(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Proc {
+  const child = spawn(cmd, args, { env: opts.env ?? process.env, cwd: opts.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const keep = (b: Buffer) => { out = (out + b.toString()).slice(-20_000); };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    child,
+    pid: child.pid!,
+    output: () => out,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}
+
+export interface Daemon extends Proc {
+  url: string;
+  /** Seconds from spawn to the first `/healthz` 200. */
+  startSeconds: number;
+}
+
+/** `node bin/boxyard.mjs serve --data DIR` on a free port, as a user starts it; resolves at the first /healthz 200. */
+export async function startDaemon(dataDir: string, opts: { env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<Daemon> {
+  const port = await freePort();
+  // BENCH_CPU_PROF=DIR: every daemon writes a V8 CPU profile there when it stops (open in Chrome DevTools).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const t0 = now();
+  const p = start(process.execPath, [...prof, ...(opts.nodeArgs ?? []), BIN, 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', String(port)], {
+    env: {
+      ...process.env,
+      BOXYARD_ADMIN_USERNAME: ADMIN.username, BOXYARD_ADMIN_PASSWORD: ADMIN.password,
+      BOXYARD_LOG_LEVEL: 'warn', BOXYARD_REQUESTS_PER_MINUTE: '0', BOXYARD_LOGIN_ATTEMPTS: '1000',
+      ...opts.env,
+    },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(`${url}/healthz`, { status: 200, child: p.child, everyMs: 5, timeoutMs: 60_000 });
+  } catch (err) {
+    await p.stop();
+    throw new Error(`${String(err)}\n${p.output()}`);
+  }
+  return { ...p, url, startSeconds: since(t0) };
+}
+
+/** Resident memory of a process in MiB (VmRSS), or 0 once it is gone. */
+export function rssMiB(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch { return 0; }
+}
+
+/** Samples a process's resident memory every 50 ms; `stop()` gives the peak in MiB. */
+export function rssSampler(pid: number) {
+  let peak = rssMiB(pid);
+  const timer = setInterval(() => { peak = Math.max(peak, rssMiB(pid)); }, 50);
+  return { stop: () => { clearInterval(timer); peak = Math.max(peak, rssMiB(pid)); return peak; } };
+}
+
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+/** CPU seconds (user + system) a process has used so far, from /proc/PID/stat. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may contain spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS; // utime, stime (fields 14 and 15)
+}
+
+/** A JSON request for setup (not measured); throws on a status ≥ 300. */
+export async function api(base: string, method: string, path: string, opts: { token?: string; body?: unknown; jsonapi?: boolean } = {}): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- setup convenience
+  const type = opts.jsonapi ? 'application/vnd.api+json' : 'application/json';
+  const headers: Record<string, string> = { accept: type };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.body !== undefined) headers['content-type'] = type;
+  const res = await fetch(base + path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** A token of the bench administrator. */
+export async function adminToken(base: string): Promise<string> {
+  const r = await api(base, 'POST', '/api/v1/authenticate', { body: { user: { login: ADMIN.username, password: ADMIN.password } } });
+  return r.token as string;
+}
+
+/** nginx serving `file` at `/file.box` on `port` with sendfile on, as it ships: the baseline for downloads. */
+export async function startNginx(dir: string, file: string, port: number): Promise<Proc> {
   const conf = join(dir, 'nginx.conf');
-  writeFileSync(conf, `daemon off; worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/nginx-error.log;
+  // As root, nginx's workers would otherwise run as nobody and could not read the daemon's data folder.
+  const user = process.getuid?.() === 0 ? 'user root;' : '';
+  writeFileSync(conf, `daemon off; ${user} worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/nginx-error.log;
 events { worker_connections 64; }
 http { access_log off; sendfile on; tcp_nopush on; client_body_temp_path ${dir}/ct; proxy_temp_path ${dir}/pt;
   fastcgi_temp_path ${dir}/ft; uwsgi_temp_path ${dir}/ut; scgi_temp_path ${dir}/st;
-  server { listen 127.0.0.1:${port}; root ${root}; default_type application/octet-stream; } }
+  server { listen 127.0.0.1:${port}; default_type application/octet-stream; location = /file.box { alias ${file}; } } }
 `);
-  const child = spawn('nginx', ['-c', conf, '-p', dir], { stdio: 'ignore' });
-  for (let i = 0; i < 100; i++) {
-    try { await download(`http://127.0.0.1:${port}/nonexistent`); } catch (e) { if (/: \d{3}$/.test(String(e))) return child; }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  child.kill();
-  throw new Error('nginx did not start');
+  const p = start('nginx', ['-c', conf, '-p', dir]);
+  await waitFor(`http://127.0.0.1:${port}/file.box`, { status: 200, child: p.child });
+  return p;
+}
+
+/** A baseline server script from bench/baselines, in its own process; resolves once it listens. */
+export async function startBaseline(script: string, args: string[]): Promise<Proc & { url: string }> {
+  const port = await freePort();
+  const p = start(process.execPath, [join(ROOT, 'bench', 'baselines', script), String(port), ...args]);
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/healthz`, { child: p.child });
+  return { ...p, url };
 }

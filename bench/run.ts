@@ -1,87 +1,89 @@
 /**
- * Throughput and memory of hosted box files, as ratios against baselines measured in the same run:
- * upload vs a raw fsynced disk copy, download vs nginx serving the same file with sendfile, and the
- * daemon's peak resident memory while it streams (it must not grow with the file size).
- *
- *   npm run bench                 # 1024 MiB file
- *   BENCH_SIZE_MB=4096 npm run bench
+ * `npm run bench [-- PART…]`: issue 9's table, every row against a baseline measured in the same
+ * run, appended to bench/RESULTS.md with the machine and date. Parts: transfers, api, agents,
+ * start (all by default). See bench/README.md for what each measures and the settings.
  */
-import { mkdtempSync, rmSync, appendFileSync, statSync, chmodSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnDaemon, freePort } from '../test/helpers/spawn-daemon';
-import { ADMIN } from '../test/helpers/daemon';
-import { HttpClient } from '../test/helpers/http';
-import { timed, makeFile, diskCopy, rssSampler, download, upload, startNginx } from './measure';
+import { now, ROOT, run, since } from './measure';
+import { machine, record, type Row } from './report';
+import { seed, type Seed } from './seed';
+import { transfers } from './transfers';
+import { apiAtScale } from './api';
+import { agentReports } from './agents';
+import { startup } from './start';
 
-const sizeMb = Number(process.env.BENCH_SIZE_MB ?? 1024);
-const work = mkdtempSync(join(tmpdir(), 'boxyard-bench-'));
-const mbps = (seconds: number) => sizeMb / seconds;
+const PARTS = ['transfers', 'start', 'api', 'agents'] as const;
+type Part = (typeof PARTS)[number];
 
-async function prepareProvider(http: HttpClient) {
-  const ok = (r: { status: number; text: string }, what: string) => { if (r.status >= 300) throw new Error(`${what}: ${r.status} ${r.text}`); };
-  ok(await http.post('/api/v1/boxes', { box: { username: ADMIN.username, name: 'bench', is_private: false } }), 'create box');
-  ok(await http.post(`/api/v1/box/${ADMIN.username}/bench/versions`, { version: { version: '1.0.0' } }), 'create version');
-  ok(await http.post(`/api/v1/box/${ADMIN.username}/bench/version/1.0.0/providers`, { provider: { name: 'virtualbox' } }), 'create provider');
-  const prep = await http.get(`/api/v1/box/${ADMIN.username}/bench/version/1.0.0/provider/virtualbox/upload`);
-  ok(prep, 'prepare upload');
-  return prep.json.upload_path as string;
+function parts(argv: string[]): Part[] {
+  const unknown = argv.filter((a) => !PARTS.includes(a as Part));
+  if (unknown.length) throw new Error(`unknown part ${unknown.join(', ')}; choose from ${PARTS.join(', ')}`);
+  return argv.length ? PARTS.filter((p) => argv.includes(p)) : [...PARTS];
+}
+
+/** The bundle bin/boxyard.mjs runs, as a short digest: the run measures one build of the daemon. */
+function bundle(): string {
+  const file = join(ROOT, 'dist', 'daemon', 'cli.mjs');
+  return existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 12) : 'none';
 }
 
 async function main() {
-  const file = join(work, 'file.box');
-  await makeFile(file, sizeMb);
-  const size = statSync(file).size;
-
-  const copySeconds = await timed(() => diskCopy(file, join(work, 'copy.box')));
-  rmSync(join(work, 'copy.box'));
-
-  const daemon = await spawnDaemon({ dataDir: join(work, 'data') });
-  const rss = rssSampler(daemon.child.pid!);
-  const idleRss = rss.current();
+  const chosen = parts(process.argv.slice(2));
+  // bin/boxyard.mjs runs dist/daemon/cli.mjs: measure the current sources, not an older build.
+  if (process.env.BENCH_BUILD !== '0') {
+    process.stderr.write('build: npm run build:daemon\n');
+    await run('npm', ['run', 'build:daemon'], { timeoutMs: 120_000 });
+  }
+  const built = bundle();
+  const startedAt = new Date();
+  const host = machine();
+  const t0 = now();
+  const work = mkdtempSync(join(tmpdir(), 'boxyard-bench-'));
+  const rows: Row[] = [];
+  const failed = (part: string, err: unknown): Row => {
+    process.stderr.write(`${part} failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    return { measure: part, value: 'failed', baseline: '—', ratio: null, goal: '—', pass: false, note: String(err).split('\n')[0].slice(0, 300) };
+  };
   try {
-    const login = await new HttpClient(daemon.url).post('/api/v1/authenticate', { user: { login: ADMIN.username, password: ADMIN.password } });
-    const http = new HttpClient(daemon.url, login.json.token);
-    const uploadPath = await prepareProvider(http);
-    const uploadSeconds = await timed(() => upload(uploadPath, file, size));
-    const shown = await http.get(`/api/v1/box/${ADMIN.username}/bench/version/1.0.0/provider/virtualbox`);
-    const downloadUrl = shown.json.download_url as string;
-    let got = 0;
-    const downloadSeconds = await timed(async () => { got = await download(downloadUrl); });
-    if (got !== size) throw new Error(`downloaded ${got} of ${size} bytes`);
-    const peakRss = rss.stop();
-
-    chmodSync(work, 0o755);
-    chmodSync(file, 0o644);
-    const port = await freePort();
-    const nginx = await startNginx(work, work, port);
-    const nginxSeconds = await timed(() => download(`http://127.0.0.1:${port}/file.box`));
-    nginx.kill();
-
-    const rows = [
-      ['upload (PUT, sha256 + fsync + rename)', mbps(uploadSeconds), 'raw fsynced disk copy', mbps(copySeconds)],
-      ['download (GET vagrant.box)', mbps(downloadSeconds), 'nginx sendfile', mbps(nginxSeconds)],
-    ] as const;
-    const lines = [
-      `### ${new Date().toISOString()} — ${sizeMb} MiB file, node ${process.version}`,
-      '',
-      '| operation | Boxyard MiB/s | baseline | baseline MiB/s | ratio |',
-      '|---|---|---|---|---|',
-      ...rows.map(([op, v, base, b]) => `| ${op} | ${v.toFixed(0)} | ${base} | ${b.toFixed(0)} | ${(v / b).toFixed(2)} |`),
-      '',
-      `Daemon resident memory: ${idleRss} MiB idle, ${peakRss} MiB peak while streaming ${sizeMb} MiB in and out.`,
-      '',
-    ];
-    process.stdout.write(`${lines.join('\n')}\n`);
-    appendFileSync(join(import.meta.dirname, 'RESULTS.md'), `${lines.join('\n')}\n`);
+    let seeded: Seed | undefined;
+    const large = async (): Promise<Seed> => {
+      if (seeded) return seeded;
+      if (process.env.BENCH_SEED_DIR) {
+        seeded = JSON.parse(readFileSync(join(process.env.BENCH_SEED_DIR, 'bench-seed.json'), 'utf8')) as Seed;
+      } else {
+        process.stderr.write('seed: 10,000 boxes × 10 versions, 1,000 agents\n');
+        const t = now();
+        seeded = await seed(join(work, 'large'));
+        process.stderr.write(`seed: done in ${since(t).toFixed(1)} s\n`);
+      }
+      return seeded;
+    };
+    for (const part of chosen) {
+      try {
+        if (part === 'transfers') rows.push(...(await transfers(work)));
+        if (part === 'start') rows.push(...(await startup(await large())));
+        if (part === 'api') rows.push(...(await apiAtScale(work, await large())));
+        if (part === 'agents') rows.push(...(await agentReports(work, await large())));
+      } catch (err) {
+        rows.push(failed(part, err));
+      }
+    }
   } finally {
-    await daemon.kill();
     rmSync(work, { recursive: true, force: true });
   }
+  const settings = [
+    `BENCH_SIZE_MB=${process.env.BENCH_SIZE_MB ?? 1024}`, `BENCH_ROUNDS=${process.env.BENCH_ROUNDS ?? 2}`,
+    `BENCH_WRK_SECONDS=${process.env.BENCH_WRK_SECONDS ?? 10}`, `BENCH_AGENT_SECONDS=${process.env.BENCH_AGENT_SECONDS ?? 30}`,
+    `BENCH_START_RUNS=${process.env.BENCH_START_RUNS ?? 3}`,
+  ].join(' ') + `; daemon bundle ${built}${bundle() === built ? '' : ` (**rebuilt by someone else during the run**, now ${bundle()}: parts after that measured another build)`}`;
+  record(rows, { startedAt, machine: host, parts: chosen, settings, seconds: since(t0) });
+  if (rows.some((r) => r.value === 'failed')) process.exitCode = 1;
 }
 
 main().catch((err: unknown) => {
   process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-  rmSync(work, { recursive: true, force: true });
   process.exit(1);
 });

@@ -1,0 +1,112 @@
+/**
+ * The API at scale, measured with wrk (`-t1 -c10 --latency`, its own process) on the seeded
+ * database, against Koa answering a fixed JSON of the same size in its own process
+ * (baselines/koa-fixed.mjs; each endpoint's real answer is handed to it). Every request carries
+ * the administrator's token, as vagrant and go-tfe send one once logged in.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { run, startBaseline, startDaemon, type Proc } from './measure';
+import { fmt, ms, ratioRow, type Row } from './report';
+import type { Seed } from './seed';
+
+interface Endpoint {
+  measure: string;
+  path: string;
+  jsonapi?: boolean;
+  min: number;
+  /** What a right answer holds; a wrong one would make any speed meaningless. */
+  check(body: any): string | null; // eslint-disable-line @typescript-eslint/no-explicit-any -- parsed JSON
+}
+
+interface Wrk { rps: number; p99: number; requests: number; errors: string }
+
+function endpoints(s: Seed): Endpoint[] {
+  const boxes = (n: number) => (b: { boxes?: unknown[] }) => (b.boxes?.length === n ? null : `expected ${n} boxes, got ${b.boxes?.length}`);
+  const hasVersions = (b: { versions?: unknown[] }) => (b.versions?.length === s.versions ? null : `expected ${s.versions} versions, got ${b.versions?.length}`);
+  return [
+    { measure: 'catalog `GET /ORG/BOX`', path: `/${s.org}/${s.box}`, min: 0.5, check: hasVersions },
+    { measure: '`GET /api/v1/box/ORG/BOX`', path: `/api/v1/box/${s.org}/${s.box}`, min: 0.5, check: hasVersions },
+    {
+      measure: '`GET /api/v1/search?q=box-77`', path: '/api/v1/search?q=box-77', min: 0.3,
+      check: (b) => boxes(10)(b) ?? (b.boxes.every((x: { name: string }) => x.name.includes('box-77')) ? null : 'a hit does not match'),
+    },
+    { measure: '`GET /api/v1/search?sort=downloads`', path: '/api/v1/search?sort=downloads', min: 0.3, check: boxes(10) },
+    { measure: '`GET /api/v1/search?sort=created`', path: '/api/v1/search?sort=created', min: 0.3, check: boxes(10) },
+    { measure: '`GET /api/v1/search?sort=updated`', path: '/api/v1/search?sort=updated', min: 0.3, check: boxes(10) },
+    {
+      measure: 'agent pools list (1 pool)', path: `/api/v2/organizations/${s.orgs[0]}/agent-pools`, jsonapi: true, min: 0.5,
+      check: (b) => (b.data?.length === 1 ? null : `expected 1 pool, got ${b.data?.length}`),
+    },
+    {
+      measure: `agents list, page of 100 (of ${fmt(s.agentIds.length)})`, path: `/api/v2/agent-pools/${s.poolId}/agents?page%5Bsize%5D=100`, jsonapi: true, min: 0.5,
+      check: (b) => (b.data?.length === 100 ? null : `expected 100 agents, got ${b.data?.length}`),
+    },
+  ];
+}
+
+const UNIT: Record<string, number> = { us: 1e-6, ms: 1e-3, s: 1, m: 60 };
+const seconds = (v: string, u: string) => Number(v) * UNIT[u];
+
+/** Parses wrk's summary (with --latency). */
+export function parseWrk(out: string): Wrk {
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+  const p99 = /^\s*99%\s+([\d.]+)(us|ms|s|m)\s*$/m.exec(out);
+  const requests = /(\d+) requests in/.exec(out);
+  if (!rps || !p99 || !requests) throw new Error(`unexpected wrk output:\n${out}`);
+  const errors = [/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[0], /Socket errors: .*/.exec(out)?.[0]].filter(Boolean).join('; ');
+  return { rps: Number(rps[1]), p99: seconds(p99[1], p99[2]), requests: Number(requests[1]), errors };
+}
+
+function wrk(url: string, headers: string[], duration: number): Promise<Wrk> {
+  const args = ['-t1', '-c10', `-d${duration}s`, '--latency', '--timeout', '10s', ...headers.flatMap((h) => ['-H', h]), url];
+  return run('wrk', args, { timeoutMs: (duration + 30) * 1000 }).then(parseWrk);
+}
+
+export async function apiAtScale(work: string, s: Seed): Promise<Row[]> {
+  const duration = Number(process.env.BENCH_WRK_SECONDS ?? 10);
+  const list = endpoints(s);
+  const bodiesDir = join(work, 'api-bodies');
+  mkdirSync(bodiesDir, { recursive: true });
+  const procs: Proc[] = [];
+  try {
+    const daemon = await startDaemon(s.dataDir);
+    procs.push(daemon);
+    const headersOf = (e: Endpoint) => [`Authorization: Bearer ${s.token}`, `Accept: ${e.jsonapi ? 'application/vnd.api+json' : 'application/json'}`];
+    const sizes: number[] = [];
+    const problems: Array<string | null> = [];
+    for (const [i, e] of list.entries()) {
+      const res = await fetch(daemon.url + e.path, { headers: Object.fromEntries(headersOf(e).map((h) => h.split(': ') as [string, string])) });
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`GET ${e.path}: ${res.status} ${text.slice(0, 300)}`);
+      problems.push(e.check(JSON.parse(text)));
+      sizes.push(Buffer.byteLength(text));
+      writeFileSync(join(bodiesDir, `${i}.json`), text);
+    }
+    const koa = await startBaseline('koa-fixed.mjs', list.map((_, i) => join(bodiesDir, `${i}.json`)));
+    procs.push(koa);
+
+    const rows: Row[] = [];
+    for (const [i, e] of list.entries()) {
+      process.stderr.write(`api: ${e.path}\n`);
+      const headers = headersOf(e);
+      // One second of warm-up each (JIT, SQLite page cache), then the measured run.
+      await wrk(daemon.url + e.path, headers, 1);
+      const d = await wrk(daemon.url + e.path, headers, duration);
+      await wrk(`${koa.url}/${i}`, headers, 1);
+      const k = await wrk(`${koa.url}/${i}`, headers, duration);
+      const row = ratioRow(
+        `${e.measure} (${fmt(sizes[i] / 1024, 1)} KiB)`,
+        `${fmt(d.rps)} req/s, p99 ${ms(d.p99)}`,
+        `Koa fixed JSON ${fmt(k.rps)} req/s, p99 ${ms(k.p99)}`,
+        d.rps, k.rps, e.min, { goal: 'p99 < 20 ms', ok: d.p99 < 0.02 },
+      );
+      const notes = [problems[i] && `wrong answer: ${problems[i]}`, d.errors && `daemon: ${d.errors}`, k.errors && `baseline: ${k.errors}`].filter(Boolean);
+      if (notes.length) { row.note = notes.join('; '); row.pass = false; }
+      rows.push(row);
+    }
+    return rows;
+  } finally {
+    for (const p of procs.reverse()) await p.stop();
+  }
+}

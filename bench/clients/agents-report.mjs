@@ -1,0 +1,57 @@
+// 1,000 Boxyard agents reporting their status, in one process of their own: agent i reports at
+// i/n of the interval and then every interval, each report on a new connection (a real agent's
+// keep-alive connection is closed by the daemon between reports 10 s apart).
+//   node agents-report.mjs URL AGENT_TOKEN IDS.json INTERVAL_S DURATION_S
+// Prints {"sent","ok","failed","stop","p99_ms"} as JSON when done.
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+
+const [url, token, idsFile, intervalS, durationS] = process.argv.slice(2);
+const ids = JSON.parse(readFileSync(idsFile, 'utf8'));
+const interval = Number(intervalS) * 1000;
+const end = Date.now() + Number(durationS) * 1000;
+const stats = { sent: 0, ok: 0, failed: 0, stop: 0 };
+const latencies = [];
+
+function report(id) {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const body = JSON.stringify({ status: 'idle' });
+    const req = request(`${url}/api/agent/agents/${encodeURIComponent(id)}/status`, {
+      method: 'POST', agent: false,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(body) },
+    }, (res) => {
+      let text = '';
+      res.on('data', (c) => { text += c; });
+      res.on('end', () => {
+        latencies.push(performance.now() - t0);
+        if (res.statusCode === 200) stats.ok++; else stats.failed++;
+        if (text.includes('"stop"')) stats.stop++;
+        resolve();
+      });
+    });
+    req.on('error', () => { stats.failed++; resolve(); });
+    stats.sent++;
+    req.end(body);
+  });
+}
+
+const pending = new Set();
+ids.forEach((id, i) => {
+  const tick = () => {
+    if (Date.now() >= end) return;
+    const p = report(id);
+    pending.add(p);
+    p.then(() => pending.delete(p));
+    setTimeout(tick, interval);
+  };
+  setTimeout(tick, (i / ids.length) * interval);
+});
+
+setTimeout(async () => {
+  await Promise.all(pending);
+  latencies.sort((a, b) => a - b);
+  const p99 = latencies.length ? latencies[Math.floor(latencies.length * 0.99)] : 0;
+  process.stdout.write(`${JSON.stringify({ ...stats, p99_ms: Math.round(p99 * 10) / 10 })}\n`);
+  process.exit(0);
+}, end - Date.now() + 50);

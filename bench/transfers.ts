@@ -1,0 +1,137 @@
+/**
+ * Transfers with curl, as vagrant and users move box files: downloads (1 stream, 8 parallel
+ * streams, a Range request) against nginx `sendfile` serving the very same blob file, uploads
+ * with `curl -T` against a bare Node server that streams to a file and fsyncs
+ * (baselines/node-sink.mjs), and the daemon's resident memory idle and at its peak meanwhile.
+ * Each figure is the best of BENCH_ROUNDS rounds (default 2), taken alternately with its baseline.
+ */
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  ADMIN, adminToken, api, freePort, makeFile, now, rssMiB, rssSampler, run, since, sleep,
+  startBaseline, startDaemon, startNginx, type Proc,
+} from './measure';
+import { fmt, mibps, ratioRow, type Row } from './report';
+
+interface Curl { status: number; bytes: number; seconds: number }
+
+/** One curl process; `-w` reports what curl itself measured. */
+async function curl(args: string[]): Promise<Curl> {
+  const out = await run('curl', ['-sS', '-L', '-o', '/dev/null', '-w', '%{http_code} %{size_download} %{size_upload} %{time_total}', ...args]);
+  const [status, down, up, t] = out.trim().split(' ').map(Number);
+  return { status, bytes: Math.max(down, up), seconds: t };
+}
+
+/** MiB/s of one download, checking the status and the byte count. */
+async function download(url: string, expect: { status: number; bytes: number }, range?: string): Promise<number> {
+  const r = await curl([...(range ? ['-r', range] : []), url]);
+  if (r.status !== expect.status || r.bytes !== expect.bytes) throw new Error(`GET ${url}${range ? ` (range ${range})` : ''}: ${r.status}, ${r.bytes} bytes (expected ${expect.status}, ${expect.bytes})`);
+  return r.bytes / 2 ** 20 / r.seconds;
+}
+
+/** Aggregate MiB/s of `n` curl processes downloading the whole file at once (wall clock). */
+async function parallel(url: string, n: number, size: number): Promise<number> {
+  const t0 = now();
+  const all = await Promise.all(Array.from({ length: n }, () => curl([url])));
+  const s = since(t0);
+  for (const r of all) if (r.status !== 200 || r.bytes !== size) throw new Error(`parallel GET ${url}: ${r.status}, ${r.bytes} bytes`);
+  return (n * size) / 2 ** 20 / s;
+}
+
+async function upload(url: string, file: string, size: number): Promise<number> {
+  const r = await curl(['-T', file, url]);
+  if (r.status >= 300 || r.bytes !== size) throw new Error(`PUT ${url}: ${r.status}, ${r.bytes} bytes sent`);
+  return r.bytes / 2 ** 20 / r.seconds;
+}
+
+/** The one blob file in a fresh data folder (the daemon stores blobs/sha256/ab/abcd…). */
+function blobFile(dataDir: string, size: number): string {
+  const root = join(dataDir, 'blobs', 'sha256');
+  for (const fan of readdirSync(root)) {
+    for (const f of readdirSync(join(root, fan))) if (statSync(join(root, fan, f)).size === size) return join(root, fan, f);
+  }
+  throw new Error(`no blob of ${size} bytes under ${root}`);
+}
+
+/** Hosted providers to upload to, one upload URL per round (each URL takes one upload). */
+async function prepare(base: string, token: string, rounds: number): Promise<{ uploads: string[]; download: string }> {
+  const box = `/api/v1/box/${ADMIN.username}/bench`;
+  await api(base, 'POST', '/api/v1/boxes', { token, body: { box: { username: ADMIN.username, name: 'bench', is_private: false } } });
+  const uploads: string[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const v = `1.0.${i}`;
+    await api(base, 'POST', `${box}/versions`, { token, body: { version: { version: v } } });
+    await api(base, 'POST', `${box}/version/${v}/providers`, { token, body: { provider: { name: 'virtualbox' } } });
+    uploads.push((await api(base, 'GET', `${box}/version/${v}/provider/virtualbox/upload`, { token })).upload_path);
+  }
+  const shown = await api(base, 'GET', `${box}/version/1.0.0/provider/virtualbox`, { token });
+  return { uploads, download: shown.download_url };
+}
+
+const best = (xs: number[]) => Math.max(...xs);
+
+export async function transfers(work: string): Promise<Row[]> {
+  const sizeMb = Number(process.env.BENCH_SIZE_MB ?? 1024);
+  const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
+  const file = join(work, 'file.box');
+  process.stderr.write(`transfers: writing a ${sizeMb} MiB file\n`);
+  await makeFile(file, sizeMb);
+  const size = statSync(file).size;
+  mkdirSync(join(work, 'sink'));
+
+  const daemon = await startDaemon(join(work, 'data'));
+  const procs: Proc[] = [daemon];
+  try {
+    await sleep(2_000);
+    const idleRss = rssMiB(daemon.pid);
+    const token = await adminToken(daemon.url);
+    const { uploads, download: url } = await prepare(daemon.url, token, rounds);
+    const sink = await startBaseline('node-sink.mjs', [join(work, 'sink')]);
+    procs.push(sink);
+    const rss = rssSampler(daemon.pid);
+
+    const up = { daemon: [] as number[], base: [] as number[] };
+    for (let i = 0; i < rounds; i++) {
+      process.stderr.write(`transfers: upload round ${i + 1}/${rounds}\n`);
+      up.daemon.push(await upload(uploads[i], file, size));
+      up.base.push(await upload(`${sink.url}/file.box`, file, size));
+    }
+    // Releasing makes the box file downloadable without a token, as `vagrant box add` fetches it.
+    await api(daemon.url, 'PUT', `/api/v1/box/${ADMIN.username}/bench/version/1.0.0/release`, { token });
+
+    const port = await freePort();
+    const nginxDir = join(work, 'nginx');
+    mkdirSync(nginxDir);
+    const nginx = await startNginx(nginxDir, blobFile(join(work, 'data'), size), port);
+    procs.push(nginx);
+    const nginxUrl = `http://127.0.0.1:${port}/file.box`;
+    const half = Math.floor(size / 2);
+    const d = { one: [] as number[], eight: [] as number[], range: [] as number[] };
+    const n = { one: [] as number[], eight: [] as number[], range: [] as number[] };
+    for (let i = 0; i < rounds; i++) {
+      process.stderr.write(`transfers: download round ${i + 1}/${rounds}\n`);
+      d.one.push(await download(url, { status: 200, bytes: size }));
+      n.one.push(await download(nginxUrl, { status: 200, bytes: size }));
+      d.eight.push(await parallel(url, 8, size));
+      n.eight.push(await parallel(nginxUrl, 8, size));
+      d.range.push(await download(url, { status: 206, bytes: size - half }, `${half}-`));
+      n.range.push(await download(nginxUrl, { status: 206, bytes: size - half }, `${half}-`));
+    }
+    const peakRss = rss.stop();
+
+    const label = sizeMb % 1024 ? `${fmt(sizeMb)} MiB` : `${fmt(sizeMb / 1024)} GiB`;
+    const row = (m: string, v: number[], b: number[], base: string, min: number) => ratioRow(m, mibps(best(v)), `${base} ${mibps(best(b))}`, best(v), best(b), min);
+    return [
+      row(`download ${label} with curl, 1 stream`, d.one, n.one, 'nginx sendfile', 0.8),
+      row('download, 8 parallel curl streams (aggregate)', d.eight, n.eight, 'nginx sendfile', 0.8),
+      row('download, Range request (`curl -r N-`, second half)', d.range, n.range, 'nginx sendfile', 0.8),
+      row(`upload ${label} with curl -T (hashed, fsynced)`, up.daemon, up.base, 'bare Node stream-to-file + fsync', 0.7),
+      {
+        measure: 'daemon RSS idle / peak during transfers', value: `${fmt(idleRss)} / ${fmt(peakRss)} MiB`, baseline: '—', ratio: null,
+        goal: '< 100 / < 150 MiB', pass: idleRss < 100 && peakRss < 150,
+      },
+    ];
+  } finally {
+    for (const p of procs.reverse()) await p.stop();
+  }
+}
