@@ -26,55 +26,75 @@ class InlineDigester implements Digester {
   destroy(): void {}
 }
 
-// CommonJS, run with `eval`: the bundle needs no separate worker file.
+// CommonJS, run with `eval`: the bundle needs no separate worker file. Messages name a region of
+// the shared ring ([offset, length]); the worker hashes it in place and acknowledges its length.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
+const ring = new Uint8Array(workerData.ring);
 const hashes = workerData.algorithms.map((a) => createHash(a));
 parentPort.on('message', (m) => {
   if (m === 'digest') return parentPort.postMessage({ digests: hashes.map((h) => h.digest('hex')) });
-  for (const h of hashes) h.update(m);
-  parentPort.postMessage({ ack: m.byteLength });
+  for (const h of hashes) h.update(ring.subarray(m[0], m[0] + m[1]));
+  parentPort.postMessage({ ack: m[1] });
 });`;
 
-/** Bytes handed to the worker and not yet hashed before `update` waits. */
-const IN_FLIGHT_LIMIT = 32 * 1024 * 1024;
+/** The shared ring the bytes pass through: a fixed amount of memory whatever the body's size. */
+const RING_BYTES = 4 * 1024 * 1024;
 
 /**
  * Hashes on a worker thread, so the thread that receives and writes the bytes only copies them
- * (DESIGN.md §3: hashing runs beside the I/O). Memory stays bounded: `update` waits while more
- * than IN_FLIGHT_LIMIT bytes are queued for the worker.
+ * into a shared ring (DESIGN.md §3: hashing runs beside the I/O). Memory is fixed: `update` waits
+ * while the ring is full. (Handing the worker a fresh buffer per chunk cost ~70 MiB of RSS.)
  */
 class WorkerDigester implements Digester {
   private readonly worker: Worker;
+  private readonly ring = new SharedArrayBuffer(RING_BYTES);
+  private readonly bytes = new Uint8Array(this.ring);
+  private head = 0;
   private inFlight = 0;
-  private waiting: Array<() => void> = [];
+  private room: { need: number; wake: () => void } | null = null;
   private result: ((d: Record<string, string>) => void) | null = null;
   private failure: Error | null = null;
 
   constructor(private readonly algorithms: DigestAlgorithm[]) {
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { algorithms } });
+    // A small heap: the worker holds only hash states; the bytes stay in the shared ring.
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { algorithms, ring: this.ring }, resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 8 } });
     this.worker.on('message', (m: { ack?: number; digests?: string[] }) => {
       if (m.digests) this.result?.(Object.fromEntries(this.algorithms.map((a, i) => [a, m.digests![i]])));
       if (m.ack === undefined) return;
       this.inFlight -= m.ack;
-      if (this.inFlight <= IN_FLIGHT_LIMIT / 2) for (const wake of this.waiting.splice(0)) wake();
+      if (this.room && this.inFlight + this.room.need <= RING_BYTES) this.release();
     });
     this.worker.on('error', (err) => {
       this.failure = err;
-      for (const wake of this.waiting.splice(0)) wake();
+      this.release();
     });
   }
 
+  private release() {
+    const r = this.room;
+    this.room = null;
+    r?.wake();
+  }
+
   async update(chunk: Buffer): Promise<void> {
-    if (this.failure) throw this.failure;
-    // A copy the worker owns: socket chunks are views into buffers Node reuses.
-    const copy = new Uint8Array(chunk.length);
-    copy.set(chunk);
-    this.inFlight += copy.byteLength;
-    this.worker.postMessage(copy, [copy.buffer]);
-    if (this.inFlight > IN_FLIGHT_LIMIT) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    if (this.failure) throw this.failure;
+    for (let at = 0; at < chunk.length;) {
+      if (this.failure) throw this.failure;
+      const n = Math.min(chunk.length - at, RING_BYTES / 2);
+      if (this.inFlight + n > RING_BYTES) await new Promise<void>((wake) => { this.room = { need: n, wake }; });
+      if (this.failure) throw this.failure;
+      // Written at the head, in two pieces where it wraps around the end of the ring.
+      for (let left = n; left > 0;) {
+        const piece = Math.min(left, RING_BYTES - this.head);
+        this.bytes.set(chunk.subarray(at, at + piece), this.head);
+        this.worker.postMessage([this.head, piece]);
+        this.inFlight += piece;
+        this.head = (this.head + piece) % RING_BYTES;
+        at += piece;
+        left -= piece;
+      }
+    }
   }
 
   async digest(): Promise<Record<string, string>> {
