@@ -27,10 +27,13 @@ beforeAll(async () => {
 });
 afterAll(() => d.stop());
 
-/** Every row of every table but tokens (their last-used time moves on any request). */
+/**
+ * Every row of every table but tokens (their last-used time moves on any request). Full-text
+ * tables count through their own rows; their shadow tables (some WITHOUT ROWID) are left out.
+ */
 function dbSnapshot(): string {
   const raw = d.deps.store.raw;
-  const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('api_tokens', 'agent_tokens') ORDER BY name").pluck().all() as string[];
+  const tables = raw.prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'virtual') AND name NOT LIKE 'sqlite_%' AND name NOT IN ('api_tokens', 'agent_tokens') ORDER BY name").pluck().all() as string[];
   return JSON.stringify(tables.map((t) => [t, raw.prepare(`SELECT * FROM "${t}" ORDER BY rowid`).all()]));
 }
 

@@ -89,6 +89,8 @@ export class AccountService {
   organizationNamed = (name: string) => this.repo.orgByName(name);
   listOrganizations = (p: NonNullable<Principal>) => this.repo.listOrganizations(p.user.is_admin ? null : p.user.id);
   listMembers = (org: OrganizationRow) => this.repo.listMembers(org.id);
+  /** Ids of the organizations the user belongs to (what search may show besides public boxes). */
+  organizationIds = (p: NonNullable<Principal>) => this.repo.organizationIdsOf(p.user.id);
 
   async updateOrganization(org: OrganizationRow, patch: Partial<Pick<OrganizationRow, 'email' | 'profile_markdown' | 'agent_pool_limit' | 'name'>>) {
     if (patch.name !== undefined && nameKey(patch.name) !== org.name_key) await this.assertNameFree(patch.name);
@@ -125,11 +127,16 @@ export class AccountService {
   }
 
   /** Administrators, the user itself, or any member of the organization. */
-  async isMember(p: Principal, ns: Namespace): Promise<boolean> {
+  isMember(p: Principal, ns: Namespace): Promise<boolean> {
+    return this.actsFor(p, ns.kind === 'user' ? { user_id: ns.id, organization_id: null } : { user_id: null, organization_id: ns.id });
+  }
+
+  /** `isMember` for an owner known by id (a box row's), without loading the user or organization. */
+  async actsFor(p: Principal, owner: { user_id: string | null; organization_id: string | null }): Promise<boolean> {
     if (!p) return false;
     if (p.user.is_admin) return true;
-    if (ns.kind === 'user') return ns.id === p.user.id;
-    return (await this.repo.membership(ns.id, p.user.id)) !== undefined;
+    if (owner.user_id !== null) return owner.user_id === p.user.id;
+    return owner.organization_id !== null && (await this.repo.membership(owner.organization_id, p.user.id)) !== undefined;
   }
 
   /** Administrators and organization owners. */

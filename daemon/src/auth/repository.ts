@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../store/schema';
+import { prepare } from '../store/prepared';
 import type { UsersTable, OrganizationsTable, ApiTokensTable, TwoFactorTable } from './tables';
 
 export type UserRow = Selectable<UsersTable>;
@@ -11,7 +12,20 @@ export const nameKey = (name: string): string => name.toLowerCase();
 
 /** The only SQL for users, organizations, memberships, API tokens, two-factor and settings. */
 export class AccountRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  // Every request resolves its token, and every API request reads the settings (maintenance).
+  private readonly tokenQuery;
+  private readonly settingsQuery;
+  private readonly membershipQuery;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.tokenQuery = prepare(db, (hash: string) => db.selectFrom('api_tokens')
+      .innerJoin('users', 'users.id', 'api_tokens.user_id').selectAll('users')
+      .select(['api_tokens.id as token_id', 'api_tokens.token_hash as token_hash', 'api_tokens.last_used_at as token_last_used_at'])
+      .where('api_tokens.token_hash', '=', hash));
+    this.settingsQuery = prepare(db, () => db.selectFrom('settings').select(['key', 'value']));
+    this.membershipQuery = prepare(db, (orgId: string, userId: string) => db.selectFrom('memberships').selectAll()
+      .where('organization_id', '=', orgId).where('user_id', '=', userId));
+  }
 
   userById(id: string) {
     return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
@@ -66,8 +80,12 @@ export class AccountRepository {
     return q.execute();
   }
 
+  async organizationIdsOf(userId: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('memberships').select('organization_id').where('user_id', '=', userId).execute();
+    return rows.map((r) => r.organization_id);
+  }
   membership(orgId: string, userId: string) {
-    return this.db.selectFrom('memberships').selectAll().where('organization_id', '=', orgId).where('user_id', '=', userId).executeTakeFirst();
+    return this.membershipQuery.first(orgId, userId);
   }
   listMembers(orgId: string) {
     return this.db.selectFrom('memberships').innerJoin('users', 'users.id', 'memberships.user_id')
@@ -82,8 +100,12 @@ export class AccountRepository {
     await this.db.deleteFrom('memberships').where('organization_id', '=', orgId).where('user_id', '=', userId).execute();
   }
 
-  tokenByHash(hash: string) {
-    return this.db.selectFrom('api_tokens').selectAll().where('token_hash', '=', hash).executeTakeFirst();
+  /** A token and its user in one query: every authenticated request resolves one. */
+  async tokenWithUser(hash: string): Promise<{ token: Pick<TokenRow, 'id' | 'token_hash' | 'last_used_at'>; user: UserRow } | undefined> {
+    const row = await this.tokenQuery.first(hash);
+    if (!row) return undefined;
+    const { token_id, token_hash, token_last_used_at, ...user } = row;
+    return { token: { id: token_id, token_hash, last_used_at: token_last_used_at }, user };
   }
   listTokens(userId: string) {
     return this.db.selectFrom('api_tokens').selectAll().where('user_id', '=', userId).orderBy('created_at').execute();
@@ -131,6 +153,10 @@ export class AccountRepository {
   async getSetting(key: string): Promise<string | undefined> {
     const r = await this.db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
     return r?.value;
+  }
+  /** Every stored setting (a handful of rows). */
+  async getSettings(): Promise<Map<string, string>> {
+    return new Map((await this.settingsQuery.all()).map((r) => [r.key, r.value]));
   }
   async setSetting(key: string, value: string) {
     await this.db.insertInto('settings').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute();

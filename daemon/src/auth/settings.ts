@@ -12,6 +12,8 @@ export interface RuntimeSettings {
   /** A cached box's catalog is asked upstream again when older than this (Verdaccio's maxage). */
   cache_max_age_minutes: number;
 }
+const KEYS = ['maintenance', 'offline', 'pull_through_upstream_id', 'cache_max_age_minutes'] as const;
+
 export type SettingsPatch = Partial<Omit<RuntimeSettings, 'offline_forced'>>;
 
 export interface SettingsDefaults {
@@ -30,7 +32,9 @@ export class SettingsService {
   ) {}
 
   async get(): Promise<RuntimeSettings> {
-    const [m, o, u, age] = await Promise.all(['maintenance', 'offline', 'pull_through_upstream_id', 'cache_max_age_minutes'].map((k) => this.repo.getSetting(k)));
+    // One query: every API request reads these (the maintenance switch) before it is routed.
+    const stored = await this.repo.getSettings();
+    const [m, o, u, age] = KEYS.map((k) => stored.get(k));
     return {
       maintenance: m === undefined ? this.defaults.maintenance : m === 'true',
       offline: this.defaults.offline || o === 'true',

@@ -61,10 +61,9 @@ export class TokenService {
   /** The principal a presented secret stands for, or null when it is unknown. */
   async resolve(secret: string): Promise<Principal> {
     const hash = sha256Hex(secret);
-    const row = await this.repo.tokenByHash(hash);
-    if (!row || !safeEqual(row.token_hash, hash)) return null;
-    const user = await this.repo.userById(row.user_id);
-    if (!user) return null;
+    const found = await this.repo.tokenWithUser(hash);
+    if (!found || !safeEqual(found.token.token_hash, hash)) return null;
+    const { token: row, user } = found;
     const now = this.clock.now();
     if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) > TOUCH_EVERY_MS) {
       await this.repo.touchToken(row.id, now.toISOString());

@@ -41,11 +41,13 @@ export class PullThroughCache {
 
   async ensureCatalog(org: string, box: string): Promise<CacheAnswer> {
     if (!AccountName.safeParse(org).success || !BoxName.safeParse(box).success) return { heldOnly: false };
-    const settings = await this.d.settings.get();
-    const ns = await this.d.accounts.namespace(org);
-    const local = ns ? await this.d.publisher.box(ns, box) : undefined;
+    // A local box the cache did not make is the common case, and every catalog request asks:
+    // it is settled in two queries, before settings and namespaces are read.
+    const local = await this.d.publisher.boxAt(org, box);
     const cached = local ? await this.d.repo.cachedBox(local.id) : undefined;
     if (local && !cached) return { heldOnly: false };
+    const settings = await this.d.settings.get();
+    const ns = await this.d.accounts.namespace(org);
     // Upstream boxes never appear among a local user's or a real organization's: only in
     // namespaces the cache made (organizations without members).
     if (ns && !cached && !(await this.isCacheNamespace(ns))) return { heldOnly: false };

@@ -28,8 +28,8 @@ export class RegistryAccess {
     if (need === 'manage' && !p) throw new UnauthorizedError('Authentication required: send Authorization: Bearer <token>.');
   }
 
-  private forbidden(ns: Namespace): never {
-    throw new ForbiddenError(`You may not change boxes of "${ns.name}". Ask an owner of "${ns.name}" to make you a member.`);
+  private forbidden(owner: string): never {
+    throw new ForbiddenError(`You may not change boxes of "${owner}". Ask an owner of "${owner}" to make you a member.`);
   }
 
   /** A user or organization, for listing its boxes or creating one in it. */
@@ -38,20 +38,20 @@ export class RegistryAccess {
     const ns = await this.accounts.namespace(name);
     if (!ns) throw new NotFoundError(`No user or organization is named "${name}".`);
     const member = await this.accounts.isMember(p, ns);
-    if (need === 'manage' && !member) this.forbidden(ns);
+    if (need === 'manage' && !member) this.forbidden(ns.name);
     return { ns, member };
   }
 
-  async box(p: Principal, ref: BoxRef, need: Need): Promise<{ ns: Namespace; box: BoxRecord }> {
+  /** One query for the box; membership is asked only for private boxes and changes. */
+  async box(p: Principal, ref: BoxRef, need: Need): Promise<{ box: BoxRecord }> {
     this.requireCaller(p, need);
-    const missing = new NotFoundError(`Box "${ref.username}/${ref.box}" not found. Check the name, or send a token that may see it.`);
-    const ns = await this.accounts.namespace(ref.username);
-    if (!ns) throw missing;
-    const box = await this.repo.boxByName(ns.id, ref.box);
-    const member = await this.accounts.isMember(p, ns);
-    if (!box || (box.private === 1 && !member)) throw missing;
-    if (need === 'manage' && !member) this.forbidden(ns);
-    return { ns, box };
+    const box = await this.repo.boxByPath(ref.username, ref.box);
+    const member = box && (box.private === 1 || need === 'manage') ? await this.accounts.actsFor(p, box) : false;
+    if (!box || (box.private === 1 && !member)) {
+      throw new NotFoundError(`Box "${ref.username}/${ref.box}" not found. Check the name, or send a token that may see it.`);
+    }
+    if (need === 'manage' && !member) this.forbidden(box.username);
+    return { box };
   }
 
   async version(p: Principal, ref: VersionRef, need: Need): Promise<{ box: BoxRecord; version: VersionRow }> {

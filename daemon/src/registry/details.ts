@@ -1,9 +1,11 @@
-import { compareGemVersions } from './gem-version';
+import { sortByGemVersionDesc } from './gem-version';
 import type { BoxRecord, ProviderRow, RegistryRepository, VersionRow } from './repository';
 
 export interface VersionDetail { version: VersionRow; providers: ProviderRow[] }
 /** A box with its versions, newest (by Ruby Gem ordering) first. */
 export interface BoxDetail { box: BoxRecord; versions: VersionDetail[] }
+/** A box with only its current version: what search hits and namespace listings show. */
+export interface BoxSummary { box: BoxRecord; current: VersionDetail | undefined }
 
 /** The released version vagrant would pick: the highest active one. */
 export const currentVersion = (d: BoxDetail): VersionDetail | undefined => d.versions.find((v) => v.version.status === 'active');
@@ -14,22 +16,31 @@ export const isUsable = (p: ProviderRow): boolean => p.url !== null || p.blob_sh
 /** Its bytes need no upstream: stored here, or at an external URL of the owner's choosing. */
 export const isHeld = (p: ProviderRow): boolean => p.blob_sha256 !== null || (p.url !== null && p.source_url === null);
 
-/** Loads versions and providers of many boxes in two queries. */
-export async function loadDetails(repo: RegistryRepository, boxes: BoxRecord[], onlyActive = false): Promise<BoxDetail[]> {
-  const versions = await repo.versionsOf(boxes.map((b) => b.id), onlyActive);
-  const providers = await repo.providersOf(versions.map((v) => v.id));
-  const byVersion = groupBy(providers, (p) => p.version_id);
-  const byBox = groupBy(versions, (v) => v.box_id);
-  return boxes.map((box) => ({
+/** One box's versions and providers in two queries (only released versions for a catalog). */
+export async function loadDetail(repo: RegistryRepository, box: BoxRecord, onlyActive = false): Promise<BoxDetail> {
+  const versions = await repo.versionsOfBox(box.id, onlyActive);
+  const byVersion = groupBy(await repo.providersOfBox(box.id, onlyActive), (p) => p.version_id);
+  return {
     box,
-    versions: (byBox.get(box.id) ?? [])
-      .sort((a, b) => compareGemVersions(b.version, a.version))
-      .map((version) => ({ version, providers: byVersion.get(version.id) ?? [] })),
-  }));
+    versions: sortByGemVersionDesc(versions, (v) => v.version).map((version) => ({ version, providers: byVersion.get(version.id) ?? [] })),
+  };
 }
 
-export async function loadDetail(repo: RegistryRepository, box: BoxRecord, onlyActive = false): Promise<BoxDetail> {
-  return (await loadDetails(repo, [box], onlyActive))[0];
+/**
+ * The current version of each box with its providers, in three queries whatever the number of
+ * boxes: the numbers of the released versions (the highest is picked here, since SQL cannot
+ * order Ruby Gem versions), then the picked rows and their providers. A namespace of thousands of
+ * boxes no longer loads every version and provider it has.
+ */
+export async function loadSummaries(repo: RegistryRepository, boxes: BoxRecord[]): Promise<BoxSummary[]> {
+  const numbers = await repo.activeVersionNumbers(boxes.map((b) => b.id));
+  const picked = [...groupBy(numbers, (v) => v.box_id).values()].map((vs) => sortByGemVersionDesc(vs, (v) => v.version)[0].id);
+  const versions = new Map((await repo.versionsById(picked)).map((v) => [v.box_id, v]));
+  const byVersion = groupBy(await repo.providersOf(picked), (p) => p.version_id);
+  return boxes.map((box) => {
+    const version = versions.get(box.id);
+    return { box, current: version && { version, providers: byVersion.get(version.id) ?? [] } };
+  });
 }
 
 export async function loadVersion(repo: RegistryRepository, version: VersionRow): Promise<VersionDetail> {

@@ -18,10 +18,8 @@ function segments(v: string): Segment[] {
   return parts.map((s) => (/^[0-9]+$/.test(s) ? BigInt(s) : s));
 }
 
-/** `Gem::Version#<=>`: missing segments count as 0, a letter segment sorts before any number. */
-export function compareGemVersions(a: string, b: string): number {
-  const l = segments(a);
-  const r = segments(b);
+/** `Gem::Version#<=>` on parsed segments: missing ones count as 0, a letter segment sorts before any number. */
+function compareSegments(l: Segment[], r: Segment[]): number {
   for (let i = 0; i < Math.max(l.length, r.length); i++) {
     const x = l[i] ?? 0n;
     const y = r[i] ?? 0n;
@@ -31,4 +29,18 @@ export function compareGemVersions(a: string, b: string): number {
     return x < y ? -1 : 1;
   }
   return 0;
+}
+
+export function compareGemVersions(a: string, b: string): number {
+  return compareSegments(segments(a), segments(b));
+}
+
+/**
+ * Items ordered by their version, highest first. Each version is parsed once rather than on
+ * every comparison (parsing dominated loading a catalog).
+ */
+export function sortByGemVersionDesc<T>(items: readonly T[], version: (t: T) => string): T[] {
+  return items.map((item) => ({ item, seg: segments(version(item)) }))
+    .sort((a, b) => compareSegments(b.seg, a.seg))
+    .map((x) => x.item);
 }

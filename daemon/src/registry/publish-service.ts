@@ -119,6 +119,11 @@ export class PublishService {
     return this.repo.boxByName(ns.id, name);
   }
 
+  /** The box `owner/name`, whoever owns it, in one query. */
+  boxAt(owner: string, name: string): Promise<BoxRecord | undefined> {
+    return this.repo.boxByPath(owner, name);
+  }
+
   /** Every version number the box has (any state); none when there is no such box. */
   async versionNumbers(ns: Namespace, name: string): Promise<Set<string>> {
     const box = await this.repo.boxByName(ns.id, name);

@@ -3,6 +3,8 @@ import type { Database } from '../store/schema';
 import type { BoxesTable, BoxProvidersTable, BoxVersionsTable } from './tables';
 import { boxes, type Db } from './box-query';
 import { searchBoxes, type SearchFilter } from './search-query';
+import { textIndexOf, type TextIndex } from './text-search';
+import { hotQueries } from './hot-queries';
 
 export type BoxRow = Selectable<BoxesTable>;
 export type VersionRow = Selectable<BoxVersionsTable>;
@@ -12,9 +14,28 @@ export type BoxRecord = BoxRow & { username: string };
 
 export const boxKey = (name: string): string => name.toLowerCase();
 
+/**
+ * Runs a query per slice of a long id list, in order: a namespace of thousands of boxes must not
+ * exceed the bound-parameter limits of SQLite (32,766) or PostgreSQL (65,535).
+ */
+async function inChunks<T>(ids: string[], query: (chunk: string[]) => Promise<T[]>, size = 1000): Promise<T[]> {
+  if (ids.length <= size) return ids.length === 0 ? [] : query(ids);
+  const out: T[] = [];
+  for (let i = 0; i < ids.length; i += size) out.push(...(await query(ids.slice(i, i + size))));
+  return out;
+}
+
 /** The only SQL for boxes, versions and providers. */
 export class RegistryRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly textIndex: TextIndex;
+  /** What every catalog, box and download request reads: built once (store/prepared.ts). */
+  private readonly hot;
+
+  /** `textIndex`: what narrows search text queries; by default the database's own (text-search.ts). */
+  constructor(private readonly db: Kysely<Database>, opts: { textIndex?: TextIndex } = {}) {
+    this.textIndex = opts.textIndex ?? textIndexOf(db);
+    this.hot = hotQueries(db);
+  }
 
   transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(fn);
@@ -25,6 +46,13 @@ export class RegistryRepository {
       .where((eb) => eb.or([eb('boxes.user_id', '=', ownerId), eb('boxes.organization_id', '=', ownerId)]))
       .where('boxes.name_key', '=', boxKey(name)).executeTakeFirst();
   }
+  /**
+   * A box by its owner's name and its own, in one query: the lookup of every catalog, box and
+   * download request. User and organization names never collide, so at most one owner matches.
+   */
+  boxByPath(owner: string, name: string): Promise<BoxRecord | undefined> {
+    return this.hot.boxByPath.first(owner.toLowerCase(), boxKey(name));
+  }
   boxById(id: string): Promise<BoxRecord | undefined> {
     return boxes(this.db).where('boxes.id', '=', id).executeTakeFirst();
   }
@@ -34,7 +62,7 @@ export class RegistryRepository {
     return q.orderBy('boxes.name_key').execute();
   }
   async search(filter: SearchFilter): Promise<BoxRecord[]> {
-    return searchBoxes(this.db, filter).execute();
+    return searchBoxes(this.db, filter, this.textIndex).execute();
   }
   async insertBox(row: Omit<BoxRow, 'downloads'>, db: Db = this.db) {
     await db.insertInto('boxes').values(row).execute();
@@ -49,11 +77,27 @@ export class RegistryRepository {
     await this.db.updateTable('boxes').set((eb) => ({ downloads: eb('downloads', '+', 1) })).where('id', '=', boxId).execute();
   }
 
+  /** Versions of one box, oldest first; its providers, by name. */
+  versionsOfBox(boxId: string, onlyActive: boolean): Promise<VersionRow[]> {
+    return (onlyActive ? this.hot.activeVersionsOfBox : this.hot.versionsOfBox).all(boxId);
+  }
+  providersOfBox(boxId: string, onlyActive: boolean): Promise<ProviderRow[]> {
+    return (onlyActive ? this.hot.activeProvidersOfBox : this.hot.providersOfBox).all(boxId);
+  }
   versionsOf(boxIds: string[], onlyActive = false): Promise<VersionRow[]> {
-    if (boxIds.length === 0) return Promise.resolve([]);
-    let q = this.db.selectFrom('box_versions').selectAll().where('box_id', 'in', boxIds);
-    if (onlyActive) q = q.where('status', '=', 'active');
-    return q.orderBy('created_at').orderBy('id').execute();
+    return inChunks(boxIds, (ids) => {
+      let q = this.db.selectFrom('box_versions').selectAll().where('box_id', 'in', ids);
+      if (onlyActive) q = q.where('status', '=', 'active');
+      return q.orderBy('created_at').orderBy('id').execute();
+    });
+  }
+  /** Id and number of every released version of the boxes, oldest first (to pick each box's current one). */
+  activeVersionNumbers(boxIds: string[]): Promise<Array<Pick<VersionRow, 'id' | 'box_id' | 'version'>>> {
+    return inChunks(boxIds, (ids) => this.db.selectFrom('box_versions').select(['id', 'box_id', 'version'])
+      .where('box_id', 'in', ids).where('status', '=', 'active').orderBy('box_id').orderBy('created_at').orderBy('id').execute());
+  }
+  versionsById(ids: string[]): Promise<VersionRow[]> {
+    return inChunks(ids, (chunk) => this.db.selectFrom('box_versions').selectAll().where('id', 'in', chunk).execute());
   }
   version(boxId: string, version: string, db: Db = this.db): Promise<VersionRow | undefined> {
     return db.selectFrom('box_versions').selectAll().where('box_id', '=', boxId).where('version', '=', version).executeTakeFirst();
@@ -82,9 +126,8 @@ export class RegistryRepository {
   }
 
   providersOf(versionIds: string[], db: Db = this.db): Promise<ProviderRow[]> {
-    if (versionIds.length === 0) return Promise.resolve([]);
-    return db.selectFrom('box_providers').selectAll().where('version_id', 'in', versionIds)
-      .orderBy('name').orderBy('created_at').orderBy('id').execute();
+    return inChunks(versionIds, (ids) => db.selectFrom('box_providers').selectAll().where('version_id', 'in', ids)
+      .orderBy('name').orderBy('created_at').orderBy('id').execute());
   }
   providerById(id: string, db: Db = this.db): Promise<ProviderRow | undefined> {
     return db.selectFrom('box_providers').selectAll().where('id', '=', id).executeTakeFirst();

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { requireUser } from '../http/auth';
 import { validated } from '../http/validate';
-import { boxJson, descriptionHtml } from './serialize';
+import { boxJson, boxSummaryJson, descriptionHtml } from './serialize';
 import { BoxParams, CreateBoxBody, SearchQuery, UpdateBoxBody, UserParams } from './schemas';
 import { caller, linksFor, type RegistryRouteDeps } from './route-helpers';
 import type { BoxDetail } from './details';
@@ -12,7 +12,7 @@ import { providerRoutes } from './provider-routes';
 /** The box registry API (users, search, boxes, versions, providers), mounted under /api/v1 and /api/v2. */
 export function registryRoutes(d: RegistryRouteDeps): Router {
   const r = new Router();
-  const box = (ctx: Context, detail: BoxDetail) => boxJson(detail, linksFor(ctx, d.config), { versions: true });
+  const box = (ctx: Context, detail: BoxDetail) => boxJson(detail, linksFor(ctx, d.config));
 
   r.get('/user/:username', validated({ params: UserParams }, async (ctx, { params }) => {
     const { ns, boxes } = await d.registry.profile(caller(ctx), params.username);
@@ -23,7 +23,7 @@ export function registryRoutes(d: RegistryRouteDeps): Router {
       avatar_url: null,
       profile_html: descriptionHtml(profile),
       profile_markdown: profile,
-      boxes: boxes.map((b) => boxJson(b, links, { versions: false })),
+      boxes: boxes.map((b) => boxSummaryJson(b, links)),
     };
   }));
 
@@ -31,7 +31,7 @@ export function registryRoutes(d: RegistryRouteDeps): Router {
     const hits = await d.registry.search(caller(ctx), query);
     const links = linksFor(ctx, d.config);
     // vagrant_cloud 3.0.5 raises on any top-level key besides `boxes`.
-    ctx.body = { boxes: hits.map((b) => boxJson(b, links, { versions: false })) };
+    ctx.body = { boxes: hits.map((b) => boxSummaryJson(b, links)) };
   }));
 
   r.post('/boxes', validated({ body: CreateBoxBody }, async (ctx, { body }) => {

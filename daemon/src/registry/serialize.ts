@@ -1,4 +1,4 @@
-import { currentVersion, type BoxDetail, type VersionDetail } from './details';
+import { currentVersion, type BoxDetail, type BoxSummary, type VersionDetail } from './details';
 import type { BoxRecord, ProviderRow, VersionRow } from './repository';
 
 /** Absolute URLs: `base` of the daemon, `api` = base + the API version the request used. */
@@ -64,12 +64,10 @@ export function versionJson(box: BoxRecord, v: VersionDetail, links: Links) {
 
 /**
  * A box with exactly the keys vagrant_cloud 3.0.5 accepts in search hits (it raises on any
- * other). `versions` only where asked: `GET /user` entries must not carry them, or the CLI prints
- * every version twice.
+ * other). `GET /user` entries must not carry `versions`, or the CLI prints every version twice.
  */
-export function boxJson(d: BoxDetail, links: Links, opts: { versions: boolean }) {
-  const { box } = d;
-  const current = currentVersion(d);
+export function boxSummaryJson(s: BoxSummary, links: Links) {
+  const { box, current } = s;
   return {
     name: box.name,
     username: box.username,
@@ -83,6 +81,10 @@ export function boxJson(d: BoxDetail, links: Links, opts: { versions: boolean })
     description_html: descriptionHtml(box.description),
     description_markdown: box.description,
     current_version: current ? versionJson(box, current, links) : null,
-    ...(opts.versions ? { versions: d.versions.map((v) => versionJson(box, v, links)) } : {}),
   };
+}
+
+/** A box with every version, as `GET /box` and the box changes answer. */
+export function boxJson(d: BoxDetail, links: Links) {
+  return { ...boxSummaryJson({ box: d.box, current: currentVersion(d) }, links), versions: d.versions.map((v) => versionJson(d.box, v, links)) };
 }

@@ -4,7 +4,7 @@ import type { IdGen } from '../lib/ids';
 import { ConflictError } from '../http/errors';
 import { RegistryAccess, type BoxRef, type Need, type ProviderRef } from './access';
 import { isUniqueViolation } from './box-query';
-import { loadDetail, loadDetails, type BoxDetail } from './details';
+import { loadDetail, loadSummaries, type BoxDetail, type BoxSummary } from './details';
 import { boxKey, type BoxRecord, type ProviderRow, type RegistryRepository, type VersionRow } from './repository';
 import type { SearchFilter } from './search-query';
 import { VersionService } from './versions-service';
@@ -46,16 +46,16 @@ export class RegistryService {
   /** A user or organization and the boxes the caller may see in it. */
   async profile(p: Principal, username: string) {
     const { ns, member } = await this.access.namespace(p, username, 'read');
-    const boxes = await loadDetails(this.repo, await this.repo.boxesOf(ns.id, member));
+    const boxes = await loadSummaries(this.repo, await this.repo.boxesOf(ns.id, member));
     return { ns, boxes };
   }
 
-  async search(p: Principal, params: SearchParams): Promise<BoxDetail[]> {
+  async search(p: Principal, params: SearchParams): Promise<BoxSummary[]> {
     const { page, ...rest } = params;
     const visible = !p ? { ownerIds: [] } : p.user.is_admin ? { all: true as const }
-      : { ownerIds: [p.user.id, ...(await this.accounts.listOrganizations(p)).map((o) => o.id)] };
+      : { ownerIds: [p.user.id, ...(await this.accounts.organizationIds(p))] };
     const boxes = await this.repo.search({ ...rest, offset: (page - 1) * rest.limit, visible });
-    return loadDetails(this.repo, boxes);
+    return loadSummaries(this.repo, boxes);
   }
 
   async box(p: Principal, ref: BoxRef): Promise<BoxDetail> {
@@ -84,9 +84,10 @@ export class RegistryService {
   }
 
   async updateBox(p: Principal, ref: BoxRef, patch: BoxPatch): Promise<BoxDetail> {
-    const { ns, box } = await this.access.box(p, ref, 'manage');
-    if (patch.name != null && boxKey(patch.name) !== box.name_key) await this.assertBoxNameFree(ns.id, patch.name);
-    await this.guardDuplicate(ns.name, patch.name ?? box.name, () => this.repo.updateBox(box.id, {
+    const { box } = await this.access.box(p, ref, 'manage');
+    const ownerId = (box.user_id ?? box.organization_id)!;
+    if (patch.name != null && boxKey(patch.name) !== box.name_key) await this.assertBoxNameFree(ownerId, patch.name);
+    await this.guardDuplicate(box.username, patch.name ?? box.name, () => this.repo.updateBox(box.id, {
       ...(patch.name != null ? { name: patch.name, name_key: boxKey(patch.name) } : {}),
       ...(patch.short_description != null ? { short_description: patch.short_description } : {}),
       ...(patch.description != null ? { description: patch.description } : {}),

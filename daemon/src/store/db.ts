@@ -4,6 +4,7 @@ import { packageRoot } from '../lib/package-root';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './schema';
+import { cachedStatements } from './statement-cache';
 
 export interface Store {
   db: Kysely<Database>;
@@ -23,7 +24,7 @@ export function openStore(file: string): Store {
   raw.pragma('busy_timeout = 5000');
   raw.pragma('synchronous = NORMAL');
   migrate(raw);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(raw) }) });
   return { db, raw, close: () => db.destroy() };
 }
 

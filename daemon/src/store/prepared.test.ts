@@ -1,0 +1,39 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from './db';
+import { prepare } from './prepared';
+
+let dir: string;
+let store: Store;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'boxyard-prepared-'));
+  store = openStore(join(dir, 'db.sqlite'));
+  for (const [key, value] of [['a', '1'], ['b', '2'], ['c', '3']]) await store.db.insertInto('settings').values({ key, value }).execute();
+});
+afterAll(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('prepare', () => {
+  it('runs one compiled query with new values each time, constants kept', async () => {
+    const q = prepare(store.db, (key: string, limit: number) => store.db.selectFrom('settings').select('value')
+      .where('key', '>=', key).where('value', '!=', 'nope').orderBy('key').limit(limit));
+    expect(await q.all('b', 5)).toEqual([{ value: '2' }, { value: '3' }]);
+    expect(await q.all('a', 1)).toEqual([{ value: '1' }]);
+    expect(await q.first('z', 1)).toBeUndefined();
+  });
+
+  it('binds an argument used twice in both places', async () => {
+    const q = prepare(store.db, (v: string) => sql<{ n: number }>`select count(*) as n from settings where key = ${v} or value = ${v}`);
+    expect(await q.first('1')).toEqual({ n: 1 });
+  });
+
+  it('refuses a builder that does not bind every argument', () => {
+    expect(() => prepare(store.db, (key: string) => sql`select ${sql.lit(key)} as k`)).toThrow(/bound parameter/);
+    expect(() => prepare(store.db, (_unused: string) => sql`select 1`)).toThrow(/bound parameter/);
+  });
+});
