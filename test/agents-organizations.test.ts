@@ -64,6 +64,28 @@ describe('organizations', () => {
     expect(r.json.meta.pagination).toMatchObject({ 'current-page': 1, 'total-count': 1, 'total-pages': 1 });
   });
 
+  it('pages the list in SQL, by name, with each one\'s settings and the caller\'s permissions; administrators see all', async () => {
+    for (const name of ['bobs-c', 'bobs-a', 'bobs-b']) await createOrg(bob, name);
+    await bob.patch('/api/v2/organizations/bobs-b', doc('organizations', { 'session-timeout': 60 }));
+    // alice is a plain member of bobs-a: she sees it, may not change it.
+    await d.deps.accounts.setMember((await d.deps.accounts.organizationNamed('bobs-a'))!, 'alice', 'member');
+    const page = await bob.get('/api/v2/organizations?page%5Bnumber%5D=2&page%5Bsize%5D=2');
+    expect(page.json.data.map((o: { id: string }) => o.id)).toEqual(['bobs-c', 'bobs-org']);
+    expect(page.json.meta.pagination).toMatchObject({ 'current-page': 2, 'page-size': 2, 'total-count': 4, 'total-pages': 2, 'prev-page': 1 });
+    const first = await bob.get('/api/v2/organizations?page%5Bsize%5D=2');
+    expect(first.json.data[1]).toMatchObject({ id: 'bobs-b', attributes: { 'session-timeout': 60, 'collaborator-auth-policy': 'password', permissions: { 'can-update': true } } });
+    const shown = (await bob.get('/api/v2/organizations/bobs-b')).json.data;
+    expect(first.json.data[1]).toEqual(shown);
+    const alices = await alice.get('/api/v2/organizations');
+    expect(alices.json.data.map((o: { id: string }) => o.id)).toEqual(['acme', 'bobs-a']);
+    expect(alices.json.data[1].attributes.permissions).toMatchObject({ 'can-update': false, 'can-destroy': false });
+    const all = await d.http.withToken(d.adminToken).get('/api/v2/organizations?page%5Bsize%5D=100');
+    expect(all.json.data.map((o: { id: string }) => o.id)).toEqual(['acme', 'bobs-a', 'bobs-b', 'bobs-c', 'bobs-org']);
+    expect(all.json.data.every((o: { attributes: { permissions: { 'can-update': boolean } } }) => o.attributes.permissions['can-update'])).toBe(true);
+    expect((await bob.get('/api/v2/organizations?page%5Bnumber%5D=9')).json).toMatchObject({ data: [], meta: { pagination: { 'current-page': 9, 'total-count': 4 } } });
+    for (const name of ['bobs-a', 'bobs-b', 'bobs-c']) expect((await bob.delete(`/api/v2/organizations/${name}`)).status).toBe(204);
+  });
+
   it('refuses a taken name (users and organizations share one name space) and malformed bodies with 422', async () => {
     for (const name of ['acme', 'alice']) {
       const r = await alice.post('/api/v2/organizations', doc('organizations', { name, email: 'x@example.com' }));

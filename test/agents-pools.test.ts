@@ -172,6 +172,21 @@ describe('list: search, sort, filters, include, paging', () => {
     }
   });
 
+  it('includes only the workspaces of the page\'s pools, each pool\'s in its own order', async () => {
+    const all = (await alice.get('/api/v2/organizations/acme/agent-pools?sort=name')).json.data as Array<{ id: string; attributes: { name: string } }>;
+    const charlie = all.find((p) => p.attributes.name === 'charlie')!;
+    await alice.patch(`/api/v2/agent-pools/${charlie.id}`, doc('agent-pools', { 'organization-scoped': true }));
+    await alice.patch(`/api/v2/workspaces/${ws2.id}`, doc('workspaces', { 'execution-mode': 'agent', 'agent-pool-id': charlie.id }));
+    const included = async (query: string) => (await alice.get(`/api/v2/organizations/acme/agent-pools?include=workspaces&sort=name&${query}`)).json.included
+      .map((x: { id: string }) => x.id);
+    expect(await included('page%5Bsize%5D=1')).toEqual([ws1.id]);
+    expect(await included('page%5Bnumber%5D=2&page%5Bsize%5D=2')).toEqual([ws2.id]);
+    expect(await included('page%5Bsize%5D=100')).toEqual([ws1.id, ws2.id]);
+    expect(await included('page%5Bnumber%5D=9')).toEqual([]);
+    await alice.patch(`/api/v2/workspaces/${ws2.id}`, doc('workspaces', { 'execution-mode': 'remote' }));
+    await alice.patch(`/api/v2/agent-pools/${charlie.id}`, doc('agent-pools', { 'organization-scoped': false }));
+  });
+
   it('pages with absolute percent-encoded links and meta.pagination', async () => {
     const r = await alice.get('/api/v2/organizations/acme/agent-pools?page%5Bnumber%5D=2&page%5Bsize%5D=1&sort=name');
     expect(names(r)).toEqual(['bravo']);

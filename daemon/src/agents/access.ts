@@ -23,6 +23,12 @@ export class OrganizationAccess {
 
   isOwner = (p: Caller, org: OrganizationRow) => this.accounts.isOwner(p, org);
 
+  /** `member` without loading the organization: for reads that need only the row itself. */
+  async visibleRow<T extends { organization_id: string }>(p: Caller, row: T | undefined, what: string): Promise<T> {
+    if (row && (await this.accounts.actsFor(p, { user_id: null, organization_id: row.organization_id }))) return row;
+    throw new NotFoundError(`${what} not found (or you are not a member of its organization).`);
+  }
+
   /** The row with its organization, or 404 naming `what` when it is missing or the caller is not a member of its organization. */
   async member<T extends { organization_name: string }>(p: Caller, row: T | undefined, what: string): Promise<T & { org: OrganizationRow }> {
     if (row) {

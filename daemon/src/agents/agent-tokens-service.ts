@@ -19,7 +19,7 @@ export class AgentTokensService {
   ) {}
 
   async list(p: Caller, poolId: string, page: Page) {
-    await this.pools.show(p, poolId);
+    await this.pools.visible(p, poolId);
     return this.repo.listTokens(poolId, page.offset, page.size);
   }
 

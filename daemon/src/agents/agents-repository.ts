@@ -1,24 +1,31 @@
 import type { Kysely, Selectable, Insertable } from 'kysely';
 import type { Database } from '../store/schema';
+import { FINAL_STATUSES, hotAgentQueries } from './agents-queries';
 import type { AgentsTable, AgentStatus, AgentTokensTable } from './tables';
 
 export type AgentRow = Selectable<AgentsTable>;
 export type AgentTokenRow = Selectable<AgentTokensTable>;
+/** What an agent's resource shows. */
+export type AgentView = Pick<AgentRow, 'id' | 'pool_id' | 'name' | 'status' | 'ip_address' | 'last_ping_at'>;
 
-/** Statuses an agent never leaves: a late report is answered "stop". */
-export const FINAL_STATUSES: readonly AgentStatus[] = ['errored', 'exited'];
+export { FINAL_STATUSES };
 /** Statuses of an agent that reports. */
 export const LIVE_STATUSES: readonly AgentStatus[] = ['idle', 'busy'];
 
 /** The only SQL for agents and agent tokens. */
 export class AgentsRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  /** What each agent report and each agents page runs, built once (store/prepared.ts). */
+  private readonly hot;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.hot = hotAgentQueries(db);
+  }
 
   tokenById(id: string) {
     return this.db.selectFrom('agent_tokens').selectAll().where('id', '=', id).executeTakeFirst();
   }
   tokenByHash(hash: string) {
-    return this.db.selectFrom('agent_tokens').selectAll().where('token_hash', '=', hash).executeTakeFirst();
+    return this.hot.tokenByHash.first(hash);
   }
   async listTokens(poolId: string, offset: number, limit: number) {
     const base = this.db.selectFrom('agent_tokens').where('pool_id', '=', poolId);
@@ -30,7 +37,7 @@ export class AgentsRepository {
     await this.db.insertInto('agent_tokens').values(row).execute();
   }
   async touchToken(id: string, at: string) {
-    await this.db.updateTable('agent_tokens').set({ last_used_at: at }).where('id', '=', id).execute();
+    await this.hot.touchToken.execute(at, id);
   }
   /** Deletes the token and marks the agents that used it exited, in one transaction. */
   async revokeToken(id: string) {
@@ -42,14 +49,14 @@ export class AgentsRepository {
   }
 
   agentById(id: string) {
-    return this.db.selectFrom('agents').selectAll().where('id', '=', id).executeTakeFirst();
+    return this.hot.agentById.first(id);
   }
-  async listAgents(poolId: string, opts: { since?: string; offset: number; limit: number }) {
-    let base = this.db.selectFrom('agents').where('pool_id', '=', poolId);
-    if (opts.since) base = base.where('last_ping_at', '>=', opts.since);
-    const rows = await base.selectAll().orderBy('seq').offset(opts.offset).limit(opts.limit).execute();
-    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    return { rows, total: Number(total.n) };
+  /** A page of a pool's agents in registration order, and how many there are (pages in SQL). */
+  async listAgents(poolId: string, opts: { since?: string; offset: number; limit: number }): Promise<{ rows: AgentView[]; total: number }> {
+    const { since } = opts;
+    const rows = since === undefined ? await this.hot.page.all(poolId, opts.limit, opts.offset) : await this.hot.pageSince.all(poolId, since, opts.limit, opts.offset);
+    const total = since === undefined ? await this.hot.count.first(poolId) : await this.hot.countSince.first(poolId, since);
+    return { rows, total: Number(total?.n ?? 0) };
   }
   async insertAgent(row: Omit<Insertable<AgentsTable>, 'seq'>) {
     await this.db.transaction().execute(async (trx) => {
@@ -58,13 +65,13 @@ export class AgentsRepository {
     });
   }
   /**
-   * Records a report unless the agent reached a final status meanwhile (the watchdog or a revoke
-   * may win the race): returns whether the report was taken.
+   * Records a report of the agent registered with `tokenId`, in one statement, unless it reached
+   * a final status meanwhile (the watchdog or a revoke may win the race): returns whether the
+   * report was taken. Only a refused report needs a second look at the agent, to say why.
    */
-  async report(id: string, patch: { status: AgentStatus; last_ping_at: string; ip_address: string }): Promise<boolean> {
-    const r = await this.db.updateTable('agents').set(patch)
-      .where('id', '=', id).where('status', 'not in', FINAL_STATUSES).executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
+  async report(id: string, tokenId: string, patch: { status: AgentStatus; last_ping_at: string; ip_address: string }): Promise<boolean> {
+    const r = await this.hot.report.execute(patch.status, patch.last_ping_at, patch.ip_address, id, tokenId);
+    return Number(r.numAffectedRows ?? 0) > 0;
   }
   async deleteAgent(id: string) {
     await this.db.deleteFrom('agents').where('id', '=', id).execute();

@@ -20,7 +20,7 @@ export class AgentsService {
 
   /** `since` is an ISO 8601 date-time (`filter[last-ping-since]`). */
   async list(p: Caller, poolId: string, since: string | undefined, page: Page) {
-    await this.pools.show(p, poolId);
+    await this.pools.visible(p, poolId);
     let sinceIso: string | undefined;
     if (since !== undefined) {
       const t = Date.parse(since);

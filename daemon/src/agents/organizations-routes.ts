@@ -22,8 +22,8 @@ export function organizationsRoutes(d: AgentsApiDeps): Router {
 
   r.get('/organizations', validated({ query: PageQuery }, async (ctx, { query }) => {
     const page = pageOf(query);
-    const all = await d.organizations.list(requireUser(ctx));
-    sendList(ctx, all.slice(page.offset, page.offset + page.size).map(organizationResource), { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: all.length });
+    const { views, total } = await d.organizations.list(requireUser(ctx), page);
+    sendList(ctx, views.map(organizationResource), { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total });
   }));
   r.post('/organizations', validated({ body: S.OrganizationCreateBody }, async (ctx, { body }) => {
     sendDocument(ctx, document(organizationResource(await d.organizations.create(requireUser(ctx), body))), 201);

@@ -3,6 +3,7 @@ import type { OrganizationRow } from '../auth/repository';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { ValidationError } from '../http/errors';
+import type { Page } from '../http/jsonapi/pagination';
 import type { OrganizationAccess, Caller } from './access';
 import type { PoolsRepository } from './pools-repository';
 import type { ExecutionMode } from './tables';
@@ -72,9 +73,20 @@ export class OrganizationsService {
 
   show = async (p: Caller, name: string) => this.view(p, await this.access.visible(p, name));
 
-  async list(p: Caller): Promise<OrganizationView[]> {
-    const orgs = await this.accounts.listOrganizations(p);
-    return Promise.all(orgs.map((o) => this.view(p, o)));
+  /** A page of the caller's organizations (every one for an administrator), paged in SQL. */
+  async list(p: Caller, page: Page): Promise<{ views: OrganizationView[]; total: number }> {
+    const admin = p.user.is_admin === 1;
+    const { rows, total } = await this.repo.organizationsPage(admin ? null : p.user.id, page.offset, page.size);
+    const views = rows.map((r) => {
+      const { tfc_organization_id, collaborator_auth_policy, cost_estimation_enabled, session_remember, session_timeout,
+        owners_team_saml_role_id, default_execution_mode, default_agent_pool_id, role, ...org } = r;
+      const tfc = tfc_organization_id === null ? DEFAULT_TFC : {
+        collaborator_auth_policy: collaborator_auth_policy!, cost_estimation_enabled: cost_estimation_enabled!, session_remember, session_timeout,
+        owners_team_saml_role_id, default_execution_mode: default_execution_mode!, default_agent_pool_id,
+      };
+      return { org, tfc, isOwner: admin || role === 'owner' };
+    });
+    return { views, total };
   }
 
   async update(p: Caller, name: string, input: OrganizationInput): Promise<OrganizationView> {

@@ -2,12 +2,14 @@ import type { ExpressionBuilder, Kysely, Selectable, Transaction } from 'kysely'
 import type { Database } from '../store/schema';
 import type { AgentPoolsTable } from './tables';
 import { contains, nameKey } from './workspaces-repository';
+import { prepare } from '../store/prepared';
+import { PoolViews } from './pool-views';
 
-export type PoolRow = Selectable<AgentPoolsTable> & { organization_name: string };
+/** A pool with its organization's name and its count of live agents. */
+export type PoolRow = Selectable<AgentPoolsTable> & { organization_name: string; agent_count: number };
 
 /** A pool with everything its resource shows. */
 export interface PoolView extends PoolRow {
-  agent_count: number;
   workspace_ids: string[];
   allowed_workspace_ids: string[];
   allowed_project_ids: string[];
@@ -55,37 +57,80 @@ const usableByProject = (eb: PoolsEb, projectId: string) => eb.or([eb('agent_poo
 /** Statuses that count as a live agent in `agent-count`. */
 export const COUNTED_STATUSES = ['idle', 'busy', 'unknown'] as const;
 
+type PoolSort = NonNullable<PoolQuery['sort']>;
+const SORTS: PoolSort[] = [false, true].flatMap((descending) => (['created-at', 'name'] as const).map((field) => ({ field, descending })));
+const sortKey = (s: PoolSort | undefined) => `${s?.field ?? 'created-at'} ${s?.descending ? 'desc' : 'asc'}`;
+
 /** The only SQL for agent pools and their allow and exclude lists. */
 export class PoolsRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly byId;
+  private readonly countOf;
+  /** An unfiltered page per sort: what go-tfe and the UI ask for. */
+  private readonly pages;
+  private readonly relations: PoolViews;
 
+  constructor(private readonly db: Kysely<Database>) {
+    // Every agents, tokens and pool page starts with the pool's lookup: all built once.
+    this.relations = new PoolViews(db);
+    this.byId = prepare(db, (id: string) => this.pools().where('agent_pools.id', '=', id));
+    this.countOf = prepare(db, (orgId: string) => db.selectFrom('agent_pools').select((eb) => eb.fn.countAll<number>().as('n')).where('organization_id', '=', orgId));
+    this.pages = new Map(SORTS.map((sort) => [sortKey(sort), prepare(db, (orgId: string, limit: number, offset: number) =>
+      this.ordered(this.pools().where('agent_pools.organization_id', '=', orgId), sort).limit(limit).offset(offset))]));
+  }
+
+  /** Pools with their organization's name and `agent_count` (counted from the agents_pool_status index). */
   private pools(db: Kysely<Database> = this.db) {
     return db.selectFrom('agent_pools').innerJoin('organizations', 'organizations.id', 'agent_pools.organization_id')
-      .selectAll('agent_pools').select('organizations.name as organization_name');
+      .selectAll('agent_pools').select('organizations.name as organization_name')
+      .select((eb) => eb.selectFrom('agents').select((c) => c.fn.countAll<number>().as('n'))
+        .whereRef('agents.pool_id', '=', 'agent_pools.id').where('agents.status', 'in', COUNTED_STATUSES).as('agent_count'));
   }
 
-  poolById(id: string) {
-    return this.pools().where('agent_pools.id', '=', id).executeTakeFirst();
+  /** Ties in creation order (`seq`), either way. */
+  private ordered<Q extends ReturnType<PoolsRepository['pools']>>(q: Q, sort: PoolSort | undefined) {
+    const dir = sort?.descending ? 'desc' : 'asc';
+    return (sort?.field === 'name' ? q.orderBy('agent_pools.name_key', dir) : q.orderBy('agent_pools.created_at', dir)).orderBy('agent_pools.seq', dir);
   }
 
+  async poolById(id: string): Promise<PoolRow | undefined> {
+    const row = await this.byId.first(id);
+    return row && withCount(row);
+  }
+
+  /** A page of an organization's pools, filtered and sorted in SQL. */
   async list(orgId: string, q: PoolQuery): Promise<{ rows: PoolRow[]; total: number; matching: number }> {
-    const all = this.db.selectFrom('agent_pools').where('organization_id', '=', orgId);
-    const total = Number((await all.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-    if (q.usableBy === null || q.usableByProject === null) return { rows: [], total, matching: 0 };
-    let m = this.pools().where('agent_pools.organization_id', '=', orgId);
-    if (q.search) m = m.where(contains('agent_pools.name_key', nameKey(q.search)));
-    if (q.usableBy) m = m.where((eb) => usableByWorkspace(eb, q.usableBy!));
-    if (q.usableByProject) m = m.where((eb) => usableByProject(eb, q.usableByProject!));
-    const matching = Number((await m.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-    const dir = q.sort?.descending ? 'desc' : 'asc';
-    const ordered = q.sort?.field === 'name' ? m.orderBy('agent_pools.name_key', dir) : m.orderBy('agent_pools.created_at', dir);
-    const rows = await ordered.orderBy('agent_pools.seq', dir).offset(q.offset).limit(q.limit).execute();
-    return { rows, total, matching };
+    if (q.search || q.usableBy !== undefined || q.usableByProject !== undefined) return this.filtered(orgId, q);
+    const total = await this.countInOrganization(orgId);
+    const rows = total > q.offset ? await this.pages.get(sortKey(q.sort))!.all(orgId, q.limit, q.offset) : [];
+    return { rows: rows.map(withCount), total, matching: total };
   }
 
-  countInOrganization(orgId: string, db: Kysely<Database> = this.db) {
-    return db.selectFrom('agent_pools').select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('organization_id', '=', orgId).executeTakeFirstOrThrow().then((r) => Number(r.n));
+  /** Both counts in one query, then the page of matching pools. */
+  private async filtered(orgId: string, q: PoolQuery): Promise<{ rows: PoolRow[]; total: number; matching: number }> {
+    const nothing = q.usableBy === null || q.usableByProject === null;
+    const matches = (eb: PoolsEb) => eb.and([
+      ...(nothing ? [eb.lit(false)] : []),
+      ...(q.search ? [contains('agent_pools.name_key', nameKey(q.search))] : []),
+      ...(q.usableBy ? [usableByWorkspace(eb, q.usableBy)] : []),
+      ...(q.usableByProject ? [usableByProject(eb, q.usableByProject)] : []),
+    ]);
+    const counts = await this.db.selectFrom('agent_pools').where('organization_id', '=', orgId)
+      .select((eb) => [eb.fn.countAll<number>().as('total'), eb.fn.sum<number>(eb.case().when(matches(eb)).then(1).else(0).end()).as('matching')])
+      .executeTakeFirstOrThrow();
+    const [total, matching] = [Number(counts.total), Number(counts.matching ?? 0)];
+    if (nothing || matching <= q.offset) return { rows: [], total, matching };
+    const rows = await this.ordered(this.pools().where('agent_pools.organization_id', '=', orgId).where(matches), q.sort)
+      .offset(q.offset).limit(q.limit).execute();
+    return { rows: rows.map(withCount), total, matching };
+  }
+
+  /** In `db`, a transaction when a create checks the limit. */
+  async countInOrganization(orgId: string, db: Kysely<Database> = this.db) {
+    if (db !== this.db) {
+      const r = await db.selectFrom('agent_pools').select((eb) => eb.fn.countAll<number>().as('n')).where('organization_id', '=', orgId).executeTakeFirstOrThrow();
+      return Number(r.n);
+    }
+    return Number((await this.countOf.first(orgId))?.n ?? 0);
   }
 
   nameTaken(orgId: string, name: string, exceptId: string | null, db: Kysely<Database> = this.db) {
@@ -130,35 +175,11 @@ export class PoolsRepository {
     await this.db.deleteFrom('agent_pools').where('id', '=', id).execute();
   }
 
-  /** Adds counts and relationship ids to pools, in a few queries for the whole page. */
-  async views(rows: PoolRow[]): Promise<PoolView[]> {
-    if (rows.length === 0) return [];
-    const ids = rows.map((r) => r.id);
-    const byPool = (pairs: Array<{ pool_id: string; id: string }>) => {
-      const m = new Map<string, string[]>();
-      for (const p of pairs) m.set(p.pool_id, [...(m.get(p.pool_id) ?? []), p.id]);
-      return m;
-    };
-    const links = (from: 'agent_pool_allowed_workspaces as l' | 'agent_pool_excluded_workspaces as l') =>
-      this.db.selectFrom(from).innerJoin('workspaces', 'workspaces.id', 'l.workspace_id')
-        .select(['l.pool_id', 'workspaces.id']).where('l.pool_id', 'in', ids).orderBy('workspaces.created_at').orderBy('workspaces.id').execute();
-    const assigned = await this.db.selectFrom('workspaces').select(['workspaces.agent_pool_id as pool_id', 'workspaces.id'])
-      .where('workspaces.agent_pool_id', 'in', ids).orderBy('workspaces.created_at').orderBy('workspaces.id').execute();
-    const allowed = await links('agent_pool_allowed_workspaces as l');
-    const excluded = await links('agent_pool_excluded_workspaces as l');
-    const projects = await this.db.selectFrom('agent_pool_allowed_projects as l').innerJoin('projects', 'projects.id', 'l.project_id')
-      .select(['l.pool_id', 'projects.id']).where('l.pool_id', 'in', ids).orderBy('projects.created_at').orderBy('projects.id').execute();
-    const counts = await this.db.selectFrom('agents').select(['pool_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('pool_id', 'in', ids).where('status', 'in', COUNTED_STATUSES).groupBy('pool_id').execute();
-    const [a, w, x, p] = [byPool(assigned as Array<{ pool_id: string; id: string }>), byPool(allowed), byPool(excluded), byPool(projects)];
-    const n = new Map(counts.map((c) => [c.pool_id, Number(c.n)]));
-    return rows.map((r) => ({
-      ...r,
-      agent_count: n.get(r.id) ?? 0,
-      workspace_ids: a.get(r.id) ?? [],
-      allowed_workspace_ids: w.get(r.id) ?? [],
-      allowed_project_ids: p.get(r.id) ?? [],
-      excluded_workspace_ids: x.get(r.id) ?? [],
-    }));
+  /** Adds the relationship ids to a page of pools, in one query (pool-views.ts). */
+  views(rows: PoolRow[]): Promise<PoolView[]> {
+    return this.relations.of(rows);
   }
 }
+
+/** SQLite counts come back as numbers, PostgreSQL's as strings. */
+const withCount = (r: Omit<PoolRow, 'agent_count'> & { agent_count: number | string | null }): PoolRow => ({ ...r, agent_count: Number(r.agent_count ?? 0) });

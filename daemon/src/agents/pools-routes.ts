@@ -17,13 +17,18 @@ const INCLUDES = ['workspaces'] as const;
 export function poolsRoutes(d: AgentsApiDeps): Router {
   const r = new Router();
 
-  /** `include=workspaces`: the workspaces assigned to the pools, each once. */
+  /**
+   * `include=workspaces`: the workspaces assigned to this page's pools, each once, in one query
+   * (the pools of a page share their organization).
+   */
   const includedWorkspaces = async (views: PoolView[]): Promise<Resource[]> => {
-    const out: Resource[] = [];
-    for (const v of views) {
-      for (const w of await d.workspacesRepo.workspacesByIds(v.organization_id, v.workspace_ids)) out.push(workspaceResource(w, v.organization_name));
-    }
-    return out;
+    if (views.length === 0) return [];
+    const rows = await d.workspacesRepo.workspacesByIds(views[0].organization_id, [...new Set(views.flatMap((v) => v.workspace_ids))]);
+    const byId = new Map(rows.map((w) => [w.id, w]));
+    return views.flatMap((v) => v.workspace_ids.flatMap((id) => {
+      const w = byId.get(id);
+      return w ? [workspaceResource(w, v.organization_name)] : [];
+    }));
   };
 
   r.get('/organizations/:org/agent-pools', validated({ params: S.OrgParams, query: S.PoolListQuery }, async (ctx, { params, query }) => {

@@ -5,7 +5,7 @@ import { ConflictError, ValidationError } from '../http/errors';
 import type { Page } from '../http/jsonapi/pagination';
 import type { Sort } from '../http/jsonapi/query';
 import type { Caller, OrganizationAccess } from './access';
-import type { PoolsRepository, PoolView, PoolLists } from './pools-repository';
+import type { PoolsRepository, PoolRow, PoolView, PoolLists } from './pools-repository';
 import type { WorkspacesRepository } from './workspaces-repository';
 import { mayUse } from './pool-rules';
 
@@ -43,6 +43,11 @@ export class PoolsService {
     const project = o.projectName === undefined ? undefined : (await this.workspaces.projectNamed(org.id, o.projectName))?.id ?? null;
     const r = await this.repo.list(org.id, { search: o.search, sort: o.sort, usableBy: ws, usableByProject: project, offset: o.page.offset, limit: o.page.size });
     return { views: await this.repo.views(r.rows), total: r.total, matching: r.matching };
+  }
+
+  /** The pool, if the caller may see it: what its agents and tokens pages check, without its lists. */
+  async visible(p: Caller, id: string): Promise<PoolRow> {
+    return this.access.visibleRow(p, await this.repo.poolById(id), `Agent pool "${id}"`);
   }
 
   async show(p: Caller, id: string): Promise<PoolView & { org: OrganizationRow }> {

@@ -2,7 +2,7 @@ import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { safeEqual, sha256Hex } from '../lib/crypto';
 import { NotFoundError, UnauthorizedError } from '../http/errors';
-import { FINAL_STATUSES, type AgentRow, type AgentsRepository, type AgentTokenRow } from './agents-repository';
+import type { AgentRow, AgentsRepository, AgentTokenRow } from './agents-repository';
 
 export type ReportedStatus = 'idle' | 'busy' | 'exited';
 
@@ -13,6 +13,8 @@ export interface Instruction {
   /** Seconds until the next report. */
   ping_interval_seconds: number;
 }
+
+const TOUCH_EVERY_MS = 60_000;
 
 /** An error body that tells a Boxyard agent to stop for good (it never retries these). */
 const stop = { extra: { action: 'stop' } };
@@ -33,7 +35,11 @@ export class AgentProtocolService {
     if (!token || !safeEqual(token.token_hash, hash)) {
       throw new UnauthorizedError('The agent token is unknown or was revoked. Create a new token for the pool and restart the agent with it.', stop);
     }
-    await this.repo.touchToken(token.id, this.clock.now().toISOString());
+    // last-used-at to the minute, like API tokens: 1,000 agents would otherwise write it 100 times a second.
+    const now = this.clock.now();
+    if (!token.last_used_at || now.getTime() - Date.parse(token.last_used_at) > TOUCH_EVERY_MS) {
+      await this.repo.touchToken(token.id, now.toISOString());
+    }
     return token;
   }
 
@@ -44,16 +50,16 @@ export class AgentProtocolService {
     return { agent: (await this.repo.agentById(id))!, ping_interval_seconds: this.pingSeconds };
   }
 
+  /** One statement when the report is taken; only a refused one reads the agent to say why. */
   async report(token: AgentTokenRow, agentId: string, status: ReportedStatus, ip: string): Promise<Instruction> {
+    const told = (reason: string): Instruction => ({ action: 'stop', reason, ping_interval_seconds: this.pingSeconds });
+    if (await this.repo.report(agentId, token.id, { status, last_ping_at: this.clock.now().toISOString(), ip_address: ip })) {
+      return status === 'exited' ? told('exited as reported') : { action: 'continue', ping_interval_seconds: this.pingSeconds };
+    }
     const agent = await this.repo.agentById(agentId);
     if (!agent || agent.token_id !== token.id) {
       throw new NotFoundError(`Agent "${agentId}" is not registered with this token (it may have been deleted). Start the agent again to register anew.`, stop);
     }
-    const told = (reason: string): Instruction => ({ action: 'stop', reason, ping_interval_seconds: this.pingSeconds });
-    if (FINAL_STATUSES.includes(agent.status)) return told(`agent ${agent.id} is ${agent.status}; start a new agent`);
-    const taken = await this.repo.report(agentId, { status, last_ping_at: this.clock.now().toISOString(), ip_address: ip });
-    if (!taken) return told(`agent ${agent.id} reached a final status; start a new agent`);
-    if (status === 'exited') return told('exited as reported');
-    return { action: 'continue', ping_interval_seconds: this.pingSeconds };
+    return told(`agent ${agent.id} is ${agent.status}; start a new agent`);
   }
 }

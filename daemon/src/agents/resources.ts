@@ -1,6 +1,6 @@
 import type { Resource } from '../http/jsonapi/document';
 import { related, toMany, toOne } from '../http/jsonapi/document';
-import type { AgentRow, AgentTokenRow } from './agents-repository';
+import type { AgentTokenRow, AgentView } from './agents-repository';
 import type { OrganizationView } from './organizations-service';
 import type { PoolView } from './pools-repository';
 import type { ProjectRow, WorkspaceRow } from './workspaces-repository';
@@ -152,7 +152,7 @@ export function agentTokenResource(t: AgentTokenRow, secret?: string): Resource 
   };
 }
 
-export function agentResource(a: AgentRow): Resource {
+export function agentResource(a: AgentView): Resource {
   return {
     type: 'agents',
     id: a.id,

@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Kysely, SqliteDialect } from 'kysely';
 import { openStore, type Store } from '../store/db';
+import type { Database } from '../store/schema';
 import { ManualClock } from '../lib/clock';
 import { AgentsRepository } from './agents-repository';
 import { AgentWatchdog } from './watchdog';
@@ -19,8 +21,9 @@ beforeEach(async () => {
   const now = clock.now().toISOString();
   await store.db.insertInto('organizations').values({ id: 'org-1', name: 'o', name_key: 'o', email: null, created_at: now, updated_at: now }).execute();
   await store.db.insertInto('agent_pools').values({ id: 'apool-1', organization_id: 'org-1', name: 'p', name_key: 'p', organization_scoped: 1, seq: 1, created_at: now }).execute();
+  await repo.insertToken({ id: 'at-1', pool_id: 'apool-1', token_hash: 'h', created_by: null, created_at: now, last_used_at: null });
   for (const [id, status] of [['agent-idle', 'idle'], ['agent-busy', 'busy'], ['agent-exited', 'exited']] as const) {
-    await repo.insertAgent({ id, pool_id: 'apool-1', token_id: null, name: null, status, ip_address: '127.0.0.1', last_ping_at: now, created_at: now });
+    await repo.insertAgent({ id, pool_id: 'apool-1', token_id: 'at-1', name: null, status, ip_address: '127.0.0.1', last_ping_at: now, created_at: now });
   }
 });
 afterEach(async () => {
@@ -47,10 +50,38 @@ describe('AgentWatchdog.tick', () => {
   it('does not touch an agent that reported in time', async () => {
     const dog = new AgentWatchdog(repo, clock, { unknownAfterSeconds: 60, erroredAfterSeconds: 300 });
     clock.advance(50_000);
-    expect(await repo.report('agent-idle', { status: 'busy', last_ping_at: clock.now().toISOString(), ip_address: '127.0.0.1' })).toBe(true);
+    expect(await repo.report('agent-idle', 'at-1', { status: 'busy', last_ping_at: clock.now().toISOString(), ip_address: '127.0.0.1' })).toBe(true);
     clock.advance(20_000);
     await dog.tick();
     expect((await statuses())['agent-idle']).toBe('busy');
-    expect(await repo.report('agent-exited', { status: 'idle', last_ping_at: clock.now().toISOString(), ip_address: '127.0.0.1' })).toBe(false);
+    expect(await repo.report('agent-exited', 'at-1', { status: 'idle', last_ping_at: clock.now().toISOString(), ip_address: '127.0.0.1' })).toBe(false);
+  });
+});
+
+describe('at scale', () => {
+  it('moves hundreds of agents with one statement per transition a tick, and takes a report in one', async () => {
+    const queries: string[] = [];
+    const logged = new Kysely<Database>({ dialect: new SqliteDialect({ database: store.raw }), log: (e) => { if (e.level === 'query') queries.push(e.query.sql); } });
+    const counted = new AgentsRepository(logged);
+    const now = clock.now();
+    const longAgo = new Date(now.getTime() - 400_000).toISOString();
+    for (let i = 0; i < 300; i++) {
+      const [status, at] = i % 2 ? ['idle', now.toISOString()] as const : ['unknown', longAgo] as const;
+      await repo.insertAgent({ id: `agent-${i}`, pool_id: 'apool-1', token_id: 'at-1', name: null, status, ip_address: '127.0.0.1', last_ping_at: at, created_at: at });
+    }
+    const dog = new AgentWatchdog(counted, clock, { unknownAfterSeconds: 60, erroredAfterSeconds: 300 });
+    clock.advance(70_000);
+    queries.length = 0;
+    expect(await dog.tick()).toEqual({ unknown: 152, errored: 150 });
+    expect(queries).toHaveLength(2);
+    expect(queries.every((q) => q.startsWith('update "agents"'))).toBe(true);
+
+    queries.length = 0;
+    expect(await counted.report('agent-1', 'at-1', { status: 'busy', last_ping_at: clock.now().toISOString(), ip_address: '10.0.0.2' })).toBe(true);
+    expect(queries).toHaveLength(1);
+    expect((await store.db.selectFrom('agents').select(['status', 'ip_address']).where('id', '=', 'agent-1').executeTakeFirst())).toEqual({ status: 'busy', ip_address: '10.0.0.2' });
+    expect(await counted.report('agent-0', 'at-1', { status: 'idle', last_ping_at: clock.now().toISOString(), ip_address: '10.0.0.2' })).toBe(false);
+    expect(await counted.report('agent-3', 'at-other', { status: 'idle', last_ping_at: clock.now().toISOString(), ip_address: '10.0.0.2' })).toBe(false);
+    await logged.destroy().catch(() => undefined);
   });
 });

@@ -20,6 +20,24 @@ export class WorkspacesRepository {
       .onConflict((oc) => (Object.keys(patch).length ? oc.column('organization_id').doUpdateSet(patch) : oc.doNothing())).execute();
   }
 
+  /**
+   * A page of the organizations a user belongs to (all of them for `null`, an administrator), by
+   * name, each with its TFC settings (null when it has none yet) and the user's role: one query
+   * and a count, where the list used to load every organization and then ask two queries of each.
+   */
+  async organizationsPage(userId: string | null, offset: number, limit: number) {
+    let base = this.db.selectFrom('organizations');
+    if (userId) base = base.innerJoin('memberships as m', (j) => j.onRef('m.organization_id', '=', 'organizations.id').on('m.user_id', '=', userId));
+    const total = Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const rows = total <= offset ? [] : await base.leftJoin('organization_tfc_settings as t', 't.organization_id', 'organizations.id')
+      .selectAll('organizations')
+      .select(['t.organization_id as tfc_organization_id', 't.collaborator_auth_policy', 't.cost_estimation_enabled', 't.session_remember',
+        't.session_timeout', 't.owners_team_saml_role_id', 't.default_execution_mode', 't.default_agent_pool_id'])
+      .select(userId ? sql<string | null>`m.role`.as('role') : sql<string | null>`null`.as('role'))
+      .orderBy('organizations.name_key').limit(limit).offset(offset).execute();
+    return { rows, total };
+  }
+
   projectById(id: string) {
     return this.db.selectFrom('projects').innerJoin('organizations', 'organizations.id', 'projects.organization_id')
       .selectAll('projects').select('organizations.name as organization_name').where('projects.id', '=', id).executeTakeFirst();

@@ -89,8 +89,6 @@ export class AccountService {
   organizationNamed = (name: string) => this.repo.orgByName(name);
   listOrganizations = (p: NonNullable<Principal>) => this.repo.listOrganizations(p.user.is_admin ? null : p.user.id);
   listMembers = (org: OrganizationRow) => this.repo.listMembers(org.id);
-  /** Ids of the organizations the user belongs to (what search may show besides public boxes). */
-  organizationIds = (p: NonNullable<Principal>) => this.repo.organizationIdsOf(p.user.id);
 
   async updateOrganization(org: OrganizationRow, patch: Partial<Pick<OrganizationRow, 'email' | 'profile_markdown' | 'agent_pool_limit' | 'name'>>) {
     if (patch.name !== undefined && nameKey(patch.name) !== org.name_key) await this.assertNameFree(patch.name);

@@ -16,6 +16,8 @@ export class AccountRepository {
   private readonly tokenQuery;
   private readonly settingsQuery;
   private readonly membershipQuery;
+  private readonly userByNameQuery;
+  private readonly orgByNameQuery;
 
   constructor(private readonly db: Kysely<Database>) {
     this.tokenQuery = prepare(db, (hash: string) => db.selectFrom('api_tokens')
@@ -25,13 +27,15 @@ export class AccountRepository {
     this.settingsQuery = prepare(db, () => db.selectFrom('settings').select(['key', 'value']));
     this.membershipQuery = prepare(db, (orgId: string, userId: string) => db.selectFrom('memberships').selectAll()
       .where('organization_id', '=', orgId).where('user_id', '=', userId));
+    this.userByNameQuery = prepare(db, (key: string) => db.selectFrom('users').selectAll().where('username_key', '=', key));
+    this.orgByNameQuery = prepare(db, (key: string) => db.selectFrom('organizations').selectAll().where('name_key', '=', key));
   }
 
   userById(id: string) {
     return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   }
   userByName(username: string) {
-    return this.db.selectFrom('users').selectAll().where('username_key', '=', nameKey(username)).executeTakeFirst();
+    return this.userByNameQuery.first(nameKey(username));
   }
   userByLogin(login: string) {
     const key = nameKey(login);
@@ -56,7 +60,7 @@ export class AccountRepository {
   }
 
   orgByName(name: string) {
-    return this.db.selectFrom('organizations').selectAll().where('name_key', '=', nameKey(name)).executeTakeFirst();
+    return this.orgByNameQuery.first(nameKey(name));
   }
   async insertOrganization(row: Omit<OrganizationRow, 'profile_markdown' | 'agent_pool_limit'>, ownerId: string | null) {
     await this.db.transaction().execute(async (trx) => {
@@ -80,10 +84,6 @@ export class AccountRepository {
     return q.execute();
   }
 
-  async organizationIdsOf(userId: string): Promise<string[]> {
-    const rows = await this.db.selectFrom('memberships').select('organization_id').where('user_id', '=', userId).execute();
-    return rows.map((r) => r.organization_id);
-  }
   membership(orgId: string, userId: string) {
     return this.membershipQuery.first(orgId, userId);
   }

@@ -16,10 +16,10 @@ export const isUsable = (p: ProviderRow): boolean => p.url !== null || p.blob_sh
 /** Its bytes need no upstream: stored here, or at an external URL of the owner's choosing. */
 export const isHeld = (p: ProviderRow): boolean => p.blob_sha256 !== null || (p.url !== null && p.source_url === null);
 
-/** One box's versions and providers in two queries (only released versions for a catalog). */
+/** One box's versions and providers in one query (only released versions for a catalog). */
 export async function loadDetail(repo: RegistryRepository, box: BoxRecord, onlyActive = false): Promise<BoxDetail> {
-  const versions = await repo.versionsOfBox(box.id, onlyActive);
-  const byVersion = groupBy(await repo.providersOfBox(box.id, onlyActive), (p) => p.version_id);
+  const { versions, providers } = await repo.versionsOfBox(box.id, onlyActive);
+  const byVersion = groupBy(providers, (p) => p.version_id);
   return {
     box,
     versions: sortByGemVersionDesc(versions, (v) => v.version).map((version) => ({ version, providers: byVersion.get(version.id) ?? [] })),

@@ -10,19 +10,47 @@ export function isGemVersion(v: string): boolean {
   return v.length <= MAX_VERSION_LENGTH && GEM_VERSION.test(v);
 }
 
-type Segment = bigint | string;
+/** A number segment is a number while exact, a bigint beyond; so equal values have one type. */
+type Segment = number | bigint | string;
 
-/** `Gem::Version#segments`: a "-" starts a pre-release, numbers and letter runs split apart. */
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+
+function numberSegment(v: string, start: number, end: number): number | bigint {
+  while (start < end - 1 && v.charCodeAt(start) === 48) start++;
+  const digits = v.slice(start, end);
+  return end - start <= 15 ? Number(digits) : BigInt(digits);
+}
+
+/**
+ * `Gem::Version#segments`: a "-" starts a pre-release (as ".pre."), numbers and letter runs split
+ * apart, anything else separates. One pass over the characters: sorting a search page's versions
+ * spent its time in regular expressions and BigInt parsing.
+ */
 function segments(v: string): Segment[] {
-  const parts = v.replace(/-/g, '.pre.').match(/[0-9]+|[a-z]+/gi) ?? [];
-  return parts.map((s) => (/^[0-9]+$/.test(s) ? BigInt(s) : s));
+  const out: Segment[] = [];
+  let i = 0;
+  while (i < v.length) {
+    const c = v.charCodeAt(i);
+    const run = isDigit(c) ? isDigit : isLetter(c) ? isLetter : undefined;
+    if (!run) {
+      if (c === 45) out.push('pre');
+      i++;
+      continue;
+    }
+    let end = i + 1;
+    while (end < v.length && run(v.charCodeAt(end))) end++;
+    out.push(run === isDigit ? numberSegment(v, i, end) : v.slice(i, end));
+    i = end;
+  }
+  return out;
 }
 
 /** `Gem::Version#<=>` on parsed segments: missing ones count as 0, a letter segment sorts before any number. */
 function compareSegments(l: Segment[], r: Segment[]): number {
   for (let i = 0; i < Math.max(l.length, r.length); i++) {
-    const x = l[i] ?? 0n;
-    const y = r[i] ?? 0n;
+    const x = l[i] ?? 0;
+    const y = r[i] ?? 0;
     if (x === y) continue;
     if (typeof x === 'string' && typeof y !== 'string') return -1;
     if (typeof x !== 'string' && typeof y === 'string') return 1;

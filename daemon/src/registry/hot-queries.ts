@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema';
-import { prepare } from '../store/prepared';
+import { PreparedIdList, prepare } from '../store/prepared';
 import { boxes } from './box-query';
 
 /**
@@ -8,20 +8,28 @@ import { boxes } from './box-query';
  * a catalog request makes them all, and building them cost more than running them.
  */
 export function hotQueries(db: Kysely<Database>) {
-  const versions = (boxId: string) => db.selectFrom('box_versions').selectAll().where('box_id', '=', boxId);
-  const providers = (boxId: string) => db.selectFrom('box_providers').innerJoin('box_versions as v', 'v.id', 'box_providers.version_id')
-    .selectAll('box_providers').where('v.box_id', '=', boxId);
+  // A box's versions with their providers in one query, provider columns prefixed (repository.ts splits them).
+  const withProviders = (boxId: string) => db.selectFrom('box_versions as v').leftJoin('box_providers as p', 'p.version_id', 'v.id')
+    .selectAll('v')
+    .select(['p.id as p_id', 'p.name as p_name', 'p.architecture as p_architecture', 'p.default_architecture as p_default_architecture',
+      'p.url as p_url', 'p.checksum as p_checksum', 'p.checksum_type as p_checksum_type', 'p.blob_sha256 as p_blob_sha256',
+      'p.size as p_size', 'p.source_url as p_source_url', 'p.created_at as p_created_at', 'p.updated_at as p_updated_at'])
+    .where('v.box_id', '=', boxId);
+  const ordered = <Q extends ReturnType<typeof withProviders>>(q: Q) =>
+    q.orderBy('v.created_at').orderBy('v.id').orderBy('p.name').orderBy('p.created_at').orderBy('p.id');
   return {
     /** User and organization names never collide, so at most one owner matches. */
     boxByPath: prepare(db, (ownerKey: string, nameKey: string) => boxes(db).where('boxes.name_key', '=', nameKey).where((eb) => eb.or([
       eb('boxes.user_id', '=', eb.selectFrom('users as u').select('u.id').where('u.username_key', '=', ownerKey)),
       eb('boxes.organization_id', '=', eb.selectFrom('organizations as o').select('o.id').where('o.name_key', '=', ownerKey)),
     ]))),
-    versionsOfBox: prepare(db, (boxId: string) => versions(boxId).orderBy('created_at').orderBy('id')),
-    activeVersionsOfBox: prepare(db, (boxId: string) => versions(boxId).where('status', '=', 'active').orderBy('created_at').orderBy('id')),
-    providersOfBox: prepare(db, (boxId: string) => providers(boxId)
-      .orderBy('box_providers.name').orderBy('box_providers.created_at').orderBy('box_providers.id')),
-    activeProvidersOfBox: prepare(db, (boxId: string) => providers(boxId).where('v.status', '=', 'active')
-      .orderBy('box_providers.name').orderBy('box_providers.created_at').orderBy('box_providers.id')),
+    versionsOfBox: prepare(db, (boxId: string) => ordered(withProviders(boxId))),
+    activeVersionsOfBox: prepare(db, (boxId: string) => ordered(withProviders(boxId).where('v.status', '=', 'active'))),
+    // Search pages and namespace listings: the current version of each box (details.ts loadSummaries).
+    activeVersionNumbers: new PreparedIdList(db, (boxIds) => db.selectFrom('box_versions').select(['id', 'box_id', 'version'])
+      .where('box_id', 'in', boxIds).where('status', '=', 'active').orderBy('box_id').orderBy('created_at').orderBy('id')),
+    versionsById: new PreparedIdList(db, (ids) => db.selectFrom('box_versions').selectAll().where('id', 'in', ids)),
+    providersOfVersions: new PreparedIdList(db, (ids) => db.selectFrom('box_providers').selectAll().where('version_id', 'in', ids)
+      .orderBy('name').orderBy('created_at').orderBy('id')),
   };
 }

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Kysely, type Selectable, type Transaction } 
 import type { Database } from '../store/schema';
 import type { BoxesTable, BoxProvidersTable, BoxVersionsTable } from './tables';
 import { boxes, type Db } from './box-query';
-import { searchBoxes, type SearchFilter } from './search-query';
+import { SearchQueries, type SearchFilter } from './search-query';
 import { textIndexOf, type TextIndex } from './text-search';
 import { hotQueries } from './hot-queries';
 
@@ -27,14 +27,14 @@ async function inChunks<T>(ids: string[], query: (chunk: string[]) => Promise<T[
 
 /** The only SQL for boxes, versions and providers. */
 export class RegistryRepository {
-  private readonly textIndex: TextIndex;
   /** What every catalog, box and download request reads: built once (store/prepared.ts). */
   private readonly hot;
+  private readonly searches: SearchQueries;
 
   /** `textIndex`: what narrows search text queries; by default the database's own (text-search.ts). */
   constructor(private readonly db: Kysely<Database>, opts: { textIndex?: TextIndex } = {}) {
-    this.textIndex = opts.textIndex ?? textIndexOf(db);
     this.hot = hotQueries(db);
+    this.searches = new SearchQueries(db, opts.textIndex ?? textIndexOf(db));
   }
 
   transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
@@ -62,7 +62,7 @@ export class RegistryRepository {
     return q.orderBy('boxes.name_key').execute();
   }
   async search(filter: SearchFilter): Promise<BoxRecord[]> {
-    return searchBoxes(this.db, filter, this.textIndex).execute();
+    return this.searches.run(filter);
   }
   async insertBox(row: Omit<BoxRow, 'downloads'>, db: Db = this.db) {
     await db.insertInto('boxes').values(row).execute();
@@ -77,27 +77,28 @@ export class RegistryRepository {
     await this.db.updateTable('boxes').set((eb) => ({ downloads: eb('downloads', '+', 1) })).where('id', '=', boxId).execute();
   }
 
-  /** Versions of one box, oldest first; its providers, by name. */
-  versionsOfBox(boxId: string, onlyActive: boolean): Promise<VersionRow[]> {
-    return (onlyActive ? this.hot.activeVersionsOfBox : this.hot.versionsOfBox).all(boxId);
-  }
-  providersOfBox(boxId: string, onlyActive: boolean): Promise<ProviderRow[]> {
-    return (onlyActive ? this.hot.activeProvidersOfBox : this.hot.providersOfBox).all(boxId);
-  }
-  versionsOf(boxIds: string[], onlyActive = false): Promise<VersionRow[]> {
-    return inChunks(boxIds, (ids) => {
-      let q = this.db.selectFrom('box_versions').selectAll().where('box_id', 'in', ids);
-      if (onlyActive) q = q.where('status', '=', 'active');
-      return q.orderBy('created_at').orderBy('id').execute();
-    });
+  /** Versions of one box, oldest first, and their providers (by name), in one query. */
+  async versionsOfBox(boxId: string, onlyActive: boolean): Promise<{ versions: VersionRow[]; providers: ProviderRow[] }> {
+    const rows = await (onlyActive ? this.hot.activeVersionsOfBox : this.hot.versionsOfBox).all(boxId);
+    const versions: VersionRow[] = [];
+    const providers: ProviderRow[] = [];
+    for (const { p_id, p_name, p_architecture, p_default_architecture, p_url, p_checksum, p_checksum_type, p_blob_sha256, p_size, p_source_url, p_created_at, p_updated_at, ...v } of rows) {
+      if (versions[versions.length - 1]?.id !== v.id) versions.push(v);
+      if (p_id === null) continue;
+      providers.push({
+        id: p_id, version_id: v.id, name: p_name!, architecture: p_architecture!, default_architecture: p_default_architecture!, url: p_url,
+        checksum: p_checksum, checksum_type: p_checksum_type, blob_sha256: p_blob_sha256, size: p_size, source_url: p_source_url,
+        created_at: p_created_at!, updated_at: p_updated_at!,
+      });
+    }
+    return { versions, providers };
   }
   /** Id and number of every released version of the boxes, oldest first (to pick each box's current one). */
   activeVersionNumbers(boxIds: string[]): Promise<Array<Pick<VersionRow, 'id' | 'box_id' | 'version'>>> {
-    return inChunks(boxIds, (ids) => this.db.selectFrom('box_versions').select(['id', 'box_id', 'version'])
-      .where('box_id', 'in', ids).where('status', '=', 'active').orderBy('box_id').orderBy('created_at').orderBy('id').execute());
+    return this.hot.activeVersionNumbers.all(boxIds);
   }
   versionsById(ids: string[]): Promise<VersionRow[]> {
-    return inChunks(ids, (chunk) => this.db.selectFrom('box_versions').selectAll().where('id', 'in', chunk).execute());
+    return this.hot.versionsById.all(ids);
   }
   version(boxId: string, version: string, db: Db = this.db): Promise<VersionRow | undefined> {
     return db.selectFrom('box_versions').selectAll().where('box_id', '=', boxId).where('version', '=', version).executeTakeFirst();
@@ -126,6 +127,7 @@ export class RegistryRepository {
   }
 
   providersOf(versionIds: string[], db: Db = this.db): Promise<ProviderRow[]> {
+    if (db === this.db) return this.hot.providersOfVersions.all(versionIds);
     return inChunks(versionIds, (ids) => db.selectFrom('box_providers').selectAll().where('version_id', 'in', ids)
       .orderBy('name').orderBy('created_at').orderBy('id').execute());
   }

@@ -52,8 +52,7 @@ export class RegistryService {
 
   async search(p: Principal, params: SearchParams): Promise<BoxSummary[]> {
     const { page, ...rest } = params;
-    const visible = !p ? { ownerIds: [] } : p.user.is_admin ? { all: true as const }
-      : { ownerIds: [p.user.id, ...(await this.accounts.organizationIds(p))] };
+    const visible = p?.user.is_admin ? { all: true as const } : { userId: p?.user.id ?? null };
     const boxes = await this.repo.search({ ...rest, offset: (page - 1) * rest.limit, visible });
     return loadSummaries(this.repo, boxes);
   }

@@ -17,13 +17,15 @@ export const textIndexOf = (db: Kysely<Database>): TextIndex =>
 const TRIGRAM = 3;
 
 /**
- * `boxes.id IN (boxes containing q)`, or undefined when the index cannot narrow this query (no
- * index, or too short a text: such a text matches most boxes anyway, and walking the sort order
- * finds a page quickly). q is one FTS5 phrase, so nothing in it is query syntax.
+ * The FTS5 query that narrows a search for q (q as one phrase, so nothing in it is query syntax),
+ * or undefined when the index cannot narrow it: no index, or too short a text (such a text
+ * matches most boxes anyway, and walking the sort order finds a page quickly).
  */
-export function textCandidates(index: TextIndex, q: string): RawBuilder<boolean> | undefined {
+export function ftsPhrase(index: TextIndex, q: string): string | undefined {
   if (index !== 'sqlite-fts5' || [...q].length < TRIGRAM) return undefined;
-  const phrase = `"${q.replace(/"/g, '""')}"`;
-  return sql<boolean>`boxes.id in (select k.box_id from box_search_keys k where k.key in
-    (select rowid from box_search where box_search match ${phrase}))`;
+  return `"${q.replace(/"/g, '""')}"`;
 }
+
+/** `boxes.id IN (boxes whose indexed text contains the bound phrase)`. */
+export const containsPhrase = (phrase: string) => sql<boolean>`boxes.id in (select k.box_id from box_search_keys k where k.key in
+  (select rowid from box_search where box_search match ${phrase}))`;

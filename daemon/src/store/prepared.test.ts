@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from './db';
-import { prepare } from './prepared';
+import { PreparedIdList, prepare } from './prepared';
 
 let dir: string;
 let store: Store;
@@ -35,5 +35,18 @@ describe('prepare', () => {
   it('refuses a builder that does not bind every argument', () => {
     expect(() => prepare(store.db, (key: string) => sql`select ${sql.lit(key)} as k`)).toThrow(/bound parameter/);
     expect(() => prepare(store.db, (_unused: string) => sql`select 1`)).toThrow(/bound parameter/);
+  });
+});
+
+describe('PreparedIdList', () => {
+  it('answers any number of ids, padded to a few prepared sizes, in slice order', async () => {
+    const keys = Array.from({ length: 1203 }, (_, i) => `k${String(i).padStart(4, '0')}`);
+    await store.db.insertInto('settings').values(keys.map((key) => ({ key, value: key }))).execute();
+    const q = new PreparedIdList(store.db, (ids) => store.db.selectFrom('settings').select('key').where('key', 'in', ids).orderBy('key'));
+    expect(await q.all([])).toEqual([]);
+    expect(await q.all(['k0007'])).toEqual([{ key: 'k0007' }]);
+    expect((await q.all(keys.slice(0, 11))).map((r) => r.key)).toEqual(keys.slice(0, 11));
+    expect((await q.all([...keys].reverse())).length).toBe(1203);
+    expect(await q.all(['nope', 'k0001'])).toEqual([{ key: 'k0001' }]);
   });
 });

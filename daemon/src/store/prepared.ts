@@ -15,15 +15,16 @@ const marker = (i: number) => `\u0000prepared-argument-${i}\u0000`;
  * (a token, a box by its path, a page of agents): at 10,000 boxes those lookups are what the API
  * spends its time on. The builder is called once with placeholders, which must each come out as
  * bound parameters; so its shape may not depend on the values (no `IN` list of varying length).
+ * It runs on the database it was prepared for, never in a transaction: SQLite has one connection,
+ * which a transaction holds until it ends, so such a query would wait for it forever.
  */
 export class PreparedQuery<A extends Bound[], R> {
   private readonly compiled: CompiledQuery<R>;
   /** Per parameter: the index of the argument it takes, or the constant it keeps. */
   private readonly slots: Array<{ arg: number } | { value: unknown }>;
 
-  /** `build` gets one placeholder per declared parameter. */
-  constructor(private readonly db: Kysely<Database>, build: (...args: string[]) => Compilable<R>) {
-    const arity = build.length;
+  /** `build` gets one placeholder per declared parameter, or `arity` of them. */
+  constructor(private readonly db: Kysely<Database>, build: (...args: string[]) => Compilable<R>, arity = build.length) {
     const markers = Array.from({ length: arity }, (_, i) => marker(i));
     this.compiled = build(...markers).compile(db);
     this.slots = this.compiled.parameters.map((p) => {
@@ -55,4 +56,38 @@ export class PreparedQuery<A extends Bound[], R> {
  */
 export function prepare<P extends Bound[], R>(db: Kysely<Database>, build: (...args: P) => Compilable<R>): PreparedQuery<P, R> {
   return new PreparedQuery<P, R>(db, build as unknown as (...args: string[]) => Compilable<R>);
+}
+
+/** List sizes a PreparedIdList prepares for; longer lists run in slices of the largest. */
+const LIST_SIZES = [1, 10, 100, 1000];
+
+/**
+ * A query over a list of ids (`WHERE id IN (…)`), prepared for a few list sizes: a list is padded
+ * with '' (which is no id) up to the next size. Results of slices come in slice order. The
+ * largest size keeps a query within the bound-parameter limits of SQLite and PostgreSQL.
+ */
+export class PreparedIdList<R> {
+  private readonly bySize = new Map<number, PreparedQuery<Bound[], R>>();
+
+  constructor(private readonly db: Kysely<Database>, private readonly build: (ids: string[]) => Compilable<R>) {}
+
+  async all(ids: readonly string[]): Promise<R[]> {
+    const max = LIST_SIZES[LIST_SIZES.length - 1];
+    const out: R[] = [];
+    for (let i = 0; i < ids.length; i += max) {
+      const slice = ids.slice(i, i + max);
+      const size = LIST_SIZES.find((s) => s >= slice.length)!;
+      out.push(...(await this.ofSize(size).all(...slice, ...new Array<string>(size - slice.length).fill(''))));
+    }
+    return out;
+  }
+
+  private ofSize(size: number): PreparedQuery<Bound[], R> {
+    let q = this.bySize.get(size);
+    if (!q) {
+      q = new PreparedQuery<Bound[], R>(this.db, (...ids: string[]) => this.build(ids), size);
+      this.bySize.set(size, q);
+    }
+    return q;
+  }
 }

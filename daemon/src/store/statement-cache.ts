@@ -1,5 +1,30 @@
 import type SqliteDatabase from 'better-sqlite3';
-import type { SqliteDatabase as KyselySqliteDatabase } from 'kysely';
+import type { SqliteDatabase as KyselySqliteDatabase, SqliteStatement } from 'kysely';
+
+/**
+ * A statement that reads rows as arrays and makes the objects here: better-sqlite3 builds each
+ * row object through V8's C++ API, which cost a third more than plain JavaScript does (a page of
+ * 100 agents, 10 search hits with their versions). Same objects, same key order; a column named
+ * twice keeps its last value, as better-sqlite3 does.
+ */
+function arrayRows(stmt: SqliteDatabase.Statement): SqliteStatement {
+  if (!stmt.reader) return stmt as unknown as SqliteStatement;
+  const names = stmt.columns().map((c) => c.name);
+  stmt.raw(true);
+  const toObject = (row: unknown[]) => {
+    const o: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) o[names[i]] = row[i];
+    return o;
+  };
+  return {
+    reader: true,
+    all: (params: ReadonlyArray<unknown>) => (stmt.all(params) as unknown[][]).map(toObject),
+    run: (params: ReadonlyArray<unknown>) => stmt.run(params),
+    *iterate(params: ReadonlyArray<unknown>) {
+      for (const row of stmt.iterate(params) as IterableIterator<unknown[]>) yield toObject(row);
+    },
+  } as unknown as SqliteStatement;
+}
 
 /**
  * The handle Kysely's SQLite driver is given. The driver prepares every query anew, and compiling
@@ -9,23 +34,24 @@ import type { SqliteDatabase as KyselySqliteDatabase } from 'kysely';
  * stream()) is busy and cannot run twice at once, so a fresh one is prepared then.
  */
 export function cachedStatements(raw: SqliteDatabase.Database, max = 500): KyselySqliteDatabase {
-  const cache = new Map<string, SqliteDatabase.Statement>();
+  const cache = new Map<string, { stmt: SqliteDatabase.Statement; wrapped: SqliteStatement }>();
   return {
     close: () => raw.close(),
     prepare(sql: string) {
       const hit = cache.get(sql);
-      if (hit && !hit.busy) {
+      if (hit && !hit.stmt.busy) {
         // Re-inserting keeps the Map in least-recently-used order.
         cache.delete(sql);
         cache.set(sql, hit);
-        return hit;
+        return hit.wrapped;
       }
       const stmt = raw.prepare(sql);
+      const wrapped = arrayRows(stmt);
       if (!hit) {
-        cache.set(sql, stmt);
+        cache.set(sql, { stmt, wrapped });
         if (cache.size > max) cache.delete(cache.keys().next().value as string);
       }
-      return stmt;
+      return wrapped;
     },
   };
 }

@@ -1,0 +1,31 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema';
+import { prepare } from '../store/prepared';
+import type { AgentStatus } from './tables';
+
+/** Statuses an agent never leaves: a late report is answered "stop". */
+export const FINAL_STATUSES: readonly AgentStatus[] = ['errored', 'exited'];
+
+/**
+ * The agent protocol's statements and the agents page, built once: 1,000 agents reporting every
+ * 10 s make the report path the daemon's busiest.
+ */
+export function hotAgentQueries(db: Kysely<Database>) {
+  const ofPool = (poolId: string) => db.selectFrom('agents').where('pool_id', '=', poolId);
+  const pingedSince = (poolId: string, since: string) => ofPool(poolId).where('last_ping_at', '>=', since);
+  // What an agent resource shows (resources.ts): a page of 100 reads fewer values.
+  const shown = ['id', 'pool_id', 'name', 'status', 'ip_address', 'last_ping_at'] as const;
+  return {
+    tokenByHash: prepare(db, (hash: string) => db.selectFrom('agent_tokens').selectAll().where('token_hash', '=', hash)),
+    touchToken: prepare(db, (at: string, id: string) => db.updateTable('agent_tokens').set({ last_used_at: at }).where('id', '=', id)),
+    agentById: prepare(db, (id: string) => db.selectFrom('agents').selectAll().where('id', '=', id)),
+    report: prepare(db, (status: AgentStatus, at: string, ip: string, id: string, tokenId: string) => db.updateTable('agents')
+      .set({ status, last_ping_at: at, ip_address: ip })
+      .where('id', '=', id).where('token_id', '=', tokenId).where('status', 'not in', FINAL_STATUSES)),
+    page: prepare(db, (poolId: string, limit: number, offset: number) => ofPool(poolId).select(shown).orderBy('seq').limit(limit).offset(offset)),
+    count: prepare(db, (poolId: string) => ofPool(poolId).select((eb) => eb.fn.countAll<number>().as('n'))),
+    pageSince: prepare(db, (poolId: string, since: string, limit: number, offset: number) => pingedSince(poolId, since)
+      .select(shown).orderBy('seq').limit(limit).offset(offset)),
+    countSince: prepare(db, (poolId: string, since: string) => pingedSince(poolId, since).select((eb) => eb.fn.countAll<number>().as('n'))),
+  };
+}

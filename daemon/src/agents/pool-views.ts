@@ -1,0 +1,55 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../store/schema';
+import { prepare } from '../store/prepared';
+import type { PoolRow, PoolView } from './pools-repository';
+
+/** A pool's relationship lists, as its resource names them. */
+type Relation = 'workspaces' | 'allowed-workspaces' | 'excluded-workspaces' | 'allowed-projects';
+
+/** The four lists of the pools in one query (a UNION ALL), each in creation order. */
+function relations(db: Kysely<Database>, ids: string[]) {
+  const linked = (from: 'agent_pool_allowed_workspaces' | 'agent_pool_excluded_workspaces', rel: Relation) =>
+    db.selectFrom(`${from} as l`).innerJoin('workspaces as w', 'w.id', 'l.workspace_id')
+      .select([sql.lit<Relation>(rel).as('rel'), 'l.pool_id as pool_id', 'w.id as id', 'w.created_at as at']).where('l.pool_id', 'in', ids);
+  return db.selectFrom('workspaces as w')
+    .select([sql.lit<Relation>('workspaces').as('rel'), sql<string>`w.agent_pool_id`.as('pool_id'), 'w.id as id', 'w.created_at as at'])
+    .where('w.agent_pool_id', 'in', ids)
+    .unionAll(linked('agent_pool_allowed_workspaces', 'allowed-workspaces'))
+    .unionAll(linked('agent_pool_excluded_workspaces', 'excluded-workspaces'))
+    .unionAll(db.selectFrom('agent_pool_allowed_projects as l').innerJoin('projects as p', 'p.id', 'l.project_id')
+      .select([sql.lit<Relation>('allowed-projects').as('rel'), 'l.pool_id as pool_id', 'p.id as id', 'p.created_at as at']).where('l.pool_id', 'in', ids))
+    .orderBy('at').orderBy('id');
+}
+
+/**
+ * Adds the relationship ids to a page of pools in one query, whatever the page size; built once
+ * for a single pool (show, create, update, an organization's only pool), since building this
+ * union cost more than running it. `agent_count` comes with the rows already.
+ */
+export class PoolViews {
+  private readonly ofOne;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.ofOne = prepare(db, (id: string) => relations(db, [id]));
+  }
+
+  async of(rows: PoolRow[]): Promise<PoolView[]> {
+    if (rows.length === 0) return [];
+    const found = rows.length === 1 ? await this.ofOne.all(rows[0].id) : await relations(this.db, rows.map((r) => r.id)).execute();
+    const lists = new Map<string, string[]>();
+    for (const f of found) {
+      const key = `${f.pool_id}\u0000${f.rel}`;
+      const list = lists.get(key);
+      if (list) list.push(f.id);
+      else lists.set(key, [f.id]);
+    }
+    const list = (poolId: string, rel: Relation) => lists.get(`${poolId}\u0000${rel}`) ?? [];
+    return rows.map((r) => ({
+      ...r,
+      workspace_ids: list(r.id, 'workspaces'),
+      allowed_workspace_ids: list(r.id, 'allowed-workspaces'),
+      allowed_project_ids: list(r.id, 'allowed-projects'),
+      excluded_workspace_ids: list(r.id, 'excluded-workspaces'),
+    }));
+  }
+}
