@@ -58,6 +58,10 @@ describe('GET /search', () => {
     expect(r.json.boxes[0].downloads).toBe(9);
   });
 
+  it('answers under its prefix in any case, as the routes match (the prefix skip in app.ts keeps that)', async () => {
+    expect(tags(await d.http.get('/API/V1/search?q=stable'))).toEqual(['alice/debian']);
+  });
+
   it('shows private boxes to their owner', async () => {
     expect(tags(await alice.http.get('/api/v2/search?q=hidden'))).toEqual(['alice/hidden']);
     expect(tags(await bob.http.get('/api/v2/search?q=hidden'))).toEqual([]);

@@ -20,6 +20,11 @@ import { agentProtocolRoutes, agentsApiRoutes } from './agents/routes';
 import { VERSION } from './version';
 import { defaultUiDir, webUi } from './ui/static';
 
+/** `path` is `prefix` or below it; without regard to case, as @koa/router matches routes. */
+function isUnder(path: string, prefix: string): boolean {
+  return path.slice(0, prefix.length).toLowerCase() === prefix && (path.length === prefix.length || path[prefix.length] === '/');
+}
+
 /**
  * Mounts routers under each prefix. A request outside the prefix skips them at once: matching
  * every route of every router took more time than a catalog request's queries (issue 9).
@@ -30,7 +35,7 @@ function mount(app: Koa, prefixes: string[], ...routers: Router[]) {
     for (const r of routers) outer.use(r.routes(), r.allowedMethods());
     const routes = outer.routes() as Koa.Middleware;
     const allowed = outer.allowedMethods() as Koa.Middleware;
-    app.use((ctx, next) => (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`) ? routes(ctx, () => allowed(ctx, next)) : next()));
+    app.use((ctx, next) => (isUnder(ctx.path, prefix) ? routes(ctx, () => allowed(ctx, next)) : next()));
   }
 }
 
