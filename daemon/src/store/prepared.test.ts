@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from './db';
@@ -48,5 +49,17 @@ describe('PreparedIdList', () => {
     expect((await q.all(keys.slice(0, 11))).map((r) => r.key)).toEqual(keys.slice(0, 11));
     expect((await q.all([...keys].reverse())).length).toBe(1203);
     expect(await q.all(['nope', 'k0001'])).toEqual([{ key: 'k0001' }]);
+  });
+});
+
+describe('statements kept by their SQL (statement-cache.ts)', () => {
+  it('answers rows as objects in column order, and follows a column added by another connection', async () => {
+    const q = () => sql<Record<string, unknown>>`select * from settings where key = ${'a'}`.execute(store.db);
+    expect((await q()).rows).toEqual([{ key: 'a', value: '1' }]);
+    expect(Object.keys((await q()).rows[0])).toEqual(['key', 'value']);
+    const other = new Database(join(dir, 'db.sqlite'));
+    other.exec("ALTER TABLE settings ADD COLUMN note TEXT NOT NULL DEFAULT 'n'");
+    other.close();
+    expect((await q()).rows).toEqual([{ key: 'a', value: '1', note: 'n' }]);
   });
 });

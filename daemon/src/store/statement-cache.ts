@@ -9,9 +9,12 @@ import type { SqliteDatabase as KyselySqliteDatabase, SqliteStatement } from 'ky
  */
 function arrayRows(stmt: SqliteDatabase.Statement): SqliteStatement {
   if (!stmt.reader) return stmt as unknown as SqliteStatement;
-  const names = stmt.columns().map((c) => c.name);
+  let names = stmt.columns().map((c) => c.name);
   stmt.raw(true);
   const toObject = (row: unknown[]) => {
+    // SQLite prepares a statement again after a schema change (another process migrating):
+    // `SELECT *` may then have other columns.
+    if (row.length !== names.length) names = stmt.columns().map((c) => c.name);
     const o: Record<string, unknown> = {};
     for (let i = 0; i < names.length; i++) o[names[i]] = row[i];
     return o;
