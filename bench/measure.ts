@@ -5,11 +5,13 @@
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../test/helpers/spawn-daemon';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+
+export { freePort };
 
 export const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 export const BIN = join(ROOT, 'bin', 'boxyard.mjs');
@@ -29,17 +31,6 @@ export async function makeFile(path: string, mb: number): Promise<void> {
   await new Promise<void>((resolve, reject) => { out.once('error', reject); out.end(() => resolve()); });
 }
 
-/** A free TCP port on 127.0.0.1 (closed again before the server binds it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Runs a command to completion; rejects with its stderr on a non-zero exit. */
 export function run(cmd: string, args: string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
