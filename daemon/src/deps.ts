@@ -34,14 +34,14 @@ export function buildDeps(config: Config, opts: DepsOptions = {}) {
   const store: Store = openStore(databaseFile(config));
   const db = store.db;
 
-  const accountRepo = new AccountRepository(db);
+  const accountRepo = new AccountRepository(db, store.versions);
   const accounts = new AccountService(accountRepo, clock, ids);
   const twoFactor = new TwoFactorService(accountRepo, clock, createSmsSender({ command: config.smsCommand, webhook: config.smsWebhook, log }));
   const tokens = new TokenService(accountRepo, twoFactor, clock, ids);
-  const mirrorRepo = new MirrorRepository(db);
+  const mirrorRepo = new MirrorRepository(db, store.versions);
   const settings = new SettingsService(accountRepo, { maintenance: config.maintenance, offline: config.offline }, async (id) => (await mirrorRepo.upstream(id)) !== undefined);
   const loginLimiter = new LoginLimiter(config.loginAttempts);
-  const registry = new RegistryService(new RegistryRepository(db), accounts, clock, ids);
+  const registry = new RegistryService(new RegistryRepository(db, store.versions), accounts, clock, ids);
   const agents = buildAgentServices(db, accounts, clock, ids, config);
 
   const closers: Array<() => Promise<void> | void> = [];

@@ -1,41 +1,52 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../store/schema';
 import { prepare } from '../store/prepared';
-import type { UsersTable, OrganizationsTable, ApiTokensTable, TwoFactorTable } from './tables';
+import { cachedQuery, type ReadCache } from '../store/read-cache';
+import type { TableVersions } from '../store/table-versions';
+import type { UsersTable, OrganizationsTable, ApiTokensTable, TwoFactorTable, MembershipsTable } from './tables';
 
 export type UserRow = Selectable<UsersTable>;
 export type OrganizationRow = Selectable<OrganizationsTable>;
 export type TokenRow = Selectable<ApiTokensTable>;
 export type TwoFactorRow = Selectable<TwoFactorTable>;
 
+export interface TokenWithUser { token: Pick<TokenRow, 'id' | 'token_hash' | 'last_used_at'>; user: UserRow }
+
 export const nameKey = (name: string): string => name.toLowerCase();
 
 /** The only SQL for users, organizations, memberships, API tokens, two-factor and settings. */
 export class AccountRepository {
-  // Every request resolves its token, and every API request reads the settings (maintenance).
-  private readonly tokenQuery;
-  private readonly settingsQuery;
-  private readonly membershipQuery;
-  private readonly userByNameQuery;
-  private readonly orgByNameQuery;
+  // Every request resolves its token, and every API request reads the settings (maintenance):
+  // these lookups are kept in memory until their tables change (store/read-cache.ts).
+  private readonly tokenQuery: ReadCache<[string], TokenWithUser | undefined>;
+  private readonly settingsQuery: ReadCache<[], ReadonlyMap<string, string>>;
+  private readonly membershipQuery: ReadCache<[string, string], Selectable<MembershipsTable> | undefined>;
+  private readonly userByNameQuery: ReadCache<[string], UserRow | undefined>;
+  private readonly orgByNameQuery: ReadCache<[string], OrganizationRow | undefined>;
 
-  constructor(private readonly db: Kysely<Database>) {
-    this.tokenQuery = prepare(db, (hash: string) => db.selectFrom('api_tokens')
+  constructor(private readonly db: Kysely<Database>, versions: TableVersions) {
+    const first = <R>(rows: R[]) => rows[0];
+    this.tokenQuery = cachedQuery(versions, prepare(db, (hash: string) => db.selectFrom('api_tokens')
       .innerJoin('users', 'users.id', 'api_tokens.user_id').selectAll('users')
       .select(['api_tokens.id as token_id', 'api_tokens.token_hash as token_hash', 'api_tokens.last_used_at as token_last_used_at'])
-      .where('api_tokens.token_hash', '=', hash));
-    this.settingsQuery = prepare(db, () => db.selectFrom('settings').select(['key', 'value']));
-    this.membershipQuery = prepare(db, (orgId: string, userId: string) => db.selectFrom('memberships').selectAll()
-      .where('organization_id', '=', orgId).where('user_id', '=', userId));
-    this.userByNameQuery = prepare(db, (key: string) => db.selectFrom('users').selectAll().where('username_key', '=', key));
-    this.orgByNameQuery = prepare(db, (key: string) => db.selectFrom('organizations').selectAll().where('name_key', '=', key));
+      .where('api_tokens.token_hash', '=', hash)), (rows) => {
+      if (!rows[0]) return undefined;
+      const { token_id, token_hash, token_last_used_at, ...user } = rows[0];
+      return { token: { id: token_id, token_hash, last_used_at: token_last_used_at }, user };
+    });
+    this.settingsQuery = cachedQuery(versions, prepare(db, () => db.selectFrom('settings').select(['key', 'value'])),
+      (rows) => new Map(rows.map((r) => [r.key, r.value])), 1);
+    this.membershipQuery = cachedQuery(versions, prepare(db, (orgId: string, userId: string) => db.selectFrom('memberships').selectAll()
+      .where('organization_id', '=', orgId).where('user_id', '=', userId)), first);
+    this.userByNameQuery = cachedQuery(versions, prepare(db, (key: string) => db.selectFrom('users').selectAll().where('username_key', '=', key)), first);
+    this.orgByNameQuery = cachedQuery(versions, prepare(db, (key: string) => db.selectFrom('organizations').selectAll().where('name_key', '=', key)), first);
   }
 
   userById(id: string) {
     return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   }
   userByName(username: string) {
-    return this.userByNameQuery.first(nameKey(username));
+    return this.userByNameQuery.get(nameKey(username));
   }
   userByLogin(login: string) {
     const key = nameKey(login);
@@ -60,7 +71,7 @@ export class AccountRepository {
   }
 
   orgByName(name: string) {
-    return this.orgByNameQuery.first(nameKey(name));
+    return this.orgByNameQuery.get(nameKey(name));
   }
   async insertOrganization(row: Omit<OrganizationRow, 'profile_markdown' | 'agent_pool_limit'>, ownerId: string | null) {
     await this.db.transaction().execute(async (trx) => {
@@ -85,7 +96,7 @@ export class AccountRepository {
   }
 
   membership(orgId: string, userId: string) {
-    return this.membershipQuery.first(orgId, userId);
+    return this.membershipQuery.get(orgId, userId);
   }
   listMembers(orgId: string) {
     return this.db.selectFrom('memberships').innerJoin('users', 'users.id', 'memberships.user_id')
@@ -101,11 +112,8 @@ export class AccountRepository {
   }
 
   /** A token and its user in one query: every authenticated request resolves one. */
-  async tokenWithUser(hash: string): Promise<{ token: Pick<TokenRow, 'id' | 'token_hash' | 'last_used_at'>; user: UserRow } | undefined> {
-    const row = await this.tokenQuery.first(hash);
-    if (!row) return undefined;
-    const { token_id, token_hash, token_last_used_at, ...user } = row;
-    return { token: { id: token_id, token_hash, last_used_at: token_last_used_at }, user };
+  tokenWithUser(hash: string): Promise<TokenWithUser | undefined> {
+    return this.tokenQuery.get(hash);
   }
   listTokens(userId: string) {
     return this.db.selectFrom('api_tokens').selectAll().where('user_id', '=', userId).orderBy('created_at').execute();
@@ -155,8 +163,8 @@ export class AccountRepository {
     return r?.value;
   }
   /** Every stored setting (a handful of rows). */
-  async getSettings(): Promise<Map<string, string>> {
-    return new Map((await this.settingsQuery.all()).map((r) => [r.key, r.value]));
+  getSettings(): Promise<ReadonlyMap<string, string>> {
+    return this.settingsQuery.get();
   }
   async setSetting(key: string, value: string) {
     await this.db.insertInto('settings').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute();

@@ -1,5 +1,8 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database } from '../store/schema';
+import { prepare } from '../store/prepared';
+import { cachedQuery, type ReadCache } from '../store/read-cache';
+import type { TableVersions } from '../store/table-versions';
 import type { CachedBoxesTable, JobState, MirrorFilesTable, MirrorJobsTable, MirrorsTable, UpstreamsTable } from './tables';
 
 export type UpstreamRow = Selectable<UpstreamsTable>;
@@ -12,7 +15,13 @@ const ACTIVE: JobState[] = ['queued', 'running'];
 
 /** The only SQL of upstreams, mirrors, mirror jobs, their files and the cache's boxes. */
 export class MirrorRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  /** Every catalog request asks whether the cache made its box: kept until cached_boxes changes. */
+  private readonly cachedBoxQuery: ReadCache<[string], CachedBoxRow | undefined>;
+
+  constructor(private readonly db: Kysely<Database>, versions: TableVersions) {
+    this.cachedBoxQuery = cachedQuery(versions, prepare(db, (boxId: string) => db.selectFrom('cached_boxes').selectAll().where('box_id', '=', boxId)),
+      (rows) => rows[0], 5000);
+  }
 
   // ---- upstreams ----
   upstream(id: string): Promise<UpstreamRow | undefined> {
@@ -145,7 +154,7 @@ export class MirrorRepository {
 
   // ---- the pull-through cache's boxes ----
   cachedBox(boxId: string): Promise<CachedBoxRow | undefined> {
-    return this.db.selectFrom('cached_boxes').selectAll().where('box_id', '=', boxId).executeTakeFirst();
+    return this.cachedBoxQuery.get(boxId);
   }
   async upsertCachedBox(row: CachedBoxRow) {
     await this.db.insertInto('cached_boxes').values(row)

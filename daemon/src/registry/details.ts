@@ -1,7 +1,8 @@
 import { sortByGemVersionDesc } from './gem-version';
-import type { BoxRecord, ProviderRow, RegistryRepository, VersionRow } from './repository';
+import type { BoxRecord, ProviderRow, RegistryRepository, VersionDetail, VersionRow } from './repository';
+import { groupBy } from '../lib/group-by';
 
-export interface VersionDetail { version: VersionRow; providers: ProviderRow[] }
+export type { VersionDetail };
 /** A box with its versions, newest (by Ruby Gem ordering) first. */
 export interface BoxDetail { box: BoxRecord; versions: VersionDetail[] }
 /** A box with only its current version: what search hits and namespace listings show. */
@@ -26,34 +27,13 @@ export async function loadDetail(repo: RegistryRepository, box: BoxRecord, onlyA
   };
 }
 
-/**
- * The current version of each box with its providers, in three queries whatever the number of
- * boxes: the numbers of the released versions (the highest is picked here, since SQL cannot
- * order Ruby Gem versions), then the picked rows and their providers. A namespace of thousands of
- * boxes no longer loads every version and provider it has.
- */
-export async function loadSummaries(repo: RegistryRepository, boxes: BoxRecord[]): Promise<BoxSummary[]> {
-  const numbers = await repo.activeVersionNumbers(boxes.map((b) => b.id));
-  const picked = [...groupBy(numbers, (v) => v.box_id).values()].map((vs) => sortByGemVersionDesc(vs, (v) => v.version)[0].id);
-  const versions = new Map((await repo.versionsById(picked)).map((v) => [v.box_id, v]));
-  const byVersion = groupBy(await repo.providersOf(picked), (p) => p.version_id);
-  return boxes.map((box) => {
-    const version = versions.get(box.id);
-    return { box, current: version && { version, providers: byVersion.get(version.id) ?? [] } };
-  });
+/** Each box with its current version, from memory when it was read before (repository.ts currentVersions). */
+export async function loadSummaries(repo: RegistryRepository, boxes: readonly BoxRecord[]): Promise<BoxSummary[]> {
+  const current = await repo.currentVersions(boxes.map((b) => b.id));
+  return boxes.map((box, i) => ({ box, current: current[i] }));
 }
 
 export async function loadVersion(repo: RegistryRepository, version: VersionRow): Promise<VersionDetail> {
   return { version, providers: await repo.providersOf([version.id]) };
 }
 
-function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
-  const m = new Map<string, T[]>();
-  for (const it of items) {
-    const k = key(it);
-    const list = m.get(k);
-    if (list) list.push(it);
-    else m.set(k, [it]);
-  }
-  return m;
-}

@@ -4,13 +4,20 @@ import type { BoxesTable, BoxProvidersTable, BoxVersionsTable } from './tables';
 import { boxes, type Db } from './box-query';
 import { SearchQueries, type SearchFilter } from './search-query';
 import { textIndexOf, type TextIndex } from './text-search';
-import { hotQueries } from './hot-queries';
+import { hotQueries, type BoxVersions } from './hot-queries';
+import type { TableVersions } from '../store/table-versions';
+import { ReadCache } from '../store/read-cache';
+import { groupBy } from '../lib/group-by';
+import { sortByGemVersionDesc } from './gem-version';
 
 export type BoxRow = Selectable<BoxesTable>;
 export type VersionRow = Selectable<BoxVersionsTable>;
 export type ProviderRow = Selectable<BoxProvidersTable>;
 /** A box with the name of its owning user or organization. */
 export type BoxRecord = BoxRow & { username: string };
+
+/** A version with its providers. */
+export interface VersionDetail { version: VersionRow; providers: ProviderRow[] }
 
 export const boxKey = (name: string): string => name.toLowerCase();
 
@@ -30,11 +37,14 @@ export class RegistryRepository {
   /** What every catalog, box and download request reads: built once (store/prepared.ts). */
   private readonly hot;
   private readonly searches: SearchQueries;
+  /** Each box's current version (what search hits and namespace listings show), kept until versions or providers change. */
+  private readonly current: ReadCache<[string], VersionDetail | undefined>;
 
   /** `textIndex`: what narrows search text queries; by default the database's own (text-search.ts). */
-  constructor(private readonly db: Kysely<Database>, opts: { textIndex?: TextIndex } = {}) {
-    this.hot = hotQueries(db);
-    this.searches = new SearchQueries(db, opts.textIndex ?? textIndexOf(db));
+  constructor(private readonly db: Kysely<Database>, versions: TableVersions, opts: { textIndex?: TextIndex } = {}) {
+    this.hot = hotQueries(db, versions);
+    this.current = new ReadCache(versions, ['box_versions', 'box_providers'], async (id) => (await this.loadCurrent([id])).get(id), 5000);
+    this.searches = new SearchQueries(db, versions, opts.textIndex ?? textIndexOf(db));
   }
 
   transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
@@ -51,7 +61,7 @@ export class RegistryRepository {
    * download request. User and organization names never collide, so at most one owner matches.
    */
   boxByPath(owner: string, name: string): Promise<BoxRecord | undefined> {
-    return this.hot.boxByPath.first(owner.toLowerCase(), boxKey(name));
+    return this.hot.boxByPath.get(owner.toLowerCase(), boxKey(name));
   }
   boxById(id: string): Promise<BoxRecord | undefined> {
     return boxes(this.db).where('boxes.id', '=', id).executeTakeFirst();
@@ -61,7 +71,7 @@ export class RegistryRepository {
     if (!includePrivate) q = q.where('boxes.private', '=', 0);
     return q.orderBy('boxes.name_key').execute();
   }
-  async search(filter: SearchFilter): Promise<BoxRecord[]> {
+  search(filter: SearchFilter): Promise<readonly BoxRecord[]> {
     return this.searches.run(filter);
   }
   async insertBox(row: Omit<BoxRow, 'downloads'>, db: Db = this.db) {
@@ -78,27 +88,22 @@ export class RegistryRepository {
   }
 
   /** Versions of one box, oldest first, and their providers (by name), in one query. */
-  async versionsOfBox(boxId: string, onlyActive: boolean): Promise<{ versions: VersionRow[]; providers: ProviderRow[] }> {
-    const rows = await (onlyActive ? this.hot.activeVersionsOfBox : this.hot.versionsOfBox).all(boxId);
-    const versions: VersionRow[] = [];
-    const providers: ProviderRow[] = [];
-    for (const { p_id, p_name, p_architecture, p_default_architecture, p_url, p_checksum, p_checksum_type, p_blob_sha256, p_size, p_source_url, p_created_at, p_updated_at, ...v } of rows) {
-      if (versions[versions.length - 1]?.id !== v.id) versions.push(v);
-      if (p_id === null) continue;
-      providers.push({
-        id: p_id, version_id: v.id, name: p_name!, architecture: p_architecture!, default_architecture: p_default_architecture!, url: p_url,
-        checksum: p_checksum, checksum_type: p_checksum_type, blob_sha256: p_blob_sha256, size: p_size, source_url: p_source_url,
-        created_at: p_created_at!, updated_at: p_updated_at!,
-      });
-    }
-    return { versions, providers };
+  versionsOfBox(boxId: string, onlyActive: boolean): Promise<BoxVersions> {
+    return (onlyActive ? this.hot.activeVersionsOfBox : this.hot.versionsOfBox).get(boxId);
   }
-  /** Id and number of every released version of the boxes, oldest first (to pick each box's current one). */
-  activeVersionNumbers(boxIds: string[]): Promise<Array<Pick<VersionRow, 'id' | 'box_id' | 'version'>>> {
-    return this.hot.activeVersionNumbers.all(boxIds);
+  /** The released version vagrant would pick of each box (the highest active one), if any. */
+  currentVersions(boxIds: readonly string[]): Promise<Array<VersionDetail | undefined>> {
+    return this.current.getMany(boxIds, (missing) => this.loadCurrent(missing));
   }
-  versionsById(ids: string[]): Promise<VersionRow[]> {
-    return this.hot.versionsById.all(ids);
+  /**
+   * Three queries whatever the number of boxes: the numbers of the released versions (the highest
+   * is picked here, since SQL cannot order Ruby Gem versions), then the picked rows and their providers.
+   */
+  private async loadCurrent(boxIds: string[]): Promise<Map<string, VersionDetail>> {
+    const numbers = await this.hot.activeVersionNumbers.all(boxIds);
+    const picked = [...groupBy(numbers, (v) => v.box_id).values()].map((vs) => sortByGemVersionDesc(vs, (v) => v.version)[0].id);
+    const byVersion = groupBy(await this.hot.providersOfVersions.all(picked), (p) => p.version_id);
+    return new Map((await this.hot.versionsById.all(picked)).map((version) => [version.box_id, { version, providers: byVersion.get(version.id) ?? [] }]));
   }
   version(boxId: string, version: string, db: Db = this.db): Promise<VersionRow | undefined> {
     return db.selectFrom('box_versions').selectAll().where('box_id', '=', boxId).where('version', '=', version).executeTakeFirst();

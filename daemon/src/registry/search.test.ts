@@ -97,7 +97,7 @@ const VISIBLE: SearchFilter['visible'][] = [{ all: true }, { userId: null }, { u
 
 describe.each(['sqlite-fts5', 'none'] as const)('search at 300 boxes, text index %s', (textIndex) => {
   it('answers what the rules say for every text, sort, order, caller and page', async () => {
-    const repo = new RegistryRepository(store.db, { textIndex });
+    const repo = new RegistryRepository(store.db, store.versions, { textIndex });
     let hits = 0;
     for (const q of QUERIES) {
       for (const sort of ['downloads', 'created', 'updated'] as const) {
@@ -118,7 +118,7 @@ describe.each(['sqlite-fts5', 'none'] as const)('search at 300 boxes, text index
   });
 
   it('filters by provider and architecture of released versions only', async () => {
-    const repo = new RegistryRepository(store.db, { textIndex });
+    const repo = new RegistryRepository(store.db, store.versions, { textIndex });
     for (const [provider, architecture] of [['libvirt', undefined], [undefined, 'arm64'], ['virtualbox', 'amd64'], ['hyperv', undefined]] as const) {
       for (const q of [undefined, 'web']) {
         const f: SearchFilter = { q, provider, architecture, sort: 'downloads', order: 'desc', visible: { userId: 'user-bob' }, limit: 100, offset: 0 };

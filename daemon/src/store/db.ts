@@ -5,11 +5,14 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './schema';
 import { cachedStatements } from './statement-cache';
+import { TableVersions } from './table-versions';
 
 export interface Store {
   db: Kysely<Database>;
   /** The raw handle, for the dialect setup and migrations only. */
   raw: SqliteDatabase.Database;
+  /** When each table last changed: what read caches (read-cache.ts) are checked against. */
+  versions: TableVersions;
   close(): Promise<void>;
 }
 
@@ -24,8 +27,9 @@ export function openStore(file: string): Store {
   raw.pragma('busy_timeout = 5000');
   raw.pragma('synchronous = NORMAL');
   migrate(raw);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(raw) }) });
-  return { db, raw, close: () => db.destroy() };
+  const versions = new TableVersions(raw);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(raw, versions) }) });
+  return { db, raw, versions, close: () => db.destroy() };
 }
 
 /** Applies numbered `NNN-name.sql` files in order, each in its own transaction, once. */

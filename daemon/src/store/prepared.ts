@@ -35,6 +35,11 @@ export class PreparedQuery<A extends Bound[], R> {
     if (used.size !== arity) throw new Error(`prepared query: each of its ${arity} arguments must be a bound parameter (${this.compiled.sql})`);
   }
 
+  /** The SQL it runs (read caches take the tables it reads from it). */
+  get sql(): string {
+    return this.compiled.sql;
+  }
+
   execute(...args: A): Promise<QueryResult<R>> {
     const parameters = this.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
     return this.db.executeQuery<R>({ ...this.compiled, parameters });

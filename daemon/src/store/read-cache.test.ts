@@ -1,0 +1,137 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from './db';
+import { prepare } from './prepared';
+import { ReadCache, cachedQuery, tablesRead } from './read-cache';
+import { writeOf } from './table-versions';
+
+let dir: string;
+let store: Store;
+const now = '2026-01-01T00:00:00.000Z';
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'boxyard-read-cache-'));
+  store = openStore(join(dir, 'db.sqlite'));
+  const db = store.db;
+  await db.insertInto('users').values({ id: 'u1', username: 'ann', username_key: 'ann', email: 'a@x.test', email_key: 'a@x.test', password_hash: 'x', created_at: now, updated_at: now, is_admin: 0 }).execute();
+  await db.insertInto('boxes').values({ id: 'b1', user_id: 'u1', organization_id: null, name: 'alpha', name_key: 'alpha', short_description: '', description: '', private: 0, downloads: 0, created_at: now, updated_at: now }).execute();
+  await db.insertInto('box_versions').values({ id: 'v1', box_id: 'b1', version: '1.0.0', description: '', status: 'active', created_at: now, updated_at: now }).execute();
+  await db.insertInto('settings').values({ key: 'k', value: '1' }).execute();
+});
+afterAll(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A cache of one table's rows that counts how often it went to the database. */
+function counting(sqlTables: string[], load: () => Promise<unknown>) {
+  let loads = 0;
+  const cache = new ReadCache<[], unknown>(store.versions, sqlTables, async () => { loads++; return load(); });
+  return { get: () => cache.get(), loads: () => loads };
+}
+
+describe('tables a query reads and writes', () => {
+  it('reads from and join clauses, subqueries included, CTE names left out', () => {
+    expect(tablesRead('select "boxes".* from "boxes" left join "users" on "users"."id" = "boxes"."user_id" where "x" = (select "o"."id" from "organizations" as "o")'))
+      .toEqual(['boxes', 'users', 'organizations']);
+    expect(tablesRead('with "recent" as (select * from "box_versions") select * from "recent" join boxes on 1')).toEqual(['box_versions', 'boxes']);
+  });
+
+  it('tells the table and kind of a write', () => {
+    expect(writeOf('update "boxes" set "downloads" = "downloads" + ? where "id" = ?')).toEqual({ table: 'boxes', kinds: ['update'] });
+    expect(writeOf('delete from "box_versions" where "id" = ?')).toEqual({ table: 'box_versions', kinds: ['delete'] });
+    expect(writeOf('insert into "settings" ("key", "value") values (?, ?) on conflict ("key") do update set "value" = ?'))
+      .toEqual({ table: 'settings', kinds: ['insert', 'update'] });
+    expect(writeOf('insert or replace into "settings" values (?, ?)')).toEqual({ table: 'settings', kinds: ['insert', 'delete'] });
+    expect(writeOf('create index x on boxes (name)')).toBeUndefined();
+  });
+
+  it('refuses a cache over a name that is no table', () => {
+    expect(() => new ReadCache(store.versions, ['nope'], async () => 1)).toThrow(/not tables/);
+    expect(() => cachedQuery(store.versions, prepare(store.db, () => store.db.selectFrom('settings').selectAll()), (r) => r)).not.toThrow();
+  });
+
+  it('follows cascades on delete and triggers, not cascades on update', () => {
+    expect(store.versions.affectedBy('boxes', 'delete')).toEqual(expect.arrayContaining(['boxes', 'box_versions', 'box_providers', 'box_search']));
+    expect(store.versions.affectedBy('boxes', 'update')).not.toContain('box_versions');
+    expect(store.versions.affectedBy('boxes', 'update')).toContain('box_search');
+    expect(store.versions.affectedBy('settings', 'update')).toEqual(['settings']);
+  });
+});
+
+describe('ReadCache', () => {
+  it('answers from memory until a table it reads changes, whatever else changes', async () => {
+    const c = counting(['box_versions'], () => store.db.selectFrom('box_versions').select(['id', 'status']).execute());
+    expect(await c.get()).toEqual([{ id: 'v1', status: 'active' }]);
+    await c.get();
+    expect(c.loads()).toBe(1);
+    await store.db.updateTable('settings').set({ value: '2' }).execute();
+    await store.db.updateTable('boxes').set({ downloads: 5 }).execute();
+    await c.get();
+    expect(c.loads()).toBe(1);
+    await store.db.updateTable('box_versions').set({ status: 'revoked' }).where('id', '=', 'v1').execute();
+    expect(await c.get()).toEqual([{ id: 'v1', status: 'revoked' }]);
+    expect(c.loads()).toBe(2);
+  });
+
+  it('is cleared by a cascade: deleting a box empties the cache of its versions', async () => {
+    await store.db.insertInto('boxes').values({ id: 'b2', user_id: 'u1', organization_id: null, name: 'beta', name_key: 'beta', short_description: '', description: '', private: 0, downloads: 0, created_at: now, updated_at: now }).execute();
+    await store.db.insertInto('box_versions').values({ id: 'v2', box_id: 'b2', version: '2.0.0', description: '', status: 'active', created_at: now, updated_at: now }).execute();
+    const c = counting(['box_versions'], () => store.db.selectFrom('box_versions').select('id').where('box_id', '=', 'b2').execute());
+    expect(await c.get()).toEqual([{ id: 'v2' }]);
+    await store.db.deleteFrom('boxes').where('id', '=', 'b2').execute();
+    expect(await c.get()).toEqual([]);
+  });
+
+  it('is cleared by a trigger: renaming a box changes what a search reads', async () => {
+    const c = counting(['box_search'], () => store.db.selectFrom('box_search' as never).select('name' as never).execute());
+    expect(await c.get()).toEqual([{ name: 'alpha' }]);
+    await store.db.updateTable('boxes').set({ name: 'gamma' }).where('id', '=', 'b1').execute();
+    expect(await c.get()).toEqual([{ name: 'gamma' }]);
+  });
+
+  it('sees another connection commit (a CLI command on the same data folder)', async () => {
+    const c = counting(['settings'], () => store.db.selectFrom('settings').select('value').where('key', '=', 'k').execute());
+    const before = await c.get();
+    const other = new Database(join(dir, 'db.sqlite'));
+    other.prepare("UPDATE settings SET value = 'from-elsewhere' WHERE key = 'k'").run();
+    other.close();
+    expect(before).not.toEqual([{ value: 'from-elsewhere' }]);
+    expect(await c.get()).toEqual([{ value: 'from-elsewhere' }]);
+  });
+
+  it('never keeps what a rolled-back transaction wrote', async () => {
+    const c = counting(['settings'], () => store.db.selectFrom('settings').select('value').where('key', '=', 'k').execute());
+    const before = await c.get();
+    await expect(store.db.transaction().execute(async (trx) => {
+      await trx.updateTable('settings').set({ value: 'never' }).where('key', '=', 'k').execute();
+      // A read while the transaction holds the connection waits for it, then sees the rollback.
+      void c.get();
+      throw new Error('roll back');
+    })).rejects.toThrow('roll back');
+    expect(await c.get()).toEqual(before);
+  });
+
+  it('hands out frozen values, since every caller shares them', async () => {
+    const c = counting(['settings'], () => store.db.selectFrom('settings').selectAll().execute());
+    const rows = (await c.get()) as Array<Record<string, unknown>>;
+    expect(() => { rows[0].value = 'x'; }).toThrow(TypeError);
+    expect(() => rows.push({})).toThrow(TypeError);
+  });
+
+  it('keeps at most max keys, least recently used dropped first', async () => {
+    let loads = 0;
+    const cache = new ReadCache<[string], string>(store.versions, ['settings'], async (k) => { loads++; return k; }, 2);
+    await cache.get('a');
+    await cache.get('b');
+    await cache.get('a');
+    await cache.get('c');
+    await cache.get('a');
+    expect(loads).toBe(3);
+    await cache.get('b');
+    expect(loads).toBe(4);
+  });
+});

@@ -1,0 +1,86 @@
+import type { PreparedQuery, Bound } from './prepared';
+import type { TableVersions } from './table-versions';
+
+/** Tables a SELECT reads, from its `from` and `join` clauses (subqueries included), less its CTEs. */
+export function tablesRead(sql: string): string[] {
+  const ctes = new Set([...sql.matchAll(/(?:\bwith(?:\s+recursive)?|,)\s+"?(\w+)"?\s+as\s*\(/gi)].map((m) => m[1].toLowerCase()));
+  const names = [...sql.matchAll(/\b(?:from|join)\s+"?(\w+)"?/gi)].map((m) => m[1].toLowerCase());
+  return [...new Set(names)].filter((n) => !ctes.has(n));
+}
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
+/**
+ * A read kept in memory, by its arguments, until one of the tables it reads changes
+ * (table-versions.ts): the lookups every request repeats — the caller's token, the settings, a
+ * box by its path with its versions — cost more in SQLite and in building rows than everything
+ * else a catalog request does. Values are frozen, since every caller shares them. At most `max`
+ * keys are kept, least recently used dropped first.
+ */
+export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
+  private readonly entries = new Map<string, { value: V; at: number }>();
+  private readonly tables: string[];
+
+  constructor(
+    private readonly versions: TableVersions,
+    tables: readonly string[],
+    private readonly load: (...args: A) => Promise<V>,
+    private readonly max = 1000,
+  ) {
+    this.tables = tables.map((t) => t.toLowerCase());
+    versions.checkTables(this.tables);
+  }
+
+  async get(...args: A): Promise<V> {
+    const key = keyOf(args);
+    const at = this.versions.now();
+    const hit = this.fresh(key);
+    if (hit) return hit.value;
+    // Stamped before it runs: a write while it runs leaves the entry stale at once.
+    return this.keep(key, await this.load(...args), at);
+  }
+
+  /**
+   * Values for many one-string keys, those not in memory loaded by one call of `loadMany` (a
+   * key it leaves out has the value undefined): a page of search hits is one query when cold.
+   */
+  async getMany(this: ReadCache<[string], V>, keys: readonly string[], loadMany: (missing: string[]) => Promise<Map<string, V>>): Promise<V[]> {
+    const at = this.versions.now();
+    const hits = keys.map((k) => this.fresh(keyOf([k])));
+    const missing = keys.filter((_, i) => !hits[i]);
+    const loaded = missing.length > 0 ? await loadMany(missing) : new Map<string, V>();
+    return keys.map((k, i) => { const hit = hits[i]; return hit ? hit.value : this.keep(keyOf([k]), loaded.get(k) as V, at); });
+  }
+
+  private fresh(key: string): { value: V } | undefined {
+    const hit = this.entries.get(key);
+    if (!hit || !this.versions.unchangedSince(this.tables, hit.at)) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, hit);
+    return hit;
+  }
+
+  private keep(key: string, value: V, at: number): V {
+    deepFreeze(value);
+    this.entries.delete(key);
+    this.entries.set(key, { value, at });
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
+    return value;
+  }
+}
+
+const keyOf = (args: ReadonlyArray<string | number | null>) =>
+  (args.length === 1 && typeof args[0] === 'string' ? `s${args[0]}` : `j${JSON.stringify(args)}`);
+
+/** A ReadCache of what `use` makes of a prepared query's rows; the tables are those its SQL reads. */
+export function cachedQuery<A extends Bound[], R, V>(
+  versions: TableVersions, query: PreparedQuery<A, R>, use: (rows: R[]) => V, max?: number,
+): ReadCache<A, V> {
+  return new ReadCache<A, V>(versions, tablesRead(query.sql), async (...args) => use(await query.all(...args)), max);
+}

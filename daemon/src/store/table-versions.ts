@@ -1,0 +1,156 @@
+import type SqliteDatabase from 'better-sqlite3';
+
+type Kind = 'insert' | 'update' | 'delete';
+
+/** The table a write names first: `insert [or …] into`, `replace into`, `update [or …]`, `delete from`. */
+const WRITE = /\b(insert(?:\s+or\s+(\w+))?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+"?(\w+)"?/i;
+
+function kindsOf(m: RegExpExecArray, sql: string): Kind[] {
+  const verb = m[1].toLowerCase();
+  if (verb.startsWith('delete')) return ['delete'];
+  if (verb.startsWith('update')) return ['update'];
+  const kinds: Kind[] = ['insert'];
+  // REPLACE deletes the row it replaces (cascading); an upsert may update instead.
+  if (verb.startsWith('replace') || m[2]?.toLowerCase() === 'replace') kinds.push('delete');
+  if (/\bon\s+conflict\b[\s\S]*\bdo\s+update\b/i.test(sql)) kinds.push('update');
+  return kinds;
+}
+
+/** What a write statement changes directly: its table and how; undefined for anything else (DDL). */
+export function writeOf(sql: string): { table: string; kinds: Kind[] } | undefined {
+  const m = WRITE.exec(sql);
+  return m ? { table: m[3].toLowerCase(), kinds: kindsOf(m, sql) } : undefined;
+}
+
+interface Schema {
+  tables: Set<string>;
+  /** Per table: the tables whose foreign keys point at it (a delete cascades or sets null there). */
+  children: Map<string, string[]>;
+  /** Per table and event: what its triggers write. */
+  triggers: Map<string, Array<{ table: string; kind: Kind }>>;
+}
+
+/**
+ * When each table last changed, so that read caches (read-cache.ts) know what they may keep.
+ * Every statement that may write reports itself here before it runs (statement-cache.ts) and
+ * moves on its table and every table the write may change through the schema: a delete the tables
+ * whose foreign keys point at it (cascade, set null), any write what its triggers write (the search
+ * index), transitively. A statement whose table cannot be told (DDL) moves every table on.
+ *
+ * Other connections (a CLI command importing into the same data folder) are seen through
+ * `PRAGMA data_version`, which changes when another connection commits: then everything moves on.
+ * Moving on too much only costs a reload; a table that changed without moving on would serve a
+ * stale answer, which is why this sits below every write instead of in the services.
+ */
+export class TableVersions {
+  private clock = 0;
+  /** Nothing read before this is still good: another connection committed, or the schema changed. */
+  private epoch = 0;
+  private readonly lastWrite = new Map<string, number>();
+  private schema!: Schema;
+  private affected = new Map<string, string[]>();
+  private readonly dataVersion: SqliteDatabase.Statement;
+  private readonly schemaVersion: SqliteDatabase.Statement;
+  private seenData: unknown;
+  private seenSchema: unknown;
+
+  constructor(private readonly raw: SqliteDatabase.Database) {
+    this.dataVersion = raw.prepare('PRAGMA data_version').pluck();
+    this.schemaVersion = raw.prepare('PRAGMA schema_version').pluck();
+    this.seenData = this.dataVersion.get();
+    this.loadSchema();
+  }
+
+  /** A statement that may write is about to run. */
+  wrote(sql: string): void {
+    const w = writeOf(sql);
+    if (!w || !this.schema.tables.has(w.table)) {
+      this.forgetAll();
+      return;
+    }
+    const at = ++this.clock;
+    for (const kind of w.kinds) for (const t of this.affectedBy(w.table, kind)) this.lastWrite.set(t, at);
+  }
+
+  /** The time to stamp a read with, taken before it runs; first catches up with other connections. */
+  now(): number {
+    const data = this.dataVersion.get();
+    if (data !== this.seenData) {
+      this.seenData = data;
+      this.forgetAll();
+    }
+    return this.clock;
+  }
+
+  /** Whether none of `tables` changed after `at` (a time from now()). Call now() first. */
+  unchangedSince(tables: readonly string[], at: number): boolean {
+    if (this.epoch > at) return false;
+    for (const t of tables) if ((this.lastWrite.get(t) ?? 0) > at) return false;
+    return true;
+  }
+
+  /** Throws unless every name is a table (or view): a cache keyed on a misread name would never be cleared. */
+  checkTables(names: readonly string[]): void {
+    const unknown = names.filter((n) => !this.schema.tables.has(n.toLowerCase()));
+    if (unknown.length > 0) throw new Error(`not tables of this database: ${unknown.join(', ')}`);
+  }
+
+  /** Every table a write of `kind` to `table` may change, itself included. */
+  affectedBy(table: string, kind: Kind): string[] {
+    const key = `${kind} ${table}`;
+    let list = this.affected.get(key);
+    if (!list) {
+      const seen = new Set<string>();
+      const visit = (t: string, k: Kind) => {
+        const mark = `${k} ${t}`;
+        if (seen.has(mark)) return;
+        seen.add(mark);
+        for (const w of this.schema.triggers.get(mark) ?? []) visit(w.table, w.kind);
+        if (k === 'delete') for (const c of this.schema.children.get(t) ?? []) visit(c, 'delete');
+      };
+      visit(table, kind);
+      list = [...new Set([...seen].map((m) => m.slice(m.indexOf(' ') + 1)))].filter((t) => this.schema.tables.has(t));
+      this.affected.set(key, list);
+    }
+    return list;
+  }
+
+  private forgetAll(): void {
+    this.epoch = ++this.clock;
+    if (this.schemaVersion.get() !== this.seenSchema) this.loadSchema();
+  }
+
+  private loadSchema(): void {
+    this.seenSchema = this.schemaVersion.get();
+    const objects = this.raw.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('table', 'view', 'trigger')")
+      .all() as Array<{ type: string; name: string; tbl_name: string; sql: string | null }>;
+    const tables = new Set(objects.filter((o) => o.type !== 'trigger').map((o) => o.name.toLowerCase()));
+    const children = new Map<string, string[]>();
+    const triggers = new Map<string, Array<{ table: string; kind: Kind }>>();
+    const fkParents = this.raw.prepare('SELECT "table" FROM pragma_foreign_key_list(?)').pluck();
+    for (const o of objects) {
+      if (o.type === 'table') {
+        for (const parent of fkParents.all(o.name) as string[]) {
+          const key = parent.toLowerCase();
+          children.set(key, [...(children.get(key) ?? []), o.name.toLowerCase()]);
+        }
+      } else if (o.type === 'trigger') {
+        const sql = o.sql ?? '';
+        const begin = Math.max(0, sql.search(/\bBEGIN\b/i));
+        const event = /\b(INSERT|UPDATE|DELETE)\b/i.exec(sql.slice(0, begin).replace(/^\s*CREATE\s+(TEMP\w*\s+)?TRIGGER\s+(IF\s+NOT\s+EXISTS\s+)?\S+/i, ''));
+        // An event this cannot read: the trigger counts for every kind of write.
+        const kinds: Kind[] = event ? [event[1].toLowerCase() as Kind] : ['insert', 'update', 'delete'];
+        const body = sql.slice(begin);
+        const all = new RegExp(WRITE.source, 'gi');
+        for (let m = all.exec(body); m; m = all.exec(body)) {
+          for (const kind of kinds) {
+            const key = `${kind} ${o.tbl_name.toLowerCase()}`;
+            triggers.set(key, [...(triggers.get(key) ?? []), ...kindsOf(m, body).map((k) => ({ table: m[3].toLowerCase(), kind: k }))]);
+          }
+        }
+      }
+    }
+    this.schema = { tables, children, triggers };
+    this.affected = new Map();
+  }
+}
