@@ -42,7 +42,7 @@ export function buildDeps(config: Config, opts: DepsOptions = {}) {
   const settings = new SettingsService(accountRepo, { maintenance: config.maintenance, offline: config.offline }, async (id) => (await mirrorRepo.upstream(id)) !== undefined);
   const loginLimiter = new LoginLimiter(config.loginAttempts);
   const registry = new RegistryService(new RegistryRepository(db, store.versions), accounts, clock, ids);
-  const agents = buildAgentServices(db, accounts, clock, ids, config);
+  const agents = buildAgentServices(db, store.versions, accounts, clock, ids, config);
 
   const closers: Array<() => Promise<void> | void> = [];
   const blobs = buildBlobs({ config, db, registry, clock, ids, log, retained: () => mirrorRepo.retained() });

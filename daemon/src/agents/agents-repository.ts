@@ -65,11 +65,17 @@ export class AgentsRepository {
     });
   }
   /**
-   * Records a report of the agent registered with `tokenId`, in one statement, unless it reached
-   * a final status meanwhile (the watchdog or a revoke may win the race): returns whether the
-   * report was taken. Only a refused report needs a second look at the agent, to say why.
+   * Records a report of the agent registered with `tokenId`, unless it reached a final status
+   * meanwhile (the watchdog or a revoke may win the race): returns whether the report was taken.
+   * One statement when the status stays (most reports), setting only the ping, so that nothing
+   * kept per pool changes; a second one when it changes. Only a refused report needs a look at
+   * the agent, to say why.
    */
   async report(id: string, tokenId: string, patch: { status: AgentStatus; last_ping_at: string; ip_address: string }): Promise<boolean> {
+    if (!FINAL_STATUSES.includes(patch.status)) {
+      const pinged = await this.hot.ping.execute(patch.last_ping_at, patch.ip_address, id, tokenId, patch.status);
+      if (Number(pinged.numAffectedRows ?? 0) > 0) return true;
+    }
     const r = await this.hot.report.execute(patch.status, patch.last_ping_at, patch.ip_address, id, tokenId);
     return Number(r.numAffectedRows ?? 0) > 0;
   }

@@ -1,6 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema';
 import { prepare } from '../store/prepared';
+import { cachedQuery } from '../store/read-cache';
+import type { TableVersions } from '../store/table-versions';
 import type { PoolRow, PoolView } from './pools-repository';
 
 /** A pool's relationship lists, as its resource names them. */
@@ -24,18 +26,19 @@ function relations(db: Kysely<Database>, ids: string[]) {
 /**
  * Adds the relationship ids to a page of pools in one query, whatever the page size; built once
  * for a single pool (show, create, update, an organization's only pool), since building this
- * union cost more than running it. `agent_count` comes with the rows already.
+ * union cost more than running it, and kept in memory until its tables change. `agent_count`
+ * comes with the rows already.
  */
 export class PoolViews {
   private readonly ofOne;
 
-  constructor(private readonly db: Kysely<Database>) {
-    this.ofOne = prepare(db, (id: string) => relations(db, [id]));
+  constructor(private readonly db: Kysely<Database>, versions: TableVersions) {
+    this.ofOne = cachedQuery(versions, prepare(db, (id: string) => relations(db, [id])), (rows) => rows);
   }
 
-  async of(rows: PoolRow[]): Promise<PoolView[]> {
+  async of(rows: readonly PoolRow[]): Promise<PoolView[]> {
     if (rows.length === 0) return [];
-    const found = rows.length === 1 ? await this.ofOne.all(rows[0].id) : await relations(this.db, rows.map((r) => r.id)).execute();
+    const found = rows.length === 1 ? await this.ofOne.get(rows[0].id) : await relations(this.db, rows.map((r) => r.id)).execute();
     const lists = new Map<string, string[]>();
     for (const f of found) {
       const key = `${f.pool_id}\u0000${f.rel}`;

@@ -3,10 +3,12 @@ import type { Database } from '../store/schema';
 import type { AgentPoolsTable } from './tables';
 import { contains, nameKey } from './workspaces-repository';
 import { prepare } from '../store/prepared';
+import { cachedQuery } from '../store/read-cache';
+import type { TableVersions } from '../store/table-versions';
 import { PoolViews } from './pool-views';
 
 /** A pool with its organization's name and its count of live agents. */
-export type PoolRow = Selectable<AgentPoolsTable> & { organization_name: string; agent_count: number };
+export type PoolRow = Selectable<AgentPoolsTable> & { organization_name: string };
 
 /** A pool with everything its resource shows. */
 export interface PoolView extends PoolRow {
@@ -54,9 +56,6 @@ function usableByWorkspace(eb: PoolsEb, ws: { id: string; project_id: string }) 
 
 const usableByProject = (eb: PoolsEb, projectId: string) => eb.or([eb('agent_pools.organization_scoped', '=', 1), allowsProject(eb, projectId)]);
 
-/** Statuses that count as a live agent in `agent-count`. */
-export const COUNTED_STATUSES = ['idle', 'busy', 'unknown'] as const;
-
 type PoolSort = NonNullable<PoolQuery['sort']>;
 const SORTS: PoolSort[] = [false, true].flatMap((descending) => (['created-at', 'name'] as const).map((field) => ({ field, descending })));
 const sortKey = (s: PoolSort | undefined) => `${s?.field ?? 'created-at'} ${s?.descending ? 'desc' : 'asc'}`;
@@ -69,21 +68,21 @@ export class PoolsRepository {
   private readonly pages;
   private readonly relations: PoolViews;
 
-  constructor(private readonly db: Kysely<Database>) {
-    // Every agents, tokens and pool page starts with the pool's lookup: all built once.
-    this.relations = new PoolViews(db);
-    this.byId = prepare(db, (id: string) => this.pools().where('agent_pools.id', '=', id));
-    this.countOf = prepare(db, (orgId: string) => db.selectFrom('agent_pools').select((eb) => eb.fn.countAll<number>().as('n')).where('organization_id', '=', orgId));
-    this.pages = new Map(SORTS.map((sort) => [sortKey(sort), prepare(db, (orgId: string, limit: number, offset: number) =>
-      this.ordered(this.pools().where('agent_pools.organization_id', '=', orgId), sort).limit(limit).offset(offset))]));
+  constructor(private readonly db: Kysely<Database>, versions: TableVersions) {
+    // Every agents, tokens and pool page starts with the pool's lookup: all built once, and kept
+    // in memory until their tables change (agent reports change no pool: migration 008).
+    this.relations = new PoolViews(db, versions);
+    this.byId = cachedQuery(versions, prepare(db, (id: string) => this.pools().where('agent_pools.id', '=', id)), (rows) => rows[0]);
+    this.countOf = cachedQuery(versions, prepare(db, (orgId: string) => db.selectFrom('agent_pools').select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('organization_id', '=', orgId)), (rows) => Number(rows[0]?.n ?? 0));
+    this.pages = new Map(SORTS.map((sort) => [sortKey(sort), cachedQuery(versions, prepare(db, (orgId: string, limit: number, offset: number) =>
+      this.ordered(this.pools().where('agent_pools.organization_id', '=', orgId), sort).limit(limit).offset(offset)), (rows) => rows)]));
   }
 
-  /** Pools with their organization's name and `agent_count` (counted from the agents_pool_status index). */
+  /** Pools with their organization's name (`agent_count` is a column kept by triggers: migration 008). */
   private pools(db: Kysely<Database> = this.db) {
     return db.selectFrom('agent_pools').innerJoin('organizations', 'organizations.id', 'agent_pools.organization_id')
-      .selectAll('agent_pools').select('organizations.name as organization_name')
-      .select((eb) => eb.selectFrom('agents').select((c) => c.fn.countAll<number>().as('n'))
-        .whereRef('agents.pool_id', '=', 'agent_pools.id').where('agents.status', 'in', COUNTED_STATUSES).as('agent_count'));
+      .selectAll('agent_pools').select('organizations.name as organization_name');
   }
 
   /** Ties in creation order (`seq`), either way. */
@@ -92,17 +91,16 @@ export class PoolsRepository {
     return (sort?.field === 'name' ? q.orderBy('agent_pools.name_key', dir) : q.orderBy('agent_pools.created_at', dir)).orderBy('agent_pools.seq', dir);
   }
 
-  async poolById(id: string): Promise<PoolRow | undefined> {
-    const row = await this.byId.first(id);
-    return row && withCount(row);
+  poolById(id: string): Promise<PoolRow | undefined> {
+    return this.byId.get(id);
   }
 
   /** A page of an organization's pools, filtered and sorted in SQL. */
   async list(orgId: string, q: PoolQuery): Promise<{ rows: PoolRow[]; total: number; matching: number }> {
     if (q.search || q.usableBy !== undefined || q.usableByProject !== undefined) return this.filtered(orgId, q);
     const total = await this.countInOrganization(orgId);
-    const rows = total > q.offset ? await this.pages.get(sortKey(q.sort))!.all(orgId, q.limit, q.offset) : [];
-    return { rows: rows.map(withCount), total, matching: total };
+    const rows = total > q.offset ? await this.pages.get(sortKey(q.sort))!.get(orgId, q.limit, q.offset) : [];
+    return { rows, total, matching: total };
   }
 
   /** Both counts in one query, then the page of matching pools. */
@@ -121,7 +119,7 @@ export class PoolsRepository {
     if (nothing || matching <= q.offset) return { rows: [], total, matching };
     const rows = await this.ordered(this.pools().where('agent_pools.organization_id', '=', orgId).where(matches), q.sort)
       .offset(q.offset).limit(q.limit).execute();
-    return { rows: rows.map(withCount), total, matching };
+    return { rows, total, matching };
   }
 
   /** In `db`, a transaction when a create checks the limit. */
@@ -130,7 +128,7 @@ export class PoolsRepository {
       const r = await db.selectFrom('agent_pools').select((eb) => eb.fn.countAll<number>().as('n')).where('organization_id', '=', orgId).executeTakeFirstOrThrow();
       return Number(r.n);
     }
-    return Number((await this.countOf.first(orgId))?.n ?? 0);
+    return this.countOf.get(orgId);
   }
 
   nameTaken(orgId: string, name: string, exceptId: string | null, db: Kysely<Database> = this.db) {
@@ -144,7 +142,7 @@ export class PoolsRepository {
     return this.db.transaction().execute(fn);
   }
 
-  async insert(trx: Transaction<Database>, row: Omit<Selectable<AgentPoolsTable>, 'seq' | 'name_key'>, lists: PoolLists) {
+  async insert(trx: Transaction<Database>, row: Omit<Selectable<AgentPoolsTable>, 'seq' | 'name_key' | 'agent_count' | 'agent_total'>, lists: PoolLists) {
     const max = await trx.selectFrom('agent_pools').select((eb) => eb.fn.max('seq').as('m')).executeTakeFirst();
     await trx.insertInto('agent_pools').values({ ...row, name_key: nameKey(row.name), seq: Number(max?.m ?? 0) + 1 }).execute();
     await this.replaceLists(trx, row.id, lists);
@@ -181,5 +179,3 @@ export class PoolsRepository {
   }
 }
 
-/** SQLite counts come back as numbers, PostgreSQL's as strings. */
-const withCount = (r: Omit<PoolRow, 'agent_count'> & { agent_count: number | string | null }): PoolRow => ({ ...r, agent_count: Number(r.agent_count ?? 0) });

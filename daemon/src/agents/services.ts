@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { TableVersions } from '../store/table-versions';
 import type { Database } from '../store/schema';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
@@ -18,10 +19,10 @@ import { AgentProtocolService } from './protocol-service';
 import { AgentWatchdog } from './watchdog';
 
 /** Repositories and services of the agents feature; called from deps.ts (the wiring file). */
-export function buildAgentServices(db: Kysely<Database>, accounts: AccountService, clock: Clock, ids: IdGen, config: Config) {
+export function buildAgentServices(db: Kysely<Database>, versions: TableVersions, accounts: AccountService, clock: Clock, ids: IdGen, config: Config) {
   const access = new OrganizationAccess(accounts);
   const workspacesRepo = new WorkspacesRepository(db);
-  const poolsRepo = new PoolsRepository(db);
+  const poolsRepo = new PoolsRepository(db, versions);
   const agentsRepo = new AgentsRepository(db);
   const organizations = new OrganizationsService(accounts, access, workspacesRepo, poolsRepo, clock, ids);
   const pools = new PoolsService(access, poolsRepo, workspacesRepo, clock, ids);

@@ -34,6 +34,10 @@ export interface AgentPoolsTable {
   /** Creation order: breaks ties between equal `created_at` values when sorting. */
   seq: number;
   created_at: string;
+  /** Idle, busy and unknown agents (`agent-count`); kept by triggers (migration 008). */
+  agent_count: Generated<number>;
+  /** All of its agents; kept by triggers. */
+  agent_total: Generated<number>;
 }
 
 export interface WorkspacesTable {

@@ -59,7 +59,7 @@ describe('AgentWatchdog.tick', () => {
 });
 
 describe('at scale', () => {
-  it('moves hundreds of agents with one statement per transition a tick, and takes a report in one', async () => {
+  it('moves hundreds of agents with one statement per transition a tick, and takes a report in one (two when its status changes)', async () => {
     const queries: string[] = [];
     const logged = new Kysely<Database>({ dialect: new SqliteDialect({ database: store.raw }), log: (e) => { if (e.level === 'query') queries.push(e.query.sql); } });
     const counted = new AgentsRepository(logged);
@@ -78,8 +78,12 @@ describe('at scale', () => {
 
     queries.length = 0;
     expect(await counted.report('agent-1', 'at-1', { status: 'busy', last_ping_at: clock.now().toISOString(), ip_address: '10.0.0.2' })).toBe(true);
-    expect(queries).toHaveLength(1);
+    expect(queries).toHaveLength(2);
     expect((await store.db.selectFrom('agents').select(['status', 'ip_address']).where('id', '=', 'agent-1').executeTakeFirst())).toEqual({ status: 'busy', ip_address: '10.0.0.2' });
+    queries.length = 0;
+    expect(await counted.report('agent-1', 'at-1', { status: 'busy', last_ping_at: clock.now().toISOString(), ip_address: '10.0.0.3' })).toBe(true);
+    expect(queries).toEqual([expect.stringMatching(/^update "agents" set "last_ping_at" = \?, "ip_address" = \? where/)]);
+    expect((await store.db.selectFrom('agents').select(['status', 'ip_address']).where('id', '=', 'agent-1').executeTakeFirst())).toEqual({ status: 'busy', ip_address: '10.0.0.3' });
     expect(await counted.report('agent-0', 'at-1', { status: 'idle', last_ping_at: clock.now().toISOString(), ip_address: '10.0.0.2' })).toBe(false);
     expect(await counted.report('agent-3', 'at-other', { status: 'idle', last_ping_at: clock.now().toISOString(), ip_address: '10.0.0.2' })).toBe(false);
     await logged.destroy().catch(() => undefined);

@@ -1,10 +1,8 @@
-import { sortByGemVersionDesc } from './gem-version';
 import type { BoxRecord, ProviderRow, RegistryRepository, VersionDetail, VersionRow } from './repository';
-import { groupBy } from '../lib/group-by';
 
 export type { VersionDetail };
 /** A box with its versions, newest (by Ruby Gem ordering) first. */
-export interface BoxDetail { box: BoxRecord; versions: VersionDetail[] }
+export interface BoxDetail { box: BoxRecord; versions: readonly VersionDetail[] }
 /** A box with only its current version: what search hits and namespace listings show. */
 export interface BoxSummary { box: BoxRecord; current: VersionDetail | undefined }
 
@@ -19,12 +17,7 @@ export const isHeld = (p: ProviderRow): boolean => p.blob_sha256 !== null || (p.
 
 /** One box's versions and providers in one query (only released versions for a catalog). */
 export async function loadDetail(repo: RegistryRepository, box: BoxRecord, onlyActive = false): Promise<BoxDetail> {
-  const { versions, providers } = await repo.versionsOfBox(box.id, onlyActive);
-  const byVersion = groupBy(providers, (p) => p.version_id);
-  return {
-    box,
-    versions: sortByGemVersionDesc(versions, (v) => v.version).map((version) => ({ version, providers: byVersion.get(version.id) ?? [] })),
-  };
+  return { box, versions: await repo.versionsOfBox(box.id, onlyActive) };
 }
 
 /** Each box with its current version, from memory when it was read before (repository.ts currentVersions). */

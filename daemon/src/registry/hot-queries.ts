@@ -4,15 +4,17 @@ import { PreparedIdList, prepare } from '../store/prepared';
 import { cachedQuery } from '../store/read-cache';
 import type { TableVersions } from '../store/table-versions';
 import { boxes } from './box-query';
-import type { ProviderRow, VersionRow } from './repository';
-
-/** A box's versions, oldest first, and their providers (by name). */
-export interface BoxVersions { versions: VersionRow[]; providers: ProviderRow[] }
+import { groupBy } from '../lib/group-by';
+import { sortByGemVersionDesc } from './gem-version';
+import type { ProviderRow, VersionDetail, VersionRow } from './repository';
 
 type JoinedRow = VersionRow & { [K in keyof ProviderRow as `p_${K & string}`]: ProviderRow[K] | null };
 
-/** Splits the rows of a versions-with-providers join (provider columns prefixed `p_`). */
-function splitJoined(rows: JoinedRow[]): BoxVersions {
+/**
+ * A box's versions, newest (by Ruby Gem ordering) first, each with its providers (by name), from
+ * the rows of a versions-with-providers join (provider columns prefixed `p_`).
+ */
+function splitJoined(rows: JoinedRow[]): VersionDetail[] {
   const versions: VersionRow[] = [];
   const providers: ProviderRow[] = [];
   for (const { p_id, p_name, p_architecture, p_default_architecture, p_url, p_checksum, p_checksum_type, p_blob_sha256, p_size, p_source_url, p_created_at, p_updated_at, ...v } of rows) {
@@ -24,7 +26,8 @@ function splitJoined(rows: JoinedRow[]): BoxVersions {
       created_at: p_created_at!, updated_at: p_updated_at!,
     });
   }
-  return { versions, providers };
+  const byVersion = groupBy(providers, (p) => p.version_id);
+  return sortByGemVersionDesc(versions, (v) => v.version).map((version) => ({ version, providers: byVersion.get(version.id) ?? [] }));
 }
 
 /**

@@ -4,7 +4,7 @@ import type { BoxesTable, BoxProvidersTable, BoxVersionsTable } from './tables';
 import { boxes, type Db } from './box-query';
 import { SearchQueries, type SearchFilter } from './search-query';
 import { textIndexOf, type TextIndex } from './text-search';
-import { hotQueries, type BoxVersions } from './hot-queries';
+import { hotQueries } from './hot-queries';
 import type { TableVersions } from '../store/table-versions';
 import { ReadCache } from '../store/read-cache';
 import { groupBy } from '../lib/group-by';
@@ -87,8 +87,8 @@ export class RegistryRepository {
     await this.db.updateTable('boxes').set((eb) => ({ downloads: eb('downloads', '+', 1) })).where('id', '=', boxId).execute();
   }
 
-  /** Versions of one box, oldest first, and their providers (by name), in one query. */
-  versionsOfBox(boxId: string, onlyActive: boolean): Promise<BoxVersions> {
+  /** Versions of one box, newest (by Ruby Gem ordering) first, with their providers (by name), in one query. */
+  versionsOfBox(boxId: string, onlyActive: boolean): Promise<readonly VersionDetail[]> {
     return (onlyActive ? this.hot.activeVersionsOfBox : this.hot.versionsOfBox).get(boxId);
   }
   /** The released version vagrant would pick of each box (the highest active one), if any. */

@@ -21,7 +21,8 @@ function deepFreeze<T>(v: T): T {
  * (table-versions.ts): the lookups every request repeats — the caller's token, the settings, a
  * box by its path with its versions — cost more in SQLite and in building rows than everything
  * else a catalog request does. Values are frozen, since every caller shares them. At most `max`
- * keys are kept, least recently used dropped first.
+ * keys are kept, the oldest dropped first (moving an entry on each hit cost more than reloading
+ * the rare one dropped while still in use).
  */
 export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
   private readonly entries = new Map<string, { value: V; at: number }>();
@@ -60,10 +61,7 @@ export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
 
   private fresh(key: string): { value: V } | undefined {
     const hit = this.entries.get(key);
-    if (!hit || !this.versions.unchangedSince(this.tables, hit.at)) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, hit);
-    return hit;
+    return hit && this.versions.unchangedSince(this.tables, hit.at) ? hit : undefined;
   }
 
   private keep(key: string, value: V, at: number): V {
@@ -75,8 +73,9 @@ export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
   }
 }
 
+/** One string stands for itself; anything else is written as JSON (which never starts with `s`). */
 const keyOf = (args: ReadonlyArray<string | number | null>) =>
-  (args.length === 1 && typeof args[0] === 'string' ? `s${args[0]}` : `j${JSON.stringify(args)}`);
+  (args.length === 1 && typeof args[0] === 'string' ? `s${args[0]}` : JSON.stringify(args));
 
 /** A ReadCache of what `use` makes of a prepared query's rows; the tables are those its SQL reads. */
 export function cachedQuery<A extends Bound[], R, V>(

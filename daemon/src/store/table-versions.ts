@@ -16,18 +16,38 @@ function kindsOf(m: RegExpExecArray, sql: string): Kind[] {
   return kinds;
 }
 
-/** What a write statement changes directly: its table and how; undefined for anything else (DDL). */
-export function writeOf(sql: string): { table: string; kinds: Kind[] } | undefined {
-  const m = WRITE.exec(sql);
-  return m ? { table: m[3].toLowerCase(), kinds: kindsOf(m, sql) } : undefined;
+/**
+ * The columns an UPDATE sets, when they can be told for sure (Kysely's `set "a" = ?, "b" = ?`);
+ * undefined (any column) when a value holds a subquery or the statement another shape.
+ */
+function columnsSet(sql: string): string[] | undefined {
+  const m = /^\s*update\s+(?:or\s+\w+\s+)?"?\w+"?\s+set\s+([\s\S]*?)(?:\s+(?:where|returning|from)\s[\s\S]*)?$/i.exec(sql);
+  if (!m || m[1].includes('(')) return undefined;
+  return [...m[1].matchAll(/"?(\w+)"?\s*=/g)].map((c) => c[1].toLowerCase());
 }
+
+/** What a write statement changes directly: its table, how, and for an UPDATE which columns if known; undefined for anything else (DDL). */
+export function writeOf(sql: string): { table: string; kinds: Kind[]; columns?: string[] } | undefined {
+  const m = WRITE.exec(sql);
+  if (!m) return undefined;
+  const kinds = kindsOf(m, sql);
+  const columns = kinds.length === 1 && kinds[0] === 'update' ? columnsSet(sql) : undefined;
+  return { table: m[3].toLowerCase(), kinds, ...(columns ? { columns } : {}) };
+}
+
+interface TriggerWrite { table: string; kind: Kind }
+/** A trigger: what it writes, and for `UPDATE OF a, b` the columns whose update fires it. */
+interface Trigger { of?: string[]; writes: TriggerWrite[] }
+
+/** How stale what other connections committed may be, at most. */
+const CATCH_UP_MS = 1;
 
 interface Schema {
   tables: Set<string>;
   /** Per table: the tables whose foreign keys point at it (a delete cascades or sets null there). */
   children: Map<string, string[]>;
-  /** Per table and event: what its triggers write. */
-  triggers: Map<string, Array<{ table: string; kind: Kind }>>;
+  /** Per event and table (`update boxes`): its triggers. */
+  triggers: Map<string, Trigger[]>;
 }
 
 /**
@@ -53,6 +73,7 @@ export class TableVersions {
   private readonly schemaVersion: SqliteDatabase.Statement;
   private seenData: unknown;
   private seenSchema: unknown;
+  private caughtUpAt = -Infinity;
 
   constructor(private readonly raw: SqliteDatabase.Database) {
     this.dataVersion = raw.prepare('PRAGMA data_version').pluck();
@@ -69,15 +90,23 @@ export class TableVersions {
       return;
     }
     const at = ++this.clock;
-    for (const kind of w.kinds) for (const t of this.affectedBy(w.table, kind)) this.lastWrite.set(t, at);
+    for (const kind of w.kinds) for (const t of this.affectedBy(w.table, kind, w.columns)) this.lastWrite.set(t, at);
   }
 
-  /** The time to stamp a read with, taken before it runs; first catches up with other connections. */
+  /**
+   * The time to stamp a read with, taken before it runs. Catches up with other connections at
+   * most once a millisecond (the pragma, like any statement, opens a read transaction and cost a
+   * tenth of a cached catalog request): another process's commit is seen within that.
+   */
   now(): number {
-    const data = this.dataVersion.get();
-    if (data !== this.seenData) {
-      this.seenData = data;
-      this.forgetAll();
+    const t = performance.now();
+    if (t - this.caughtUpAt >= CATCH_UP_MS) {
+      this.caughtUpAt = t;
+      const data = this.dataVersion.get();
+      if (data !== this.seenData) {
+        this.seenData = data;
+        this.forgetAll();
+      }
     }
     return this.clock;
   }
@@ -95,20 +124,26 @@ export class TableVersions {
     if (unknown.length > 0) throw new Error(`not tables of this database: ${unknown.join(', ')}`);
   }
 
-  /** Every table a write of `kind` to `table` may change, itself included. */
-  affectedBy(table: string, kind: Kind): string[] {
-    const key = `${kind} ${table}`;
+  /**
+   * Every table a write of `kind` to `table` may change, itself included; for an update of known
+   * `columns`, triggers `UPDATE OF` other columns are left out (an agent report sets no status).
+   */
+  affectedBy(table: string, kind: Kind, columns?: readonly string[]): string[] {
+    const key = `${kind} ${table}${columns ? ` ${columns.join(',')}` : ''}`;
     let list = this.affected.get(key);
     if (!list) {
       const seen = new Set<string>();
-      const visit = (t: string, k: Kind) => {
+      const visit = (t: string, k: Kind, cols?: readonly string[]) => {
         const mark = `${k} ${t}`;
         if (seen.has(mark)) return;
         seen.add(mark);
-        for (const w of this.schema.triggers.get(mark) ?? []) visit(w.table, w.kind);
+        for (const trig of this.schema.triggers.get(mark) ?? []) {
+          if (cols && trig.of && !trig.of.some((c) => cols.includes(c))) continue;
+          for (const w of trig.writes) visit(w.table, w.kind);
+        }
         if (k === 'delete') for (const c of this.schema.children.get(t) ?? []) visit(c, 'delete');
       };
-      visit(table, kind);
+      visit(table, kind, columns);
       list = [...new Set([...seen].map((m) => m.slice(m.indexOf(' ') + 1)))].filter((t) => this.schema.tables.has(t));
       this.affected.set(key, list);
     }
@@ -126,7 +161,7 @@ export class TableVersions {
       .all() as Array<{ type: string; name: string; tbl_name: string; sql: string | null }>;
     const tables = new Set(objects.filter((o) => o.type !== 'trigger').map((o) => o.name.toLowerCase()));
     const children = new Map<string, string[]>();
-    const triggers = new Map<string, Array<{ table: string; kind: Kind }>>();
+    const triggers = new Map<string, Trigger[]>();
     const fkParents = this.raw.prepare('SELECT "table" FROM pragma_foreign_key_list(?)').pluck();
     for (const o of objects) {
       if (o.type === 'table') {
@@ -137,16 +172,18 @@ export class TableVersions {
       } else if (o.type === 'trigger') {
         const sql = o.sql ?? '';
         const begin = Math.max(0, sql.search(/\bBEGIN\b/i));
-        const event = /\b(INSERT|UPDATE|DELETE)\b/i.exec(sql.slice(0, begin).replace(/^\s*CREATE\s+(TEMP\w*\s+)?TRIGGER\s+(IF\s+NOT\s+EXISTS\s+)?\S+/i, ''));
+        const head = sql.slice(0, begin).replace(/^\s*CREATE\s+(TEMP\w*\s+)?TRIGGER\s+(IF\s+NOT\s+EXISTS\s+)?\S+/i, '');
+        const event = /\b(INSERT|UPDATE|DELETE)\b(?:\s+OF\s+([\w\s,"]+?)\s+ON\b)?/i.exec(head);
         // An event this cannot read: the trigger counts for every kind of write.
         const kinds: Kind[] = event ? [event[1].toLowerCase() as Kind] : ['insert', 'update', 'delete'];
+        const of = event?.[2]?.split(',').map((c) => c.trim().replace(/"/g, '').toLowerCase());
         const body = sql.slice(begin);
+        const writes: TriggerWrite[] = [];
         const all = new RegExp(WRITE.source, 'gi');
-        for (let m = all.exec(body); m; m = all.exec(body)) {
-          for (const kind of kinds) {
-            const key = `${kind} ${o.tbl_name.toLowerCase()}`;
-            triggers.set(key, [...(triggers.get(key) ?? []), ...kindsOf(m, body).map((k) => ({ table: m[3].toLowerCase(), kind: k }))]);
-          }
+        for (let m = all.exec(body); m; m = all.exec(body)) writes.push(...kindsOf(m, body).map((k) => ({ table: m![3].toLowerCase(), kind: k })));
+        for (const kind of kinds) {
+          const key = `${kind} ${o.tbl_name.toLowerCase()}`;
+          triggers.set(key, [...(triggers.get(key) ?? []), { ...(of ? { of } : {}), writes }]);
         }
       }
     }
