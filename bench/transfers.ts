@@ -98,6 +98,8 @@ export async function transfers(work: string): Promise<Row[]> {
     }
     // Releasing makes the box file downloadable without a token, as `vagrant box add` fetches it.
     await api(daemon.url, 'PUT', `/api/v1/box/${ADMIN.username}/bench/version/1.0.0/release`, { token });
+    const upPeak = rss.stop();
+    const rssDown = rssSampler(daemon.pid);
 
     const port = await freePort();
     const nginxDir = join(work, 'nginx');
@@ -117,7 +119,8 @@ export async function transfers(work: string): Promise<Row[]> {
       d.range.push(await download(url, { status: 206, bytes: size - half }, `${half}-`));
       n.range.push(await download(nginxUrl, { status: 206, bytes: size - half }, `${half}-`));
     }
-    const peakRss = rss.stop();
+    const downPeak = rssDown.stop();
+    const peakRss = Math.max(upPeak, downPeak);
 
     const label = sizeMb % 1024 ? `${fmt(sizeMb)} MiB` : `${fmt(sizeMb / 1024)} GiB`;
     const row = (m: string, v: number[], b: number[], base: string, min: number) => ratioRow(m, mibps(best(v)), `${base} ${mibps(best(b))}`, best(v), best(b), min);
@@ -127,7 +130,7 @@ export async function transfers(work: string): Promise<Row[]> {
       row('download, Range request (`curl -r N-`, second half)', d.range, n.range, 'nginx sendfile', 0.8),
       row(`upload ${label} with curl -T (hashed, fsynced)`, up.daemon, up.base, 'bare Node stream-to-file + fsync', 0.7),
       {
-        measure: 'daemon RSS idle / peak during transfers', value: `${fmt(idleRss)} / ${fmt(peakRss)} MiB`, baseline: '—', ratio: null,
+        measure: 'daemon RSS idle / peak during transfers (uploads, downloads)', value: `${fmt(idleRss)} / ${fmt(peakRss)} MiB (${fmt(upPeak)}, ${fmt(downPeak)})`, baseline: '—', ratio: null,
         goal: '< 100 / < 150 MiB', pass: idleRss < 100 && peakRss < 150,
       },
     ];

@@ -1,10 +1,11 @@
 // 1,000 Boxyard agents reporting their status, in one process of their own: agent i reports at
-// i/n of the interval and then every interval, each report on a new connection (a real agent's
-// keep-alive connection is closed by the daemon between reports 10 s apart).
+// i/n of the interval and then every interval, each agent on a keep-alive connection of its own,
+// as a real agent does (its fetch keeps the connection for the daemon's `Keep-Alive: timeout=`,
+// which outlasts the ping interval). BENCH_AGENT_NEW_CONNECTIONS=1: a new connection per report.
 //   node agents-report.mjs URL AGENT_TOKEN IDS.json INTERVAL_S DURATION_S
 // Prints {"sent","ok","failed","stop","p99_ms"} as JSON when done.
 import { readFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 
 const [url, token, idsFile, intervalS, durationS] = process.argv.slice(2);
 const ids = JSON.parse(readFileSync(idsFile, 'utf8'));
@@ -13,12 +14,15 @@ const end = Date.now() + Number(durationS) * 1000;
 const stats = { sent: 0, ok: 0, failed: 0, stop: 0 };
 const latencies = [];
 
+const fresh = process.env.BENCH_AGENT_NEW_CONNECTIONS === '1';
+const connections = new Map(ids.map((id) => [id, fresh ? false : new Agent({ keepAlive: true, maxSockets: 1 })]));
+
 function report(id) {
   return new Promise((resolve) => {
     const t0 = performance.now();
     const body = JSON.stringify({ status: 'idle' });
     const req = request(`${url}/api/agent/agents/${encodeURIComponent(id)}/status`, {
-      method: 'POST', agent: false,
+      method: 'POST', agent: connections.get(id),
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(body) },
     }, (res) => {
       let text = '';

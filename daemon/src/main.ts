@@ -37,7 +37,10 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
   // Multi-gigabyte uploads and downloads: no whole-request timeout, only an idle one.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
-  server.keepAliveTimeout = 5_000;
+  // Idle connections stay open past an agent's ping interval: agents (fetch honours the server's
+  // `Keep-Alive: timeout=` hint) then report on the connection they have instead of opening a new
+  // one every ping, which was most of a report's cost with 1,000 agents (issue 9).
+  server.keepAliveTimeout = Math.max(65_000, (config.agentPingSeconds + 5) * 1000);
   server.setTimeout(10 * 60_000);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

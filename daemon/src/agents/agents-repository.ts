@@ -1,5 +1,7 @@
 import type { Kysely, Selectable, Insertable } from 'kysely';
 import type { Database } from '../store/schema';
+import { cachedQuery, type ReadCache } from '../store/read-cache';
+import type { TableVersions } from '../store/table-versions';
 import { FINAL_STATUSES, hotAgentQueries } from './agents-queries';
 import type { AgentsTable, AgentStatus, AgentTokensTable } from './tables';
 
@@ -17,15 +19,19 @@ export class AgentsRepository {
   /** What each agent report and each agents page runs, built once (store/prepared.ts). */
   private readonly hot;
 
-  constructor(private readonly db: Kysely<Database>) {
+  /** Every report presents its agent token: kept in memory until agent_tokens changes. */
+  private readonly tokens: ReadCache<[string], AgentTokenRow | undefined>;
+
+  constructor(private readonly db: Kysely<Database>, versions: TableVersions) {
     this.hot = hotAgentQueries(db);
+    this.tokens = cachedQuery(versions, this.hot.tokenByHash, (rows) => rows[0], 5000);
   }
 
   tokenById(id: string) {
     return this.db.selectFrom('agent_tokens').selectAll().where('id', '=', id).executeTakeFirst();
   }
   tokenByHash(hash: string) {
-    return this.hot.tokenByHash.first(hash);
+    return this.tokens.get(hash);
   }
   async listTokens(poolId: string, offset: number, limit: number) {
     const base = this.db.selectFrom('agent_tokens').where('pool_id', '=', poolId);

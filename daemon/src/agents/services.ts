@@ -23,7 +23,7 @@ export function buildAgentServices(db: Kysely<Database>, versions: TableVersions
   const access = new OrganizationAccess(accounts);
   const workspacesRepo = new WorkspacesRepository(db);
   const poolsRepo = new PoolsRepository(db, versions);
-  const agentsRepo = new AgentsRepository(db);
+  const agentsRepo = new AgentsRepository(db, versions);
   const organizations = new OrganizationsService(accounts, access, workspacesRepo, poolsRepo, clock, ids);
   const pools = new PoolsService(access, poolsRepo, workspacesRepo, clock, ids);
   return {

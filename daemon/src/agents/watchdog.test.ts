@@ -17,7 +17,7 @@ const clock = new ManualClock(new Date('2026-01-01T00:00:00.000Z'));
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'boxyard-watchdog-'));
   store = openStore(join(dir, 'db.sqlite'));
-  repo = new AgentsRepository(store.db);
+  repo = new AgentsRepository(store.db, store.versions);
   const now = clock.now().toISOString();
   await store.db.insertInto('organizations').values({ id: 'org-1', name: 'o', name_key: 'o', email: null, created_at: now, updated_at: now }).execute();
   await store.db.insertInto('agent_pools').values({ id: 'apool-1', organization_id: 'org-1', name: 'p', name_key: 'p', organization_scoped: 1, seq: 1, created_at: now }).execute();
@@ -62,7 +62,7 @@ describe('at scale', () => {
   it('moves hundreds of agents with one statement per transition a tick, and takes a report in one (two when its status changes)', async () => {
     const queries: string[] = [];
     const logged = new Kysely<Database>({ dialect: new SqliteDialect({ database: store.raw }), log: (e) => { if (e.level === 'query') queries.push(e.query.sql); } });
-    const counted = new AgentsRepository(logged);
+    const counted = new AgentsRepository(logged, store.versions);
     const now = clock.now();
     const longAgo = new Date(now.getTime() - 400_000).toISOString();
     for (let i = 0; i < 300; i++) {

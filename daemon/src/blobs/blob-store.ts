@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 
 /** Digest algorithms a provider may declare (Vagrant's `checksum_type`); sha256 is always computed. */
 export const DIGEST_ALGORITHMS = ['md5', 'sha1', 'sha256', 'sha384', 'sha512'] as const;
@@ -55,6 +55,12 @@ export interface BlobStore {
    */
   reuse(sha256: string): Promise<BlobRef | null>;
   read(sha256: string, range?: ByteRange): Readable;
+  /**
+   * Writes a stored blob (or a range of it) to `out`, an HTTP response, and ends it: the download
+   * path, which must keep memory flat however many gigabytes go out. Rejects when the blob is
+   * missing or the write fails.
+   */
+  send(sha256: string, range: ByteRange, out: Writable): Promise<void>;
   remove(sha256: string): Promise<void>;
   /** Every stored blob with its last modification (commit or re-commit) time. */
   list(): AsyncIterable<{ sha256: string; modifiedAt: Date }>;

@@ -29,7 +29,7 @@ async function locate(d: DownloadRouteDeps, p: Principal, ref: ProviderRef & { a
 }
 
 /** Streams the blob (or the requested range) and counts a download once its last byte is sent. */
-function send(ctx: Context, d: DownloadRouteDeps, blob: BlobRef, boxId: string): void {
+async function send(ctx: Context, d: DownloadRouteDeps, blob: BlobRef, boxId: string): Promise<void> {
   ctx.set('Accept-Ranges', 'bytes');
   ctx.set('ETag', `"${blob.sha256}"`);
   ctx.type = 'application/octet-stream';
@@ -50,12 +50,24 @@ function send(ctx: Context, d: DownloadRouteDeps, blob: BlobRef, boxId: string):
     if (blob.size === 0 && ctx.method !== 'HEAD') ctx.body = '';
     return;
   }
-  ctx.body = d.blobStore.read(blob.sha256, range);
   ctx.length = range.end - range.start + 1;
   if (range.end === blob.size - 1) {
     ctx.res.once('finish', () => {
       d.registry.countDownload(boxId).catch((err: unknown) => d.log.error({ err }, 'counting a download failed'));
     });
+  }
+  // The status and headers are on the response already; the blob store writes the body.
+  ctx.respond = false;
+  try {
+    await d.blobStore.send(blob.sha256, range, ctx.res);
+  } catch (err) {
+    // Nothing sent yet (the file could not be opened): an error answer as usual.
+    if (!ctx.res.headersSent) {
+      ctx.respond = true;
+      throw err;
+    }
+    d.log.debug({ err }, 'download ended early');
+    ctx.res.destroy();
   }
 }
 
@@ -68,7 +80,7 @@ export function downloadRoutes(d: DownloadRouteDeps): Router {
   const handler = validated({ params: DownloadParams }, async (ctx, { params }) => {
     const ref = { username: params.username, box: params.box, version: params.version, provider: params.provider, architecture: params.arch };
     const found = await locate(d, ctx.state.principal as Principal, ref);
-    if (found.blob) send(ctx, d, found.blob, found.box.id);
+    if (found.blob) await send(ctx, d, found.blob, found.box.id);
     else ctx.redirect(found.redirect);
   });
   // @koa/router answers HEAD with the GET route; the handler then sends headers only.
