@@ -1,6 +1,7 @@
 // Baseline for the API: Koa answering a fixed JSON value, in its own process. Each file argument
 // is an endpoint's real answer; GET /N answers the N-th one, serialized by Koa on every request
-// (as any JSON handler must), so the ceiling has the same body size as the daemon's answer.
+// (as any JSON handler must), so the ceiling has the same body size as the daemon's answer. With
+// one file, every other path (and method) gets it too: the agents' reports (bench/agents.ts).
 //   node koa-fixed.mjs PORT BODY.json…
 import { readFileSync } from 'node:fs';
 import Koa from 'koa';
@@ -11,7 +12,7 @@ const bodies = files.map((f) => JSON.parse(readFileSync(f, 'utf8')));
 const app = new Koa();
 app.use((ctx) => {
   if (ctx.path === '/healthz') { ctx.body = { status: 'ok' }; return; }
-  const body = bodies[Number(ctx.path.slice(1))];
+  const body = bodies[Number(ctx.path.slice(1))] ?? (bodies.length === 1 ? bodies[0] : undefined);
   if (body === undefined) { ctx.status = 404; return; }
   ctx.type = 'application/json';
   ctx.body = body;

@@ -45,7 +45,8 @@ function routeTable(prefixes: Record<string, Router[]>, root: Router[]): Koa.Mid
   const mounts = Object.entries(prefixes).map(([prefix, routers]) => ({ prefix, stack: merged(routers, prefix) }));
   const rootStack = merged(root);
   return (ctx, next) => {
-    const m = mounts.find((x) => isUnder(ctx.path, x.prefix));
+    const path = ctx.path;
+    const m = /^\/api\//i.test(path) ? mounts.find((x) => isUnder(path, x.prefix)) : undefined;
     return m ? m.stack(ctx, () => rootStack(ctx, next)) : rootStack(ctx, next);
   };
 }

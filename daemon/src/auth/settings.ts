@@ -31,17 +31,23 @@ export class SettingsService {
     private readonly upstreamExists: (id: string) => Promise<boolean>,
   ) {}
 
-  async get(): Promise<RuntimeSettings> {
-    // One query: every API request reads these (the maintenance switch) before it is routed.
+  /** The last stored map read and what it made (the map is kept until the settings change). */
+  private last?: { stored: ReadonlyMap<string, string>; settings: Readonly<RuntimeSettings> };
+
+  async get(): Promise<Readonly<RuntimeSettings>> {
+    // Every request reads these (the maintenance switch) before it is routed: from memory.
     const stored = await this.repo.getSettings();
+    if (this.last?.stored === stored) return this.last.settings;
     const [m, o, u, age] = KEYS.map((k) => stored.get(k));
-    return {
+    const settings = Object.freeze({
       maintenance: m === undefined ? this.defaults.maintenance : m === 'true',
       offline: this.defaults.offline || o === 'true',
       offline_forced: this.defaults.offline,
       pull_through_upstream_id: u || null,
       cache_max_age_minutes: age === undefined ? 30 : Number(age),
-    };
+    });
+    this.last = { stored, settings };
+    return settings;
   }
 
   /** Whether the daemon may open outbound connections right now. */
@@ -49,7 +55,7 @@ export class SettingsService {
     return this.defaults.offline || (await this.repo.getSetting('offline')) === 'true';
   }
 
-  async update(patch: SettingsPatch): Promise<RuntimeSettings> {
+  async update(patch: SettingsPatch): Promise<Readonly<RuntimeSettings>> {
     if (patch.offline === false && this.defaults.offline) {
       throw new ConflictError('The daemon was started with --offline (or BOXYARD_OFFLINE): restart it without to go online.');
     }

@@ -7,7 +7,7 @@ const ALWAYS_UP = [/^\/healthz$/, /^\/api\/boxyard\/settings$/, /^\/api\/v1\/aut
 
 export function maintenance(settings: SettingsService): Middleware {
   return async (ctx, next) => {
-    if (!ALWAYS_UP.some((r) => r.test(ctx.path)) && (await settings.get()).maintenance) {
+    if ((await settings.get()).maintenance && !ALWAYS_UP.some((r) => r.test(ctx.path))) {
       throw new MaintenanceError('Boxyard is in maintenance mode. Try again later.', { headers: { 'Retry-After': '60' } });
     }
     return next();

@@ -32,12 +32,21 @@ function parse<T extends ZodType>(schema: T, value: unknown, where: 'body' | 'qu
   throw new ValidationError(message, where === 'body' ? { source: { pointer: `/${first.join('/')}` } } : {});
 }
 
-/** Wraps a handler: validates body, query and params with zod and hands over the typed result. */
+/**
+ * Wraps a handler: validates body, query and params with zod and hands over the typed result.
+ * An empty query string's result (the defaults) is worked out once and shared, frozen.
+ */
 export function validated<S extends Schemas>(schemas: S, handler: (ctx: Context, input: Input<S>) => Promise<void> | void) {
+  let noQuery: unknown;
+  const query = (ctx: Context) => {
+    if (ctx.querystring !== '') return parse(schemas.query!, { ...ctx.query }, 'query');
+    noQuery ??= Object.freeze(parse(schemas.query!, {}, 'query'));
+    return noQuery;
+  };
   return async (ctx: Context) => {
     const input = {
       body: schemas.body ? parse(schemas.body, ctx.request.body ?? {}, 'body') : undefined,
-      query: schemas.query ? parse(schemas.query, { ...ctx.query }, 'query') : undefined,
+      query: schemas.query ? query(ctx) : undefined,
       params: schemas.params ? parse(schemas.params, (ctx as unknown as { params: unknown }).params, 'params') : undefined,
     } as Input<S>;
     await handler(ctx, input);

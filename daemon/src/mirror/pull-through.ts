@@ -40,12 +40,12 @@ export class PullThroughCache {
   constructor(private readonly d: CacheDeps) {}
 
   async ensureCatalog(org: string, box: string): Promise<CacheAnswer> {
-    if (!AccountName.safeParse(org).success || !BoxName.safeParse(box).success) return { heldOnly: false };
     // A local box the cache did not make is the common case, and every catalog request asks:
-    // it is settled in two queries, before settings and namespaces are read.
+    // it is settled in two lookups (from memory), before names, settings and namespaces are checked.
     const local = await this.d.publisher.boxAt(org, box);
     const cached = local ? await this.d.repo.cachedBox(local.id) : undefined;
     if (local && !cached) return { heldOnly: false };
+    if (!local && (!AccountName.safeParse(org).success || !BoxName.safeParse(box).success)) return { heldOnly: false };
     const settings = await this.d.settings.get();
     const ns = await this.d.accounts.namespace(org);
     // Upstream boxes never appear among a local user's or a real organization's: only in
