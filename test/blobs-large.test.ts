@@ -42,6 +42,7 @@ async function peakRss(pid: number, work: () => Promise<void>): Promise<number> 
   return peak;
 }
 
+// Linux only: the daemon's memory is read from /proc/PID/status (VmRSS); CI runs on Linux, so it always runs there.
 describe.runIf(process.platform === 'linux')('a 1 GiB box file', () => {
   it('uploads and downloads with flat daemon memory', async () => {
     daemon = await spawnDaemon({ dataDir });
