@@ -165,6 +165,22 @@ describe('listing agents', () => {
     expect(past.json.meta.pagination).toMatchObject({ 'current-page': 50, 'total-count': total });
   });
 
+  it('shows each report and registration on the next read of a page (pages are kept in memory)', async () => {
+    const page = async () => (await alice.get(`/api/v2/agent-pools/${pool.id}/agents?page[size]=100`)).json;
+    const before = await page();
+    const live = before.data.find((x: { attributes: { status: string } }) => x.attributes.status === 'idle');
+    expect(live).toBeDefined();
+    expect((await page()).data).toEqual(before.data);
+    clock.advance(SECOND);
+    expect((await report(live.id, 'busy')).status).toBe(200);
+    const after = (await page()).data.find((x: { id: string }) => x.id === live.id);
+    expect(after.attributes).toMatchObject({ status: 'busy', 'last-ping-at': clock.now().toISOString() });
+    const added = await register('late');
+    const grown = await page();
+    expect(grown.meta.pagination['total-count']).toBe(before.meta.pagination['total-count'] + 1);
+    expect(grown.data.map((x: { id: string }) => x.id)).toContain(added);
+  });
+
   it('answers 400 for a bad filter[last-ping-since] and 404 to strangers', async () => {
     const bad = await alice.get(`/api/v2/agent-pools/${pool.id}/agents?filter[last-ping-since]=yesterday`);
     expect(bad.status).toBe(400);
