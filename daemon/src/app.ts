@@ -6,7 +6,7 @@ import { authenticate } from './http/auth';
 import { jsonBody } from './http/body';
 import { maintenance } from './http/maintenance';
 import { requestRateLimit } from './http/rate-limit';
-import { requestId } from './http/request-id';
+import { health } from './http/health';
 import { authRoutes } from './auth/routes';
 import { adminRoutes } from './auth/admin-routes';
 import { registryRoutes } from './registry/routes';
@@ -17,7 +17,6 @@ import { mirrorRoutes } from './mirror/routes';
 import { importRoutes, isImportPath } from './mirror/import-routes';
 import { cacheCatalogRoutes, cacheDownloadRoutes } from './mirror/cache-routes';
 import { agentProtocolRoutes, agentsApiRoutes } from './agents/routes';
-import { VERSION } from './version';
 import { defaultUiDir, webUi } from './ui/static';
 
 /** `path` is `prefix` or below it; without regard to case, as @koa/router matches routes. */
@@ -58,16 +57,9 @@ export function createApp(deps: Deps): Koa {
   // download): already handled by the route, so log it quietly instead of Koa's stderr dump.
   app.silent = true;
   app.on('error', (err: unknown) => deps.log.debug({ err }, 'request stream ended early'));
-  app.use(requestId());
   app.use(errorMiddleware(deps.log));
   app.use(authenticate(deps.tokens));
-
-  const health = new Router();
-  health.get('/healthz', (ctx) => { ctx.body = { status: 'ok', name: 'boxyard', version: VERSION }; });
-  // Terraform's service discovery (the tfe provider and `terraform login` read it, over HTTPS, so
-  // it matters behind a TLS proxy): the agent-pools API is HCP Terraform's /api/v2.
-  health.get('/.well-known/terraform.json', (ctx) => { ctx.body = { 'tfe.v2': '/api/v2/', 'tfe.v2.1': '/api/v2/', 'tfe.v2.2': '/api/v2/' }; });
-  app.use(health.routes());
+  app.use(health());
   // The web UI (/ui/, and / redirects there) goes before any catch-all catalog route such as /:org/:box.
   app.use(webUi(defaultUiDir()));
 

@@ -36,15 +36,16 @@ const AGENT_PROTOCOL = '/api/agent/';
 
 /** Resolves the caller once per request; routes decide whether they need one. */
 export function authenticate(tokens: TokenService): Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     ctx.state.principal = null;
     ctx.state.badToken = false;
     const secret = ctx.path.startsWith(AGENT_PROTOCOL) ? undefined : presentedToken(ctx);
-    if (secret) {
-      ctx.state.principal = await tokens.resolve(secret);
-      ctx.state.badToken = ctx.state.principal === null;
-    }
-    return next();
+    if (!secret) return next();
+    return tokens.resolve(secret).then((principal) => {
+      ctx.state.principal = principal;
+      ctx.state.badToken = principal === null;
+      return next();
+    });
   };
 }
 

@@ -16,11 +16,7 @@ const METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * so an empty body is `{}`. Never mount this on upload routes: Packer PUTs box files as JSON.
  */
 export function jsonBody(limit = 1024 * 1024): Middleware {
-  return async (ctx, next) => {
-    if (!METHODS.has(ctx.method)) {
-      ctx.request.body = {};
-      return next();
-    }
+  const read: Middleware = async (ctx, next) => {
     const declared = Number(ctx.get('content-length') || 0);
     if (declared > limit) throw new PayloadTooLargeError(`Request body is larger than ${limit} bytes.`);
     const chunks: Buffer[] = [];
@@ -44,6 +40,11 @@ export function jsonBody(limit = 1024 * 1024): Middleware {
       }
       ctx.request.body = parsed as Record<string, unknown>;
     }
+    return next();
+  };
+  return (ctx, next) => {
+    if (METHODS.has(ctx.method)) return read(ctx, next);
+    ctx.request.body = {};
     return next();
   };
 }

@@ -4,7 +4,6 @@ import Koa from 'koa';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { errorMiddleware } from './error-middleware';
-import { requestId } from './request-id';
 import { ConflictError, ValidationError } from './errors';
 
 let server: Server | undefined;
@@ -15,7 +14,6 @@ async function appThrowing(err: unknown) {
   const logged: Array<Record<string, unknown>> = [];
   const log = pino({ level: 'error' }, { write: (line: string) => { logged.push(JSON.parse(line)); } });
   const app = new Koa();
-  app.use(requestId());
   app.use(errorMiddleware(log));
   app.use(() => { throw err; });
   server = createServer(app.callback());

@@ -4,6 +4,7 @@ import { ZodError } from 'zod';
 import { AppError, statusFor, titleFor, type Dialect } from './errors';
 import { dialectFor } from './dialect';
 import { JSONAPI_TYPE } from './jsonapi/media-type';
+import { assignRequestId } from './request-id';
 
 function render(err: AppError, dialect: Dialect) {
   const status = statusFor(err.code, dialect);
@@ -16,11 +17,13 @@ function render(err: AppError, dialect: Dialect) {
 }
 
 /**
- * Outermost middleware: turns thrown errors into the API's dialect, answers unmatched routes 404,
- * and logs unknown errors once with a request id (their details never reach the client).
+ * Outermost middleware: gives the request its id, turns thrown errors into the API's dialect,
+ * answers unmatched routes 404, and logs unknown errors once with the request id (their details
+ * never reach the client).
  */
 export function errorMiddleware(log: Logger): Middleware {
   return async (ctx, next) => {
+    assignRequestId(ctx);
     try {
       await next();
       // The router answers unknown paths and unserved methods with a bare status: give them a body in the path's dialect.

@@ -67,7 +67,7 @@ async function send(ctx: Context, file: string, size: number, immutable: boolean
  */
 export function webUi(dir: string): Middleware {
   const root = resolve(dir);
-  return async (ctx, next) => {
+  const serve: Middleware = async (ctx, next) => {
     if (ctx.path === '/' || ctx.path === '/ui') {
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
       ctx.redirect('/ui/');
@@ -89,5 +89,10 @@ export function webUi(dir: string): Middleware {
     if (size !== undefined) return send(ctx, file, size, segments[0] === 'assets');
     if (extname(segments.at(-1) ?? '') !== '') return text(ctx, 404, `No file ${ctx.path} in the web UI.\n`);
     return send(ctx, index, indexSize, false);
+  };
+  // Every API request passes here first: decide without an async frame.
+  return (ctx, next) => {
+    const path = ctx.path;
+    return path === '/' || path === '/ui' || path.startsWith('/ui/') ? serve(ctx, next) : next();
   };
 }
