@@ -43,10 +43,15 @@ function merged(routers: Router[], prefix?: string): Koa.Middleware {
 function routeTable(prefixes: Record<string, Router[]>, root: Router[]): Koa.Middleware {
   const mounts = Object.entries(prefixes).map(([prefix, routers]) => ({ prefix, stack: merged(routers, prefix) }));
   const rootStack = merged(root);
+  // The APIs speak JSON; the root's upload PUTs are never parsed, nor are imports, whose body is a
+  // .box file streamed to the blob store.
+  const json = jsonBody();
   return (ctx, next) => {
     const path = ctx.path;
     const m = /^\/api\//i.test(path) ? mounts.find((x) => isUnder(path, x.prefix)) : undefined;
-    return m ? m.stack(ctx, () => rootStack(ctx, next)) : rootStack(ctx, next);
+    if (!m) return rootStack(ctx, next);
+    const routed = () => m.stack(ctx, () => rootStack(ctx, next));
+    return isImportPath(path) ? routed() : json(ctx, routed);
   };
 }
 
@@ -64,12 +69,7 @@ export function createApp(deps: Deps): Koa {
   app.use(webUi(defaultUiDir()));
 
   app.use(maintenance(deps.settings));
-  app.use(requestRateLimit(deps.config.requestsPerMinute));
-
-  // Everything under /api speaks JSON; upload PUTs live outside /api and are never parsed, nor
-  // are imports, whose body is a .box file streamed to the blob store.
-  const json = jsonBody();
-  app.use((ctx, next) => (ctx.path.startsWith('/api/') && !isImportPath(ctx.path) ? json(ctx, next) : next()));
+  if (deps.config.requestsPerMinute > 0) app.use(requestRateLimit(deps.config.requestsPerMinute));
 
   // Order within a prefix matters: uploads before the registry (its `…/provider/:name/:arch` would
   // take `upload` for an architecture); at the root, the pull-through cache before the registry's

@@ -33,6 +33,27 @@ describe('errorMiddleware', () => {
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatchObject({ requestId: 'req-42', msg: 'unhandled error' });
   });
+  it('makes a request id for a failure the client sent none for, and sends it in the header and the message', async () => {
+    const { url, logged } = await appThrowing(new Error('boom'));
+    const res = await fetch(`${url}/api/v1/box/a/b`, { headers: { 'x-request-id': 'not ok!' } });
+    expect(res.status).toBe(500);
+    const id = res.headers.get('x-request-id');
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await res.json()).errors[0]).toContain(id);
+    expect(logged[0]).toMatchObject({ requestId: id });
+  });
+
+  it('echoes a well-formed client request id on a success, and adds none of its own', async () => {
+    const app = new Koa();
+    app.use(errorMiddleware(pino({ level: 'silent' })));
+    app.use((ctx) => { ctx.body = { ok: true }; });
+    server = createServer(app.callback());
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    expect((await fetch(url, { headers: { 'x-request-id': 'req-7' } })).headers.get('x-request-id')).toBe('req-7');
+    expect((await fetch(url)).headers.get('x-request-id')).toBeNull();
+  });
+
 
   it('renders JSON:API errors for agent paths and keeps the status table per dialect', async () => {
     const { url } = await appThrowing(new ValidationError('name is required', { source: { pointer: '/data/attributes/name' } }));

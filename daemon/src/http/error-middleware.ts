@@ -4,7 +4,7 @@ import { ZodError } from 'zod';
 import { AppError, statusFor, titleFor, type Dialect } from './errors';
 import { dialectFor } from './dialect';
 import { JSONAPI_TYPE } from './jsonapi/media-type';
-import { assignRequestId } from './request-id';
+import { echoRequestId, requestIdOf } from './request-id';
 
 function render(err: AppError, dialect: Dialect) {
   const status = statusFor(err.code, dialect);
@@ -17,13 +17,13 @@ function render(err: AppError, dialect: Dialect) {
 }
 
 /**
- * Outermost middleware: gives the request its id, turns thrown errors into the API's dialect,
+ * Outermost middleware: echoes the client's request id, turns thrown errors into the API's dialect,
  * answers unmatched routes 404, and logs unknown errors once with the request id (their details
  * never reach the client).
  */
 export function errorMiddleware(log: Logger): Middleware {
   return async (ctx, next) => {
-    assignRequestId(ctx);
+    echoRequestId(ctx);
     try {
       await next();
       // The router answers unknown paths and unserved methods with a bare status: give them a body in the path's dialect.
@@ -40,8 +40,9 @@ export function errorMiddleware(log: Logger): Middleware {
       else if (raw instanceof ZodError) err = new AppError('validation', raw.issues.map((i) => i.message).join('; '));
       else if (isHttpError(raw)) err = fromHttpError(raw);
       else {
-        log.error({ err: raw, requestId: ctx.state.requestId, path: ctx.path }, 'unhandled error');
-        err = new AppError('internal', `Internal server error (request id ${ctx.state.requestId}). The daemon log has the details.`);
+        const requestId = requestIdOf(ctx);
+        log.error({ err: raw, requestId, path: ctx.path }, 'unhandled error');
+        err = new AppError('internal', `Internal server error (request id ${requestId}). The daemon log has the details.`);
       }
       const r = render(err, dialect);
       for (const [k, v] of Object.entries(err.options.headers ?? {})) ctx.set(k, v);

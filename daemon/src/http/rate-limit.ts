@@ -7,9 +7,8 @@ const limited = (res: RateLimiterRes, what: string) =>
     headers: { 'Retry-After': String(Math.ceil(res.msBeforeNext / 1000)) },
   });
 
-/** Per-token (or per-address when anonymous) request rate; 0 switches it off. */
+/** Per-token (or per-address when anonymous) request rate (`perMinute` > 0; 0 is not mounted). */
 export function requestRateLimit(perMinute: number): Middleware {
-  if (perMinute <= 0) return (_ctx, next) => next();
   const limiter = new RateLimiterMemory({ points: perMinute, duration: 60 });
   return async (ctx, next) => {
     const key = ctx.state.principal ? `t:${ctx.state.principal.tokenId}` : `ip:${ctx.ip}`;

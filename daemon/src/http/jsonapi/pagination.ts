@@ -65,12 +65,10 @@ export function paginationLinks(ctx: Context, base: string, meta: PaginationMeta
     if (k === 'page[number]' || k === 'page[size]' || k === 'access_token' || v === undefined) continue;
     for (const one of Array.isArray(v) ? v : [v]) kept.append(k, one);
   }
-  const url = (n: number) => {
-    const q = new URLSearchParams(kept);
-    q.set('page[number]', String(n));
-    q.set('page[size]', String(meta['page-size']));
-    return `${base}${ctx.path}?${q.toString()}`;
-  };
+  // The other parameters are encoded once; the page ones come last, as URLSearchParams#set puts them.
+  const prefix = `${base}${ctx.path}?${kept.size > 0 ? `${kept.toString()}&` : ''}page%5Bnumber%5D=`;
+  const size = `&page%5Bsize%5D=${meta['page-size']}`;
+  const url = (n: number) => `${prefix}${n}${size}`;
   return {
     self: url(meta['current-page']),
     first: url(1),
