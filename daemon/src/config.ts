@@ -41,6 +41,10 @@ export const Config = z.object({
   upstream: z.string().min(1).optional(),
   /** The pull-through upstream's token, sent as vagrant sends it. */
   upstreamToken: z.string().min(1).optional(),
+  /** Free space (MiB) kept on the data folder's disk: uploads, mirror and cache downloads that would eat into it are refused (507); 0 switches the check off. */
+  diskReserveMb: intFrom(0, 10_000_000).default(512),
+  /** How long start waits for the database's integrity check (`PRAGMA quick_check`) before serving while it finishes in the background. */
+  startCheckWaitMs: intFrom(0, 600_000).default(500),
 });
 export type Config = z.infer<typeof Config>;
 
@@ -64,6 +68,8 @@ const ENV_KEYS: Record<string, keyof Config> = {
   BOXYARD_OFFLINE: 'offline',
   BOXYARD_UPSTREAM: 'upstream',
   BOXYARD_UPSTREAM_TOKEN: 'upstreamToken',
+  BOXYARD_DISK_RESERVE_MB: 'diskReserveMb',
+  BOXYARD_START_CHECK_WAIT_MS: 'startCheckWaitMs',
 };
 
 export const defaultDataDir = (): string => envPaths('boxyard', { suffix: '' }).data;
