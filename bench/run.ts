@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- PART…]`: issue 9's table, every row against a baseline measured in the same
  * run, appended to bench/RESULTS.md with the machine and date. Parts: transfers, api, agents,
- * start (all by default). See bench/README.md for what each measures and the settings.
+ * start, load (all by default). See bench/README.md for what each measures and the settings.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,8 +14,9 @@ import { transfers } from './transfers';
 import { apiAtScale } from './api';
 import { agentReports } from './agents';
 import { startup } from './start';
+import { mixedLoad } from './load';
 
-const PARTS = ['transfers', 'start', 'api', 'agents'] as const;
+const PARTS = ['transfers', 'start', 'api', 'agents', 'load'] as const;
 type Part = (typeof PARTS)[number];
 
 function parts(argv: string[]): Part[] {
@@ -67,6 +68,7 @@ async function main() {
         if (part === 'start') rows.push(...(await startup(await large())));
         if (part === 'api') rows.push(...(await apiAtScale(work, await large())));
         if (part === 'agents') rows.push(...(await agentReports(work, await large())));
+        if (part === 'load') rows.push(...(await mixedLoad(work)));
       } catch (err) {
         rows.push(failed(part, err));
       }
@@ -77,7 +79,7 @@ async function main() {
   const settings = [
     `BENCH_SIZE_MB=${process.env.BENCH_SIZE_MB ?? 1024}`, `BENCH_ROUNDS=${process.env.BENCH_ROUNDS ?? 2}`,
     `BENCH_WRK_SECONDS=${process.env.BENCH_WRK_SECONDS ?? 10}`, `BENCH_AGENT_SECONDS=${process.env.BENCH_AGENT_SECONDS ?? 30}`,
-    `BENCH_START_RUNS=${process.env.BENCH_START_RUNS ?? 3}`,
+    `BENCH_START_RUNS=${process.env.BENCH_START_RUNS ?? 3}`, `BENCH_LOAD_SECONDS=${process.env.BENCH_LOAD_SECONDS ?? 30}`,
   ].join(' ') + `; daemon bundle ${built}${bundle() === built ? '' : ` (**rebuilt by someone else during the run**, now ${bundle()}: parts after that measured another build)`}`;
   record(rows, { startedAt, machine: host, parts: chosen, settings, seconds: since(t0) });
   if (rows.some((r) => r.value === 'failed')) process.exitCode = 1;
