@@ -14,6 +14,14 @@ export const Config = z.object({
   dataDir: z.string().min(1),
   /** Base URL put in upload and download links; else taken from the request's Host. */
   publicUrl: z.url().optional().transform((u) => u?.replace(/\/+$/, '')),
+  /**
+   * Host names the daemon answers besides its own (public URL, listen addresses, localhost): a
+   * comma-separated list; `.example.org` allows that domain and its subdomains, `*` any host.
+   */
+  allowedHosts: z.union([z.string(), z.array(z.string())])
+    .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((h) => h.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^(\*|\.?[^\s/:@]+|\[?[0-9a-fA-F:.]+\]?)$/, 'allowedHosts: host names or addresses (not URLs), `.domain` or `*`')))
+    .default([]),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   adminUsername: z.string().min(1).default('admin'),
   adminPassword: z.string().min(1).optional(),
@@ -45,6 +53,16 @@ export const Config = z.object({
   diskReserveMb: intFrom(0, 10_000_000).default(512),
   /** How long start waits for the database's integrity check (`PRAGMA quick_check`) before serving while it finishes in the background. */
   startCheckWaitMs: intFrom(0, 600_000).default(500),
+  /** A request's headers must arrive within this many seconds (slowloris); answered 408 otherwise. */
+  headersTimeoutSeconds: z.coerce.number().positive().max(3600).default(20),
+  /** A request body (an upload, an import, JSON) that sends no byte for this long is dropped. Idle, never total: a slow link may take hours. */
+  bodyIdleSeconds: z.coerce.number().positive().max(86_400).default(60),
+  /** A JSON body (at most 1 MiB) must arrive whole within this many seconds; 408 otherwise. */
+  jsonBodySeconds: z.coerce.number().positive().max(3600).default(30),
+  /** Open connections allowed from one client address; more are answered 503 and closed. */
+  maxConnectionsPerAddress: intFrom(1, 1_000_000).default(128),
+  /** Open connections allowed in all; 0 derives it from the process's open-file limit. */
+  maxConnections: intFrom(0, 10_000_000).default(0),
 });
 export type Config = z.infer<typeof Config>;
 
@@ -53,6 +71,7 @@ const ENV_KEYS: Record<string, keyof Config> = {
   BOXYARD_PORT: 'port',
   BOXYARD_DATA: 'dataDir',
   BOXYARD_PUBLIC_URL: 'publicUrl',
+  BOXYARD_ALLOWED_HOSTS: 'allowedHosts',
   BOXYARD_LOG_LEVEL: 'logLevel',
   BOXYARD_ADMIN_USERNAME: 'adminUsername',
   BOXYARD_ADMIN_PASSWORD: 'adminPassword',
@@ -70,6 +89,11 @@ const ENV_KEYS: Record<string, keyof Config> = {
   BOXYARD_UPSTREAM_TOKEN: 'upstreamToken',
   BOXYARD_DISK_RESERVE_MB: 'diskReserveMb',
   BOXYARD_START_CHECK_WAIT_MS: 'startCheckWaitMs',
+  BOXYARD_HEADERS_TIMEOUT_SECONDS: 'headersTimeoutSeconds',
+  BOXYARD_BODY_IDLE_SECONDS: 'bodyIdleSeconds',
+  BOXYARD_JSON_BODY_SECONDS: 'jsonBodySeconds',
+  BOXYARD_MAX_CONNECTIONS_PER_ADDRESS: 'maxConnectionsPerAddress',
+  BOXYARD_MAX_CONNECTIONS: 'maxConnections',
 };
 
 export const defaultDataDir = (): string => envPaths('boxyard', { suffix: '' }).data;
