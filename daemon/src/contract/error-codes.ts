@@ -6,6 +6,7 @@ export const ERROR_CODES = [
   'forbidden',
   'not_found',
   'method_not_allowed',
+  'misdirected',
   'validation',
   'conflict',
   'precondition_failed',

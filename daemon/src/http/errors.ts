@@ -14,6 +14,8 @@ const STATUS: Record<ErrorCode, number | Record<Dialect, number>> = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  // A Host header this daemon does not answer to (http/hosts.ts): DNS rebinding, or a name to allow.
+  misdirected: 421,
   validation: { box: 403, jsonapi: 422 },
   conflict: 422,
   precondition_failed: 412,
@@ -35,6 +37,7 @@ const TITLES: Record<ErrorCode, string> = {
   forbidden: 'forbidden',
   not_found: 'not found',
   method_not_allowed: 'method not allowed',
+  misdirected: 'misdirected request',
   validation: 'invalid attribute',
   conflict: 'unprocessable entity',
   precondition_failed: 'precondition failed',
