@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'precondition_failed',
   'two_factor_required',
   'payload_too_large',
+  'request_timeout',
   'rate_limited',
   'maintenance',
   'offline',

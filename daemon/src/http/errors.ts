@@ -21,6 +21,8 @@ const STATUS: Record<ErrorCode, number | Record<Dialect, number>> = {
   precondition_failed: 412,
   two_factor_required: 406,
   payload_too_large: 413,
+  // A body that did not arrive in time (a JSON body trickled byte by byte): the connection closes.
+  request_timeout: 408,
   rate_limited: 429,
   maintenance: 503,
   // The pull-through cache while offline: what it does not hold is simply not there.
@@ -43,6 +45,7 @@ const TITLES: Record<ErrorCode, string> = {
   precondition_failed: 'precondition failed',
   two_factor_required: 'two-factor code required',
   payload_too_large: 'payload too large',
+  request_timeout: 'request timeout',
   rate_limited: 'too many requests',
   maintenance: 'service unavailable',
   offline: 'offline',
@@ -95,6 +98,7 @@ export class ConflictError extends make('conflict') {}
 export class PreconditionFailedError extends make('precondition_failed') {}
 export class TwoFactorRequiredError extends make('two_factor_required') {}
 export class PayloadTooLargeError extends make('payload_too_large') {}
+export class RequestTimeoutError extends make('request_timeout') {}
 export class RateLimitedError extends make('rate_limited') {}
 export class MaintenanceError extends make('maintenance') {}
 export class OfflineError extends make('offline') {}
