@@ -20,6 +20,11 @@ const STATUS: Record<ErrorCode, number | Record<Dialect, number>> = {
   conflict: 422,
   precondition_failed: 412,
   two_factor_required: 406,
+  // A signed-in user changing a credential without (or with a wrong) current password or code: not
+  // 401, which clients (the UI) take as "the token is gone".
+  reauthentication_required: 403,
+  last_owner: 422,
+  last_admin: 422,
   payload_too_large: 413,
   // A body that did not arrive in time (a JSON body trickled byte by byte): the connection closes.
   request_timeout: 408,
@@ -44,6 +49,9 @@ const TITLES: Record<ErrorCode, string> = {
   conflict: 'unprocessable entity',
   precondition_failed: 'precondition failed',
   two_factor_required: 'two-factor code required',
+  reauthentication_required: 'current password required',
+  last_owner: 'last owner',
+  last_admin: 'last administrator',
   payload_too_large: 'payload too large',
   request_timeout: 'request timeout',
   rate_limited: 'too many requests',
@@ -97,6 +105,9 @@ export class ValidationError extends make('validation') {}
 export class ConflictError extends make('conflict') {}
 export class PreconditionFailedError extends make('precondition_failed') {}
 export class TwoFactorRequiredError extends make('two_factor_required') {}
+export class ReauthenticationError extends make('reauthentication_required') {}
+export class LastOwnerError extends make('last_owner') {}
+export class LastAdminError extends make('last_admin') {}
 export class PayloadTooLargeError extends make('payload_too_large') {}
 export class RequestTimeoutError extends make('request_timeout') {}
 export class RateLimitedError extends make('rate_limited') {}
