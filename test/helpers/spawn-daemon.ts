@@ -37,7 +37,7 @@ export async function spawnDaemon(opts: { dataDir: string; port?: number; env?: 
   // `prefix` runs the daemon under another command (e.g. unshare, for a small disk of its own).
   const argv = [...(opts.prefix ?? []), process.execPath, BIN, 'serve', '--data', opts.dataDir, '--port', String(port), '--host', '127.0.0.1'];
   const child = spawn(argv[0], argv.slice(1), {
-    env: { ...process.env, BOXYARD_ADMIN_USERNAME: ADMIN.username, BOXYARD_ADMIN_PASSWORD: ADMIN.password, BOXYARD_LOG_LEVEL: 'warn', BOXYARD_REQUESTS_PER_MINUTE: '0', ...opts.env },
+    env: { ...process.env, BOXYARD_ADMIN_USERNAME: ADMIN.username, BOXYARD_ADMIN_PASSWORD: ADMIN.password, BOXYARD_LOG_LEVEL: 'warn', BOXYARD_REQUESTS_PER_MINUTE: '0', BOXYARD_MAX_CONNECTIONS_PER_ADDRESS: '100000', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
