@@ -8,6 +8,7 @@ import { BoxyardAgent } from './agents/agent-client';
 import { mirrorCommand } from './mirror/cli-mirror';
 import { importCommand } from './mirror/cli-import';
 import { exportCommand } from './mirror/cli-export';
+import { dataCommands } from './data/cli-data';
 
 /** Global options every command shares; env BOXYARD_* fills what flags leave out. */
 const withDataOptions = (c: Command) =>
@@ -127,6 +128,8 @@ export function buildCli(): Command {
   mirrorCommand(program);
   importCommand(program);
   exportCommand(program);
+  // Backup, restore and check work on the data folder itself (README "Backup, restore and check").
+  dataCommands(program, configFrom);
 
   return program;
 }

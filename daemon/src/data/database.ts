@@ -1,0 +1,32 @@
+import { existsSync } from 'node:fs';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Database } from '../store/schema';
+
+/** A database handle of backup, restore and check. */
+export interface DataDb {
+  db: Kysely<Database>;
+  /** For SQLite's online backup and its integrity check, which Kysely does not speak. */
+  raw: SqliteDatabase.Database;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens an existing database as it is: unlike store/db.ts openStore, no migrations (a backup copies
+ * what is there; a check must not write), and read-only unless asked (a check without --repair runs
+ * beside a serving daemon and changes nothing; SQLite's WAL lets it read while the daemon writes).
+ */
+export function openDataDb(file: string, opts: { readonly: boolean }): DataDb {
+  if (!existsSync(file)) throw new Error(`There is no database at ${file}: is this a Boxyard data folder (--data)?`);
+  const raw = new SqliteDatabase(file, { readonly: opts.readonly, fileMustExist: true });
+  raw.pragma('busy_timeout = 5000');
+  if (!opts.readonly) raw.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+  return { db, raw, close: () => db.destroy() };
+}
+
+/** What SQLite's `PRAGMA quick_check` finds wrong with the file: nothing when it is intact. */
+export function damageOf(raw: SqliteDatabase.Database): string[] {
+  const lines = raw.prepare('PRAGMA quick_check').pluck().all() as string[];
+  return lines.length === 1 && lines[0] === 'ok' ? [] : lines;
+}
