@@ -1,0 +1,21 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const BIN = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'bin', 'boxyard.mjs');
+
+export interface CliResult { code: number | null; stdout: string; stderr: string }
+
+/** Runs the real CLI (`node bin/boxyard.mjs …`) to its end (killed after 60 s); stdout is a pipe, not a TTY. */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.stdout.on('data', (b: Buffer) => { stdout += b.toString(); });
+    child.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
+    child.on('error', reject);
+    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+  });
+}
