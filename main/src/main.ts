@@ -6,6 +6,7 @@ import { registerIpc } from './ipc';
 import { SettingsStore } from './settings-store';
 import { AppTray } from './tray';
 import { createMainWindow } from './window';
+import { openExternalWebUrl } from './external-links';
 
 // See electron-api.ts for why Electron is required rather than imported. This file is bundled to
 // main/dist/main.cjs, so __dirname is main/dist in a checkout and in the packaged app alike.
@@ -93,7 +94,7 @@ class DesktopShell {
   async ready(): Promise<void> {
     this.tray = new AppTray(this.electron, join(ROOT, 'main', 'assets', 'tray.png'), {
       openWindow: this.openWindow,
-      openInBrowser: () => { const u = this.supervisor.current().url; if (u) void this.electron.shell.openExternal(`${u}/ui/`); },
+      openInBrowser: () => { const u = this.supervisor.current().url; if (u) openExternalWebUrl(this.electron.shell, `${u}/ui/`); },
       restartDaemon: () => void this.startDaemon().then(this.openWindow),
       quit: () => this.electron.app.quit(),
     });

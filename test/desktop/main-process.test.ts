@@ -11,9 +11,12 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FAKE = fileURLToPath(new URL('./fixtures/fake-electron.cjs', import.meta.url));
 
 /** Runs the bundled main process under Node with a stand-in Electron; answers the calls it made. */
-async function runMain(userData: string): Promise<{ code: number | null; events: Array<Record<string, any>> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function runMain(userData: string, linkProbes: string[] = []): Promise<{ code: number | null; events: Array<Record<string, any>> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const child = spawn(process.execPath, ['-r', FAKE, join(ROOT, 'main/dist/main.cjs')], {
-    env: { ...process.env, FAKE_USER_DATA: userData, BOXYARD_NODE: process.execPath, BOXYARD_LOG_LEVEL: 'silent', BOXYARD_ADMIN_PASSWORD: '' },
+    env: {
+      ...process.env, FAKE_USER_DATA: userData, BOXYARD_NODE: process.execPath, BOXYARD_LOG_LEVEL: 'silent', BOXYARD_ADMIN_PASSWORD: '',
+      FAKE_LINK_PROBES: JSON.stringify(linkProbes),
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -34,8 +37,16 @@ describe('desktop main process (bundled, fake Electron)', () => {
     const port = await freePort();
     writeFileSync(join(userData, 'settings.json'), JSON.stringify({ lanAccess: false, port }));
 
-    const { code, events } = await runMain(userData);
+    const probes = ['https://example.org/docs', 'file:///etc/passwd', 'javascript:alert(1)', 'smb://attacker.example/share', 'ms-msdt:/id x', `http://127.0.0.1:${port}/ui/boxes`];
+    const { code, events } = await runMain(userData, probes);
     expect(code).toBe(0);
+    // The bundled window, each probe tried as window.open and as a navigation: only http(s) links reach the
+    // operating system (a window.open of the daemon's own page too, but navigating to it stays in the window).
+    expect(events.filter((e) => e.openExternal).map((e) => e.openExternal)).toEqual(['https://example.org/docs', 'https://example.org/docs', probes.at(-1)]);
+    expect(events.filter((e) => e.probe).map((e) => [e.probe, e.open, e.navigationPrevented])).toEqual([
+      ...probes.slice(0, -1).map((p) => [p, 'deny', true]),
+      [probes.at(-1), 'deny', false],
+    ]);
     expect(events.filter((e) => e.ipc).map((e) => e.ipc).sort()).toEqual(Object.values(IPC).sort());
     const tray = events.find((e) => e.tray)?.tray;
     expect(existsSync(tray)).toBe(true);
