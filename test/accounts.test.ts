@@ -32,7 +32,9 @@ describe('users (/api/boxyard/users)', () => {
     expect(dup.json.errors[0]).toMatch(/already taken/);
     const short = await admin.post('/api/boxyard/users', { user: { username: 'carol', password: 'short' } });
     expect(short.status).toBe(403);
-    expect(short.json.errors[0]).toMatch(/password.*8/);
+    expect(short.json.errors[0]).toMatch(/password.*12/);
+    const eleven = await admin.post('/api/boxyard/users', { user: { username: 'carol', password: 'x'.repeat(11) } });
+    expect(eleven.status).toBe(403);
     expect((await admin.get('/api/boxyard/users')).json.users).toHaveLength(2);
   });
 });

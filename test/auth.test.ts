@@ -95,9 +95,9 @@ describe('two-factor', () => {
     expect(begin.json.two_factor.otpauth_url).toMatch(/^otpauth:\/\/totp\/Boxyard:totpuser\?/);
     // Not enforced until confirmed.
     expect((await login('totpuser', 'totpuser-password')).status).toBe(200);
-    const wrongConfirm = await http.post('/api/boxyard/two-factor/totp/confirm', { two_factor: { code: '000000' } });
+    const wrongConfirm = await http.post('/api/boxyard/two-factor/totp/confirm', { two_factor: { code: '000000' }, current_password: 'totpuser-password' });
     expect(wrongConfirm.status).toBe(403);
-    const confirm = await http.post('/api/boxyard/two-factor/totp/confirm', { two_factor: { code: totp.generate({ timestamp: clock.now().getTime() }) } });
+    const confirm = await http.post('/api/boxyard/two-factor/totp/confirm', { two_factor: { code: totp.generate({ timestamp: clock.now().getTime() }) }, current_password: 'totpuser-password' });
     expect(confirm.status).toBe(200);
     expect(confirm.json.two_factor.delivery_methods).toEqual(['app']);
     expect(token).toBeTruthy();
@@ -118,7 +118,7 @@ describe('two-factor', () => {
 
   it('sends an SMS code through the sender and accepts it once', async () => {
     const { http } = await d.user('smsuser');
-    expect((await http.post('/api/boxyard/two-factor/sms', { two_factor: { phone: '+15550104321' } })).status).toBe(200);
+    expect((await http.post('/api/boxyard/two-factor/sms', { two_factor: { phone: '+15550104321' }, current_password: 'smsuser-password' })).status).toBe(200);
     const bad = await d.http.post('/api/v1/two-factor/request-code', { user: { login: 'smsuser', password: 'wrong-password' }, two_factor: { delivery_method: 'sms' } });
     expect(bad.status).toBe(401);
     const wrongMethod = await d.http.post('/api/v1/two-factor/request-code', { user: { login: 'smsuser', password: 'smsuser-password' }, two_factor: { delivery_method: 'pigeon' } });

@@ -9,6 +9,7 @@ import { mirrorCommand } from './mirror/cli-mirror';
 import { importCommand } from './mirror/cli-import';
 import { exportCommand } from './mirror/cli-export';
 import { dataCommands } from './data/cli-data';
+import { accountCommands } from './auth/cli-accounts';
 
 /** Global options every command shares; env BOXYARD_* fills what flags leave out. */
 const withDataOptions = (c: Command) =>
@@ -54,49 +55,8 @@ export function buildCli(): Command {
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent')
     .action(async (opts) => serve(configFrom(opts)));
 
-  const user = program.command('user').description('manage users');
-  withDataOptions(user.command('create <username>'))
-    .requiredOption('--password <password>', 'password (at least 8 characters)')
-    .option('--email <email>').option('--admin', 'make an administrator')
-    .action((name, o) => withDeps(o, async (d) => {
-      const u = await d.accounts.createUser({ username: name, password: o.password, email: o.email, admin: !!o.admin });
-      print(`created user ${u.username}`);
-    }));
-  withDataOptions(user.command('list')).action((o) => withDeps(o, async (d) => {
-    for (const u of await d.accounts.listUsers()) print(`${u.username}${u.is_admin ? ' (admin)' : ''}${u.email ? ` <${u.email}>` : ''}`);
-  }));
-  withDataOptions(user.command('password <username>')).requiredOption('--password <password>')
-    .action((name, o) => withDeps(o, async (d) => { await d.accounts.setPassword(await d.accounts.userNamed(name), o.password); print('password changed'); }));
-  withDataOptions(user.command('delete <username>'))
-    .action((name, o) => withDeps(o, async (d) => { await d.accounts.deleteUser(await d.accounts.userNamed(name)); print(`deleted user ${name}`); }));
-
-  const org = program.command('org').description('manage organizations');
-  withDataOptions(org.command('create <name>')).requiredOption('--owner <username>').option('--email <email>')
-    .action((name, o) => withDeps(o, async (d) => {
-      const owner = await d.accounts.userNamed(o.owner);
-      await d.accounts.createOrganization({ name, email: o.email }, owner);
-      print(`created organization ${name} owned by ${owner.username}`);
-    }));
-  withDataOptions(org.command('list')).action((o) => withDeps(o, async (d) => {
-    for (const u of await d.accounts.listUsers()) if (u.is_admin) {
-      for (const g of await d.accounts.listOrganizations({ user: u, tokenId: '' })) print(g.name);
-      break;
-    }
-  }));
-  withDataOptions(org.command('add-member <org> <username>')).option('--role <role>', 'owner or member', 'member')
-    .action((name, username, o) => withDeps(o, async (d) => {
-      const g = await d.accounts.organizationNamed(name);
-      if (!g) throw new Error(`organization ${name} not found`);
-      await d.accounts.setMember(g, username, o.role === 'owner' ? 'owner' : 'member');
-      print(`${username} is now ${o.role === 'owner' ? 'an owner' : 'a member'} of ${name}`);
-    }));
-  withDataOptions(org.command('remove-member <org> <username>'))
-    .action((name, username, o) => withDeps(o, async (d) => {
-      const g = await d.accounts.organizationNamed(name);
-      if (!g) throw new Error(`organization ${name} not found`);
-      await d.accounts.removeMember(g, username);
-      print(`removed ${username} from ${name}`);
-    }));
+  // Users and organizations (auth/cli-accounts.ts): passwords from a prompt or --password-stdin, never argv.
+  accountCommands(program, withDeps);
 
   const token = program.command('token').description('manage API tokens');
   withDataOptions(token.command('create <username>')).option('--description <text>', '', 'created with boxyard token create')

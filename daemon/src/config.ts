@@ -27,7 +27,11 @@ export const Config = z.object({
   adminPassword: z.string().min(1).optional(),
   /** Lifetime of an upload URL. */
   uploadTtlHours: z.coerce.number().positive().max(24 * 30).default(6),
-  /** Failed logins allowed per username and per client address in 15 minutes. */
+  /**
+   * Failed logins (and wrong current passwords) allowed per account from one address in 15
+   * minutes; 10× that per address, and 3× that a minute per account from all addresses together
+   * (http/rate-limit.ts LoginLimiter).
+   */
   loginAttempts: intFrom(1, 1_000_000).default(10),
   /** Requests per minute per token (or per address when anonymous); 0 switches the limit off. */
   requestsPerMinute: intFrom(0, 10_000_000).default(3000),
@@ -107,3 +111,5 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: P
 }
 
 export const databaseFile = (c: Config): string => join(c.dataDir, 'boxyard.db');
+/** The key TOTP secrets are sealed with (lib/secret-box.ts): back it up with the database. */
+export const secretKeyFile = (c: Config): string => join(c.dataDir, 'secret.key');

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
-import { databaseFile, type Config } from './config';
+import { databaseFile, secretKeyFile, type Config } from './config';
 import { openStore, type Store } from './store/db';
 import { systemClock, type Clock } from './lib/clock';
 import { randomIdGen, type IdGen } from './lib/ids';
@@ -8,6 +8,9 @@ import { AccountRepository } from './auth/repository';
 import { AccountService } from './auth/accounts-service';
 import { TokenService } from './auth/tokens-service';
 import { TwoFactorService } from './auth/two-factor';
+import { PasswordService } from './auth/passwords';
+import { PasswordHasher } from './lib/crypto';
+import { SecretBox } from './lib/secret-box';
 import { SettingsService } from './auth/settings';
 import { createSmsSender } from './auth/sms-sender';
 import { LoginLimiter } from './http/rate-limit';
@@ -23,6 +26,8 @@ export interface DepsOptions {
   clock?: Clock;
   ids?: IdGen;
   log?: Logger;
+  /** Password hashing (tests count the work it does). */
+  passwords?: PasswordHasher;
 }
 
 /** The only wiring file: builds repositories and services from the config and the database. */
@@ -35,9 +40,11 @@ export function buildDeps(config: Config, opts: DepsOptions = {}) {
   const db = store.db;
 
   const accountRepo = new AccountRepository(db, store.versions);
-  const accounts = new AccountService(accountRepo, clock, ids);
-  const twoFactor = new TwoFactorService(accountRepo, clock, createSmsSender({ command: config.smsCommand, webhook: config.smsWebhook, log }));
-  const tokens = new TokenService(accountRepo, twoFactor, clock, ids);
+  const sms = createSmsSender({ command: config.smsCommand, webhook: config.smsWebhook, log });
+  const twoFactor = new TwoFactorService(accountRepo, clock, sms, SecretBox.fromKeyFile(secretKeyFile(config)));
+  const passwords = new PasswordService(accountRepo, opts.passwords ?? new PasswordHasher(), twoFactor);
+  const accounts = new AccountService(accountRepo, passwords, clock, ids);
+  const tokens = new TokenService(accountRepo, twoFactor, passwords, clock, ids);
   const mirrorRepo = new MirrorRepository(db, store.versions);
   const settings = new SettingsService(accountRepo, { maintenance: config.maintenance, offline: config.offline }, async (id) => (await mirrorRepo.upstream(id)) !== undefined);
   const loginLimiter = new LoginLimiter(config.loginAttempts);
@@ -49,7 +56,7 @@ export function buildDeps(config: Config, opts: DepsOptions = {}) {
   const mirror = buildMirror({ db, repo: mirrorRepo, accounts, settings, registry, blobs: blobs.blobStore, clock, ids, log });
   return {
     config, log, clock, ids, store, db,
-    accounts, tokens, twoFactor, settings, loginLimiter,
+    accounts, tokens, twoFactor, passwords, settings, loginLimiter,
     registry,
     imports: new ImportService(registry, blobs.blobStore, ids),
     agents,

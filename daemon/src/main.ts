@@ -18,6 +18,8 @@ export interface RunningDaemon {
 export async function startDaemon(config: Config, opts: DepsOptions = {}): Promise<RunningDaemon> {
   const deps = buildDeps(config, opts);
   const admin = await deps.accounts.ensureAdmin(config.adminUsername, config.adminPassword);
+  const sealed = await deps.twoFactor.sealStoredSecrets();
+  if (sealed > 0) deps.log.info({ users: sealed }, 'encrypted stored TOTP secrets with secret.key');
   // Background work runs in the daemon only, not in CLI commands that open the same data folder.
   deps.onClose(await deps.blobCollector.start());
   if (config.upstream) {

@@ -1,8 +1,10 @@
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
-import { hashPassword } from '../lib/crypto';
-import { ConflictError, ForbiddenError, NotFoundError } from '../http/errors';
-import { AccountRepository, nameKey, type OrganizationRow, type UserRow } from './repository';
+import { ConflictError, ForbiddenError, LastAdminError, LastOwnerError, NotFoundError } from '../http/errors';
+import type { AttemptGuard } from '../http/rate-limit';
+import { isUniqueViolation } from '../registry/box-query';
+import { AccountRepository, nameKey, type Db, type OrganizationRow, type UserRow } from './repository';
+import type { PasswordService, Proof } from './passwords';
 
 /** Who is calling: a user reached through an API token, or nobody. */
 export type Principal = { user: UserRow; tokenId: string } | null;
@@ -12,10 +14,26 @@ export type Namespace =
   | { kind: 'user'; id: string; name: string; user: UserRow }
   | { kind: 'organization'; id: string; name: string; organization: OrganizationRow };
 
+/** What `PATCH /api/boxyard/users/:name` may change. */
+export interface UserPatch { email?: string | null; profile_markdown?: string; admin?: boolean; password?: string }
+
+/** One change of a user row, written in one transaction with the rules that guard it. */
+interface UserChange {
+  email?: string | null;
+  profile_markdown?: string;
+  is_admin?: boolean;
+  password_hash?: string;
+  /** With a new password: the user's tokens are revoked, all but this one (null: all). */
+  keepToken?: string | null;
+}
+
+const emailTaken = (email: string) => new ConflictError(`The e-mail address "${email}" is already in use by another user. Choose another one.`);
+
 /** Users, organizations, memberships and who may manage what. */
 export class AccountService {
   constructor(
     private readonly repo: AccountRepository,
+    private readonly passwords: PasswordService,
     private readonly clock: Clock,
     private readonly ids: IdGen,
   ) {}
@@ -29,8 +47,9 @@ export class AccountService {
   }
 
   async createUser(input: { username: string; password: string; email?: string | null; admin?: boolean }): Promise<UserRow> {
+    const password_hash = await this.passwords.hashNew(input.password);
     await this.assertNameFree(input.username);
-    if (input.email && (await this.repo.userByLogin(input.email))) throw new ConflictError(`The e-mail address "${input.email}" is already in use.`);
+    if (input.email && (await this.repo.userByLogin(input.email))) throw emailTaken(input.email);
     const now = this.now();
     const row = {
       id: this.ids.id('user'),
@@ -38,35 +57,88 @@ export class AccountService {
       username_key: nameKey(input.username),
       email: input.email ?? null,
       email_key: input.email ? nameKey(input.email) : null,
-      password_hash: await hashPassword(input.password),
+      password_hash,
       is_admin: input.admin ? 1 : 0,
       created_at: now,
       updated_at: now,
     };
-    await this.repo.insertUser(row);
+    try {
+      await this.repo.insertUser(row);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ConflictError(`The name "${input.username}" or e-mail address is already in use. Choose another one.`);
+      throw err;
+    }
     return (await this.repo.userById(row.id))!;
   }
 
   /** First run: creates the administrator when there are no users. Returns the password if generated. */
   async ensureAdmin(username: string, password: string | undefined): Promise<{ created: boolean; generatedPassword?: string }> {
     if ((await this.repo.countUsers()) > 0) return { created: false };
-    const pw = password ?? this.ids.secret(12);
+    // 18 random bytes: 24 characters, past the 12-character minimum.
+    const pw = password ?? this.ids.secret(18);
     await this.createUser({ username, password: pw, admin: true });
     return { created: true, generatedPassword: password ? undefined : pw };
   }
 
-  async setPassword(user: UserRow, password: string): Promise<void> {
-    await this.repo.updateUser(user.id, { password_hash: await hashPassword(password), updated_at: this.now() });
+  /**
+   * A user changes their own account, or an administrator another's (not the password: that is
+   * `resetPassword`). A new password or e-mail address of one's own needs the current password or a
+   * two-factor code; a new password revokes the user's other tokens. All or nothing.
+   */
+  async updateUser(actor: NonNullable<Principal>, target: UserRow, patch: UserPatch, proof: Proof, guard: AttemptGuard): Promise<UserRow> {
+    const self = actor.user.id === target.id;
+    if (patch.admin !== undefined && !actor.user.is_admin) throw new ForbiddenError('Only administrators may change who is an administrator.');
+    if (patch.password !== undefined && !self) {
+      throw new ForbiddenError(`Administrators set another user's password with PUT /api/boxyard/users/${target.username}/password.`);
+    }
+    const password_hash = patch.password !== undefined ? await this.passwords.hashNew(patch.password) : undefined;
+    const newEmail = patch.email !== undefined && (patch.email ? nameKey(patch.email) : null) !== target.email_key;
+    if (self && (password_hash || newEmail)) {
+      await this.passwords.reauthenticate(target, proof, guard, password_hash ? 'Changing the password' : 'Changing the e-mail address');
+    }
+    return this.change(target, {
+      email: patch.email, profile_markdown: patch.profile_markdown, is_admin: patch.admin, password_hash, keepToken: self ? actor.tokenId : null,
+    });
   }
 
-  async updateUser(user: UserRow, patch: { email?: string | null; profile_markdown?: string; is_admin?: boolean }): Promise<UserRow> {
-    await this.repo.updateUser(user.id, {
-      ...(patch.email !== undefined ? { email: patch.email, email_key: patch.email ? nameKey(patch.email) : null } : {}),
-      ...(patch.profile_markdown !== undefined ? { profile_markdown: patch.profile_markdown } : {}),
-      ...(patch.is_admin !== undefined ? { is_admin: patch.is_admin ? 1 : 0 } : {}),
-      updated_at: this.now(),
-    });
-    return (await this.repo.userById(user.id))!;
+  /** An administrator (or `boxyard user password` on the server) sets a user's password; all their tokens are revoked. */
+  async resetPassword(target: UserRow, password: string, actor?: NonNullable<Principal>): Promise<UserRow> {
+    if (actor && actor.user.id === target.id) {
+      throw new ForbiddenError(`Change your own password with PATCH /api/boxyard/users/${target.username} and your current_password.`);
+    }
+    return this.change(target, { password_hash: await this.passwords.hashNew(password), keepToken: null });
+  }
+
+  /** Makes a user an administrator or not (`boxyard user admin`); the last administrator stays one. */
+  setAdmin = (target: UserRow, admin: boolean) => this.change(target, { is_admin: admin });
+
+  private async change(target: UserRow, c: UserChange): Promise<UserRow> {
+    try {
+      await this.repo.transaction(async (trx) => {
+        if (c.is_admin === false && target.is_admin) await this.assertOtherAdmin(target, trx);
+        const holder = c.email ? await this.repo.emailOwner(nameKey(c.email), trx) : undefined;
+        if (holder && holder.id !== target.id) throw emailTaken(c.email!);
+        await this.repo.updateUser(target.id, {
+          ...(c.email !== undefined ? { email: c.email, email_key: c.email ? nameKey(c.email) : null } : {}),
+          ...(c.profile_markdown !== undefined ? { profile_markdown: c.profile_markdown } : {}),
+          ...(c.is_admin !== undefined ? { is_admin: c.is_admin ? 1 : 0 } : {}),
+          ...(c.password_hash !== undefined ? { password_hash: c.password_hash } : {}),
+          updated_at: this.now(),
+        }, trx);
+        if (c.password_hash !== undefined) await this.repo.deleteTokensOf(target.id, c.keepToken ?? null, trx);
+      });
+    } catch (err) {
+      // Another request took the address between the check and the write.
+      if (isUniqueViolation(err) && c.email) throw emailTaken(c.email);
+      throw err;
+    }
+    return (await this.repo.userById(target.id))!;
+  }
+
+  private async assertOtherAdmin(target: UserRow, db: Db): Promise<void> {
+    if ((await this.repo.countAdmins(db)) <= 1) {
+      throw new LastAdminError(`"${target.username}" is the last administrator. Make another user an administrator first.`);
+    }
   }
 
   async userNamed(name: string): Promise<UserRow> {
@@ -76,7 +148,18 @@ export class AccountService {
   }
 
   listUsers = () => this.repo.listUsers();
-  deleteUser = (user: UserRow) => this.repo.deleteUser(user.id);
+
+  /** Removes a user, unless they are the last administrator or the last owner of an organization. */
+  async deleteUser(user: UserRow): Promise<void> {
+    await this.repo.transaction(async (trx) => {
+      if (user.is_admin) await this.assertOtherAdmin(user, trx);
+      const orgs = await this.repo.soleOwnerOf(user.id, trx);
+      if (orgs.length > 0) {
+        throw new LastOwnerError(`"${user.username}" is the last owner of ${orgs.map((o) => `"${o}"`).join(', ')}. Make another member an owner, or delete the organization, first.`);
+      }
+      await this.repo.deleteUser(user.id, trx);
+    });
+  }
 
   async createOrganization(input: { name: string; email?: string | null }, owner: UserRow | null): Promise<OrganizationRow> {
     await this.assertNameFree(input.name);
@@ -101,18 +184,29 @@ export class AccountService {
   }
   deleteOrganization = (org: OrganizationRow) => this.repo.deleteOrganization(org.id);
 
+  /** Adds a member or changes their role; the last owner cannot become a member. */
   async setMember(org: OrganizationRow, username: string, role: 'owner' | 'member') {
     const user = await this.userNamed(username);
-    await this.repo.upsertMembership(org.id, user.id, role, this.now());
+    await this.repo.transaction(async (trx) => {
+      if (role === 'member') await this.assertOtherOwner(org, user, trx);
+      await this.repo.upsertMembership(org.id, user.id, role, this.now(), trx);
+    });
   }
 
+  /** Removes a member; the last owner stays. */
   async removeMember(org: OrganizationRow, username: string) {
     const user = await this.userNamed(username);
-    const owners = (await this.repo.listMembers(org.id)).filter((m) => m.role === 'owner');
-    if (owners.length === 1 && owners[0].user_id === user.id) {
-      throw new ConflictError(`"${username}" is the last owner of "${org.name}". Make another member an owner first.`);
+    await this.repo.transaction(async (trx) => {
+      await this.assertOtherOwner(org, user, trx);
+      await this.repo.deleteMembership(org.id, user.id, trx);
+    });
+  }
+
+  /** In the transaction that changes `user`'s membership: refuses when they are the organization's only owner. */
+  private async assertOtherOwner(org: OrganizationRow, user: UserRow, db: Db): Promise<void> {
+    if ((await this.repo.roleIn(org.id, user.id, db)) === 'owner' && (await this.repo.countOwners(org.id, db)) <= 1) {
+      throw new LastOwnerError(`"${user.username}" is the last owner of "${org.name}". Make another member an owner first.`);
     }
-    await this.repo.deleteMembership(org.id, user.id);
   }
 
   /** A user or organization by name, or undefined. */

@@ -7,6 +7,9 @@ import type { AccountService, Principal } from './accounts-service';
 import type { TokenService } from './tokens-service';
 import type { TwoFactorService } from './two-factor';
 import type { SettingsService } from './settings';
+import type { PasswordService, Proof } from './passwords';
+import type { UserRow } from './repository';
+import type { LoginLimiter } from '../http/rate-limit';
 import * as S from './schemas';
 import { organizationSummary, tokenCreated, tokenListed, userSelf } from './serialize';
 
@@ -15,6 +18,8 @@ export interface AdminRouteDeps {
   tokens: TokenService;
   twoFactor: TwoFactorService;
   settings: SettingsService;
+  passwords: PasswordService;
+  loginLimiter: LoginLimiter;
 }
 
 function requireAdmin(ctx: Context): NonNullable<Principal> {
@@ -40,6 +45,9 @@ export function adminRoutes(d: AdminRouteDeps): Router {
     }
     return { p, org };
   };
+  /** Two-factor changes need the current password (or a code), counted like logins. */
+  const reauthenticate = (ctx: Context, user: UserRow, proof: Proof, what: string) =>
+    d.passwords.reauthenticate(user, proof, d.loginLimiter.from(ctx.ip), what);
 
   r.get('/user', (ctx) => { ctx.body = { user: userSelf(requireUser(ctx).user) }; });
   r.get('/users', async (ctx) => { requireAdmin(ctx); ctx.body = { users: (await d.accounts.listUsers()).map(userSelf) }; });
@@ -53,9 +61,12 @@ export function adminRoutes(d: AdminRouteDeps): Router {
   }));
   r.patch('/users/:name', validated({ params: S.NameParams, body: S.UpdateUserBody }, async (ctx, { params, body }) => {
     const { p, user } = await selfOrAdmin(ctx, params.name);
-    if (body.user.admin !== undefined && !p.user.is_admin) throw new ForbiddenError('Only administrators may change who is an administrator.');
-    if (body.user.password) await d.accounts.setPassword(user, body.user.password);
-    ctx.body = { user: userSelf(await d.accounts.updateUser(user, { email: body.user.email, profile_markdown: body.user.profile_markdown, is_admin: body.user.admin })) };
+    ctx.body = { user: userSelf(await d.accounts.updateUser(p, user, body.user, body, d.loginLimiter.from(ctx.ip))) };
+  }));
+  // An administrator sets another user's password (their tokens are revoked); one's own goes through PATCH.
+  r.put('/users/:name/password', validated({ params: S.NameParams, body: S.ResetPasswordBody }, async (ctx, { params, body }) => {
+    const p = requireAdmin(ctx);
+    ctx.body = { user: userSelf(await d.accounts.resetPassword(await d.accounts.userNamed(params.name), body.user.password, p)) };
   }));
   r.delete('/users/:name', validated({ params: S.NameParams }, async (ctx, { params }) => {
     requireAdmin(ctx);
@@ -77,16 +88,20 @@ export function adminRoutes(d: AdminRouteDeps): Router {
   r.post('/two-factor/totp', async (ctx) => { ctx.status = 201; ctx.body = { two_factor: await d.twoFactor.beginTotp(requireUser(ctx).user) }; });
   r.post('/two-factor/totp/confirm', validated({ body: S.TotpConfirmBody }, async (ctx, { body }) => {
     const user = requireUser(ctx).user;
+    await reauthenticate(ctx, user, body, 'Switching on an authenticator');
     await d.twoFactor.confirmTotp(user, body.two_factor.code);
     ctx.body = { two_factor: { delivery_methods: await d.twoFactor.methods(user) } };
   }));
   r.post('/two-factor/sms', validated({ body: S.SmsEnableBody }, async (ctx, { body }) => {
     const user = requireUser(ctx).user;
+    await reauthenticate(ctx, user, body, 'Switching on SMS codes');
     await d.twoFactor.enableSms(user, body.two_factor.phone);
     ctx.body = { two_factor: { delivery_methods: await d.twoFactor.methods(user) } };
   }));
-  r.delete('/two-factor/:method', validated({ params: S.MethodParams }, async (ctx, { params }) => {
-    await d.twoFactor.disable(requireUser(ctx).user, params.method);
+  r.delete('/two-factor/:method', validated({ params: S.MethodParams, body: S.ProofBody }, async (ctx, { params, body }) => {
+    const user = requireUser(ctx).user;
+    await reauthenticate(ctx, user, body, 'Switching off two-factor');
+    await d.twoFactor.disable(user, params.method);
     ctx.status = 204;
   }));
 

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../store/schema';
 import { prepare } from '../store/prepared';
 import { cachedQuery, type ReadCache } from '../store/read-cache';
@@ -13,6 +13,9 @@ export type TwoFactorRow = Selectable<TwoFactorTable>;
 export interface TokenWithUser { token: Pick<TokenRow, 'id' | 'token_hash' | 'last_used_at'>; user: UserRow }
 
 export const nameKey = (name: string): string => name.toLowerCase();
+
+/** The database or a transaction: methods that take one run inside the caller's transaction. */
+export type Db = Kysely<Database> | Transaction<Database>;
 
 /** The only SQL for users, organizations, memberships, API tokens, two-factor and settings. */
 export class AccountRepository {
@@ -63,11 +66,27 @@ export class AccountRepository {
   async insertUser(row: Omit<UserRow, 'profile_markdown' | 'is_admin'> & { is_admin: number }) {
     await this.db.insertInto('users').values(row).execute();
   }
-  async updateUser(id: string, patch: Partial<Omit<UserRow, 'id'>>) {
-    await this.db.updateTable('users').set(patch).where('id', '=', id).execute();
+  async updateUser(id: string, patch: Partial<Omit<UserRow, 'id'>>, db: Db = this.db) {
+    await db.updateTable('users').set(patch).where('id', '=', id).execute();
   }
-  async deleteUser(id: string) {
-    await this.db.deleteFrom('users').where('id', '=', id).execute();
+  /** Replaces a password hash only if it is still `old` (a rehash never undoes a change made meanwhile). */
+  async replacePasswordHash(id: string, old: string, hash: string) {
+    await this.db.updateTable('users').set({ password_hash: hash }).where('id', '=', id).where('password_hash', '=', old).execute();
+  }
+  async deleteUser(id: string, db: Db = this.db) {
+    await db.deleteFrom('users').where('id', '=', id).execute();
+  }
+  /** Another user with this e-mail address, if any. */
+  emailOwner(emailKey: string, db: Db = this.db) {
+    return db.selectFrom('users').select('id').where('email_key', '=', emailKey).executeTakeFirst();
+  }
+  countAdmins(db: Db = this.db) {
+    return db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('is_admin', '=', 1)
+      .executeTakeFirstOrThrow().then((r) => Number(r.n));
+  }
+  /** Runs `fn` in one transaction; an error inside undoes everything it wrote. */
+  transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(fn);
   }
 
   orgByName(name: string) {
@@ -103,12 +122,29 @@ export class AccountRepository {
       .select(['users.username', 'memberships.role', 'memberships.created_at', 'users.id as user_id'])
       .where('memberships.organization_id', '=', orgId).orderBy('users.username_key').execute();
   }
-  async upsertMembership(orgId: string, userId: string, role: 'owner' | 'member', now: string) {
-    await this.db.insertInto('memberships').values({ organization_id: orgId, user_id: userId, role, created_at: now })
+  async upsertMembership(orgId: string, userId: string, role: 'owner' | 'member', now: string, db: Db = this.db) {
+    await db.insertInto('memberships').values({ organization_id: orgId, user_id: userId, role, created_at: now })
       .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doUpdateSet({ role })).execute();
   }
-  async deleteMembership(orgId: string, userId: string) {
-    await this.db.deleteFrom('memberships').where('organization_id', '=', orgId).where('user_id', '=', userId).execute();
+  async deleteMembership(orgId: string, userId: string, db: Db = this.db) {
+    await db.deleteFrom('memberships').where('organization_id', '=', orgId).where('user_id', '=', userId).execute();
+  }
+  roleIn(orgId: string, userId: string, db: Db): Promise<'owner' | 'member' | undefined> {
+    return db.selectFrom('memberships').select('role').where('organization_id', '=', orgId).where('user_id', '=', userId)
+      .executeTakeFirst().then((r) => r?.role);
+  }
+  countOwners(orgId: string, db: Db) {
+    return db.selectFrom('memberships').select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('organization_id', '=', orgId).where('role', '=', 'owner').executeTakeFirstOrThrow().then((r) => Number(r.n));
+  }
+  /** Names of the organizations whose only owner is this user. */
+  async soleOwnerOf(userId: string, db: Db = this.db): Promise<string[]> {
+    const rows = await db.selectFrom('memberships as m').innerJoin('organizations as o', 'o.id', 'm.organization_id')
+      .select('o.name').where('m.user_id', '=', userId).where('m.role', '=', 'owner')
+      .where((eb) => eb.selectFrom('memberships as x').select((x) => x.fn.countAll<number>().as('n'))
+        .whereRef('x.organization_id', '=', 'm.organization_id').where('x.role', '=', 'owner'), '=', 1)
+      .orderBy('o.name_key').execute();
+    return rows.map((r) => r.name);
   }
 
   /** A token and its user in one query: every authenticated request resolves one. */
@@ -124,6 +160,12 @@ export class AccountRepository {
   async touchToken(id: string, at: string) {
     await this.db.updateTable('api_tokens').set({ last_used_at: at }).where('id', '=', id).execute();
   }
+  /** Revokes a user's tokens, all of them or all but `keep`. */
+  async deleteTokensOf(userId: string, keep: string | null, db: Db = this.db) {
+    let q = db.deleteFrom('api_tokens').where('user_id', '=', userId);
+    if (keep) q = q.where('id', '<>', keep);
+    await q.execute();
+  }
   async deleteToken(id: string, userId?: string) {
     let q = this.db.deleteFrom('api_tokens').where('id', '=', id);
     if (userId) q = q.where('user_id', '=', userId);
@@ -134,10 +176,15 @@ export class AccountRepository {
   twoFactor(userId: string) {
     return this.db.selectFrom('two_factor').selectAll().where('user_id', '=', userId).executeTakeFirst();
   }
-  async saveTwoFactor(row: Partial<TwoFactorRow> & { user_id: string }) {
+  async saveTwoFactor(row: Partial<TwoFactorRow> & { user_id: string }, db: Db = this.db) {
     const { user_id, ...rest } = row;
-    await this.db.insertInto('two_factor').values(row)
+    await db.insertInto('two_factor').values(row)
       .onConflict((oc) => oc.column('user_id').doUpdateSet(rest)).execute();
+  }
+  /** Every two-factor row that holds a TOTP secret (set up or pending). */
+  twoFactorSecrets() {
+    return this.db.selectFrom('two_factor').select(['user_id', 'totp_secret', 'totp_pending_secret'])
+      .where((eb) => eb.or([eb('totp_secret', 'is not', null), eb('totp_pending_secret', 'is not', null)])).execute();
   }
   /** Records a used TOTP step only if it is newer than the last one: a code works once. */
   async claimTotpStep(userId: string, step: number): Promise<boolean> {

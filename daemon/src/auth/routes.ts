@@ -3,13 +3,11 @@ import { validated } from '../http/validate';
 import { requireUser } from '../http/auth';
 import type { LoginLimiter } from '../http/rate-limit';
 import type { TokenService } from './tokens-service';
-import type { TwoFactorService } from './two-factor';
 import { CreateTokenBody, RequestCodeBody } from './schemas';
 import { tokenCreated } from './serialize';
 
 export interface AuthRouteDeps {
   tokens: TokenService;
-  twoFactor: TwoFactorService;
   loginLimiter: LoginLimiter;
 }
 
@@ -18,8 +16,9 @@ export function authRoutes(d: AuthRouteDeps): Router {
   const r = new Router();
 
   r.post('/authenticate', validated({ body: CreateTokenBody }, async (ctx, { body }) => {
-    const token = await d.loginLimiter.attempt(ctx, body.user.login, () =>
-      d.tokens.login({ login: body.user.login, password: body.user.password, code: body.two_factor?.code, description: body.token?.description }),
+    const token = await d.tokens.login(
+      { login: body.user.login, password: body.user.password, code: body.two_factor?.code, description: body.token?.description },
+      d.loginLimiter.from(ctx.ip),
     );
     ctx.status = 200;
     ctx.body = tokenCreated(token);
@@ -37,8 +36,7 @@ export function authRoutes(d: AuthRouteDeps): Router {
   });
 
   r.post('/two-factor/request-code', validated({ body: RequestCodeBody }, async (ctx, { body }) => {
-    const user = await d.loginLimiter.attempt(ctx, body.user.login, () => d.tokens.checkPassword(body.user.login, body.user.password));
-    const destination = await d.twoFactor.sendSms(user);
+    const destination = await d.tokens.requestSmsCode(body.user, d.loginLimiter.from(ctx.ip));
     ctx.body = { two_factor: { obfuscated_destination: destination } };
   }));
 

@@ -42,7 +42,10 @@ export interface ApiTokensTable {
 
 export interface TwoFactorTable {
   user_id: string;
+  /** Sealed (lib/secret-box.ts): the secret in use. */
   totp_secret: string | null;
+  /** Sealed: a new secret waiting for its first code; it replaces `totp_secret` only then. */
+  totp_pending_secret: string | null;
   totp_enabled: Generated<number>;
   sms_phone: string | null;
   sms_enabled: Generated<number>;

@@ -1,10 +1,12 @@
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
-import { sha256Hex, verifyPassword } from '../lib/crypto';
+import { sha256Hex } from '../lib/crypto';
 import { TwoFactorRequiredError, UnauthorizedError } from '../http/errors';
+import type { AttemptGuard } from '../http/rate-limit';
 import type { AccountRepository, UserRow } from './repository';
 import type { Principal } from './accounts-service';
 import type { TwoFactorService } from './two-factor';
+import type { PasswordService } from './passwords';
 
 export interface CreatedToken {
   id: string;
@@ -21,21 +23,22 @@ export class TokenService {
   constructor(
     private readonly repo: AccountRepository,
     private readonly twoFactor: TwoFactorService,
+    private readonly passwords: PasswordService,
     private readonly clock: Clock,
     private readonly ids: IdGen,
   ) {}
 
-  /** Checks a login and password; throws 401 with one message for both wrong user and wrong password. */
-  async checkPassword(login: string, password: string): Promise<UserRow> {
-    const user = await this.repo.userByLogin(login);
-    const ok = user ? await verifyPassword(password, user.password_hash) : false;
-    if (!user || !ok) throw new UnauthorizedError('Invalid username, e-mail or password.');
-    return user;
+  /** `POST /two-factor/request-code`: the password, then an SMS code to the user's phone; answers where it went. */
+  requestSmsCode(input: { login: string; password: string }, guard: AttemptGuard): Promise<string> {
+    return this.passwords.signIn(input.login, input.password, guard, (user) => this.twoFactor.sendSms(user));
   }
 
-  /** `POST /authenticate`: password, then two-factor when enabled, then a new token. */
-  async login(input: { login: string; password: string; code?: string | null; description?: string | null }): Promise<CreatedToken> {
-    const user = await this.checkPassword(input.login, input.password);
+  /** `POST /authenticate`: password, then two-factor when enabled, then a new token; all of it counted by `guard`. */
+  login(input: { login: string; password: string; code?: string | null; description?: string | null }, guard: AttemptGuard): Promise<CreatedToken> {
+    return this.passwords.signIn(input.login, input.password, guard, (user) => this.secondFactor(user, input));
+  }
+
+  private async secondFactor(user: UserRow, input: { code?: string | null; description?: string | null }): Promise<CreatedToken> {
     const methods = await this.twoFactor.methods(user);
     if (methods.length > 0) {
       if (!input.code) {

@@ -2,8 +2,9 @@ import { randomInt } from 'node:crypto';
 import * as OTPAuth from 'otpauth';
 import type { Clock } from '../lib/clock';
 import { sha256Hex } from '../lib/crypto';
+import { SecretBox } from '../lib/secret-box';
 import { ValidationError } from '../http/errors';
-import type { AccountRepository, UserRow, TwoFactorRow } from './repository';
+import type { AccountRepository, UserRow } from './repository';
 import type { SmsSender } from './sms-sender';
 
 export type DeliveryMethod = 'app' | 'sms';
@@ -16,13 +17,34 @@ const totpFor = (secret: string, label: string) =>
 /** Shows a phone number as `*******1234`. */
 export const obfuscate = (phone: string): string => phone.replace(/.(?=.{4})/g, '*');
 
-/** TOTP (authenticator app) and SMS codes; every code works once. */
+/** The additional data a user's TOTP secrets are sealed with: a sealed secret opens only in its own row. */
+const sealContext = (userId: string) => `boxyard two_factor.totp ${userId}`;
+
+/** TOTP (authenticator app) and SMS codes; every code works once. TOTP secrets are stored sealed. */
 export class TwoFactorService {
   constructor(
     private readonly repo: AccountRepository,
     private readonly clock: Clock,
     private readonly sms: SmsSender,
+    private readonly secrets: SecretBox,
   ) {}
+
+  /** At start: seals TOTP secrets stored in plaintext (databases from before issue 10). Answers how many rows changed. */
+  async sealStoredSecrets(): Promise<number> {
+    let changed = 0;
+    for (const row of await this.repo.twoFactorSecrets()) {
+      const seal = (v: string | null) => (v === null || SecretBox.isSealed(v) ? v : this.secrets.seal(v, sealContext(row.user_id)));
+      const [secret, pending] = [seal(row.totp_secret), seal(row.totp_pending_secret)];
+      if (secret === row.totp_secret && pending === row.totp_pending_secret) continue;
+      await this.repo.saveTwoFactor({ user_id: row.user_id, totp_secret: secret, totp_pending_secret: pending });
+      changed++;
+    }
+    return changed;
+  }
+
+  private open(user: UserRow, sealed: string | null): string | undefined {
+    return sealed === null ? undefined : this.secrets.open(sealed, sealContext(user.id));
+  }
 
   async methods(user: UserRow): Promise<DeliveryMethod[]> {
     const tf = await this.repo.twoFactor(user.id);
@@ -32,18 +54,28 @@ export class TwoFactorService {
     return out;
   }
 
-  /** Step 1 of TOTP: a new secret, not yet enforced until confirmed with a code. */
+  /**
+   * Step 1 of TOTP: a new secret, kept aside until a code from it is confirmed. An authenticator
+   * already set up keeps working meanwhile (and if the new one is never confirmed).
+   */
   async beginTotp(user: UserRow): Promise<{ secret: string; otpauth_url: string }> {
     const secret = new OTPAuth.Secret({ size: 20 }).base32;
-    await this.repo.saveTwoFactor({ user_id: user.id, totp_secret: secret, totp_enabled: 0 });
+    await this.repo.saveTwoFactor({ user_id: user.id, totp_pending_secret: this.secrets.seal(secret, sealContext(user.id)) });
     return { secret, otpauth_url: totpFor(secret, user.username).toString() };
   }
 
+  /** Step 2: a code from the new secret makes it the one in use (replacing any earlier one). */
   async confirmTotp(user: UserRow, code: string): Promise<void> {
     const tf = await this.repo.twoFactor(user.id);
-    if (!tf?.totp_secret) throw new ValidationError('Start authenticator setup first (POST /api/boxyard/two-factor/totp).');
-    if (!(await this.checkTotp(user, tf, code))) throw new ValidationError('The authenticator code is wrong or was already used. Try the next code.');
-    await this.repo.saveTwoFactor({ user_id: user.id, totp_enabled: 1 });
+    const pending = this.open(user, tf?.totp_pending_secret ?? null);
+    if (!tf || !pending) throw new ValidationError('Start authenticator setup first (POST /api/boxyard/two-factor/totp).');
+    const step = this.totpStep(user, pending, code.replace(/\s+/g, ''));
+    if (step === undefined) throw new ValidationError('The authenticator code is wrong. Type the code the app shows now.');
+    await this.repo.saveTwoFactor({
+      user_id: user.id, totp_secret: tf.totp_pending_secret, totp_pending_secret: null, totp_enabled: 1,
+      // The confirming code is used: it does not sign in a second time.
+      last_totp_step: Math.max(tf.last_totp_step, step),
+    });
   }
 
   async enableSms(user: UserRow, phone: string): Promise<void> {
@@ -51,7 +83,7 @@ export class TwoFactorService {
   }
 
   async disable(user: UserRow, method: DeliveryMethod): Promise<void> {
-    if (method === 'app') await this.repo.saveTwoFactor({ user_id: user.id, totp_enabled: 0, totp_secret: null });
+    if (method === 'app') await this.repo.saveTwoFactor({ user_id: user.id, totp_enabled: 0, totp_secret: null, totp_pending_secret: null });
     else await this.repo.saveTwoFactor({ user_id: user.id, sms_enabled: 0, sms_phone: null });
   }
 
@@ -72,17 +104,19 @@ export class TwoFactorService {
     if (!/^\d{6}$/.test(clean)) return false;
     const tf = await this.repo.twoFactor(user.id);
     if (!tf) return false;
-    if (tf.totp_enabled && (await this.checkTotp(user, tf, clean))) return true;
+    if (tf.totp_enabled) {
+      const secret = this.open(user, tf.totp_secret);
+      const step = secret === undefined ? undefined : this.totpStep(user, secret, clean);
+      if (step !== undefined && (await this.repo.claimTotpStep(user.id, step))) return true;
+    }
     if (tf.sms_enabled) return this.repo.consumeSmsCode(user.id, sha256Hex(clean), this.clock.now().toISOString());
     return false;
   }
 
-  private async checkTotp(user: UserRow, tf: TwoFactorRow, code: string): Promise<boolean> {
-    if (!tf.totp_secret) return false;
+  /** The time step a code belongs to (this one or a neighbour), or undefined when it is not a code of `secret`. */
+  private totpStep(user: UserRow, secret: string, code: string): number | undefined {
     const timestamp = this.clock.now().getTime();
-    const delta = totpFor(tf.totp_secret, user.username).validate({ token: code, timestamp, window: 1 });
-    if (delta === null) return false;
-    const step = Math.floor(timestamp / 1000 / PERIOD) + delta;
-    return this.repo.claimTotpStep(user.id, step);
+    const delta = totpFor(secret, user.username).validate({ token: code, timestamp, window: 1 });
+    return delta === null ? undefined : Math.floor(timestamp / 1000 / PERIOD) + delta;
   }
 }
