@@ -136,9 +136,11 @@ describe('a mirror onto a full disk', () => {
     const file = randomBytes(6 * 1024 * 1024);
     s.route('/acme/huge', serveJson({ name: 'acme/huge', versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/huge.box` }] }] }));
     s.route('/huge.box', serveFile(file));
-    // The daemon's data folder is a 4 MiB tmpfs of its own (a private mount namespace).
+    // The daemon's data folder is a 4 MiB tmpfs of its own (a private mount namespace), and no
+    // free-space reserve (which would refuse the file before it starts): the disk fills up for real.
     const d = await spawnDaemon({
       dataDir: data,
+      env: { BOXYARD_DISK_RESERVE_MB: '0' },
       prefix: ['unshare', '-rm', 'sh', '-c', `mount -t tmpfs -o size=4m tmpfs '${data}' && exec "$0" "$@"`],
     });
     try {

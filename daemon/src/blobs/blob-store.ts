@@ -34,6 +34,12 @@ export interface ByteRange {
  * replace the file system without touching features (DESIGN.md §3).
  */
 export interface BlobStore {
+  /**
+   * Refuses (InsufficientStorageError, a 507) when storing `bytes` more would leave less free space
+   * than the reserve kept on the disk: asked before a body is accepted. Writes check again as they
+   * stream, and a full disk fails them with the same error, leaving nothing staged that counts.
+   */
+  ensureRoom(bytes: number): Promise<void>;
   /** Streams `body` into the staging area of `uploadId`, hashing in the same pass; durable on return. */
   write(uploadId: string, body: Readable, opts?: WriteOptions): Promise<StagedBlob>;
   /**

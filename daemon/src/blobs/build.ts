@@ -5,12 +5,13 @@ import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import type { Database } from '../store/schema';
 import { BlobCollector, type Retained } from './collector';
+import { DiskSpace } from './disk-space';
 import { FsBlobStore } from './fs-blob-store';
 import { UploadRepository } from './upload-repository';
 import { UploadService, type RegistryForBlobs } from './upload-service';
 
 export interface BlobsWiring {
-  config: Pick<Config, 'dataDir' | 'uploadTtlHours'>;
+  config: Pick<Config, 'dataDir' | 'uploadTtlHours' | 'diskReserveMb'>;
   db: Kysely<Database>;
   registry: RegistryForBlobs;
   clock: Clock;
@@ -22,9 +23,10 @@ export interface BlobsWiring {
 
 /** The blobs feature's services (called once from deps.ts). The daemon starts `blobCollector`. */
 export function buildBlobs(w: BlobsWiring) {
-  const blobStore = new FsBlobStore(w.config.dataDir);
+  const space = DiskSpace.fromMegabytes(w.config.dataDir, w.config.diskReserveMb);
+  const blobStore = new FsBlobStore(w.config.dataDir, space);
   const uploadRepo = new UploadRepository(w.db);
   const uploads = new UploadService(uploadRepo, blobStore, w.registry, w.clock, w.ids, w.config.uploadTtlHours);
   const blobCollector = new BlobCollector(blobStore, uploadRepo, w.registry, w.clock, w.log, w.retained);
-  return { blobStore, uploads, blobCollector };
+  return { blobStore, uploads, blobCollector, space };
 }

@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, truncate, unlink, utimes } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, rename, rm, stat, truncate, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -8,6 +8,9 @@ import {
   type BlobRef, type BlobStore, type ByteRange, type DigestAlgorithm, type StagedBlob, type WriteOptions,
 } from './blob-store';
 import { digesterFor, type Digester } from './digester';
+import { detachedBody } from './detached-body';
+import type { DiskSpace } from './disk-space';
+import { diskFullError } from '../store/storage-errors';
 import { sendRange } from './send-range';
 
 /*
@@ -22,13 +25,16 @@ import { sendRange } from './send-range';
  *                                    garbage collection removes.
  *
  * The database points providers at a digest only after the rename, so a row never names a
- * missing or partial file.
+ * missing or partial file. Folders are created 0700 and files 0600 whatever the umask: only the
+ * daemon's user reads them (the data folder's modes: store/data-folder.ts).
  */
 
 const UPLOAD_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const READ_CHUNK = 1024 * 1024;
 /** Each download's two buffers (send-range.ts): 256 KiB fell below 0.8 of nginx, 1 MiB added 8 MiB for eight downloads. */
 const SEND_CHUNK = 512 * 1024;
+const PRIVATE_DIR = 0o700;
+const PRIVATE_FILE = 0o600;
 
 function checkedUploadId(id: string): string {
   if (!UPLOAD_ID.test(id)) throw new Error(`invalid upload id ${JSON.stringify(id)}`);
@@ -38,6 +44,12 @@ function checkedUploadId(id: string): string {
 function checkedSha(sha256: string): string {
   if (!isSha256(sha256)) throw new Error(`invalid sha256 ${JSON.stringify(sha256)}`);
   return sha256;
+}
+
+/** A folder (and its parents) that only the daemon's user can enter, whatever the umask. */
+async function privateDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR });
+  await chmod(dir, PRIVATE_DIR);
 }
 
 /** fsync through a new descriptor: on Linux it flushes the file's data whichever fd wrote it. */
@@ -60,9 +72,14 @@ export class FsBlobStore implements BlobStore {
   private readonly blobsDir: string;
   private readonly uploadsDir: string;
 
-  constructor(dataDir: string) {
+  /** `space`: the free-space reserve every write keeps (none: only a full disk stops a write). */
+  constructor(dataDir: string, private readonly space?: DiskSpace) {
     this.blobsDir = join(dataDir, 'blobs', 'sha256');
     this.uploadsDir = join(dataDir, 'uploads');
+  }
+
+  async ensureRoom(bytes: number): Promise<void> {
+    await this.space?.ensureRoom(bytes);
   }
 
   blobPath(sha256: string): string {
@@ -75,7 +92,7 @@ export class FsBlobStore implements BlobStore {
 
   async write(uploadId: string, body: Readable, opts: WriteOptions = {}): Promise<StagedBlob> {
     await rm(join(this.uploadsDir, uploadId), { recursive: true, force: true });
-    await mkdir(join(this.uploadsDir, uploadId), { recursive: true });
+    await privateDir(join(this.uploadsDir, uploadId)).catch(rethrowFull);
     return this.receive(uploadId, body, opts, 0);
   }
 
@@ -96,15 +113,22 @@ export class FsBlobStore implements BlobStore {
     const algorithms = [...new Set<DigestAlgorithm>(['sha256', ...(opts.algorithms ?? [])])];
     const digester = digesterFor(algorithms, opts.expectedSize);
     const counter = { bytes: 0 };
+    const input = detachedBody(body, READ_CHUNK);
     try {
       if (kept > 0) for await (const chunk of createReadStream(file, { highWaterMark: READ_CHUNK })) await digester.update(chunk as Buffer);
-      const out = createWriteStream(file, { flags: kept > 0 ? 'a' : 'wx', highWaterMark: READ_CHUNK });
-      await pipeline(body, hashingTap(digester, counter), out);
+      const out = createWriteStream(file, { flags: kept > 0 ? 'a' : 'wx', mode: PRIVATE_FILE, highWaterMark: READ_CHUNK });
+      const guard = this.space?.guard(opts.expectedSize === undefined ? undefined : opts.expectedSize - kept);
+      const stages: Array<Transform> = guard ? [guard, hashingTap(digester, counter)] : [hashingTap(digester, counter)];
+      await pipeline([input.source, ...stages, out]);
+      await chmod(file, PRIVATE_FILE);
       await fsyncFile(file);
       const size = kept + counter.bytes;
       if (opts.expectedSize !== undefined && size !== opts.expectedSize) throw new SizeMismatchError(opts.expectedSize, size);
       const digests = await digester.digest();
       return { uploadId, size, sha256: digests.sha256, digests };
+    } catch (err) {
+      input.release();
+      return rethrowFull(err);
     } finally {
       digester.destroy();
     }
@@ -120,7 +144,7 @@ export class FsBlobStore implements BlobStore {
     const onDisk = await stat(from);
     if (onDisk.size !== staged.size) throw new Error(`staged upload ${staged.uploadId} changed size on disk`);
     const target = this.blobPath(staged.sha256);
-    await mkdir(join(this.blobsDir, staged.sha256.slice(0, 2)), { recursive: true });
+    await privateDir(join(this.blobsDir, staged.sha256.slice(0, 2))).catch(rethrowFull);
     if (await this.stat(staged.sha256)) {
       // Same content already stored: keep one copy, and mark it fresh so a concurrent garbage
       // collection (which spares recent blobs) does not take it before the caller references it.
@@ -196,6 +220,11 @@ export class FsBlobStore implements BlobStore {
       if (s) yield { uploadId: name, modifiedAt: s.mtime };
     }
   }
+}
+
+/** ENOSPC and EDQUOT become the 507 clients act on; other errors pass unchanged. */
+function rethrowFull(err: unknown): never {
+  throw diskFullError(err) ?? err;
 }
 
 async function readdirOrEmpty(dir: string): Promise<string[]> {

@@ -64,6 +64,8 @@ export class UploadService {
    */
   async receive(secret: string, body: Readable, contentLength: number | undefined, accepted: () => void = () => {}): Promise<void> {
     const s = await this.liveSession(secret);
+    // Before "100 Continue" and before the URL is marked busy: a full disk refuses and changes nothing.
+    await this.blobs.ensureRoom(contentLength ?? 0);
     if (!(await this.repo.transition(s.id, 'open', { state: 'receiving', updated_at: this.now() }))) {
       throw new ConflictError('Another upload to this URL is in progress. Wait for it, or ask for a new upload URL.');
     }

@@ -5,6 +5,7 @@ import { AppError, statusFor, titleFor, type Dialect } from './errors';
 import { dialectFor } from './dialect';
 import { JSONAPI_TYPE } from './jsonapi/media-type';
 import { echoRequestId, requestIdOf } from './request-id';
+import { damagedDatabaseError, diskFullError } from '../store/storage-errors';
 
 function render(err: AppError, dialect: Dialect) {
   const status = statusFor(err.code, dialect);
@@ -39,10 +40,14 @@ export function errorMiddleware(log: Logger): Middleware {
       if (raw instanceof AppError) err = raw;
       else if (raw instanceof ZodError) err = new AppError('validation', raw.issues.map((i) => i.message).join('; '));
       else if (isHttpError(raw)) err = fromHttpError(raw);
-      else {
+      else if (diskFullError(raw)) {
+        // A full disk is the administrator's to fix, not a bug: one line, and a 507 that says so.
+        log.warn({ err: raw, path: ctx.path }, 'the data folder\'s disk is full');
+        err = diskFullError(raw)!;
+      } else {
         const requestId = requestIdOf(ctx);
         log.error({ err: raw, requestId, path: ctx.path }, 'unhandled error');
-        err = new AppError('internal', `Internal server error (request id ${requestId}). The daemon log has the details.`);
+        err = damagedDatabaseError(raw) ?? new AppError('internal', `Internal server error (request id ${requestId}). The daemon log has the details.`);
       }
       const r = render(err, dialect);
       for (const [k, v] of Object.entries(err.options.headers ?? {})) ctx.set(k, v);

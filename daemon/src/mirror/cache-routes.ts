@@ -71,8 +71,9 @@ export function cacheDownloadRoutes(d: CacheRouteDeps): Router {
     }
     const toClient = new PassThrough({ highWaterMark: 1024 * 1024 });
     const outs = [toClient];
-    // A second client while the first fetch runs gets the upstream's bytes without storing them.
-    if (!inflight.has(found.provider.id)) {
+    // A second client while the first fetch runs gets the upstream's bytes without storing them;
+    // so does every client while the disk is below its reserve (reads go on while it is full).
+    if (!inflight.has(found.provider.id) && (await hasRoom(d, found.provider, opened.size))) {
       inflight.add(found.provider.id);
       const toStore = new PassThrough({ highWaterMark: 1024 * 1024 });
       // The store's pipeline starts after some awaits; it rejects with an earlier error then.
@@ -95,6 +96,17 @@ export function cacheDownloadRoutes(d: CacheRouteDeps): Router {
     ctx.body = toClient;
   });
   return r;
+}
+
+/** Whether the file fits above the disk's reserve; when not, it is passed on without being stored. */
+async function hasRoom(d: CacheRouteDeps, provider: ProviderRow, size: number | null): Promise<boolean> {
+  try {
+    await d.blobs.ensureRoom(size ?? 0);
+    return true;
+  } catch (err) {
+    d.log.warn({ err, provider: provider.id }, 'pull-through: not stored, the disk is below its reserve; the file is passed on only');
+    return false;
+  }
 }
 
 /** Stores what streams by, verified like a mirrored file, and points the provider at it. */

@@ -77,6 +77,7 @@ export async function fetchFile(task: FileTask, source: UpstreamSource, blobs: B
     // (the pipeline rejects with it) instead of being thrown as an uncaught 'error' event.
     body.on('error', () => undefined);
     opened.body.on('error', (err) => body.destroy(err));
+    await blobs.ensureRoom(opened.size === null ? 0 : opened.size - opened.offset);
     result = await blobs.append(task.id, body, {
       offset: opened.offset,
       algorithms: task.checksum_type ? [task.checksum_type] : [],
@@ -85,7 +86,7 @@ export async function fetchFile(task: FileTask, source: UpstreamSource, blobs: B
   } catch (err) {
     opened.body.destroy();
     const explained = explainStoreError(err, task.url);
-    // A full disk or a file longer than announced: the staged bytes are no use to a retry.
+    // A full disk (or one below the reserve) or a file longer than announced: the staged bytes are no use to a retry.
     if (explained instanceof InsufficientStorageError || (err instanceof SizeMismatchError && err.received > err.expected)) await blobs.discard(task.id);
     throw explained;
   }

@@ -73,6 +73,7 @@ export class ImportService {
   async import(p: Principal, req: ImportRequest, body: Readable, declaredSize: number | undefined): Promise<ImportResult> {
     const input = checkRequest(req);
     const { ns } = await this.registry.access.namespace(p, input.username, 'manage');
+    await this.blobs.ensureRoom(declaredSize ?? 0);
     const { blob, provider, architecture } = await this.receive(input, body, declaredSize);
     return this.publish(p, ns, input, blob, provider, architecture);
   }
