@@ -194,6 +194,8 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     expect(await page.getByLabel('otpauth URL', { exact: true }).textContent()).toMatch(/^otpauth:\/\/totp\//);
     await page.screenshot({ path: join(shots, 'settings.png'), fullPage: true });
     await page.getByPlaceholder('123456').fill(new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate());
+    // Switching two-factor on or off needs the current password (issue 10); the field serves SMS below too.
+    await page.getByLabel('Current password').fill(ADMIN.password);
     await page.getByRole('button', { name: 'Confirm' }).click();
     await page.getByRole('button', { name: 'Switch off authenticator' }).waitFor();
 
@@ -204,7 +206,7 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     expect((await daemon.http.withToken(token).get('/api/boxyard/two-factor')).json.two_factor.delivery_methods).toEqual(['app']);
 
     await page.getByPlaceholder('Username').fill('carol');
-    await page.getByPlaceholder('Password (8+ characters)').fill('carol-password');
+    await page.getByPlaceholder('Password (12+ characters)').fill('carol-password');
     await page.getByRole('button', { name: 'Create user' }).click();
     await page.getByRole('cell', { name: 'carol' }).waitFor();
     expect((await daemon.http.post('/api/v1/authenticate', { user: { login: 'carol', password: 'carol-password' } })).status).toBe(200);
@@ -222,7 +224,7 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     const alice = await daemon.user('alice');
     const begin = await alice.http.post('/api/boxyard/two-factor/totp');
     const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(begin.json.two_factor.secret) });
-    expect((await alice.http.post('/api/boxyard/two-factor/totp/confirm', { two_factor: { code: totp.generate({ timestamp: Date.now() - 30_000 }) } })).status).toBe(200);
+    expect((await alice.http.post('/api/boxyard/two-factor/totp/confirm', { two_factor: { code: totp.generate({ timestamp: Date.now() - 30_000 }) }, current_password: 'alice-password' })).status).toBe(200);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await signIn(page, daemon.url, 'alice', 'alice-password');

@@ -1,7 +1,8 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import QRCode from 'qrcode';
-import { beginTotp, confirmTotp, disableTwoFactor, enableSms, twoFactorMethods } from '../api/accounts';
+import { beginTotp, twoFactorMethods } from '../api/accounts';
+import { confirmTotp, disableTwoFactor, enableSms } from '../api/credentials';
 import { useSession } from '../api/session';
 import { CopyField, ErrorNote, Section, confirmed, useAction } from './ui';
 
@@ -16,10 +17,10 @@ function QrImage({ text }: { text: string }) {
 }
 
 /** SMS codes go to this phone through the daemon's configured sender (command or webhook). */
-function SmsForm() {
+function SmsForm({ currentPassword }: { currentPassword: string }) {
   const { api } = useSession();
   const [phone, setPhone] = useState('');
-  const enable = useAction(() => enableSms(api, phone), [['two-factor']], () => setPhone(''));
+  const enable = useAction(() => enableSms(api, phone, currentPassword), [['two-factor']], () => setPhone(''));
   const submit = (e: FormEvent) => { e.preventDefault(); enable.mutate(undefined); };
   return (
     <form className="inline" onSubmit={submit} aria-label="SMS codes">
@@ -30,28 +31,35 @@ function SmsForm() {
   );
 }
 
-/** Authenticator-app (TOTP) setup: a new secret, then a code from the app to switch it on. */
+/**
+ * Authenticator-app (TOTP) setup: a new secret, then a code from the app to switch it on (an
+ * authenticator already set up keeps working until then). Every change asks for the current password.
+ */
 export function TwoFactor() {
   const { api } = useSession();
   const key = ['two-factor'];
   const methods = useQuery({ queryKey: key, queryFn: () => twoFactorMethods(api) });
   const [setup, setSetup] = useState<{ secret: string; otpauth_url: string } | null>(null);
   const [code, setCode] = useState('');
+  const [password, setPassword] = useState('');
   const begin = useAction(() => beginTotp(api), [], setSetup);
-  const confirm = useAction(() => confirmTotp(api, code), [key], () => { setSetup(null); setCode(''); });
-  const disable = useAction((m: 'app' | 'sms') => disableTwoFactor(api, m), [key]);
+  const confirm = useAction(() => confirmTotp(api, code, password), [key], () => { setSetup(null); setCode(''); });
+  const disable = useAction((m: 'app' | 'sms') => disableTwoFactor(api, m, password), [key]);
   const submit = (e: FormEvent) => { e.preventDefault(); confirm.mutate(undefined); };
   const on = methods.data ?? [];
   return (
     <Section title="Two-factor authentication">
       <ErrorNote error={methods.error ?? begin.error ?? disable.error} />
       <p>Authenticator app: <strong>{on.includes('app') ? 'on' : 'off'}</strong>. SMS codes: <strong>{on.includes('sms') ? 'on' : 'off'}</strong>.</p>
+      <label>Current password (needed to switch a method on or off)
+        <input name="current_password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+      </label>
       <div className="row">
         {!setup && <button type="button" onClick={() => begin.mutate(undefined)}>{on.includes('app') ? 'Set up a new authenticator' : 'Set up an authenticator app'}</button>}
         {on.includes('app') && <button type="button" className="danger" onClick={() => confirmed('Switch off the authenticator app') && disable.mutate('app')}>Switch off authenticator</button>}
         {on.includes('sms') && <button type="button" className="danger" onClick={() => disable.mutate('sms')}>Switch off SMS</button>}
       </div>
-      {!on.includes('sms') && !setup && <SmsForm />}
+      {!on.includes('sms') && !setup && <SmsForm currentPassword={password} />}
       {setup && (
         <div className="totp-setup">
           <QrImage text={setup.otpauth_url} />

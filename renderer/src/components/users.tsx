@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { createUser, deleteUser, listUsers, type NewUser } from '../api/accounts';
 import { useSession } from '../api/session';
+import { MIN_PASSWORD_LENGTH } from '../api/credentials';
 import { ErrorNote, Loading, Section, confirmed, formatTime, useAction } from './ui';
 
 const EMPTY: NewUser = { username: '', password: '', email: '', admin: false };
@@ -14,7 +15,7 @@ function NewUserForm() {
   return (
     <form className="inline" onSubmit={submit} aria-label="New user">
       <input name="new_username" placeholder="Username" autoComplete="off" value={u.username} onChange={(e) => setU({ ...u, username: e.target.value })} required />
-      <input name="new_password" type="password" placeholder="Password (8+ characters)" autoComplete="new-password" minLength={8} value={u.password} onChange={(e) => setU({ ...u, password: e.target.value })} required />
+      <input name="new_password" type="password" placeholder={`Password (${MIN_PASSWORD_LENGTH}+ characters)`} autoComplete="new-password" minLength={MIN_PASSWORD_LENGTH} value={u.password} onChange={(e) => setU({ ...u, password: e.target.value })} required />
       <input name="new_email" type="email" placeholder="E-mail (optional)" value={u.email} onChange={(e) => setU({ ...u, email: e.target.value })} />
       <label className="check"><input type="checkbox" checked={u.admin} onChange={(e) => setU({ ...u, admin: e.target.checked })} /> administrator</label>
       <button type="submit" disabled={create.isPending}>Create user</button>
