@@ -6,10 +6,14 @@ const BIN = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'bin'
 
 export interface CliResult { code: number | null; stdout: string; stderr: string }
 
-/** Runs the real CLI (`node bin/boxyard.mjs …`) to its end (killed after 60 s); stdout is a pipe, not a TTY. */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/**
+ * Runs the real CLI (`node bin/boxyard.mjs …`) to its end (killed after 60 s); stdout is a pipe,
+ * not a TTY. `onStart` gets the process id (to watch its memory).
+ */
+export function runCli(args: string[], env: Record<string, string> = {}, onStart?: (pid: number) => void): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (child.pid !== undefined) onStart?.(child.pid);
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);

@@ -27,8 +27,10 @@ export interface Problem {
 export interface CheckReport {
   blobs: number;
   bytes: number;
-  /** Rows that name a blob. */
+  /** Rows that name a blob (none checked when the database is damaged). */
   rows: number;
+  /** SQLite's quick check failed: no repair helps, a backup does. */
+  databaseDamaged: boolean;
   problems: Problem[];
   /** Problems still there at the end: all of them without --repair, what repair could not fix with it. */
   unresolved: number;
@@ -104,15 +106,15 @@ class CheckRun {
       this.told(this.report(`The database ${this.opts.databaseFile} is damaged (${damage.slice(0, 3).join('; ')}). Repair cannot fix that: stop the daemon and restore a backup (boxyard restore).`));
     }
     for await (const b of this.store.list()) await this.scan(b.sha256);
-    if (damage.length) return this.finish(this.problems.length);
+    if (damage.length) return this.finish(this.problems.length, 0, true);
     const refs = await this.repo.references();
     for (const ref of refs) await this.checkReference(ref);
     const left = this.opts.repair ? await this.remaining() : this.problems.length;
-    return this.finish(left, refs.length);
+    return this.finish(left, refs.length, false);
   }
 
-  private finish(unresolved: number, rows = 0): CheckReport {
-    return { blobs: this.blobs, bytes: this.bytes, rows, problems: this.problems, unresolved };
+  private finish(unresolved: number, rows: number, databaseDamaged: boolean): CheckReport {
+    return { blobs: this.blobs, bytes: this.bytes, rows, databaseDamaged, problems: this.problems, unresolved };
   }
 
   /** Hashes one blob; a corrupt one is reported (and with --repair moved aside). */

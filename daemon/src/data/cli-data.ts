@@ -45,14 +45,15 @@ export function dataCommands(program: Command, configOf: ConfigOf): void {
       };
       const r = await check({ dataDir: config.dataDir, databaseFile: databaseFile(config), repair, onProblem });
       const found = r.problems.length;
-      print(`checked ${r.blobs} blob${r.blobs === 1 ? '' : 's'} (${r.bytes} bytes, ${formatBytes(r.bytes)}) and ${r.rows} row${r.rows === 1 ? '' : 's'} naming blobs: ${found === 0 ? 'no problems' : `${found} problem${found === 1 ? '' : 's'}`}`);
+      const rows = r.databaseDamaged ? 'no rows (the database is damaged)' : `${r.rows} row${r.rows === 1 ? '' : 's'} naming blobs`;
+      print(`checked ${r.blobs} blob${r.blobs === 1 ? '' : 's'} (${r.bytes} bytes, ${formatBytes(r.bytes)}) and ${rows}: ${found === 0 ? 'no problems' : `${found} problem${found === 1 ? '' : 's'}`}`);
       if (r.unresolved === 0) {
         if (repair && found) print('repaired: everything left is consistent');
         return;
       }
-      print(repair
-        ? `${r.unresolved} problem${r.unresolved === 1 ? '' : 's'} left that repair could not fix`
-        : `to repair: boxyard check --data ${config.dataDir} --repair (see README "Backup, restore and check")`);
+      if (r.databaseDamaged) print(`the database cannot be repaired: stop the daemon and restore a backup (boxyard restore --data NEW_FOLDER BACKUP)`);
+      else if (repair) print(`${r.unresolved} problem${r.unresolved === 1 ? '' : 's'} left that repair could not fix`);
+      else print(`to repair: boxyard check --data ${config.dataDir} --repair (see README "Backup, restore and check")`);
       process.exitCode = 1;
     });
 }

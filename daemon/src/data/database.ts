@@ -25,8 +25,18 @@ export function openDataDb(file: string, opts: { readonly: boolean }): DataDb {
   return { db, raw, close: () => db.destroy() };
 }
 
-/** What SQLite's `PRAGMA quick_check` finds wrong with the file: nothing when it is intact. */
+/**
+ * What SQLite's `PRAGMA quick_check` finds wrong with the file: nothing when it is intact. A file
+ * too damaged for the check to run (its schema unreadable, not a database at all) says so too.
+ */
 export function damageOf(raw: SqliteDatabase.Database): string[] {
-  const lines = raw.prepare('PRAGMA quick_check').pluck().all() as string[];
+  let lines: string[];
+  try {
+    lines = raw.prepare('PRAGMA quick_check').pluck().all() as string[];
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') return [(err as Error).message];
+    throw err;
+  }
   return lines.length === 1 && lines[0] === 'ok' ? [] : lines;
 }
