@@ -5,6 +5,7 @@ import pino, { type Logger } from 'pino';
 import { loadConfig, type Config } from '../../daemon/src/config';
 import { startDaemon, type RunningDaemon } from '../../daemon/src/main';
 import type { Clock } from '../../daemon/src/lib/clock';
+import type { PasswordHasher } from '../../daemon/src/lib/crypto';
 import { HttpClient } from './http';
 
 export const ADMIN = { username: 'admin', password: 'admin-password-1' };
@@ -21,7 +22,7 @@ export interface TestDaemon extends RunningDaemon {
 }
 
 /** A real daemon on 127.0.0.1 with a free port and a temporary data folder. */
-export async function startTestDaemon(opts: { config?: Partial<Config>; clock?: Clock; dataDir?: string; log?: Logger } = {}): Promise<TestDaemon> {
+export async function startTestDaemon(opts: { config?: Partial<Config>; clock?: Clock; dataDir?: string; log?: Logger; passwords?: PasswordHasher } = {}): Promise<TestDaemon> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'boxyard-test-'));
   // Every test connects from 127.0.0.1, a whole LAN's worth of clients from one address: the
   // per-address connection cap is lifted as the rate limit is (test/hostile-connections sets both).
@@ -29,7 +30,7 @@ export async function startTestDaemon(opts: { config?: Partial<Config>; clock?: 
     dataDir, host: '127.0.0.1', port: 0, adminPassword: ADMIN.password, requestsPerMinute: 0, loginAttempts: 1000,
     maxConnectionsPerAddress: 100_000, ...opts.config,
   });
-  const d = await startDaemon(config, { clock: opts.clock, log: opts.log ?? pino({ level: process.env.BOXYARD_TEST_LOG ?? 'silent' }) });
+  const d = await startDaemon(config, { clock: opts.clock, passwords: opts.passwords, log: opts.log ?? pino({ level: process.env.BOXYARD_TEST_LOG ?? 'silent' }) });
   const http = new HttpClient(d.url);
   const login = async (username: string, password: string) => {
     const r = await http.post('/api/v1/authenticate', { user: { login: username, password } });

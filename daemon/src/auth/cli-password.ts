@@ -16,8 +16,7 @@ export async function readNewPassword(
   if (!input.isTTY) {
     throw new Error('no terminal to ask for the password on: pipe it in with --password-stdin (for example: printf %s "$PASSWORD" | boxyard user …)');
   }
-  const first = await askHidden('New password: ', input, output);
-  const second = await askHidden('Repeat the password: ', input, output);
+  const [first, second] = await askHidden(['New password: ', 'Repeat the password: '], input, output);
   if (first !== second) throw new Error('the two passwords differ; nothing was changed');
   return first;
 }
@@ -34,17 +33,20 @@ async function readAll(input: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
-/** One line from the terminal without echoing what is typed. */
-function askHidden(question: string, input: NodeJS.ReadStream, output: NodeJS.WriteStream): Promise<string> {
-  output.write(question);
+/** Lines from the terminal without echoing what is typed: one readline for all, so typed-ahead lines are kept. */
+async function askHidden(questions: string[], input: NodeJS.ReadStream, output: NodeJS.WriteStream): Promise<string[]> {
   const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
   const rl = createInterface({ input, output: silent, terminal: true });
-  return new Promise((resolve, reject) => {
-    rl.on('SIGINT', () => { rl.close(); output.write('\n'); reject(new Error('cancelled; nothing was changed')); });
-    rl.question('', (answer) => {
-      rl.close();
+  const cancelled = new Promise<never>((_, reject) => rl.once('SIGINT', () => reject(new Error('cancelled; nothing was changed'))));
+  const answers: string[] = [];
+  try {
+    for (const q of questions) {
+      output.write(q);
+      answers.push(await Promise.race([new Promise<string>((resolve) => rl.question('', resolve)), cancelled]));
       output.write('\n');
-      resolve(answer);
-    });
-  });
+    }
+    return answers;
+  } finally {
+    rl.close();
+  }
 }
