@@ -17,7 +17,8 @@ let alice: { token: string; http: HttpClient };
 let bob: { token: string; http: HttpClient };
 
 beforeAll(async () => {
-  d = await startTestDaemon();
+  // boxes.lan: a LAN name the daemon answers to (BOXYARD_ALLOWED_HOSTS), for the Host-built links below.
+  d = await startTestDaemon({ config: { allowedHosts: ['boxes.lan'] } });
   alice = await d.user('alice');
   bob = await d.user('bob');
   await createBox(alice.http, 'alice', 'up');
@@ -71,7 +72,7 @@ describe('plain upload (GET …/upload, PUT finalizes)', () => {
     expect(await providerRow(d, 'up', '1.0.1')).toMatchObject({ blob_sha256: sha256(file), size: file.length });
   });
 
-  it('builds upload links from the request Host when no public URL is configured', async () => {
+  it('builds upload links from the request Host (an allowed one) when no public URL is configured', async () => {
     const api = await hostedProvider(alice.http, 'alice', 'up', '1.0.2');
     const raw = await rawGet(`${d.url}${api}/upload/direct`, { host: 'boxes.lan:9999', authorization: `Bearer ${alice.token}` });
     expect(raw.status).toBe(200);

@@ -3,6 +3,9 @@ import Router from '@koa/router';
 import type { Deps } from './deps';
 import { errorMiddleware } from './http/error-middleware';
 import { authenticate } from './http/auth';
+import { securityHeaders } from './http/security-headers';
+import { AllowedHosts, hostCheck } from './http/hosts';
+import { SessionCookie } from './http/session-cookie';
 import { jsonBody } from './http/body';
 import { maintenance } from './http/maintenance';
 import { requestRateLimit } from './http/rate-limit';
@@ -18,6 +21,7 @@ import { importRoutes, isImportPath } from './mirror/import-routes';
 import { cacheCatalogRoutes, cacheDownloadRoutes } from './mirror/cache-routes';
 import { agentProtocolRoutes, agentsApiRoutes } from './agents/routes';
 import { defaultUiDir, webUi } from './ui/static';
+import { sessionRoutes } from './ui/session-routes';
 
 /** `path` is `prefix` or below it; without regard to case, as @koa/router matches routes. */
 function isUnder(path: string, prefix: string): boolean {
@@ -62,8 +66,13 @@ export function createApp(deps: Deps): Koa {
   // download): already handled by the route, so log it quietly instead of Koa's stderr dump.
   app.silent = true;
   app.on('error', (err: unknown) => deps.log.debug({ err }, 'request stream ended early'));
+  // Security headers first, so that error answers carry them too; then a Host this daemon does not
+  // answer to (DNS rebinding) is refused before any route, /healthz and the UI included.
+  app.use(securityHeaders());
   app.use(errorMiddleware(deps.log));
-  app.use(authenticate(deps.tokens));
+  app.use(hostCheck(new AllowedHosts(deps.config)));
+  const cookie = new SessionCookie(deps.config);
+  app.use(authenticate(deps.tokens, cookie));
   app.use(health());
   // The web UI (/ui/, and / redirects there) goes before any catch-all catalog route such as /:org/:box.
   app.use(webUi(defaultUiDir()));
@@ -79,7 +88,7 @@ export function createApp(deps: Deps): Koa {
   app.use(routeTable({
     '/api/v1': registry,
     '/api/v2': [...registry, ...agentsApiRoutes(agentsDeps)],
-    '/api/boxyard': [adminRoutes(deps), importRoutes(deps), mirrorRoutes({ ...deps.mirror, accounts: deps.accounts })],
+    '/api/boxyard': [sessionRoutes({ tokens: deps.tokens, loginLimiter: deps.loginLimiter, cookie }), adminRoutes(deps), importRoutes(deps), mirrorRoutes({ ...deps.mirror, accounts: deps.accounts })],
     '/api/agent': agentProtocolRoutes(agentsDeps),
   }, [
     uploadPutRoutes(deps),

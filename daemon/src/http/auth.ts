@@ -1,13 +1,16 @@
-import type { Context, Middleware } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import type { Principal } from '../auth/accounts-service';
 import type { TokenService } from '../auth/tokens-service';
 import { UnauthorizedError } from './errors';
+import { requireCsrfHeader, type SessionCookie } from './session-cookie';
 
 declare module 'koa' {
   interface DefaultState {
     principal: Principal;
     /** A token was presented but is unknown or revoked. */
     badToken: boolean;
+    /** The credential was the web UI's session cookie, not a token header. */
+    viaSession: boolean;
     requestId: string;
   }
 }
@@ -34,18 +37,29 @@ export function presentedToken(ctx: Context): string | undefined {
  */
 const AGENT_PROTOCOL = '/api/agent/';
 
-/** Resolves the caller once per request; routes decide whether they need one. */
-export function authenticate(tokens: TokenService): Middleware {
+/**
+ * Resolves the caller once per request; routes decide whether they need one. A token header wins;
+ * else the web UI's session cookie, which a state-changing request may only use with the CSRF header.
+ */
+export function authenticate(tokens: TokenService, session: SessionCookie): Middleware {
+  const resolve = (ctx: Context, next: Next, secret: string, viaSession: boolean) =>
+    tokens.resolve(secret).then((principal) => {
+      ctx.state.principal = principal;
+      ctx.state.badToken = principal === null;
+      ctx.state.viaSession = viaSession;
+      return next();
+    });
   return (ctx, next) => {
     ctx.state.principal = null;
     ctx.state.badToken = false;
-    const secret = ctx.path.startsWith(AGENT_PROTOCOL) ? undefined : presentedToken(ctx);
-    if (!secret) return next();
-    return tokens.resolve(secret).then((principal) => {
-      ctx.state.principal = principal;
-      ctx.state.badToken = principal === null;
-      return next();
-    });
+    ctx.state.viaSession = false;
+    if (ctx.path.startsWith(AGENT_PROTOCOL)) return next();
+    const secret = presentedToken(ctx);
+    if (secret) return resolve(ctx, next, secret, false);
+    const cookie = session.read(ctx);
+    if (!cookie) return next();
+    requireCsrfHeader(ctx);
+    return resolve(ctx, next, cookie, true);
   };
 }
 
@@ -55,7 +69,9 @@ export function requireUser(ctx: Context): NonNullable<Principal> {
   if (p) return p;
   throw new UnauthorizedError(
     ctx.state.badToken
-      ? 'The token is invalid or was revoked. Create a new one with POST /api/v1/authenticate.'
+      ? ctx.state.viaSession
+        ? 'Your session has ended (signed out, or its token was revoked): sign in again.'
+        : 'The token is invalid or was revoked. Create a new one with POST /api/v1/authenticate.'
       : 'Authentication required: send Authorization: Bearer <token>.',
   );
 }

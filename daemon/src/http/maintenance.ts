@@ -3,7 +3,7 @@ import type { SettingsService } from '../auth/settings';
 import { MaintenanceError } from './errors';
 
 /** Paths that stay up in maintenance mode, so an administrator can look and switch it off. */
-const ALWAYS_UP = [/^\/healthz$/, /^\/api\/boxyard\/settings$/, /^\/api\/v1\/authenticate$/, /^\/ui(\/|$)/];
+const ALWAYS_UP = [/^\/healthz$/, /^\/api\/boxyard\/settings$/, /^\/api\/v1\/authenticate$/, /^\/api\/boxyard\/session$/, /^\/ui(\/|$)/];
 
 export function maintenance(settings: SettingsService): Middleware {
   return async (ctx, next) => {

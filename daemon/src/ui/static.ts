@@ -57,7 +57,6 @@ async function send(ctx: Context, file: string, size: number, immutable: boolean
   ctx.length = size;
   // Vite puts a content hash in every asset name, so those never change; index.html must always be re-read.
   ctx.set('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
-  ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.body = ctx.method === 'HEAD' ? null : createReadStream(file);
 }
 

@@ -1,0 +1,50 @@
+import type { Middleware } from 'koa';
+
+/**
+ * The web UI's Content Security Policy. Vite's build is one module script and one stylesheet
+ * under /ui/assets/, with no inline script or style (test/ui-security.test.ts checks the built
+ * index.html), so everything is 'self'. `data:` images are the QR code for an authenticator app and
+ * index.html's empty favicon. connect-src covers fetch() and the upload XHR (same origin only).
+ */
+export const UI_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Everything else (JSON, catalogs, box files): nothing may run in it or frame it, if a browser ever renders one. */
+export const API_CSP = "default-src 'none'; frame-ancestors 'none'";
+
+const COMMON: Array<[string, string]> = [
+  // Browsers must not guess a type: a JSON answer (or an uploaded box) is never run as script or HTML.
+  ['X-Content-Type-Options', 'nosniff'],
+  // frame-ancestors for browsers that predate it: no page may frame Boxyard (clickjacking).
+  ['X-Frame-Options', 'DENY'],
+  // UI paths name private boxes and organizations; links out (box URLs, docs) do not carry them.
+  ['Referrer-Policy', 'no-referrer'],
+];
+const UI: Array<[string, string]> = [...COMMON, ['Content-Security-Policy', UI_CSP], ['Cross-Origin-Opener-Policy', 'same-origin']];
+const API: Array<[string, string]> = [...COMMON, ['Content-Security-Policy', API_CSP]];
+
+const isUiPath = (path: string): boolean => path === '/' || path === '/ui' || path.startsWith('/ui/');
+
+/**
+ * Security headers on every answer, errors included (set before the error middleware runs, which
+ * keeps them). Written out rather than taken from helmet: four constant headers per kind of answer,
+ * chosen by path without an async frame on a path every request takes (issue 9), and helmet's
+ * defaults (HSTS on a plain-HTTP LAN daemon, CORP on box files) would each need switching off.
+ */
+export function securityHeaders(): Middleware {
+  return (ctx, next) => {
+    const res = ctx.res;
+    for (const [k, v] of isUiPath(ctx.path) ? UI : API) res.setHeader(k, v);
+    return next();
+  };
+}

@@ -1,0 +1,58 @@
+import Router from '@koa/router';
+import { validated } from '../http/validate';
+import { requireUser } from '../http/auth';
+import { requireCsrfHeader, type SessionCookie } from '../http/session-cookie';
+import type { LoginLimiter } from '../http/rate-limit';
+import type { TokenService } from '../auth/tokens-service';
+import { CreateTokenBody } from '../auth/schemas';
+import { userSelf } from '../auth/serialize';
+
+export interface SessionRouteDeps {
+  tokens: TokenService;
+  loginLimiter: LoginLimiter;
+  cookie: SessionCookie;
+}
+
+/** The description of a session's token, as the user's token list shows it. */
+export const SESSION_TOKEN_DESCRIPTION = 'Boxyard web UI session';
+
+/**
+ * The web UI's sign-in (under /api/boxyard): `POST /session` takes what `POST /api/v1/authenticate`
+ * takes (password, then the two-factor code on a 406) and sets the session cookie instead of
+ * answering the token; `GET /session` says who is signed in; `DELETE /session` revokes the
+ * session's token and clears the cookie. The token is an ordinary API token of the user.
+ */
+export function sessionRoutes(d: SessionRouteDeps): Router {
+  const r = new Router();
+
+  r.post('/session', validated({ body: CreateTokenBody }, async (ctx, { body }) => {
+    // No cookie authenticates this request, but a forged sign-in would put the victim's browser in
+    // the attacker's account (login CSRF): the web UI's header is required here too.
+    requireCsrfHeader(ctx);
+    const created = await d.tokens.login(
+      { login: body.user.login, password: body.user.password, code: body.two_factor?.code, description: SESSION_TOKEN_DESCRIPTION },
+      d.loginLimiter.from(ctx.ip),
+    );
+    const principal = await d.tokens.resolve(created.token);
+    if (!principal) throw new Error('a token created a moment ago does not resolve');
+    // Signing in again in the same browser replaces its session.
+    const previous = ctx.state.viaSession ? ctx.state.principal : null;
+    if (previous) await d.tokens.revoke(previous.tokenId);
+    d.cookie.set(ctx, created.token);
+    ctx.status = 200;
+    ctx.body = { user: userSelf(principal.user) };
+  }));
+
+  r.get('/session', (ctx) => {
+    ctx.body = { user: userSelf(requireUser(ctx).user) };
+  });
+
+  r.delete('/session', async (ctx) => {
+    const p = ctx.state.principal;
+    if (p && ctx.state.viaSession) await d.tokens.revoke(p.tokenId);
+    d.cookie.clear(ctx);
+    ctx.status = 204;
+  });
+
+  return r;
+}
