@@ -202,6 +202,9 @@ describe('a disk that fills up while a file streams in (a 4 MiB tmpfs of its own
       const r = await rawPut(url, Readable.from(Array.from({ length: 6 }, () => randomBytes(MIB))));
       expect(r.status, r.text).toBe(507);
       expect(JSON.parse(r.text)).toEqual({ errors: [expect.stringMatching(/^The disk holding Boxyard's data folder is full: the file could not be written, and nothing was stored\. Free space/)], success: false });
+      // Logged once, as a warning, without the upload URL's secret (it used to be an "unhandled error" naming it).
+      expect(d.output()).toContain('"path":"/uploads/[redacted]"');
+      expect(d.output()).not.toContain(url.split('/uploads/')[1]);
       expect((await http.get('/api/v1/box/acme/huge/version/1.0.0/provider/virtualbox/amd64')).json).toMatchObject({ checksum: null });
       // The space is given back and the URL was not used up.
       const small = randomBytes(MIB);

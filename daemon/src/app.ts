@@ -2,6 +2,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Deps } from './deps';
 import { errorMiddleware } from './http/error-middleware';
+import { requestLog } from './http/request-log';
 import { authenticate } from './http/auth';
 import { securityHeaders } from './http/security-headers';
 import { AllowedHosts, hostCheck } from './http/hosts';
@@ -66,6 +67,8 @@ export function createApp(deps: Deps): Koa {
   // download): already handled by the route, so log it quietly instead of Koa's stderr dump.
   app.silent = true;
   app.on('error', (err: unknown) => deps.log.debug({ err }, 'request stream ended early'));
+  // At debug level, a line per request (URL and headers scrubbed of credentials by the logger).
+  if (deps.log.isLevelEnabled('debug')) app.use(requestLog(deps.log));
   // Security headers first, so that error answers carry them too; then a Host this daemon does not
   // answer to (DNS rebinding) is refused before any route, /healthz and the UI included.
   app.use(securityHeaders());

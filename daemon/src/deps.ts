@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createLogger } from './lib/log';
 import { databaseFile, secretKeyFile, type Config } from './config';
 import { openStore, type Store } from './store/db';
 import { systemClock, type Clock } from './lib/clock';
@@ -33,7 +34,7 @@ export interface DepsOptions {
 /** The only wiring file: builds repositories and services from the config and the database. */
 export function buildDeps(config: Config, opts: DepsOptions = {}) {
   mkdirSync(config.dataDir, { recursive: true });
-  const log = opts.log ?? pino({ level: config.logLevel });
+  const log = opts.log ?? createLogger(config.logLevel);
   const clock = opts.clock ?? systemClock();
   const ids = opts.ids ?? randomIdGen();
   const store: Store = openStore(databaseFile(config));

@@ -40,15 +40,14 @@ export function errorMiddleware(log: Logger): Middleware {
       if (raw instanceof AppError) err = raw;
       else if (raw instanceof ZodError) err = new AppError('validation', raw.issues.map((i) => i.message).join('; '));
       else if (isHttpError(raw)) err = fromHttpError(raw);
-      else if (diskFullError(raw)) {
-        // A full disk is the administrator's to fix, not a bug: one line, and a 507 that says so.
-        log.warn({ err: raw, path: ctx.path }, 'the data folder\'s disk is full');
-        err = diskFullError(raw)!;
-      } else {
+      else if (diskFullError(raw)) err = diskFullError(raw)!;
+      else {
         const requestId = requestIdOf(ctx);
         log.error({ err: raw, requestId, path: ctx.path }, 'unhandled error');
         err = damagedDatabaseError(raw) ?? new AppError('internal', `Internal server error (request id ${requestId}). The daemon log has the details.`);
       }
+      // A full disk is the administrator's to fix, not a bug: a warning in the log, a 507 that says so.
+      if (err.code === 'insufficient_storage') log.warn({ path: ctx.path, detail: err.message }, 'refused for want of disk space');
       const r = render(err, dialect);
       for (const [k, v] of Object.entries(err.options.headers ?? {})) ctx.set(k, v);
       ctx.status = r.status;
