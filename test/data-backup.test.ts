@@ -3,8 +3,10 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { PassThrough } from 'node:stream';
+import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backup } from '../daemon/src/data/backup';
+import { ManualClock } from '../daemon/src/lib/clock';
 import { runCli } from './helpers/cli';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
@@ -60,6 +62,7 @@ const a = randomBytes(300_000);
 const b = randomBytes(200_000);
 const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 let dest: string;
+let totp: OTPAuth.TOTP;
 
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'boxyard-backup-'));
@@ -68,6 +71,12 @@ beforeAll(async () => {
   alice = await d.user('alice', { orgs: ['lab'] });
   await publishHosted(alice.http, 'lab', 'web', '1.0.0', a);
   await publishHosted(alice.http, 'lab', 'web', '1.1.0', b);
+  // Two-factor secrets are sealed with DATA/secret.key: a restore must bring the key with the rows.
+  const begin = await alice.http.post('/api/boxyard/two-factor/totp');
+  expect(begin.status, begin.text).toBe(201);
+  totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(begin.json.two_factor.secret), digits: 6, period: 30 });
+  const confirm = await alice.http.post('/api/boxyard/two-factor/totp/confirm', { two_factor: { code: totp.generate() }, current_password: 'alice-password' });
+  expect(confirm.status, confirm.text).toBe(200);
   // A top-level file of the data folder (like the key that encrypts two-factor secrets) goes along.
   writeFileSync(join(d.dataDir, 'custom-ca.pem'), pem, { mode: 0o600 });
 });
@@ -106,7 +115,7 @@ describe('boxyard backup', () => {
     expect(m.files.filter((f) => f.path.startsWith('blobs/')).map((f) => f.sha256).sort()).toEqual([sha256(a), sha256(b)].sort());
     // Every top-level file but the database's own (its WAL is in the snapshot) goes along.
     const topLevel = readdirSync(d.dataDir, { withFileTypes: true }).filter((e) => e.isFile() && !e.name.startsWith('boxyard.db')).map((e) => e.name);
-    expect(topLevel).toContain('custom-ca.pem');
+    expect(topLevel).toEqual(expect.arrayContaining(['custom-ca.pem', 'secret.key']));
     for (const name of topLevel) expect(m.files.find((f) => f.path === name)?.sha256).toBe(sha256(readFileSync(join(d.dataDir, name))));
     for (const f of m.files) {
       const bytes = readFileSync(join(dest, f.path));
@@ -195,7 +204,7 @@ describe('boxyard backup', () => {
 });
 
 describe('boxyard restore', () => {
-  it('restores into a new folder, and a daemon on it serves every box byte for byte to a vagrant-style download', async () => {
+  it('restores into a new folder; a daemon on it serves every box byte for byte to a vagrant-style download, with the same accounts and two-factor', async () => {
     const target = join(tmp, 'restored');
     const r = await runCli(['restore', '--data', target, dest]);
     expect(r.code, r.stderr).toBe(0);
@@ -206,7 +215,9 @@ describe('boxyard restore', () => {
     expectPrivate(target);
     expect(readFileSync(join(target, 'custom-ca.pem'), 'utf8')).toBe(pem);
 
-    const e = await startTestDaemon({ dataDir: target });
+    // Five minutes on, so the code below is not the one the confirmation used (each works once).
+    const later = new ManualClock(new Date(Date.now() + 300_000));
+    const e = await startTestDaemon({ dataDir: target, clock: later });
     try {
       const catalog = await e.http.get('/lab/web', { headers: VAGRANT });
       expect(catalog.status, catalog.text).toBe(200);
@@ -219,8 +230,12 @@ describe('boxyard restore', () => {
         expect(dl.status).toBe(200);
         expect(dl.body.equals(file)).toBe(true);
       }
-      // The same accounts: alice's token still works.
+      // The same accounts: alice's token still works, and her authenticator app (secret.key came along).
       expect((await e.http.withToken(alice.token).get('/api/v2/box/lab/web')).status).toBe(200);
+      const login = (extra: Record<string, unknown>) => e.http.post('/api/v1/authenticate', { user: { login: 'alice', password: 'alice-password' }, ...extra });
+      expect((await login({})).status).toBe(406);
+      const signedIn = await login({ two_factor: { code: totp.generate({ timestamp: later.now().getTime() }) } });
+      expect(signedIn.status, signedIn.text).toBe(200);
     } finally {
       await e.stop();
     }
