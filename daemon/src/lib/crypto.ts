@@ -35,7 +35,8 @@ const memoryOf = ({ ln, r }: ScryptParams) => 128 * 2 ** ln * r;
 
 export type DeriveKey = (password: string, salt: Buffer, params: ScryptParams) => Promise<Buffer>;
 
-const scrypt: DeriveKey = (password, salt, { ln, r, p }) =>
+/** scrypt itself (node:crypto, on libuv's thread pool). */
+export const scrypt: DeriveKey = (password, salt, { ln, r, p }) =>
   new Promise((resolve, reject) => {
     const opts: ScryptOptions = { N: 2 ** ln, r, p, maxmem: memoryOf({ ln, r, p }) + 8 * 1024 * 1024 };
     scryptCb(password, salt, KEY_LENGTH, opts, (err, key) => (err ? reject(err) : resolve(key)));
