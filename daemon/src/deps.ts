@@ -1,8 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { createLogger } from './lib/log';
 import { databaseFile, secretKeyFile, type Config } from './config';
 import { openStore, type Store } from './store/db';
+import { prepareDataFolder } from './store/data-folder';
 import { systemClock, type Clock } from './lib/clock';
 import { randomIdGen, type IdGen } from './lib/ids';
 import { AccountRepository } from './auth/repository';
@@ -33,8 +33,9 @@ export interface DepsOptions {
 
 /** The only wiring file: builds repositories and services from the config and the database. */
 export function buildDeps(config: Config, opts: DepsOptions = {}) {
-  mkdirSync(config.dataDir, { recursive: true });
   const log = opts.log ?? createLogger(config.logLevel);
+  const folder = prepareDataFolder(config.dataDir, databaseFile(config));
+  if (folder.tightened > 0) log.info({ tightened: folder.tightened }, 'data folder made private: folders 0700, files 0600');
   const clock = opts.clock ?? systemClock();
   const ids = opts.ids ?? randomIdGen();
   const store: Store = openStore(databaseFile(config));
