@@ -45,12 +45,12 @@ function merged(routers: Router[], prefix?: string): Koa.Middleware {
  * catalog's `/:org/:box`). Walking a middleware and a route list per router for every request
  * took more time than a cached catalog answer (issue 9).
  */
-function routeTable(prefixes: Record<string, Router[]>, root: Router[]): Koa.Middleware {
+function routeTable(prefixes: Record<string, Router[]>, root: Router[], jsonDeadlineMs: number): Koa.Middleware {
   const mounts = Object.entries(prefixes).map(([prefix, routers]) => ({ prefix, stack: merged(routers, prefix) }));
   const rootStack = merged(root);
   // The APIs speak JSON; the root's upload PUTs are never parsed, nor are imports, whose body is a
   // .box file streamed to the blob store.
-  const json = jsonBody();
+  const json = jsonBody(undefined, jsonDeadlineMs);
   return (ctx, next) => {
     const path = ctx.path;
     const m = /^\/api\//i.test(path) ? mounts.find((x) => isUnder(path, x.prefix)) : undefined;
@@ -66,7 +66,7 @@ export function createApp(deps: Deps): Koa {
   // What reaches Koa's own error event is a client that went away mid-stream (a cut-off upload or
   // download): already handled by the route, so log it quietly instead of Koa's stderr dump.
   app.silent = true;
-  app.on('error', (err: unknown) => deps.log.debug({ err }, 'request stream ended early'));
+  app.on('error', (err: unknown) => deps.log.debug({ reason: (err as Error | undefined)?.message }, 'request stream ended early'));
   // At debug level, a line per request (URL and headers scrubbed of credentials by the logger).
   if (deps.log.isLevelEnabled('debug')) app.use(requestLog(deps.log));
   // Security headers first, so that error answers carry them too; then a Host this daemon does not
@@ -99,6 +99,6 @@ export function createApp(deps: Deps): Koa {
     downloadRoutes(deps),
     cacheCatalogRoutes(deps.mirror),
     catalogRoutes(deps),
-  ]));
+  ], deps.config.jsonBodySeconds * 1000));
   return app;
 }

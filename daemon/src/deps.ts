@@ -38,12 +38,14 @@ export function buildDeps(config: Config, opts: DepsOptions = {}) {
   if (folder.tightened > 0) log.info({ tightened: folder.tightened }, 'data folder made private: folders 0700, files 0600');
   const clock = opts.clock ?? systemClock();
   const ids = opts.ids ?? randomIdGen();
+  // Before the database: a damaged key stops the start with nothing opened.
+  const secrets = SecretBox.fromKeyFile(secretKeyFile(config));
   const store: Store = openStore(databaseFile(config));
   const db = store.db;
 
   const accountRepo = new AccountRepository(db, store.versions);
   const sms = createSmsSender({ command: config.smsCommand, webhook: config.smsWebhook, log });
-  const twoFactor = new TwoFactorService(accountRepo, clock, sms, SecretBox.fromKeyFile(secretKeyFile(config)));
+  const twoFactor = new TwoFactorService(accountRepo, clock, sms, secrets);
   const passwords = new PasswordService(accountRepo, opts.passwords ?? new PasswordHasher(), twoFactor);
   const accounts = new AccountService(accountRepo, passwords, clock, ids);
   const tokens = new TokenService(accountRepo, twoFactor, passwords, clock, ids);

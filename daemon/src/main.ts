@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Config } from './config';
 import { buildDeps, type Deps, type DepsOptions } from './deps';
 import { createApp } from './app';
+import { connectionSettings, createHttpServer } from './http/connections';
 import { watchdogIntervalMs } from './agents/services';
 
 export interface RunningDaemon {
@@ -29,21 +30,7 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
   deps.onClose(await deps.mirror.runner.start());
   deps.onClose(deps.agents.watchdog.start(watchdogIntervalMs(config), (err) => deps.log.error({ err }, 'agent watchdog tick failed')));
   const app = createApp(deps);
-  const server = createServer(app.callback());
-  // `Expect: 100-continue`: upload PUTs send "100 Continue" themselves once the upload URL checks
-  // out (blobs/upload-routes.ts), so a stale URL is refused before the client sends gigabytes.
-  server.on('checkContinue', (req, res) => {
-    if (!req.url?.startsWith('/uploads/')) res.writeContinue();
-    server.emit('request', req, res);
-  });
-  // Multi-gigabyte uploads and downloads: no whole-request timeout, only an idle one.
-  server.requestTimeout = 0;
-  server.headersTimeout = 60_000;
-  // Idle connections stay open past an agent's ping interval: agents (fetch honours the server's
-  // `Keep-Alive: timeout=` hint) then report on the connection they have instead of opening a new
-  // one every ping, which was most of a report's cost with 1,000 agents (issue 9).
-  server.keepAliveTimeout = Math.max(65_000, (config.agentPingSeconds + 5) * 1000);
-  server.setTimeout(10 * 60_000);
+  const server = createHttpServer(app.callback(), connectionSettings(config), deps.log);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
-import { BadRequestError, PayloadTooLargeError } from './errors';
+import type { IncomingMessage } from 'node:http';
+import { BadRequestError, PayloadTooLargeError, RequestTimeoutError } from './errors';
 
 declare module 'koa' {
   interface Request {
@@ -10,22 +11,51 @@ declare module 'koa' {
 
 const METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** An answer sent before the whole body was read: the rest of it is not waited for. */
+const CLOSE = { headers: { Connection: 'close' } };
+
+/**
+ * The body's chunks, at most `limit` bytes, all arrived within `deadlineMs` of the first read:
+ * a body trickled a byte every few seconds (slowloris) gets a 408 instead of holding the
+ * request forever. Uploads and imports never come here: they only have the idle timeout.
+ */
+function readWithin(req: IncomingMessage, limit: number, deadlineMs: number): Promise<Buffer[]> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (err?: unknown) => {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', onEnd).off('error', done).off('close', onClose);
+      if (!err) return resolve(chunks);
+      // Whatever still comes is not read: the answer closes the connection.
+      req.pause();
+      reject(err);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) done(new PayloadTooLargeError(`Request body is larger than ${limit} bytes.`, CLOSE));
+      else chunks.push(chunk);
+    };
+    const onEnd = () => done();
+    // 'close' before 'end': the client went away mid-body.
+    const onClose = () => done(new BadRequestError('The connection closed before the whole request body arrived.'));
+    const timer = setTimeout(() => done(new RequestTimeoutError(
+      `The request body did not arrive within ${deadlineMs / 1000} seconds. Send it at once, and retry.`, CLOSE,
+    )), deadlineMs);
+    req.on('data', onData).on('end', onEnd).on('error', done).on('close', onClose);
+  });
+}
+
 /**
  * Reads a JSON body of at most `limit` bytes, whatever JSON-ish Content-Type was sent.
  * vagrant_cloud 3.0.5 sends `Content-Type: application/json` with empty bodies on PUT and DELETE,
  * so an empty body is `{}`. Never mount this on upload routes: Packer PUTs box files as JSON.
  */
-export function jsonBody(limit = 1024 * 1024): Middleware {
+export function jsonBody(limit = 1024 * 1024, deadlineMs = 30_000): Middleware {
   const read: Middleware = async (ctx, next) => {
     const declared = Number(ctx.get('content-length') || 0);
-    if (declared > limit) throw new PayloadTooLargeError(`Request body is larger than ${limit} bytes.`);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of ctx.req) {
-      size += (chunk as Buffer).length;
-      if (size > limit) throw new PayloadTooLargeError(`Request body is larger than ${limit} bytes.`);
-      chunks.push(chunk as Buffer);
-    }
+    if (declared > limit) throw new PayloadTooLargeError(`Request body is larger than ${limit} bytes.`, CLOSE);
+    const chunks = await readWithin(ctx.req, limit, deadlineMs);
     const text = Buffer.concat(chunks).toString('utf8').trim();
     if (text === '') ctx.request.body = {};
     else {

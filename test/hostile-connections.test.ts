@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDaemon, type TestDaemon } from './helpers/daemon';
+import type { HttpClient } from './helpers/http';
+import { createBox } from './helpers/registry';
+import { hostedProvider, providerRow } from './helpers/blobs';
+import { rawPut } from './helpers/upload';
+import { parseAnswer, rawConnect, rawGet, trickle, type RawConnection } from './helpers/sockets';
+
+// Slow clients (slowloris) and floods, issue 10. Every client here connects over loopback; other
+// addresses of 127.0.0.0/8 (127.0.0.2 …) stand for other machines on the LAN.
+const FLOODER = '127.0.0.2';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Polls until `check` holds (the test's own timeout bounds it). */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  while (!(await check())) await sleep(20);
+}
+
+describe('timeouts against slow clients', () => {
+  let d: TestDaemon;
+  let alice: { token: string; http: HttpClient };
+
+  beforeAll(async () => {
+    d = await startTestDaemon({ config: { headersTimeoutSeconds: 1, bodyIdleSeconds: 1, jsonBodySeconds: 1.5 } });
+    alice = await d.user('alice', { orgs: ['acme'] });
+    await createBox(alice.http, 'alice', 'slow');
+  });
+  afterAll(() => d.stop());
+
+  it('answers 408 and closes a connection whose headers do not arrive in time', async () => {
+    const silent = await rawConnect(d.url);
+    const trickling = await rawConnect(d.url);
+    trickling.socket.write(`GET /healthz HTTP/1.1\r\nHost: ${new URL(d.url).host}\r\n`);
+    void trickle(trickling.socket, 'X-Slow: a\r\n'.repeat(100), 200);
+    for (const c of [silent, trickling]) expect(parseAnswer(await c.closed).status).toBe(408);
+  });
+
+  it('answers a JSON body trickled a byte at a time with 408 in the box dialect, and creates nothing', async () => {
+    const body = JSON.stringify({ box: { username: 'alice', name: 'trickled' } });
+    const c = await rawConnect(d.url);
+    c.socket.write(`POST /api/v1/boxes HTTP/1.1\r\nHost: ${new URL(d.url).host}\r\nAuthorization: Bearer ${alice.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    void trickle(c.socket, body, 300);
+    const answer = parseAnswer(await c.closed);
+    expect(answer.status).toBe(408);
+    expect(answer.headers.connection).toBe('close');
+    expect(JSON.parse(answer.body)).toEqual({ errors: [expect.stringMatching(/did not arrive within 1\.5 seconds/)], success: false });
+    expect((await alice.http.get('/api/v1/box/alice/trickled')).status).toBe(404);
+  });
+
+  it('answers a trickled JSON body with 408 in JSON:API on the agent-pools API', async () => {
+    const body = JSON.stringify({ data: { type: 'agent-pools', attributes: { name: 'trickled' } } });
+    const c = await rawConnect(d.url);
+    c.socket.write(`POST /api/v2/organizations/acme/agent-pools HTTP/1.1\r\nHost: ${new URL(d.url).host}\r\nAuthorization: Bearer ${alice.token}\r\nContent-Type: application/vnd.api+json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    void trickle(c.socket, body, 300);
+    const answer = parseAnswer(await c.closed);
+    expect(answer.status).toBe(408);
+    expect(JSON.parse(answer.body)).toEqual({ errors: [{ status: '408', title: 'request timeout', detail: expect.stringMatching(/did not arrive/) }] });
+    expect((await alice.http.get('/api/v2/organizations/acme/agent-pools')).json.data).toEqual([]);
+  });
+
+  it('drops an upload PUT that stops sending, and the URL takes the file again', async () => {
+    const api = await hostedProvider(alice.http, 'alice', 'slow', '1.0.0');
+    const url = (await alice.http.get(`${api}/upload`)).json.upload_path as string;
+    const file = randomBytes(64 * 1024);
+    const u = new URL(url);
+    const stalled = await rawConnect(d.url);
+    stalled.socket.write(`PUT ${u.pathname} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Length: ${file.length}\r\n\r\n`);
+    stalled.socket.write(file.subarray(0, 1000));
+    await stalled.closed; // the daemon hangs up: no byte came for bodyIdleSeconds
+    expect((await providerRow(d, 'slow', '1.0.0')).blob_sha256).toBeNull();
+    expect((await rawPut(url, file)).status).toBe(200);
+    expect((await providerRow(d, 'slow', '1.0.0')).size).toBe(file.length);
+    expect(readdirSync(join(d.dataDir, 'uploads'))).toEqual([]);
+  });
+
+  it('lets an upload on a slow link run longer than the idle time: idle, never total', async () => {
+    const api = await hostedProvider(alice.http, 'alice', 'slow', '1.0.1');
+    const url = (await alice.http.get(`${api}/upload`)).json.upload_path as string;
+    const file = randomBytes(8 * 10_000);
+    async function* slowly() {
+      for (let i = 0; i < 8; i++) {
+        yield file.subarray(i * 10_000, (i + 1) * 10_000);
+        await sleep(400); // 8 × 0.4 s: more than twice bodyIdleSeconds in all, never idle for one
+      }
+    }
+    const put = await rawPut(url, Readable.from(slowly()), { 'content-length': String(file.length) });
+    expect(put.status).toBe(200);
+    expect((await providerRow(d, 'slow', '1.0.1')).size).toBe(file.length);
+  });
+
+  it('keeps idle connections open past the agents\' ping interval', async () => {
+    const r = await d.http.get('/healthz');
+    expect(r.headers.get('keep-alive')).toBe('timeout=65');
+  });
+});
+
+describe('connection caps', () => {
+  let d: TestDaemon;
+  const held: RawConnection[] = [];
+
+  beforeAll(async () => {
+    d = await startTestDaemon({ config: { maxConnectionsPerAddress: 10, maxConnections: 40 } });
+    // /healthz answers 503 until the start's database check is done.
+    await until(async () => (await d.http.get('/healthz')).status === 200);
+  });
+  afterAll(async () => {
+    for (const c of held) c.socket.destroy();
+    await d.stop();
+  });
+
+  it('refuses connections over the per-address cap at once while other addresses get /healthz and the UI', async () => {
+    // The flood: each connection sends half a request and waits (slowloris).
+    const flood = await Promise.all(Array.from({ length: 60 }, () => rawConnect(d.url, FLOODER)));
+    held.push(...flood);
+    for (const c of flood) c.socket.write(`GET /healthz HTTP/1.1\r\nHost: ${new URL(d.url).host}\r\n`);
+    // Wait for the refusals (an admitted connection waits 20 s for its headers; none closes first).
+    const answers: string[] = [];
+    await new Promise<void>((resolve) => {
+      for (const c of flood) void c.closed.then((t) => { answers.push(t); if (answers.length === 50) resolve(); });
+    });
+    expect(flood.filter((c) => !c.socket.destroyed)).toHaveLength(10);
+    for (const a of answers.map(parseAnswer)) {
+      expect(a.status).toBe(503);
+      expect(a.headers['retry-after']).toBe('5');
+      expect(a.headers.connection).toBe('close');
+      expect(JSON.parse(a.body)).toEqual({ errors: [expect.stringMatching(/Too many connections from 127\.0\.0\.2/)], success: false });
+    }
+    // Another machine is served as usual.
+    expect((await rawGet(d.url, '/healthz')).status).toBe(200);
+    expect((await rawGet(d.url, '/ui/')).status).toBe(200);
+    expect((await d.http.get('/api/v1/search')).status).toBe(200);
+    // Closing the flood frees its address's slots.
+    for (const c of flood) c.socket.destroy();
+    await until(async () => (await rawGet(d.url, '/healthz', FLOODER)).status === 200);
+  });
+
+  it('refuses connections over the total cap from any address', async () => {
+    const addresses = ['127.0.0.3', '127.0.0.4', '127.0.0.5', '127.0.0.6'];
+    const open = await Promise.all(addresses.flatMap((a) => Array.from({ length: 10 }, () => rawConnect(d.url, a))));
+    held.push(...open);
+    await until(async () => (await rawGet(d.url, '/healthz', '127.0.0.7')).status === 503);
+    const answer = await rawGet(d.url, '/healthz', '127.0.0.7');
+    expect(answer.status).toBe(503);
+    expect(JSON.parse(answer.body).errors[0]).toMatch(/limit of 40 connections/);
+    for (const c of open) c.socket.destroy();
+    await until(async () => (await rawGet(d.url, '/healthz', '127.0.0.7')).status === 200);
+  });
+});
