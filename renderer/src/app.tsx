@@ -1,6 +1,5 @@
 import { NavLink, Navigate, Route, Routes } from 'react-router-dom';
 import { useSession } from './api/session';
-import { logout } from './api/accounts';
 import { LoginPage } from './pages/login-page';
 import { BoxesPage } from './pages/boxes-page';
 import { NewBoxPage } from './pages/new-box-page';
@@ -15,11 +14,6 @@ import { OfflineBadge } from './components/offline-settings';
 
 function TopBar() {
   const session = useSession();
-  const signOut = async () => {
-    // Revoke the token on the daemon too; sign out locally even if that fails (e.g. it already expired).
-    await logout(session.api).catch(() => undefined);
-    session.signOut();
-  };
   return (
     <header className="topbar">
       <span className="brand">Boxyard</span>
@@ -32,14 +26,15 @@ function TopBar() {
       </nav>
       <OfflineBadge />
       <span className="who">{session.username ?? ''}</span>
-      <button type="button" className="link" onClick={() => void signOut()}>Sign out</button>
+      <button type="button" className="link" onClick={() => void session.signOut()}>Sign out</button>
     </header>
   );
 }
 
 export function App() {
-  const { token } = useSession();
-  if (!token) return <LoginPage />;
+  const { checking, signedIn } = useSession();
+  if (checking) return <p className="muted">Loading…</p>;
+  if (!signedIn) return <LoginPage />;
   return (
     <>
       <TopBar />

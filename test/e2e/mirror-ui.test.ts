@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import { sha256 } from '../helpers/clients';
 import { makeBoxFile } from '../helpers/vagrant';
@@ -17,6 +17,7 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
   let mirror: TestDaemon; // B: the daemon the browser drives
   let browser: Browser;
   let page: Page;
+  let cspViolations: string[] = [];
   let base: Buffer;
   let slow: SlowCatalog; // a third upstream whose file trickles, to watch a job run
   const tmp = mkdtempSync(join(tmpdir(), 'boxyard-mirror-ui-'));
@@ -32,8 +33,9 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
     expect((await a.post('/api/boxyard/organizations', { organization: { name: 'vendor' } })).status).toBeLessThan(300);
     await publishHosted(a, 'vendor', 'other', '0.1.0', await makeBoxFile(join(tmp, 'other.box'), 'virtualbox'));
     slow = await slowCatalog('lab/slow');
-    ({ browser, page } = await launchChromium());
+    ({ browser, page, cspViolations } = await launchChromium());
   }, 60_000);
+  afterEach(() => { expect(cspViolations).toEqual([]); });
   afterAll(async () => {
     await browser?.close();
     await Promise.all([upstream?.stop(), mirror?.stop(), slow?.close()]);

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import * as OTPAuth from 'otpauth';
 import tar from 'tar-stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
-import { CHROMIUM, chromiumAvailable, ensureUiBuilt, signIn } from '../helpers/ui-browser';
+import { chromiumAvailable, ensureUiBuilt, launchChromium, signIn } from '../helpers/ui-browser';
 
 const haveChromium = chromiumAvailable('The UI end-to-end test');
 
@@ -27,18 +27,16 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
   let daemon: TestDaemon;
   let browser: Browser;
   let page: Page;
+  let cspViolations: string[] = [];
   const shots = mkdtempSync(join(tmpdir(), 'boxyard-ui-shots-'));
 
   beforeAll(async () => {
     ensureUiBuilt();
     daemon = await startTestDaemon();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(15_000);
+    ({ browser, page, cspViolations } = await launchChromium());
   });
+  // Every page the UI shows works under the daemon's Content Security Policy: nothing it does is refused.
+  afterEach(() => { expect(cspViolations).toEqual([]); });
   afterAll(async () => {
     await browser?.close();
     await daemon?.stop();

@@ -38,14 +38,36 @@ export function ensureUiBuilt(): void {
   });
 }
 
-export async function launchChromium(): Promise<{ browser: Browser; page: Page }> {
+/**
+ * Chromium with one page. `cspViolations` collects what the page reports breaking the daemon's
+ * Content Security Policy (Chromium logs each "Refused to …" to the console): the UI tests expect
+ * none. `args` adds switches (e.g. --host-resolver-rules).
+ */
+export async function launchChromium(args: string[] = []): Promise<{ browser: Browser; page: Page; cspViolations: string[] }> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', ...args],
   });
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.setDefaultTimeout(15_000);
-  return { browser, page };
+  // A context of its own, so that a test can open more pages in the same browser session (cookies).
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  return { browser, page, cspViolations: await watchCsp(page) };
+}
+
+/**
+ * What a page reports breaking its Content Security Policy: each `securitypolicyviolation` event
+ * (an eval that script catches, as zod's probe for `new Function` does, logs nothing to the
+ * console but fires one) and each console line about the policy. Set up before the first page loads.
+ */
+export async function watchCsp(page: Page): Promise<string[]> {
+  const seen: string[] = [];
+  await page.exposeFunction('__boxyardCspViolation', (v: string) => { seen.push(v); });
+  await page.addInitScript(() => document.addEventListener('securitypolicyviolation', (e) => {
+    (window as unknown as { __boxyardCspViolation(v: string): void }).__boxyardCspViolation(`${e.violatedDirective} refused ${e.blockedURI} (${e.sourceFile}:${e.lineNumber})`);
+  }));
+  page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) seen.push(m.text()); });
+  return seen;
 }
 
 export async function signIn(page: Page, url: string, login: string, password: string): Promise<void> {

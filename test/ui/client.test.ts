@@ -15,10 +15,10 @@ describe('the UI fetch helper', () => {
   describe('against a server', () => {
     let server: Server;
     let base: string;
-    const seen: Array<{ auth?: string; type?: string; accept?: string }> = [];
+    const seen: Array<{ auth?: string; csrf?: string; type?: string; accept?: string }> = [];
     beforeAll(async () => {
       server = createServer((req, res) => {
-        seen.push({ auth: req.headers.authorization, type: req.headers['content-type'], accept: req.headers.accept });
+        seen.push({ auth: req.headers.authorization, csrf: req.headers['x-boxyard-csrf'] as string | undefined, type: req.headers['content-type'], accept: req.headers.accept });
         if (req.url === '/ok') return void res.end('{"ok":true}');
         if (req.url === '/401') { res.statusCode = 401; return void res.end('{"errors":["Invalid token."],"success":false}'); }
         res.statusCode = 412;
@@ -30,11 +30,12 @@ describe('the UI fetch helper', () => {
     });
     afterAll(() => { server.close(); });
 
-    it('sends the token and the right media type, and turns errors into ApiError', async () => {
+    it('sends no token but the CSRF header and the right media type, and turns errors into ApiError', async () => {
       let signedOut = 0;
-      const api = makeFetcher('tok', () => { signedOut += 1; });
+      const api = makeFetcher(() => { signedOut += 1; });
       await expect(api(`${base}/ok`, { method: 'POST', body: {} })).resolves.toEqual({ ok: true });
-      expect(seen.at(-1)).toEqual({ auth: 'Bearer tok', type: 'application/json', accept: 'application/json' });
+      // The session is an httpOnly cookie the browser sends; the page itself holds no token.
+      expect(seen.at(-1)).toEqual({ auth: undefined, csrf: '1', type: 'application/json', accept: 'application/json' });
 
       const busy = await api(`${base}/412`, { method: 'DELETE', jsonapi: true }).catch((e: unknown) => e);
       expect(busy).toBeInstanceOf(ApiError);

@@ -1,4 +1,4 @@
-import { apiPath, type Fetcher } from './client';
+import { ApiError, apiPath, type Fetcher } from './client';
 import { ApiToken, Organization, load } from './wire';
 import { z } from 'zod';
 
@@ -6,11 +6,25 @@ const B = '/api/boxyard';
 
 export interface Credentials { login: string; password: string; code?: string }
 
-/** `POST /api/v1/authenticate`; a 406 ApiError means a two-factor code is needed. */
+/** The signed-in user, as `GET /api/boxyard/session` and `GET /api/boxyard/user` answer. */
+export const SelfUser = z.object({ user: z.object({ username: z.string(), admin: z.boolean() }) });
+export type SelfUser = z.infer<typeof SelfUser>['user'];
+
+/**
+ * Signs in: the daemon sets an httpOnly session cookie (the page never holds a token) and answers
+ * the user. A 406 ApiError means a two-factor code is needed.
+ */
 export const login = (api: Fetcher, c: Credentials) =>
-  load(api, z.object({ token: z.string() }), '/api/v1/authenticate', {
+  load(api, SelfUser, `${B}/session`, {
     method: 'POST',
-    body: { user: { login: c.login, password: c.password }, token: { description: 'Boxyard web UI' }, two_factor: { code: c.code ?? null } },
+    body: { user: { login: c.login, password: c.password }, two_factor: { code: c.code ?? null } },
+  }).then((r) => r.user);
+
+/** Who the session cookie signs in, or null when there is no (valid) session. */
+export const currentSession = (api: Fetcher) =>
+  load(api, SelfUser, `${B}/session`).then((r) => r.user).catch((e: unknown) => {
+    if (e instanceof ApiError && e.status === 401) return null;
+    throw e;
   });
 
 export const requestSmsCode = (api: Fetcher, c: Credentials) =>
@@ -19,8 +33,8 @@ export const requestSmsCode = (api: Fetcher, c: Credentials) =>
     body: { user: { login: c.login, password: c.password }, two_factor: { delivery_method: 'sms' } },
   });
 
-/** Revokes the token this session uses. */
-export const logout = (api: Fetcher) => api('/api/v1/authenticate', { method: 'DELETE' });
+/** Revokes the session's token on the daemon and clears its cookie. */
+export const logout = (api: Fetcher) => api(`${B}/session`, { method: 'DELETE' });
 
 export const listOrganizations = (api: Fetcher) =>
   load(api, z.object({ organizations: z.array(Organization) }), `${B}/organizations`).then((r) => r.organizations);

@@ -1,4 +1,4 @@
-import { ApiError, apiPath, errorMessages, type Fetcher } from './client';
+import { ApiError, CSRF_HEADERS, apiPath, errorMessages, type Fetcher } from './client';
 import { z } from 'zod';
 import { Box, BoxList, Namespace, Provider, Version, load } from './wire';
 
@@ -41,16 +41,17 @@ export const prepareUpload = (api: Fetcher, ref: ProviderRef) =>
 
 /**
  * PUTs a file with XHR, because fetch() cannot report upload progress. Upload URLs carry the
- * capability, so no token is sent unless `token` is given (the import endpoint needs one).
+ * capability; the import endpoint is authenticated by the session cookie, which the browser sends
+ * (with the CSRF header every UI request carries).
  * Resolves with the parsed answer; a non-2xx answer is an ApiError with the daemon's messages.
  */
-export function putFile(url: string, file: File, onProgress: (fraction: number) => void, token?: string): Promise<unknown> {
+export function putFile(url: string, file: File, onProgress: (fraction: number) => void): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('PUT', url);
     xhr.setRequestHeader('content-type', 'application/octet-stream');
     xhr.setRequestHeader('accept', 'application/json');
-    if (token) xhr.setRequestHeader('authorization', `Bearer ${token}`);
+    for (const [k, v] of Object.entries(CSRF_HEADERS)) xhr.setRequestHeader(k, v);
     xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(e.loaded / e.total); };
     xhr.onload = () => {
       let body: unknown;

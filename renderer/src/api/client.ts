@@ -28,23 +28,30 @@ export interface RequestOptions {
 
 export type Fetcher = <T = unknown>(path: string, opts?: RequestOptions) => Promise<T>;
 
-/** The one fetch helper: JSON in and out, the token as a Bearer header, errors as ApiError. */
-export function makeFetcher(token: string | null, onUnauthorized: () => void): Fetcher {
+/**
+ * The header every UI request carries. The daemon signs the UI in with an httpOnly cookie (script
+ * never sees a token) and accepts that cookie on a change only with this header, which a page on
+ * another origin cannot send (daemon/src/http/session-cookie.ts).
+ */
+export const CSRF_HEADERS: Readonly<Record<string, string>> = { 'x-boxyard-csrf': '1' };
+
+/** The one fetch helper: JSON in and out, the session cookie and CSRF header, errors as ApiError. */
+export function makeFetcher(onUnauthorized: () => void): Fetcher {
   return async <T,>(path: string, opts: RequestOptions = {}): Promise<T> => {
     const type = opts.jsonapi ? 'application/vnd.api+json' : 'application/json';
-    const headers: Record<string, string> = { accept: type };
-    if (token) headers.authorization = `Bearer ${token}`;
+    const headers: Record<string, string> = { accept: type, ...CSRF_HEADERS };
     if (opts.body !== undefined) headers['content-type'] = type;
     const res = await fetch(path, {
       method: opts.method ?? 'GET',
       headers,
+      credentials: 'same-origin',
       body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
     });
     const text = await res.text();
     let parsed: unknown;
     try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = text; }
     if (!res.ok) {
-      if (res.status === 401 && token) onUnauthorized();
+      if (res.status === 401) onUnauthorized();
       const messages = errorMessages(parsed);
       throw new ApiError(res.status, messages.length ? messages : [typeof parsed === 'string' && parsed ? parsed : `${res.status} ${res.statusText}`], parsed);
     }

@@ -143,8 +143,8 @@ export type ImportResult = z.infer<typeof ImportResult>['import'];
 export interface ImportTarget { user: string; box: string; version: string; release: boolean }
 
 /** PUTs one `.box` to the import endpoint with upload progress (XHR: fetch() reports none). */
-export async function importBoxFile(token: string | null, t: ImportTarget, file: File, onProgress: (fraction: number) => void): Promise<ImportResult> {
-  const body = await putFile(importPath(t.user, t.box, t.version, t.release), file, onProgress, token ?? undefined);
+export async function importBoxFile(t: ImportTarget, file: File, onProgress: (fraction: number) => void): Promise<ImportResult> {
+  const body = await putFile(importPath(t.user, t.box, t.version, t.release), file, onProgress);
   const r = ImportResult.safeParse(body);
   if (!r.success) throw new Error(`Unexpected answer from the import: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return r.data.import;

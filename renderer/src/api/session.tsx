@@ -1,17 +1,20 @@
-import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useMemo, type ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, makeFetcher, type Fetcher } from './client';
-
-const TOKEN_KEY = 'boxyard.token';
+import { currentSession, logout, type SelfUser } from './accounts';
 
 export interface Session {
-  token: string | null;
-  /** The signed-in user's name, once the token has been checked. */
+  /** Still asking the daemon whether the browser has a session. */
+  checking: boolean;
+  signedIn: boolean;
+  /** The signed-in user's name. */
   username: string | null;
   admin: boolean;
   api: Fetcher;
-  signIn(token: string): void;
-  signOut(): void;
+  /** After a successful sign-in (the daemon has set the session cookie). */
+  signIn(user: SelfUser): void;
+  /** Ends the session on the daemon (revokes its token, clears the cookie), then here. */
+  signOut(): Promise<void>;
 }
 
 const SessionContext = createContext<Session | null>(null);
@@ -22,37 +25,43 @@ export function useSession(): Session {
   return s;
 }
 
-/** Shorthand for the fetch helper bound to the current token. */
+/** Shorthand for the fetch helper. */
 export const useApi = (): Fetcher => useSession().api;
 
-interface SelfUser { user: { username: string; admin: boolean } }
+const SESSION_KEY = ['session'];
 
+/**
+ * The session lives in an httpOnly cookie the page cannot read: who is signed in is asked of the
+ * daemon (`GET /api/boxyard/session`), and any 401 means the session has ended.
+ */
 export function SessionProvider({ children }: { children: ReactNode }) {
-  const [token, setToken] = useState<string | null>(() => localStorage.getItem(TOKEN_KEY));
   const queryClient = useQueryClient();
-  const signOut = useCallback(() => {
-    localStorage.removeItem(TOKEN_KEY);
-    setToken(null);
-    queryClient.clear();
+  const endLocally = useCallback(() => {
+    queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== SESSION_KEY[0] });
+    queryClient.setQueryData(SESSION_KEY, null);
   }, [queryClient]);
-  const signIn = useCallback((t: string) => {
-    localStorage.setItem(TOKEN_KEY, t);
-    setToken(t);
-  }, []);
-  const api = useMemo(() => makeFetcher(token, signOut), [token, signOut]);
-  const self = useQuery({
-    queryKey: ['self', token],
-    queryFn: () => api<SelfUser>('/api/boxyard/user'),
-    enabled: token !== null,
-    retry: (n, e) => !(e instanceof ApiError && e.status === 401) && n < 2,
+  const api = useMemo(() => makeFetcher(endLocally), [endLocally]);
+  const session = useQuery({
+    queryKey: SESSION_KEY,
+    queryFn: () => currentSession(api),
+    staleTime: Infinity,
+    retry: (n, e) => !(e instanceof ApiError && e.status < 500) && n < 2,
   });
+  const signIn = useCallback((user: SelfUser) => queryClient.setQueryData(SESSION_KEY, user), [queryClient]);
+  const signOut = useCallback(async () => {
+    // Sign out here even if the daemon cannot be told (it is away, or the session already ended).
+    await logout(api).catch(() => undefined);
+    endLocally();
+  }, [api, endLocally]);
+  const user = session.data ?? null;
   const value = useMemo<Session>(() => ({
-    token,
-    username: self.data?.user.username ?? null,
-    admin: self.data?.user.admin ?? false,
+    checking: session.isPending,
+    signedIn: user !== null,
+    username: user?.username ?? null,
+    admin: user?.admin ?? false,
     api,
     signIn,
     signOut,
-  }), [token, self.data, api, signIn, signOut]);
+  }), [session.isPending, user, api, signIn, signOut]);
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }

@@ -1,7 +1,6 @@
 import { useState, type DragEvent, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { importBoxFile, type ImportResult } from '../api/mirrors';
-import { useSession } from '../api/session';
 import { useNamespaces } from '../api/use-namespaces';
 import { formatBytes } from './format';
 import { ErrorNote } from './ui';
@@ -13,7 +12,6 @@ const isBoxFile = (f: File) => f.name.toLowerCase().endsWith('.box');
 
 /** The files to import and their state; `run` PUTs them one after another, each with its own bar. */
 function useImports(onDone: () => Promise<void>) {
-  const { token } = useSession();
   const [items, setItems] = useState<Item[]>([]);
   const [running, setRunning] = useState(false);
   const patch = (i: number, p: Partial<Item>) => setItems((xs) => xs.map((x, j) => (j === i ? { ...x, ...p } : x)));
@@ -24,7 +22,7 @@ function useImports(onDone: () => Promise<void>) {
       if (item.result) continue;
       patch(i, { progress: 0, error: undefined });
       try {
-        const result = await importBoxFile(token, { user, box, version, release }, item.file, (progress) => patch(i, { progress }));
+        const result = await importBoxFile({ user, box, version, release }, item.file, (progress) => patch(i, { progress }));
         patch(i, { progress: null, result });
       } catch (error) {
         patch(i, { progress: null, error });

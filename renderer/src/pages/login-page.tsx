@@ -60,7 +60,7 @@ export function LoginPage() {
     setBusy(true);
     setError(null);
     try {
-      session.signIn((await login(session.api, { ...form, code: methods ? form.code : undefined })).token);
+      session.signIn(await login(session.api, { ...form, code: methods ? form.code : undefined }));
     } catch (err) {
       const m = twoFactorMethods(err);
       if (m && !methods) setMethods(m);
