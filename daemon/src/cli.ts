@@ -21,6 +21,7 @@ function configFrom(opts: Record<string, unknown>): Config {
     host: opts.host,
     port: opts.port,
     publicUrl: opts.publicUrl,
+    allowedHosts: opts.allowedHosts,
     maintenance: opts.maintenance,
     offline: opts.offline,
     upstream: opts.upstream,
@@ -49,6 +50,7 @@ export function buildCli(): Command {
     .option('--host <host>', 'address to bind (0.0.0.0 serves the LAN)', undefined)
     .option('--port <port>', 'port', undefined)
     .option('--public-url <url>', 'base URL clients reach the daemon at (used in upload and download links)')
+    .option('--allowed-hosts <names>', 'more Host names to answer, comma-separated (`.example.org` with subdomains, `*` any; env BOXYARD_ALLOWED_HOSTS)')
     .option('--maintenance', 'start in maintenance mode')
     .option('--offline', 'open no outbound connection at all: mirror jobs wait, the cache serves what it holds')
     .option('--upstream <url>', 'pull-through cache: answer boxes that are not local from this upstream (token: env BOXYARD_UPSTREAM_TOKEN)')
