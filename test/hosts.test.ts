@@ -1,10 +1,14 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../daemon/src/config';
 import { AllowedHosts, hostOfHeader, type HostSources } from '../daemon/src/http/hosts';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { countRows, createBox } from './helpers/registry';
+import { spawnDaemon } from './helpers/spawn-daemon';
 
 // Issue 10: DNS rebinding and Host reflection. A page on attacker.example whose name is rebound to
 // the daemon's address sends `Host: attacker.example:PORT`; it must be refused before any route.
@@ -145,6 +149,21 @@ describe('the Host allowlist and the listen address', () => {
     expect(d.url).toMatch(/^http:\/\/127\.0\.0\.2:/);
     expect((await withHost(d.url, `127.0.0.2:${portOf(d)}`, { path: '/healthz' })).status).toBe(200);
     expect((await withHost(d.url, `127.0.0.3:${portOf(d)}`, { path: '/healthz' })).status).toBe(421);
+  });
+});
+
+describe('boxyard serve --allowed-hosts', () => {
+  it('answers the names given on the command line', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'boxyard-hosts-'));
+    const daemon = await spawnDaemon({ dataDir, args: ['--allowed-hosts', 'alias.lan,.corp.example'] });
+    try {
+      for (const [host, status] of [['alias.lan', 200], ['ci.corp.example:8080', 200], ['attacker.example', 421]] as const) {
+        expect((await withHost(daemon.url, host, { path: '/healthz' })).status, host).toBe(status);
+      }
+    } finally {
+      await daemon.kill();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -32,10 +32,10 @@ export function freePort(): Promise<number> {
  * The real daemon as a child process (`node bin/boxyard.mjs serve`), for tests that must kill it:
  * crash safety, restarts on the same data folder. Resolves once it prints its listening line.
  */
-export async function spawnDaemon(opts: { dataDir: string; port?: number; env?: Record<string, string>; prefix?: string[] }): Promise<SpawnedDaemon> {
+export async function spawnDaemon(opts: { dataDir: string; port?: number; env?: Record<string, string>; prefix?: string[]; args?: string[] }): Promise<SpawnedDaemon> {
   const port = opts.port ?? (await freePort());
   // `prefix` runs the daemon under another command (e.g. unshare, for a small disk of its own).
-  const argv = [...(opts.prefix ?? []), process.execPath, BIN, 'serve', '--data', opts.dataDir, '--port', String(port), '--host', '127.0.0.1'];
+  const argv = [...(opts.prefix ?? []), process.execPath, BIN, 'serve', '--data', opts.dataDir, '--port', String(port), '--host', '127.0.0.1', ...(opts.args ?? [])];
   const child = spawn(argv[0], argv.slice(1), {
     env: { ...process.env, BOXYARD_ADMIN_USERNAME: ADMIN.username, BOXYARD_ADMIN_PASSWORD: ADMIN.password, BOXYARD_LOG_LEVEL: 'warn', BOXYARD_REQUESTS_PER_MINUTE: '0', BOXYARD_MAX_CONNECTIONS_PER_ADDRESS: '100000', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
