@@ -165,22 +165,43 @@ describe('refused uploads leave the provider as it was', () => {
     expect(readdirSync(join(d.dataDir, 'uploads'))).toEqual([]);
   });
 
-  it('refuses a second PUT to a URL while the first is streaming', async () => {
+  it('lets a newer PUT take over a URL from one still streaming: the older is cut off and its bytes discarded', async () => {
     const api = await hostedProvider(alice.http, 'alice', 'up', '3.0.2');
     const url = (await alice.http.get(`${api}/upload`)).json.upload_path;
-    const file = randomBytes(20_000);
+    const stalledFile = randomBytes(20_000);
     const slow = new Readable({ read() { /* pushed by the test */ } });
-    const first = rawPut(url, slow, { 'content-length': String(file.length) });
-    slow.push(file.subarray(0, 10_000));
+    const first = rawPut(url, slow, { 'content-length': String(stalledFile.length) }).then((r) => r.status, (err: NodeJS.ErrnoException) => err.code);
+    slow.push(stalledFile.subarray(0, 10_000));
     const providerId = (await providerRow(d, 'up', '3.0.2')).id;
+    const session = () => d.deps.db.selectFrom('upload_sessions').selectAll().where('provider_id', '=', providerId).executeTakeFirstOrThrow();
+    await waitFor(async () => (await session()).state === 'receiving');
+    const olderReceiver = (await session()).receiver;
+    expect(readdirSync(join(d.dataDir, 'uploads'))).toEqual([olderReceiver]);
+
+    const file = randomBytes(30_000);
+    const second = await rawPut(url, file);
+    expect(second.status).toBe(200);
+    expect(await first).toBe('ECONNRESET');
+    expect(await providerRow(d, 'up', '3.0.2')).toMatchObject({ blob_sha256: sha256(file), size: file.length });
+    expect(await session()).toMatchObject({ state: 'done', receiver: null });
+    expect(await storedBlobs(d)).not.toContain(sha256(stalledFile));
+    await waitFor(async () => readdirSync(join(d.dataDir, 'uploads')).length === 0);
+    expect((await rawPut(url, file)).status).toBe(404);
+  });
+
+  it('lets a newer PUT take over a direct upload URL too; the callback attaches the newer file', async () => {
+    const api = await hostedProvider(alice.http, 'alice', 'up', '3.0.3');
+    const prep = (await alice.http.get(`${api}/upload/direct`)).json;
+    const slow = new Readable({ read() { /* pushed by the test */ } });
+    const first = rawPut(prep.upload_path, slow, { 'content-length': '20000' }).then((r) => r.status, (err: NodeJS.ErrnoException) => err.code);
+    slow.push(randomBytes(5_000));
+    const providerId = (await providerRow(d, 'up', '3.0.3')).id;
     await waitFor(async () => (await d.deps.db.selectFrom('upload_sessions').select('state').where('provider_id', '=', providerId).executeTakeFirstOrThrow()).state === 'receiving');
-    const second = await rawPut(url, randomBytes(100));
-    expect(second.status).toBe(422);
-    expect(JSON.parse(second.text).errors[0]).toMatch(/in progress/);
-    slow.push(file.subarray(10_000));
-    slow.push(null);
-    expect((await first).status).toBe(200);
-    expect((await providerRow(d, 'up', '3.0.2')).blob_sha256).toBe(sha256(file));
+    const file = randomBytes(12_000);
+    expect((await rawPut(prep.upload_path, file)).status).toBe(200);
+    expect(await first).toBe('ECONNRESET');
+    expect((await alice.http.put(new URL(prep.callback).pathname)).status).toBe(200);
+    expect(await providerRow(d, 'up', '3.0.3')).toMatchObject({ blob_sha256: sha256(file), size: file.length });
   });
 
   it('answers 404 for an unknown upload URL', async () => {
@@ -195,6 +216,52 @@ describe('refused uploads leave the provider as it was', () => {
     expect(r.status).toBe(404);
     expect(r.continued).toBe(false);
     expect(JSON.parse(r.text).success).toBe(false);
+  });
+});
+
+describe('upload URLs and the token that made them', () => {
+  /** A second token of alice's, as `vagrant cloud auth login` would make. */
+  async function freshToken(): Promise<HttpClient> {
+    const r = await d.http.post('/api/v1/authenticate', { user: { login: 'alice', password: 'alice-password' } });
+    expect(r.status, r.text).toBe(200);
+    return d.http.withToken(r.json.token);
+  }
+
+  it('refuses the PUT (403, nothing stored, no 100 Continue) once the token is revoked', async () => {
+    const api = await hostedProvider(alice.http, 'alice', 'up', '5.0.0');
+    const other = await freshToken();
+    const url = (await other.get(`${api}/upload`)).json.upload_path;
+    const kept = (await alice.http.get(`${api}/upload`)).json.upload_path;
+    expect((await other.delete('/api/v1/authenticate')).status).toBe(204);
+    const before = await storedBlobs(d);
+
+    const file = randomBytes(50_000);
+    const put = await rawPut(url, file, { expect: '100-continue', 'content-length': String(file.length) });
+    expect(put.status).toBe(403);
+    expect(put.continued).toBe(false);
+    expect(JSON.parse(put.text)).toEqual({ errors: [expect.stringMatching(/token that has since been revoked.*Ask for a new one/)], success: false });
+    expect((await rawPut(url, file)).status).toBe(403);
+    expect((await providerRow(d, 'up', '5.0.0')).blob_sha256).toBeNull();
+    expect(await storedBlobs(d)).toEqual(before);
+    expect(readdirSync(join(d.dataDir, 'uploads'))).toEqual([]);
+
+    // A URL made by a token that still works is not touched.
+    expect((await rawPut(kept, file)).status).toBe(200);
+    expect((await providerRow(d, 'up', '5.0.0')).blob_sha256).toBe(sha256(file));
+  });
+
+  it('refuses a direct upload URL whose token was revoked through the tokens API', async () => {
+    const api = await hostedProvider(alice.http, 'alice', 'up', '5.0.1');
+    const other = await freshToken();
+    const prep = (await other.get(`${api}/upload/direct`)).json;
+    const listed = (await alice.http.get('/api/boxyard/tokens')).json.tokens as Array<{ id: string }>;
+    const session = await d.deps.db.selectFrom('upload_sessions').select('token_id')
+      .where('provider_id', '=', (await providerRow(d, 'up', '5.0.1')).id).executeTakeFirstOrThrow();
+    expect(listed.map((t) => t.id)).toContain(session.token_id);
+    expect((await alice.http.delete(`/api/boxyard/tokens/${session.token_id}`)).status).toBe(204);
+    const put = await rawPut(prep.upload_path, randomBytes(1000));
+    expect(put.status).toBe(403);
+    expect((await alice.http.put(new URL(prep.callback).pathname)).status).toBe(422);
   });
 });
 

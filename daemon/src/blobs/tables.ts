@@ -19,6 +19,12 @@ export interface UploadSessionsTable {
   created_at: string;
   updated_at: string;
   expires_at: string;
+  /** The API token that made the URL (null for URLs made before it was recorded). */
+  token_id: string | null;
+  /** 1 once that token is revoked (a trigger on api_tokens sets it): the URL is refused. */
+  token_revoked: Generated<number>;
+  /** The PUT receiving now, which is also its staging folder's name; a newer PUT replaces it. */
+  receiver: string | null;
 }
 
 /** Tables of the blobs feature, as Kysely sees them. */

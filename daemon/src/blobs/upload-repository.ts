@@ -26,9 +26,33 @@ export class UploadRepository {
     return Number(r.numUpdatedRows) === 1;
   }
 
+  /**
+   * Makes `receiver` the session's PUT: from `open`, or from another PUT that is `receiving` (a
+   * newer PUT takes over from a stalled one). False when the session is used up or gone.
+   */
+  async claim(id: string, receiver: string, now: string): Promise<boolean> {
+    const r = await this.db.updateTable('upload_sessions').set({ state: 'receiving', receiver, updated_at: now })
+      .where('id', '=', id).where('state', 'in', ['open', 'receiving']).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** Moves a receiving session on, if `receiver` is still its PUT; false when a newer PUT took over. */
+  async settle(id: string, receiver: string, patch: Partial<Omit<UploadSessionRow, 'id'>> & { state: UploadState }): Promise<boolean> {
+    const r = await this.db.updateTable('upload_sessions').set({ ...patch, receiver: null })
+      .where('id', '=', id).where('state', '=', 'receiving').where('receiver', '=', receiver).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** Whether `receiver` is still the session's PUT. */
+  async isReceiver(id: string, receiver: string): Promise<boolean> {
+    const row = await this.db.selectFrom('upload_sessions').select('id')
+      .where('id', '=', id).where('state', '=', 'receiving').where('receiver', '=', receiver).executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** PUTs that were streaming in an earlier process (before `startedAt`) died with it: allow a retry. */
   async reopenReceiving(startedAt: string): Promise<number> {
-    const r = await this.db.updateTable('upload_sessions').set({ state: 'open' })
+    const r = await this.db.updateTable('upload_sessions').set({ state: 'open', receiver: null })
       .where('state', '=', 'receiving').where('updated_at', '<', startedAt).executeTakeFirst();
     return Number(r.numUpdatedRows);
   }
@@ -44,10 +68,10 @@ export class UploadRepository {
     return Number(r.numDeletedRows);
   }
 
-  /** Ids of sessions whose PUT is streaming into a staging folder. */
+  /** Staging folders that PUTs are streaming into now (named by receiver; by session id before receivers were recorded). */
   async liveIds(): Promise<Set<string>> {
-    const rows = await this.db.selectFrom('upload_sessions').select('id').where('state', '=', 'receiving').execute();
-    return new Set(rows.map((r) => r.id));
+    const rows = await this.db.selectFrom('upload_sessions').select(['id', 'receiver']).where('state', '=', 'receiving').execute();
+    return new Set(rows.map((r) => r.receiver ?? r.id));
   }
 
   /** Stored direct uploads waiting for their callback: their blobs must not be collected. */
