@@ -95,13 +95,17 @@ describe('boxyard backup', () => {
     const body = new PassThrough();
     const put = rawPut(prep.json.upload_path, body, { 'content-length': String(c.length) });
     body.write(c.subarray(0, 1_000_000));
-    await waitFor(async () => {
-      const s = await d.deps.db.selectFrom('upload_sessions').select(['id', 'state']).where('state', '=', 'receiving').executeTakeFirst();
-      return !!s && (await d.deps.blobStore.stagedSize(s.id)) > 0;
-    });
-
-    const r = await runCli(['backup', '--data', d.dataDir, dest]);
-    body.end(c.subarray(1_000_000));
+    let r;
+    try {
+      // The PUT is streaming: some of its bytes are in a staging folder under uploads/.
+      await waitFor(async () => {
+        for await (const s of d.deps.blobStore.listStaged()) if ((await d.deps.blobStore.stagedSize(s.uploadId)) > 0) return true;
+        return false;
+      });
+      r = await runCli(['backup', '--data', d.dataDir, dest]);
+    } finally {
+      body.end(c.subarray(1_000_000));
+    }
     expect((await put).status).toBe(200);
 
     expect(r.code, r.stderr).toBe(0);
