@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as OTPAuth from 'otpauth';
 import { startTestDaemon, ADMIN, type TestDaemon } from './helpers/daemon';
 
 // Issue 10: `boxyard user …` reads passwords from a prompt or --password-stdin, never argv, refuses
@@ -83,6 +84,19 @@ describe('boxyard user create | password', () => {
     expect((await http.get('/api/v1/authenticate')).status).toBe(401);
     expect((await login('forgetful', 'forgetful-password')).status).toBe(401);
     expect((await login('forgetful', 'forgetful-new-password')).status).toBe(200);
+  });
+});
+
+describe('boxyard user reset-two-factor', () => {
+  it('switches a user\'s two-factor off, so a lost phone does not lock them out', async () => {
+    const { http } = await d.user('lostphone');
+    const secret = (await http.post('/api/boxyard/two-factor/totp')).json.two_factor.secret;
+    const code = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate();
+    expect((await http.post('/api/boxyard/two-factor/totp/confirm', { two_factor: { code }, current_password: 'lostphone-password' })).status).toBe(200);
+    expect((await login('lostphone', 'lostphone-password')).status).toBe(406);
+    const r = await cli(['user', 'reset-two-factor', 'lostphone']);
+    expect(r).toMatchObject({ code: 0, stdout: expect.stringMatching(/two-factor of lostphone switched off/) });
+    expect((await login('lostphone', 'lostphone-password')).status).toBe(200);
   });
 });
 

@@ -50,6 +50,12 @@ export function accountCommands(program: Command, withDeps: WithDeps): void {
       await d.accounts.setAdmin(await d.accounts.userNamed(name), !o.remove);
       print(`${name} is ${o.remove ? 'no longer' : 'now'} an administrator`);
     }));
+  user.command('reset-two-factor <username>').description('switch off a user\'s two-factor methods (a lost phone or authenticator)')
+    .option('--data <dir>', DATA_HELP)
+    .action((name: string, o: Record<string, unknown>) => withDeps(o, async (d) => {
+      await d.twoFactor.reset(await d.accounts.userNamed(name));
+      print(`two-factor of ${name} switched off; they sign in with the password and may set it up again`);
+    }));
   user.command('delete <username>').description('delete a user (refused for the last administrator and an organization\'s last owner)')
     .option('--data <dir>', DATA_HELP)
     .action((name: string, o: Record<string, unknown>) => withDeps(o, async (d) => {

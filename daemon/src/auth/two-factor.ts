@@ -87,6 +87,11 @@ export class TwoFactorService {
     else await this.repo.saveTwoFactor({ user_id: user.id, sms_enabled: 0, sms_phone: null });
   }
 
+  /** Switches every method off (`boxyard user reset-two-factor`: a lost phone, or a lost secret.key). */
+  async reset(user: UserRow): Promise<void> {
+    await this.repo.saveTwoFactor({ user_id: user.id, totp_enabled: 0, totp_secret: null, totp_pending_secret: null, sms_enabled: 0, sms_phone: null });
+  }
+
   /** Sends an SMS code and answers where it went. */
   async sendSms(user: UserRow): Promise<string> {
     const tf = await this.repo.twoFactor(user.id);
