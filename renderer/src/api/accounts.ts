@@ -57,9 +57,7 @@ export const twoFactorMethods = (api: Fetcher) => load(api, Methods, `${B}/two-f
 export const beginTotp = (api: Fetcher) =>
   load(api, z.object({ two_factor: z.object({ secret: z.string(), otpauth_url: z.string() }) }), `${B}/two-factor/totp`, { method: 'POST' })
     .then((r) => r.two_factor);
-export const confirmTotp = (api: Fetcher, code: string) =>
-  load(api, Methods, `${B}/two-factor/totp/confirm`, { method: 'POST', body: { two_factor: { code } } });
-export const disableTwoFactor = (api: Fetcher, method: 'app' | 'sms') => api(`${B}/two-factor/${method}`, { method: 'DELETE' });
+// Confirming, switching SMS on and switching off need the current password: api/credentials.ts.
 
 const RuntimeSettings = z.object({
   maintenance: z.boolean(),
@@ -84,5 +82,3 @@ export interface NewUser { username: string; password: string; email: string; ad
 export const createUser = (api: Fetcher, u: NewUser) =>
   api(`${B}/users`, { method: 'POST', body: { user: { ...u, email: u.email || null } } });
 export const deleteUser = (api: Fetcher, username: string) => api(apiPath(`${B}/users`, username), { method: 'DELETE' });
-
-export const enableSms = (api: Fetcher, phone: string) => load(api, Methods, `${B}/two-factor/sms`, { method: 'POST', body: { two_factor: { phone } } });
