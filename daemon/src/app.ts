@@ -76,7 +76,7 @@ export function createApp(deps: Deps): Koa {
   app.use(hostCheck(new AllowedHosts(deps.config)));
   const cookie = new SessionCookie(deps.config);
   app.use(authenticate(deps.tokens, cookie));
-  app.use(health());
+  app.use(health(deps.health));
   // The web UI (/ui/, and / redirects there) goes before any catch-all catalog route such as /:org/:box.
   app.use(webUi(defaultUiDir()));
 

@@ -3,6 +3,8 @@ import { createLogger } from './lib/log';
 import { databaseFile, secretKeyFile, type Config } from './config';
 import { openStore, type Store } from './store/db';
 import { prepareDataFolder } from './store/data-folder';
+import { IntegrityCheck } from './store/integrity';
+import { DataHealth } from './store/data-health';
 import { systemClock, type Clock } from './lib/clock';
 import { randomIdGen, type IdGen } from './lib/ids';
 import { AccountRepository } from './auth/repository';
@@ -58,6 +60,10 @@ export function buildDeps(config: Config, opts: DepsOptions = {}) {
   const closers: Array<() => Promise<void> | void> = [];
   const blobs = buildBlobs({ config, db, registry, clock, ids, log, retained: () => mirrorRepo.retained() });
   const mirror = buildMirror({ db, repo: mirrorRepo, accounts, settings, registry, blobs: blobs.blobStore, clock, ids, log });
+  // The daemon starts the database's integrity check (main.ts); /healthz reports it with the rest.
+  const integrity = new IntegrityCheck(databaseFile(config), log);
+  closers.push(() => integrity.stop());
+  const health = new DataHealth({ raw: store.raw, databaseFile: databaseFile(config), dataDir: config.dataDir, integrity, space: blobs.space, clock });
   return {
     config, log, clock, ids, store, db,
     accounts, tokens, twoFactor, passwords, settings, loginLimiter,
@@ -66,6 +72,7 @@ export function buildDeps(config: Config, opts: DepsOptions = {}) {
     agents,
     blobStore: blobs.blobStore, uploads: blobs.uploads, blobCollector: blobs.blobCollector,
     mirror,
+    integrity, health,
     /** Background work (watchdogs, garbage collection) registers its stop function here. */
     onClose: (fn: () => Promise<void> | void) => { closers.push(fn); },
     async close() {

@@ -1,20 +1,26 @@
 import type { Middleware } from 'koa';
+import type { DataHealth } from '../store/data-health';
 import { VERSION } from '../version';
 
 /**
  * `/healthz`, and Terraform's service discovery (the tfe provider and `terraform login` read it,
  * over HTTPS, so it matters behind a TLS proxy): the agent-pools API is HCP Terraform's /api/v2.
- * Answered before maintenance and rate limits, by exact path.
+ * Answered before maintenance and rate limits, by exact path. `/healthz` touches the database and
+ * the blob folder (store/data-health.ts, at most once a second) and answers 503 with what is wrong.
  */
-export function health(): Middleware {
-  const answers = new Map<string, object>([
-    ['/healthz', { status: 'ok', name: 'boxyard', version: VERSION }],
-    ['/.well-known/terraform.json', { 'tfe.v2': '/api/v2/', 'tfe.v2.1': '/api/v2/', 'tfe.v2.2': '/api/v2/' }],
-  ]);
+export function health(data: DataHealth): Middleware {
+  const discovery = { 'tfe.v2': '/api/v2/', 'tfe.v2.1': '/api/v2/', 'tfe.v2.2': '/api/v2/' };
   return (ctx, next) => {
-    const body = ctx.method === 'GET' || ctx.method === 'HEAD' ? answers.get(ctx.path) : undefined;
-    if (!body) return next();
-    ctx.body = body;
-    return undefined;
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
+    if (ctx.path === '/.well-known/terraform.json') {
+      ctx.body = discovery;
+      return undefined;
+    }
+    if (ctx.path !== '/healthz') return next();
+    return data.report().then((r) => {
+      ctx.status = r.status === 'failing' ? 503 : 200;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { status: r.status, name: 'boxyard', version: VERSION, checks: r.checks };
+    });
   };
 }

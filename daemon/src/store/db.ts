@@ -6,6 +6,8 @@ import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './schema';
 import { cachedStatements } from './statement-cache';
 import { TableVersions } from './table-versions';
+import { DatabaseDamagedError } from './integrity';
+import { isDatabaseDamage } from './storage-errors';
 
 export interface Store {
   db: Kysely<Database>;
@@ -22,11 +24,18 @@ const MIGRATIONS_DIR = join(packageRoot(), 'daemon', 'src', 'store', 'migrations
 /** Opens (creating if needed) the SQLite database in WAL mode with foreign keys on, and migrates it. */
 export function openStore(file: string): Store {
   const raw = new SqliteDatabase(file);
-  raw.pragma('journal_mode = WAL');
-  raw.pragma('foreign_keys = ON');
-  raw.pragma('busy_timeout = 5000');
-  raw.pragma('synchronous = NORMAL');
-  migrate(raw);
+  try {
+    raw.pragma('journal_mode = WAL');
+    raw.pragma('foreign_keys = ON');
+    raw.pragma('busy_timeout = 5000');
+    raw.pragma('synchronous = NORMAL');
+    migrate(raw);
+  } catch (err) {
+    raw.close();
+    // "file is not a database" or "database disk image is malformed" alone leave a user stuck.
+    if (isDatabaseDamage(err)) throw new DatabaseDamagedError(file, [(err as Error).message]);
+    throw err;
+  }
   const versions = new TableVersions(raw);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(raw, versions) }) });
   return { db, raw, versions, close: () => db.destroy() };

@@ -3,7 +3,7 @@ import { AppError, InsufficientStorageError } from '../http/errors';
 export const FREE_SPACE_HINT = 'Free space on that disk (delete boxes or versions nobody uses, or move the data folder to a larger disk), then try again.';
 
 /** What to do about a damaged database, in every message that reports one. */
-export const DAMAGED_DATABASE_HINT = 'Stop the daemon, keep a copy of the data folder, then restore the last backup (boxyard restore --data DIR BACKUP) or run boxyard check --data DIR to see what is affected.';
+export const DAMAGED_DATABASE_HINT = 'Stop the daemon, keep a copy of the data folder as it is, run `boxyard check --data DIR` to see what is affected, and restore the last backup into a new folder (`boxyard restore BACKUP --data NEWDIR`).';
 
 const errnoOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | undefined)?.code;
 

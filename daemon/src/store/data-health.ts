@@ -1,0 +1,119 @@
+import { statSync } from 'node:fs';
+import { access, constants, stat, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type SqliteDatabase from 'better-sqlite3';
+import type { DiskSpace } from '../blobs/disk-space';
+import { humanBytes } from '../blobs/disk-space';
+import type { Clock } from '../lib/clock';
+import type { IntegrityCheck } from './integrity';
+import { DAMAGED_DATABASE_HINT, isDatabaseDamage } from './storage-errors';
+
+export interface Check {
+  /** `checking`: the start's database check still runs (healthy so far); `low`: below the disk reserve. */
+  status: 'ok' | 'checking' | 'low' | 'failing';
+  /** What is wrong and what to do, when it is not ok. */
+  detail?: string;
+}
+
+export interface HealthReport {
+  /** `failing` (HTTP 503): the database or the blob folder cannot serve; `degraded`: uploads are refused for want of space. */
+  status: 'ok' | 'degraded' | 'failing';
+  checks: { database: Check; blobs: Check; disk: Check };
+}
+
+export interface DataHealthDeps {
+  raw: SqliteDatabase.Database;
+  databaseFile: string;
+  dataDir: string;
+  integrity: IntegrityCheck;
+  space: DiskSpace;
+  clock: Clock;
+}
+
+/** A report is reused for this long: `/healthz` may be asked many times a second, the disk is touched at most once. */
+const FRESH_MS = 1000;
+/** The probe file written and removed in uploads/ (a name garbage collection never takes for an upload). */
+const PROBE = '.healthz-probe';
+
+const failing = (detail: string): Check => ({ status: 'failing', detail });
+const reason = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+
+/**
+ * What `/healthz` answers: the database (the start's integrity check, a read, and the file still
+ * being the one opened), the blob folder (present, and writable: a file is created and removed),
+ * and the disk's free space against the reserve. Measured at most once a second (by the injected
+ * clock); requests in between share the last report.
+ */
+export class DataHealth {
+  private cached: { at: number; report: Promise<HealthReport> } | undefined;
+  private readonly inode: number;
+  private readonly probe;
+
+  constructor(private readonly d: DataHealthDeps) {
+    this.inode = statSync(d.databaseFile).ino;
+    this.probe = d.raw.prepare('SELECT count(*) FROM schema_migrations').pluck();
+  }
+
+  report(): Promise<HealthReport> {
+    const now = this.d.clock.now().getTime();
+    if (this.cached && now >= this.cached.at && now - this.cached.at < FRESH_MS) return this.cached.report;
+    const report = this.measure();
+    this.cached = { at: now, report };
+    return report;
+  }
+
+  private async measure(): Promise<HealthReport> {
+    const [database, blobs, disk] = await Promise.all([this.database(), this.blobs(), this.disk()]);
+    const status = database.status === 'failing' || blobs.status === 'failing' ? 'failing' : disk.status === 'low' ? 'degraded' : 'ok';
+    return { status, checks: { database, blobs, disk } };
+  }
+
+  private async database(): Promise<Check> {
+    const integrity = this.d.integrity.state;
+    if (integrity.state === 'damaged') {
+      return failing(`The database is damaged: PRAGMA quick_check reports ${integrity.problems.slice(0, 3).join('; ')}. ${DAMAGED_DATABASE_HINT}`);
+    }
+    try {
+      if ((await stat(this.d.databaseFile)).ino !== this.inode) {
+        return failing('The database file boxyard.db was replaced while the daemon runs: what it serves is no longer what is on disk. Restart the daemon.');
+      }
+      this.probe.get();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        return failing('The database file boxyard.db is gone from the data folder (deleted, or its disk unmounted). Stop the daemon and restore the data folder from a backup.');
+      }
+      const what = isDatabaseDamage(err) ? `is damaged (${reason(err)}). ${DAMAGED_DATABASE_HINT}` : `cannot be read (${reason(err)}).`;
+      return failing(`The database ${what}`);
+    }
+    return integrity.state === 'checking' ? { status: 'checking' } : { status: 'ok' };
+  }
+
+  private async blobs(): Promise<Check> {
+    const blobs = join(this.d.dataDir, 'blobs', 'sha256');
+    const uploads = join(this.d.dataDir, 'uploads');
+    for (const [dir, name] of [[blobs, 'blobs/sha256'], [uploads, 'uploads']]) {
+      const s = await stat(dir).catch(() => null);
+      if (!s?.isDirectory()) return failing(`The folder ${name} is missing from the data folder (deleted, or its disk unmounted): stored box files cannot be served. Stop the daemon and restore the data folder from a backup.`);
+    }
+    try {
+      await access(blobs, constants.W_OK);
+      const probe = join(uploads, PROBE);
+      await writeFile(probe, '', { mode: 0o600 });
+      await unlink(probe);
+    } catch (err) {
+      return failing(`The blob folder cannot be written (${reason(err)}): uploads and mirrors fail. Check the data folder's disk (read-only, or its owner and modes).`);
+    }
+    return { status: 'ok' };
+  }
+
+  private async disk(): Promise<Check> {
+    const reserve = this.d.space.reserveBytes;
+    if (reserve === 0) return { status: 'ok' };
+    const free = await this.d.space.free().catch(() => Infinity);
+    if (free >= reserve) return { status: 'ok' };
+    return {
+      status: 'low',
+      detail: `The data folder's disk has ${humanBytes(free)} free, less than the ${humanBytes(reserve)} kept in reserve (BOXYARD_DISK_RESERVE_MB): uploads, imports, mirror and cache downloads are refused; everything stored is still served.`,
+    };
+  }
+}
