@@ -3,6 +3,13 @@ import { randomBytes, scryptSync } from 'node:crypto';
 import { startTestDaemon, ADMIN, type TestDaemon } from './helpers/daemon';
 import { countingHasher, postFrom } from './helpers/from-address';
 import { PASSWORD_PARAMS, type ScryptParams } from '../daemon/src/lib/crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { loadConfig } from '../daemon/src/config';
+import { startDaemon } from '../daemon/src/main';
+import { HttpClient } from './helpers/http';
 
 // Issue 10, "Sign-in and accounts": limits counted before the hash, per address, address+account
 // and account; the same work for unknown logins; the scrypt cost and rehashing.
@@ -114,5 +121,26 @@ describe('password hashes', () => {
     expect(await hashOf('legacy')).toMatch(/^\$scrypt\$ln=14,r=8,p=5\$/);
     expect((await login('127.0.0.11', 'legacy', 'legacy-old-password')).status).toBe(200);
     expect((await login('127.0.0.11', 'legacy', 'wrong-old-password')).status).toBe(401);
+  });
+});
+
+describe('the first administrator', () => {
+  it('gets a generated password of 24 characters, or refuses a chosen one under 12', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'boxyard-first-'));
+    try {
+      const config = loadConfig({}, { dataDir, host: '127.0.0.1', port: 0, requestsPerMinute: 0, maxConnectionsPerAddress: 100_000 });
+      const short = loadConfig({}, { ...config, dataDir: join(dataDir, 'short'), adminPassword: 'elevenchars' });
+      await expect(startDaemon(short, { log: pino({ level: 'silent' }) })).rejects.toThrow(/BOXYARD_ADMIN_PASSWORD .*at least 12 characters/);
+      const first = await startDaemon(config, { log: pino({ level: 'silent' }) });
+      try {
+        expect(first.generatedAdminPassword).toMatch(/^[\w-]{24}$/);
+        const r = await new HttpClient(first.url).post('/api/v1/authenticate', { user: { login: 'admin', password: first.generatedAdminPassword } });
+        expect(r.status).toBe(200);
+      } finally {
+        await first.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -4,7 +4,7 @@ import { ConflictError, ForbiddenError, LastAdminError, LastOwnerError, NotFound
 import type { AttemptGuard } from '../http/rate-limit';
 import { isUniqueViolation } from '../registry/box-query';
 import { AccountRepository, nameKey, type Db, type OrganizationRow, type UserRow } from './repository';
-import type { PasswordService, Proof } from './passwords';
+import { checkPasswordPolicy, type PasswordService, type Proof } from './passwords';
 
 /** Who is calling: a user reached through an API token, or nobody. */
 export type Principal = { user: UserRow; tokenId: string } | null;
@@ -74,6 +74,7 @@ export class AccountService {
   /** First run: creates the administrator when there are no users. Returns the password if generated. */
   async ensureAdmin(username: string, password: string | undefined): Promise<{ created: boolean; generatedPassword?: string }> {
     if ((await this.repo.countUsers()) > 0) return { created: false };
+    if (password !== undefined) checkPasswordPolicy(password, 'BOXYARD_ADMIN_PASSWORD (the first administrator\'s password)');
     // 18 random bytes: 24 characters, past the 12-character minimum.
     const pw = password ?? this.ids.secret(18);
     await this.createUser({ username, password: pw, admin: true });
