@@ -8,6 +8,7 @@ import { validated } from '../http/validate';
 import type { ProviderRef } from '../registry/access';
 import type { BlobRef, BlobStore } from './blob-store';
 import { parseRange } from './byte-range';
+import { isClientGone } from './send-range';
 import type { RegistryForBlobs } from './upload-service';
 
 export interface DownloadRouteDeps {
@@ -61,12 +62,19 @@ async function send(ctx: Context, d: DownloadRouteDeps, blob: BlobRef, boxId: st
   try {
     await d.blobStore.send(blob.sha256, range, ctx.res);
   } catch (err) {
+    // A client that stops a download (Ctrl-C, a lost link, curl's retry) is normal: one quiet
+    // line without a stack, whether or not the headers had gone out.
+    if (isClientGone(err, ctx.res)) {
+      d.log.debug({ path: ctx.path, reason: (err as Error).message }, 'download ended early: the client went away');
+      ctx.res.destroy();
+      return;
+    }
     // Nothing sent yet (the file could not be opened): an error answer as usual.
     if (!ctx.res.headersSent) {
       ctx.respond = true;
       throw err;
     }
-    d.log.debug({ err }, 'download ended early');
+    d.log.warn({ err, path: ctx.path }, 'download failed after its headers were sent');
     ctx.res.destroy();
   }
 }

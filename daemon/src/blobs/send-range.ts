@@ -2,6 +2,20 @@ import type { FileHandle } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import type { ByteRange } from './blob-store';
 
+/** The response was closed under the download: the client went away (normal, not a failure). */
+export class ClientGoneError extends Error {
+  readonly code = 'ERR_CLIENT_GONE';
+  constructor() { super('the client went away'); }
+}
+
+/** Write errors of a connection the client closed or reset. */
+const GONE_CODES = new Set(['ERR_CLIENT_GONE', 'ECONNRESET', 'EPIPE', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+/** Whether a download failed because its client went away rather than for a reason of ours. */
+export function isClientGone(err: unknown, out: Writable): boolean {
+  return out.destroyed || GONE_CODES.has((err as NodeJS.ErrnoException | undefined)?.code ?? '');
+}
+
 /**
  * Writes bytes `range` of an open file to `out` (an HTTP response) through two buffers used
  * over and over: a buffer is read into again only once its last write has completed (the write
@@ -16,7 +30,7 @@ export async function sendRange(file: FileHandle, range: ByteRange, out: Writabl
   let pos = range.start;
   for (let i = 0; pos <= range.end; i ^= 1) {
     await writing[i];
-    if (out.destroyed) throw new Error('the client went away');
+    if (out.destroyed) throw new ClientGoneError();
     const { bytesRead } = await file.read(buffers[i], 0, Math.min(chunk, range.end - pos + 1), pos);
     if (bytesRead === 0) throw new Error(`the file ended at byte ${pos}, before byte ${range.end}`);
     pos += bytesRead;
