@@ -1,14 +1,17 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, renameSync, rmdirSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../daemon/src/lib/clock';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { publishHosted } from './helpers/mirror';
 import { spawnDaemon } from './helpers/spawn-daemon';
 
-const HINT = /Stop the daemon, keep a copy of the data folder as it is, run `boxyard check --data DIR` to see what is affected, and restore the last backup into a new folder \(`boxyard restore BACKUP --data NEWDIR`\)\./;
+const BIN = fileURLToPath(new URL('../bin/boxyard.mjs', import.meta.url));
+const HINT = /Stop the daemon, keep a copy of the data folder as it is, run `boxyard check --data DIR` to see what is affected, and restore the last backup into a new folder \(`boxyard restore --data NEWDIR BACKUP`\)\./;
 
 describe('/healthz', () => {
   const clock = new ManualClock(new Date());
@@ -81,15 +84,15 @@ describe('/healthz', () => {
   });
 });
 
-/** A data folder whose database has one table's page overwritten (the boxes table's root). */
-async function damagedFolder(): Promise<string> {
+/** A data folder whose database has one table's root page overwritten. */
+async function damagedFolder(table = 'boxes'): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'boxyard-damaged-'));
   const d = await startTestDaemon({ dataDir });
   const http = d.http.withToken(d.adminToken);
   await http.post('/api/boxyard/organizations', { organization: { name: 'acme' } });
   await publishHosted(http, 'acme', 'one', '1.0.0', randomBytes(1000));
   const raw = d.deps.store.raw;
-  const page = raw.prepare("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = 'boxes'").pluck().get() as number;
+  const page = raw.prepare("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(table) as number;
   const size = raw.pragma('page_size', { simple: true }) as number;
   await d.stop();
   const fd = openSync(join(dataDir, 'boxyard.db'), 'r+');
@@ -100,7 +103,7 @@ async function damagedFolder(): Promise<string> {
 describe('a damaged database', () => {
   const folders: string[] = [];
   afterAll(() => { for (const f of folders) rmSync(f, { recursive: true, force: true }); });
-  const folder = async () => { const f = await damagedFolder(); folders.push(f); return f; };
+  const folder = async (table?: string) => { const f = await damagedFolder(table); folders.push(f); return f; };
 
   it('stops the start, saying what SQLite found and what to do', async () => {
     const dataDir = await folder();
@@ -115,6 +118,14 @@ describe('a damaged database', () => {
     expect(err?.message).toMatch(/daemon exited with 1/);
     expect(err?.message).toMatch(/boxyard: The database .* is damaged \(/);
     expect(err?.message).toMatch(HINT);
+  });
+
+  it('fails a CLI command that meets it with the same advice', async () => {
+    const dataDir = await folder('users');
+    const r = spawnSync(process.execPath, [BIN, 'user', 'list', '--data', dataDir], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^boxyard: Boxyard's database is damaged \(SQLITE_CORRUPT\w*: .+\), so this could not be done\. /);
+    expect(r.stderr).toMatch(HINT);
   });
 
   it('stops the start when the file is not a database at all', async () => {
@@ -141,7 +152,7 @@ describe('a damaged database', () => {
       expect(r.json.checks.database.detail).toMatch(HINT);
       const search = await d.http.get('/api/v1/search?q=one');
       expect(search.status).toBe(500);
-      expect(search.json).toEqual({ errors: [expect.stringMatching(/^Boxyard's database is damaged \(SQLITE_CORRUPT\w*\), so this request failed\. Stop the daemon/)], success: false });
+      expect(search.json).toEqual({ errors: [expect.stringMatching(/^Boxyard's database is damaged \(SQLITE_CORRUPT\w*: .+\), so this could not be done\. Stop the daemon/)], success: false });
     } finally {
       await d.stop();
     }

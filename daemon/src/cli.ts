@@ -10,6 +10,7 @@ import { importCommand } from './mirror/cli-import';
 import { exportCommand } from './mirror/cli-export';
 import { dataCommands } from './data/cli-data';
 import { accountCommands } from './auth/cli-accounts';
+import { damagedDatabaseError } from './store/storage-errors';
 
 /** Global options every command shares; env BOXYARD_* fills what flags leave out. */
 const withDataOptions = (c: Command) =>
@@ -97,6 +98,8 @@ export function buildCli(): Command {
 }
 
 buildCli().parseAsync(process.argv).catch((err: unknown) => {
-  process.stderr.write(`boxyard: ${err instanceof Error ? err.message : String(err)}\n`);
+  // A damaged database met outside the start's check (a CLI command, a page the check had not reached) says what to do.
+  const message = damagedDatabaseError(err)?.message ?? (err instanceof Error ? err.message : String(err));
+  process.stderr.write(`boxyard: ${message}\n`);
   process.exit(1);
 });

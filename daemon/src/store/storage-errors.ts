@@ -3,7 +3,7 @@ import { AppError, InsufficientStorageError } from '../http/errors';
 export const FREE_SPACE_HINT = 'Free space on that disk (delete boxes or versions nobody uses, or move the data folder to a larger disk), then try again.';
 
 /** What to do about a damaged database, in every message that reports one. */
-export const DAMAGED_DATABASE_HINT = 'Stop the daemon, keep a copy of the data folder as it is, run `boxyard check --data DIR` to see what is affected, and restore the last backup into a new folder (`boxyard restore BACKUP --data NEWDIR`).';
+export const DAMAGED_DATABASE_HINT = 'Stop the daemon, keep a copy of the data folder as it is, run `boxyard check --data DIR` to see what is affected, and restore the last backup into a new folder (`boxyard restore --data NEWDIR BACKUP`).';
 
 const errnoOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | undefined)?.code;
 
@@ -29,8 +29,8 @@ export function diskFullError(err: unknown): InsufficientStorageError | undefine
   return undefined;
 }
 
-/** A request that failed on a damaged database: still a 500, but saying what is wrong and what to do. */
+/** A request (or CLI command) that failed on a damaged database: still a 500, but saying what is wrong and what to do. */
 export function damagedDatabaseError(err: unknown): AppError | undefined {
   if (!isDatabaseDamage(err)) return undefined;
-  return new AppError('internal', `Boxyard's database is damaged (${errnoOf(err)}), so this request failed. ${DAMAGED_DATABASE_HINT}`);
+  return new AppError('internal', `Boxyard's database is damaged (${errnoOf(err)}: ${(err as Error).message}), so this could not be done. ${DAMAGED_DATABASE_HINT}`);
 }
