@@ -67,6 +67,11 @@ describe.skipIf(!haveChromium)('web UI security in headless Chromium', () => {
     const tokens = await page.evaluate(() => fetch('/api/boxyard/tokens').then((r) => r.text()));
     expect(tokens).toContain('Boxyard web UI session');
     expect(tokens).not.toContain(cookie.value);
+    // A token an older UI left in localStorage is removed when the page loads.
+    await page.evaluate(() => localStorage.setItem('boxyard.token', 'left-by-an-older-ui'));
+    await page.reload();
+    await page.locator('.topbar .who', { hasText: ADMIN.username }).waitFor();
+    expect(await page.evaluate(() => localStorage.getItem('boxyard.token'))).toBeNull();
   });
 
   it('refuses injected inline script and inline event handlers (CSP), and reports them', async () => {

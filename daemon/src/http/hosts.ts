@@ -83,11 +83,16 @@ export class AllowedHosts {
  * not sent by a browser and names no host to reflect: it passes.
  */
 export function hostCheck(allowed: AllowedHosts): Middleware {
+  // Every request passes here: Host headers already allowed are remembered (a few per daemon).
+  const known = new Set<string>();
   return (ctx, next) => {
     const header = ctx.get('host');
-    if (header === '') return next();
+    if (header === '' || known.has(header)) return next();
     const host = hostOfHeader(header);
-    if (host !== undefined && allowed.allows(host)) return next();
+    if (host !== undefined && allowed.allows(host)) {
+      if (known.size < 256) known.add(header);
+      return next();
+    }
     throw new AppError(
       'misdirected',
       `This Boxyard daemon does not answer to the host ${JSON.stringify(header.slice(0, 300))}. Use its public URL or an address it listens on, ` +

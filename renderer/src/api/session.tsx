@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useMemo, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, type ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, makeFetcher, type Fetcher } from './client';
 import { currentSession, logout, type SelfUser } from './accounts';
@@ -29,6 +29,7 @@ export function useSession(): Session {
 export const useApi = (): Fetcher => useSession().api;
 
 const SESSION_KEY = ['session'];
+const LEGACY_TOKEN_KEY = 'boxyard.token';
 
 /**
  * The session lives in an httpOnly cookie the page cannot read: who is signed in is asked of the
@@ -36,6 +37,8 @@ const SESSION_KEY = ['session'];
  */
 export function SessionProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
+  // Before the cookie session, the UI kept its API token in localStorage: leave no secret there.
+  useEffect(() => { localStorage.removeItem(LEGACY_TOKEN_KEY); }, []);
   const endLocally = useCallback(() => {
     queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== SESSION_KEY[0] });
     queryClient.setQueryData(SESSION_KEY, null);
