@@ -129,7 +129,7 @@ describe('boxyard backup', () => {
     expectPrivate(dest);
   });
 
-  it('refuses a folder that is not empty, and one inside the data folder, writing nothing', async () => {
+  it('refuses a folder that is not empty, one inside the data folder, and a data folder without a database, writing nothing', async () => {
     const full = join(tmp, 'full');
     mkdirSync(full);
     writeFileSync(join(full, 'notes.txt'), 'mine');
@@ -143,6 +143,12 @@ describe('boxyard backup', () => {
     expect(r2.code).toBe(1);
     expect(r2.stderr).toMatch(/is inside the data folder .*: choose a folder outside it/);
     expect(existsSync(inside)).toBe(false);
+
+    const none = join(tmp, 'no-data');
+    const r3 = await runCli(['backup', '--data', none, join(tmp, 'of-nothing')]);
+    expect(r3.code).toBe(1);
+    expect(r3.stderr).toBe(`boxyard: There is no database at ${join(none, 'boxyard.db')}: is this a Boxyard data folder (--data)?\n`);
+    expect(existsSync(join(tmp, 'of-nothing'))).toBe(false);
   });
 
   it('fails on a corrupt or missing blob with what to do, leaving nothing that looks like a backup', async () => {

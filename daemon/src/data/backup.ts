@@ -52,11 +52,14 @@ const LEFT_OUT: Record<string, string> = {
 export async function backup(opts: BackupOptions): Promise<BackupSummary> {
   const inData = relative(resolve(opts.dataDir), resolve(opts.dest));
   if (inData === '' || (!inData.startsWith('..') && !isAbsolute(inData))) throw new Error(`The backup folder ${opts.dest} is inside the data folder ${opts.dataDir}: choose a folder outside it (another disk, ideally).`);
-  const undo = await claimEmptyFolder(opts.dest, 'The backup folder');
+  // Opening takes no snapshot yet (step 2 does); it says so at once when DIR holds no database.
+  const live = openDataDb(opts.databaseFile, { readonly: true });
+  let undo = async () => {};
   try {
+    undo = await claimEmptyFolder(opts.dest, 'The backup folder');
     const files: BackupFile[] = [];
     const skipped = await copyTopLevelFiles(opts, files);
-    const { snapshots, blobs } = await copyConsistent(opts);
+    const { snapshots, blobs } = await copyConsistent(opts, live);
     const dbName = basename(opts.databaseFile);
     files.push({ path: dbName, ...(await hashedAs(join(opts.dest, dbName))) });
     for (const [sha256, size] of blobs) files.push({ path: blobEntry(sha256), sha256, size });
@@ -69,6 +72,8 @@ export async function backup(opts: BackupOptions): Promise<BackupSummary> {
   } catch (err) {
     await undo().catch(() => undefined);
     throw err;
+  } finally {
+    await live.close();
   }
 }
 
@@ -98,34 +103,29 @@ async function copyTopLevelFiles(opts: BackupOptions, into: BackupFile[]): Promi
 }
 
 /** Steps 2 and 3: snapshots until one whose every blob was copied. */
-async function copyConsistent(opts: BackupOptions): Promise<{ snapshots: number; blobs: Map<string, number> }> {
+async function copyConsistent(opts: BackupOptions, live: DataDb): Promise<{ snapshots: number; blobs: Map<string, number> }> {
   const source = new FsBlobStore(opts.dataDir);
   const target = new FsBlobStore(opts.dest);
   const copied = new Map<string, number>();
-  const live = openDataDb(opts.databaseFile, { readonly: true });
-  try {
-    for (let attempt = 1; ; attempt++) {
-      const names = await snapshot(live, join(opts.dest, basename(opts.databaseFile)));
-      await opts.onSnapshot?.(attempt);
-      const gone: string[] = [];
-      for (const sha256 of names) {
-        if (copied.has(sha256)) continue;
-        const got = await copyBlob(source.blobPath(sha256), target.blobPath(sha256), opts.dataDir);
-        if (got === null) gone.push(sha256);
-        else copied.set(sha256, got.size);
-      }
-      if (!gone.length) {
-        // Blobs an earlier snapshot named and this one does not: not part of the backup.
-        for (const sha256 of copied.keys()) if (!names.has(sha256)) { await rm(target.blobPath(sha256)); copied.delete(sha256); }
-        return { snapshots: attempt, blobs: copied };
-      }
-      await failIfStillNamed(live, gone, opts.dataDir);
-      if (attempt >= (opts.attempts ?? 5)) {
-        throw new Error(`Blobs kept disappearing while ${opts.dataDir} was copied (${attempt} tries): boxes are being deleted faster than a backup completes. Run the backup again at a quieter time.`);
-      }
+  for (let attempt = 1; ; attempt++) {
+    const names = await snapshot(live, join(opts.dest, basename(opts.databaseFile)));
+    await opts.onSnapshot?.(attempt);
+    const gone: string[] = [];
+    for (const sha256 of names) {
+      if (copied.has(sha256)) continue;
+      const got = await copyBlob(source.blobPath(sha256), target.blobPath(sha256), opts.dataDir);
+      if (got === null) gone.push(sha256);
+      else copied.set(sha256, got.size);
     }
-  } finally {
-    await live.close();
+    if (!gone.length) {
+      // Blobs an earlier snapshot named and this one does not: not part of the backup.
+      for (const sha256 of copied.keys()) if (!names.has(sha256)) { await rm(target.blobPath(sha256)); copied.delete(sha256); }
+      return { snapshots: attempt, blobs: copied };
+    }
+    await failIfStillNamed(live, gone, opts.dataDir);
+    if (attempt >= (opts.attempts ?? 5)) {
+      throw new Error(`Blobs kept disappearing while ${opts.dataDir} was copied (${attempt} tries): boxes are being deleted faster than a backup completes. Run the backup again at a quieter time.`);
+    }
   }
 }
 
