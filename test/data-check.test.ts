@@ -219,7 +219,7 @@ describe('boxyard check on a stopped data folder', () => {
       const r = await check(dir, ...flags);
       expect(r.code).toBe(1);
       expect(r.stdout).toContain(`problem: The database ${file} is damaged (`);
-      expect(r.stdout).toContain('Repair cannot fix that: stop the daemon and restore a backup (boxyard restore).');
+      expect(r.stdout).toContain('Repair cannot fix that: stop the daemon, keep a copy of the data folder as it is, and restore the last backup into a new folder (boxyard restore --data NEWDIR BACKUP).');
       expect(r.stdout).toContain('the database cannot be repaired: stop the daemon and restore a backup');
     }
     const b2 = await runCli(['backup', '--data', dir, join(tmp, 'of-damaged')]);

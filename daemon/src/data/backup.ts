@@ -4,7 +4,9 @@ import { FsBlobStore } from '../blobs/fs-blob-store';
 import { hashFile } from '../mirror/cli-files';
 import { VERSION } from '../version';
 import { damageOf, openDataDb, type DataDb } from './database';
-import { claimEmptyFolder, copyHashed, fsyncTree, PRIVATE_FILE, type Hashed } from './files';
+import { PRIVATE_FILE } from '../store/data-folder';
+import { DAMAGED_DATABASE_HINT } from '../store/storage-errors';
+import { claimEmptyFolder, copyHashed, fsyncTree, type Hashed } from './files';
 import { blobEntry, writeManifest, type BackupFile } from './manifest';
 import { DataRepository } from './repository';
 
@@ -140,7 +142,7 @@ async function snapshot(live: DataDb, file: string): Promise<Set<string>> {
     copy.raw.pragma('journal_mode = DELETE');
     const damage = damageOf(copy.raw);
     if (damage.length) {
-      throw new Error(`The database ${live.raw.name} is damaged (${damage.slice(0, 3).join('; ')}), so a backup of it would be too. Run boxyard check, and restore an earlier backup.`);
+      throw new Error(`The database ${live.raw.name} is damaged (${damage.slice(0, 3).join('; ')}), so a backup of it would be too. ${DAMAGED_DATABASE_HINT}`);
     }
     return await new DataRepository(copy.db).referencedDigests();
   } finally {

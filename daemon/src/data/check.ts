@@ -103,7 +103,7 @@ class CheckRun {
   async run(): Promise<CheckReport> {
     const damage = damageOf(this.data.raw);
     if (damage.length) {
-      this.told(this.report(`The database ${this.opts.databaseFile} is damaged (${damage.slice(0, 3).join('; ')}). Repair cannot fix that: stop the daemon and restore a backup (boxyard restore).`));
+      this.told(this.report(`The database ${this.opts.databaseFile} is damaged (${damage.slice(0, 3).join('; ')}). Repair cannot fix that: stop the daemon, keep a copy of the data folder as it is, and restore the last backup into a new folder (boxyard restore --data NEWDIR BACKUP).`));
     }
     for await (const b of this.store.list()) await this.scan(b.sha256);
     if (damage.length) return this.finish(this.problems.length, 0, true);

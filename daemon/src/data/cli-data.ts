@@ -51,7 +51,7 @@ export function dataCommands(program: Command, configOf: ConfigOf): void {
         if (repair && found) print('repaired: everything left is consistent');
         return;
       }
-      if (r.databaseDamaged) print(`the database cannot be repaired: stop the daemon and restore a backup (boxyard restore --data NEW_FOLDER BACKUP)`);
+      if (r.databaseDamaged) print(`the database cannot be repaired: stop the daemon and restore a backup (boxyard restore --data NEWDIR BACKUP)`);
       else if (repair) print(`${r.unresolved} problem${r.unresolved === 1 ? '' : 's'} left that repair could not fix`);
       else print(`to repair: boxyard check --data ${config.dataDir} --repair (see README "Backup, restore and check")`);
       process.exitCode = 1;

@@ -4,6 +4,7 @@ import { chmod, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { PRIVATE_DIR, PRIVATE_FILE } from '../store/data-folder';
 
 /*
  * File helpers of backup, restore and check (hashing a file alone: mirror/cli-files.ts hashFile).
@@ -13,8 +14,6 @@ import { pipeline } from 'node:stream/promises';
  */
 
 const CHUNK = 1024 * 1024;
-export const PRIVATE_DIR = 0o700;
-export const PRIVATE_FILE = 0o600;
 
 export interface Hashed {
   sha256: string;

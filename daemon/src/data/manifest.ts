@@ -2,7 +2,8 @@ import { open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { describeIssues } from '../http/validate';
-import { fsyncPath, PRIVATE_FILE } from './files';
+import { PRIVATE_FILE } from '../store/data-folder';
+import { fsyncPath } from './files';
 
 /** Written last into a backup folder: a folder without it is not a (complete) backup. */
 export const BACKUP_MANIFEST = 'boxyard-backup.json';
