@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
-import { connectionSettings, openFileLimit } from './connections';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { clientIdle, connectionSettings, openFileLimit } from './connections';
 
 const config = (env: Record<string, string> = {}) => loadConfig(env, { dataDir: '/tmp/x' });
 
@@ -33,5 +34,27 @@ describe('connection settings', () => {
     writeFileSync(join(dir, 'limits'), 'Limit                     Soft Limit           Hard Limit           Units\nMax open files            1024                 524288               files\n');
     expect(openFileLimit(join(dir, 'limits'))).toBe(1024);
     expect(openFileLimit(join(dir, 'missing'))).toBeUndefined();
+  });
+});
+
+describe('an idle connection', () => {
+  const inFlight = (req: { complete: boolean; paused?: boolean; buffered?: number }, res: { headersSent: boolean }) => ({
+    req: { complete: req.complete, isPaused: () => req.paused ?? false, readableLength: req.buffered ?? 0 } as unknown as IncomingMessage,
+    res: res as unknown as ServerResponse,
+  });
+
+  it('is dropped when its client stopped sending a body it reads, or stopped reading an answer, or after an answer', () => {
+    expect(clientIdle(inFlight({ complete: false }, { headersSent: false }))).toBe(true);
+    expect(clientIdle(inFlight({ complete: true }, { headersSent: true }))).toBe(true);
+  });
+
+  it('is kept while the daemon is behind: a body it paused or has not read yet, a whole request it works on', () => {
+    expect(clientIdle(inFlight({ complete: false, paused: true }, { headersSent: false }))).toBe(false);
+    expect(clientIdle(inFlight({ complete: false, buffered: 65536 }, { headersSent: false }))).toBe(false);
+    expect(clientIdle(inFlight({ complete: true }, { headersSent: false }))).toBe(false);
+  });
+
+  it('before any request is left to the headers deadline (408)', () => {
+    expect(clientIdle(undefined)).toBe(false);
   });
 });

@@ -49,24 +49,29 @@ export function connectionSettings(c: ConnectionConfig, { fdLimit }: { fdLimit: 
   };
 }
 
+type InFlight = { req: IncomingMessage; res: ServerResponse };
+
 /**
- * When a connection has moved no byte for `bodyIdleMs` (or, between requests, `keepAliveMs`):
- * drop it if a request body is still coming (a stalled upload or trickled JSON), an answer is
- * not being read (a stalled download) or it is idle after an answer, but not while the daemon
- * itself works on a whole request (fsyncing a multi-gigabyte upload
- * may take longer than the idle time, and its client waits for the answer).
+ * Whether a connection that moved no byte for `bodyIdleMs` (or, between requests, `keepAliveMs`)
+ * is the client's fault and is dropped: a request body that stopped coming (a stalled upload or
+ * trickled JSON), an answer nobody reads (a stalled download), idleness after an answer. Not
+ * when the daemon itself is behind: it works on a whole request (fsyncing a multi-gigabyte upload
+ * may take longer than the idle time, and its client waits for the answer) or has stopped reading
+ * a body its disk or hashing cannot keep up with. Before any request the headers deadline answers.
  */
+export function clientIdle(r: InFlight | undefined): boolean {
+  if (!r) return false;
+  if (!r.req.complete) return !(r.req.isPaused() || r.req.readableLength > 0);
+  return r.res.headersSent;
+}
+
 function idlePolicy(server: Server): void {
-  const current = new WeakMap<Socket, { req: IncomingMessage; res: ServerResponse }>();
+  const current = new WeakMap<Socket, InFlight>();
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     current.set(req.socket, { req, res });
   });
   server.on('timeout', (socket: Socket) => {
-    const r = current.get(socket);
-    // No request yet: the headers deadline answers it (408), whichever timer runs out first.
-    if (!r) return;
-    if (r.req.complete && !r.res.headersSent) return;
-    socket.destroy();
+    if (clientIdle(current.get(socket))) socket.destroy();
   });
 }
 
