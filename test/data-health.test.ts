@@ -107,14 +107,15 @@ describe('a damaged database', () => {
 
   it('stops the start, saying what SQLite found and what to do', async () => {
     const dataDir = await folder();
-    const err = await startTestDaemon({ dataDir }).then(() => null, (e: Error) => e);
+    // Waited for as long as it takes (a busy machine is slower than the default 500 ms).
+    const err = await startTestDaemon({ dataDir, config: { startCheckWaitMs: 60_000 } }).then(() => null, (e: Error) => e);
     expect(err?.message).toMatch(new RegExp(`^The database ${join(dataDir, 'boxyard.db').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is damaged \\((database disk image is malformed|.*page.*)\\)\\. `));
     expect(err?.message).toMatch(HINT);
   });
 
   it('stops `boxyard serve` with exit code 1 and the same words', async () => {
     const dataDir = await folder();
-    const err = await spawnDaemon({ dataDir }).then(() => null, (e: Error) => e);
+    const err = await spawnDaemon({ dataDir, env: { BOXYARD_START_CHECK_WAIT_MS: '60000' } }).then(() => null, (e: Error) => e);
     expect(err?.message).toMatch(/daemon exited with 1/);
     expect(err?.message).toMatch(/boxyard: The database .* is damaged \(/);
     expect(err?.message).toMatch(HINT);
