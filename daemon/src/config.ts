@@ -56,7 +56,7 @@ export const Config = z.object({
   /** Free space (MiB) kept on the data folder's disk: uploads, mirror and cache downloads that would eat into it are refused (507); 0 switches the check off. */
   diskReserveMb: intFrom(0, 10_000_000).default(512),
   /** How long start waits for the database's integrity check (`PRAGMA quick_check`) before serving while it finishes in the background. */
-  startCheckWaitMs: intFrom(0, 600_000).default(500),
+  startCheckWaitMs: intFrom(0, 600_000).default(300),
   /** A request's headers must arrive within this many seconds (slowloris); answered 408 otherwise. */
   headersTimeoutSeconds: z.coerce.number().positive().max(3600).default(20),
   /** A request body (an upload, an import, JSON) that sends no byte for this long is dropped. Idle, never total: a slow link may take hours. */
