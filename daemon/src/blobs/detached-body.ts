@@ -21,6 +21,10 @@ export function detachedBody(body: Readable, highWaterMark: number): DetachedBod
     source,
     release() {
       stop();
+      // An error already on its way (the client aborting, the copy being destroyed) must still
+      // find a listener once `finished`'s are gone: an unheard 'error' would end the daemon.
+      body.on('error', () => undefined);
+      source.on('error', () => undefined);
       body.unpipe(source);
       if (!body.destroyed) body.resume();
     },
