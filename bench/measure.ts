@@ -111,8 +111,6 @@ export async function startDaemon(dataDir: string, opts: { env?: Record<string, 
       ...process.env,
       BOXYARD_ADMIN_USERNAME: ADMIN.username, BOXYARD_ADMIN_PASSWORD: ADMIN.password,
       BOXYARD_LOG_LEVEL: 'warn', BOXYARD_REQUESTS_PER_MINUTE: '0', BOXYARD_LOGIN_ATTEMPTS: '1000',
-      // 1,000 agents (and wrk, curl) all connect from 127.0.0.1: the per-address cap (default 128) is lifted.
-      BOXYARD_MAX_CONNECTIONS_PER_ADDRESS: '100000',
       ...opts.env,
     },
   });

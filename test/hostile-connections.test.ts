@@ -137,6 +137,45 @@ describe('connection caps', () => {
     await until(async () => (await rawGet(d.url, '/healthz', FLOODER)).status === 200);
   });
 
+  /** A keep-alive connection from `address` that has had one answer and now sits idle. */
+  const idleConnection = async (address: string): Promise<RawConnection> => {
+    const c = await rawConnect(d.url, address);
+    c.socket.write(`GET /healthz HTTP/1.1\r\nHost: ${new URL(d.url).host}\r\n\r\n`);
+    await until(async () => {
+      const a = parseAnswer(c.received());
+      return a.status !== 0 && a.body.length >= Number(a.headers['content-length'] ?? 0) && a.body.length > 0;
+    });
+    expect(parseAnswer(c.received()).status).toBe(200);
+    return c;
+  };
+
+  it('does not count idle keep-alive connections against an address (agents behind one address keep theirs)', async () => {
+    const agents: RawConnection[] = [];
+    for (let i = 0; i < 25; i++) agents.push(await idleConnection('127.0.0.8'));
+    held.push(...agents);
+    expect(agents.filter((c) => c.socket.destroyed)).toEqual([]);
+    // Each can report again on its own connection, and the address still opens new ones.
+    agents[0].socket.write(`GET /healthz HTTP/1.1\r\nHost: ${new URL(d.url).host}\r\nConnection: close\r\n\r\n`);
+    expect(parseAnswer((await agents[0].closed).split('HTTP/1.1').slice(-1)[0].replace(/^/, 'HTTP/1.1')).status).toBe(200);
+    expect((await rawGet(d.url, '/healthz', '127.0.0.8')).status).toBe(200);
+    for (const c of agents) c.socket.destroy();
+  });
+
+  it('makes room at the total cap by closing the longest-idle connection', async () => {
+    const first: RawConnection[] = [];
+    for (let i = 0; i < 30; i++) first.push(await idleConnection('127.0.0.9'));
+    held.push(...first);
+    const later: RawConnection[] = [];
+    for (let i = 0; i < 15; i++) later.push(await idleConnection('127.0.0.10'));
+    held.push(...later);
+    // 45 connections wanted, 40 allowed: the five idle longest were closed, every newer one served.
+    await until(async () => first.filter((c) => c.socket.destroyed).length === 5);
+    expect(first.slice(0, 5).every((c) => c.socket.destroyed)).toBe(true);
+    expect(first.slice(5).some((c) => c.socket.destroyed)).toBe(false);
+    expect(later.some((c) => c.socket.destroyed)).toBe(false);
+    for (const c of [...first, ...later]) c.socket.destroy();
+  });
+
   it('refuses connections over the total cap from any address', async () => {
     const addresses = ['127.0.0.3', '127.0.0.4', '127.0.0.5', '127.0.0.6'];
     const open = await Promise.all(addresses.flatMap((a) => Array.from({ length: 10 }, () => rawConnect(d.url, a))));

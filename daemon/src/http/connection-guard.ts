@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 
@@ -22,14 +22,26 @@ function refusal(message: string): string {
     + `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
+/** A connection the guard counts: busy from its start until an answer ends, idle between requests. */
+interface Tracked { socket: Socket; address: string; idle: boolean; gone: boolean }
+
 /**
- * Caps open connections per client address and in all, before Node's HTTP parser sees them: a
- * socket over a cap is answered 503 (Retry-After, Connection: close) and closed, without a request
- * being read, so one address flooding (slowloris) cannot take the descriptors everyone else needs.
- * Addresses are counted exactly as the socket reports them (on a LAN, IPv6 hosts share one /64).
+ * Caps connections before Node's HTTP parser sees them, so one address flooding (slowloris)
+ * cannot take the descriptors everyone else needs. Per address, the cap counts busy connections:
+ * those not yet past their first request, or with a request or answer under way — a slow client
+ * holds its connection busy. Idle keep-alive connections between requests do not count there
+ * (1,000 agents behind one address each keep one between reports), but they do count in the
+ * total; at the total cap the longest-idle one is closed to make room (its client reconnects, as
+ * HTTP clients do when a server ends an idle connection), and only when none is idle is a new
+ * connection refused. A refused socket gets a fixed 503 (Retry-After, Connection: close) without
+ * a request being read. Addresses are counted exactly as the socket reports them (on a LAN, IPv6
+ * hosts share one /64).
  */
 export class ConnectionGuard {
-  private readonly open = new Map<string, number>();
+  private readonly busy = new Map<string, number>();
+  /** Idle connections, longest idle first (a Map keeps insertion order). */
+  private readonly idle = new Map<Socket, Tracked>();
+  private readonly tracked = new WeakMap<Socket, Tracked>();
   private total = 0;
   /** Limits refused at since their count last fell (an address to zero, the total to half): warned about once each. */
   private readonly warned = new Set<string>();
@@ -38,7 +50,8 @@ export class ConnectionGuard {
 
   /**
    * Puts the guard in front of the server's own connection handling. `http.Server` handles a
-   * socket in its 'connection' listener; the guard calls it only for sockets it admits.
+   * socket in its 'connection' listener; the guard calls it only for sockets it admits, and
+   * follows each request to tell busy connections from idle ones.
    */
   install(server: Server): void {
     const own = server.listeners('connection') as Array<(socket: Socket) => void>;
@@ -46,36 +59,72 @@ export class ConnectionGuard {
     server.on('connection', (socket: Socket) => {
       if (this.admit(socket)) for (const listener of own) listener.call(server, socket);
     });
+    server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+      const t = this.tracked.get(req.socket);
+      if (!t) return;
+      if (t.idle) this.markBusy(t);
+      res.once('finish', () => { if (!t.gone && !t.socket.destroyed) this.markIdle(t); });
+    });
   }
 
-  /** Open connections now: from one address, or in all. */
+  /** Connections now: busy ones from one address, or all of them. */
   count(address?: string): number {
-    return address === undefined ? this.total : this.open.get(address) ?? 0;
+    return address === undefined ? this.total : this.busy.get(address) ?? 0;
   }
 
   private admit(socket: Socket): boolean {
     const address = socket.remoteAddress ?? 'unknown';
-    const mine = this.open.get(address) ?? 0;
+    const mine = this.busy.get(address) ?? 0;
     if (mine >= this.caps.maxPerAddress) {
       this.refuse(socket, address, `Too many connections from ${address} (${mine} open). Close some, or retry in a few seconds.`, address);
       return false;
     }
-    if (this.total >= this.caps.maxTotal) {
+    if (this.total >= this.caps.maxTotal && !this.closeLongestIdle()) {
       this.refuse(socket, address, `The server is at its limit of ${this.caps.maxTotal} connections. Retry in a few seconds.`, ALL);
       return false;
     }
-    this.open.set(address, mine + 1);
+    const t: Tracked = { socket, address, idle: true, gone: false };
+    this.tracked.set(socket, t);
     this.total++;
-    socket.once('close', () => {
-      this.total--;
-      if (this.total < this.caps.maxTotal / 2) this.warned.delete(ALL);
-      const left = (this.open.get(address) ?? 1) - 1;
-      if (left > 0) this.open.set(address, left);
-      else {
-        this.open.delete(address);
-        this.warned.delete(address);
-      }
-    });
+    this.markBusy(t);
+    socket.once('close', () => this.forget(t));
+    return true;
+  }
+
+  private markBusy(t: Tracked): void {
+    this.idle.delete(t.socket);
+    t.idle = false;
+    this.busy.set(t.address, (this.busy.get(t.address) ?? 0) + 1);
+  }
+
+  private markIdle(t: Tracked): void {
+    if (t.idle) return;
+    t.idle = true;
+    this.idle.set(t.socket, t);
+    const left = (this.busy.get(t.address) ?? 1) - 1;
+    if (left > 0) this.busy.set(t.address, left);
+    else {
+      this.busy.delete(t.address);
+      this.warned.delete(t.address);
+    }
+  }
+
+  /** Counted out at once (its 'close' comes later), so the connection it makes room for fits. */
+  private forget(t: Tracked): void {
+    if (t.gone) return;
+    this.markIdle(t);
+    this.idle.delete(t.socket);
+    t.gone = true;
+    this.total--;
+    if (this.total < this.caps.maxTotal / 2) this.warned.delete(ALL);
+  }
+
+  private closeLongestIdle(): boolean {
+    const oldest = this.idle.values().next().value as Tracked | undefined;
+    if (!oldest) return false;
+    this.forget(oldest);
+    oldest.socket.destroy();
+    this.log.debug({ address: oldest.address }, 'closed an idle connection to make room');
     return true;
   }
 
@@ -83,7 +132,7 @@ export class ConnectionGuard {
   private refuse(socket: Socket, address: string, message: string, limit: string): void {
     if (!this.warned.has(limit)) {
       this.warned.add(limit);
-      this.log.warn({ address, open: this.open.get(address) ?? 0, total: this.total }, limit === ALL
+      this.log.warn({ address, busy: this.busy.get(address) ?? 0, total: this.total }, limit === ALL
         ? 'total connection limit reached; refusing new connections'
         : 'connection limit reached; refusing more connections from this address');
     } else {
