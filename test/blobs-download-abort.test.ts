@@ -12,7 +12,8 @@ import { rawConnect } from './helpers/sockets';
 // without a stack, never an error.
 let d: TestDaemon;
 const lines: Array<Record<string, unknown>> = [];
-const FILE = randomBytes(16 * 1024 * 1024);
+// Larger than loopback socket buffers can hold, so the daemon is still writing when the client goes.
+const FILE = randomBytes(64 * 1024 * 1024);
 const PATH = '/alice/boxes/big/versions/1.0.0/providers/virtualbox/unknown/vagrant.box';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

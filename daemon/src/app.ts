@@ -4,8 +4,8 @@ import type { Deps } from './deps';
 import { errorMiddleware } from './http/error-middleware';
 import { requestLog } from './http/request-log';
 import { authenticate } from './http/auth';
-import { securityHeaders } from './http/security-headers';
-import { AllowedHosts, hostCheck } from './http/hosts';
+import { setSecurityHeaders } from './http/security-headers';
+import { AllowedHosts, hostGuard } from './http/hosts';
 import { SessionCookie } from './http/session-cookie';
 import { jsonBody } from './http/body';
 import { maintenance } from './http/maintenance';
@@ -71,9 +71,7 @@ export function createApp(deps: Deps): Koa {
   if (deps.log.isLevelEnabled('debug')) app.use(requestLog(deps.log));
   // Security headers first, so that error answers carry them too; then a Host this daemon does not
   // answer to (DNS rebinding) is refused before any route, /healthz and the UI included.
-  app.use(securityHeaders());
-  app.use(errorMiddleware(deps.log));
-  app.use(hostCheck(new AllowedHosts(deps.config)));
+  app.use(errorMiddleware(deps.log, [setSecurityHeaders, hostGuard(new AllowedHosts(deps.config))]));
   const cookie = new SessionCookie(deps.config);
   app.use(authenticate(deps.tokens, cookie));
   app.use(health(deps.health));

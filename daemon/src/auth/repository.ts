@@ -210,6 +210,10 @@ export class AccountRepository {
     return r?.value;
   }
   /** Every stored setting (a handful of rows). */
+  /** The stored settings if they are in memory and unchanged, else undefined. */
+  peekSettings(): ReadonlyMap<string, string> | undefined {
+    return this.settingsQuery.peek();
+  }
   getSettings(): Promise<ReadonlyMap<string, string>> {
     return this.settingsQuery.get();
   }

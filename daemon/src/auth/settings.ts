@@ -34,6 +34,12 @@ export class SettingsService {
   /** The last stored map read and what it made (the map is kept until the settings change). */
   private last?: { stored: ReadonlyMap<string, string>; settings: Readonly<RuntimeSettings> };
 
+  /** The settings when what they were made from is still in memory and unchanged, else undefined (then get()). */
+  current(): Readonly<RuntimeSettings> | undefined {
+    const stored = this.repo.peekSettings();
+    return stored !== undefined && this.last?.stored === stored ? this.last.settings : undefined;
+  }
+
   async get(): Promise<Readonly<RuntimeSettings>> {
     // Every request reads these (the maintenance switch) before it is routed: from memory.
     const stored = await this.repo.getSettings();

@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { ZodError } from 'zod';
 import { AppError, statusFor, titleFor, type Dialect } from './errors';
@@ -22,10 +22,13 @@ function render(err: AppError, dialect: Dialect) {
  * answers unmatched routes 404, and logs unknown errors once with the request id (their details
  * never reach the client).
  */
-export function errorMiddleware(log: Logger): Middleware {
+export function errorMiddleware(log: Logger, checks: ReadonlyArray<(ctx: Context) => void> = []): Middleware {
   return async (ctx, next) => {
     echoRequestId(ctx);
     try {
+      // Checks every request passes first (the Host), whose refusals are rendered here: plain
+      // calls rather than middleware frames of their own.
+      for (const check of checks) check(ctx);
       await next();
       // The router answers unknown paths and unserved methods with a bare status: give them a body in the path's dialect.
       if (ctx.status === 404 && ctx.body === undefined) {

@@ -1,5 +1,5 @@
 import { hostname as osHostname, networkInterfaces } from 'node:os';
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { Config } from '../config';
 import { AppError } from './errors';
 
@@ -79,19 +79,19 @@ export class AllowedHosts {
 
 /**
  * Refuses a request whose Host header is not an allowed one with 421 Misdirected Request, before
- * any route (`/healthz` and the UI included) runs. A request without a Host header (HTTP/1.0) was
+ * any route (`/healthz` and the UI included) runs: a check the error middleware makes first. A request without a Host header (HTTP/1.0) was
  * not sent by a browser and names no host to reflect: it passes.
  */
-export function hostCheck(allowed: AllowedHosts): Middleware {
+export function hostGuard(allowed: AllowedHosts): (ctx: Context) => void {
   // Every request passes here: Host headers already allowed are remembered (a few per daemon).
   const known = new Set<string>();
-  return (ctx, next) => {
+  return (ctx) => {
     const header = ctx.get('host');
-    if (header === '' || known.has(header)) return next();
+    if (header === '' || known.has(header)) return;
     const host = hostOfHeader(header);
     if (host !== undefined && allowed.allows(host)) {
       if (known.size < 256) known.add(header);
-      return next();
+      return;
     }
     throw new AppError(
       'misdirected',
