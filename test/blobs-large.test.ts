@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { repeated, rssMiB } from './helpers/large-files';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ADMIN } from './helpers/daemon';
 import { HttpClient } from './helpers/http';
@@ -19,20 +19,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Resident memory of a process in MiB, from /proc (Linux). */
-const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
-/** The same random MiB repeated: `SIZE` bytes without holding them in the test's memory. */
-function repeated(block: Buffer, total: number): Readable {
-  let sent = 0;
-  return new Readable({
-    read() {
-      if (sent >= total) return void this.push(null);
-      sent += block.length;
-      this.push(block);
-    },
-  });
-}
 
 /** Samples the daemon's memory while `work` runs; returns the peak. */
 async function peakRss(pid: number, work: () => Promise<void>): Promise<number> {

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { repeated, rssMiB } from './helpers/large-files';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from './helpers/cli';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
@@ -13,14 +13,6 @@ const SIZE = 256 * MiB;
 /** Far below SIZE: a command that held the blob in memory would pass it (an idle CLI is ~60 MiB). */
 const FLAT_MIB = 160;
 
-/** Resident memory of a process in MiB, from /proc (CI runs on Linux); 0 once it has exited. */
-function rssMiB(pid: number): number {
-  try {
-    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
 
 /** Runs a CLI command, sampling its memory; returns its result and peak. */
 async function measured(args: string[]): Promise<CliResult & { peak: number }> {
@@ -31,17 +23,6 @@ async function measured(args: string[]): Promise<CliResult & { peak: number }> {
   return { ...r, peak };
 }
 
-/** The same random MiB repeated: SIZE bytes without holding them in the test's memory. */
-function repeated(block: Buffer, total: number): Readable {
-  let sent = 0;
-  return new Readable({
-    read() {
-      if (sent >= total) return void this.push(null);
-      sent += block.length;
-      this.push(block);
-    },
-  });
-}
 
 let d: TestDaemon;
 let tmp: string;
