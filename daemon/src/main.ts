@@ -71,4 +71,9 @@ export async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // Started by bin/boxyard.mjs as its child: stop when it is gone, however it ended.
+  if (process.channel) {
+    process.channel.unref();
+    process.once('disconnect', () => void stop('launcher exited'));
+  }
 }

@@ -1,0 +1,2 @@
+/** See malloc-env.mjs. */
+export declare const MALLOC_ENV: Readonly<Record<string, string>>;
