@@ -20,7 +20,7 @@ import { downloadRoutes } from './blobs/download-routes';
 import { mirrorRoutes } from './mirror/routes';
 import { importRoutes, isImportPath } from './mirror/import-routes';
 import { cacheCatalogRoutes, cacheDownloadRoutes } from './mirror/cache-routes';
-import { agentProtocolRoutes, agentsApiRoutes } from './agents/routes';
+import { agentProtocolRoutes, agentsApiRoutes } from './tfc-routes';
 import { defaultUiDir, webUi } from './ui/static';
 import { sessionRoutes } from './ui/session-routes';
 

@@ -20,7 +20,7 @@ import { LoginLimiter } from './http/rate-limit';
 import { RegistryRepository } from './registry/repository';
 import { RegistryService } from './registry/service';
 import { buildBlobs } from './blobs/build';
-import { buildAgentServices } from './agents/services';
+import { buildAgentServices } from './tfc-services';
 import { MirrorRepository } from './mirror/repository';
 import { buildMirror } from './mirror/build';
 import { ImportService } from './mirror/import-service';

@@ -4,7 +4,7 @@ import type { Config } from './config';
 import { buildDeps, type Deps, type DepsOptions } from './deps';
 import { createApp } from './app';
 import { connectionSettings, createHttpServer } from './http/connections';
-import { watchdogIntervalMs } from './agents/services';
+import { watchdogIntervalMs } from './tfc-services';
 
 export interface RunningDaemon {
   url: string;

@@ -3,6 +3,7 @@ import { presentedToken } from '../http/auth';
 import { validated } from '../http/validate';
 import type { AgentProtocolService } from './protocol-service';
 import * as S from './schemas';
+import { IdParams } from '../http/params';
 
 /**
  * Boxyard's agent protocol under /api/agent (documented in README "Agents"). Authenticated by an
@@ -17,7 +18,7 @@ export function protocolRoutes(d: { protocol: AgentProtocolService }): Router {
     ctx.status = 201;
     ctx.body = { agent: { id: agent.id, name: agent.name, status: agent.status, pool_id: agent.pool_id }, action: 'continue', ping_interval_seconds };
   }));
-  r.post('/agents/:id/status', validated({ params: S.IdParams, body: S.ReportBody }, async (ctx, { params, body }) => {
+  r.post('/agents/:id/status', validated({ params: IdParams, body: S.ReportBody }, async (ctx, { params, body }) => {
     const token = await d.protocol.authenticate(presentedToken(ctx));
     ctx.body = await d.protocol.report(token, params.id, body.status, ctx.ip);
   }));

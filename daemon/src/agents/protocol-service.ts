@@ -2,7 +2,8 @@ import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { safeEqual, sha256Hex } from '../lib/crypto';
 import { NotFoundError, UnauthorizedError } from '../http/errors';
-import type { AgentRow, AgentsRepository, AgentTokenRow } from './agents-repository';
+import type { AgentTokenRow, AgentTokensRepository } from '../pools/tokens-repository';
+import type { AgentRow, AgentsRepository } from './repository';
 
 export type ReportedStatus = 'idle' | 'busy' | 'exited';
 
@@ -23,6 +24,7 @@ const stop = { extra: { action: 'stop' } };
 export class AgentProtocolService {
   constructor(
     private readonly repo: AgentsRepository,
+    private readonly tokens: AgentTokensRepository,
     private readonly clock: Clock,
     private readonly ids: IdGen,
     private readonly pingSeconds: number,
@@ -31,14 +33,14 @@ export class AgentProtocolService {
   /** The agent token behind a presented secret; 401 with "stop" when it is unknown or was revoked. */
   async authenticate(secret: string | undefined): Promise<AgentTokenRow> {
     const hash = secret ? sha256Hex(secret) : '';
-    const token = secret ? await this.repo.tokenByHash(hash) : undefined;
+    const token = secret ? await this.tokens.tokenByHash(hash) : undefined;
     if (!token || !safeEqual(token.token_hash, hash)) {
       throw new UnauthorizedError('The agent token is unknown or was revoked. Create a new token for the pool and restart the agent with it.', stop);
     }
     // last-used-at to the minute, like API tokens: 1,000 agents would otherwise write it 100 times a second.
     const now = this.clock.now();
     if (!token.last_used_at || now.getTime() - Date.parse(token.last_used_at) > TOUCH_EVERY_MS) {
-      await this.repo.touchToken(token.id, now.toISOString());
+      await this.tokens.touchToken(token.id, now.toISOString());
     }
     return token;
   }

@@ -1,16 +1,32 @@
-import type Router from '@koa/router';
+import Router from '@koa/router';
+import { requireUser } from '../http/auth';
+import { baseUrl } from '../http/base-url';
+import { validated } from '../http/validate';
+import { document, sendDocument, sendNoContent } from '../http/jsonapi/document';
+import { sendList } from '../http/jsonapi/list';
+import { pageOf } from '../http/jsonapi/pagination';
 import type { Config } from '../config';
-import type { AgentServices } from './services';
-import { organizationsRoutes } from './organizations-routes';
-import { workspacesRoutes } from './workspaces-routes';
-import { poolsRoutes } from './pools-routes';
-import { agentsRoutes } from './agents-routes';
-import { protocolRoutes } from './protocol-routes';
+import { IdParams } from '../http/params';
+import type { AgentsService } from './service';
+import { agentResource } from './resources';
+import * as S from './schemas';
 
-export type AgentsApiDeps = AgentServices & { config: Pick<Config, 'publicUrl'> };
+export interface AgentsRouteDeps { agents: AgentsService; config: Pick<Config, 'publicUrl'> }
 
-/** The HCP Terraform-compatible routers, mounted under /api/v2. */
-export const agentsApiRoutes = (d: AgentsApiDeps): Router[] => [organizationsRoutes(d), workspacesRoutes(d), poolsRoutes(d), agentsRoutes(d)];
-
-/** Boxyard's own agent protocol, mounted under /api/agent. */
-export const agentProtocolRoutes = (d: AgentsApiDeps): Router[] => [protocolRoutes(d)];
+/** A pool's agents. */
+export function agentsRoutes(d: AgentsRouteDeps): Router {
+  const r = new Router();
+  r.get('/agent-pools/:id/agents', validated({ params: IdParams, query: S.AgentListQuery }, async (ctx, { params, query }) => {
+    const page = pageOf(query);
+    const { rows, total } = await d.agents.list(requireUser(ctx), params.id, query['filter[last-ping-since]'], page);
+    sendList(ctx, rows.map(agentResource), { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total });
+  }));
+  r.get('/agents/:id', validated({ params: IdParams }, async (ctx, { params }) => {
+    sendDocument(ctx, document(agentResource(await d.agents.show(requireUser(ctx), params.id))));
+  }));
+  r.delete('/agents/:id', validated({ params: IdParams }, async (ctx, { params }) => {
+    await d.agents.delete(requireUser(ctx), params.id);
+    sendNoContent(ctx);
+  }));
+  return r;
+}

@@ -6,7 +6,8 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { openStore, type Store } from '../store/db';
 import type { Database } from '../store/schema';
 import { ManualClock } from '../lib/clock';
-import { AgentsRepository } from './agents-repository';
+import { AgentsRepository } from './repository';
+import { AgentTokensRepository } from '../pools/tokens-repository';
 import { AgentWatchdog } from './watchdog';
 
 let dir: string;
@@ -21,7 +22,7 @@ beforeEach(async () => {
   const now = clock.now().toISOString();
   await store.db.insertInto('organizations').values({ id: 'org-1', name: 'o', name_key: 'o', email: null, created_at: now, updated_at: now }).execute();
   await store.db.insertInto('agent_pools').values({ id: 'apool-1', organization_id: 'org-1', name: 'p', name_key: 'p', organization_scoped: 1, seq: 1, created_at: now }).execute();
-  await repo.insertToken({ id: 'at-1', pool_id: 'apool-1', token_hash: 'h', created_by: null, created_at: now, last_used_at: null });
+  await new AgentTokensRepository(store.db, store.versions).insertToken({ id: 'at-1', pool_id: 'apool-1', token_hash: 'h', created_by: null, created_at: now, last_used_at: null });
   for (const [id, status] of [['agent-idle', 'idle'], ['agent-busy', 'busy'], ['agent-exited', 'exited']] as const) {
     await repo.insertAgent({ id, pool_id: 'apool-1', token_id: 'at-1', name: null, status, ip_address: '127.0.0.1', last_ping_at: now, created_at: now });
   }

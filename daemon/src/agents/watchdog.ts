@@ -1,5 +1,5 @@
 import type { Clock } from '../lib/clock';
-import type { AgentsRepository } from './agents-repository';
+import type { AgentsRepository } from './repository';
 
 export interface WatchdogTimes {
   /** A live agent silent this long turns `unknown`. */

@@ -4,10 +4,10 @@ import type { IdGen } from '../lib/ids';
 import { ConflictError, ValidationError } from '../http/errors';
 import type { Page } from '../http/jsonapi/pagination';
 import type { Sort } from '../http/jsonapi/query';
-import type { Caller, OrganizationAccess } from './access';
-import type { PoolsRepository, PoolRow, PoolView, PoolLists } from './pools-repository';
-import type { WorkspacesRepository } from './workspaces-repository';
-import { mayUse } from './pool-rules';
+import type { Caller, OrganizationAccess } from '../orgs/access';
+import type { PoolsRepository, PoolRow, PoolView, PoolLists } from './repository';
+import type { WorkspacesRepository } from '../workspaces/repository';
+import { mayUse } from './rules';
 
 export interface PoolInput {
   name?: string;

@@ -1,6 +1,6 @@
 import type { Updateable } from 'kysely';
 import type { WorkspacesTable } from './tables';
-import type { WorkspaceRow } from './workspaces-repository';
+import type { WorkspaceRow } from './repository';
 
 /**
  * Workspace settings the tfe provider manages (tfe_workspace, tfe_workspace_settings). Boxyard runs

@@ -1,8 +1,14 @@
 import { z } from 'zod';
 import { ResourceInput, ToOneInput } from '../http/jsonapi/request';
-import { Identifier } from './schemas';
-import type { WorkspaceSettings } from './workspace-settings';
-import type { WorkspaceInput } from './workspaces-service';
+import { PageQuery } from '../http/jsonapi/pagination';
+import { optionalText } from '../http/params';
+import type { WorkspaceSettings } from './settings';
+import type { WorkspaceInput } from './service';
+
+/** Pool, workspace and project names: identifiers, as HCP Terraform allows them. */
+export const Identifier = (what: string) =>
+  z.string().min(1, `${what} must not be empty`).max(90, `${what} must be at most 90 characters`)
+    .regex(/^[A-Za-z0-9_-]+$/, `${what} may contain only letters, numbers, "-" and "_"`);
 
 /*
  * Workspace bodies, wire → domain. The settings are what go-tfe's WorkspaceCreateOptions and
@@ -103,3 +109,9 @@ export const WorkspaceCreateBody = ResourceInput(['workspaces'], WorkspaceAttrib
   .transform((b) => ({ ...workspaceInput(b.data.attributes, b.data.relationships), name: b.data.attributes!.name }));
 export const WorkspaceUpdateBody = ResourceInput(['workspaces'], WorkspaceAttributes.partial(), WorkspaceRelationships)
   .transform((b) => workspaceInput(b.data.attributes, b.data.relationships));
+
+export const ProjectCreateBody = ResourceInput(['projects'], z.object({ name: z.string().trim().min(1).max(90) }), z.object({}))
+  .refine((b) => b.data.attributes !== undefined, { message: 'data.attributes.name is required', path: ['data', 'attributes', 'name'] })
+  .transform((b) => ({ name: b.data.attributes!.name }));
+
+export const WorkspaceListQuery = PageQuery.extend({ 'search[name]': optionalText(256) });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mayUse } from './pool-rules';
+import { mayUse } from './rules';
 
 const pool = { organization_id: 'org-1', organization_scoped: 0, allowed_workspace_ids: [] as string[], allowed_project_ids: [] as string[], excluded_workspace_ids: [] as string[] };
 const ws = { id: 'ws-1', organization_id: 'org-1', project_id: 'prj-1' };

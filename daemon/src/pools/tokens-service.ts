@@ -2,10 +2,10 @@ import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { sha256Hex } from '../lib/crypto';
 import type { Page } from '../http/jsonapi/pagination';
-import type { Caller, OrganizationAccess } from './access';
-import type { AgentsRepository, AgentTokenRow } from './agents-repository';
-import type { PoolsService } from './pools-service';
-import type { PoolsRepository } from './pools-repository';
+import type { Caller, OrganizationAccess } from '../orgs/access';
+import type { AgentTokenRow, AgentTokensRepository } from './tokens-repository';
+import type { PoolsService } from './service';
+import type { PoolsRepository } from './repository';
 
 /** Agent tokens belong to a pool; the secret is shown once and stored as a SHA-256 hash. */
 export class AgentTokensService {
@@ -13,7 +13,7 @@ export class AgentTokensService {
     private readonly access: OrganizationAccess,
     private readonly pools: PoolsService,
     private readonly poolsRepo: PoolsRepository,
-    private readonly repo: AgentsRepository,
+    private readonly repo: AgentTokensRepository,
     private readonly clock: Clock,
     private readonly ids: IdGen,
   ) {}

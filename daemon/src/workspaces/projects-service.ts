@@ -2,9 +2,9 @@ import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { ConflictError } from '../http/errors';
 import type { Page } from '../http/jsonapi/pagination';
-import type { Caller, OrganizationAccess } from './access';
-import type { OrganizationsService } from './organizations-service';
-import { nameKey, type WorkspacesRepository } from './workspaces-repository';
+import type { Caller, OrganizationAccess } from '../orgs/access';
+import type { OrganizationsService } from '../orgs/service';
+import { nameKey, type WorkspacesRepository } from './repository';
 
 /** Projects group workspaces; every organization has a default one. Pools may allow whole projects. */
 export class ProjectsService {

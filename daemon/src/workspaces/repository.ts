@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable, type Insertable, type Updateable } from 'kysely';
 import type { Database } from '../store/schema';
-import type { OrganizationTfcSettingsTable, ProjectsTable, WorkspacesTable } from './tables';
+import type { OrganizationTfcSettingsTable } from '../orgs/tables';
+import type { ProjectsTable, WorkspacesTable } from './tables';
 
 export type ProjectRow = Selectable<ProjectsTable>;
 export type WorkspaceRow = Selectable<WorkspacesTable>;

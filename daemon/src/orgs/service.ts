@@ -5,10 +5,10 @@ import type { IdGen } from '../lib/ids';
 import { ValidationError } from '../http/errors';
 import type { Page } from '../http/jsonapi/pagination';
 import type { OrganizationAccess, Caller } from './access';
-import type { PoolsRepository } from './pools-repository';
-import type { ExecutionMode } from './tables';
-import type { TfcSettingsRow, WorkspacesRepository } from './workspaces-repository';
-import { nameKey } from './workspaces-repository';
+import type { PoolsRepository } from '../pools/repository';
+import type { ExecutionMode } from '../workspaces/tables';
+import type { TfcSettingsRow, WorkspacesRepository } from '../workspaces/repository';
+import { nameKey } from '../workspaces/repository';
 
 export interface OrganizationView {
   org: OrganizationRow;

@@ -1,4 +1,4 @@
-import type { PoolView } from './pools-repository';
+import type { PoolView } from './repository';
 
 export interface WorkspaceRef {
   id: string;

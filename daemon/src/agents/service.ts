@@ -1,9 +1,9 @@
 import { BadParameterError, PreconditionFailedError } from '../http/errors';
 import type { Page } from '../http/jsonapi/pagination';
-import type { Caller, OrganizationAccess } from './access';
-import type { AgentRow, AgentsRepository } from './agents-repository';
-import type { PoolsRepository } from './pools-repository';
-import type { PoolsService } from './pools-service';
+import type { Caller, OrganizationAccess } from '../orgs/access';
+import type { AgentRow, AgentsRepository } from './repository';
+import type { PoolsRepository } from '../pools/repository';
+import type { PoolsService } from '../pools/service';
 import type { AgentStatus } from './tables';
 
 /** Statuses in which an agent may be deleted (HCP Terraform's rule). */

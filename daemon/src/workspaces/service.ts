@@ -3,13 +3,13 @@ import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { ConflictError, NotFoundError, ValidationError } from '../http/errors';
 import type { Page } from '../http/jsonapi/pagination';
-import type { Caller, OrganizationAccess } from './access';
-import type { OrganizationsService } from './organizations-service';
-import type { PoolsRepository } from './pools-repository';
+import type { Caller, OrganizationAccess } from '../orgs/access';
+import type { OrganizationsService } from '../orgs/service';
+import type { PoolsRepository } from '../pools/repository';
 import type { ExecutionMode } from './tables';
-import { mayUse } from './pool-rules';
-import { NO_TRIGGERS, settingsColumns, settingsOf, withTriggerRule, type WorkspaceSettings } from './workspace-settings';
-import { nameKey, type WorkspacesRepository } from './workspaces-repository';
+import { mayUse } from '../pools/rules';
+import { NO_TRIGGERS, settingsColumns, settingsOf, withTriggerRule, type WorkspaceSettings } from './settings';
+import { nameKey, type WorkspacesRepository } from './repository';
 
 export interface WorkspaceInput {
   name?: string;

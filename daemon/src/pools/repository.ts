@@ -1,11 +1,11 @@
 import type { ExpressionBuilder, Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../store/schema';
 import type { AgentPoolsTable } from './tables';
-import { contains, nameKey } from './workspaces-repository';
+import { contains, nameKey } from '../workspaces/repository';
 import { prepare } from '../store/prepared';
 import { cachedQuery } from '../store/read-cache';
 import type { TableVersions } from '../store/table-versions';
-import { PoolViews } from './pool-views';
+import { PoolViews } from './views';
 
 /** A pool with its organization's name and its count of live agents. */
 export type PoolRow = Selectable<AgentPoolsTable> & { organization_name: string };

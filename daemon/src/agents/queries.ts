@@ -16,8 +16,6 @@ export function hotAgentQueries(db: Kysely<Database>) {
   // What an agent resource shows (resources.ts): a page of 100 reads fewer values.
   const shown = ['id', 'pool_id', 'name', 'status', 'ip_address', 'last_ping_at'] as const;
   return {
-    tokenByHash: prepare(db, (hash: string) => db.selectFrom('agent_tokens').selectAll().where('token_hash', '=', hash)),
-    touchToken: prepare(db, (at: string, id: string) => db.updateTable('agent_tokens').set({ last_used_at: at }).where('id', '=', id)),
     agentById: prepare(db, (id: string) => db.selectFrom('agents').selectAll().where('id', '=', id)),
     // The common report: the status is what it was, so only the ping changes (no pool count moves).
     ping: prepare(db, (at: string, ip: string, id: string, tokenId: string, status: AgentStatus) => db.updateTable('agents')

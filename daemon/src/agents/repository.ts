@@ -2,11 +2,10 @@ import type { Kysely, Selectable, Insertable } from 'kysely';
 import type { Database } from '../store/schema';
 import { cachedQuery, type ReadCache } from '../store/read-cache';
 import type { TableVersions } from '../store/table-versions';
-import { FINAL_STATUSES, hotAgentQueries } from './agents-queries';
-import type { AgentsTable, AgentStatus, AgentTokensTable } from './tables';
+import { FINAL_STATUSES, hotAgentQueries } from './queries';
+import type { AgentsTable, AgentStatus } from './tables';
 
 export type AgentRow = Selectable<AgentsTable>;
-export type AgentTokenRow = Selectable<AgentTokensTable>;
 /** What an agent's resource shows. */
 export type AgentView = Pick<AgentRow, 'id' | 'pool_id' | 'name' | 'status' | 'ip_address' | 'last_ping_at'>;
 
@@ -14,13 +13,11 @@ export { FINAL_STATUSES };
 /** Statuses of an agent that reports. */
 export const LIVE_STATUSES: readonly AgentStatus[] = ['idle', 'busy'];
 
-/** The only SQL for agents and agent tokens. */
+/** The only SQL for agents (their tokens: pools/tokens-repository.ts). */
 export class AgentsRepository {
   /** What each agent report and each agents page runs, built once (store/prepared.ts). */
   private readonly hot;
 
-  /** Every report presents its agent token: kept in memory until agent_tokens changes. */
-  private readonly tokens: ReadCache<[string], AgentTokenRow | undefined>;
   /**
    * Pages of agents and their pools' totals, kept until an agent or pool changes: a report moves
    * its agent's ping, so while agents report a page lives at most one report; between reports (or
@@ -32,36 +29,8 @@ export class AgentsRepository {
 
   constructor(private readonly db: Kysely<Database>, versions: TableVersions) {
     this.hot = hotAgentQueries(db);
-    this.tokens = cachedQuery(versions, this.hot.tokenByHash, (rows) => rows[0], 5000);
     this.pages = cachedQuery(versions, this.hot.page, (rows) => rows, 100);
     this.totals = cachedQuery(versions, this.hot.count, (rows) => Number(rows[0]?.n ?? 0), 1000);
-  }
-
-  tokenById(id: string) {
-    return this.db.selectFrom('agent_tokens').selectAll().where('id', '=', id).executeTakeFirst();
-  }
-  tokenByHash(hash: string) {
-    return this.tokens.get(hash);
-  }
-  async listTokens(poolId: string, offset: number, limit: number) {
-    const base = this.db.selectFrom('agent_tokens').where('pool_id', '=', poolId);
-    const rows = await base.selectAll().orderBy('created_at').orderBy('id').offset(offset).limit(limit).execute();
-    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    return { rows, total: Number(total.n) };
-  }
-  async insertToken(row: Insertable<AgentTokensTable>) {
-    await this.db.insertInto('agent_tokens').values(row).execute();
-  }
-  async touchToken(id: string, at: string) {
-    await this.hot.touchToken.execute(at, id);
-  }
-  /** Deletes the token and marks the agents that used it exited, in one transaction. */
-  async revokeToken(id: string) {
-    await this.db.transaction().execute(async (trx) => {
-      await trx.updateTable('agents').set({ status: 'exited' })
-        .where('token_id', '=', id).where('status', 'not in', FINAL_STATUSES).execute();
-      await trx.deleteFrom('agent_tokens').where('id', '=', id).execute();
-    });
   }
 
   agentById(id: string) {

@@ -1,0 +1,49 @@
+import type { Resource } from '../http/jsonapi/document';
+import { related, toOne } from '../http/jsonapi/document';
+import type { OrganizationView } from './service';
+
+/** JSON:API links point under the API's mount. */
+const V2 = '/api/v2';
+
+export function organizationResource(v: OrganizationView): Resource {
+  const { org, tfc, isOwner } = v;
+  return {
+    type: 'organizations',
+    id: org.name,
+    attributes: {
+      name: org.name,
+      email: org.email,
+      'created-at': org.created_at,
+      'external-id': org.id,
+      'collaborator-auth-policy': tfc.collaborator_auth_policy,
+      'cost-estimation-enabled': tfc.cost_estimation_enabled === 1,
+      'enterprise-plan': 'disabled',
+      'owners-team-saml-role-id': tfc.owners_team_saml_role_id,
+      'saml-enabled': false,
+      'session-remember': tfc.session_remember,
+      'session-timeout': tfc.session_timeout,
+      'trial-expires-at': null,
+      'two-factor-conformant': false,
+      'agent-pool-limit': org.agent_pool_limit,
+      'default-execution-mode': tfc.default_execution_mode,
+      permissions: {
+        'can-create-team': false,
+        'can-create-workspace': true,
+        'can-create-workspace-migration': false,
+        'can-destroy': isOwner,
+        'can-traverse': true,
+        'can-update': isOwner,
+        'can-update-api-token': false,
+        'can-update-oauth': false,
+        'can-update-sentinel': false,
+      },
+    },
+    relationships: {
+      'agent-pools': related(`${V2}/organizations/${encodeURIComponent(org.name)}/agent-pools`),
+      workspaces: related(`${V2}/organizations/${encodeURIComponent(org.name)}/workspaces`),
+      projects: related(`${V2}/organizations/${encodeURIComponent(org.name)}/projects`),
+      'default-agent-pool': toOne('agent-pools', tfc.default_agent_pool_id),
+    },
+    links: { self: `${V2}/organizations/${encodeURIComponent(org.name)}` },
+  };
+}

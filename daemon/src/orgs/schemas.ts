@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { AccountName } from '../auth/names';
+import { ResourceInput, ToOneInput } from '../http/jsonapi/request';
+import type { OrganizationInput } from './service';
+
+/* Organization bodies of the JSON:API, wire → domain: wire names stay here and in resources.ts. */
+const OrganizationAttributes = z.object({
+  name: AccountName,
+  email: z.email().max(256).nullish(),
+  'agent-pool-limit': z.number().int().min(0).max(10_000).optional(),
+  'collaborator-auth-policy': z.enum(['password', 'two_factor_mandatory']).optional(),
+  'cost-estimation-enabled': z.boolean().optional(),
+  'session-remember': z.number().int().min(0).max(1_000_000).nullish(),
+  'session-timeout': z.number().int().min(0).max(1_000_000).nullish(),
+  'owners-team-saml-role-id': z.string().max(256).nullish(),
+  'default-execution-mode': z.enum(['remote', 'local', 'agent'], { message: 'default-execution-mode must be "remote", "local" or "agent"' }).optional(),
+});
+/** tfe_organization_default_settings sends `default-agent-pool` only with a pool id; `data: null` clears it. */
+const OrganizationRelationships = z.object({ 'default-agent-pool': ToOneInput('agent-pools').optional() });
+const organizationInput = (a: Partial<z.infer<typeof OrganizationAttributes>> = {}, r: z.infer<typeof OrganizationRelationships> = {}): OrganizationInput => ({
+  name: a.name, email: a.email, agentPoolLimit: a['agent-pool-limit'], collaboratorAuthPolicy: a['collaborator-auth-policy'],
+  costEstimationEnabled: a['cost-estimation-enabled'], sessionRemember: a['session-remember'], sessionTimeout: a['session-timeout'],
+  ownersTeamSamlRoleId: a['owners-team-saml-role-id'],
+  defaultExecutionMode: a['default-execution-mode'],
+  defaultAgentPoolId: r['default-agent-pool'] === undefined ? undefined : r['default-agent-pool'].data?.id ?? null,
+});
+export const OrganizationCreateBody = ResourceInput(['organizations'], OrganizationAttributes, OrganizationRelationships)
+  .refine((b) => b.data.attributes !== undefined, { message: 'data.attributes.name is required', path: ['data', 'attributes', 'name'] })
+  .transform((b) => ({ ...organizationInput(b.data.attributes, b.data.relationships), name: b.data.attributes!.name }));
+export const OrganizationUpdateBody = ResourceInput(['organizations'], OrganizationAttributes.partial(), OrganizationRelationships)
+  .transform((b) => organizationInput(b.data.attributes, b.data.relationships));

@@ -1,0 +1,45 @@
+import type { Resource } from '../http/jsonapi/document';
+import { related, toMany, toOne } from '../http/jsonapi/document';
+import type { AgentTokenRow } from './tokens-repository';
+import type { PoolView } from './repository';
+
+/** JSON:API links point under the API's mount. */
+const V2 = '/api/v2';
+
+/** One shape in create, show and list: go-tfe compares the structs it decodes from each. */
+export function poolResource(v: PoolView): Resource {
+  return {
+    type: 'agent-pools',
+    id: v.id,
+    attributes: { name: v.name, 'created-at': v.created_at, 'organization-scoped': v.organization_scoped === 1, 'agent-count': v.agent_count },
+    relationships: {
+      organization: toOne('organizations', v.organization_name),
+      agents: related(`${V2}/agent-pools/${v.id}/agents`),
+      'authentication-tokens': related(`${V2}/agent-pools/${v.id}/authentication-tokens`),
+      workspaces: toMany('workspaces', v.workspace_ids),
+      'allowed-workspaces': toMany('workspaces', v.allowed_workspace_ids),
+      'allowed-projects': toMany('projects', v.allowed_project_ids),
+      'excluded-workspaces': toMany('workspaces', v.excluded_workspace_ids),
+    },
+    links: { self: `${V2}/agent-pools/${v.id}` },
+  };
+}
+
+/** `secret` only in the response to the create request: it is never stored in clear. */
+export function agentTokenResource(t: AgentTokenRow, secret?: string): Resource {
+  return {
+    type: 'authentication-tokens',
+    id: t.id,
+    attributes: {
+      description: t.description,
+      'created-at': t.created_at,
+      'last-used-at': t.last_used_at,
+      ...(secret !== undefined ? { token: secret } : {}),
+    },
+    relationships: {
+      'agent-pool': toOne('agent-pools', t.pool_id),
+      'created-by': toOne('users', t.created_by),
+    },
+    links: { self: `${V2}/authentication-tokens/${t.id}` },
+  };
+}

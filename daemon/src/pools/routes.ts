@@ -1,0 +1,93 @@
+import Router from '@koa/router';
+import { requireUser } from '../http/auth';
+import { baseUrl } from '../http/base-url';
+import { validated } from '../http/validate';
+import { document, sendDocument, sendNoContent, type Resource } from '../http/jsonapi/document';
+import { sendList } from '../http/jsonapi/list';
+import { PageQuery, pageOf } from '../http/jsonapi/pagination';
+import { parseInclude, parseSort } from '../http/jsonapi/query';
+import type { PoolView } from './repository';
+import type { Config } from '../config';
+import { IdParams, OrgParams } from '../http/params';
+import type { WorkspacesRepository } from '../workspaces/repository';
+import { workspaceResource } from '../workspaces/resources';
+import { agentTokenResource, poolResource } from './resources';
+import * as S from './schemas';
+import type { PoolsService } from './service';
+import type { AgentTokensService } from './tokens-service';
+
+const SORTS = ['name', 'created-at'] as const;
+const INCLUDES = ['workspaces'] as const;
+
+export interface PoolsRouteDeps {
+  pools: PoolsService;
+  agentTokens: AgentTokensService;
+  workspacesRepo: WorkspacesRepository;
+  config: Pick<Config, 'publicUrl'>;
+}
+
+/** Agent pools and their agent tokens. */
+export function poolsRoutes(d: PoolsRouteDeps): Router {
+  const r = new Router();
+
+  /**
+   * `include=workspaces`: the workspaces assigned to this page's pools, each once, in one query
+   * (the pools of a page share their organization).
+   */
+  const includedWorkspaces = async (views: PoolView[]): Promise<Resource[]> => {
+    if (views.length === 0) return [];
+    const rows = await d.workspacesRepo.workspacesByIds(views[0].organization_id, [...new Set(views.flatMap((v) => v.workspace_ids))]);
+    const byId = new Map(rows.map((w) => [w.id, w]));
+    return views.flatMap((v) => v.workspace_ids.flatMap((id) => {
+      const w = byId.get(id);
+      return w ? [workspaceResource(w, v.organization_name)] : [];
+    }));
+  };
+
+  r.get('/organizations/:org/agent-pools', validated({ params: OrgParams, query: S.PoolListQuery }, async (ctx, { params, query }) => {
+    const include = parseInclude(query.include, INCLUDES);
+    const sort = parseSort(query.sort, SORTS);
+    const page = pageOf(query);
+    const { views, total, matching } = await d.pools.list(requireUser(ctx), params.org, {
+      search: query.search, sort, workspaceName: query.workspaceName, projectName: query.projectName, page,
+    });
+    sendList(ctx, views.map(poolResource), {
+      base: baseUrl(ctx, d.config.publicUrl), page, totalCount: matching,
+      included: include.has('workspaces') ? await includedWorkspaces(views) : undefined,
+      meta: { 'status-counts': { total, matching } },
+    });
+  }));
+  r.post('/organizations/:org/agent-pools', validated({ params: OrgParams, body: S.PoolCreateBody }, async (ctx, { params, body }) => {
+    sendDocument(ctx, document(poolResource(await d.pools.create(requireUser(ctx), params.org, body))), 201);
+  }));
+  r.get('/agent-pools/:id', validated({ params: IdParams, query: S.IncludeQuery }, async (ctx, { params, query }) => {
+    const include = parseInclude(query.include, INCLUDES);
+    const view = await d.pools.show(requireUser(ctx), params.id);
+    sendDocument(ctx, document(poolResource(view), { included: include.has('workspaces') ? await includedWorkspaces([view]) : undefined }));
+  }));
+  r.patch('/agent-pools/:id', validated({ params: IdParams, body: S.PoolUpdateBody }, async (ctx, { params, body }) => {
+    sendDocument(ctx, document(poolResource(await d.pools.update(requireUser(ctx), params.id, body))));
+  }));
+  r.delete('/agent-pools/:id', validated({ params: IdParams }, async (ctx, { params }) => {
+    await d.pools.delete(requireUser(ctx), params.id);
+    sendNoContent(ctx);
+  }));
+
+  r.get('/agent-pools/:id/authentication-tokens', validated({ params: IdParams, query: PageQuery }, async (ctx, { params, query }) => {
+    const page = pageOf(query);
+    const { rows, total } = await d.agentTokens.list(requireUser(ctx), params.id, page);
+    sendList(ctx, rows.map((t) => agentTokenResource(t)), { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total });
+  }));
+  r.post('/agent-pools/:id/authentication-tokens', validated({ params: IdParams, body: S.AgentTokenCreateBody }, async (ctx, { params, body }) => {
+    const { row, secret } = await d.agentTokens.create(requireUser(ctx), params.id, body.description);
+    sendDocument(ctx, document(agentTokenResource(row, secret)), 201);
+  }));
+  r.get('/authentication-tokens/:id', validated({ params: IdParams }, async (ctx, { params }) => {
+    sendDocument(ctx, document(agentTokenResource(await d.agentTokens.show(requireUser(ctx), params.id))));
+  }));
+  r.delete('/authentication-tokens/:id', validated({ params: IdParams }, async (ctx, { params }) => {
+    await d.agentTokens.revoke(requireUser(ctx), params.id);
+    sendNoContent(ctx);
+  }));
+  return r;
+}

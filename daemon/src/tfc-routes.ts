@@ -1,0 +1,16 @@
+import type Router from '@koa/router';
+import type { Config } from './config';
+import type { AgentServices } from './tfc-services';
+import { organizationsRoutes } from './orgs/routes';
+import { workspacesRoutes } from './workspaces/routes';
+import { poolsRoutes } from './pools/routes';
+import { agentsRoutes } from './agents/routes';
+import { protocolRoutes } from './agents/protocol-routes';
+
+export type AgentsApiDeps = AgentServices & { config: Pick<Config, 'publicUrl'> };
+
+/** The HCP Terraform-compatible routers, mounted under /api/v2. */
+export const agentsApiRoutes = (d: AgentsApiDeps): Router[] => [organizationsRoutes(d), workspacesRoutes(d), poolsRoutes(d), agentsRoutes(d)];
+
+/** Boxyard's own agent protocol, mounted under /api/agent. */
+export const agentProtocolRoutes = (d: AgentsApiDeps): Router[] => [protocolRoutes(d)];
