@@ -6,17 +6,9 @@ import { prepare } from '../store/prepared';
 import { cachedQuery } from '../store/read-cache';
 import type { TableVersions } from '../store/table-versions';
 import { PoolViews } from './views';
+import type { PoolRow, PoolView } from './tables';
 
-/** A pool with its organization's name and its count of live agents. */
-export type PoolRow = Selectable<AgentPoolsTable> & { organization_name: string };
-
-/** A pool with everything its resource shows. */
-export interface PoolView extends PoolRow {
-  workspace_ids: string[];
-  allowed_workspace_ids: string[];
-  allowed_project_ids: string[];
-  excluded_workspace_ids: string[];
-}
+export type { PoolRow, PoolView };
 
 export interface PoolLists {
   allowedWorkspaceIds?: string[];

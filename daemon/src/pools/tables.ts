@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export interface AgentPoolsTable {
   id: string;
@@ -42,4 +42,15 @@ export interface PoolTables {
   agent_pool_excluded_workspaces: PoolWorkspaceLinkTable;
   agent_pool_allowed_projects: PoolProjectLinkTable;
   agent_tokens: AgentTokensTable;
+}
+
+/** A pool with its organization's name and its count of live agents. */
+export type PoolRow = Selectable<AgentPoolsTable> & { organization_name: string };
+
+/** A pool with everything its resource shows. */
+export interface PoolView extends PoolRow {
+  workspace_ids: string[];
+  allowed_workspace_ids: string[];
+  allowed_project_ids: string[];
+  excluded_workspace_ids: string[];
 }

@@ -3,7 +3,7 @@ import type { Database } from '../store/schema';
 import { prepare } from '../store/prepared';
 import { cachedQuery } from '../store/read-cache';
 import type { TableVersions } from '../store/table-versions';
-import type { PoolRow, PoolView } from './repository';
+import type { PoolRow, PoolView } from './tables';
 
 /** A pool's relationship lists, as its resource names them. */
 type Relation = 'workspaces' | 'allowed-workspaces' | 'excluded-workspaces' | 'allowed-projects';
