@@ -9,7 +9,7 @@ import { pack } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
-import { storedBlobs } from './helpers/blobs';
+import { providerRow, storedBlobs } from './helpers/blobs';
 import { snapshot } from './helpers/registry';
 import { sha256 } from './helpers/mirror';
 import { rawGet, rawPut } from './helpers/upload';
@@ -119,9 +119,11 @@ describe('PUT /api/boxyard/import/:username/:box/:version', () => {
     const r = await putImport('lab/base/1.1.0', file, { provider: 'qemu', architecture: 'amd64', checksum: sha1.toUpperCase(), checksum_type: 'SHA1' });
     expect(r.status, r.text).toBe(200);
     expect(r.json.import).toMatchObject({ provider: 'qemu', architecture: 'amd64', sha256: sha256(file) });
+    // The declared checksum is what the provider records; the API shows what the catalog
+    // advertises and vagrant verifies: the sha256 computed here (registry/checksums.ts).
+    expect(await providerRow(d, 'base', '1.1.0', 'amd64', 'qemu')).toMatchObject({ checksum: sha1, checksum_type: 'sha1', blob_sha256: sha256(file) });
     const v = await alice.http.get('/api/v2/box/lab/base/version/1.1.0');
-    // The declared checksum is what the provider records; the catalog advertises the sha256.
-    expect(v.json.providers).toEqual([expect.objectContaining({ name: 'qemu', architecture: 'amd64', checksum: sha1, checksum_type: 'sha1' })]);
+    expect(v.json.providers).toEqual([expect.objectContaining({ name: 'qemu', architecture: 'amd64', checksum: sha256(file), checksum_type: 'sha256' })]);
   });
 
   it('accepts a file that is not a tar when the query names provider and architecture', async () => {

@@ -1,8 +1,14 @@
 import type { Readable, Writable } from 'node:stream';
 
-/** Digest algorithms a provider may declare (Vagrant's `checksum_type`); sha256 is always computed. */
-export const DIGEST_ALGORITHMS = ['md5', 'sha1', 'sha256', 'sha384', 'sha512'] as const;
-export type DigestAlgorithm = (typeof DIGEST_ALGORITHMS)[number];
+/**
+ * The one list of checksum types: the digest algorithms a provider may declare (Vagrant's
+ * `checksum_type`, which node:crypto computes under the same names), with the length of each hex
+ * digest. The registry checks declared checksums against it; sha256 is always computed.
+ */
+export const DIGEST_HEX_LENGTH = { md5: 32, sha1: 40, sha256: 64, sha384: 96, sha512: 128 } as const;
+export type DigestAlgorithm = keyof typeof DIGEST_HEX_LENGTH;
+export const DIGEST_ALGORITHMS = Object.keys(DIGEST_HEX_LENGTH) as DigestAlgorithm[];
+export const isDigestAlgorithm = (name: string): name is DigestAlgorithm => Object.hasOwn(DIGEST_HEX_LENGTH, name);
 
 export interface BlobRef {
   sha256: string;

@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { ChecksumType } from '../registry/tables';
+import type { DigestAlgorithm } from './blob-store';
 
 export type UploadKind = 'plain' | 'direct';
 export type UploadState = 'open' | 'receiving' | 'received' | 'done';
@@ -12,7 +12,7 @@ export interface UploadSessionsTable {
   kind: UploadKind;
   state: Generated<UploadState>;
   checksum: string | null;
-  checksum_type: ChecksumType | null;
+  checksum_type: DigestAlgorithm | null;
   /** Set once a direct upload's PUT is stored, until its callback attaches it. */
   blob_sha256: string | null;
   blob_size: number | null;

@@ -8,21 +8,19 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { BoxyardClient } from './cli-client';
 import { hashFile } from './cli-files';
 import type { PlannedFile } from './cli-export-plan';
-
-/** Checksum types vagrant supports, which node:crypto computes under the same names. */
-const ALGORITHMS = new Set(['md5', 'sha1', 'sha256', 'sha384', 'sha512']);
+import { isDigestAlgorithm } from '../blobs/blob-store';
 
 export interface Downloaded { size: number; sha256: string; resumed: number; reused: boolean }
 
 function algorithmsFor(f: PlannedFile): string[] {
   const t = f.checksum_type?.toLowerCase();
-  return t && f.checksum && ALGORITHMS.has(t) && t !== 'sha256' ? ['sha256', t] : ['sha256'];
+  return t && f.checksum && isDigestAlgorithm(t) && t !== 'sha256' ? ['sha256', t] : ['sha256'];
 }
 
 /** Whether the digests agree with the catalog (a file without a checksum agrees with anything). */
 function matches(f: PlannedFile, digests: Record<string, string>): boolean {
   const t = f.checksum_type?.toLowerCase();
-  if (!f.checksum || !t || !ALGORITHMS.has(t)) return true;
+  if (!f.checksum || !t || !isDigestAlgorithm(t)) return true;
   return digests[t] === f.checksum.toLowerCase();
 }
 

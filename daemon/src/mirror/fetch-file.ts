@@ -1,8 +1,7 @@
 import { Transform, type Readable } from 'node:stream';
 import { safeEqual } from '../lib/crypto';
 import { AppError, InsufficientStorageError, UpstreamError } from '../http/errors';
-import { SizeMismatchError, type BlobRef, type BlobStore, type StagedBlob } from '../blobs/blob-store';
-import type { ChecksumType } from '../registry/tables';
+import { SizeMismatchError, type BlobRef, type BlobStore, type DigestAlgorithm, type StagedBlob } from '../blobs/blob-store';
 import type { UpstreamSource } from './upstream-source';
 import { TransientUpstreamError } from './upstream-http';
 
@@ -11,7 +10,7 @@ export interface FileTask {
   id: string;
   url: string;
   checksum: string | null;
-  checksum_type: ChecksumType | null;
+  checksum_type: DigestAlgorithm | null;
 }
 
 export interface FetchOptions {

@@ -1,14 +1,14 @@
 import { pipeline, type Readable } from 'node:stream';
 import type { Namespace, Principal } from '../auth/accounts-service';
-import type { BlobRef, BlobStore, StagedBlob } from '../blobs/blob-store';
+import type { BlobRef, BlobStore, DigestAlgorithm, StagedBlob } from '../blobs/blob-store';
 import { explainReceived } from '../blobs/received-body';
 import { ConflictError, ValidationError } from '../http/errors';
 import type { IdGen } from '../lib/ids';
 import { safeEqual } from '../lib/crypto';
 import { isGemVersion } from '../registry/gem-version';
-import { BoxName, DEFAULT_ARCHITECTURE, isArchitecture, normalizeChecksum } from '../registry/schemas';
+import { BoxName, DEFAULT_ARCHITECTURE, isArchitecture } from '../registry/schemas';
+import { normalizeChecksum } from '../registry/checksums';
 import type { RegistryService } from '../registry/service';
-import type { ChecksumType } from '../registry/tables';
 import { boxMetadataTap, type BoxMetadata } from './box-metadata';
 
 /** What the import needs from the registry: authorization and the one-transaction publisher. */
@@ -39,7 +39,7 @@ export interface ImportResult {
 
 interface Checked extends ImportRequest {
   checksum_value: string | null;
-  checksum_algorithm: ChecksumType | null;
+  checksum_algorithm: DigestAlgorithm | null;
 }
 
 /** Provider names follow the same rule as box names (registry/schemas.ts). */

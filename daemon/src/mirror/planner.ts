@@ -1,8 +1,9 @@
 import { AccountName } from '../auth/names';
 import { AppError, UpstreamError } from '../http/errors';
 import { isGemVersion } from '../registry/gem-version';
-import { BoxName, DEFAULT_ARCHITECTURE, isArchitecture, normalizeChecksum } from '../registry/schemas';
-import type { ChecksumType } from '../registry/tables';
+import { BoxName, DEFAULT_ARCHITECTURE, isArchitecture } from '../registry/schemas';
+import { normalizeChecksum } from '../registry/checksums';
+import type { DigestAlgorithm } from '../blobs/blob-store';
 import type { UpstreamCatalog, UpstreamProvider } from './catalog-schema';
 import { selectVersions, type VersionSelection } from './version-filter';
 
@@ -13,7 +14,7 @@ export interface PlannedProvider {
   default_architecture: boolean;
   url: string;
   checksum: string | null;
-  checksum_type: ChecksumType | null;
+  checksum_type: DigestAlgorithm | null;
 }
 export interface PlannedVersion { version: string; description: string; providers: PlannedProvider[] }
 export interface PlannedBox {

@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { ChecksumType } from '../registry/tables';
+import type { DigestAlgorithm } from '../blobs/blob-store';
 
 export type UpstreamKind = 'registry' | 'catalog' | 'folder';
 export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
@@ -66,7 +66,7 @@ export interface MirrorFilesTable {
   job_id: string;
   url: string;
   checksum: string | null;
-  checksum_type: ChecksumType | null;
+  checksum_type: DigestAlgorithm | null;
   size: number | null;
   bytes_done: Generated<number>;
   blob_sha256: string | null;

@@ -1,6 +1,7 @@
 import type { BoxDetail } from './details';
 import { isHeld, isUsable } from './details';
 import { downloadUrl } from './serialize';
+import { advertisedChecksum } from './checksums';
 import type { ProviderRow } from './repository';
 
 /**
@@ -12,16 +13,6 @@ export function isLegacyVagrant(userAgent: string | undefined): boolean {
   if (!m) return false;
   const [major, minor] = [Number(m[1]), Number(m[2])];
   return major < 2 || (major === 2 && minor <= 3);
-}
-
-/**
- * Checksum of a catalog entry. Hosted images always advertise the sha256 the daemon computed
- * (what it verified on upload); external ones their declared checksum, or nothing.
- */
-function catalogChecksum(p: ProviderRow): { checksum?: string; checksum_type?: string } {
-  if (!p.url && p.blob_sha256) return { checksum: p.blob_sha256, checksum_type: 'sha256' };
-  if (p.checksum && p.checksum_type) return { checksum: p.checksum, checksum_type: p.checksum_type };
-  return {};
 }
 
 /** For vagrant ≤ 2.3: of each name the default entry, or the oldest usable one when the default has no image yet. */
@@ -64,7 +55,7 @@ export function catalogDocument(requestedName: string, d: BoxDetail, base: strin
         .map((p) => ({
           name: p.name,
           url: downloadUrl(d.box, version, p, base),
-          ...catalogChecksum(p),
+          ...advertisedChecksum(p),
           ...(legacy ? {} : { architecture: p.architecture, default_architecture: p.default_architecture === 1 }),
         })),
     })),

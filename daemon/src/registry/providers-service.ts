@@ -5,7 +5,8 @@ import { ConflictError } from '../http/errors';
 import type { ProviderRef, RegistryAccess, VersionRef } from './access';
 import { isUniqueViolation, type Db } from './box-query';
 import type { BoxRecord, ProviderRow, RegistryRepository, VersionRow } from './repository';
-import { DEFAULT_ARCHITECTURE, normalizeChecksum, type ProviderInput } from './schemas';
+import { DEFAULT_ARCHITECTURE, type ProviderInput } from './schemas';
+import { normalizeChecksum } from './checksums';
 
 export interface ProviderResult { box: BoxRecord; version: VersionRow; provider: ProviderRow }
 export type NewProvider = ProviderInput & { name: string };

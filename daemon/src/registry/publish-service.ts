@@ -5,7 +5,7 @@ import { ConflictError } from '../http/errors';
 import { isUniqueViolation, type Db } from './box-query';
 import { compareGemVersions } from './gem-version';
 import { boxKey, type BoxRecord, type RegistryRepository } from './repository';
-import type { ChecksumType } from './tables';
+import type { DigestAlgorithm } from '../blobs/blob-store';
 
 export interface PublishedProvider {
   name: string;
@@ -15,7 +15,7 @@ export interface PublishedProvider {
   blob: { sha256: string; size: number } | null;
   source_url?: string | null;
   checksum: string | null;
-  checksum_type: ChecksumType | null;
+  checksum_type: DigestAlgorithm | null;
 }
 export interface PublishedVersion {
   version: string;

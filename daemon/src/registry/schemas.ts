@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { ValidationError } from '../http/errors';
 import { isGemVersion, MAX_VERSION_LENGTH } from './gem-version';
-import type { ChecksumType } from './tables';
 
 /** Values vagrant ≥ 2.4 compares with the host's architecture. */
 export const ARCHITECTURES = ['amd64', 'i386', 'arm', 'arm64', 'ppc64le', 'ppc64', 'mips64le', 'mips64', 'mipsle', 'mips', 's390x', 'unknown'] as const;
@@ -61,26 +59,6 @@ const providerFields = {
 export const CreateProviderBody = enveloped('provider', z.object({ name: ProviderName, ...providerFields }));
 export const UpdateProviderBody = enveloped('provider', z.object({ name: ProviderName.nullish(), ...providerFields }));
 export type ProviderInput = z.output<typeof UpdateProviderBody>;
-
-const HEX_LENGTH: Record<ChecksumType, number> = { md5: 32, sha1: 40, sha256: 64, sha384: 96, sha512: 128 };
-
-/**
- * A declared checksum and its type, checked together: the type names an algorithm and the hex
- * digest has its length. No checksum means none at all (a lone type is dropped: clients send
- * `checksum_type` with an empty checksum).
- */
-export function normalizeChecksum(checksum: string | null, type: string | null): { checksum: string | null; checksum_type: ChecksumType | null } {
-  if (!checksum) return { checksum: null, checksum_type: null };
-  const t = type?.toLowerCase();
-  if (!t || !(t in HEX_LENGTH)) {
-    throw new ValidationError(`checksum_type must be one of ${Object.keys(HEX_LENGTH).join(', ')} when a checksum is given.`);
-  }
-  const want = HEX_LENGTH[t as ChecksumType];
-  if (!new RegExp(`^[0-9a-fA-F]{${want}}$`).test(checksum)) {
-    throw new ValidationError(`checksum must be ${want} hexadecimal characters for checksum_type ${t}.`);
-  }
-  return { checksum: checksum.toLowerCase(), checksum_type: t as ChecksumType };
-}
 
 const blankIsAbsent = (v: unknown) => (v === '' ? undefined : v);
 const QueryText = z.preprocess(blankIsAbsent, z.string().max(256, 'must be at most 256 characters').optional());

@@ -1,5 +1,6 @@
 import { currentVersion, type BoxDetail, type BoxSummary, type VersionDetail } from './details';
 import type { BoxRecord, ProviderRow, VersionRow } from './repository';
+import { advertisedChecksum } from './checksums';
 
 /** Absolute URLs: `base` of the daemon, `api` = base + the API version the request used. */
 export interface Links { base: string; api: string }
@@ -18,13 +19,6 @@ export function descriptionHtml(markdown: string): string {
 export function downloadUrl(box: BoxRecord, version: VersionRow, p: ProviderRow, base: string): string {
   if (p.url) return p.url;
   return `${base}/${seg(box.username)}/boxes/${seg(box.name)}/versions/${seg(version.version)}/providers/${seg(p.name)}/${seg(p.architecture)}/vagrant.box`;
-}
-
-/** The checksum to advertise: the declared one, else the sha256 the daemon computed on upload. */
-export function advertisedChecksum(p: ProviderRow): { checksum: string; checksum_type: string } | undefined {
-  if (p.checksum && p.checksum_type) return { checksum: p.checksum, checksum_type: p.checksum_type };
-  if (!p.url && p.blob_sha256) return { checksum: p.blob_sha256, checksum_type: 'sha256' };
-  return undefined;
 }
 
 export function providerJson(box: BoxRecord, version: VersionRow, p: ProviderRow, links: Links) {

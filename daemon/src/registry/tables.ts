@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { DigestAlgorithm } from '../blobs/blob-store';
 
 export interface BoxesTable {
   id: string;
@@ -29,8 +30,6 @@ export interface BoxVersionsTable {
   updated_at: string;
 }
 
-export type ChecksumType = 'md5' | 'sha1' | 'sha256' | 'sha384' | 'sha512';
-
 export interface BoxProvidersTable {
   id: string;
   version_id: string;
@@ -41,7 +40,7 @@ export interface BoxProvidersTable {
   url: string | null;
   /** The checksum declared by the client (checked by vagrant after download). */
   checksum: string | null;
-  checksum_type: ChecksumType | null;
+  checksum_type: DigestAlgorithm | null;
   /** The hosted image, set by the blobs feature once an upload is verified. */
   blob_sha256: string | null;
   size: number | null;
