@@ -10,10 +10,24 @@ export const RESERVED_NAMES = new Set([
   'login', 'logout', 'settings', 'session', 'help', 'docs', 'metrics', 'status',
 ]);
 
+/**
+ * The key a name is unique and looked up by: two names that differ only in case are one name
+ * (users, organizations, boxes, upstreams, workspaces, projects and pools are stored with it).
+ */
+export const nameKey = (name: string): string => name.toLowerCase();
+
+/**
+ * A name that stands as a segment of Boxyard's URL paths (users, organizations, boxes,
+ * providers): safe there without escaping. `what` starts each message ("name must …").
+ */
+export const PathName = (what?: string) => {
+  const says = (rule: string) => (what ? `${what} ${rule}` : rule);
+  return z.string({ message: says('must be a string') })
+    .min(1, says('must not be empty'))
+    .max(64, says('must be at most 64 characters'))
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, says('may contain only letters, numbers, "-", "_" and "." and must start with a letter or number'));
+};
+
 /** A user or organization name: a URL path segment, unique across users and organizations. */
-export const AccountName = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(64, 'must be at most 64 characters')
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'may contain only letters, numbers, "-", "_" and "." and must start with a letter or number')
-  .refine((n) => !RESERVED_NAMES.has(n.toLowerCase()), { message: 'is reserved by Boxyard; choose another name' });
+export const AccountName = PathName()
+  .refine((n) => !RESERVED_NAMES.has(nameKey(n)), { message: 'is reserved by Boxyard; choose another name' });

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
+import { nameKey } from '../auth/names';
 import { MANIFEST_FILE, type ExportManifest } from './catalog-schema';
 import { BoxyardClient, collect, positiveInt, withServerOptions, type ServerOptions } from './cli-client';
 import { downloadFile } from './cli-download';
@@ -16,7 +17,7 @@ interface ExportOptions extends ServerOptions, ExportSelection {
 
 const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : word.endsWith('x') ? 'es' : 's'}`;
 const catalogFile = (box: string) => `${box}/metadata.json`;
-const sameBoxes = (a: string[], b: string[]) => JSON.stringify(a.map((n) => n.toLowerCase()).sort()) === JSON.stringify(b.map((n) => n.toLowerCase()).sort());
+const sameBoxes = (a: string[], b: string[]) => JSON.stringify(a.map(nameKey).sort()) === JSON.stringify(b.map(nameKey).sort());
 
 /**
  * An export goes into an empty (or new) folder, or one holding an export of the same boxes,
@@ -93,7 +94,7 @@ async function runExport(specs: string[], o: ExportOptions, out: NodeJS.WriteStr
   const boxes: PlannedBox[] = [];
   for (const spec of specs) boxes.push(await planBox(client, spec, o));
   const names = boxes.map((b) => b.name);
-  if (new Set(names.map((n) => n.toLowerCase())).size !== names.length) throw new Error(`Each box may be named once: ${names.join(', ')}.`);
+  if (new Set(names.map(nameKey)).size !== names.length) throw new Error(`Each box may be named once: ${names.join(', ')}.`);
   await sizeFiles(client, filesOf(boxes));
   if (o.dryRun) return printPlan(out, dir, boxes);
   await checkOut(dir, names);

@@ -4,6 +4,7 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import { nameKey } from '../auth/names';
 import { UpstreamError } from '../http/errors';
 import { describeIssues } from '../http/validate';
 import { ExportManifest, MANIFEST_FILE, UpstreamCatalog } from './catalog-schema';
@@ -152,7 +153,7 @@ class FolderSource implements UpstreamSource {
   async catalog(box: string): Promise<FetchedCatalog | null> {
     let path = toPath(this.u.url);
     if (!this.single) {
-      const entry = (await this.manifest()).boxes.find((b) => b.name.toLowerCase() === box.toLowerCase());
+      const entry = (await this.manifest()).boxes.find((b) => nameKey(b.name) === nameKey(box));
       if (!entry) return null;
       path = resolve(this.root, entry.catalog);
     }
@@ -166,7 +167,7 @@ class FolderSource implements UpstreamSource {
       const c = await this.catalog(org);
       return c?.catalog.name ? [c.catalog.name] : [];
     }
-    return (await this.manifest()).boxes.map((b) => b.name).filter((n) => n.toLowerCase().startsWith(`${org.toLowerCase()}/`));
+    return (await this.manifest()).boxes.map((b) => b.name).filter((n) => nameKey(n).startsWith(`${nameKey(org)}/`));
   }
 
   async size(url: string): Promise<number | null> {

@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import type { Principal } from '../auth/accounts-service';
+import { nameKey } from '../auth/names';
 import { ConflictError, ForbiddenError, NotFoundError } from '../http/errors';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
@@ -12,7 +13,6 @@ import { detectKind, isRemote } from './upstream-source';
 const originOf = (url: string): string | null => (isRemote({ url }) ? new URL(url).origin : null);
 
 type Caller = NonNullable<Principal>;
-const nameKey = (n: string) => n.toLowerCase();
 
 /** A readable default name: the host, or the folder's name. */
 function nameFromUrl(url: string): string {

@@ -1,10 +1,11 @@
 import type { Namespace } from '../auth/accounts-service';
+import { nameKey } from '../auth/names';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { ConflictError } from '../http/errors';
 import { isUniqueViolation, type Db } from './box-query';
 import { compareGemVersions } from './gem-version';
-import { boxKey, type BoxRecord, type RegistryRepository } from './repository';
+import type { BoxRecord, RegistryRepository } from './repository';
 import type { DigestAlgorithm } from '../blobs/blob-store';
 
 export interface PublishedProvider {
@@ -68,7 +69,7 @@ export class PublishService {
     if (!box) {
       const id = this.ids.id('box');
       await this.repo.insertBox({
-        id, name: input.name, name_key: boxKey(input.name),
+        id, name: input.name, name_key: nameKey(input.name),
         user_id: input.namespace.kind === 'user' ? input.namespace.id : null,
         organization_id: input.namespace.kind === 'organization' ? input.namespace.id : null,
         short_description: input.short_description, description: input.description,

@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { nameKey } from '../auth/names';
 import type { Database } from '../store/schema';
 import type { BoxesTable, BoxProvidersTable, BoxVersionsTable } from './tables';
 import { boxes, type Db } from './box-query';
@@ -18,8 +19,6 @@ export type BoxRecord = BoxRow & { username: string };
 
 /** A version with its providers. */
 export interface VersionDetail { version: VersionRow; providers: ProviderRow[] }
-
-export const boxKey = (name: string): string => name.toLowerCase();
 
 /**
  * Runs a query per slice of a long id list, in order: a namespace of thousands of boxes must not
@@ -54,14 +53,14 @@ export class RegistryRepository {
   boxByName(ownerId: string, name: string, db: Db = this.db): Promise<BoxRecord | undefined> {
     return boxes(db)
       .where((eb) => eb.or([eb('boxes.user_id', '=', ownerId), eb('boxes.organization_id', '=', ownerId)]))
-      .where('boxes.name_key', '=', boxKey(name)).executeTakeFirst();
+      .where('boxes.name_key', '=', nameKey(name)).executeTakeFirst();
   }
   /**
    * A box by its owner's name and its own, in one query: the lookup of every catalog, box and
    * download request. User and organization names never collide, so at most one owner matches.
    */
   boxByPath(owner: string, name: string): Promise<BoxRecord | undefined> {
-    return this.hot.boxByPath.get(owner.toLowerCase(), boxKey(name));
+    return this.hot.boxByPath.get(nameKey(owner), nameKey(name));
   }
   boxById(id: string): Promise<BoxRecord | undefined> {
     return boxes(this.db).where('boxes.id', '=', id).executeTakeFirst();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PathName } from '../auth/names';
 import { isGemVersion, MAX_VERSION_LENGTH } from './gem-version';
 
 /** Values vagrant ≥ 2.4 compares with the host's architecture. */
@@ -7,12 +8,8 @@ export const isArchitecture = (a: string): boolean => (ARCHITECTURES as readonly
 /** What a provider created without an architecture (API v1, gem 3.0.5) is recorded as. */
 export const DEFAULT_ARCHITECTURE = 'unknown';
 
-const Slug = (what: string) => z.string({ message: `${what} must be a string` })
-  .min(1, `${what} must not be empty`).max(64, `${what} must be at most 64 characters`)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, `${what} may contain only letters, numbers, "-", "_" and "." and must start with a letter or number`);
-
-export const BoxName = Slug('name');
-const ProviderName = Slug('provider name');
+export const BoxName = PathName('name');
+const ProviderName = PathName('provider name');
 const Text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 const Flag = z.boolean({ message: 'must be true or false' });
 const Architecture = z.enum(ARCHITECTURES, { message: `architecture must be one of ${ARCHITECTURES.join(', ')}` });

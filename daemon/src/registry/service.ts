@@ -1,11 +1,12 @@
 import type { AccountService, Principal } from '../auth/accounts-service';
+import { nameKey } from '../auth/names';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { ConflictError } from '../http/errors';
 import { RegistryAccess, type BoxRef, type Need, type ProviderRef } from './access';
 import { isUniqueViolation } from './box-query';
 import { loadDetail, loadSummaries, type BoxDetail, type BoxSummary } from './details';
-import { boxKey, type BoxRecord, type ProviderRow, type RegistryRepository, type VersionRow } from './repository';
+import type { BoxRecord, ProviderRow, RegistryRepository, VersionRow } from './repository';
 import type { SearchFilter } from './search-query';
 import { VersionService } from './versions-service';
 import { ProviderService } from './providers-service';
@@ -72,7 +73,7 @@ export class RegistryService {
       user_id: ns.kind === 'user' ? ns.id : null,
       organization_id: ns.kind === 'organization' ? ns.id : null,
       name: input.name,
-      name_key: boxKey(input.name),
+      name_key: nameKey(input.name),
       short_description: input.short_description ?? '',
       description: input.description ?? '',
       private: input.is_private === false ? 0 : 1,
@@ -85,9 +86,9 @@ export class RegistryService {
   async updateBox(p: Principal, ref: BoxRef, patch: BoxPatch): Promise<BoxDetail> {
     const { box } = await this.access.box(p, ref, 'manage');
     const ownerId = (box.user_id ?? box.organization_id)!;
-    if (patch.name != null && boxKey(patch.name) !== box.name_key) await this.assertBoxNameFree(ownerId, patch.name);
+    if (patch.name != null && nameKey(patch.name) !== box.name_key) await this.assertBoxNameFree(ownerId, patch.name);
     await this.guardDuplicate(box.username, patch.name ?? box.name, () => this.repo.updateBox(box.id, {
-      ...(patch.name != null ? { name: patch.name, name_key: boxKey(patch.name) } : {}),
+      ...(patch.name != null ? { name: patch.name, name_key: nameKey(patch.name) } : {}),
       ...(patch.short_description != null ? { short_description: patch.short_description } : {}),
       ...(patch.description != null ? { description: patch.description } : {}),
       ...(patch.is_private != null ? { private: patch.is_private ? 1 : 0 } : {}),
