@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema';
+import { containsPattern, LIKE_ESCAPE } from '../store/like';
 import { PreparedQuery, type Bound } from '../store/prepared';
 import { cachedQuery, type ReadCache } from '../store/read-cache';
 import type { TableVersions } from '../store/table-versions';
@@ -22,9 +23,6 @@ export interface SearchFilter {
 /** Each sort (either way, ties by name then id) has an index of its own: see migration 007. */
 const SORT_COLUMN = { downloads: 'boxes.downloads', created: 'boxes.created_at', updated: 'boxes.updated_at' } as const;
 
-/** `%`, `_` and `\` in the user's text match literally. */
-const likePattern = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 /** What decides the SQL of a search; its values are bound. */
 interface Shape {
   sort: SearchFilter['sort'];
@@ -41,7 +39,7 @@ function shapeOf(f: SearchFilter, index: TextIndex): { shape: Shape; args: Bound
   const args: Bound[] = [];
   if (visible === 'member') args.push((f.visible as { userId: string }).userId);
   if (phrase) args.push(phrase);
-  if (f.q) args.push(likePattern(f.q));
+  if (f.q) args.push(containsPattern(f.q.toLowerCase()));
   if (f.provider) args.push(f.provider);
   if (f.architecture) args.push(f.architecture);
   args.push(f.limit, f.offset);
@@ -63,8 +61,8 @@ function build(db: Kysely<Database>, s: Shape, a: string[]) {
   if (s.text === 'index') q = q.where(containsPhrase(next()));
   if (s.text !== 'none') {
     const p = next();
-    q = q.where(sql<boolean>`(lower(boxes.name) like ${p} escape '\\' or lower(boxes.short_description) like ${p} escape '\\'
-      or lower(coalesce(users.username, organizations.name)) like ${p} escape '\\')`);
+    q = q.where(sql<boolean>`(lower(boxes.name) like ${p} ${LIKE_ESCAPE} or lower(boxes.short_description) like ${p} ${LIKE_ESCAPE}
+      or lower(coalesce(users.username, organizations.name)) like ${p} ${LIKE_ESCAPE})`);
   }
   if (s.provider || s.architecture) {
     const provider = s.provider ? next() : undefined;

@@ -1,0 +1,12 @@
+import { sql } from 'kysely';
+
+/**
+ * The one escaping rule for LIKE patterns made from what a user typed: `%`, `_` and `\` in the
+ * text match themselves. Each is escaped with `\`, and every LIKE that takes such a pattern
+ * names that character with `LIKE_ESCAPE`: SQLite has no default escape character, so the
+ * clause is always spelled out (portable to PostgreSQL too).
+ */
+export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Follows `LIKE <pattern>` for a pattern from `containsPattern`. */
+export const LIKE_ESCAPE = sql.raw(`escape '\\'`);
