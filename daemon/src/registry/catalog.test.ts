@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { catalogDocument, isLegacyVagrant } from './catalog';
-import type { BoxDetail } from './details';
-import type { ProviderRow } from './repository';
+import { boxDetailFixture as detail, providerFixture as provider } from '../../../test/helpers/registry-rows';
 
 describe('isLegacyVagrant', () => {
   it.each([
@@ -16,17 +15,6 @@ describe('isLegacyVagrant', () => {
   ])('%s → %s', (ua, legacy) => {
     expect(isLegacyVagrant(ua)).toBe(legacy);
   });
-});
-
-const at = '2026-01-01T00:00:00.000Z';
-const provider = (over: Partial<ProviderRow>): ProviderRow => ({
-  id: 'p', version_id: 'v', name: 'virtualbox', architecture: 'amd64', default_architecture: 0, url: null, checksum: null,
-  checksum_type: null, blob_sha256: null, size: null, source_url: null, created_at: at, updated_at: at, ...over,
-});
-const detail = (providers: ProviderRow[]): BoxDetail => ({
-  box: { id: 'b', user_id: 'u', organization_id: null, name: 'box', name_key: 'box', short_description: 's', description: 'd',
-    private: 0, downloads: 0, created_at: at, updated_at: at, username: 'org' },
-  versions: [{ version: { id: 'v', box_id: 'b', version: '1.0.0', description: '', status: 'active', mirror_id: null, created_at: at, updated_at: at }, providers }],
 });
 
 describe('catalogDocument for vagrant ≤ 2.3', () => {

@@ -2,22 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../http/errors';
 import { catalogDocument } from './catalog';
 import { advertisedChecksum, normalizeChecksum } from './checksums';
-import type { BoxDetail } from './details';
 import type { ProviderRow } from './repository';
 import { providerJson } from './serialize';
+import { boxDetailFixture, providerFixture as provider } from '../../../test/helpers/registry-rows';
 
-const at = '2026-01-01T00:00:00.000Z';
 const SHA1 = '1'.repeat(40);
 const STORED = 'e'.repeat(64);
-const provider = (over: Partial<ProviderRow>): ProviderRow => ({
-  id: 'p', version_id: 'v', name: 'virtualbox', architecture: 'amd64', default_architecture: 1, url: null, checksum: null,
-  checksum_type: null, blob_sha256: null, size: null, source_url: null, created_at: at, updated_at: at, ...over,
-});
-const detail = (p: ProviderRow): BoxDetail => ({
-  box: { id: 'b', user_id: 'u', organization_id: null, name: 'box', name_key: 'box', short_description: 's', description: 'd',
-    private: 0, downloads: 0, created_at: at, updated_at: at, username: 'org' },
-  versions: [{ version: { id: 'v', box_id: 'b', version: '1.0.0', description: '', status: 'active', mirror_id: null, created_at: at, updated_at: at }, providers: [p] }],
-});
+const detail = (p: ProviderRow) => boxDetailFixture([p]);
 
 describe('advertisedChecksum: which checksum a provider shows', () => {
   it.each([
