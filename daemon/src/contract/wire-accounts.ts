@@ -1,0 +1,96 @@
+import { z } from 'zod';
+
+/**
+ * Boxyard's own account answers (under /api/boxyard, and the token answers of /api/v1) as the
+ * daemon sends them: auth/serialize.ts builds them, the web UI checks what it reads against them.
+ * Pure (zod only): the renderer bundles it without the daemon's runtime code.
+ */
+
+const time = z.string();
+
+export const UserJson = z.object({
+  username: z.string(),
+  email: z.string().nullable(),
+  admin: z.boolean(),
+  profile_markdown: z.string(),
+  created_at: time,
+  updated_at: time,
+});
+export type UserJson = z.infer<typeof UserJson>;
+
+/** `GET|POST /session`, `GET /user`, and each user change. */
+export const UserAnswer = z.object({ user: UserJson });
+export const UsersAnswer = z.object({ users: z.array(UserJson) });
+
+export const ORGANIZATION_ROLES = ['owner', 'member'] as const;
+export type OrganizationRole = (typeof ORGANIZATION_ROLES)[number];
+
+export const OrganizationJson = z.object({
+  name: z.string(),
+  email: z.string().nullable(),
+  profile_markdown: z.string(),
+  agent_pool_limit: z.number(),
+  created_at: time,
+  updated_at: time,
+});
+export type OrganizationJson = z.infer<typeof OrganizationJson>;
+
+export const MemberJson = z.object({
+  username: z.string(),
+  role: z.enum(ORGANIZATION_ROLES),
+  created_at: time,
+  user_id: z.string(),
+});
+export type MemberJson = z.infer<typeof MemberJson>;
+
+/** `GET /organizations/:name`: the organization with its members. */
+export const OrganizationDetailJson = OrganizationJson.extend({ members: z.array(MemberJson) });
+export type OrganizationDetailJson = z.infer<typeof OrganizationDetailJson>;
+
+export const OrganizationsAnswer = z.object({ organizations: z.array(OrganizationJson) });
+export const OrganizationAnswer = z.object({ organization: OrganizationJson });
+export const OrganizationDetailAnswer = z.object({ organization: OrganizationDetailJson });
+
+/** An API token in the owner's list: never the secret, only its hash. */
+export const ApiTokenJson = z.object({
+  id: z.string(),
+  description: z.string(),
+  token_hash: z.string(),
+  created_at: time,
+  last_used_at: time.nullable(),
+});
+export type ApiTokenJson = z.infer<typeof ApiTokenJson>;
+export const ApiTokensAnswer = z.object({ tokens: z.array(ApiTokenJson) });
+
+/** A token just made (`POST /api/v1/authenticate`, `POST /api/boxyard/tokens`): the only answer with the secret. */
+export const CreatedTokenJson = z.object({
+  description: z.string(),
+  token: z.string(),
+  token_hash: z.string(),
+  created_at: time,
+  id: z.string(),
+});
+export type CreatedTokenJson = z.infer<typeof CreatedTokenJson>;
+
+export const DELIVERY_METHODS = ['app', 'sms'] as const;
+export type DeliveryMethod = (typeof DELIVERY_METHODS)[number];
+
+/** `GET /two-factor` and each change that switches a method on. */
+export const TwoFactorMethodsAnswer = z.object({ two_factor: z.object({ delivery_methods: z.array(z.enum(DELIVERY_METHODS)) }) });
+/** `POST /two-factor/totp`: the new secret, waiting for its first code. */
+export const TotpSetupAnswer = z.object({ two_factor: z.object({ secret: z.string(), otpauth_url: z.string() }) });
+/** `POST /api/v1/two-factor/request-code`. */
+export const SmsCodeSentAnswer = z.object({ two_factor: z.object({ obfuscated_destination: z.string() }) });
+
+/** Settings changed at run time (`GET|PUT /settings`). */
+export const RuntimeSettingsJson = z.object({
+  maintenance: z.boolean(),
+  /** No outbound connection: mirror jobs wait, the pull-through cache serves what it holds. */
+  offline: z.boolean(),
+  /** Started with --offline: the switch cannot turn it off. */
+  offline_forced: z.boolean(),
+  pull_through_upstream_id: z.string().nullable(),
+  cache_max_age_minutes: z.number(),
+});
+export type RuntimeSettingsJson = z.infer<typeof RuntimeSettingsJson>;
+export const SettingsAnswer = z.object({ settings: RuntimeSettingsJson });

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+
+/**
+ * The mirroring API's answers (under /api/boxyard; docs/mirroring-api.md) as the daemon sends
+ * them: mirror/serialize.ts builds them, the web UI checks what it reads against them.
+ * Pure (zod only): the renderer bundles it without the daemon's runtime code.
+ */
+
+const time = z.string();
+
+export const UPSTREAM_KINDS = ['registry', 'catalog', 'folder'] as const;
+export type UpstreamKind = (typeof UPSTREAM_KINDS)[number];
+
+export const JOB_STATES = ['queued', 'running', 'done', 'failed', 'cancelled'] as const;
+export type JobState = (typeof JOB_STATES)[number];
+/** A job in these states has not ended: it can be cancelled, and its page keeps polling. */
+export const ACTIVE_JOB_STATES: ReadonlySet<JobState> = new Set(['queued', 'running']);
+
+/** An upstream: never its token, only whether it has one. */
+export const UpstreamJson = z.object({
+  id: z.string(),
+  name: z.string(),
+  url: z.string(),
+  kind: z.enum(UPSTREAM_KINDS),
+  has_token: z.boolean(),
+  timeout_seconds: z.number(),
+  max_failures: z.number(),
+  pause_minutes: z.number(),
+  /** Failures in a row; at max_failures the upstream pauses until paused_until. */
+  failures: z.number(),
+  paused_until: time.nullable(),
+  last_error: z.string().nullable(),
+  created_at: time,
+  updated_at: time,
+});
+export type UpstreamJson = z.infer<typeof UpstreamJson>;
+
+export const JobJson = z.object({
+  id: z.string(),
+  mirror_id: z.string(),
+  state: z.enum(JOB_STATES),
+  message: z.string().nullable(),
+  error_code: z.string().nullable(),
+  bytes_total: z.number(),
+  bytes_done: z.number(),
+  files_total: z.number(),
+  files_done: z.number(),
+  /** Null until there is enough to measure. */
+  rate_bytes_per_second: z.number().nullable(),
+  eta_seconds: z.number().nullable(),
+  created_at: time,
+  started_at: time.nullable(),
+  finished_at: time.nullable(),
+  /** What the job published, once it has: each box with its new versions (and those retention removed). */
+  published: z.array(z.object({ box: z.string(), versions: z.array(z.string()), pruned: z.array(z.string()).optional() })),
+});
+export type JobJson = z.infer<typeof JobJson>;
+
+export const MirrorJson = z.object({
+  id: z.string(),
+  /** Null if the upstream is gone. */
+  upstream: z.object({ id: z.string(), name: z.string(), url: z.string(), kind: z.enum(UPSTREAM_KINDS) }).nullable(),
+  source: z.string(),
+  target: z.string(),
+  /** A version constraint (`>= 1.0, < 2`), or null for every version. */
+  versions: z.string().nullable(),
+  latest: z.number().nullable(),
+  /** Empty: every provider (and architecture). */
+  providers: z.array(z.string()),
+  architectures: z.array(z.string()),
+  private: z.boolean(),
+  interval_minutes: z.number().nullable(),
+  retain: z.number().nullable(),
+  next_run_at: time.nullable(),
+  last_job: JobJson.nullable(),
+  created_at: time,
+  updated_at: time,
+});
+export type MirrorJson = z.infer<typeof MirrorJson>;
+
+/** A box the pull-through cache holds, and how many of its provider files it has fetched. */
+export const CachedBoxJson = z.object({
+  tag: z.string(),
+  upstream: z.object({ id: z.string(), name: z.string().nullable(), url: z.string().nullable() }).nullable(),
+  source: z.string(),
+  synced_at: time,
+  providers_total: z.number(),
+  providers_cached: z.number(),
+});
+export type CachedBoxJson = z.infer<typeof CachedBoxJson>;
+
+/** `PUT /import/:user/:box/:version`: the provider the .box file became (named by its metadata.json). */
+export const ImportResultJson = z.object({
+  box: z.string(),
+  version: z.string(),
+  provider: z.string(),
+  architecture: z.string(),
+  sha256: z.string(),
+  size: z.number(),
+  released: z.boolean(),
+});
+export type ImportResultJson = z.infer<typeof ImportResultJson>;
+
+export const UpstreamsAnswer = z.object({ upstreams: z.array(UpstreamJson) });
+export const UpstreamAnswer = z.object({ upstream: UpstreamJson });
+export const MirrorsAnswer = z.object({ mirrors: z.array(MirrorJson) });
+/** `POST /mirrors`: the job too when the mirror was told to run at once. */
+export const CreatedMirrorAnswer = z.object({ mirror: MirrorJson, job: JobJson.nullable() });
+export const JobAnswer = z.object({ job: JobJson });
+export const JobsAnswer = z.object({ jobs: z.array(JobJson) });
+export const CacheAnswer = z.object({ boxes: z.array(CachedBoxJson) });
+export const ImportAnswer = z.object({ import: ImportResultJson });
