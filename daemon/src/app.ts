@@ -23,6 +23,7 @@ import { cacheCatalogRoutes, cacheDownloadRoutes } from './mirror/cache-routes';
 import { agentProtocolRoutes, agentsApiRoutes } from './tfc-routes';
 import { defaultUiDir, webUi } from './ui/static';
 import { sessionRoutes } from './ui/session-routes';
+import { namespaceRoutes } from './ui/namespaces-routes';
 
 /** `path` is `prefix` or below it; without regard to case, as @koa/router matches routes. */
 function isUnder(path: string, prefix: string): boolean {
@@ -89,7 +90,7 @@ export function createApp(deps: Deps): Koa {
   app.use(routeTable({
     '/api/v1': registry,
     '/api/v2': [...registry, ...agentsApiRoutes(agentsDeps)],
-    '/api/boxyard': [sessionRoutes({ tokens: deps.tokens, loginLimiter: deps.loginLimiter, cookie }), adminRoutes(deps), importRoutes(deps), mirrorRoutes({ ...deps.mirror, accounts: deps.accounts })],
+    '/api/boxyard': [sessionRoutes({ tokens: deps.tokens, loginLimiter: deps.loginLimiter, cookie }), namespaceRoutes(deps), adminRoutes(deps), importRoutes(deps), mirrorRoutes({ ...deps.mirror, accounts: deps.accounts })],
     '/api/agent': agentProtocolRoutes(agentsDeps),
   }, [
     uploadPutRoutes(deps),

@@ -1,0 +1,42 @@
+import Router from '@koa/router';
+import type { AccountService } from '../auth/accounts-service';
+import type { Config } from '../config';
+import type { NamespacesAnswer } from '../contract/wire-registry';
+import { requireUser } from '../http/auth';
+import { linksFor } from '../registry/route-helpers';
+import { boxSummaryJson } from '../registry/serialize';
+import type { RegistryService } from '../registry/service';
+
+export interface NamespaceRouteDeps {
+  accounts: Pick<AccountService, 'listOrganizations'>;
+  registry: Pick<RegistryService, 'profile'>;
+  config: Pick<Config, 'publicUrl'>;
+}
+
+/**
+ * The web UI's box list (under /api/boxyard): the signed-in user's namespaces with their boxes in
+ * one answer, where the Vagrant Cloud API needs one `GET /user/:name` per namespace. `GET /search`
+ * is no substitute: it lists only released boxes, and everyone's public ones. Each namespace is
+ * read as `GET /user/:name` reads it (registry.profile), so the two always show the same boxes.
+ */
+export function namespaceRoutes(d: NamespaceRouteDeps): Router {
+  const r = new Router();
+
+  r.get('/namespaces', async (ctx) => {
+    const p = requireUser(ctx);
+    const organizations = await d.accounts.listOrganizations(p);
+    const owners = [
+      { name: p.user.username, kind: 'user' as const },
+      ...organizations.map((o) => ({ name: o.name, kind: 'organization' as const })),
+    ];
+    const links = linksFor(ctx, d.config);
+    const namespaces: NamespacesAnswer['namespaces'] = [];
+    for (const owner of owners) {
+      const { boxes } = await d.registry.profile(p, owner.name);
+      namespaces.push({ ...owner, boxes: boxes.map((b) => boxSummaryJson(b, links)) });
+    }
+    ctx.body = { namespaces } satisfies NamespacesAnswer;
+  });
+
+  return r;
+}
