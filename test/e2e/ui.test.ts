@@ -178,6 +178,22 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await page.screenshot({ path: join(shots, 'pool-scope.png'), fullPage: true });
   });
 
+  it('lists every namespace with its boxes on the boxes page, in one request', async () => {
+    await daemon.http.withToken(daemon.adminToken).post('/api/v1/boxes', { box: { username: 'e2e-org', name: 'org-box', is_private: true } });
+    const apiCalls: string[] = [];
+    const seen = (r: { url(): string }) => { const u = new URL(r.url()); if (u.pathname.startsWith('/api/')) apiCalls.push(u.pathname); };
+    page.on('request', seen);
+    await page.getByRole('link', { name: 'Boxes' }).first().click();
+    const own = page.locator('section', { has: page.getByRole('heading', { name: ADMIN.username, exact: true }) });
+    await own.getByRole('link', { name: `${ADMIN.username}/e2e-box` }).waitFor();
+    const org = page.locator('section', { has: page.getByRole('heading', { name: 'e2e-org', exact: true }) });
+    await org.getByRole('link', { name: 'e2e-org/org-box' }).waitFor();
+    await org.getByText('private').waitFor();
+    page.off('request', seen);
+    // The header polls settings on its own; the list itself is one request, none per namespace.
+    expect(apiCalls.filter((p) => !p.endsWith('/settings'))).toEqual(['/api/boxyard/namespaces']);
+  });
+
   it('settings: an API token shown once, authenticator and SMS setup, a new user, maintenance on and off', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByPlaceholder('What is it for?').fill('ci scripts');

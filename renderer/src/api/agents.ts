@@ -1,16 +1,17 @@
 import { apiPath, type Fetcher } from './client';
-import { Agent, AgentPool, AgentToken, load, many, one } from './wire';
+import { load } from './load';
+import { AgentJson, AgentPoolJson, AgentTokenJson, many, one } from '../../../daemon/src/contract/wire-jsonapi';
 
 const V2 = '/api/v2';
 const J = { jsonapi: true } as const;
 
 export const listPools = (api: Fetcher, org: string) =>
-  load(api, many(AgentPool), `${apiPath(`${V2}/organizations`, org)}/agent-pools?page%5Bsize%5D=100&sort=name`, J).then((r) => r.data);
+  load(api, many(AgentPoolJson), `${apiPath(`${V2}/organizations`, org)}/agent-pools?page%5Bsize%5D=100&sort=name`, J).then((r) => r.data);
 
-export const getPool = (api: Fetcher, id: string) => load(api, one(AgentPool), apiPath(`${V2}/agent-pools`, id), J).then((r) => r.data);
+export const getPool = (api: Fetcher, id: string) => load(api, one(AgentPoolJson), apiPath(`${V2}/agent-pools`, id), J).then((r) => r.data);
 
 export const createPool = (api: Fetcher, org: string, name: string, organizationScoped: boolean) =>
-  load(api, one(AgentPool), `${apiPath(`${V2}/organizations`, org)}/agent-pools`, {
+  load(api, one(AgentPoolJson), `${apiPath(`${V2}/organizations`, org)}/agent-pools`, {
     ...J,
     method: 'POST',
     body: { data: { type: 'agent-pools', attributes: { name, 'organization-scoped': organizationScoped } } },
@@ -19,11 +20,11 @@ export const createPool = (api: Fetcher, org: string, name: string, organization
 export const deletePool = (api: Fetcher, id: string) => api(apiPath(`${V2}/agent-pools`, id), { ...J, method: 'DELETE' });
 
 export const listTokens = (api: Fetcher, poolId: string) =>
-  load(api, many(AgentToken), `${apiPath(`${V2}/agent-pools`, poolId)}/authentication-tokens?page%5Bsize%5D=100`, J).then((r) => r.data);
+  load(api, many(AgentTokenJson), `${apiPath(`${V2}/agent-pools`, poolId)}/authentication-tokens?page%5Bsize%5D=100`, J).then((r) => r.data);
 
 /** The answer carries the secret (`attributes.token`); it is never shown again. */
 export const createToken = (api: Fetcher, poolId: string, description: string) =>
-  load(api, one(AgentToken), `${apiPath(`${V2}/agent-pools`, poolId)}/authentication-tokens`, {
+  load(api, one(AgentTokenJson), `${apiPath(`${V2}/agent-pools`, poolId)}/authentication-tokens`, {
     ...J,
     method: 'POST',
     body: { data: { type: 'authentication-tokens', attributes: { description } } },
@@ -32,16 +33,13 @@ export const createToken = (api: Fetcher, poolId: string, description: string) =
 export const revokeToken = (api: Fetcher, id: string) => api(apiPath(`${V2}/authentication-tokens`, id), { ...J, method: 'DELETE' });
 
 export const listAgents = (api: Fetcher, poolId: string) =>
-  load(api, many(Agent), `${apiPath(`${V2}/agent-pools`, poolId)}/agents?page%5Bsize%5D=100`, J).then((r) => r.data);
+  load(api, many(AgentJson), `${apiPath(`${V2}/agent-pools`, poolId)}/agents?page%5Bsize%5D=100`, J).then((r) => r.data);
 
 export const deleteAgent = (api: Fetcher, id: string) => api(apiPath(`${V2}/agents`, id), { ...J, method: 'DELETE' });
 
-/** Agents in these states can be deleted (412 otherwise); the others are still alive. */
-export const DELETABLE_AGENT = new Set(['unknown', 'errored', 'exited']);
-
 /** Who may use a pool: the whole organization, or only the listed workspaces (the list replaces the old one). */
 export const setPoolScope = (api: Fetcher, id: string, organizationScoped: boolean, allowedWorkspaceIds: string[]) =>
-  load(api, one(AgentPool), apiPath(`${V2}/agent-pools`, id), {
+  load(api, one(AgentPoolJson), apiPath(`${V2}/agent-pools`, id), {
     ...J,
     method: 'PATCH',
     body: {

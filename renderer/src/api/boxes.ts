@@ -1,6 +1,6 @@
 import { ApiError, CSRF_HEADERS, apiPath, errorMessages, type Fetcher } from './client';
-import { z } from 'zod';
-import { Box, BoxList, Namespace, Provider, Version, load } from './wire';
+import { load } from './load';
+import { BoxJson, NamespacesAnswer, ProviderJson, SearchJson, UploadTargetJson, VersionJson } from '../../../daemon/src/contract/wire-registry';
 
 const V1 = '/api/v1';
 export const boxPath = (user: string, name: string) => apiPath(`${V1}/box`, user, name);
@@ -11,33 +11,31 @@ export const providerPath = (r: ProviderRef) =>
   `${versionPath(r.user, r.name, r.version)}/provider/${encodeURIComponent(r.provider)}${r.architecture ? `/${encodeURIComponent(r.architecture)}` : ''}`;
 
 export const searchBoxes = (api: Fetcher, q: string) =>
-  load(api, BoxList, `${V1}/search?${new URLSearchParams({ q, limit: '100', sort: 'updated' })}`).then((r) => r.boxes);
+  load(api, SearchJson, `${V1}/search?${new URLSearchParams({ q, limit: '100', sort: 'updated' })}`).then((r) => r.boxes);
 
-export const namespaceBoxes = (api: Fetcher, username: string) =>
-  load(api, Namespace, apiPath(`${V1}/user`, username)).then((r) => r.boxes ?? []);
+/** The signed-in user's namespaces with their boxes, in one request (the Vagrant API needs one per namespace). */
+export const listNamespaces = (api: Fetcher) => load(api, NamespacesAnswer, '/api/boxyard/namespaces').then((r) => r.namespaces);
 
-export const getBox = (api: Fetcher, user: string, name: string) => load(api, Box, boxPath(user, name));
-
-export const getProvider = (api: Fetcher, ref: ProviderRef) => load(api, Provider, providerPath(ref));
+export const getBox = (api: Fetcher, user: string, name: string) => load(api, BoxJson, boxPath(user, name));
 
 export interface NewBox { username: string; name: string; short_description: string; description: string; is_private: boolean }
-export const createBox = (api: Fetcher, box: NewBox) => load(api, Box, `${V1}/boxes`, { method: 'POST', body: { box } });
+export const createBox = (api: Fetcher, box: NewBox) => load(api, BoxJson, `${V1}/boxes`, { method: 'POST', body: { box } });
 export const deleteBox = (api: Fetcher, user: string, name: string) => api(boxPath(user, name), { method: 'DELETE' });
 
 export const createVersion = (api: Fetcher, user: string, name: string, version: string, description: string) =>
-  load(api, Version, `${boxPath(user, name)}/versions`, { method: 'POST', body: { version: { version, description } } });
+  load(api, VersionJson, `${boxPath(user, name)}/versions`, { method: 'POST', body: { version: { version, description } } });
 export const deleteVersion = (api: Fetcher, user: string, name: string, version: string) =>
   api(versionPath(user, name, version), { method: 'DELETE' });
 export const setVersionStatus = (api: Fetcher, user: string, name: string, version: string, action: 'release' | 'revoke') =>
-  load(api, Version, `${versionPath(user, name, version)}/${action}`, { method: 'PUT' });
+  load(api, VersionJson, `${versionPath(user, name, version)}/${action}`, { method: 'PUT' });
 
 export interface NewProvider { name: string; url?: string; checksum?: string; checksum_type?: string; architecture?: string }
 export const createProvider = (api: Fetcher, user: string, name: string, version: string, provider: NewProvider) =>
-  load(api, Provider, `${versionPath(user, name, version)}/providers`, { method: 'POST', body: { provider } });
+  load(api, ProviderJson, `${versionPath(user, name, version)}/providers`, { method: 'POST', body: { provider } });
 export const deleteProvider = (api: Fetcher, ref: ProviderRef) => api(providerPath(ref), { method: 'DELETE' });
 
 export const prepareUpload = (api: Fetcher, ref: ProviderRef) =>
-  load(api, z.object({ upload_path: z.string() }), `${providerPath(ref)}/upload`);
+  load(api, UploadTargetJson, `${providerPath(ref)}/upload`);
 
 /**
  * PUTs a file with XHR, because fetch() cannot report upload progress. Upload URLs carry the

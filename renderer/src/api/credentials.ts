@@ -1,9 +1,8 @@
 import type { Fetcher } from './client';
-import { load } from './wire';
-import { z } from 'zod';
+import { load } from './load';
+import { TwoFactorMethodsAnswer } from '../../../daemon/src/contract/wire-accounts';
 
 const B = '/api/boxyard';
-const Methods = z.object({ two_factor: z.object({ delivery_methods: z.array(z.string()) }) });
 
 /** At least this many characters (the daemon's auth/passwords.ts refuses shorter ones). */
 export const MIN_PASSWORD_LENGTH = 12;
@@ -13,8 +12,8 @@ export const MIN_PASSWORD_LENGTH = 12;
  * (403 `reauthentication_required` without it), so a token alone cannot lock its owner out.
  */
 export const confirmTotp = (api: Fetcher, code: string, currentPassword: string) =>
-  load(api, Methods, `${B}/two-factor/totp/confirm`, { method: 'POST', body: { two_factor: { code }, current_password: currentPassword } });
+  load(api, TwoFactorMethodsAnswer, `${B}/two-factor/totp/confirm`, { method: 'POST', body: { two_factor: { code }, current_password: currentPassword } });
 export const enableSms = (api: Fetcher, phone: string, currentPassword: string) =>
-  load(api, Methods, `${B}/two-factor/sms`, { method: 'POST', body: { two_factor: { phone }, current_password: currentPassword } });
+  load(api, TwoFactorMethodsAnswer, `${B}/two-factor/sms`, { method: 'POST', body: { two_factor: { phone }, current_password: currentPassword } });
 export const disableTwoFactor = (api: Fetcher, method: 'app' | 'sms', currentPassword: string) =>
   api(`${B}/two-factor/${method}`, { method: 'DELETE', body: { current_password: currentPassword } });

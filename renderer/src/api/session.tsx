@@ -1,7 +1,8 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, type ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, makeFetcher, type Fetcher } from './client';
-import { currentSession, logout, type SelfUser } from './accounts';
+import { currentSession, logout } from './accounts';
+import type { UserJson } from '../../../daemon/src/contract/wire-accounts';
 
 export interface Session {
   /** Still asking the daemon whether the browser has a session. */
@@ -12,7 +13,7 @@ export interface Session {
   admin: boolean;
   api: Fetcher;
   /** After a successful sign-in (the daemon has set the session cookie). */
-  signIn(user: SelfUser): void;
+  signIn(user: UserJson): void;
   /** Ends the session on the daemon (revokes its token, clears the cookie), then here. */
   signOut(): Promise<void>;
 }
@@ -50,7 +51,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     staleTime: Infinity,
     retry: (n, e) => !(e instanceof ApiError && e.status < 500) && n < 2,
   });
-  const signIn = useCallback((user: SelfUser) => queryClient.setQueryData(SESSION_KEY, user), [queryClient]);
+  const signIn = useCallback((user: UserJson) => queryClient.setQueryData(SESSION_KEY, user), [queryClient]);
   const signOut = useCallback(async () => {
     // Sign out here even if the daemon cannot be told (it is away, or the session already ended).
     await logout(api).catch(() => undefined);

@@ -1,14 +1,15 @@
 import { apiPath, type Fetcher } from './client';
-import { Workspace, load, many, one } from './wire';
+import { load } from './load';
+import { WorkspaceJson, many, one } from '../../../daemon/src/contract/wire-jsonapi';
 
 const V2 = '/api/v2';
 const J = { jsonapi: true } as const;
 
 export const listWorkspaces = (api: Fetcher, org: string) =>
-  load(api, many(Workspace), `${apiPath(`${V2}/organizations`, org)}/workspaces?page%5Bsize%5D=100`, J).then((r) => r.data);
+  load(api, many(WorkspaceJson), `${apiPath(`${V2}/organizations`, org)}/workspaces?page%5Bsize%5D=100`, J).then((r) => r.data);
 
 export const createWorkspace = (api: Fetcher, org: string, name: string) =>
-  load(api, one(Workspace), `${apiPath(`${V2}/organizations`, org)}/workspaces`, {
+  load(api, one(WorkspaceJson), `${apiPath(`${V2}/organizations`, org)}/workspaces`, {
     ...J,
     method: 'POST',
     body: { data: { type: 'workspaces', attributes: { name } } },
@@ -18,7 +19,7 @@ export const deleteWorkspace = (api: Fetcher, id: string) => api(apiPath(`${V2}/
 
 /** Runs the workspace on a pool's agents (execution mode `agent`), or back on the server with `null`. */
 export const setWorkspacePool = (api: Fetcher, id: string, poolId: string | null) =>
-  load(api, one(Workspace), apiPath(`${V2}/workspaces`, id), {
+  load(api, one(WorkspaceJson), apiPath(`${V2}/workspaces`, id), {
     ...J,
     method: 'PATCH',
     body: { data: { type: 'workspaces', attributes: { 'execution-mode': poolId ? 'agent' : 'remote', 'agent-pool-id': poolId } } },

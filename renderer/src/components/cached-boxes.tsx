@@ -1,6 +1,7 @@
 import { Link } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
-import { listCache, type CachedBox } from '../api/mirrors';
+import { listCache } from '../api/mirrors';
+import type { CachedBoxJson } from '../../../daemon/src/contract/wire-mirror';
 import { useSession } from '../api/session';
 import { ErrorNote, Loading, Section, formatTime } from './ui';
 
@@ -11,7 +12,7 @@ export function useCachedBoxes() {
 }
 
 /** The cache entry of a box, if the pull-through cache made it. */
-export function useCachedBox(tag: string): CachedBox | undefined {
+export function useCachedBox(tag: string): CachedBoxJson | undefined {
   return useCachedBoxes().data?.find((c) => c.tag === tag);
 }
 
@@ -29,8 +30,8 @@ export function CachedBoxes() {
               <tr key={c.tag}>
                 <td><Link to={`/boxes/${c.tag}`}>{c.tag}</Link></td>
                 <td>{c.upstream?.name ?? '—'}</td>
-                <td>{c.source ?? c.tag}</td>
-                <td>{c.providers_cached ?? 0}/{c.providers_total ?? 0}</td>
+                <td>{c.source}</td>
+                <td>{c.providers_cached}/{c.providers_total}</td>
                 <td>{formatTime(c.synced_at)}</td>
               </tr>
             ))}

@@ -1,12 +1,13 @@
 import { useState, type DragEvent, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { importBoxFile, type ImportResult } from '../api/mirrors';
+import { importBoxFile } from '../api/mirrors';
+import type { ImportResultJson } from '../../../daemon/src/contract/wire-mirror';
 import { useNamespaces } from '../api/use-namespaces';
 import { formatBytes } from './format';
 import { ErrorNote } from './ui';
 import { UploadProgress } from './use-upload';
 
-interface Item { file: File; progress: number | null; result?: ImportResult; error?: unknown }
+interface Item { file: File; progress: number | null; result?: ImportResultJson; error?: unknown }
 
 const isBoxFile = (f: File) => f.name.toLowerCase().endsWith('.box');
 
@@ -74,7 +75,7 @@ export function ImportDrop({ user, name }: { user?: string; name?: string }) {
   const [refused, setRefused] = useState<string | null>(null);
   const target = { user: user ?? owner, box: name ?? box };
   const imports = useImports(async () => {
-    for (const queryKey of [['box', target.user, target.box], ['namespace', target.user], ['search']]) await qc.invalidateQueries({ queryKey });
+    for (const queryKey of [['box', target.user, target.box], ['namespaces'], ['search']]) await qc.invalidateQueries({ queryKey });
   });
   const take = (files: File[]) => {
     if (imports.running) return;

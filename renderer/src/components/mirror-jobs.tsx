@@ -1,20 +1,21 @@
 import { useEffect, useRef, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { JOB_ACTIVE, cancelJob, listJobs, type Job } from '../api/mirrors';
+import { cancelJob, listJobs } from '../api/mirrors';
+import { ACTIVE_JOB_STATES, type JobJson } from '../../../daemon/src/contract/wire-mirror';
 import { useSession } from '../api/session';
 import { formatBytes, formatDuration } from './format';
 import { ErrorNote, StatusBadge, formatTime, useAction } from './ui';
 
 /** What a finished job published, e.g. "ORG/BOX 1.0.0, 1.1.0". */
-const publishedText = (j: Job) => (j.published ?? []).map((p) => `${p.box} ${p.versions.join(', ')}`).join('; ');
+const publishedText = (j: JobJson) => j.published.map((p) => `${p.box} ${p.versions.join(', ')}`).join('; ');
 
 /** The bar and the numbers of one job: bytes, files, rate, ETA, its message, and Cancel while it runs. */
-export function JobProgress({ job, mirrorId }: { job: Job; mirrorId: string }) {
+export function JobProgress({ job, mirrorId }: { job: JobJson; mirrorId: string }) {
   const { api } = useSession();
   const cancel = useAction(() => cancelJob(api, job.id), [['jobs', mirrorId], ['mirrors']]);
-  const active = JOB_ACTIVE.has(job.state);
-  const total = job.bytes_total ?? 0;
-  const done = job.bytes_done ?? 0;
+  const active = ACTIVE_JOB_STATES.has(job.state);
+  const total = job.bytes_total;
+  const done = job.bytes_done;
   const fraction = total > 0 ? Math.min(1, done / total) : job.state === 'done' ? 1 : undefined;
   return (
     <div className="job" aria-label={`Job ${job.id}`} data-state={job.state}>
@@ -27,7 +28,7 @@ export function JobProgress({ job, mirrorId }: { job: Job; mirrorId: string }) {
       </div>
       <div className="job-numbers muted">
         <span>{formatBytes(done)} of {formatBytes(total)}</span>
-        <span>files {job.files_done ?? 0}/{job.files_total ?? 0}</span>
+        <span>files {job.files_done}/{job.files_total}</span>
         {active && <span>{job.rate_bytes_per_second ? `${formatBytes(job.rate_bytes_per_second)}/s` : '—/s'}</span>}
         {active && <span>ETA {formatDuration(job.eta_seconds)}</span>}
         <span>{job.finished_at ? `finished ${formatTime(job.finished_at)}` : `started ${formatTime(job.started_at ?? job.created_at)}`}</span>
@@ -40,7 +41,7 @@ export function JobProgress({ job, mirrorId }: { job: Job; mirrorId: string }) {
   );
 }
 
-function JobHistory({ jobs }: { jobs: Job[] }) {
+function JobHistory({ jobs }: { jobs: JobJson[] }) {
   return (
     <table aria-label="Job history">
       <thead><tr><th>Job</th><th>State</th><th>Transferred</th><th>Files</th><th>Started</th><th>Finished</th><th>Message</th></tr></thead>
@@ -50,7 +51,7 @@ function JobHistory({ jobs }: { jobs: Job[] }) {
             <td className="mono">{j.id}</td>
             <td><StatusBadge status={j.state} /></td>
             <td>{formatBytes(j.bytes_done)}</td>
-            <td>{j.files_done ?? 0}/{j.files_total ?? 0}</td>
+            <td>{j.files_done}/{j.files_total}</td>
             <td>{formatTime(j.started_at)}</td>
             <td>{formatTime(j.finished_at)}</td>
             <td>{j.message ?? ''}</td>
@@ -65,21 +66,21 @@ function JobHistory({ jobs }: { jobs: Job[] }) {
  * A mirror's jobs, newest first: the newest with its live bar, older ones on demand. Polls every
  * second while a job is queued or running; when one finishes, the lists that show its results refresh.
  */
-export function MirrorJobs({ mirrorId, hint }: { mirrorId: string; hint?: Job | null }) {
+export function MirrorJobs({ mirrorId, hint }: { mirrorId: string; hint?: JobJson | null }) {
   const { api } = useSession();
   const qc = useQueryClient();
   const [showAll, setShowAll] = useState(false);
   const jobs = useQuery({
     queryKey: ['jobs', mirrorId],
     queryFn: () => listJobs(api, mirrorId),
-    refetchInterval: (q) => ((q.state.data ?? []).some((j) => JOB_ACTIVE.has(j.state)) ? 1000 : false),
+    refetchInterval: (q) => ((q.state.data ?? []).some((j) => ACTIVE_JOB_STATES.has(j.state)) ? 1000 : false),
   });
   const newest = jobs.data?.[0] ?? hint ?? null;
-  const active = newest ? JOB_ACTIVE.has(newest.state) : false;
+  const active = newest ? ACTIVE_JOB_STATES.has(newest.state) : false;
   const wasActive = useRef(active);
   useEffect(() => {
     if (wasActive.current && !active) {
-      for (const queryKey of [['mirrors'], ['cache'], ['upstreams'], ['namespace'], ['box'], ['search']]) void qc.invalidateQueries({ queryKey });
+      for (const queryKey of [['mirrors'], ['cache'], ['upstreams'], ['namespaces'], ['box'], ['search']]) void qc.invalidateQueries({ queryKey });
     }
     wasActive.current = active;
   }, [active, qc]);

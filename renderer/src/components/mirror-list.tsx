@@ -1,22 +1,23 @@
 import { Link } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
-import { deleteMirror, listMirrors, runMirror, JOB_ACTIVE, type Mirror } from '../api/mirrors';
+import { deleteMirror, listMirrors, runMirror } from '../api/mirrors';
+import { ACTIVE_JOB_STATES, type MirrorJson } from '../../../daemon/src/contract/wire-mirror';
 import { useSession } from '../api/session';
 import { MirrorJobs } from './mirror-jobs';
 import { ErrorNote, Loading, confirmed, formatTime, useAction } from './ui';
 
 /** "versions >= 1.0; latest 3; virtualbox; amd64; private" — what the mirror copies. */
-function filtersText(m: Mirror): string {
+function filtersText(m: MirrorJson): string {
   const parts = [
     m.versions ? `versions ${m.versions}` : m.latest ? `latest ${m.latest}` : 'all versions',
-    m.providers?.length ? m.providers.join(', ') : 'all providers',
-    m.architectures?.length ? m.architectures.join(', ') : 'all architectures',
+    m.providers.length ? m.providers.join(', ') : 'all providers',
+    m.architectures.length ? m.architectures.join(', ') : 'all architectures',
   ];
   if (m.retain) parts.push(`retain ${m.retain}`);
   return parts.join(' · ');
 }
 
-function scheduleText(m: Mirror): string {
+function scheduleText(m: MirrorJson): string {
   if (!m.interval_minutes) return 'runs when asked';
   return `every ${m.interval_minutes} min${m.next_run_at ? `, next ${formatTime(m.next_run_at)}` : ''}`;
 }
@@ -26,11 +27,11 @@ function TargetLink({ target }: { target: string }) {
   return target.includes('/') ? <Link to={`/boxes/${target}`}>{target}</Link> : <>{target}</>;
 }
 
-function MirrorCard({ m }: { m: Mirror }) {
+function MirrorCard({ m }: { m: MirrorJson }) {
   const { api } = useSession();
   const run = useAction(() => runMirror(api, m.id), [['jobs', m.id], ['mirrors']]);
   const remove = useAction(() => deleteMirror(api, m.id), [['mirrors']]);
-  const busy = m.last_job ? JOB_ACTIVE.has(m.last_job.state) : false;
+  const busy = m.last_job ? ACTIVE_JOB_STATES.has(m.last_job.state) : false;
   return (
     <article className="version" aria-label={`Mirror ${m.source}`}>
       <header>

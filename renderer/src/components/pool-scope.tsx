@@ -3,22 +3,23 @@ import { useQuery } from '@tanstack/react-query';
 import { setPoolScope } from '../api/agents';
 import { useSession } from '../api/session';
 import { listWorkspaces } from '../api/workspaces';
-import { idsOf, type AgentPool } from '../api/wire';
+import { idsOf } from '../api/load';
+import type { AgentPoolJson } from '../../../daemon/src/contract/wire-jsonapi';
 import { ErrorNote, Section, useAction } from './ui';
 
 /** Which workspaces may use a pool: all of the organization's, or a chosen few. */
-export function PoolScope({ org, pool }: { org: string; pool: AgentPool }) {
+export function PoolScope({ org, pool }: { org: string; pool: AgentPoolJson }) {
   const { api } = useSession();
   const workspaces = useQuery({ queryKey: ['workspaces', org], queryFn: () => listWorkspaces(api, org) });
-  const [scoped, setScoped] = useState(pool.attributes['organization-scoped'] !== false);
-  const [allowed, setAllowed] = useState<string[]>(idsOf(pool.relationships?.['allowed-workspaces']));
+  const [scoped, setScoped] = useState(pool.attributes['organization-scoped']);
+  const [allowed, setAllowed] = useState<string[]>(idsOf(pool.relationships['allowed-workspaces']));
   useEffect(() => {
-    setScoped(pool.attributes['organization-scoped'] !== false);
-    setAllowed(idsOf(pool.relationships?.['allowed-workspaces']));
+    setScoped(pool.attributes['organization-scoped']);
+    setAllowed(idsOf(pool.relationships['allowed-workspaces']));
   }, [pool]);
   const save = useAction(() => setPoolScope(api, pool.id, scoped, allowed), [['pool', pool.id], ['pools', org]]);
   const toggle = (id: string, on: boolean) => setAllowed(on ? [...allowed, id] : allowed.filter((w) => w !== id));
-  const inUse = new Set(idsOf(pool.relationships?.workspaces));
+  const inUse = new Set(idsOf(pool.relationships.workspaces));
   return (
     <Section title="Who may use this pool">
       <ErrorNote error={save.error ?? workspaces.error} />

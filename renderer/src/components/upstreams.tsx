@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { createUpstream, deleteUpstream, listUpstreams, type NewUpstream, type Upstream } from '../api/mirrors';
+import { createUpstream, deleteUpstream, listUpstreams, type NewUpstream } from '../api/mirrors';
+import type { UpstreamJson } from '../../../daemon/src/contract/wire-mirror';
 import { useSession } from '../api/session';
 import { numberOrUndefined } from './format';
 import { ErrorNote, Loading, Section, confirmed, formatTime, useAction } from './ui';
@@ -41,7 +42,7 @@ function NewUpstreamForm() {
 }
 
 /** The circuit breaker's state: how many failures in a row, paused until when, and why. */
-function Health({ u }: { u: Upstream }) {
+function Health({ u }: { u: UpstreamJson }) {
   const paused = u.paused_until && new Date(u.paused_until).getTime() > Date.now();
   return (
     <>
@@ -52,7 +53,7 @@ function Health({ u }: { u: Upstream }) {
   );
 }
 
-function UpstreamRow({ u }: { u: Upstream }) {
+function UpstreamRow({ u }: { u: UpstreamJson }) {
   const { api } = useSession();
   const remove = useAction(() => deleteUpstream(api, u.id), [['upstreams'], ['mirrors']]);
   return (

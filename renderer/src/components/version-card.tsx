@@ -1,12 +1,11 @@
-import { useQuery } from '@tanstack/react-query';
-import { deleteProvider, deleteVersion, getProvider, setVersionStatus, type ProviderRef } from '../api/boxes';
+import { deleteProvider, deleteVersion, setVersionStatus, type ProviderRef } from '../api/boxes';
 import { useSession } from '../api/session';
-import type { Provider, Version } from '../api/wire';
+import type { ProviderJson, VersionJson } from '../../../daemon/src/contract/wire-registry';
 import { ErrorNote, StatusBadge, confirmed, formatTime, useAction } from './ui';
 import { ProviderForm } from './provider-form';
 import { UploadProgress, useUpload } from './use-upload';
 
-function ImageCell({ provider, refOf }: { provider: Provider; refOf: ProviderRef }) {
+function ImageCell({ provider, refOf }: { provider: ProviderJson; refOf: ProviderRef }) {
   const { upload, progress, error } = useUpload();
   if (provider.original_url) return <a href={provider.original_url}>external URL</a>;
   // A provider without a URL is `hosted` from the start; the checksum the daemon computes shows the file arrived.
@@ -20,16 +19,11 @@ function ImageCell({ provider, refOf }: { provider: Provider; refOf: ProviderRef
   );
 }
 
-function ProviderRow({ user, name, version, provider }: { user: string; name: string; version: string; provider: Provider }) {
+// The box answer carries each provider exactly as `GET …/provider/…` does (the same serializer),
+// checksum included: no second request per provider.
+function ProviderRow({ user, name, version, provider: p }: { user: string; name: string; version: string; provider: ProviderJson }) {
   const { api } = useSession();
-  const ref: ProviderRef = { user, name, version, provider: provider.name, architecture: provider.architecture };
-  // The box document may leave checksums out (the spec has them in the read-a-provider answer only).
-  const full = useQuery({
-    queryKey: ['provider', user, name, version, provider.name, provider.architecture ?? ''],
-    queryFn: () => getProvider(api, ref),
-    enabled: !provider.checksum,
-  });
-  const p = { ...provider, checksum: provider.checksum ?? full.data?.checksum, checksum_type: provider.checksum_type ?? full.data?.checksum_type };
+  const ref: ProviderRef = { user, name, version, provider: p.name, architecture: p.architecture };
   const remove = useAction(() => deleteProvider(api, ref), [['box', user, name]]);
   return (
     <tr>
@@ -47,12 +41,12 @@ function ProviderRow({ user, name, version, provider }: { user: string; name: st
 }
 
 /** A version: status, release/revoke/delete, providers, and the add-provider form. */
-export function VersionCard({ user, name, version }: { user: string; name: string; version: Version }) {
+export function VersionCard({ user, name, version }: { user: string; name: string; version: VersionJson }) {
   const { api } = useSession();
-  const keys = [['box', user, name], ['namespace', user]];
+  const keys = [['box', user, name], ['namespaces']];
   const status = useAction((action: 'release' | 'revoke') => setVersionStatus(api, user, name, version.version, action), keys);
   const remove = useAction(() => deleteVersion(api, user, name, version.version), keys);
-  const providers = version.providers ?? [];
+  const providers = version.providers;
   return (
     <article className="version" aria-label={`Version ${version.version}`}>
       <header>

@@ -3,10 +3,10 @@ import { useQuery } from '@tanstack/react-query';
 import { listPools } from '../api/agents';
 import { useSession } from '../api/session';
 import { createWorkspace, deleteWorkspace, listWorkspaces, setWorkspacePool } from '../api/workspaces';
-import type { AgentPool, Workspace } from '../api/wire';
+import type { AgentPoolJson, WorkspaceJson } from '../../../daemon/src/contract/wire-jsonapi';
 import { ErrorNote, Loading, Section, confirmed, useAction } from './ui';
 
-function WorkspaceRow({ org, workspace: w, pools }: { org: string; workspace: Workspace; pools: AgentPool[] }) {
+function WorkspaceRow({ org, workspace: w, pools }: { org: string; workspace: WorkspaceJson; pools: AgentPoolJson[] }) {
   const { api } = useSession();
   const keys = [['workspaces', org], ['pools', org]];
   const assign = useAction((poolId: string | null) => setWorkspacePool(api, w.id, poolId), keys);

@@ -1,6 +1,7 @@
 import { useNavigate, useParams } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
-import { DELETABLE_AGENT, deleteAgent, deletePool, getPool, listAgents } from '../api/agents';
+import { deleteAgent, deletePool, getPool, listAgents } from '../api/agents';
+import { DELETABLE_AGENT_STATUSES } from '../../../daemon/src/contract/wire-jsonapi';
 import { useSession } from '../api/session';
 import { ErrorNote, Loading, Section, StatusBadge, confirmed, formatTime, useAction } from '../components/ui';
 import { AgentTokens } from '../components/agent-tokens';
@@ -26,9 +27,9 @@ function Agents({ poolId }: { poolId: string }) {
               <tr key={a.id}>
                 <td>{a.attributes.name ?? a.id}</td>
                 <td><StatusBadge status={a.attributes.status} /></td>
-                <td>{a.attributes['ip-address'] ?? '—'}</td>
+                <td>{a.attributes['ip-address']}</td>
                 <td>{formatTime(a.attributes['last-ping-at'])}</td>
-                <td>{DELETABLE_AGENT.has(a.attributes.status) && <button type="button" className="danger small" onClick={() => remove.mutate(a.id)}>Delete</button>}</td>
+                <td>{DELETABLE_AGENT_STATUSES.has(a.attributes.status) && <button type="button" className="danger small" onClick={() => remove.mutate(a.id)}>Delete</button>}</td>
               </tr>
             ))}
           </tbody>
@@ -54,7 +55,7 @@ export function AgentPoolPage() {
         <button type="button" className="danger" onClick={() => confirmed(`Delete agent pool ${p.name}`) && remove.mutate(undefined)}>Delete pool</button>
       </div>
       <ErrorNote error={remove.error} />
-      <p className="muted">{p['organization-scoped'] === false ? 'Only selected workspaces' : 'Every workspace of the organization'} may use this pool. Created {formatTime(p['created-at'])}. Id <code>{poolId}</code>.</p>
+      <p className="muted">{p['organization-scoped'] ? 'Every workspace of the organization' : 'Only selected workspaces'} may use this pool. Created {formatTime(p['created-at'])}. Id <code>{poolId}</code>.</p>
       <PoolScope org={org} pool={pool.data} />
       <AgentTokens poolId={poolId} />
       <Agents poolId={poolId} />

@@ -30,7 +30,7 @@ export function BoxPage() {
   const { api } = useSession();
   const navigate = useNavigate();
   const box = useQuery({ queryKey: ['box', user, name], queryFn: () => getBox(api, user, name) });
-  const remove = useAction(() => deleteBox(api, user, name), [['namespace', user]], () => navigate('/boxes'));
+  const remove = useAction(() => deleteBox(api, user, name), [['namespaces']], () => navigate('/boxes'));
   const cached = useCachedBox(`${user}/${name}`);
   if (box.isLoading) return <Loading what="box" />;
   if (!box.data) return <ErrorNote error={box.error} />;

@@ -1,14 +1,13 @@
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
-import { namespaceBoxes, searchBoxes } from '../api/boxes';
+import { listNamespaces, searchBoxes } from '../api/boxes';
 import { useSession } from '../api/session';
-import { useNamespaces } from '../api/use-namespaces';
-import type { Box } from '../api/wire';
+import type { BoxSummaryJson } from '../../../daemon/src/contract/wire-registry';
 import { ErrorNote, Loading, Section, formatTime } from '../components/ui';
 import { ImportDrop } from '../components/import-drop';
 
-function BoxTable({ boxes }: { boxes: Box[] }) {
+function BoxTable({ boxes }: { boxes: BoxSummaryJson[] }) {
   if (boxes.length === 0) return <p className="muted">No boxes here yet.</p>;
   return (
     <table>
@@ -19,7 +18,7 @@ function BoxTable({ boxes }: { boxes: Box[] }) {
             <td><Link to={`/boxes/${b.username}/${b.name}`}>{b.tag}</Link>{b.private ? <span className="badge">private</span> : null}</td>
             <td>{b.short_description}</td>
             <td>{b.current_version?.version ?? '—'}</td>
-            <td>{b.downloads ?? 0}</td>
+            <td>{b.downloads}</td>
             <td>{formatTime(b.updated_at)}</td>
           </tr>
         ))}
@@ -28,14 +27,17 @@ function BoxTable({ boxes }: { boxes: Box[] }) {
   );
 }
 
-function NamespaceBoxes({ name }: { name: string }) {
+/** Each of the user's namespaces with its boxes: one request for all of them. */
+function NamespaceList() {
   const { api } = useSession();
-  const q = useQuery({ queryKey: ['namespace', name], queryFn: () => namespaceBoxes(api, name) });
+  const q = useQuery({ queryKey: ['namespaces'], queryFn: () => listNamespaces(api) });
+  if (q.isLoading) return <Loading what="boxes" />;
+  if (!q.data) return <ErrorNote error={q.error} />;
   return (
-    <Section title={name}>
-      {q.isLoading ? <Loading what="boxes" /> : <ErrorNote error={q.error} />}
-      {q.data && <BoxTable boxes={q.data} />}
-    </Section>
+    <>
+      <ErrorNote error={q.error} />
+      {q.data.map((ns) => <Section key={ns.name} title={ns.name}><BoxTable boxes={ns.boxes} /></Section>)}
+    </>
   );
 }
 
@@ -56,7 +58,6 @@ export function BoxesPage() {
   const query = params.get('q') ?? '';
   const [draft, setDraft] = useState(query);
   const [importing, setImporting] = useState(false);
-  const ns = useNamespaces();
   return (
     <>
       <div className="page-head">
@@ -68,9 +69,8 @@ export function BoxesPage() {
         <button type="button" onClick={() => setImporting(!importing)}>Import .box files</button>
         <Link className="button primary" to="/boxes/new">New box</Link>
       </div>
-      <ErrorNote error={ns.error} />
       {importing && <Section title="Import .box files"><ImportDrop /></Section>}
-      {query ? <SearchResults query={query} /> : ns.names.map((n) => <NamespaceBoxes key={n} name={n} />)}
+      {query ? <SearchResults query={query} /> : <NamespaceList />}
     </>
   );
 }

@@ -11,7 +11,7 @@ export function NewBoxPage() {
   const navigate = useNavigate();
   const [form, setForm] = useState({ username: '', name: '', short_description: '', description: '', is_private: false });
   const owner = form.username || username || '';
-  const create = useAction(() => createBox(api, { ...form, username: owner }), [['namespace', owner]], (b) => navigate(`/boxes/${b.username}/${b.name}`));
+  const create = useAction(() => createBox(api, { ...form, username: owner }), [['namespaces']], (b) => navigate(`/boxes/${b.username}/${b.name}`));
   const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
   return (
     <Section title="New box">

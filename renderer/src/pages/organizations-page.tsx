@@ -9,7 +9,7 @@ export function OrganizationsPage() {
   const { api } = useSession();
   const ns = useNamespaces();
   const [form, setForm] = useState({ name: '', email: '' });
-  const create = useAction(() => createOrganization(api, form.name, form.email), [['organizations']], () => setForm({ name: '', email: '' }));
+  const create = useAction(() => createOrganization(api, form.name, form.email), [['organizations'], ['namespaces']], () => setForm({ name: '', email: '' }));
   const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
   return (
     <>
