@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, makeFetcher, type Fetcher } from './client';
 import { currentSession, logout } from './accounts';
 import type { UserJson } from '../../../daemon/src/contract/wire-accounts';
+import { queryKeys } from './query-keys';
 
 export interface Session {
   /** Still asking the daemon whether the browser has a session. */
@@ -29,7 +30,6 @@ export function useSession(): Session {
 /** Shorthand for the fetch helper. */
 export const useApi = (): Fetcher => useSession().api;
 
-const SESSION_KEY = ['session'];
 const LEGACY_TOKEN_KEY = 'boxyard.token';
 
 /**
@@ -41,17 +41,17 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   // Before the cookie session, the UI kept its API token in localStorage: leave no secret there.
   useEffect(() => { localStorage.removeItem(LEGACY_TOKEN_KEY); }, []);
   const endLocally = useCallback(() => {
-    queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== SESSION_KEY[0] });
-    queryClient.setQueryData(SESSION_KEY, null);
+    queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== queryKeys.session[0] });
+    queryClient.setQueryData(queryKeys.session, null);
   }, [queryClient]);
   const api = useMemo(() => makeFetcher(endLocally), [endLocally]);
   const session = useQuery({
-    queryKey: SESSION_KEY,
+    queryKey: queryKeys.session,
     queryFn: () => currentSession(api),
     staleTime: Infinity,
     retry: (n, e) => !(e instanceof ApiError && e.status < 500) && n < 2,
   });
-  const signIn = useCallback((user: UserJson) => queryClient.setQueryData(SESSION_KEY, user), [queryClient]);
+  const signIn = useCallback((user: UserJson) => queryClient.setQueryData(queryKeys.session, user), [queryClient]);
   const signOut = useCallback(async () => {
     // Sign out here even if the daemon cannot be told (it is away, or the session already ended).
     await logout(api).catch(() => undefined);

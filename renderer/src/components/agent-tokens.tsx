@@ -3,18 +3,19 @@ import { useQuery } from '@tanstack/react-query';
 import { createToken, listTokens, revokeToken } from '../api/agents';
 import { useSession } from '../api/session';
 import { ErrorNote, Loading, SecretOnce, Section, confirmed, formatTime, useAction } from './ui';
+import { queryKeys } from '../api/query-keys';
 
 /** A pool's agent tokens; a new token's secret is shown here once and never again. */
 export function AgentTokens({ poolId }: { poolId: string }) {
   const { api } = useSession();
   const [description, setDescription] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
-  const tokens = useQuery({ queryKey: ['agent-tokens', poolId], queryFn: () => listTokens(api, poolId) });
-  const create = useAction(() => createToken(api, poolId, description), [['agent-tokens', poolId]], (t) => {
+  const tokens = useQuery({ queryKey: queryKeys.agentTokens(poolId), queryFn: () => listTokens(api, poolId) });
+  const create = useAction(() => createToken(api, poolId, description), [queryKeys.agentTokens(poolId)], (t) => {
     setSecret(t.attributes.token ?? null);
     setDescription('');
   });
-  const revoke = useAction((id: string) => revokeToken(api, id), [['agent-tokens', poolId], ['agents', poolId]]);
+  const revoke = useAction((id: string) => revokeToken(api, id), [queryKeys.agentTokens(poolId), queryKeys.agents(poolId)]);
   const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
   const form = (
     <form className="inline" onSubmit={submit} aria-label="New agent token">

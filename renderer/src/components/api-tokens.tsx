@@ -3,15 +3,16 @@ import { useQuery } from '@tanstack/react-query';
 import { createApiToken, listApiTokens, revokeApiToken } from '../api/accounts';
 import { useSession } from '../api/session';
 import { ErrorNote, Loading, SecretOnce, Section, confirmed, formatTime, useAction } from './ui';
+import { queryKeys } from '../api/query-keys';
 
 /** The user's API tokens (for vagrant cloud, go-tfe, scripts); a new secret is shown once. */
 export function ApiTokens() {
   const { api } = useSession();
   const [description, setDescription] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
-  const tokens = useQuery({ queryKey: ['api-tokens'], queryFn: () => listApiTokens(api) });
-  const create = useAction(() => createApiToken(api, description), [['api-tokens']], (t) => { setSecret(t.token); setDescription(''); });
-  const revoke = useAction((id: string) => revokeApiToken(api, id), [['api-tokens']]);
+  const tokens = useQuery({ queryKey: queryKeys.apiTokens, queryFn: () => listApiTokens(api) });
+  const create = useAction(() => createApiToken(api, description), [queryKeys.apiTokens], (t) => { setSecret(t.token); setDescription(''); });
+  const revoke = useAction((id: string) => revokeApiToken(api, id), [queryKeys.apiTokens]);
   const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
   return (
     <Section title="API tokens">

@@ -4,11 +4,12 @@ import { listCache } from '../api/mirrors';
 import type { CachedBoxJson } from '../../../daemon/src/contract/wire-mirror';
 import { useSession } from '../api/session';
 import { ErrorNote, Loading, Section, formatTime } from './ui';
+import { queryKeys } from '../api/query-keys';
 
 /** The pull-through cache's boxes; the box page asks the same query for its "cached from" mark. */
 export function useCachedBoxes() {
   const { api } = useSession();
-  return useQuery({ queryKey: ['cache'], queryFn: () => listCache(api), staleTime: 30_000 });
+  return useQuery({ queryKey: queryKeys.cache, queryFn: () => listCache(api), staleTime: 30_000 });
 }
 
 /** The cache entry of a box, if the pull-through cache made it. */

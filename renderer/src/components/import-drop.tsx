@@ -6,6 +6,7 @@ import { useNamespaces } from '../api/use-namespaces';
 import { formatBytes } from './format';
 import { ErrorNote } from './ui';
 import { UploadProgress } from './use-upload';
+import { boxViews } from '../api/query-keys';
 
 interface Item { file: File; progress: number | null; result?: ImportResultJson; error?: unknown }
 
@@ -75,7 +76,7 @@ export function ImportDrop({ user, name }: { user?: string; name?: string }) {
   const [refused, setRefused] = useState<string | null>(null);
   const target = { user: user ?? owner, box: name ?? box };
   const imports = useImports(async () => {
-    for (const queryKey of [['box', target.user, target.box], ['namespaces'], ['search']]) await qc.invalidateQueries({ queryKey });
+    for (const queryKey of boxViews(target.user, target.box)) await qc.invalidateQueries({ queryKey });
   });
   const take = (files: File[]) => {
     if (imports.running) return;

@@ -4,6 +4,7 @@ import { createMirror, listUpstreams, splitList, type NewMirror } from '../api/m
 import { useSession } from '../api/session';
 import { numberOrUndefined } from './format';
 import { ErrorNote, useAction } from './ui';
+import { queryKeys } from '../api/query-keys';
 
 interface Draft {
   upstream: string; source: string; target: string; versionMode: 'all' | 'range' | 'latest'; versions: string; latest: string;
@@ -69,11 +70,11 @@ function FilterFields({ d, set }: { d: Draft; set: Setter }) {
 /** Creates a mirror of ORG/BOX (or every box of ORG) from an upstream, and runs it at once unless told not to. */
 export function NewMirrorForm() {
   const { api } = useSession();
-  const upstreams = useQuery({ queryKey: ['upstreams'], queryFn: () => listUpstreams(api) });
+  const upstreams = useQuery({ queryKey: queryKeys.upstreams, queryFn: () => listUpstreams(api) });
   const [d, setD] = useState<Draft>(EMPTY);
   const set: Setter = (patch) => setD({ ...d, ...patch });
   const upstreamId = d.upstream || upstreams.data?.[0]?.id || '';
-  const create = useAction(() => createMirror(api, toMirror(d, upstreamId)), [['mirrors']], () => setD({ ...EMPTY, upstream: d.upstream }));
+  const create = useAction(() => createMirror(api, toMirror(d, upstreamId)), [queryKeys.mirrors], () => setD({ ...EMPTY, upstream: d.upstream }));
   const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
   if (upstreams.data?.length === 0) return <p className="muted">Add an upstream above to create a mirror.</p>;
   return (

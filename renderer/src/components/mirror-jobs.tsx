@@ -5,6 +5,7 @@ import { ACTIVE_JOB_STATES, type JobJson } from '../../../daemon/src/contract/wi
 import { useSession } from '../api/session';
 import { formatBytes, formatDuration } from './format';
 import { ErrorNote, StatusBadge, formatTime, useAction } from './ui';
+import { queryKeys, mirrorResults } from '../api/query-keys';
 
 /** What a finished job published, e.g. "ORG/BOX 1.0.0, 1.1.0". */
 const publishedText = (j: JobJson) => j.published.map((p) => `${p.box} ${p.versions.join(', ')}`).join('; ');
@@ -12,7 +13,7 @@ const publishedText = (j: JobJson) => j.published.map((p) => `${p.box} ${p.versi
 /** The bar and the numbers of one job: bytes, files, rate, ETA, its message, and Cancel while it runs. */
 export function JobProgress({ job, mirrorId }: { job: JobJson; mirrorId: string }) {
   const { api } = useSession();
-  const cancel = useAction(() => cancelJob(api, job.id), [['jobs', mirrorId], ['mirrors']]);
+  const cancel = useAction(() => cancelJob(api, job.id), [queryKeys.jobs(mirrorId), queryKeys.mirrors]);
   const active = ACTIVE_JOB_STATES.has(job.state);
   const total = job.bytes_total;
   const done = job.bytes_done;
@@ -71,7 +72,7 @@ export function MirrorJobs({ mirrorId, hint }: { mirrorId: string; hint?: JobJso
   const qc = useQueryClient();
   const [showAll, setShowAll] = useState(false);
   const jobs = useQuery({
-    queryKey: ['jobs', mirrorId],
+    queryKey: queryKeys.jobs(mirrorId),
     queryFn: () => listJobs(api, mirrorId),
     refetchInterval: (q) => ((q.state.data ?? []).some((j) => ACTIVE_JOB_STATES.has(j.state)) ? 1000 : false),
   });
@@ -80,7 +81,7 @@ export function MirrorJobs({ mirrorId, hint }: { mirrorId: string; hint?: JobJso
   const wasActive = useRef(active);
   useEffect(() => {
     if (wasActive.current && !active) {
-      for (const queryKey of [['mirrors'], ['cache'], ['upstreams'], ['namespaces'], ['box'], ['search']]) void qc.invalidateQueries({ queryKey });
+      for (const queryKey of mirrorResults) void qc.invalidateQueries({ queryKey });
     }
     wasActive.current = active;
   }, [active, qc]);
@@ -88,7 +89,7 @@ export function MirrorJobs({ mirrorId, hint }: { mirrorId: string; hint?: JobJso
   const hintId = hint?.id;
   const unseen = !!hintId && !!jobs.data && !jobs.data.some((j) => j.id === hintId);
   useEffect(() => {
-    if (unseen) void qc.invalidateQueries({ queryKey: ['jobs', mirrorId] });
+    if (unseen) void qc.invalidateQueries({ queryKey: queryKeys.jobs(mirrorId) });
   }, [unseen, hintId, mirrorId, qc]);
   if (!newest) return jobs.error ? <ErrorNote error={jobs.error} /> : <p className="muted">No jobs yet.</p>;
   const older = (jobs.data ?? []).slice(1);

@@ -5,6 +5,7 @@ import { ACTIVE_JOB_STATES, type MirrorJson } from '../../../daemon/src/contract
 import { useSession } from '../api/session';
 import { MirrorJobs } from './mirror-jobs';
 import { ErrorNote, Loading, confirmed, formatTime, useAction } from './ui';
+import { queryKeys } from '../api/query-keys';
 
 /** "versions >= 1.0; latest 3; virtualbox; amd64; private" — what the mirror copies. */
 function filtersText(m: MirrorJson): string {
@@ -29,8 +30,8 @@ function TargetLink({ target }: { target: string }) {
 
 function MirrorCard({ m }: { m: MirrorJson }) {
   const { api } = useSession();
-  const run = useAction(() => runMirror(api, m.id), [['jobs', m.id], ['mirrors']]);
-  const remove = useAction(() => deleteMirror(api, m.id), [['mirrors']]);
+  const run = useAction(() => runMirror(api, m.id), [queryKeys.jobs(m.id), queryKeys.mirrors]);
+  const remove = useAction(() => deleteMirror(api, m.id), [queryKeys.mirrors]);
   const busy = m.last_job ? ACTIVE_JOB_STATES.has(m.last_job.state) : false;
   return (
     <article className="version" aria-label={`Mirror ${m.source}`}>
@@ -50,7 +51,7 @@ function MirrorCard({ m }: { m: MirrorJson }) {
 
 export function MirrorList() {
   const { api } = useSession();
-  const mirrors = useQuery({ queryKey: ['mirrors'], queryFn: () => listMirrors(api), refetchInterval: 10_000 });
+  const mirrors = useQuery({ queryKey: queryKeys.mirrors, queryFn: () => listMirrors(api), refetchInterval: 10_000 });
   if (mirrors.isLoading) return <Loading what="mirrors" />;
   if (!mirrors.data) return <ErrorNote error={mirrors.error} />;
   if (mirrors.data.length === 0) return <p className="muted">No mirrors yet.</p>;

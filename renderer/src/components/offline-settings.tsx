@@ -5,11 +5,12 @@ import { getSettings, updateSettings, type SettingsPatch } from '../api/accounts
 import { listUpstreams } from '../api/mirrors';
 import { useSession } from '../api/session';
 import { ErrorNote, Section, useAction } from './ui';
+import { queryKeys } from '../api/query-keys';
 
 /** The daemon's run-time settings; the header polls them so a switch made elsewhere shows up. */
 export function useRuntimeSettings() {
   const { api } = useSession();
-  return useQuery({ queryKey: ['settings'], queryFn: () => getSettings(api), refetchInterval: 30_000 });
+  return useQuery({ queryKey: queryKeys.settings, queryFn: () => getSettings(api), refetchInterval: 30_000 });
 }
 
 /** Shown in the header while the daemon makes no outbound connection. */
@@ -29,7 +30,7 @@ export function OfflineNote() {
 function OfflineSwitch() {
   const { api, admin } = useSession();
   const settings = useRuntimeSettings();
-  const toggle = useAction((offline: boolean) => updateSettings(api, { offline }), [['settings'], ['mirrors']]);
+  const toggle = useAction((offline: boolean) => updateSettings(api, { offline }), [queryKeys.settings, queryKeys.mirrors]);
   const s = settings.data;
   const on = s?.offline ?? false;
   return (
@@ -48,13 +49,13 @@ function OfflineSwitch() {
 function PullThrough() {
   const { api, admin } = useSession();
   const settings = useRuntimeSettings();
-  const upstreams = useQuery({ queryKey: ['upstreams'], queryFn: () => listUpstreams(api), enabled: admin });
+  const upstreams = useQuery({ queryKey: queryKeys.upstreams, queryFn: () => listUpstreams(api), enabled: admin });
   const [draft, setDraft] = useState({ upstream: '', maxAge: '30' });
   const s = settings.data;
   useEffect(() => {
     if (s) setDraft({ upstream: s.pull_through_upstream_id ?? '', maxAge: String(s.cache_max_age_minutes ?? 30) });
   }, [s]);
-  const save = useAction((patch: SettingsPatch) => updateSettings(api, patch), [['settings'], ['cache']]);
+  const save = useAction((patch: SettingsPatch) => updateSettings(api, patch), [queryKeys.settings, queryKeys.cache]);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     save.mutate({ pull_through_upstream_id: draft.upstream || null, cache_max_age_minutes: Number(draft.maxAge) });

@@ -6,18 +6,19 @@ import { listWorkspaces } from '../api/workspaces';
 import { idsOf } from '../api/load';
 import type { AgentPoolJson } from '../../../daemon/src/contract/wire-jsonapi';
 import { ErrorNote, Section, useAction } from './ui';
+import { queryKeys } from '../api/query-keys';
 
 /** Which workspaces may use a pool: all of the organization's, or a chosen few. */
 export function PoolScope({ org, pool }: { org: string; pool: AgentPoolJson }) {
   const { api } = useSession();
-  const workspaces = useQuery({ queryKey: ['workspaces', org], queryFn: () => listWorkspaces(api, org) });
+  const workspaces = useQuery({ queryKey: queryKeys.workspaces(org), queryFn: () => listWorkspaces(api, org) });
   const [scoped, setScoped] = useState(pool.attributes['organization-scoped']);
   const [allowed, setAllowed] = useState<string[]>(idsOf(pool.relationships['allowed-workspaces']));
   useEffect(() => {
     setScoped(pool.attributes['organization-scoped']);
     setAllowed(idsOf(pool.relationships['allowed-workspaces']));
   }, [pool]);
-  const save = useAction(() => setPoolScope(api, pool.id, scoped, allowed), [['pool', pool.id], ['pools', org]]);
+  const save = useAction(() => setPoolScope(api, pool.id, scoped, allowed), [queryKeys.pool(pool.id), queryKeys.pools(org)]);
   const toggle = (id: string, on: boolean) => setAllowed(on ? [...allowed, id] : allowed.filter((w) => w !== id));
   const inUse = new Set(idsOf(pool.relationships.workspaces));
   return (

@@ -4,6 +4,7 @@ import { createProvider, type NewProvider } from '../api/boxes';
 import { useSession } from '../api/session';
 import { ErrorNote } from './ui';
 import { UploadProgress, useUpload } from './use-upload';
+import { queryKeys } from '../api/query-keys';
 
 const PROVIDERS = ['virtualbox', 'libvirt', 'vmware_desktop', 'hyperv', 'parallels', 'qemu', 'docker'];
 const ARCHITECTURES = ['amd64', 'arm64', 'i386', 'arm', 'ppc64le', 's390x', 'unknown'];
@@ -70,7 +71,7 @@ export function ProviderForm({ user, name, version }: { user: string; name: stri
     } catch (err) {
       return setError(err);
     }
-    await qc.invalidateQueries({ queryKey: ['box', user, name] });
+    await qc.invalidateQueries({ queryKey: queryKeys.box(user, name) });
     // A failed upload leaves the provider waiting for its file; its row offers the upload again.
     if (d.source === 'upload' && file && !(await upload({ user, name, version, provider: d.name, architecture: d.architecture }, file))) return;
     done();

@@ -5,6 +5,7 @@ import { beginTotp, twoFactorMethods } from '../api/accounts';
 import { confirmTotp, disableTwoFactor, enableSms } from '../api/credentials';
 import { useSession } from '../api/session';
 import { CopyField, ErrorNote, Section, confirmed, useAction } from './ui';
+import { queryKeys } from '../api/query-keys';
 
 function QrImage({ text }: { text: string }) {
   const [svg, setSvg] = useState<string | null>(null);
@@ -20,7 +21,7 @@ function QrImage({ text }: { text: string }) {
 function SmsForm({ currentPassword }: { currentPassword: string }) {
   const { api } = useSession();
   const [phone, setPhone] = useState('');
-  const enable = useAction(() => enableSms(api, phone, currentPassword), [['two-factor']], () => setPhone(''));
+  const enable = useAction(() => enableSms(api, phone, currentPassword), [queryKeys.twoFactor], () => setPhone(''));
   const submit = (e: FormEvent) => { e.preventDefault(); enable.mutate(undefined); };
   return (
     <form className="inline" onSubmit={submit} aria-label="SMS codes">
@@ -37,7 +38,7 @@ function SmsForm({ currentPassword }: { currentPassword: string }) {
  */
 export function TwoFactor() {
   const { api } = useSession();
-  const key = ['two-factor'];
+  const key = queryKeys.twoFactor;
   const methods = useQuery({ queryKey: key, queryFn: () => twoFactorMethods(api) });
   const [setup, setSetup] = useState<{ secret: string; otpauth_url: string } | null>(null);
   const [code, setCode] = useState('');

@@ -5,6 +5,7 @@ import type { UpstreamJson } from '../../../daemon/src/contract/wire-mirror';
 import { useSession } from '../api/session';
 import { numberOrUndefined } from './format';
 import { ErrorNote, Loading, Section, confirmed, formatTime, useAction } from './ui';
+import { queryKeys } from '../api/query-keys';
 
 interface Draft { name: string; url: string; token: string; timeout: string; maxFailures: string; pause: string }
 const EMPTY: Draft = { name: '', url: '', token: '', timeout: '', maxFailures: '', pause: '' };
@@ -25,7 +26,7 @@ function NewUpstreamForm() {
   const { api } = useSession();
   const [d, setD] = useState<Draft>(EMPTY);
   const set = (patch: Partial<Draft>) => setD({ ...d, ...patch });
-  const create = useAction(() => createUpstream(api, toUpstream(d)), [['upstreams']], () => setD(EMPTY));
+  const create = useAction(() => createUpstream(api, toUpstream(d)), [queryKeys.upstreams], () => setD(EMPTY));
   const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
   return (
     <form className="provider-form" onSubmit={submit} aria-label="New upstream">
@@ -55,7 +56,7 @@ function Health({ u }: { u: UpstreamJson }) {
 
 function UpstreamRow({ u }: { u: UpstreamJson }) {
   const { api } = useSession();
-  const remove = useAction(() => deleteUpstream(api, u.id), [['upstreams'], ['mirrors']]);
+  const remove = useAction(() => deleteUpstream(api, u.id), [queryKeys.upstreams, queryKeys.mirrors]);
   return (
     <tr>
       <td>{u.name}</td>
@@ -74,7 +75,7 @@ function UpstreamRow({ u }: { u: UpstreamJson }) {
 /** Where mirrors and the pull-through cache fetch from. */
 export function Upstreams() {
   const { api } = useSession();
-  const upstreams = useQuery({ queryKey: ['upstreams'], queryFn: () => listUpstreams(api), refetchInterval: 15_000 });
+  const upstreams = useQuery({ queryKey: queryKeys.upstreams, queryFn: () => listUpstreams(api), refetchInterval: 15_000 });
   return (
     <Section title="Upstreams">
       {upstreams.isLoading ? <Loading what="upstreams" /> : <ErrorNote error={upstreams.error} />}

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { prepareUpload, putFile, type ProviderRef } from '../api/boxes';
 import { useSession } from '../api/session';
+import { queryKeys } from '../api/query-keys';
 
 /** Uploads a box file to a provider (prepare, then PUT with progress) and refreshes the box. */
 export function useUpload() {
@@ -21,10 +22,7 @@ export function useUpload() {
       return false;
     } finally {
       setProgress(null);
-      await Promise.all([
-        qc.invalidateQueries({ queryKey: ['box', ref.user, ref.name] }),
-        qc.invalidateQueries({ queryKey: ['provider', ref.user, ref.name] }),
-      ]);
+      await qc.invalidateQueries({ queryKey: queryKeys.box(ref.user, ref.name) });
     }
   };
   return { upload, progress, error };

@@ -4,13 +4,14 @@ import { createUser, deleteUser, listUsers, type NewUser } from '../api/accounts
 import { useSession } from '../api/session';
 import { MIN_PASSWORD_LENGTH } from '../api/credentials';
 import { ErrorNote, Loading, Section, confirmed, formatTime, useAction } from './ui';
+import { queryKeys } from '../api/query-keys';
 
 const EMPTY: NewUser = { username: '', password: '', email: '', admin: false };
 
 function NewUserForm() {
   const { api } = useSession();
   const [u, setU] = useState<NewUser>(EMPTY);
-  const create = useAction(() => createUser(api, u), [['users']], () => setU(EMPTY));
+  const create = useAction(() => createUser(api, u), [queryKeys.users], () => setU(EMPTY));
   const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
   return (
     <form className="inline" onSubmit={submit} aria-label="New user">
@@ -27,8 +28,8 @@ function NewUserForm() {
 /** Administrators add the lab's people here (the same as `boxyard user create`). */
 export function Users() {
   const { api, username } = useSession();
-  const users = useQuery({ queryKey: ['users'], queryFn: () => listUsers(api) });
-  const remove = useAction((name: string) => deleteUser(api, name), [['users']]);
+  const users = useQuery({ queryKey: queryKeys.users, queryFn: () => listUsers(api) });
+  const remove = useAction((name: string) => deleteUser(api, name), [queryKeys.users]);
   return (
     <Section title="Users">
       <NewUserForm />

@@ -4,6 +4,7 @@ import type { ProviderJson, VersionJson } from '../../../daemon/src/contract/wir
 import { ErrorNote, StatusBadge, confirmed, formatTime, useAction } from './ui';
 import { ProviderForm } from './provider-form';
 import { UploadProgress, useUpload } from './use-upload';
+import { queryKeys, boxViews } from '../api/query-keys';
 
 function ImageCell({ provider, refOf }: { provider: ProviderJson; refOf: ProviderRef }) {
   const { upload, progress, error } = useUpload();
@@ -24,7 +25,7 @@ function ImageCell({ provider, refOf }: { provider: ProviderJson; refOf: Provide
 function ProviderRow({ user, name, version, provider: p }: { user: string; name: string; version: string; provider: ProviderJson }) {
   const { api } = useSession();
   const ref: ProviderRef = { user, name, version, provider: p.name, architecture: p.architecture };
-  const remove = useAction(() => deleteProvider(api, ref), [['box', user, name]]);
+  const remove = useAction(() => deleteProvider(api, ref), [queryKeys.box(user, name)]);
   return (
     <tr>
       <td>{p.name}</td>
@@ -43,7 +44,7 @@ function ProviderRow({ user, name, version, provider: p }: { user: string; name:
 /** A version: status, release/revoke/delete, providers, and the add-provider form. */
 export function VersionCard({ user, name, version }: { user: string; name: string; version: VersionJson }) {
   const { api } = useSession();
-  const keys = [['box', user, name], ['namespaces']];
+  const keys = boxViews(user, name);
   const status = useAction((action: 'release' | 'revoke') => setVersionStatus(api, user, name, version.version, action), keys);
   const remove = useAction(() => deleteVersion(api, user, name, version.version), keys);
   const providers = version.providers;

@@ -5,10 +5,11 @@ import { useSession } from '../api/session';
 import { createWorkspace, deleteWorkspace, listWorkspaces, setWorkspacePool } from '../api/workspaces';
 import type { AgentPoolJson, WorkspaceJson } from '../../../daemon/src/contract/wire-jsonapi';
 import { ErrorNote, Loading, Section, confirmed, useAction } from './ui';
+import { queryKeys } from '../api/query-keys';
 
 function WorkspaceRow({ org, workspace: w, pools }: { org: string; workspace: WorkspaceJson; pools: AgentPoolJson[] }) {
   const { api } = useSession();
-  const keys = [['workspaces', org], ['pools', org]];
+  const keys = [queryKeys.workspaces(org), queryKeys.pools(org)];
   const assign = useAction((poolId: string | null) => setWorkspacePool(api, w.id, poolId), keys);
   const remove = useAction(() => deleteWorkspace(api, w.id), keys);
   return (
@@ -29,9 +30,9 @@ function WorkspaceRow({ org, workspace: w, pools }: { org: string; workspace: Wo
 /** An organization's workspaces, and which agent pool (if any) runs each one. */
 export function Workspaces({ org }: { org: string }) {
   const { api } = useSession();
-  const key = ['workspaces', org];
+  const key = queryKeys.workspaces(org);
   const workspaces = useQuery({ queryKey: key, queryFn: () => listWorkspaces(api, org) });
-  const pools = useQuery({ queryKey: ['pools', org], queryFn: () => listPools(api, org) });
+  const pools = useQuery({ queryKey: queryKeys.pools(org), queryFn: () => listPools(api, org) });
   const [name, setName] = useState('');
   const create = useAction(() => createWorkspace(api, org, name), [key], () => setName(''));
   const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };

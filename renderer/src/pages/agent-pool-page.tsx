@@ -6,14 +6,15 @@ import { useSession } from '../api/session';
 import { ErrorNote, Loading, Section, StatusBadge, confirmed, formatTime, useAction } from '../components/ui';
 import { AgentTokens } from '../components/agent-tokens';
 import { PoolScope } from '../components/pool-scope';
+import { queryKeys } from '../api/query-keys';
 
 /** Agents report every few seconds; poll so their status is live without a reload. */
 const AGENT_POLL_MS = 3_000;
 
 function Agents({ poolId }: { poolId: string }) {
   const { api } = useSession();
-  const agents = useQuery({ queryKey: ['agents', poolId], queryFn: () => listAgents(api, poolId), refetchInterval: AGENT_POLL_MS });
-  const remove = useAction((id: string) => deleteAgent(api, id), [['agents', poolId]]);
+  const agents = useQuery({ queryKey: queryKeys.agents(poolId), queryFn: () => listAgents(api, poolId), refetchInterval: AGENT_POLL_MS });
+  const remove = useAction((id: string) => deleteAgent(api, id), [queryKeys.agents(poolId)]);
   return (
     <Section title="Agents">
       {agents.isLoading ? <Loading what="agents" /> : <ErrorNote error={agents.error} />}
@@ -43,8 +44,8 @@ export function AgentPoolPage() {
   const { org = '', poolId = '' } = useParams();
   const { api } = useSession();
   const navigate = useNavigate();
-  const pool = useQuery({ queryKey: ['pool', poolId], queryFn: () => getPool(api, poolId) });
-  const remove = useAction(() => deletePool(api, poolId), [['pools', org]], () => navigate(`/agent-pools/${org}`));
+  const pool = useQuery({ queryKey: queryKeys.pool(poolId), queryFn: () => getPool(api, poolId) });
+  const remove = useAction(() => deletePool(api, poolId), [queryKeys.pools(org)], () => navigate(`/agent-pools/${org}`));
   if (pool.isLoading) return <Loading what="agent pool" />;
   if (!pool.data) return <ErrorNote error={pool.error} />;
   const p = pool.data.attributes;

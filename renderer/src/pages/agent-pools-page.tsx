@@ -5,12 +5,13 @@ import { createPool, listPools } from '../api/agents';
 import { useSession } from '../api/session';
 import { useNamespaces } from '../api/use-namespaces';
 import { ErrorNote, Loading, Section, formatTime, useAction } from '../components/ui';
+import { queryKeys } from '../api/query-keys';
 
 function NewPoolForm({ org }: { org: string }) {
   const { api } = useSession();
   const [name, setName] = useState('');
   const [scoped, setScoped] = useState(true);
-  const create = useAction(() => createPool(api, org, name, scoped), [['pools', org]], () => setName(''));
+  const create = useAction(() => createPool(api, org, name, scoped), [queryKeys.pools(org)], () => setName(''));
   const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
   return (
     <form className="inline" onSubmit={submit} aria-label="New agent pool">
@@ -24,7 +25,7 @@ function NewPoolForm({ org }: { org: string }) {
 
 function PoolList({ org }: { org: string }) {
   const { api } = useSession();
-  const pools = useQuery({ queryKey: ['pools', org], queryFn: () => listPools(api, org), refetchInterval: 10_000 });
+  const pools = useQuery({ queryKey: queryKeys.pools(org), queryFn: () => listPools(api, org), refetchInterval: 10_000 });
   return (
     <Section title={`Agent pools of ${org}`} actions={<NewPoolForm org={org} />}>
       {pools.isLoading ? <Loading what="agent pools" /> : <ErrorNote error={pools.error} />}

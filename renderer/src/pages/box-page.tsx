@@ -7,12 +7,13 @@ import { CopyField, ErrorNote, Loading, Section, confirmed, useAction } from '..
 import { VersionCard } from '../components/version-card';
 import { useCachedBox } from '../components/cached-boxes';
 import { ImportDrop } from '../components/import-drop';
+import { queryKeys } from '../api/query-keys';
 
 function NewVersionForm({ user, name }: { user: string; name: string }) {
   const { api } = useSession();
   const [version, setVersion] = useState('');
   const [description, setDescription] = useState('');
-  const create = useAction(() => createVersion(api, user, name, version, description), [['box', user, name]], () => { setVersion(''); setDescription(''); });
+  const create = useAction(() => createVersion(api, user, name, version, description), [queryKeys.box(user, name)], () => { setVersion(''); setDescription(''); });
   const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
   return (
     <form className="inline" onSubmit={submit} aria-label="New version">
@@ -29,8 +30,8 @@ export function BoxPage() {
   const { user = '', name = '' } = useParams();
   const { api } = useSession();
   const navigate = useNavigate();
-  const box = useQuery({ queryKey: ['box', user, name], queryFn: () => getBox(api, user, name) });
-  const remove = useAction(() => deleteBox(api, user, name), [['namespaces']], () => navigate('/boxes'));
+  const box = useQuery({ queryKey: queryKeys.box(user, name), queryFn: () => getBox(api, user, name) });
+  const remove = useAction(() => deleteBox(api, user, name), [queryKeys.namespaces, queryKeys.searches], () => navigate('/boxes'));
   const cached = useCachedBox(`${user}/${name}`);
   if (box.isLoading) return <Loading what="box" />;
   if (!box.data) return <ErrorNote error={box.error} />;

@@ -6,6 +6,7 @@ import { useSession } from '../api/session';
 import type { BoxSummaryJson } from '../../../daemon/src/contract/wire-registry';
 import { ErrorNote, Loading, Section, formatTime } from '../components/ui';
 import { ImportDrop } from '../components/import-drop';
+import { queryKeys } from '../api/query-keys';
 
 function BoxTable({ boxes }: { boxes: BoxSummaryJson[] }) {
   if (boxes.length === 0) return <p className="muted">No boxes here yet.</p>;
@@ -30,7 +31,7 @@ function BoxTable({ boxes }: { boxes: BoxSummaryJson[] }) {
 /** Each of the user's namespaces with its boxes: one request for all of them. */
 function NamespaceList() {
   const { api } = useSession();
-  const q = useQuery({ queryKey: ['namespaces'], queryFn: () => listNamespaces(api) });
+  const q = useQuery({ queryKey: queryKeys.namespaces, queryFn: () => listNamespaces(api) });
   if (q.isLoading) return <Loading what="boxes" />;
   if (!q.data) return <ErrorNote error={q.error} />;
   return (
@@ -43,7 +44,7 @@ function NamespaceList() {
 
 function SearchResults({ query }: { query: string }) {
   const { api } = useSession();
-  const q = useQuery({ queryKey: ['search', query], queryFn: () => searchBoxes(api, query) });
+  const q = useQuery({ queryKey: queryKeys.search(query), queryFn: () => searchBoxes(api, query) });
   return (
     <Section title={`Search: ${query}`}>
       {q.isLoading ? <Loading what="results" /> : <ErrorNote error={q.error} />}

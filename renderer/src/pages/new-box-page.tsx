@@ -4,6 +4,7 @@ import { createBox } from '../api/boxes';
 import { useSession } from '../api/session';
 import { useNamespaces } from '../api/use-namespaces';
 import { ErrorNote, Section, useAction } from '../components/ui';
+import { queryKeys } from '../api/query-keys';
 
 export function NewBoxPage() {
   const { api, username } = useSession();
@@ -11,7 +12,7 @@ export function NewBoxPage() {
   const navigate = useNavigate();
   const [form, setForm] = useState({ username: '', name: '', short_description: '', description: '', is_private: false });
   const owner = form.username || username || '';
-  const create = useAction(() => createBox(api, { ...form, username: owner }), [['namespaces']], (b) => navigate(`/boxes/${b.username}/${b.name}`));
+  const create = useAction(() => createBox(api, { ...form, username: owner }), [queryKeys.namespaces], (b) => navigate(`/boxes/${b.username}/${b.name}`));
   const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
   return (
     <Section title="New box">

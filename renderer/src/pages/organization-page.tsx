@@ -5,12 +5,13 @@ import { getOrganization, removeMember, setMember } from '../api/accounts';
 import { useSession } from '../api/session';
 import { ErrorNote, Loading, Section, confirmed, formatTime, useAction } from '../components/ui';
 import { Workspaces } from '../components/workspaces';
+import { queryKeys } from '../api/query-keys';
 
 type Role = 'owner' | 'member';
 
 function Members({ org, members }: { org: string; members: Array<{ username: string; role: string }> }) {
   const { api } = useSession();
-  const key = ['organization', org];
+  const key = queryKeys.organization(org);
   const [username, setUsername] = useState('');
   const [role, setRole] = useState<Role>('member');
   const put = useAction((m: { username: string; role: Role }) => setMember(api, org, m.username, m.role), [key], () => setUsername(''));
@@ -49,7 +50,7 @@ function Members({ org, members }: { org: string; members: Array<{ username: str
 export function OrganizationPage() {
   const { name = '' } = useParams();
   const { api } = useSession();
-  const org = useQuery({ queryKey: ['organization', name], queryFn: () => getOrganization(api, name) });
+  const org = useQuery({ queryKey: queryKeys.organization(name), queryFn: () => getOrganization(api, name) });
   if (org.isLoading) return <Loading what="organization" />;
   if (!org.data) return <ErrorNote error={org.error} />;
   return (

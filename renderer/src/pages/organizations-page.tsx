@@ -4,12 +4,13 @@ import { createOrganization } from '../api/accounts';
 import { useSession } from '../api/session';
 import { useNamespaces } from '../api/use-namespaces';
 import { ErrorNote, Loading, Section, useAction } from '../components/ui';
+import { queryKeys } from '../api/query-keys';
 
 export function OrganizationsPage() {
   const { api } = useSession();
   const ns = useNamespaces();
   const [form, setForm] = useState({ name: '', email: '' });
-  const create = useAction(() => createOrganization(api, form.name, form.email), [['organizations'], ['namespaces']], () => setForm({ name: '', email: '' }));
+  const create = useAction(() => createOrganization(api, form.name, form.email), [queryKeys.organizations, queryKeys.namespaces], () => setForm({ name: '', email: '' }));
   const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
   return (
     <>

@@ -7,11 +7,12 @@ import { OfflineSettings } from '../components/offline-settings';
 import { TwoFactor } from '../components/two-factor';
 import { Users } from '../components/users';
 import { ErrorNote, Section, useAction } from '../components/ui';
+import { queryKeys } from '../api/query-keys';
 
 function Maintenance() {
   const { api, admin } = useSession();
-  const settings = useQuery({ queryKey: ['settings'], queryFn: () => getSettings(api) });
-  const toggle = useAction((on: boolean) => setMaintenance(api, on), [['settings']]);
+  const settings = useQuery({ queryKey: queryKeys.settings, queryFn: () => getSettings(api) });
+  const toggle = useAction((on: boolean) => setMaintenance(api, on), [queryKeys.settings]);
   const on = settings.data?.maintenance ?? false;
   return (
     <Section title="Maintenance mode">

@@ -1,0 +1,45 @@
+import type { QueryKey } from '@tanstack/react-query';
+
+/**
+ * Every query key of the UI, in one place, so a page that caches something and a change that must
+ * refresh it cannot spell the key two ways. TanStack Query matches keys by prefix: invalidating
+ * `boxes` refreshes every box page, `searches` every search.
+ */
+export const queryKeys = {
+  /** Who is signed in; the only query kept when the session ends. */
+  session: ['session'],
+  /** The boxes page: the user's namespaces with their boxes (GET /api/boxyard/namespaces). */
+  namespaces: ['namespaces'],
+  searches: ['search'],
+  search: (q: string) => ['search', q],
+  /** Every box page, and under it one box. */
+  boxes: ['box'],
+  box: (user: string, name: string) => ['box', user, name],
+
+  /** The list and, under it, each organization with its members. */
+  organizations: ['organizations'],
+  organization: (name: string) => ['organizations', name],
+  users: ['users'],
+  apiTokens: ['api-tokens'],
+  twoFactor: ['two-factor'],
+  settings: ['settings'],
+
+  pools: (org: string) => ['pools', org],
+  pool: (id: string) => ['pool', id],
+  agentTokens: (poolId: string) => ['agent-tokens', poolId],
+  agents: (poolId: string) => ['agents', poolId],
+  workspaces: (org: string) => ['workspaces', org],
+
+  upstreams: ['upstreams'],
+  mirrors: ['mirrors'],
+  jobs: (mirrorId: string) => ['jobs', mirrorId],
+  cache: ['cache'],
+} as const satisfies Record<string, QueryKey | ((...args: string[]) => QueryKey)>;
+
+/** What shows a box and must be fetched again when it changes: its page, the box list, search hits. */
+export const boxViews = (user: string, name: string): QueryKey[] => [queryKeys.box(user, name), queryKeys.namespaces, queryKeys.searches];
+
+/** What a finished mirror job may have changed: boxes anywhere, the cache, the mirrors' state. */
+export const mirrorResults: QueryKey[] = [
+  queryKeys.mirrors, queryKeys.cache, queryKeys.upstreams, queryKeys.namespaces, queryKeys.boxes, queryKeys.searches,
+];
