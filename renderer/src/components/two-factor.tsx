@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import QRCode from 'qrcode';
+import { toString as qrSvg } from 'qrcode/lib/browser';
 import { beginTotp, twoFactorMethods } from '../api/accounts';
 import { confirmTotp, disableTwoFactor, enableSms } from '../api/credentials';
 import { useSession } from '../api/session';
@@ -11,7 +11,7 @@ function QrImage({ text }: { text: string }) {
   const [svg, setSvg] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
-    void QRCode.toString(text, { type: 'svg', margin: 1 }).then((s) => { if (live) setSvg(s); });
+    void qrSvg(text, { type: 'svg', margin: 1 }).then((s) => { if (live) setSvg(s); });
     return () => { live = false; };
   }, [text]);
   return svg ? <img className="qr" alt="QR code for your authenticator app" src={`data:image/svg+xml;utf8,${encodeURIComponent(svg)}`} /> : null;
