@@ -3,7 +3,8 @@ import type { IdGen } from '../lib/ids';
 import { ConflictError, ForbiddenError, LastAdminError, LastOwnerError, NotFoundError } from '../http/errors';
 import type { AttemptGuard } from '../http/rate-limit';
 import { isUniqueViolation } from '../registry/box-query';
-import { AccountRepository, nameKey, type Db, type OrganizationRow, type UserRow } from './repository';
+import { nameKey } from './names';
+import { AccountRepository, type Db, type OrganizationRow, type UserRow } from './repository';
 import { checkPasswordPolicy, type PasswordService, type Proof } from './passwords';
 
 /** Who is calling: a user reached through an API token, or nobody. */

@@ -1,7 +1,8 @@
 import type { PasswordHasher } from '../lib/crypto';
 import type { AttemptGuard } from '../http/rate-limit';
 import { ReauthenticationError, UnauthorizedError, ValidationError } from '../http/errors';
-import { nameKey, type AccountRepository, type UserRow } from './repository';
+import { nameKey } from './names';
+import type { AccountRepository, UserRow } from './repository';
 import type { TwoFactorService } from './two-factor';
 
 /** NIST SP 800-63B and OWASP: length is what makes a password hard to guess. */

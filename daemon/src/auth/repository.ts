@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../store/schema';
+import { nameKey } from './names';
 import { prepare } from '../store/prepared';
 import { cachedQuery, type ReadCache } from '../store/read-cache';
 import type { TableVersions } from '../store/table-versions';
@@ -12,7 +13,6 @@ export type TwoFactorRow = Selectable<TwoFactorTable>;
 
 export interface TokenWithUser { token: Pick<TokenRow, 'id' | 'token_hash' | 'last_used_at'>; user: UserRow }
 
-export const nameKey = (name: string): string => name.toLowerCase();
 
 /** The database or a transaction: methods that take one run inside the caller's transaction. */
 export type Db = Kysely<Database> | Transaction<Database>;

@@ -8,7 +8,7 @@ import type { OrganizationAccess, Caller } from './access';
 import type { PoolsRepository } from '../pools/repository';
 import type { ExecutionMode } from '../workspaces/tables';
 import type { TfcSettingsRow, WorkspacesRepository } from '../workspaces/repository';
-import { nameKey } from '../workspaces/repository';
+import { nameKey } from '../auth/names';
 
 export interface OrganizationView {
   org: OrganizationRow;

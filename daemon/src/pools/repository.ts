@@ -1,7 +1,8 @@
 import type { ExpressionBuilder, Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../store/schema';
 import type { AgentPoolsTable } from './tables';
-import { contains, nameKey } from '../workspaces/repository';
+import { nameKey } from '../auth/names';
+import { contains } from '../store/like';
 import { prepare } from '../store/prepared';
 import { cachedQuery } from '../store/read-cache';
 import type { TableVersions } from '../store/table-versions';

@@ -6,7 +6,7 @@ import type { TableVersions } from '../store/table-versions';
 import { boxes } from './box-query';
 import { groupBy } from '../lib/group-by';
 import { sortByGemVersionDesc } from './gem-version';
-import type { ProviderRow, VersionDetail, VersionRow } from './repository';
+import type { ProviderRow, VersionDetail, VersionRow } from './tables';
 
 type JoinedRow = VersionRow & { [K in keyof ProviderRow as `p_${K & string}`]: ProviderRow[K] | null };
 

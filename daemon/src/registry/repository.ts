@@ -1,7 +1,9 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { nameKey } from '../auth/names';
 import type { Database } from '../store/schema';
-import type { BoxesTable, BoxProvidersTable, BoxVersionsTable } from './tables';
+import type { BoxesTable, BoxProvidersTable, BoxVersionsTable, BoxRecord, BoxRow, ProviderRow, VersionDetail, VersionRow } from './tables';
+
+export type { BoxRecord, BoxRow, ProviderRow, VersionDetail, VersionRow };
 import { boxes, type Db } from './box-query';
 import { SearchQueries, type SearchFilter } from './search-query';
 import { textIndexOf, type TextIndex } from './text-search';
@@ -10,15 +12,6 @@ import type { TableVersions } from '../store/table-versions';
 import { ReadCache } from '../store/read-cache';
 import { groupBy } from '../lib/group-by';
 import { sortByGemVersionDesc } from './gem-version';
-
-export type BoxRow = Selectable<BoxesTable>;
-export type VersionRow = Selectable<BoxVersionsTable>;
-export type ProviderRow = Selectable<BoxProvidersTable>;
-/** A box with the name of its owning user or organization. */
-export type BoxRecord = BoxRow & { username: string };
-
-/** A version with its providers. */
-export interface VersionDetail { version: VersionRow; providers: ProviderRow[] }
 
 /**
  * Runs a query per slice of a long id list, in order: a namespace of thousands of boxes must not

@@ -5,7 +5,7 @@ import { PreparedQuery, type Bound } from '../store/prepared';
 import { cachedQuery, type ReadCache } from '../store/read-cache';
 import type { TableVersions } from '../store/table-versions';
 import { boxes } from './box-query';
-import type { BoxRecord } from './repository';
+import type { BoxRecord } from './tables';
 import { containsPhrase, ftsPhrase, type TextIndex } from './text-search';
 
 export interface SearchFilter {

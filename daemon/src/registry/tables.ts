@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 import type { DigestAlgorithm } from '../blobs/blob-store';
 
 export interface BoxesTable {
@@ -56,3 +56,12 @@ export interface RegistryTables {
   box_versions: BoxVersionsTable;
   box_providers: BoxProvidersTable;
 }
+
+export type BoxRow = Selectable<BoxesTable>;
+export type VersionRow = Selectable<BoxVersionsTable>;
+export type ProviderRow = Selectable<BoxProvidersTable>;
+/** A box with the name of its owning user or organization. */
+export type BoxRecord = BoxRow & { username: string };
+
+/** A version with its providers. */
+export interface VersionDetail { version: VersionRow; providers: ProviderRow[] }

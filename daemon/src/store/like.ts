@@ -10,3 +10,6 @@ export const containsPattern = (text: string): string => `%${text.replace(/[\\%_
 
 /** Follows `LIKE <pattern>` for a pattern from `containsPattern`. */
 export const LIKE_ESCAPE = sql.raw(`escape '\\'`);
+
+/** `column LIKE '%text%' ESCAPE '\'`: what a user typed matches itself, `%` and `_` included. */
+export const contains = (column: string, text: string) => sql<boolean>`${sql.ref(column)} like ${containsPattern(text)} ${LIKE_ESCAPE}`;

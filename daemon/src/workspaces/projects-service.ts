@@ -4,7 +4,8 @@ import { ConflictError } from '../http/errors';
 import type { Page } from '../http/jsonapi/pagination';
 import type { Caller, OrganizationAccess } from '../orgs/access';
 import type { OrganizationsService } from '../orgs/service';
-import { nameKey, type WorkspacesRepository } from './repository';
+import { nameKey } from '../auth/names';
+import type { WorkspacesRepository } from './repository';
 
 /** Projects group workspaces; every organization has a default one. Pools may allow whole projects. */
 export class ProjectsService {

@@ -1,5 +1,7 @@
 import { sql, type Kysely, type Selectable, type Insertable, type Updateable } from 'kysely';
 import type { Database } from '../store/schema';
+import { nameKey } from '../auth/names';
+import { contains } from '../store/like';
 import type { OrganizationTfcSettingsTable } from '../orgs/tables';
 import type { ProjectsTable, WorkspacesTable } from './tables';
 
@@ -7,7 +9,6 @@ export type ProjectRow = Selectable<ProjectsTable>;
 export type WorkspaceRow = Selectable<WorkspacesTable>;
 export type TfcSettingsRow = Selectable<OrganizationTfcSettingsTable>;
 
-export const nameKey = (name: string): string => name.toLowerCase();
 
 /** The only SQL for HCP Terraform organization attributes, projects and workspaces. */
 export class WorkspacesRepository {
@@ -97,10 +98,4 @@ export class WorkspacesRepository {
   async deleteWorkspace(id: string) {
     await this.db.deleteFrom('workspaces').where('id', '=', id).execute();
   }
-}
-
-/** `column LIKE '%text%'` where `%` and `_` typed by a user match themselves (portable SQL). */
-export function contains(column: string, text: string) {
-  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return sql<boolean>`${sql.ref(column)} LIKE ${pattern} ESCAPE '\\'`;
 }

@@ -9,7 +9,8 @@ import type { PoolsRepository } from '../pools/repository';
 import type { ExecutionMode } from './tables';
 import { mayUse } from '../pools/rules';
 import { NO_TRIGGERS, settingsColumns, settingsOf, withTriggerRule, type WorkspaceSettings } from './settings';
-import { nameKey, type WorkspacesRepository } from './repository';
+import { nameKey } from '../auth/names';
+import type { WorkspacesRepository } from './repository';
 
 export interface WorkspaceInput {
   name?: string;
