@@ -3,6 +3,7 @@ import { z } from 'zod';
 import * as A from '../daemon/src/contract/wire-accounts';
 import * as J from '../daemon/src/contract/wire-jsonapi';
 import * as R from '../daemon/src/contract/wire-registry';
+import { DELETABLE_STATUSES } from '../daemon/src/agents/service';
 import { organizationSummary, tokenCreated, tokenListed, userSelf } from '../daemon/src/auth/serialize';
 import { boxJson, boxSummaryJson, providerJson, versionJson } from '../daemon/src/registry/serialize';
 import { conforms, conformsData, fits } from './helpers/contract';
@@ -121,5 +122,9 @@ describe('JSON:API resources', () => {
     }));
     expect(scoped.relationships['allowed-workspaces'].data).toEqual([{ type: 'workspaces', id: ws.id }]);
     conformsData(J.AgentPoolJson, await api.get(`/api/v2/agent-pools/${pool.id}`));
+  });
+
+  it('the UI offers Delete for exactly the agents the daemon lets go', () => {
+    expect([...J.DELETABLE_AGENT_STATUSES].sort()).toEqual([...DELETABLE_STATUSES].sort());
   });
 });
