@@ -49,7 +49,7 @@ class Api {
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.body !== undefined || opts.raw) headers['content-type'] = opts.type ?? 'application/json';
     const res = await fetch(path.startsWith('http') ? path : this.base + path, {
-      method, headers, body: (opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body))) as BodyInit | undefined,
+      method, headers, body: (opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body))) as RequestInit['body'],
     });
     const bytes = new Uint8Array(await res.arrayBuffer());
     let json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers of several APIs

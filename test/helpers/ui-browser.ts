@@ -28,7 +28,8 @@ function newestMtime(dir: string): number {
 /** The daemon serves renderer/dist: build it when it is missing or older than the sources. */
 export function ensureUiBuilt(): void {
   const index = join(ROOT, 'renderer/dist/index.html');
-  const sources = Math.max(newestMtime(join(ROOT, 'renderer/src')), statSync(join(ROOT, 'renderer/index.html')).mtimeMs);
+  // The UI bundles the daemon's wire contract too: a change there needs a new build as well.
+  const sources = Math.max(newestMtime(join(ROOT, 'renderer/src')), newestMtime(join(ROOT, 'daemon/src/contract')), statSync(join(ROOT, 'renderer/index.html')).mtimeMs);
   if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
   execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts'], {
     cwd: ROOT,

@@ -39,7 +39,7 @@ describe('errorMiddleware', () => {
     expect(res.status).toBe(500);
     const id = res.headers.get('x-request-id');
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    expect((await res.json()).errors[0]).toContain(id);
+    expect(((await res.json()) as { errors: string[] }).errors[0]).toContain(id);
     expect(logged[0]).toMatchObject({ requestId: id });
   });
 
