@@ -37,7 +37,7 @@ export interface ByteRange {
 
 /**
  * Content-addressed storage of box files. Kept tiny so that an S3-compatible implementation can
- * replace the file system without touching features (DESIGN.md §3).
+ * replace the file system without touching features (docs/ARCHITECTURE.md, "An upload's way").
  */
 export interface BlobStore {
   /**

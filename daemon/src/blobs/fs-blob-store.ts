@@ -185,7 +185,7 @@ export class FsBlobStore implements BlobStore {
   }
 
   read(sha256: string, range?: ByteRange): Readable {
-    // 1 MiB reads: Node's 64 KiB default costs 2-3x the throughput here (DESIGN.md §3).
+    // 1 MiB reads: Node's 64 KiB default costs 2-3x the throughput here (measured with `npm run bench -- transfers`).
     return createReadStream(this.blobPath(sha256), { highWaterMark: READ_CHUNK, ...(range ? { start: range.start, end: range.end } : {}) });
   }
 
