@@ -10,7 +10,7 @@ import { providerRow, storedBlobs } from './helpers/blobs';
 import { countRows } from './helpers/registry';
 import { publishHosted, serveFile, serveJson, sha256, staticServer, waitForJob, type StaticServer } from './helpers/mirror';
 import { rawGet, rawPut } from './helpers/upload';
-import { spawnDaemon } from './helpers/spawn-daemon';
+import { spawnDaemonOnTinyDisk } from './helpers/spawn-daemon';
 
 const MIB = 1024 * 1024;
 const REFUSED = /^Not enough free disk space: .* free.*BOXYARD_DISK_RESERVE_MB.*Nothing was stored\. Free space on that disk/;
@@ -192,12 +192,8 @@ describe('a database that cannot grow (SQLITE_FULL)', () => {
 
 describe('a disk that fills up while a file streams in (a 4 MiB tmpfs of its own, no reserve)', () => {
   it('answers 507, keeps nothing of the file, and the same upload URL works once the file fits', async () => {
-    const data = mkdtempSync(join(tmpdir(), 'boxyard-enospc-'));
-    const d = await spawnDaemon({
-      dataDir: data,
-      env: { BOXYARD_DISK_RESERVE_MB: '0' },
-      prefix: ['unshare', '-rm', 'sh', '-c', `mount -t tmpfs -o size=4m tmpfs '${data}' && exec "$0" "$@"`],
-    });
+    const d = await spawnDaemonOnTinyDisk('boxyard-enospc-');
+    const data = d.dataDir;
     try {
       const anon = new HttpClient(d.url);
       const login = await anon.post('/api/v1/authenticate', { user: { login: 'admin', password: 'admin-password-1' } });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestDaemon } from './helpers/daemon';
 import { HttpClient } from './helpers/http';
 import { serveFile, serveJson, sha256, staticServer, waitForJob, type StaticServer } from './helpers/mirror';
-import { spawnDaemon, type SpawnedDaemon } from './helpers/spawn-daemon';
+import { spawnDaemon, spawnDaemonOnTinyDisk, type SpawnedDaemon } from './helpers/spawn-daemon';
 import { rawGet } from './helpers/upload';
 
 const login = async (url: string) => {
@@ -132,17 +132,12 @@ describe('a connection that breaks mid-file', () => {
 describe('a mirror onto a full disk', () => {
   it('fails the job saying the disk is full and publishes nothing', async () => {
     const s = await staticServer();
-    const data = mkdtempSync(join(tmpdir(), 'boxyard-full-'));
     const file = randomBytes(6 * 1024 * 1024);
     s.route('/acme/huge', serveJson({ name: 'acme/huge', versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/huge.box` }] }] }));
     s.route('/huge.box', serveFile(file));
-    // The daemon's data folder is a 4 MiB tmpfs of its own (a private mount namespace), and no
-    // free-space reserve (which would refuse the file before it starts): the disk fills up for real.
-    const d = await spawnDaemon({
-      dataDir: data,
-      env: { BOXYARD_DISK_RESERVE_MB: '0' },
-      prefix: ['unshare', '-rm', 'sh', '-c', `mount -t tmpfs -o size=4m tmpfs '${data}' && exec "$0" "$@"`],
-    });
+    // The data folder is a 4 MiB tmpfs of its own: the disk fills up for real.
+    const d = await spawnDaemonOnTinyDisk('boxyard-full-');
+    const data = d.dataDir;
     try {
       const http = await login(d.url);
       await http.post('/api/boxyard/organizations', { organization: { name: 'acme' } });

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MALLOC_ENV } from '../../bin/malloc-env.mjs';
@@ -67,4 +69,19 @@ export async function spawnDaemon(opts: { dataDir: string; port?: number; env?: 
       await exited;
     },
   };
+}
+
+/**
+ * The daemon on a disk of its own that really fills up: its data folder is a 4 MiB tmpfs in a
+ * private mount namespace (`unshare -rm`), with no free-space reserve (which would refuse a file
+ * before it starts). The data folder is created here.
+ */
+export async function spawnDaemonOnTinyDisk(prefix: string): Promise<SpawnedDaemon & { dataDir: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
+  const d = await spawnDaemon({
+    dataDir,
+    env: { BOXYARD_DISK_RESERVE_MB: '0' },
+    prefix: ['unshare', '-rm', 'sh', '-c', `mount -t tmpfs -o size=4m tmpfs '${dataDir}' && exec "$0" "$@"`],
+  });
+  return { ...d, dataDir };
 }
