@@ -12,6 +12,7 @@ import { publishHosted } from '../helpers/mirror';
 
 const haveChromium = chromiumAvailable('The mirroring UI end-to-end test');
 
+// Skipped only off CI without Chromium; under CI=true chromiumAvailable() throws instead.
 describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', () => {
   let upstream: TestDaemon; // A: holds the original boxes
   let mirror: TestDaemon; // B: the daemon the browser drives

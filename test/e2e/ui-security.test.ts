@@ -32,6 +32,7 @@ async function attackerSite(daemonUrl: string): Promise<{ url: string; server: S
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
+// Skipped only off CI without Chromium; under CI=true chromiumAvailable() throws instead.
 describe.skipIf(!haveChromium)('web UI security in headless Chromium', () => {
   let daemon: TestDaemon;
   let browser: Browser;

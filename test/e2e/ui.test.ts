@@ -23,6 +23,7 @@ async function boxFile(provider: string): Promise<Buffer> {
 }
 
 
+// Skipped only off CI without Chromium; under CI=true chromiumAvailable() throws instead.
 describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
   let daemon: TestDaemon;
   let browser: Browser;
