@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../daemon/src/config';
-import { AllowedHosts, hostOfHeader, type HostSources } from '../daemon/src/http/hosts';
+import { AllowedHosts, hostOfHeader, type HostSources } from '../daemon/src/http/guards/hosts';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { countRows, createBox } from './helpers/registry';
 import { spawnDaemon } from './helpers/spawn-daemon';

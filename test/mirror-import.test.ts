@@ -120,7 +120,7 @@ describe('PUT /api/boxyard/import/:username/:box/:version', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.json.import).toMatchObject({ provider: 'qemu', architecture: 'amd64', sha256: sha256(file) });
     // The declared checksum is what the provider records; the API shows what the catalog
-    // advertises and vagrant verifies: the sha256 computed here (registry/checksums.ts).
+    // advertises and vagrant verifies: the sha256 computed here (registry/providers/checksums.ts).
     expect(await providerRow(d, 'base', '1.1.0', 'amd64', 'qemu')).toMatchObject({ checksum: sha1, checksum_type: 'sha1', blob_sha256: sha256(file) });
     const v = await alice.http.get('/api/v2/box/lab/base/version/1.1.0');
     expect(v.json.providers).toEqual([expect.objectContaining({ name: 'qemu', architecture: 'amd64', checksum: sha256(file), checksum_type: 'sha256' })]);

@@ -30,7 +30,7 @@ export const Config = z.object({
   /**
    * Failed logins (and wrong current passwords) allowed per account from one address in 15
    * minutes; 10× that per address, and 3× that a minute per account from all addresses together
-   * (http/rate-limit.ts LoginLimiter).
+   * (http/guards/rate-limit.ts LoginLimiter).
    */
   loginAttempts: intFrom(1, 1_000_000).default(10),
   /** Requests per minute per token (or per address when anonymous); 0 switches the limit off. */

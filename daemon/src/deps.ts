@@ -16,14 +16,14 @@ import { PasswordHasher } from './lib/crypto';
 import { SecretBox } from './lib/secret-box';
 import { SettingsService } from './auth/settings';
 import { createSmsSender } from './auth/sms-sender';
-import { LoginLimiter } from './http/rate-limit';
+import { LoginLimiter } from './http/guards/rate-limit';
 import { RegistryRepository } from './registry/repository';
 import { RegistryService } from './registry/service';
 import { buildBlobs } from './blobs/build';
 import { buildAgentServices } from './tfc-services';
 import { MirrorRepository } from './mirror/repository';
 import { buildMirror } from './mirror/build';
-import { ImportService } from './mirror/import-service';
+import { ImportService } from './mirror/import/service';
 
 export interface DepsOptions {
   clock?: Clock;

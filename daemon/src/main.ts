@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { Config } from './config';
 import { buildDeps, type Deps, type DepsOptions } from './deps';
 import { createApp } from './app';
-import { connectionSettings, createHttpServer } from './http/connections';
+import { connectionSettings, createHttpServer } from './http/guards/connections';
 import { watchdogIntervalMs } from './tfc-services';
 
 export interface RunningDaemon {

@@ -1,7 +1,7 @@
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { safeEqual, sha256Hex } from '../lib/crypto';
-import { NotFoundError, UnauthorizedError } from '../http/errors';
+import { NotFoundError, UnauthorizedError } from '../lib/errors';
 import type { AgentTokenRow, AgentTokensRepository } from '../pools/tokens-repository';
 import type { AgentRow, AgentsRepository } from './repository';
 

@@ -1,4 +1,4 @@
-import { BadParameterError, PreconditionFailedError } from '../http/errors';
+import { BadParameterError, PreconditionFailedError } from '../lib/errors';
 import type { Page } from '../http/jsonapi/pagination';
 import type { Caller, OrganizationAccess } from '../orgs/access';
 import type { AgentRow, AgentsRepository } from './repository';

@@ -2,14 +2,14 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { validated } from '../http/validate';
 import { requireUser } from '../http/auth';
-import { ForbiddenError, NotFoundError } from '../http/errors';
+import { ForbiddenError, NotFoundError } from '../lib/errors';
 import type { AccountService, Principal } from './accounts-service';
 import type { TokenService } from './tokens-service';
 import type { TwoFactorService } from './two-factor';
 import type { SettingsService } from './settings';
 import type { PasswordService, Proof } from './passwords';
 import type { UserRow } from './repository';
-import type { LoginLimiter } from '../http/rate-limit';
+import type { LoginLimiter } from '../http/guards/rate-limit';
 import * as S from './schemas';
 import { organizationSummary, tokenCreated, tokenListed, userSelf } from './serialize';
 

@@ -1,6 +1,6 @@
 import type { PasswordHasher } from '../lib/crypto';
-import type { AttemptGuard } from '../http/rate-limit';
-import { ReauthenticationError, UnauthorizedError, ValidationError } from '../http/errors';
+import type { AttemptGuard } from '../http/guards/rate-limit';
+import { ReauthenticationError, UnauthorizedError, ValidationError } from '../lib/errors';
 import { nameKey } from './names';
 import type { AccountRepository, UserRow } from './repository';
 import type { TwoFactorService } from './two-factor';

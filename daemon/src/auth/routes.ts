@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { validated } from '../http/validate';
 import { requireUser } from '../http/auth';
-import type { LoginLimiter } from '../http/rate-limit';
+import type { LoginLimiter } from '../http/guards/rate-limit';
 import type { TokenService } from './tokens-service';
 import { CreateTokenBody, RequestCodeBody } from './schemas';
 import { tokenCreated } from './serialize';

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '../http/errors';
+import { ConflictError, NotFoundError } from '../lib/errors';
 import type { AccountRepository } from './repository';
 
 export interface RuntimeSettings {

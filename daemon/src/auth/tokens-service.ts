@@ -1,8 +1,8 @@
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { sha256Hex } from '../lib/crypto';
-import { TwoFactorRequiredError, UnauthorizedError } from '../http/errors';
-import type { AttemptGuard } from '../http/rate-limit';
+import { TwoFactorRequiredError, UnauthorizedError } from '../lib/errors';
+import type { AttemptGuard } from '../http/guards/rate-limit';
 import type { AccountRepository, UserRow } from './repository';
 import type { Principal } from './accounts-service';
 import type { TwoFactorService } from './two-factor';

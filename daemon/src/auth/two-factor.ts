@@ -3,7 +3,7 @@ import * as OTPAuth from 'otpauth';
 import type { Clock } from '../lib/clock';
 import { sha256Hex } from '../lib/crypto';
 import { SecretBox } from '../lib/secret-box';
-import { ValidationError } from '../http/errors';
+import { ValidationError } from '../lib/errors';
 import type { AccountRepository, UserRow } from './repository';
 import type { SmsSender } from './sms-sender';
 

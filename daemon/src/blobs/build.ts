@@ -7,8 +7,8 @@ import type { Database } from '../store/schema';
 import { BlobCollector, type Retained } from './collector';
 import { DiskSpace } from './disk-space';
 import { FsBlobStore } from './fs-blob-store';
-import { UploadRepository } from './upload-repository';
-import { UploadService, type RegistryForBlobs } from './upload-service';
+import { UploadRepository } from './uploads/repository';
+import { UploadService, type RegistryForBlobs } from './uploads/service';
 
 export interface BlobsWiring {
   config: Pick<Config, 'dataDir' | 'uploadTtlHours' | 'diskReserveMb'>;

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock';
 import type { BlobStore } from './blob-store';
-import type { UploadRepository } from './upload-repository';
-import type { RegistryForBlobs } from './upload-service';
+import type { UploadRepository } from './uploads/repository';
+import type { RegistryForBlobs } from './uploads/service';
 
 export interface CollectResult {
   blobs: string[];

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InsufficientStorageError } from '../http/errors';
+import { InsufficientStorageError } from '../lib/errors';
 import { DiskSpace, humanBytes } from './disk-space';
 
 const MIB = 1024 * 1024;

@@ -1,6 +1,6 @@
 import { statfs } from 'node:fs/promises';
 import { Transform } from 'node:stream';
-import { InsufficientStorageError } from '../http/errors';
+import { InsufficientStorageError } from '../lib/errors';
 import { FREE_SPACE_HINT } from '../store/storage-errors';
 
 /** While a body streams in, free space is looked at again after every this many bytes. */

@@ -11,7 +11,7 @@ import { digesterFor, type Digester } from './digester';
 import { detachedBody } from './detached-body';
 import type { DiskSpace } from './disk-space';
 import { diskFullError } from '../store/storage-errors';
-import { sendRange } from './send-range';
+import { sendRange } from './downloads/send-range';
 
 /*
  * Disk layout under the data folder (after Docker distribution's blob store):

@@ -1,7 +1,7 @@
 import { readdir, rm, chmod } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { FsBlobStore } from '../blobs/fs-blob-store';
-import { hashFile } from '../mirror/cli-files';
+import { hashFile } from '../mirror/cli/files';
 import { VERSION } from '../version';
 import { damageOf, openDataDb, type DataDb } from './database';
 import { PRIVATE_FILE } from '../store/data-folder';

@@ -1,7 +1,7 @@
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FsBlobStore } from '../blobs/fs-blob-store';
-import { hashFile } from '../mirror/cli-files';
+import { hashFile } from '../mirror/cli/files';
 import { damageOf, openDataDb, type DataDb } from './database';
 import { privateDir } from './files';
 import { DataRepository, type BlobReference } from './repository';

@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { PRIVATE_DIR, PRIVATE_FILE } from '../store/data-folder';
 
 /*
- * File helpers of backup, restore and check (hashing a file alone: mirror/cli-files.ts hashFile).
+ * File helpers of backup, restore and check (hashing a file alone: mirror/cli/files.ts hashFile).
  * Every file is read in 1 MiB chunks and hashed as it goes by, so memory stays flat however large
  * a box is. Everything written is owner-only (folders 0700, files 0600): a data folder holds
  * password hashes and the key of the two-factor secrets.

@@ -1,7 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { Principal } from '../auth/accounts-service';
 import type { TokenService } from '../auth/tokens-service';
-import { UnauthorizedError } from './errors';
+import { UnauthorizedError } from '../lib/errors';
 import { requireCsrfHeader, type SessionCookie } from './session-cookie';
 
 declare module 'koa' {

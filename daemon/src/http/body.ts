@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { IncomingMessage } from 'node:http';
-import { BadRequestError, PayloadTooLargeError, RequestTimeoutError } from './errors';
+import { BadRequestError, PayloadTooLargeError, RequestTimeoutError } from '../lib/errors';
 
 declare module 'koa' {
   interface Request {

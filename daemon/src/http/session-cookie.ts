@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { Config } from '../config';
-import { ForbiddenError } from './errors';
+import { ForbiddenError } from '../lib/errors';
 
 /**
  * The header the web UI sends on every request (test/ui-security.test.ts). A page on another

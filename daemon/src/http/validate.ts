@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { z, type ZodType } from 'zod';
-import { ValidationError, BadParameterError } from './errors';
+import { ValidationError, BadParameterError } from '../lib/errors';
 
 export interface Schemas {
   body?: ZodType;

@@ -8,11 +8,11 @@ import type { IdGen } from '../lib/ids';
 import type { RegistryService } from '../registry/service';
 import type { Database } from '../store/schema';
 import { MirrorService } from './mirrors-service';
-import { PullThroughCache } from './pull-through';
+import { PullThroughCache } from './cache/pull-through';
 import type { MirrorRepository } from './repository';
 import { MirrorRunner } from './runner';
-import { UpstreamGate } from './upstream-http';
-import { UpstreamService } from './upstreams-service';
+import { UpstreamGate } from './upstreams/http';
+import { UpstreamService } from './upstreams/service';
 
 export interface MirrorWiring {
   db: Kysely<Database>;

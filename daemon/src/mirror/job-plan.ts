@@ -3,8 +3,8 @@ import type { IdGen } from '../lib/ids';
 import { checkedBoxName, planBox, type PlannedBox, type PlannedProvider } from './planner';
 import type { MirrorRow } from './repository';
 import type { MirrorFilesTable } from './tables';
-import type { UpstreamSource } from './upstream-source';
-import { UpstreamError } from '../http/errors';
+import type { UpstreamSource } from './upstreams/source';
+import { UpstreamError } from '../lib/errors';
 
 export type JobProvider = PlannedProvider & { file_id: string };
 export type JobBox = Omit<PlannedBox, 'versions'> & { versions: Array<{ version: string; description: string; providers: JobProvider[] }> };

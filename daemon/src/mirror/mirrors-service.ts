@@ -1,11 +1,11 @@
 import type { AccountService, Principal } from '../auth/accounts-service';
-import { ConflictError, ForbiddenError, NotFoundError } from '../http/errors';
+import { ConflictError, ForbiddenError, NotFoundError } from '../lib/errors';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import type { JobRow, MirrorRepository, MirrorRow } from './repository';
 import type { MirrorRunner } from './runner';
 import type { CreateMirror, UpdateMirror } from './schemas';
-import type { UpstreamService } from './upstreams-service';
+import type { UpstreamService } from './upstreams/service';
 
 type Caller = NonNullable<Principal>;
 

@@ -1,10 +1,10 @@
 import { AccountName } from '../auth/names';
-import { AppError, UpstreamError } from '../http/errors';
-import { isGemVersion } from '../registry/gem-version';
+import { AppError, UpstreamError } from '../lib/errors';
+import { isGemVersion } from '../registry/versions/gem-version';
 import { BoxName, DEFAULT_ARCHITECTURE, isArchitecture } from '../registry/schemas';
-import { normalizeChecksum } from '../registry/checksums';
+import { normalizeChecksum } from '../registry/providers/checksums';
 import type { DigestAlgorithm } from '../blobs/blob-store';
-import type { UpstreamCatalog, UpstreamProvider } from './catalog-schema';
+import type { UpstreamCatalog, UpstreamProvider } from './upstreams/catalog-schema';
 import { selectVersions, type VersionSelection } from './version-filter';
 
 /** One provider file to fetch and publish. `url` is absolute (resolved against the catalog's URL). */

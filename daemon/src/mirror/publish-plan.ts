@@ -1,6 +1,6 @@
 import type { AccountService } from '../auth/accounts-service';
-import { AppError } from '../http/errors';
-import type { PublishService } from '../registry/publish-service';
+import { AppError } from '../lib/errors';
+import type { PublishService } from '../registry/versions/publish-service';
 import type { JobPlan } from './job-plan';
 import type { MirrorRow } from './repository';
 

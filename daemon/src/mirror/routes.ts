@@ -6,7 +6,7 @@ import type { AccountService } from '../auth/accounts-service';
 import type { MirrorRepository, JobRow, MirrorRow } from './repository';
 import type { MirrorService } from './mirrors-service';
 import type { MirrorRunner } from './runner';
-import type { UpstreamService } from './upstreams-service';
+import type { UpstreamService } from './upstreams/service';
 import * as S from './schemas';
 import { cachedBoxJson, jobJson, mirrorJson, upstreamJson } from './serialize';
 

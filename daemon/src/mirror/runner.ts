@@ -3,13 +3,13 @@ import type { AccountService } from '../auth/accounts-service';
 import type { BlobStore } from '../blobs/blob-store';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
-import { AppError, OfflineError } from '../http/errors';
-import type { PublishService } from '../registry/publish-service';
-import { fetchFile } from './fetch-file';
+import { AppError, OfflineError } from '../lib/errors';
+import type { PublishService } from '../registry/versions/publish-service';
+import { fetchFile } from './upstreams/fetch-file';
 import { buildJobPlan, type JobPlan } from './job-plan';
 import type { FileRow, JobRow, MirrorRepository, MirrorRow } from './repository';
-import { isRemote, sourceFor, type UpstreamSource } from './upstream-source';
-import { TransientUpstreamError, type UpstreamGate } from './upstream-http';
+import { isRemote, sourceFor, type UpstreamSource } from './upstreams/source';
+import { TransientUpstreamError, type UpstreamGate } from './upstreams/http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { publishPlan } from './publish-plan';
 

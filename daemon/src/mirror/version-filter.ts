@@ -1,5 +1,5 @@
-import { ValidationError } from '../http/errors';
-import { compareGemVersions, isGemVersion } from '../registry/gem-version';
+import { ValidationError } from '../lib/errors';
+import { compareGemVersions, isGemVersion } from '../registry/versions/gem-version';
 
 type Op = '=' | '!=' | '>' | '<' | '>=' | '<=' | '~>';
 interface Requirement { op: Op; version: string }

@@ -1,6 +1,6 @@
 import type { AccountService, Principal } from '../auth/accounts-service';
 import type { OrganizationRow } from '../auth/repository';
-import { NotFoundError } from '../http/errors';
+import { NotFoundError } from '../lib/errors';
 
 export type Caller = NonNullable<Principal>;
 

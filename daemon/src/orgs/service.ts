@@ -2,7 +2,7 @@ import type { AccountService } from '../auth/accounts-service';
 import type { OrganizationRow } from '../auth/repository';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
-import { ValidationError } from '../http/errors';
+import { ValidationError } from '../lib/errors';
 import type { Page } from '../http/jsonapi/pagination';
 import type { OrganizationAccess, Caller } from './access';
 import type { PoolsRepository } from '../pools/repository';

@@ -1,5 +1,5 @@
 import type { AccountService, Namespace, Principal } from '../auth/accounts-service';
-import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../http/errors';
+import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../lib/errors';
 import type { BoxRecord, ProviderRow, RegistryRepository, VersionRow } from './repository';
 
 export type Need = 'read' | 'manage';

@@ -5,13 +5,13 @@ import type { BoxesTable, BoxProvidersTable, BoxVersionsTable, BoxRecord, BoxRow
 
 export type { BoxRecord, BoxRow, ProviderRow, VersionDetail, VersionRow };
 import { boxes, type Db } from './box-query';
-import { SearchQueries, type SearchFilter } from './search-query';
-import { textIndexOf, type TextIndex } from './text-search';
-import { hotQueries } from './hot-queries';
+import { SearchQueries, type SearchFilter } from './search/query';
+import { textIndexOf, type TextIndex } from './search/text';
+import { hotQueries } from './search/hot-queries';
 import type { TableVersions } from '../store/table-versions';
 import { ReadCache } from '../store/read-cache';
 import { groupBy } from '../lib/group-by';
-import { sortByGemVersionDesc } from './gem-version';
+import { sortByGemVersionDesc } from './versions/gem-version';
 
 /**
  * Runs a query per slice of a long id list, in order: a namespace of thousands of boxes must not

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { Principal } from '../auth/accounts-service';
 import type { Config } from '../config';
 import { baseUrl } from '../http/base-url';
-import { NotFoundError } from '../http/errors';
+import { NotFoundError } from '../lib/errors';
 import type { ProviderRef } from './access';
 import type { RegistryService } from './service';
 import type { Links } from './serialize';

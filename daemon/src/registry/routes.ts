@@ -6,8 +6,8 @@ import { boxJson, boxSummaryJson, descriptionHtml } from './serialize';
 import { BoxParams, CreateBoxBody, SearchQuery, UpdateBoxBody, UserParams } from './schemas';
 import { caller, linksFor, type RegistryRouteDeps } from './route-helpers';
 import type { BoxDetail } from './details';
-import { versionRoutes } from './version-routes';
-import { providerRoutes } from './provider-routes';
+import { versionRoutes } from './versions/routes';
+import { providerRoutes } from './providers/routes';
 
 /** The box registry API (users, search, boxes, versions, providers), mounted under /api/v1 and /api/v2. */
 export function registryRoutes(d: RegistryRouteDeps): Router {

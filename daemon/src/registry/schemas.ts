@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PathName } from '../auth/names';
-import { isGemVersion, MAX_VERSION_LENGTH } from './gem-version';
+import { isGemVersion, MAX_VERSION_LENGTH } from './versions/gem-version';
 
 /** Values vagrant ≥ 2.4 compares with the host's architecture. */
 export const ARCHITECTURES = ['amd64', 'i386', 'arm', 'arm64', 'ppc64le', 'ppc64', 'mips64le', 'mips64', 'mipsle', 'mips', 's390x', 'unknown'] as const;

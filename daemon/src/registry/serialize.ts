@@ -1,6 +1,6 @@
 import { currentVersion, type BoxDetail, type BoxSummary, type VersionDetail } from './details';
 import type { BoxRecord, ProviderRow, VersionRow } from './repository';
-import { advertisedChecksum } from './checksums';
+import { advertisedChecksum } from './providers/checksums';
 
 /** Absolute URLs: `base` of the daemon, `api` = base + the API version the request used. */
 export interface Links { base: string; api: string }

@@ -2,15 +2,15 @@ import type { AccountService, Principal } from '../auth/accounts-service';
 import { nameKey } from '../auth/names';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
-import { ConflictError } from '../http/errors';
+import { ConflictError } from '../lib/errors';
 import { RegistryAccess, type BoxRef, type Need, type ProviderRef } from './access';
 import { isUniqueViolation } from './box-query';
 import { loadDetail, loadSummaries, type BoxDetail, type BoxSummary } from './details';
 import type { BoxRecord, ProviderRow, RegistryRepository, VersionRow } from './repository';
-import type { SearchFilter } from './search-query';
-import { VersionService } from './versions-service';
-import { ProviderService } from './providers-service';
-import { PublishService } from './publish-service';
+import type { SearchFilter } from './search/query';
+import { VersionService } from './versions/service';
+import { ProviderService } from './providers/service';
+import { PublishService } from './versions/publish-service';
 
 export interface NewBox {
   username?: string | null;

@@ -1,6 +1,6 @@
 import type { AccountTables } from '../auth/tables';
 import type { RegistryTables } from '../registry/tables';
-import type { BlobTables } from '../blobs/tables';
+import type { BlobTables } from '../blobs/uploads/tables';
 import type { OrgTables } from '../orgs/tables';
 import type { WorkspaceTables } from '../workspaces/tables';
 import type { PoolTables } from '../pools/tables';

@@ -1,4 +1,4 @@
-import { AppError, InsufficientStorageError } from '../http/errors';
+import { AppError, InsufficientStorageError } from '../lib/errors';
 
 export const FREE_SPACE_HINT = 'Free space on that disk (delete boxes or versions nobody uses, or move the data folder to a larger disk), then try again.';
 

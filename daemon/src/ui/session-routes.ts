@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { validated } from '../http/validate';
 import { requireUser } from '../http/auth';
 import { requireCsrfHeader, type SessionCookie } from '../http/session-cookie';
-import type { LoginLimiter } from '../http/rate-limit';
+import type { LoginLimiter } from '../http/guards/rate-limit';
 import type { TokenService } from '../auth/tokens-service';
 import { CreateTokenBody } from '../auth/schemas';
 import { userSelf } from '../auth/serialize';

@@ -1,6 +1,6 @@
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
-import { ConflictError } from '../http/errors';
+import { ConflictError } from '../lib/errors';
 import type { Page } from '../http/jsonapi/pagination';
 import type { Caller, OrganizationAccess } from '../orgs/access';
 import type { OrganizationsService } from '../orgs/service';

@@ -1,7 +1,7 @@
 import type { OrganizationRow } from '../auth/repository';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
-import { ConflictError, NotFoundError, ValidationError } from '../http/errors';
+import { ConflictError, NotFoundError, ValidationError } from '../lib/errors';
 import type { Page } from '../http/jsonapi/pagination';
 import type { Caller, OrganizationAccess } from '../orgs/access';
 import type { OrganizationsService } from '../orgs/service';

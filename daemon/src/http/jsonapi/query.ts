@@ -1,4 +1,4 @@
-import { BadParameterError } from '../errors';
+import { BadParameterError } from '../../lib/errors';
 
 /** `include=a,b`: every name must be one the endpoint offers, else 400 naming the allowed ones. */
 export function parseInclude<T extends string>(value: unknown, allowed: readonly T[]): Set<T> {

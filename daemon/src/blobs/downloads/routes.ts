@@ -1,0 +1,97 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { Principal } from '../../auth/accounts-service';
+import { NotFoundError } from '../../lib/errors';
+import { validated } from '../../http/validate';
+import type { ProviderRef } from '../../registry/access';
+import type { BlobRef, BlobStore } from '../blob-store';
+import { parseRange } from './byte-range';
+import { isClientGone } from './send-range';
+import type { RegistryForBlobs } from '../uploads/service';
+
+export interface DownloadRouteDeps {
+  registry: RegistryForBlobs;
+  blobStore: BlobStore;
+  log: Logger;
+}
+
+const Segment = z.string().max(256);
+const DownloadParams = z.object({ username: Segment, box: Segment, version: Segment, provider: Segment, arch: Segment });
+
+/** The stored file of a provider the caller may read (404 for anything missing or invisible), or its external url. */
+async function locate(d: DownloadRouteDeps, p: Principal, ref: ProviderRef & { architecture: string }) {
+  const { box, provider } = await d.registry.resolveProvider(p, ref, 'read');
+  const blob = provider.blob_sha256 ? await d.blobStore.stat(provider.blob_sha256) : null;
+  if (!blob && provider.url) return { box, redirect: provider.url, blob: null };
+  if (!blob) throw new NotFoundError(`No box file has been uploaded for provider "${ref.provider}" (${ref.architecture}) of ${ref.username}/${ref.box} ${ref.version}.`);
+  return { box, redirect: null, blob };
+}
+
+/** Streams the blob (or the requested range) and counts a download once its last byte is sent. */
+async function send(ctx: Context, d: DownloadRouteDeps, blob: BlobRef, boxId: string): Promise<void> {
+  ctx.set('Accept-Ranges', 'bytes');
+  ctx.set('ETag', `"${blob.sha256}"`);
+  ctx.type = 'application/octet-stream';
+  const req = parseRange(ctx.get('range') || undefined, blob.size);
+  if (req.kind === 'unsatisfiable') {
+    // curl --continue-at - (vagrant 2.3.4) asks past the end of a complete file: a protocol
+    // answer, not an API error, so no error body.
+    ctx.set('Content-Range', `bytes */${blob.size}`);
+    ctx.status = 416;
+    ctx.body = '';
+    return;
+  }
+  const range = req.kind === 'partial' ? req.range : { start: 0, end: blob.size - 1 };
+  ctx.status = req.kind === 'partial' ? 206 : 200;
+  if (req.kind === 'partial') ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${blob.size}`);
+  if (ctx.method === 'HEAD' || blob.size === 0) {
+    ctx.length = blob.size === 0 ? 0 : range.end - range.start + 1;
+    if (blob.size === 0 && ctx.method !== 'HEAD') ctx.body = '';
+    return;
+  }
+  ctx.length = range.end - range.start + 1;
+  if (range.end === blob.size - 1) {
+    ctx.res.once('finish', () => {
+      d.registry.countDownload(boxId).catch((err: unknown) => d.log.error({ err }, 'counting a download failed'));
+    });
+  }
+  // The status and headers are on the response already; the blob store writes the body.
+  ctx.respond = false;
+  try {
+    await d.blobStore.send(blob.sha256, range, ctx.res);
+  } catch (err) {
+    // A client that stops a download (Ctrl-C, a lost link, curl's retry) is normal: one quiet
+    // line without a stack, whether or not the headers had gone out.
+    if (isClientGone(err, ctx.res)) {
+      d.log.debug({ path: ctx.path, reason: (err as Error).message }, 'download ended early: the client went away');
+      ctx.res.destroy();
+      return;
+    }
+    // Nothing sent yet (the file could not be opened): an error answer as usual.
+    if (!ctx.res.headersSent) {
+      ctx.respond = true;
+      throw err;
+    }
+    d.log.warn({ err, path: ctx.path }, 'download failed after its headers were sent');
+    ctx.res.destroy();
+  }
+}
+
+/**
+ * Hosted box files at vagrantcloud's familiar layout. Private boxes need a token (any transport;
+ * vagrant sends Bearer only when the host equals VAGRANT_SERVER_URL's) and answer 404 otherwise.
+ */
+export function downloadRoutes(d: DownloadRouteDeps): Router {
+  const r = new Router();
+  const handler = validated({ params: DownloadParams }, async (ctx, { params }) => {
+    const ref = { username: params.username, box: params.box, version: params.version, provider: params.provider, architecture: params.arch };
+    const found = await locate(d, ctx.state.principal as Principal, ref);
+    if (found.blob) await send(ctx, d, found.blob, found.box.id);
+    else ctx.redirect(found.redirect);
+  });
+  // @koa/router answers HEAD with the GET route; the handler then sends headers only.
+  r.get('/:username/boxes/:box/versions/:version/providers/:provider/:arch/vagrant.box', handler);
+  return r;
+}

@@ -1,0 +1,62 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import type { Config } from '../../config';
+import { requireUser } from '../../http/auth';
+import { validated } from '../../http/validate';
+import { linksFor, providerRefOf } from '../../registry/route-helpers';
+import { ProviderParams } from '../../registry/schemas';
+import type { UploadKind } from './tables';
+import type { UploadService } from './service';
+
+export interface UploadRouteDeps {
+  uploads: UploadService;
+  config: Pick<Config, 'publicUrl'>;
+}
+
+const PROVIDER_V1 = '/box/:username/:name/version/:version/provider/:provider';
+const PROVIDER_V2 = `${PROVIDER_V1}/:arch`;
+const CallbackParams = ProviderParams.extend({ uploadId: z.string().max(128) });
+
+/**
+ * Upload preparation and the direct-upload callback, mounted under /api/v1 and /api/v2 before the
+ * registry's routes (whose `…/provider/:name/:arch` would otherwise take `upload` for an
+ * architecture). Packer's vagrant-cloud post-processor needs exactly 200 from each of them.
+ */
+export function uploadApiRoutes(d: UploadRouteDeps): Router {
+  const r = new Router();
+  const prepare = (kind: UploadKind) => validated({ params: ProviderParams }, async (ctx, { params }) => {
+    ctx.body = await d.uploads.prepare(requireUser(ctx), providerRefOf(ctx, params), kind, linksFor(ctx, d.config));
+  });
+  const callback = validated({ params: CallbackParams }, async (ctx, { params }) => {
+    await d.uploads.finishDirect(requireUser(ctx), providerRefOf(ctx, params), params.uploadId);
+    ctx.status = 200;
+    ctx.body = { success: true };
+  });
+  for (const path of [PROVIDER_V1, PROVIDER_V2]) {
+    r.get(`${path}/upload`, prepare('plain'));
+    r.get(`${path}/upload/direct`, prepare('direct'));
+    r.put(`${path}/upload/direct/:uploadId`, callback);
+  }
+  return r;
+}
+
+// No length limit: any unknown secret is simply not found (404), never a validation error.
+const UploadParams = z.object({ secret: z.string().min(1) });
+
+/**
+ * The upload PUT target, outside /api so no JSON body parser ever reads it (Packer sends the box
+ * file as `Content-Type: application/json`). The secret in the path is the capability: no token.
+ * Chunked bodies have no Content-Length to check.
+ */
+export function uploadPutRoutes(d: Pick<UploadRouteDeps, 'uploads'>): Router {
+  const r = new Router();
+  r.put('/uploads/:secret', validated({ params: UploadParams }, async (ctx, { params }) => {
+    const declared = ctx.get('transfer-encoding') ? undefined : ctx.get('content-length');
+    // The daemon leaves `Expect: 100-continue` to this route (main.ts): invite the body only now.
+    const accept = () => { if (/100-continue/i.test(ctx.get('expect'))) ctx.res.writeContinue(); };
+    await d.uploads.receive(params.secret, ctx.req, declared ? Number(declared) : undefined, accept);
+    ctx.status = 200;
+    ctx.body = { success: true };
+  }));
+  return r;
+}

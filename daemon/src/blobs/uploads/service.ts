@@ -1,0 +1,142 @@
+import type { Readable } from 'node:stream';
+import type { Principal } from '../../auth/accounts-service';
+import type { Clock } from '../../lib/clock';
+import type { IdGen } from '../../lib/ids';
+import { sha256Hex, safeEqual } from '../../lib/crypto';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors';
+import type { ProviderRef } from '../../registry/access';
+import type { RegistryService } from '../../registry/service';
+import type { BlobStore, StagedBlob } from '../blob-store';
+import { explainReceived } from './received-body';
+import type { UploadKind } from './tables';
+import type { UploadRepository, UploadSessionRow } from './repository';
+
+/** What the blobs feature needs from the registry (its contract, see RegistryService). */
+export type RegistryForBlobs = Pick<RegistryService, 'resolveProvider' | 'attachBlob' | 'countDownload' | 'referencedBlobDigests'>;
+
+/** Absolute URL roots: the daemon's base, and base + the API version of the request. */
+export interface UploadLinks { base: string; api: string }
+
+export interface PreparedUpload { upload_path: string; callback?: string }
+
+const seg = encodeURIComponent;
+const GONE = 'This upload URL is unknown, expired or already used. Ask for a new one with GET …/provider/PROVIDER/upload.';
+const REVOKED = 'This upload URL was made with an API token that has since been revoked, so it takes no upload. Ask for a new one with a current token: GET …/provider/PROVIDER/upload.';
+const SUPERSEDED = 'A newer upload to this URL took over from this one, which was discarded.';
+
+/** A PUT that a newer PUT to the same URL replaced before it was stored. */
+class SupersededError extends ConflictError {
+  constructor() { super(SUPERSEDED); }
+}
+
+/**
+ * Upload sessions: an unguessable URL per request (the secret is the capability, so the PUT needs
+ * no token), single-use, expiring after `ttlHours`, and dead once the token that made it is
+ * revoked. A failed PUT leaves the URL usable for a retry; only a stored upload uses it up. A
+ * newer PUT takes over from one still receiving (a stalled client must not block the URL until
+ * the idle timeout): the older one is stopped and its partial file discarded, and each PUT
+ * streams into its own staging folder, so neither can touch the other's bytes.
+ */
+export class UploadService {
+  /** PUTs receiving in this process, by session: how to stop each when a newer one takes over. */
+  private readonly receiving = new Map<string, { receiver: string; stop: () => void }>();
+
+  constructor(
+    private readonly repo: UploadRepository,
+    private readonly blobs: BlobStore,
+    private readonly registry: RegistryForBlobs,
+    private readonly clock: Clock,
+    private readonly ids: IdGen,
+    private readonly ttlHours: number,
+  ) {}
+
+  private now = () => this.clock.now().toISOString();
+
+  async prepare(p: Principal, ref: ProviderRef, kind: UploadKind, links: UploadLinks): Promise<PreparedUpload> {
+    const { provider } = await this.registry.resolveProvider(p, ref, 'manage');
+    const secret = this.ids.secret(32);
+    const id = this.ids.id('upl');
+    const now = this.clock.now();
+    await this.repo.insert({
+      id, secret_hash: sha256Hex(secret), provider_id: provider.id, kind,
+      checksum: provider.checksum?.toLowerCase() ?? null, checksum_type: provider.checksum_type,
+      blob_sha256: null, blob_size: null, token_id: p?.tokenId || null,
+      created_at: now.toISOString(), updated_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + this.ttlHours * 3_600_000).toISOString(),
+    });
+    const upload_path = `${links.base}/uploads/${secret}`;
+    if (kind === 'plain') return { upload_path };
+    const arch = ref.architecture === undefined ? '' : `/${seg(ref.architecture)}`;
+    const providerPath = `/box/${seg(ref.username)}/${seg(ref.box)}/version/${seg(ref.version)}/provider/${seg(ref.provider)}${arch}`;
+    return { upload_path, callback: `${links.api}${providerPath}/upload/direct/${id}` };
+  }
+
+  /**
+   * The upload PUT: streams, verifies and stores the file; a plain upload is attached at once.
+   * `accepted` runs once the URL checks out, before the body is read (to send "100 Continue").
+   */
+  async receive(secret: string, body: Readable, contentLength: number | undefined, accepted: () => void = () => {}): Promise<void> {
+    const s = await this.liveSession(secret);
+    // Before "100 Continue" and before the URL is marked busy: a full disk refuses and changes nothing.
+    await this.blobs.ensureRoom(contentLength ?? 0);
+    const receiver = this.ids.id('put');
+    if (!(await this.repo.claim(s.id, receiver, this.now()))) throw new NotFoundError(GONE);
+    this.receiving.get(s.id)?.stop();
+    // The older PUT's connection is closed (its client, stalled or not, sees it cut off), unless
+    // its body is all in: then it finds itself replaced when it settles, and answers so.
+    this.receiving.set(s.id, { receiver, stop: () => { if (!body.readableEnded) body.destroy(); } });
+    try {
+      accepted();
+      const staged = await this.blobs.write(receiver, body, {
+        algorithms: s.checksum_type ? [s.checksum_type] : [],
+        expectedSize: contentLength,
+      });
+      this.verify(s, staged);
+      if (!(await this.repo.isReceiver(s.id, receiver))) throw new SupersededError();
+      const blob = await this.blobs.commit(staged);
+      const stored = { blob_sha256: blob.sha256, blob_size: blob.size, updated_at: this.now() };
+      if (s.kind === 'plain') {
+        // A PUT taking over between the check above and here stores its own whole file after this one.
+        await this.registry.attachBlob(s.provider_id, blob);
+        await this.repo.settle(s.id, receiver, { state: 'done', ...stored });
+      } else if (!(await this.repo.settle(s.id, receiver, { state: 'received', ...stored }))) {
+        throw new SupersededError();
+      }
+    } catch (err) {
+      await this.blobs.discard(receiver);
+      await this.repo.settle(s.id, receiver, { state: 'open', updated_at: this.now() });
+      throw explainReceived(err, 'upload');
+    } finally {
+      if (this.receiving.get(s.id)?.receiver === receiver) this.receiving.delete(s.id);
+    }
+  }
+
+  /** The direct upload's authenticated callback: points the provider at the stored file. */
+  async finishDirect(p: Principal, ref: ProviderRef, uploadId: string): Promise<void> {
+    const { provider } = await this.registry.resolveProvider(p, ref, 'manage');
+    const s = await this.repo.byId(uploadId);
+    if (!s || s.provider_id !== provider.id || s.kind !== 'direct' || s.state === 'done') {
+      throw new NotFoundError(`No pending direct upload "${uploadId}" for this provider. Ask for a new one with GET …/upload/direct.`);
+    }
+    if (s.state !== 'received' || !s.blob_sha256 || s.blob_size === null) {
+      throw new ConflictError('The box file has not been uploaded yet: PUT it to the upload_path first, then call the callback.');
+    }
+    await this.registry.attachBlob(provider.id, { sha256: s.blob_sha256, size: s.blob_size });
+    await this.repo.transition(s.id, 'received', { state: 'done', updated_at: this.now() });
+  }
+
+  private async liveSession(secret: string): Promise<UploadSessionRow> {
+    const s = await this.repo.bySecretHash(sha256Hex(secret));
+    if (!s || s.expires_at <= this.now() || s.state === 'received' || s.state === 'done') throw new NotFoundError(GONE);
+    if (s.token_revoked) throw new ForbiddenError(REVOKED);
+    return s;
+  }
+
+  private verify(s: UploadSessionRow, staged: StagedBlob): void {
+    if (!s.checksum || !s.checksum_type) return;
+    const actual = staged.digests[s.checksum_type] ?? '';
+    if (!safeEqual(actual, s.checksum)) {
+      throw new ConflictError(`Checksum mismatch: the uploaded file's ${s.checksum_type} is ${actual}, but the provider declares ${s.checksum}. The upload was discarded; upload the right file or fix the provider's checksum.`);
+    }
+  }
+}

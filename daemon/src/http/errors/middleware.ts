@@ -1,0 +1,71 @@
+import type { Context, Middleware } from 'koa';
+import type { Logger } from 'pino';
+import { ZodError } from 'zod';
+import { AppError } from '../../lib/errors';
+import { statusFor, titleFor, type Dialect } from './dialects';
+import { dialectFor } from './path-dialect';
+import { JSONAPI_TYPE } from '../jsonapi/media-type';
+import { echoRequestId, requestIdOf } from '../request-id';
+import { damagedDatabaseError, diskFullError } from '../../store/storage-errors';
+
+function render(err: AppError, dialect: Dialect) {
+  const status = statusFor(err.code, dialect);
+  if (dialect === 'jsonapi') {
+    const e: Record<string, unknown> = { status: String(status), title: titleFor(err.code), detail: err.message };
+    if (err.options.source) e.source = err.options.source;
+    return { status, body: { errors: [e] }, type: JSONAPI_TYPE };
+  }
+  return { status, body: { errors: [err.message], success: false, ...err.options.extra }, type: 'application/json' };
+}
+
+/**
+ * Outermost middleware: echoes the client's request id, turns thrown errors into the API's dialect,
+ * answers unmatched routes 404, and logs unknown errors once with the request id (their details
+ * never reach the client).
+ */
+export function errorMiddleware(log: Logger, checks: ReadonlyArray<(ctx: Context) => void> = []): Middleware {
+  return async (ctx, next) => {
+    echoRequestId(ctx);
+    try {
+      // Checks every request passes first (the Host), whose refusals are rendered here: plain
+      // calls rather than middleware frames of their own.
+      for (const check of checks) check(ctx);
+      await next();
+      // The router answers unknown paths and unserved methods with a bare status: give them a body in the path's dialect.
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new AppError('not_found', `No route for ${ctx.method} ${ctx.path}. Check the URL and the API version.`);
+      }
+      if ((ctx.status === 405 || ctx.status === 501) && !ctx.body) {
+        throw new AppError('method_not_allowed', `${ctx.method} is not supported on ${ctx.path}; the Allow header lists the methods that are.`);
+      }
+    } catch (raw) {
+      const dialect = dialectFor(ctx.path);
+      let err: AppError;
+      if (raw instanceof AppError) err = raw;
+      else if (raw instanceof ZodError) err = new AppError('validation', raw.issues.map((i) => i.message).join('; '));
+      else if (isHttpError(raw)) err = fromHttpError(raw);
+      else if (diskFullError(raw)) err = diskFullError(raw)!;
+      else {
+        const requestId = requestIdOf(ctx);
+        log.error({ err: raw, requestId, path: ctx.path }, 'unhandled error');
+        err = damagedDatabaseError(raw) ?? new AppError('internal', `Internal server error (request id ${requestId}). The daemon log has the details.`);
+      }
+      // A full disk is the administrator's to fix, not a bug: a warning in the log, a 507 that says so.
+      if (err.code === 'insufficient_storage') log.warn({ path: ctx.path, detail: err.message }, 'refused for want of disk space');
+      const r = render(err, dialect);
+      for (const [k, v] of Object.entries(err.options.headers ?? {})) ctx.set(k, v);
+      ctx.status = r.status;
+      ctx.type = r.type;
+      ctx.body = ctx.method === 'HEAD' ? null : r.body;
+    }
+  };
+}
+
+interface HttpErrorLike { status: number; expose?: boolean; message: string }
+function isHttpError(e: unknown): e is HttpErrorLike {
+  return typeof e === 'object' && e !== null && typeof (e as HttpErrorLike).status === 'number' && (e as HttpErrorLike).status < 500;
+}
+function fromHttpError(e: HttpErrorLike): AppError {
+  const code = e.status === 413 ? 'payload_too_large' : e.status === 404 ? 'not_found' : e.status === 401 ? 'unauthorized' : 'bad_request';
+  return new AppError(code, e.expose ? e.message : titleFor(code));
+}

@@ -1,0 +1,110 @@
+import type { Logger } from 'pino';
+import type { AccountService, Namespace } from '../../auth/accounts-service';
+import type { SettingsService } from '../../auth/settings';
+import type { BlobStore } from '../../blobs/blob-store';
+import type { Clock } from '../../lib/clock';
+import type { PublishService } from '../../registry/versions/publish-service';
+import { AccountName } from '../../auth/names';
+import { BoxName } from '../../registry/schemas';
+import { planBox } from '../planner';
+import type { MirrorRepository, UpstreamRow } from '../repository';
+import { sourceFor } from '../upstreams/source';
+import type { UpstreamGate } from '../upstreams/http';
+
+export interface CacheDeps {
+  repo: MirrorRepository;
+  gate: UpstreamGate;
+  settings: SettingsService;
+  accounts: AccountService;
+  publisher: PublishService;
+  blobs: BlobStore;
+  clock: Clock;
+  log: Logger;
+}
+
+/**
+ * What a catalog request may list: `heldOnly` when the upstream cannot be asked right now;
+ * `offlineMiss` when the box is not here and offline mode kept the cache from asking for it.
+ */
+export interface CacheAnswer { heldOnly: boolean; offlineMiss?: boolean }
+
+/**
+ * The pull-through cache's catalogs (Pulp's on-demand policy, Docker distribution's proxy): a box
+ * that is not local is read from the configured upstream and recorded with its versions and
+ * providers, but without files; each file is fetched on its first download (cache-downloads.ts).
+ * A cached box's catalog is asked again when older than `cache_max_age_minutes`; when the
+ * upstream cannot be reached, the catalog lists only what is stored here, so vagrant never picks
+ * a version it could not download.
+ */
+export class PullThroughCache {
+  constructor(private readonly d: CacheDeps) {}
+
+  async ensureCatalog(org: string, box: string): Promise<CacheAnswer> {
+    // A local box the cache did not make is the common case, and every catalog request asks:
+    // it is settled in two lookups (from memory), before names, settings and namespaces are checked.
+    const local = await this.d.publisher.boxAt(org, box);
+    const cached = local ? await this.d.repo.cachedBox(local.id) : undefined;
+    if (local && !cached) return { heldOnly: false };
+    if (!local && (!AccountName.safeParse(org).success || !BoxName.safeParse(box).success)) return { heldOnly: false };
+    const settings = await this.d.settings.get();
+    const ns = await this.d.accounts.namespace(org);
+    // Upstream boxes never appear among a local user's or a real organization's: only in
+    // namespaces the cache made (organizations without members).
+    if (ns && !cached && !(await this.isCacheNamespace(ns))) return { heldOnly: false };
+    const upstreamId = cached?.upstream_id ?? settings.pull_through_upstream_id;
+    const upstream = upstreamId ? await this.d.repo.upstream(upstreamId) : undefined;
+    if (!upstream) return { heldOnly: cached !== undefined };
+    if (cached && Date.parse(cached.synced_at) + settings.cache_max_age_minutes * 60_000 > this.d.clock.now().getTime()) {
+      // Fresh enough not to ask; but a failing upstream could not deliver what is not stored.
+      return { heldOnly: settings.offline || upstream.failures > 0 };
+    }
+    if (settings.offline) return { heldOnly: true, offlineMiss: !local };
+    try {
+      return { heldOnly: !(await this.refresh(upstream, ns, org, box)) };
+    } catch (err) {
+      this.d.log.warn({ err, box: `${org}/${box}`, upstream: upstream.name }, 'pull-through: upstream catalog unavailable; serving what is cached');
+      return { heldOnly: true };
+    }
+  }
+
+  /** Reads the upstream catalog and records what is new; false when the upstream has no such box. */
+  private async refresh(upstream: UpstreamRow, ns: Namespace | undefined, org: string, box: string): Promise<boolean> {
+    const name = `${org}/${box}`;
+    const fetched = await sourceFor(upstream, this.d.gate).catalog(name);
+    if (!fetched) return false;
+    const existing = ns ? await this.d.publisher.versionNumbers(ns, box) : new Set<string>();
+    const planned = planBox(name, name, fetched, { providers: [], architectures: [] }, existing);
+    const namespace = ns ?? (await this.namespaceFor(org));
+    const versions = [];
+    for (const v of planned.versions) {
+      const providers = [];
+      for (const p of v.providers) {
+        // A file this daemon already holds (same sha256) needs no fetch.
+        const held = p.checksum_type === 'sha256' && p.checksum ? await this.d.blobs.reuse(p.checksum) : null;
+        providers.push({ ...p, blob: held, source_url: p.url });
+      }
+      versions.push({ ...v, providers });
+    }
+    const result = await this.d.publisher.publish({
+      namespace, name: box, short_description: planned.short_description, description: planned.description,
+      private: upstream.token !== null, versions, existing: 'skip', release: true,
+    });
+    await this.d.repo.upsertCachedBox({ box_id: result.box.id, upstream_id: upstream.id, source: name, synced_at: this.d.clock.now().toISOString() });
+    return true;
+  }
+
+  private async isCacheNamespace(ns: Namespace): Promise<boolean> {
+    return ns.kind === 'organization' && (await this.d.accounts.listMembers(ns.organization)).length === 0;
+  }
+
+  /** The cache's boxes live under the upstream's names: an organization without members is made for them. */
+  private async namespaceFor(org: string): Promise<Namespace> {
+    try {
+      await this.d.accounts.createOrganization({ name: org }, null);
+    } catch (err) {
+      // Another request made it first.
+      if (!(await this.d.accounts.namespace(org))) throw err;
+    }
+    return (await this.d.accounts.namespace(org))!;
+  }
+}

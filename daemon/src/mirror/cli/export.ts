@@ -1,0 +1,131 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { Option, type Command } from 'commander';
+import { nameKey } from '../../auth/names';
+import { MANIFEST_FILE, type ExportManifest } from '../upstreams/catalog-schema';
+import { BoxyardClient, collect, positiveInt, withServerOptions, type ServerOptions } from './client';
+import { downloadFile } from './download';
+import { filesOf, planBox, sizeFiles, type ExportSelection, type PlannedBox, type PlannedFile } from './export-plan';
+import { writeJsonAtomic } from './files';
+import { createMeter, formatBytes, type Meter } from './meter';
+
+interface ExportOptions extends ServerOptions, ExportSelection {
+  out: string;
+  dryRun?: boolean;
+}
+
+const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : word.endsWith('x') ? 'es' : 's'}`;
+const catalogFile = (box: string) => `${box}/metadata.json`;
+const sameBoxes = (a: string[], b: string[]) => JSON.stringify(a.map(nameKey).sort()) === JSON.stringify(b.map(nameKey).sort());
+
+/**
+ * An export goes into an empty (or new) folder, or one holding an export of the same boxes,
+ * which it then resumes: never over another export or unrelated files.
+ */
+async function checkOut(dir: string, boxes: string[]): Promise<void> {
+  const manifest = join(dir, MANIFEST_FILE);
+  if (existsSync(manifest)) {
+    const held = (JSON.parse(await readFile(manifest, 'utf8')) as Partial<ExportManifest>).boxes?.map((b) => b.name) ?? [];
+    if (!sameBoxes(held, boxes)) {
+      throw new Error(`${dir} already holds an export of ${held.join(', ') || 'other boxes'}. Choose another --out (exporting the same boxes into it again resumes that export).`);
+    }
+    return;
+  }
+  const orgs = new Set(boxes.map((b) => b.split('/')[0]));
+  const stray = (await readdir(dir).catch(() => [] as string[])).filter((n) => !orgs.has(n));
+  if (stray.length) throw new Error(`${dir} is not empty (${stray.slice(0, 3).join(', ')}…) and holds no export. Choose an empty or new folder for --out.`);
+}
+
+function printPlan(out: NodeJS.WriteStream, dir: string, boxes: PlannedBox[]): void {
+  const files = filesOf(boxes);
+  for (const f of files) out.write(`  ${f.box}/${f.file}  ${f.size === null ? 'size unknown' : formatBytes(f.size)}\n`);
+  const bytes = files.reduce((n, f) => n + (f.size ?? 0), 0);
+  const unknown = files.some((f) => f.size === null) ? 'at least ' : '';
+  out.write(`dry run: would write ${count(files.length, 'file')} of ${count(boxes.length, 'box')} to ${dir}, ${unknown}${formatBytes(bytes)} (${bytes} bytes); nothing was written\n`);
+}
+
+/** The box's catalog as `vagrant box add` and a Boxyard upstream read it, with file URLs relative to it. */
+function catalogOf(box: PlannedBox, sha256: Map<PlannedFile, string>) {
+  return {
+    name: box.name,
+    description: box.description,
+    short_description: box.short_description,
+    private: box.private,
+    versions: box.versions.map((v) => ({
+      version: v.version,
+      status: 'active',
+      description_markdown: v.description,
+      providers: v.files.map((f) => ({
+        name: f.provider,
+        url: f.file,
+        // The catalog's own checksum is kept; a file it had none for gets the one computed here.
+        checksum: f.checksum ?? sha256.get(f)!,
+        checksum_type: f.checksum ? f.checksum_type : 'sha256',
+        architecture: f.architecture,
+        default_architecture: f.default_architecture,
+      })),
+    })),
+  };
+}
+
+async function downloadAll(client: BoxyardClient, dir: string, files: PlannedFile[], meter: Meter) {
+  const total = files.every((f) => f.size !== null) ? files.reduce((n, f) => n + f.size!, 0) : null;
+  const sha256 = new Map<PlannedFile, string>();
+  const entries: ExportManifest['files'] = [];
+  let before = 0;
+  for (const [i, f] of files.entries()) {
+    const rel = `${f.box}/${f.file}`;
+    const progress = (bytes: number) => meter.update({ bytesDone: before + bytes, bytesTotal: total, filesDone: i, filesTotal: files.length, label: rel });
+    const got = await downloadFile(client, f, join(dir, rel), progress);
+    before += got.size;
+    sha256.set(f, got.sha256);
+    entries.push({ path: rel, size: got.size, sha256: got.sha256 });
+    const how = got.reused ? 'already complete' : got.resumed ? `resumed at ${formatBytes(got.resumed)}` : 'downloaded';
+    meter.log(`${rel}: ${how}, ${formatBytes(got.size)}, sha256 ${got.sha256}`);
+    meter.update({ bytesDone: before, bytesTotal: total, filesDone: i + 1, filesTotal: files.length, label: rel });
+  }
+  return { sha256, entries };
+}
+
+async function runExport(specs: string[], o: ExportOptions, out: NodeJS.WriteStream): Promise<void> {
+  const client = new BoxyardClient(o);
+  const dir = resolve(o.out);
+  const boxes: PlannedBox[] = [];
+  for (const spec of specs) boxes.push(await planBox(client, spec, o));
+  const names = boxes.map((b) => b.name);
+  if (new Set(names.map(nameKey)).size !== names.length) throw new Error(`Each box may be named once: ${names.join(', ')}.`);
+  await sizeFiles(client, filesOf(boxes));
+  if (o.dryRun) return printPlan(out, dir, boxes);
+  await checkOut(dir, names);
+  await mkdir(dir, { recursive: true });
+  const meter = createMeter(out);
+  try {
+    const { sha256, entries } = await downloadAll(client, dir, filesOf(boxes), meter);
+    for (const b of boxes) await writeJsonAtomic(join(dir, catalogFile(b.name)), catalogOf(b, sha256));
+    // Last: a folder with a manifest is a complete export.
+    const manifest: ExportManifest = {
+      format: 'boxyard-export', format_version: 1, created_at: new Date().toISOString(),
+      boxes: names.map((name) => ({ name, catalog: catalogFile(name) })),
+      files: entries,
+    };
+    await writeJsonAtomic(join(dir, MANIFEST_FILE), manifest);
+  } finally {
+    meter.stop();
+  }
+  const bytes = filesOf(boxes).reduce((n, f) => n + (f.size ?? 0), 0);
+  out.write(`exported ${names.join(', ')} to ${dir}: ${count(filesOf(boxes).length, 'file')}, ${formatBytes(bytes)}\n`);
+}
+
+/** `boxyard export`: writes boxes of a running daemon into a self-contained folder (an air gap's upstream). */
+export function exportCommand(program: Command): void {
+  withServerOptions(program.command('export <boxes...>')
+    .description('write boxes (ORG/BOX or ORG/BOX@VERSION) with their catalogs and a checksum manifest into a folder that boxyard import or mirror read'))
+    .requiredOption('--out <dir>', 'the folder to write (new, empty, or an earlier export of the same boxes to resume)')
+    .addOption(new Option('--versions <range>', 'a version constraint, e.g. ">= 1.0, < 2.0"').conflicts('latest'))
+    .addOption(new Option('--latest <n>', 'only the newest N versions of each box').argParser(positiveInt))
+    .option('--provider <name>', 'only this provider (repeat or comma-separate for several)', collect)
+    .option('--architecture <arch>', 'only this architecture (repeat or comma-separate for several)', collect)
+    .option('--dry-run', 'print what would be written and the space it needs; write nothing')
+    .action(async (specs: string[], o: ExportOptions) => runExport(specs, o, process.stdout));
+}

@@ -1,0 +1,155 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Option, type Command } from 'commander';
+import { ApiError, BoxyardClient, collect, positiveInt, withServerOptions, type ServerOptions } from './client';
+import { createMeter, type Meter, type Progress } from './meter';
+
+/** A mirror job as `GET /api/boxyard/mirror-jobs/:id` answers it (docs/mirroring-api.md). */
+interface Job {
+  id: string;
+  state: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+  message: string | null;
+  bytes_total: number;
+  bytes_done: number;
+  files_total: number;
+  files_done: number;
+  rate_bytes_per_second: number | null;
+  eta_seconds: number | null;
+  published: Array<{ box: string; versions: string[] }>;
+}
+
+interface MirrorOptions extends ServerOptions {
+  upstream: string;
+  upstreamToken?: string;
+  as?: string;
+  versions?: string;
+  latest?: number;
+  provider?: string[];
+  architecture?: string[];
+  every?: number;
+  keep?: number;
+  private?: boolean;
+  detach?: boolean;
+}
+
+const FINISHED = new Set(['done', 'failed', 'cancelled']);
+const POLL_MS = 500;
+
+/**
+ * An upstream is a URL or a folder written by `boxyard export`; a relative folder means one here,
+ * so it is sent as an absolute path (the daemon has another working directory).
+ */
+export function upstreamUrl(value: string, cwd: string): string {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(value) || isAbsolute(value)) return value;
+  const path = resolve(cwd, value);
+  if (!existsSync(path)) throw new Error(`--upstream ${value} is neither a URL (https://…) nor an existing folder.`);
+  return path;
+}
+
+/** The `POST /api/boxyard/mirrors` body; absent options are left to the daemon's defaults. */
+export function mirrorBody(source: string, o: MirrorOptions, cwd: string) {
+  const list = (v?: string[]) => (v && v.length ? v : undefined);
+  return {
+    mirror: {
+      upstream: { url: upstreamUrl(o.upstream, cwd), ...(o.upstreamToken ? { token: o.upstreamToken } : {}) },
+      source,
+      target: o.as,
+      versions: o.versions,
+      latest: o.latest,
+      providers: list(o.provider),
+      architectures: list(o.architecture),
+      private: o.private ? true : undefined,
+      interval_minutes: o.every,
+      retain: o.keep,
+      run: true,
+    },
+  };
+}
+
+const progressOf = (j: Job): Progress => ({
+  bytesDone: j.bytes_done,
+  // Before the job has planned its files it cannot know their size.
+  bytesTotal: j.bytes_total || j.files_total || FINISHED.has(j.state) ? j.bytes_total : null,
+  filesDone: j.files_done,
+  filesTotal: j.files_total,
+  rate: j.rate_bytes_per_second,
+  eta: j.eta_seconds,
+  label: j.message ?? j.state,
+});
+
+function published(j: Job): string {
+  const boxes = j.published.filter((b) => b.versions.length);
+  if (!boxes.length) return 'Nothing new: every selected version is already here.';
+  return boxes.map((b) => `published ${b.box} ${b.versions.join(', ')}`).join('\n');
+}
+
+/** Ctrl-C cancels the job (a second one leaves at once: the listener is gone). */
+async function cancel(client: BoxyardClient, job: Job, meter: Meter): Promise<number> {
+  meter.stop();
+  try {
+    await client.json('POST', `/api/boxyard/mirror-jobs/${job.id}/cancel`);
+    process.stderr.write(`boxyard: interrupted: mirror job ${job.id} cancelled\n`);
+  } catch (err) {
+    // 422: it finished meanwhile; say so, it is still an interruption.
+    process.stderr.write(`boxyard: interrupted: ${err instanceof ApiError ? err.errors.join('; ') : (err as Error).message}\n`);
+  }
+  return 130;
+}
+
+/** Polls the job until it finishes, with a progress bar; the exit status. */
+async function follow(client: BoxyardClient, first: Job, out: NodeJS.WriteStream): Promise<number> {
+  const meter = createMeter(out);
+  const interrupt = new AbortController();
+  const onSigint = () => interrupt.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    let job = first;
+    while (!FINISHED.has(job.state)) {
+      meter.update(progressOf(job));
+      await sleep(POLL_MS, undefined, { signal: interrupt.signal }).catch(() => {});
+      if (interrupt.signal.aborted) return await cancel(client, job, meter);
+      job = (await client.json<{ job: Job }>('GET', `/api/boxyard/mirror-jobs/${job.id}`)).job;
+    }
+    meter.update(progressOf(job));
+    meter.stop();
+    if (job.state !== 'done') throw new Error(`mirror job ${job.id} ${job.state}: ${job.message ?? 'no reason given'}`);
+    out.write(`${published(job)}\n`);
+    return 0;
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+  }
+}
+
+async function runMirror(source: string, o: MirrorOptions, out: NodeJS.WriteStream): Promise<number> {
+  const client = new BoxyardClient(o);
+  const created = await client.json<{ mirror: { id: string; target: string }; job: Job | null }>('POST', '/api/boxyard/mirrors', mirrorBody(source, o, process.cwd()));
+  if (!created.job) throw new Error(`mirror ${created.mirror.id} was created, but the daemon started no job for it.`);
+  if (o.detach) {
+    out.write(`mirror ${created.mirror.id}\njob ${created.job.id}\n`);
+    return 0;
+  }
+  out.write(`mirroring ${source} into ${created.mirror.target} (mirror ${created.mirror.id}, job ${created.job.id})\n`);
+  return follow(client, created.job, out);
+}
+
+/** `boxyard mirror`: creates a mirror on a running daemon, runs it, and follows its job. */
+export function mirrorCommand(program: Command): void {
+  withServerOptions(program.command('mirror <source>')
+    .description('copy boxes (SOURCE is ORG/BOX or ORG) from an upstream into the daemon, and keep them current (see README "Keep your boxes")'))
+    .requiredOption('--upstream <url>', 'Vagrant Cloud / HCP Vagrant, another Boxyard, a catalog JSON URL, or a folder written by boxyard export')
+    .addOption(new Option('--upstream-token <token>', "the upstream's token (private boxes)").env('BOXYARD_UPSTREAM_TOKEN'))
+    .option('--as <target>', 'local ORG/BOX (or ORG) to mirror into (default: SOURCE)')
+    .addOption(new Option('--versions <range>', 'a version constraint, e.g. ">= 1.0, < 2.0" or "~> 1.2"').conflicts('latest'))
+    .addOption(new Option('--latest <n>', 'only the newest N versions').argParser(positiveInt))
+    .option('--provider <name>', 'only this provider (repeat or comma-separate for several)', collect)
+    .option('--architecture <arch>', 'only this architecture (repeat or comma-separate for several)', collect)
+    .option('--every <minutes>', 'run again on this schedule', positiveInt)
+    .option('--keep <n>', 'keep only the newest N mirrored versions', positiveInt)
+    .option('--private', 'make new boxes private (the default when the upstream has a token)')
+    .option('--detach', 'print the mirror and job ids and return at once')
+    .action(async (source: string, o: MirrorOptions) => {
+      const code = await runMirror(source, o, process.stdout);
+      if (code !== 0) process.exit(code);
+    });
+}

@@ -1,0 +1,49 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { requireUser } from '../../http/auth';
+import { validated } from '../../http/validate';
+import type { ImportService } from './service';
+
+export interface ImportRouteDeps {
+  imports: ImportService;
+}
+
+/**
+ * Paths whose body is a box file, never JSON: app.ts keeps its JSON body parser off them.
+ * Case-insensitive like the router's matching.
+ */
+export const isImportPath = (path: string): boolean => /^\/api\/boxyard\/import\//i.test(path);
+
+const Segment = z.string().max(256);
+const ImportParams = z.object({ username: Segment, box: Segment, version: Segment });
+const Flag = z.enum(['true', 'false'], { message: 'must be true or false' }).optional();
+const Text = (max: number) => z.string().max(max, `must be at most ${max} characters`).optional();
+// A blank value is no value: `?provider=&architecture=` as the docs write it.
+const blankIsAbsent = (v: unknown) => (v === '' ? undefined : v);
+const ImportQuery = z.object({
+  provider: z.preprocess(blankIsAbsent, Text(64)),
+  architecture: z.preprocess(blankIsAbsent, Text(32)),
+  checksum: z.preprocess(blankIsAbsent, Text(256)),
+  checksum_type: z.preprocess(blankIsAbsent, Text(16)),
+  release: z.preprocess(blankIsAbsent, Flag),
+  private: z.preprocess(blankIsAbsent, Flag),
+});
+
+/** The body's announced size; a chunked body has none to check. */
+function declaredSize(ctx: Context): number | undefined {
+  if (ctx.get('transfer-encoding')) return undefined;
+  const length = ctx.get('content-length');
+  return length === '' ? undefined : Number(length);
+}
+
+/** `PUT /import/:username/:box/:version` with a raw `.box` body (docs/mirroring-api.md), under /api/boxyard. */
+export function importRoutes(d: ImportRouteDeps): Router {
+  const r = new Router();
+  r.put('/import/:username/:box/:version', validated({ params: ImportParams, query: ImportQuery }, async (ctx, { params, query }) => {
+    const p = requireUser(ctx);
+    const request = { ...params, ...query, release: query.release === 'true', private: query.private !== 'false' };
+    ctx.body = { import: await d.imports.import(p, request, ctx.req, declaredSize(ctx)) };
+  }));
+  return r;
+}

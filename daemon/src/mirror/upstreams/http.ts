@@ -1,0 +1,159 @@
+import { Readable, Transform } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import type { Clock } from '../../lib/clock';
+import { OfflineError, UpstreamError } from '../../lib/errors';
+import type { MirrorRepository, UpstreamRow } from '../repository';
+
+const MAX_REDIRECTS = 10;
+
+/** A failure that may pass: the network, a timeout, a 5xx or 429, a broken or short body. Worth a retry. */
+export class TransientUpstreamError extends UpstreamError {}
+
+export interface GateSettings { isOffline(): Promise<boolean> }
+export interface GetOptions { accept?: string; range?: number; signal?: AbortSignal; method?: 'GET' | 'HEAD' }
+
+/**
+ * Every outbound connection goes through here: the offline switch (no connection at all), the
+ * circuit breaker per upstream (after `max_failures` failures in a row it is not asked for
+ * `pause_minutes`, as Verdaccio's max_fails/fail_timeout), and the upstream's timeout.
+ */
+export class UpstreamGate {
+  constructor(
+    private readonly repo: MirrorRepository,
+    private readonly settings: GateSettings,
+    private readonly clock: Clock,
+  ) {}
+
+  isOffline = (): Promise<boolean> => this.settings.isOffline();
+
+  /** Throws when no connection may be opened to `u` now. */
+  async check(u: UpstreamRow): Promise<void> {
+    if (await this.settings.isOffline()) {
+      throw new OfflineError(`Boxyard is offline: it opens no connection to upstream "${u.name}". Switch offline mode off in settings to reach it.`);
+    }
+    const fresh = (await this.repo.upstream(u.id)) ?? u;
+    if (fresh.paused_until && fresh.paused_until > this.clock.now().toISOString()) {
+      throw new UpstreamError(`Upstream "${u.name}" failed ${fresh.failures} times in a row and is paused until ${fresh.paused_until} (last error: ${fresh.last_error ?? 'unknown'}).`);
+    }
+  }
+
+  async succeeded(u: UpstreamRow): Promise<void> {
+    const fresh = await this.repo.upstream(u.id);
+    if (fresh && (fresh.failures > 0 || fresh.paused_until || fresh.last_error)) {
+      await this.repo.updateUpstream(u.id, { failures: 0, paused_until: null, last_error: null });
+    }
+  }
+
+  async failed(u: UpstreamRow, message: string): Promise<void> {
+    const fresh = (await this.repo.upstream(u.id)) ?? u;
+    const failures = fresh.failures + 1;
+    const pause = failures >= fresh.max_failures
+      ? new Date(this.clock.now().getTime() + fresh.pause_minutes * 60_000).toISOString() : null;
+    await this.repo.updateUpstream(u.id, { failures, paused_until: pause, last_error: message.slice(0, 1000) });
+  }
+
+  /**
+   * A GET to the upstream. Redirects are followed by hand (at most 10, loops refused) so the token
+   * goes only to the upstream's own host, as vagrant sends it (AddDownloaderAuthentication: only
+   * when the host equals the server's). Network errors, timeouts and 5xx count against the
+   * breaker; any other non-2xx answer is an upstream error that does not.
+   * `signal` aborts the whole exchange, body included; the timeout covers the answer's headers.
+   */
+  async get(u: UpstreamRow, url: string, opts: GetOptions = {}): Promise<Response> {
+    const res = await this.find(u, url, opts);
+    if (!res) throw new UpstreamError(`Upstream "${u.name}" answered 404 for ${url}: no such box or file there.`);
+    return res;
+  }
+
+  /** As `get`, but null when the upstream answers 404 or 410 (the pull-through cache's "not there"). */
+  async find(u: UpstreamRow, url: string, opts: GetOptions = {}): Promise<Response | null> {
+    await this.check(u);
+    const home = new URL(u.url).origin;
+    const seen = new Set<string>();
+    let current = url;
+    for (let hop = 0; ; hop++) {
+      if (seen.has(current) || hop > MAX_REDIRECTS) {
+        throw new UpstreamError(`Upstream "${u.name}" redirects in a loop (${hop} redirects from ${url}).`);
+      }
+      seen.add(current);
+      const res = await this.send(u, current, home, opts);
+      const location = res.headers.get('location');
+      if (res.status >= 300 && res.status < 400 && location) {
+        await res.body?.cancel();
+        current = new URL(location, current).toString();
+        if (!/^https?:$/.test(new URL(current).protocol)) throw new UpstreamError(`Upstream "${u.name}" redirected to ${current}, which is not http or https.`);
+        continue;
+      }
+      if (res.status >= 500 || res.status === 429) {
+        await res.body?.cancel();
+        const message = `Upstream "${u.name}" answered ${res.status} for ${current}.`;
+        await this.failed(u, message);
+        throw new TransientUpstreamError(message);
+      }
+      // A resume asked past the end: the caller checks what it already holds.
+      if (res.status === 416 && opts.range) return res;
+      if (!res.ok) {
+        await res.body?.cancel();
+        await this.succeeded(u);
+        if (res.status === 404 || res.status === 410) return null;
+        const why = res.status === 401 || res.status === 403 ? ': check the upstream token' : '';
+        throw new UpstreamError(`Upstream "${u.name}" answered ${res.status} for ${current}${why}.`);
+      }
+      await this.succeeded(u);
+      return res;
+    }
+  }
+
+  private async send(u: UpstreamRow, url: string, home: string, opts: GetOptions): Promise<Response> {
+    const headers: Record<string, string> = { 'user-agent': 'Boxyard (mirror)' };
+    if (opts.accept) headers.accept = opts.accept;
+    if (opts.range) headers.range = `bytes=${opts.range}-`;
+    // HCP's composite `VC_TOKEN;HCP_TOKEN` is sent verbatim, as vagrant sends whatever token it has;
+    // only to the upstream's own origin (vagrant compares hosts; the scheme too keeps it off plain http).
+    if (u.token && new URL(url).origin === home) headers.authorization = `Bearer ${u.token}`;
+    // The timeout covers connecting and the answer's headers; bodies are guarded by idleTimeout().
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), u.timeout_seconds * 1000);
+    try {
+      return await fetch(url, { method: opts.method ?? 'GET', headers, redirect: 'manual', signal: opts.signal ? AbortSignal.any([opts.signal, timeout.signal]) : timeout.signal });
+    } catch (err) {
+      if (opts.signal?.aborted) throw err;
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      const message = timeout.signal.aborted
+        ? `Upstream "${u.name}" did not answer within ${u.timeout_seconds} s (${url}).`
+        : `Cannot reach upstream "${u.name}" at ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}.`;
+      await this.failed(u, message);
+      throw new TransientUpstreamError(message);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * The body of an upstream answer as a Node stream that fails (and so cancels the download)
+   * when no byte arrives for the upstream's timeout: a stalled host counts against its breaker.
+   */
+  body(u: UpstreamRow, res: Response): Readable {
+    const source = Readable.fromWeb(res.body! as WebReadableStream);
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        const message = `Upstream "${u.name}" sent nothing for ${u.timeout_seconds} s (${res.url}).`;
+        void this.failed(u, message).catch(() => undefined);
+        guarded.destroy(new TransientUpstreamError(message));
+      }, u.timeout_seconds * 1000);
+    };
+    const guarded = new Transform({
+      transform(chunk, _enc, cb) { arm(); cb(null, chunk); },
+      flush(cb) { clearTimeout(timer); cb(); },
+    });
+    guarded.on('close', () => { clearTimeout(timer); source.destroy(); });
+    // A reader that holds back (a slow disk, a slow client, hashing staged bytes) is not a stalled upstream.
+    guarded.on('pause', () => clearTimeout(timer));
+    guarded.on('resume', arm);
+    arm();
+    source.on('error', (err) => guarded.destroy(err));
+    return source.pipe(guarded);
+  }
+}

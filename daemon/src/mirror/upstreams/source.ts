@@ -1,0 +1,197 @@
+import { createReadStream } from 'node:fs';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import { nameKey } from '../../auth/names';
+import { UpstreamError } from '../../lib/errors';
+import { describeIssues } from '../../http/validate';
+import { ExportManifest, MANIFEST_FILE, UpstreamCatalog } from './catalog-schema';
+import type { UpstreamRow } from '../repository';
+import type { UpstreamKind } from '../tables';
+import type { UpstreamGate } from './http';
+
+/** The bytes of one upstream file from `offset` on (0 when the upstream ignored the range). */
+export interface OpenedFile { body: Readable; offset: number; size: number | null }
+export interface FetchedCatalog { catalog: UpstreamCatalog; base: string }
+
+/** What mirroring and the cache read from any kind of upstream. */
+export interface UpstreamSource {
+  /** The catalog of `box` ("ORG/BOX"); null when the upstream has no such box. */
+  catalog(box: string, signal?: AbortSignal): Promise<FetchedCatalog | null>;
+  /** Every box ("ORG/BOX") of an organization. */
+  listBoxes(org: string, signal?: AbortSignal): Promise<string[]>;
+  open(url: string, offset: number, signal?: AbortSignal): Promise<OpenedFile>;
+  /** The file's size when the upstream tells it (for progress and ETA), else null. */
+  size(url: string, signal?: AbortSignal): Promise<number | null>;
+}
+
+/** The kind an upstream URL names: an export folder, one catalog JSON, or a registry. */
+export function detectKind(url: string): UpstreamKind {
+  if (isAbsolute(url) || url.startsWith('file:')) return /\.json$/i.test(url) ? 'catalog' : 'folder';
+  return /\.json$/i.test(new URL(url).pathname) ? 'catalog' : 'registry';
+}
+
+const toPath = (url: string): string => (url.startsWith('file:') ? fileURLToPath(url) : resolve(url));
+const seg = encodeURIComponent;
+const splitBox = (box: string) => box.split('/').map(seg).join('/');
+
+function parseJson<T extends z.ZodType>(u: UpstreamRow, schema: T, text: string, where: string): z.output<T> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new UpstreamError(`Upstream "${u.name}" sent invalid JSON for ${where}.`);
+  }
+  const r = schema.safeParse(raw);
+  if (!r.success) throw new UpstreamError(`Upstream "${u.name}" sent a catalog that does not match the expected shape for ${where}: ${describeIssues(r.error)}.`);
+  return r.data;
+}
+
+/** Reads a JSON body, refusing more than `limit` bytes (a catalog is small; a hostile one is not). */
+async function boundedText(u: UpstreamRow, gate: UpstreamGate, res: Response, limit = 16 * 1024 * 1024): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of gate.body(u, res)) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new UpstreamError(`Upstream "${u.name}" sent more than ${limit} bytes of JSON.`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Vagrant Cloud, HCP Vagrant or another Boxyard: `GET BASE/ORG/BOX` as `vagrant box add` reads it. */
+class HttpSource implements UpstreamSource {
+  constructor(private readonly u: UpstreamRow, private readonly gate: UpstreamGate, private readonly single: boolean) {}
+
+  private get base() { return this.u.url.replace(/\/+$/, ''); }
+
+  async catalog(box: string, signal?: AbortSignal): Promise<FetchedCatalog | null> {
+    const url = this.single ? this.u.url : `${this.base}/${splitBox(box)}`;
+    const res = await this.gate.find(this.u, url, { accept: 'application/json', signal });
+    if (!res) return null;
+    return { catalog: parseJson(this.u, UpstreamCatalog, await boundedText(this.u, this.gate, res), url), base: res.url || url };
+  }
+
+  async listBoxes(org: string, signal?: AbortSignal): Promise<string[]> {
+    if (this.single) {
+      const c = await this.catalog(org, signal);
+      return c?.catalog.name ? [c.catalog.name] : [];
+    }
+    // Vagrant Cloud's API v1; HCP Vagrant and newer servers also answer v2.
+    let url = `${this.base}/api/v1/user/${seg(org)}`;
+    let res = await this.gate.find(this.u, url, { accept: 'application/json', signal });
+    if (!res) {
+      url = `${this.base}/api/v2/user/${seg(org)}`;
+      res = await this.gate.get(this.u, url, { accept: 'application/json', signal });
+    }
+    const doc = parseJson(this.u, z.object({ boxes: z.array(z.object({ name: z.string() })).max(10_000) }), await boundedText(this.u, this.gate, res), url);
+    return doc.boxes.map((b) => `${org}/${b.name}`);
+  }
+
+  async size(url: string, signal?: AbortSignal): Promise<number | null> {
+    if (!/^https?:/.test(url)) return null;
+    // Only for progress: an upstream that cannot say (no HEAD, an error) is asked again by the download.
+    const res = await this.gate.find(this.u, url, { method: 'HEAD', signal }).catch((err: unknown) => {
+      if (err instanceof UpstreamError) return null;
+      throw err;
+    });
+    const length = res?.headers.get('content-length');
+    return length ? Number(length) : null;
+  }
+
+  async open(url: string, offset: number, signal?: AbortSignal): Promise<OpenedFile> {
+    if (!/^https?:/.test(url)) throw new UpstreamError(`Upstream "${this.u.name}" names a file at ${url}: only http and https URLs are fetched from it.`);
+    const res = await this.gate.get(this.u, url, { range: offset || undefined, signal });
+    if (res.status === 416) {
+      // Everything was staged before an interruption: nothing is left to fetch (else start over).
+      await res.body?.cancel();
+      const total = Number(/\/(\d+)$/.exec(res.headers.get('content-range') ?? '')?.[1] ?? NaN);
+      if (total === offset) return { body: Readable.from([]), offset, size: total };
+      return this.open(url, 0, signal);
+    }
+    const partial = res.status === 206 && offset > 0;
+    const length = res.headers.get('content-length');
+    const body = this.gate.body(this.u, res);
+    return { body, offset: partial ? offset : 0, size: length === null ? null : Number(length) + (partial ? offset : 0) };
+  }
+}
+
+/** A folder written by `boxyard export` (or one catalog file on disk): never reads outside it. */
+class FolderSource implements UpstreamSource {
+  private readonly root: string;
+  constructor(private readonly u: UpstreamRow, private readonly single: boolean) {
+    this.root = single ? dirname(toPath(u.url)) : toPath(u.url);
+  }
+
+  /** The path, if it is inside the folder once links are followed. */
+  private async inside(path: string): Promise<string> {
+    const real = async (p: string) => realpath(p).catch(() => resolve(p));
+    const rel = relative(await real(this.root), await real(path));
+    if (rel.startsWith('..') || isAbsolute(rel)) throw new UpstreamError(`Upstream "${this.u.name}" names ${path}, outside its folder ${this.root}.`);
+    return path;
+  }
+
+  private async read(path: string): Promise<string | null> {
+    try {
+      return await readFile(await this.inside(path), 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      if (err instanceof UpstreamError) throw err;
+      throw new UpstreamError(`Cannot read upstream "${this.u.name}" at ${path}: ${(err as Error).message}.`);
+    }
+  }
+
+  private async manifest() {
+    const path = resolve(this.root, MANIFEST_FILE);
+    const text = await this.read(path);
+    if (text === null) throw new UpstreamError(`Upstream "${this.u.name}": ${this.root} has no ${MANIFEST_FILE}; is it a folder written by boxyard export?`);
+    return parseJson(this.u, ExportManifest, text, path);
+  }
+
+  async catalog(box: string): Promise<FetchedCatalog | null> {
+    let path = toPath(this.u.url);
+    if (!this.single) {
+      const entry = (await this.manifest()).boxes.find((b) => nameKey(b.name) === nameKey(box));
+      if (!entry) return null;
+      path = resolve(this.root, entry.catalog);
+    }
+    const text = await this.read(path);
+    if (text === null) return null;
+    return { catalog: parseJson(this.u, UpstreamCatalog, text, path), base: pathToFileURL(path).toString() };
+  }
+
+  async listBoxes(org: string): Promise<string[]> {
+    if (this.single) {
+      const c = await this.catalog(org);
+      return c?.catalog.name ? [c.catalog.name] : [];
+    }
+    return (await this.manifest()).boxes.map((b) => b.name).filter((n) => nameKey(n).startsWith(`${nameKey(org)}/`));
+  }
+
+  async size(url: string): Promise<number | null> {
+    if (!url.startsWith('file:')) return null;
+    const s = await stat(await this.inside(fileURLToPath(url))).catch(() => null);
+    return s?.isFile() ? s.size : null;
+  }
+
+  async open(url: string, offset: number): Promise<OpenedFile> {
+    if (!url.startsWith('file:')) throw new UpstreamError(`Upstream "${this.u.name}" names ${url}: a folder upstream serves only its own files.`);
+    const path = await this.inside(fileURLToPath(url));
+    const s = await stat(path).catch(() => null);
+    if (!s?.isFile()) throw new UpstreamError(`Upstream "${this.u.name}" has no file ${path}.`);
+    const from = Math.min(offset, s.size);
+    return { body: createReadStream(path, { start: from, highWaterMark: 1024 * 1024 }), offset: from, size: s.size };
+  }
+}
+
+/** The source for an upstream row: folders are read from disk; everything else goes through the gate. */
+export function sourceFor(u: UpstreamRow, gate: UpstreamGate): UpstreamSource {
+  const onDisk = isAbsolute(u.url) || u.url.startsWith('file:');
+  if (onDisk) return new FolderSource(u, u.kind === 'catalog');
+  return new HttpSource(u, gate, u.kind === 'catalog');
+}
+
+/** Whether reading `u` opens a network connection (offline mode forbids those; folders are fine). */
+export const isRemote = (u: Pick<UpstreamRow, 'url'>): boolean => !(isAbsolute(u.url) || u.url.startsWith('file:'));

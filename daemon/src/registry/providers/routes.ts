@@ -1,0 +1,36 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { requireUser } from '../../http/auth';
+import { validated } from '../../http/validate';
+import { providerJson } from '../serialize';
+import { CreateProviderBody, ProviderParams, UpdateProviderBody, VersionParams } from '../schemas';
+import { architectureParam, caller, linksFor, providerRefOf, type RegistryRouteDeps } from '../route-helpers';
+import type { ProviderResult } from './service';
+
+const versionRef = (p: { username: string; name: string; version: string }) => ({ username: p.username, box: p.name, version: p.version });
+
+/**
+ * Providers. API v1 paths name only the provider (its default-architecture entry); API v2 paths
+ * add the architecture. Both shapes are served under both prefixes.
+ */
+export function providerRoutes(r: Router, d: RegistryRouteDeps) {
+  const svc = d.registry.providers;
+  const json = (ctx: Context, v: ProviderResult) => providerJson(v.box, v.version, v.provider, linksFor(ctx, d.config));
+  r.param('arch', architectureParam);
+
+  r.post('/box/:username/:name/version/:version/providers', validated({ params: VersionParams, body: CreateProviderBody }, async (ctx, { params, body }) => {
+    ctx.body = json(ctx, await svc.create(requireUser(ctx), versionRef(params), body));
+  }));
+
+  for (const path of ['/box/:username/:name/version/:version/provider/:provider', '/box/:username/:name/version/:version/provider/:provider/:arch']) {
+    r.get(path, validated({ params: ProviderParams }, async (ctx, { params }) => {
+      ctx.body = json(ctx, await svc.get(caller(ctx), providerRefOf(ctx, params)));
+    }));
+    r.put(path, validated({ params: ProviderParams, body: UpdateProviderBody }, async (ctx, { params, body }) => {
+      ctx.body = json(ctx, await svc.update(requireUser(ctx), providerRefOf(ctx, params), body));
+    }));
+    r.delete(path, validated({ params: ProviderParams }, async (ctx, { params }) => {
+      ctx.body = json(ctx, await svc.delete(requireUser(ctx), providerRefOf(ctx, params)));
+    }));
+  }
+}

@@ -1,0 +1,64 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../store/schema';
+import { PreparedIdList, prepare } from '../../store/prepared';
+import { cachedQuery } from '../../store/read-cache';
+import type { TableVersions } from '../../store/table-versions';
+import { boxes } from '../box-query';
+import { groupBy } from '../../lib/group-by';
+import { sortByGemVersionDesc } from '../versions/gem-version';
+import type { ProviderRow, VersionDetail, VersionRow } from '../tables';
+
+type JoinedRow = VersionRow & { [K in keyof ProviderRow as `p_${K & string}`]: ProviderRow[K] | null };
+
+/**
+ * A box's versions, newest (by Ruby Gem ordering) first, each with its providers (by name), from
+ * the rows of a versions-with-providers join (provider columns prefixed `p_`).
+ */
+function splitJoined(rows: JoinedRow[]): VersionDetail[] {
+  const versions: VersionRow[] = [];
+  const providers: ProviderRow[] = [];
+  for (const { p_id, p_name, p_architecture, p_default_architecture, p_url, p_checksum, p_checksum_type, p_blob_sha256, p_size, p_source_url, p_created_at, p_updated_at, ...v } of rows) {
+    if (versions[versions.length - 1]?.id !== v.id) versions.push(v);
+    if (p_id === null) continue;
+    providers.push({
+      id: p_id, version_id: v.id, name: p_name!, architecture: p_architecture!, default_architecture: p_default_architecture!, url: p_url,
+      checksum: p_checksum, checksum_type: p_checksum_type, blob_sha256: p_blob_sha256, size: p_size, source_url: p_source_url,
+      created_at: p_created_at!, updated_at: p_updated_at!,
+    });
+  }
+  const byVersion = groupBy(providers, (p) => p.version_id);
+  return sortByGemVersionDesc(versions, (v) => v.version).map((version) => ({ version, providers: byVersion.get(version.id) ?? [] }));
+}
+
+/**
+ * The registry's lookups by path, built and compiled once per repository (store/prepared.ts):
+ * a catalog request makes them all, and building them cost more than running them. A box by its
+ * path and its versions are kept in memory until their tables change (store/read-cache.ts).
+ */
+export function hotQueries(db: Kysely<Database>, tables: TableVersions) {
+  // A box's versions with their providers in one query, provider columns prefixed (repository.ts splits them).
+  const withProviders = (boxId: string) => db.selectFrom('box_versions as v').leftJoin('box_providers as p', 'p.version_id', 'v.id')
+    .selectAll('v')
+    .select(['p.id as p_id', 'p.name as p_name', 'p.architecture as p_architecture', 'p.default_architecture as p_default_architecture',
+      'p.url as p_url', 'p.checksum as p_checksum', 'p.checksum_type as p_checksum_type', 'p.blob_sha256 as p_blob_sha256',
+      'p.size as p_size', 'p.source_url as p_source_url', 'p.created_at as p_created_at', 'p.updated_at as p_updated_at'])
+    .where('v.box_id', '=', boxId);
+  const ordered = <Q extends ReturnType<typeof withProviders>>(q: Q) =>
+    q.orderBy('v.created_at').orderBy('v.id').orderBy('p.name').orderBy('p.created_at').orderBy('p.id');
+  return {
+    /** User and organization names never collide, so at most one owner matches. */
+    boxByPath: cachedQuery(tables, prepare(db, (ownerKey: string, nameKey: string) => boxes(db).where('boxes.name_key', '=', nameKey).where((eb) => eb.or([
+      eb('boxes.user_id', '=', eb.selectFrom('users as u').select('u.id').where('u.username_key', '=', ownerKey)),
+      eb('boxes.organization_id', '=', eb.selectFrom('organizations as o').select('o.id').where('o.name_key', '=', ownerKey)),
+    ]))), (rows) => rows[0], 5000),
+    versionsOfBox: cachedQuery(tables, prepare(db, (boxId: string) => ordered(withProviders(boxId))), (rows) => splitJoined(rows as JoinedRow[]), 500),
+    activeVersionsOfBox: cachedQuery(tables, prepare(db, (boxId: string) => ordered(withProviders(boxId).where('v.status', '=', 'active'))),
+      (rows) => splitJoined(rows as JoinedRow[]), 1000),
+    // Search pages and namespace listings: the current version of each box (details.ts loadSummaries).
+    activeVersionNumbers: new PreparedIdList(db, (boxIds) => db.selectFrom('box_versions').select(['id', 'box_id', 'version'])
+      .where('box_id', 'in', boxIds).where('status', '=', 'active').orderBy('box_id').orderBy('created_at').orderBy('id')),
+    versionsById: new PreparedIdList(db, (ids) => db.selectFrom('box_versions').selectAll().where('id', 'in', ids)),
+    providersOfVersions: new PreparedIdList(db, (ids) => db.selectFrom('box_providers').selectAll().where('version_id', 'in', ids)
+      .orderBy('name').orderBy('created_at').orderBy('id')),
+  };
+}
