@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { AGENT } from '../http/route-table';
 import { presentedToken } from '../http/auth';
 import { validated } from '../http/validate';
 import type { AgentProtocolService } from './protocol-service';
@@ -12,13 +13,13 @@ import { IdParams } from '../http/params';
  */
 export function protocolRoutes(d: { protocol: AgentProtocolService }): Router {
   const r = new Router();
-  r.post('/register', validated({ body: S.RegisterBody }, async (ctx, { body }) => {
+  r.post(AGENT.register.path, validated({ body: S.RegisterBody }, async (ctx, { body }) => {
     const token = await d.protocol.authenticate(presentedToken(ctx));
     const { agent, ping_interval_seconds } = await d.protocol.register(token, { name: body.name ?? null, ip: ctx.ip });
     ctx.status = 201;
     ctx.body = { agent: { id: agent.id, name: agent.name, status: agent.status, pool_id: agent.pool_id }, action: 'continue', ping_interval_seconds };
   }));
-  r.post('/agents/:id/status', validated({ params: IdParams, body: S.ReportBody }, async (ctx, { params, body }) => {
+  r.post(AGENT.status.path, validated({ params: IdParams, body: S.ReportBody }, async (ctx, { params, body }) => {
     const token = await d.protocol.authenticate(presentedToken(ctx));
     ctx.body = await d.protocol.report(token, params.id, body.status, ctx.ip);
   }));

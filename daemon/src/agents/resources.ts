@@ -1,9 +1,9 @@
 import type { Resource } from '../http/jsonapi/document';
 import { toOne } from '../http/jsonapi/document';
 import type { AgentView } from './repository';
+import { TFC } from '../http/route-table';
+import { pathTo } from '../http/urls';
 
-/** JSON:API links point under the API's mount. */
-const V2 = '/api/v2';
 
 export function agentResource(a: AgentView): Resource {
   return {
@@ -11,6 +11,6 @@ export function agentResource(a: AgentView): Resource {
     id: a.id,
     attributes: { name: a.name, status: a.status, 'ip-address': a.ip_address, 'last-ping-at': a.last_ping_at },
     relationships: { 'agent-pool': toOne('agent-pools', a.pool_id) },
-    links: { self: `${V2}/agents/${a.id}` },
+    links: { self: pathTo('v2', TFC.agent, { id: a.id }) },
   };
 }

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { TFC } from '../http/route-table';
 import { requireUser } from '../http/auth';
 import { baseUrl } from '../http/base-url';
 import { validated } from '../http/validate';
@@ -16,15 +17,15 @@ export interface AgentsRouteDeps { agents: AgentsService; config: Pick<Config, '
 /** A pool's agents. */
 export function agentsRoutes(d: AgentsRouteDeps): Router {
   const r = new Router();
-  r.get('/agent-pools/:id/agents', validated({ params: IdParams, query: S.AgentListQuery }, async (ctx, { params, query }) => {
+  r.get(TFC.poolAgents.path, validated({ params: IdParams, query: S.AgentListQuery }, async (ctx, { params, query }) => {
     const page = pageOf(query);
     const { rows, total } = await d.agents.list(requireUser(ctx), params.id, query['filter[last-ping-since]'], page);
     sendList(ctx, rows.map(agentResource), { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total });
   }));
-  r.get('/agents/:id', validated({ params: IdParams }, async (ctx, { params }) => {
+  r.get(TFC.agent.path, validated({ params: IdParams }, async (ctx, { params }) => {
     sendDocument(ctx, document(agentResource(await d.agents.show(requireUser(ctx), params.id))));
   }));
-  r.delete('/agents/:id', validated({ params: IdParams }, async (ctx, { params }) => {
+  r.delete(TFC.agent.path, validated({ params: IdParams }, async (ctx, { params }) => {
     await d.agents.delete(requireUser(ctx), params.id);
     sendNoContent(ctx);
   }));

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { BOX } from '../http/route-table';
 import { validated } from '../http/validate';
 import { requireUser } from '../http/auth';
 import type { LoginLimiter } from '../http/guards/rate-limit';
@@ -15,7 +16,7 @@ export interface AuthRouteDeps {
 export function authRoutes(d: AuthRouteDeps): Router {
   const r = new Router();
 
-  r.post('/authenticate', validated({ body: CreateTokenBody }, async (ctx, { body }) => {
+  r.post(BOX.authenticate.path, validated({ body: CreateTokenBody }, async (ctx, { body }) => {
     const token = await d.tokens.login(
       { login: body.user.login, password: body.user.password, code: body.two_factor?.code, description: body.token?.description },
       d.loginLimiter.from(ctx.ip),
@@ -24,18 +25,18 @@ export function authRoutes(d: AuthRouteDeps): Router {
     ctx.body = tokenCreated(token);
   }));
 
-  r.get('/authenticate', (ctx) => {
+  r.get(BOX.authenticate.path, (ctx) => {
     const p = requireUser(ctx);
     ctx.body = { user: { username: p.user.username } };
   });
 
-  r.delete('/authenticate', async (ctx) => {
+  r.delete(BOX.authenticate.path, async (ctx) => {
     const p = requireUser(ctx);
     await d.tokens.revoke(p.tokenId);
     ctx.status = 204;
   });
 
-  r.post('/two-factor/request-code', validated({ body: RequestCodeBody }, async (ctx, { body }) => {
+  r.post(BOX.twoFactorCode.path, validated({ body: RequestCodeBody }, async (ctx, { body }) => {
     const destination = await d.tokens.requestSmsCode(body.user, d.loginLimiter.from(ctx.ip));
     ctx.body = { two_factor: { obfuscated_destination: destination } };
   }));

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { BOXYARD } from '../http/route-table';
 import type { Context } from 'koa';
 import { requireUser } from '../http/auth';
 import { validated } from '../http/validate';
@@ -31,54 +32,54 @@ export function mirrorRoutes(d: MirrorRouteDeps): Router {
   };
   const one = async (m: MirrorRow) => (await mirrors([m]))[0];
 
-  r.get('/upstreams', async (ctx) => { ctx.body = { upstreams: (await d.upstreams.list(requireUser(ctx))).map(upstreamJson) }; });
-  r.post('/upstreams', validated({ body: S.CreateUpstreamBody }, async (ctx, { body }) => {
+  r.get(BOXYARD.upstreams.path, async (ctx) => { ctx.body = { upstreams: (await d.upstreams.list(requireUser(ctx))).map(upstreamJson) }; });
+  r.post(BOXYARD.upstreams.path, validated({ body: S.CreateUpstreamBody }, async (ctx, { body }) => {
     ctx.status = 201;
     ctx.body = { upstream: upstreamJson(await d.upstreams.create(requireUser(ctx), body.upstream)) };
   }));
-  r.get('/upstreams/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {
+  r.get(BOXYARD.upstream.path, validated({ params: S.IdParams }, async (ctx, { params }) => {
     ctx.body = { upstream: upstreamJson(await d.upstreams.get(requireUser(ctx), params.id)) };
   }));
-  r.patch('/upstreams/:id', validated({ params: S.IdParams, body: S.UpdateUpstreamBody }, async (ctx, { params, body }) => {
+  r.patch(BOXYARD.upstream.path, validated({ params: S.IdParams, body: S.UpdateUpstreamBody }, async (ctx, { params, body }) => {
     ctx.body = { upstream: upstreamJson(await d.upstreams.update(requireUser(ctx), params.id, body.upstream)) };
   }));
-  r.delete('/upstreams/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {
+  r.delete(BOXYARD.upstream.path, validated({ params: S.IdParams }, async (ctx, { params }) => {
     await d.mirrors.deleteUpstream(requireUser(ctx), params.id);
     ctx.status = 204;
   }));
 
-  r.get('/mirrors', async (ctx) => { ctx.body = { mirrors: await mirrors(await d.mirrors.list(requireUser(ctx))) }; });
-  r.post('/mirrors', validated({ body: S.CreateMirrorBody }, async (ctx, { body }) => {
+  r.get(BOXYARD.mirrors.path, async (ctx) => { ctx.body = { mirrors: await mirrors(await d.mirrors.list(requireUser(ctx))) }; });
+  r.post(BOXYARD.mirrors.path, validated({ body: S.CreateMirrorBody }, async (ctx, { body }) => {
     const created = await d.mirrors.create(requireUser(ctx), body.mirror);
     ctx.status = 201;
     ctx.body = { mirror: await one(created.mirror), job: created.job ? job(created.job) : null };
   }));
-  r.get('/mirrors/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {
+  r.get(BOXYARD.mirror.path, validated({ params: S.IdParams }, async (ctx, { params }) => {
     ctx.body = { mirror: await one(await d.mirrors.get(requireUser(ctx), params.id)) };
   }));
-  r.patch('/mirrors/:id', validated({ params: S.IdParams, body: S.UpdateMirrorBody }, async (ctx, { params, body }) => {
+  r.patch(BOXYARD.mirror.path, validated({ params: S.IdParams, body: S.UpdateMirrorBody }, async (ctx, { params, body }) => {
     ctx.body = { mirror: await one(await d.mirrors.update(requireUser(ctx), params.id, body.mirror)) };
   }));
-  r.delete('/mirrors/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {
+  r.delete(BOXYARD.mirror.path, validated({ params: S.IdParams }, async (ctx, { params }) => {
     await d.mirrors.delete(requireUser(ctx), params.id);
     ctx.status = 204;
   }));
-  r.post('/mirrors/:id/run', validated({ params: S.IdParams }, async (ctx, { params }) => {
+  r.post(BOXYARD.mirrorRun.path, validated({ params: S.IdParams }, async (ctx, { params }) => {
     ctx.status = 201;
     ctx.body = { job: job(await d.mirrors.run(requireUser(ctx), params.id)) };
   }));
 
-  r.get('/mirror-jobs', validated({ query: S.JobsQuery }, async (ctx, { query }) => {
+  r.get(BOXYARD.mirrorJobs.path, validated({ query: S.JobsQuery }, async (ctx, { query }) => {
     ctx.body = { jobs: (await d.mirrors.jobs(requireUser(ctx), query.mirror)).map(job) };
   }));
-  r.get('/mirror-jobs/:id', validated({ params: S.IdParams }, async (ctx, { params }) => {
+  r.get(BOXYARD.mirrorJob.path, validated({ params: S.IdParams }, async (ctx, { params }) => {
     ctx.body = { job: job(await d.mirrors.job(requireUser(ctx), params.id)) };
   }));
-  r.post('/mirror-jobs/:id/cancel', validated({ params: S.IdParams }, async (ctx, { params }) => {
+  r.post(BOXYARD.mirrorJobCancel.path, validated({ params: S.IdParams }, async (ctx, { params }) => {
     ctx.body = { job: job(await d.mirrors.cancel(requireUser(ctx), params.id)) };
   }));
 
-  r.get('/cache', async (ctx: Context) => {
+  r.get(BOXYARD.cache.path, async (ctx: Context) => {
     const p = requireUser(ctx);
     const rows = await d.repo.cachedBoxes();
     const visible = [];

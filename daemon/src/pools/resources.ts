@@ -2,9 +2,9 @@ import type { Resource } from '../http/jsonapi/document';
 import { related, toMany, toOne } from '../http/jsonapi/document';
 import type { AgentTokenRow } from './tokens-repository';
 import type { PoolView } from './repository';
+import { TFC } from '../http/route-table';
+import { pathTo } from '../http/urls';
 
-/** JSON:API links point under the API's mount. */
-const V2 = '/api/v2';
 
 /** One shape in create, show and list: go-tfe compares the structs it decodes from each. */
 export function poolResource(v: PoolView): Resource {
@@ -14,14 +14,14 @@ export function poolResource(v: PoolView): Resource {
     attributes: { name: v.name, 'created-at': v.created_at, 'organization-scoped': v.organization_scoped === 1, 'agent-count': v.agent_count },
     relationships: {
       organization: toOne('organizations', v.organization_name),
-      agents: related(`${V2}/agent-pools/${v.id}/agents`),
-      'authentication-tokens': related(`${V2}/agent-pools/${v.id}/authentication-tokens`),
+      agents: related(pathTo('v2', TFC.poolAgents, { id: v.id })),
+      'authentication-tokens': related(pathTo('v2', TFC.agentTokens, { id: v.id })),
       workspaces: toMany('workspaces', v.workspace_ids),
       'allowed-workspaces': toMany('workspaces', v.allowed_workspace_ids),
       'allowed-projects': toMany('projects', v.allowed_project_ids),
       'excluded-workspaces': toMany('workspaces', v.excluded_workspace_ids),
     },
-    links: { self: `${V2}/agent-pools/${v.id}` },
+    links: { self: pathTo('v2', TFC.agentPool, { id: v.id }) },
   };
 }
 
@@ -40,6 +40,6 @@ export function agentTokenResource(t: AgentTokenRow, secret?: string): Resource 
       'agent-pool': toOne('agent-pools', t.pool_id),
       'created-by': toOne('users', t.created_by),
     },
-    links: { self: `${V2}/authentication-tokens/${t.id}` },
+    links: { self: pathTo('v2', TFC.agentToken, { id: t.id }) },
   };
 }

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { TFC } from '../http/route-table';
 import { requireUser } from '../http/auth';
 import { baseUrl } from '../http/base-url';
 import { validated } from '../http/validate';
@@ -44,7 +45,7 @@ export function poolsRoutes(d: PoolsRouteDeps): Router {
     }));
   };
 
-  r.get('/organizations/:org/agent-pools', validated({ params: OrgParams, query: S.PoolListQuery }, async (ctx, { params, query }) => {
+  r.get(TFC.agentPools.path, validated({ params: OrgParams, query: S.PoolListQuery }, async (ctx, { params, query }) => {
     const include = parseInclude(query.include, INCLUDES);
     const sort = parseSort(query.sort, SORTS);
     const page = pageOf(query);
@@ -57,35 +58,35 @@ export function poolsRoutes(d: PoolsRouteDeps): Router {
       meta: { 'status-counts': { total, matching } },
     });
   }));
-  r.post('/organizations/:org/agent-pools', validated({ params: OrgParams, body: S.PoolCreateBody }, async (ctx, { params, body }) => {
+  r.post(TFC.agentPools.path, validated({ params: OrgParams, body: S.PoolCreateBody }, async (ctx, { params, body }) => {
     sendDocument(ctx, document(poolResource(await d.pools.create(requireUser(ctx), params.org, body))), 201);
   }));
-  r.get('/agent-pools/:id', validated({ params: IdParams, query: S.IncludeQuery }, async (ctx, { params, query }) => {
+  r.get(TFC.agentPool.path, validated({ params: IdParams, query: S.IncludeQuery }, async (ctx, { params, query }) => {
     const include = parseInclude(query.include, INCLUDES);
     const view = await d.pools.show(requireUser(ctx), params.id);
     sendDocument(ctx, document(poolResource(view), { included: include.has('workspaces') ? await includedWorkspaces([view]) : undefined }));
   }));
-  r.patch('/agent-pools/:id', validated({ params: IdParams, body: S.PoolUpdateBody }, async (ctx, { params, body }) => {
+  r.patch(TFC.agentPool.path, validated({ params: IdParams, body: S.PoolUpdateBody }, async (ctx, { params, body }) => {
     sendDocument(ctx, document(poolResource(await d.pools.update(requireUser(ctx), params.id, body))));
   }));
-  r.delete('/agent-pools/:id', validated({ params: IdParams }, async (ctx, { params }) => {
+  r.delete(TFC.agentPool.path, validated({ params: IdParams }, async (ctx, { params }) => {
     await d.pools.delete(requireUser(ctx), params.id);
     sendNoContent(ctx);
   }));
 
-  r.get('/agent-pools/:id/authentication-tokens', validated({ params: IdParams, query: PageQuery }, async (ctx, { params, query }) => {
+  r.get(TFC.agentTokens.path, validated({ params: IdParams, query: PageQuery }, async (ctx, { params, query }) => {
     const page = pageOf(query);
     const { rows, total } = await d.agentTokens.list(requireUser(ctx), params.id, page);
     sendList(ctx, rows.map((t) => agentTokenResource(t)), { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total });
   }));
-  r.post('/agent-pools/:id/authentication-tokens', validated({ params: IdParams, body: S.AgentTokenCreateBody }, async (ctx, { params, body }) => {
+  r.post(TFC.agentTokens.path, validated({ params: IdParams, body: S.AgentTokenCreateBody }, async (ctx, { params, body }) => {
     const { row, secret } = await d.agentTokens.create(requireUser(ctx), params.id, body.description);
     sendDocument(ctx, document(agentTokenResource(row, secret)), 201);
   }));
-  r.get('/authentication-tokens/:id', validated({ params: IdParams }, async (ctx, { params }) => {
+  r.get(TFC.agentToken.path, validated({ params: IdParams }, async (ctx, { params }) => {
     sendDocument(ctx, document(agentTokenResource(await d.agentTokens.show(requireUser(ctx), params.id))));
   }));
-  r.delete('/authentication-tokens/:id', validated({ params: IdParams }, async (ctx, { params }) => {
+  r.delete(TFC.agentToken.path, validated({ params: IdParams }, async (ctx, { params }) => {
     await d.agentTokens.revoke(requireUser(ctx), params.id);
     sendNoContent(ctx);
   }));

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Principal } from '../auth/accounts-service';
 import type { Config } from '../config';
-import { baseUrl } from '../http/base-url';
+import { Urls } from '../http/urls';
 import { NotFoundError } from '../lib/errors';
 import type { ProviderRef } from './access';
 import type { RegistryService } from './service';
@@ -19,10 +19,9 @@ export const caller = (ctx: Context): Principal => ctx.state.principal as Princi
 /** The API version of the request's path (gem ≥ 3.1 and Packer talk /api/v2). */
 export const apiVersion = (ctx: Context): 'v1' | 'v2' => (ctx.path.startsWith('/api/v2/') ? 'v2' : 'v1');
 
-/** Absolute links under the API version this request used. */
+/** Absolute links, those of the box API under the version this request used. */
 export function linksFor(ctx: Context, config: Pick<Config, 'publicUrl'>): Links {
-  const base = baseUrl(ctx, config.publicUrl);
-  return { base, api: `${base}/api/${apiVersion(ctx)}` };
+  return { urls: Urls.of(ctx, config.publicUrl), api: apiVersion(ctx) };
 }
 
 /** A provider named by the path: its architecture segment if any, and the API version that decides what none means. */

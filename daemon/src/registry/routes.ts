@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { requireUser } from '../http/auth';
 import { validated } from '../http/validate';
+import { BOX } from '../http/route-table';
 import { boxJson, boxSummaryJson, descriptionHtml } from './serialize';
 import { BoxParams, CreateBoxBody, SearchQuery, UpdateBoxBody, UserParams } from './schemas';
 import { caller, linksFor, type RegistryRouteDeps } from './route-helpers';
@@ -14,7 +15,7 @@ export function registryRoutes(d: RegistryRouteDeps): Router {
   const r = new Router();
   const box = (ctx: Context, detail: BoxDetail) => boxJson(detail, linksFor(ctx, d.config));
 
-  r.get('/user/:username', validated({ params: UserParams }, async (ctx, { params }) => {
+  r.get(BOX.user.path, validated({ params: UserParams }, async (ctx, { params }) => {
     const { ns, boxes } = await d.registry.profile(caller(ctx), params.username);
     const links = linksFor(ctx, d.config);
     const profile = ns.kind === 'user' ? ns.user.profile_markdown : ns.organization.profile_markdown;
@@ -27,27 +28,27 @@ export function registryRoutes(d: RegistryRouteDeps): Router {
     };
   }));
 
-  r.get('/search', validated({ query: SearchQuery }, async (ctx, { query }) => {
+  r.get(BOX.search.path, validated({ query: SearchQuery }, async (ctx, { query }) => {
     const hits = await d.registry.search(caller(ctx), query);
     const links = linksFor(ctx, d.config);
     // vagrant_cloud 3.0.5 raises on any top-level key besides `boxes`.
     ctx.body = { boxes: hits.map((b) => boxSummaryJson(b, links)) };
   }));
 
-  r.post('/boxes', validated({ body: CreateBoxBody }, async (ctx, { body }) => {
+  r.post(BOX.boxes.path, validated({ body: CreateBoxBody }, async (ctx, { body }) => {
     // Packer and the gem accept 200; a 201 would gain nothing and Packer checks for exactly 200.
     ctx.body = box(ctx, await d.registry.createBox(requireUser(ctx), body));
   }));
 
-  r.get('/box/:username/:name', validated({ params: BoxParams }, async (ctx, { params }) => {
+  r.get(BOX.box.path, validated({ params: BoxParams }, async (ctx, { params }) => {
     ctx.body = box(ctx, await d.registry.box(caller(ctx), { username: params.username, box: params.name }));
   }));
 
-  r.put('/box/:username/:name', validated({ params: BoxParams, body: UpdateBoxBody }, async (ctx, { params, body }) => {
+  r.put(BOX.box.path, validated({ params: BoxParams, body: UpdateBoxBody }, async (ctx, { params, body }) => {
     ctx.body = box(ctx, await d.registry.updateBox(requireUser(ctx), { username: params.username, box: params.name }, body));
   }));
 
-  r.delete('/box/:username/:name', validated({ params: BoxParams }, async (ctx, { params }) => {
+  r.delete(BOX.box.path, validated({ params: BoxParams }, async (ctx, { params }) => {
     ctx.body = box(ctx, await d.registry.deleteBox(requireUser(ctx), { username: params.username, box: params.name }));
   }));
 

@@ -1,12 +1,11 @@
 import { currentVersion, type BoxDetail, type BoxSummary, type VersionDetail } from './details';
 import type { BoxRecord, ProviderRow, VersionRow } from './repository';
 import { advertisedChecksum } from './providers/checksums';
+import { BOX, FILES, type BoxApiVersion } from '../http/route-table';
+import type { Urls } from '../http/urls';
 
-/** Absolute URLs: `base` of the daemon, `api` = base + the API version the request used. */
-export interface Links { base: string; api: string }
-
-const seg = encodeURIComponent;
-const boxPath = (box: BoxRecord) => `${seg(box.username)}/${seg(box.name)}`;
+/** How links are built: the daemon's URLs, and the API version the request used. */
+export interface Links { urls: Urls; api: BoxApiVersion }
 
 /** Escaped text in paragraphs: safe to put in a page, without pulling in a Markdown renderer. */
 export function descriptionHtml(markdown: string): string {
@@ -16,9 +15,9 @@ export function descriptionHtml(markdown: string): string {
 }
 
 /** Where vagrant downloads the image: the external URL, or the familiar hosted layout. */
-export function downloadUrl(box: BoxRecord, version: VersionRow, p: ProviderRow, base: string): string {
+export function downloadUrl(box: BoxRecord, version: VersionRow, p: ProviderRow, urls: Urls): string {
   if (p.url) return p.url;
-  return `${base}/${seg(box.username)}/boxes/${seg(box.name)}/versions/${seg(version.version)}/providers/${seg(p.name)}/${seg(p.architecture)}/vagrant.box`;
+  return urls.to('root', FILES.download, { username: box.username, box: box.name, version: version.version, provider: p.name, arch: p.architecture });
 }
 
 export function providerJson(box: BoxRecord, version: VersionRow, p: ProviderRow, links: Links) {
@@ -31,7 +30,7 @@ export function providerJson(box: BoxRecord, version: VersionRow, p: ProviderRow
     hosted_token: null,
     original_url: p.url,
     url: p.url,
-    download_url: downloadUrl(box, version, p, links.base),
+    download_url: downloadUrl(box, version, p, links.urls),
     checksum: sum?.checksum ?? null,
     checksum_type: sum?.checksum_type ?? null,
     created_at: p.created_at,
@@ -40,7 +39,7 @@ export function providerJson(box: BoxRecord, version: VersionRow, p: ProviderRow
 }
 
 export function versionJson(box: BoxRecord, v: VersionDetail, links: Links) {
-  const self = `${links.api}/box/${boxPath(box)}/version/${seg(v.version.version)}`;
+  const at = { username: box.username, name: box.name, version: v.version.version };
   return {
     version: v.version.version,
     number: v.version.version,
@@ -50,8 +49,8 @@ export function versionJson(box: BoxRecord, v: VersionDetail, links: Links) {
     description_markdown: v.version.description,
     created_at: v.version.created_at,
     updated_at: v.version.updated_at,
-    release_url: `${self}/release`,
-    revoke_url: `${self}/revoke`,
+    release_url: links.urls.to(links.api, BOX.release, at),
+    revoke_url: links.urls.to(links.api, BOX.revoke, at),
     providers: v.providers.map((p) => providerJson(box, v.version, p, links)),
   };
 }

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { BOXYARD } from '../http/route-table';
 import type { AccountService } from '../auth/accounts-service';
 import type { Config } from '../config';
 import type { NamespacesAnswer } from '../contract/wire-registry';
@@ -22,7 +23,7 @@ export interface NamespaceRouteDeps {
 export function namespaceRoutes(d: NamespaceRouteDeps): Router {
   const r = new Router();
 
-  r.get('/namespaces', async (ctx) => {
+  r.get(BOXYARD.namespaces.path, async (ctx) => {
     const p = requireUser(ctx);
     const organizations = await d.accounts.listOrganizations(p);
     const owners = [

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { BOXYARD } from '../http/route-table';
 import { validated } from '../http/validate';
 import { requireUser } from '../http/auth';
 import { requireCsrfHeader, type SessionCookie } from '../http/session-cookie';
@@ -25,7 +26,7 @@ export const SESSION_TOKEN_DESCRIPTION = 'Boxyard web UI session';
 export function sessionRoutes(d: SessionRouteDeps): Router {
   const r = new Router();
 
-  r.post('/session', validated({ body: CreateTokenBody }, async (ctx, { body }) => {
+  r.post(BOXYARD.session.path, validated({ body: CreateTokenBody }, async (ctx, { body }) => {
     // No cookie authenticates this request, but a forged sign-in would put the victim's browser in
     // the attacker's account (login CSRF): the web UI's header is required here too.
     requireCsrfHeader(ctx);
@@ -43,11 +44,11 @@ export function sessionRoutes(d: SessionRouteDeps): Router {
     ctx.body = { user: userSelf(principal.user) };
   }));
 
-  r.get('/session', (ctx) => {
+  r.get(BOXYARD.session.path, (ctx) => {
     ctx.body = { user: userSelf(requireUser(ctx).user) };
   });
 
-  r.delete('/session', async (ctx) => {
+  r.delete(BOXYARD.session.path, async (ctx) => {
     const p = ctx.state.principal;
     if (p && ctx.state.viaSession) await d.tokens.revoke(p.tokenId);
     d.cookie.clear(ctx);

@@ -3,9 +3,9 @@ import { toOne } from '../http/jsonapi/document';
 import type { ProjectRow, WorkspaceRow } from './repository';
 import { WORKSPACE_SETTING_ATTRIBUTES } from './schemas';
 import { settingsOf } from './settings';
+import { TFC } from '../http/route-table';
+import { pathTo } from '../http/urls';
 
-/** JSON:API links point under the API's mount. */
-const V2 = '/api/v2';
 
 export function projectResource(p: ProjectRow, orgName: string): Resource {
   return {
@@ -13,7 +13,7 @@ export function projectResource(p: ProjectRow, orgName: string): Resource {
     id: p.id,
     attributes: { name: p.name, 'created-at': p.created_at, 'is-default': p.is_default === 1 },
     relationships: { organization: toOne('organizations', orgName) },
-    links: { self: `${V2}/projects/${p.id}` },
+    links: { self: pathTo('v2', TFC.project, { id: p.id }) },
   };
 }
 
@@ -58,7 +58,7 @@ export function workspaceResource(w: WorkspaceRow, orgName: string): Resource {
       project: toOne('projects', w.project_id),
       'agent-pool': toOne('agent-pools', w.agent_pool_id),
     },
-    links: { self: `${V2}/workspaces/${w.id}` },
+    links: { self: pathTo('v2', TFC.workspace, { id: w.id }) },
   };
 }
 

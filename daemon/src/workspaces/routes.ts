@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { TFC } from '../http/route-table';
 import { requireUser } from '../http/auth';
 import { baseUrl } from '../http/base-url';
 import { validated } from '../http/validate';
@@ -17,24 +18,24 @@ export interface WorkspacesRouteDeps { workspaces: WorkspacesService; projects: 
 /** Workspaces and projects. */
 export function workspacesRoutes(d: WorkspacesRouteDeps): Router {
   const r = new Router();
-  r.get('/organizations/:org/workspaces', validated({ params: OrgParams, query: S.WorkspaceListQuery }, async (ctx, { params, query }) => {
+  r.get(TFC.workspaces.path, validated({ params: OrgParams, query: S.WorkspaceListQuery }, async (ctx, { params, query }) => {
     const page = pageOf(query);
     const { org, rows, total } = await d.workspaces.list(requireUser(ctx), params.org, query['search[name]'], page);
     sendList(ctx, rows.map((w) => workspaceResource(w, org.name)), { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total });
   }));
-  r.post('/organizations/:org/workspaces', validated({ params: OrgParams, body: S.WorkspaceCreateBody }, async (ctx, { params, body }) => {
+  r.post(TFC.workspaces.path, validated({ params: OrgParams, body: S.WorkspaceCreateBody }, async (ctx, { params, body }) => {
     const ws = await d.workspaces.create(requireUser(ctx), params.org, body);
     sendDocument(ctx, document(workspaceResource(ws, ws.organization_name)), 201);
   }));
-  r.get('/organizations/:org/workspaces/:name', validated({ params: OrgNameParams }, async (ctx, { params }) => {
+  r.get(TFC.workspaceByName.path, validated({ params: OrgNameParams }, async (ctx, { params }) => {
     const ws = await d.workspaces.showByName(requireUser(ctx), params.org, params.name);
     sendDocument(ctx, document(workspaceResource(ws, ws.org.name)));
   }));
-  r.get('/workspaces/:id', validated({ params: IdParams }, async (ctx, { params }) => {
+  r.get(TFC.workspace.path, validated({ params: IdParams }, async (ctx, { params }) => {
     const ws = await d.workspaces.show(requireUser(ctx), params.id);
     sendDocument(ctx, document(workspaceResource(ws, ws.org.name)));
   }));
-  r.patch('/workspaces/:id', validated({ params: IdParams, body: S.WorkspaceUpdateBody }, async (ctx, { params, body }) => {
+  r.patch(TFC.workspace.path, validated({ params: IdParams, body: S.WorkspaceUpdateBody }, async (ctx, { params, body }) => {
     const ws = await d.workspaces.update(requireUser(ctx), params.id, body);
     sendDocument(ctx, document(workspaceResource(ws, ws.organization_name)));
   }));
@@ -42,28 +43,28 @@ export function workspacesRoutes(d: WorkspacesRouteDeps): Router {
     await d.workspaces.delete(requireUser(ctx), params.id);
     sendNoContent(ctx);
   });
-  r.delete('/workspaces/:id', remove);
+  r.delete(TFC.workspace.path, remove);
   /**
    * HCP Terraform's safe delete refuses while the workspace manages resources; Boxyard keeps no
    * state, so it is always safe. The tfe provider destroys a tfe_workspace this way unless
    * force_delete is set.
    */
-  r.post('/workspaces/:id/actions/safe-delete', remove);
+  r.post(TFC.workspaceSafeDelete.path, remove);
 
-  r.get('/organizations/:org/projects', validated({ params: OrgParams, query: PageQuery }, async (ctx, { params, query }) => {
+  r.get(TFC.projects.path, validated({ params: OrgParams, query: PageQuery }, async (ctx, { params, query }) => {
     const page = pageOf(query);
     const { org, rows, total } = await d.projects.list(requireUser(ctx), params.org, page);
     sendList(ctx, rows.map((p) => projectResource(p, org.name)), { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total });
   }));
-  r.post('/organizations/:org/projects', validated({ params: OrgParams, body: S.ProjectCreateBody }, async (ctx, { params, body }) => {
+  r.post(TFC.projects.path, validated({ params: OrgParams, body: S.ProjectCreateBody }, async (ctx, { params, body }) => {
     const p = await d.projects.create(requireUser(ctx), params.org, body.name);
     sendDocument(ctx, document(projectResource(p, p.organization_name)), 201);
   }));
-  r.get('/projects/:id', validated({ params: IdParams }, async (ctx, { params }) => {
+  r.get(TFC.project.path, validated({ params: IdParams }, async (ctx, { params }) => {
     const p = await d.projects.show(requireUser(ctx), params.id);
     sendDocument(ctx, document(projectResource(p, p.org.name)));
   }));
-  r.delete('/projects/:id', validated({ params: IdParams }, async (ctx, { params }) => {
+  r.delete(TFC.project.path, validated({ params: IdParams }, async (ctx, { params }) => {
     await d.projects.delete(requireUser(ctx), params.id);
     sendNoContent(ctx);
   }));

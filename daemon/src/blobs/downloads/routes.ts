@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { FILES } from '../../http/route-table';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -92,6 +93,6 @@ export function downloadRoutes(d: DownloadRouteDeps): Router {
     else ctx.redirect(found.redirect);
   });
   // @koa/router answers HEAD with the GET route; the handler then sends headers only.
-  r.get('/:username/boxes/:box/versions/:version/providers/:provider/:arch/vagrant.box', handler);
+  r.get(FILES.download.path, handler);
   return r;
 }

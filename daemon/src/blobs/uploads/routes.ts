@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Config } from '../../config';
 import { requireUser } from '../../http/auth';
 import { validated } from '../../http/validate';
+import { BOX, FILES } from '../../http/route-table';
 import { linksFor, providerRefOf } from '../../registry/route-helpers';
 import { ProviderParams } from '../../registry/schemas';
 import type { UploadKind } from './tables';
@@ -13,8 +14,6 @@ export interface UploadRouteDeps {
   config: Pick<Config, 'publicUrl'>;
 }
 
-const PROVIDER_V1 = '/box/:username/:name/version/:version/provider/:provider';
-const PROVIDER_V2 = `${PROVIDER_V1}/:arch`;
 const CallbackParams = ProviderParams.extend({ uploadId: z.string().max(128) });
 
 /**
@@ -25,18 +24,22 @@ const CallbackParams = ProviderParams.extend({ uploadId: z.string().max(128) });
 export function uploadApiRoutes(d: UploadRouteDeps): Router {
   const r = new Router();
   const prepare = (kind: UploadKind) => validated({ params: ProviderParams }, async (ctx, { params }) => {
-    ctx.body = await d.uploads.prepare(requireUser(ctx), providerRefOf(ctx, params), kind, linksFor(ctx, d.config));
+    const { secret, id } = await d.uploads.prepare(requireUser(ctx), providerRefOf(ctx, params), kind);
+    const { urls, api } = linksFor(ctx, d.config);
+    const upload_path = urls.to('root', FILES.uploadTarget, { secret });
+    if (kind === 'plain') { ctx.body = { upload_path }; return; }
+    const at = { ...params, uploadId: id };
+    const callback = params.arch === undefined ? urls.to(api, BOX.uploadCallback, at) : urls.to(api, BOX.uploadCallbackArch, { ...at, arch: params.arch });
+    ctx.body = { upload_path, callback };
   });
   const callback = validated({ params: CallbackParams }, async (ctx, { params }) => {
     await d.uploads.finishDirect(requireUser(ctx), providerRefOf(ctx, params), params.uploadId);
     ctx.status = 200;
     ctx.body = { success: true };
   });
-  for (const path of [PROVIDER_V1, PROVIDER_V2]) {
-    r.get(`${path}/upload`, prepare('plain'));
-    r.get(`${path}/upload/direct`, prepare('direct'));
-    r.put(`${path}/upload/direct/:uploadId`, callback);
-  }
+  for (const route of [BOX.upload, BOX.uploadArch]) r.get(route.path, prepare('plain'));
+  for (const route of [BOX.uploadDirect, BOX.uploadDirectArch]) r.get(route.path, prepare('direct'));
+  for (const route of [BOX.uploadCallback, BOX.uploadCallbackArch]) r.put(route.path, callback);
   return r;
 }
 
@@ -50,7 +53,7 @@ const UploadParams = z.object({ secret: z.string().min(1) });
  */
 export function uploadPutRoutes(d: Pick<UploadRouteDeps, 'uploads'>): Router {
   const r = new Router();
-  r.put('/uploads/:secret', validated({ params: UploadParams }, async (ctx, { params }) => {
+  r.put(FILES.uploadTarget.path, validated({ params: UploadParams }, async (ctx, { params }) => {
     const declared = ctx.get('transfer-encoding') ? undefined : ctx.get('content-length');
     // The daemon leaves `Expect: 100-continue` to this route (main.ts): invite the body only now.
     const accept = () => { if (/100-continue/i.test(ctx.get('expect'))) ctx.res.writeContinue(); };

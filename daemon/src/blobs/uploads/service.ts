@@ -14,12 +14,9 @@ import type { UploadRepository, UploadSessionRow } from './repository';
 /** What the blobs feature needs from the registry (its contract, see RegistryService). */
 export type RegistryForBlobs = Pick<RegistryService, 'resolveProvider' | 'attachBlob' | 'countDownload' | 'referencedBlobDigests'>;
 
-/** Absolute URL roots: the daemon's base, and base + the API version of the request. */
-export interface UploadLinks { base: string; api: string }
+/** A prepared upload: the secret its PUT URL carries, and the id a direct upload's callback names. */
+export interface PreparedUpload { secret: string; id: string }
 
-export interface PreparedUpload { upload_path: string; callback?: string }
-
-const seg = encodeURIComponent;
 const GONE = 'This upload URL is unknown, expired or already used. Ask for a new one with GET …/provider/PROVIDER/upload.';
 const REVOKED = 'This upload URL was made with an API token that has since been revoked, so it takes no upload. Ask for a new one with a current token: GET …/provider/PROVIDER/upload.';
 const SUPERSEDED = 'A newer upload to this URL took over from this one, which was discarded.';
@@ -52,7 +49,7 @@ export class UploadService {
 
   private now = () => this.clock.now().toISOString();
 
-  async prepare(p: Principal, ref: ProviderRef, kind: UploadKind, links: UploadLinks): Promise<PreparedUpload> {
+  async prepare(p: Principal, ref: ProviderRef, kind: UploadKind): Promise<PreparedUpload> {
     const { provider } = await this.registry.resolveProvider(p, ref, 'manage');
     const secret = this.ids.secret(32);
     const id = this.ids.id('upl');
@@ -64,11 +61,7 @@ export class UploadService {
       created_at: now.toISOString(), updated_at: now.toISOString(),
       expires_at: new Date(now.getTime() + this.ttlHours * 3_600_000).toISOString(),
     });
-    const upload_path = `${links.base}/uploads/${secret}`;
-    if (kind === 'plain') return { upload_path };
-    const arch = ref.architecture === undefined ? '' : `/${seg(ref.architecture)}`;
-    const providerPath = `/box/${seg(ref.username)}/${seg(ref.box)}/version/${seg(ref.version)}/provider/${seg(ref.provider)}${arch}`;
-    return { upload_path, callback: `${links.api}${providerPath}/upload/direct/${id}` };
+    return { secret, id };
   }
 
   /**

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { BOXYARD } from '../../http/route-table';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { requireUser } from '../../http/auth';
@@ -40,7 +41,7 @@ function declaredSize(ctx: Context): number | undefined {
 /** `PUT /import/:username/:box/:version` with a raw `.box` body (docs/mirroring-api.md), under /api/boxyard. */
 export function importRoutes(d: ImportRouteDeps): Router {
   const r = new Router();
-  r.put('/import/:username/:box/:version', validated({ params: ImportParams, query: ImportQuery }, async (ctx, { params, query }) => {
+  r.put(BOXYARD.import.path, validated({ params: ImportParams, query: ImportQuery }, async (ctx, { params, query }) => {
     const p = requireUser(ctx);
     const request = { ...params, ...query, release: query.release === 'true', private: query.private !== 'false' };
     ctx.body = { import: await d.imports.import(p, request, ctx.req, declaredSize(ctx)) };

@@ -1,6 +1,7 @@
 import type { BoxDetail } from '../details';
 import { isHeld, isUsable } from '../details';
 import { downloadUrl } from '../serialize';
+import type { Urls } from '../../http/urls';
 import { advertisedChecksum } from '../providers/checksums';
 import type { ProviderRow } from '../repository';
 
@@ -37,7 +38,7 @@ export interface CatalogOptions {
  * compares it); `d` holds only released versions; providers without an image are left out, and
  * with `heldOnly` so are versions left with none.
  */
-export function catalogDocument(requestedName: string, d: BoxDetail, base: string, opts: CatalogOptions) {
+export function catalogDocument(requestedName: string, d: BoxDetail, urls: Urls, opts: CatalogOptions) {
   const { legacy } = opts;
   const served = (providers: ProviderRow[]) => {
     const usable = providers.filter((p) => isUsable(p) && (!opts.heldOnly || isHeld(p)));
@@ -54,7 +55,7 @@ export function catalogDocument(requestedName: string, d: BoxDetail, base: strin
       providers: served(providers)
         .map((p) => ({
           name: p.name,
-          url: downloadUrl(d.box, version, p, base),
+          url: downloadUrl(d.box, version, p, urls),
           ...advertisedChecksum(p),
           ...(legacy ? {} : { architecture: p.architecture, default_architecture: p.default_architecture === 1 }),
         })),

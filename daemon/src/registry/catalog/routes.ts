@@ -1,7 +1,8 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { caller, type RegistryRouteDeps } from '../route-helpers';
-import { baseUrl } from '../../http/base-url';
+import { FILES } from '../../http/route-table';
+import { Urls } from '../../http/urls';
 import { catalogDocument, isLegacyVagrant } from './catalog';
 
 /**
@@ -16,13 +17,13 @@ export function catalogRoutes(d: RegistryRouteDeps): Router {
     const { org, box } = ctx.params as { org: string; box: string };
     const detail = await d.registry.catalog(caller(ctx), { username: org, box });
     ctx.type = 'application/json';
-    ctx.body = catalogDocument(`${org}/${box}`, detail, baseUrl(ctx, d.config.publicUrl), {
+    ctx.body = catalogDocument(`${org}/${box}`, detail, Urls.of(ctx, d.config.publicUrl), {
       legacy: isLegacyVagrant(ctx.get('user-agent')),
       // Set by the pull-through cache when its upstream cannot be reached for this request.
       heldOnly: ctx.state.catalogHeldOnly === true,
     });
   };
   // @koa/router answers HEAD with the GET route (Koa then drops the body, keeping the headers).
-  for (const path of ['/api/v2/vagrant/:org/:box', '/:org/:box']) r.get(path, serve);
+  for (const route of [FILES.catalogV2, FILES.catalog]) r.get(route.path, serve);
   return r;
 }

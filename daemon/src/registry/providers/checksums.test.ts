@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../lib/errors';
+import { Urls } from '../../http/urls';
 import { catalogDocument } from '../catalog/catalog';
 import { advertisedChecksum, normalizeChecksum } from './checksums';
 import type { ProviderRow } from '../repository';
@@ -24,8 +25,8 @@ describe('advertisedChecksum: which checksum a provider shows', () => {
 
   it('is the same in the vagrant catalog and in the API', () => {
     const p = provider({ checksum: SHA1, checksum_type: 'sha1', blob_sha256: STORED, size: 1 });
-    const entry = catalogDocument('org/box', detail(p), 'http://h', { legacy: false }).versions[0].providers[0];
-    const json = providerJson(detail(p).box, detail(p).versions[0].version, p, { base: 'http://h', api: 'http://h/api/v2' });
+    const entry = catalogDocument('org/box', detail(p), new Urls('http://h'), { legacy: false }).versions[0].providers[0];
+    const json = providerJson(detail(p).box, detail(p).versions[0].version, p, { urls: new Urls('http://h'), api: 'v2' });
     expect({ checksum: entry.checksum, checksum_type: entry.checksum_type }).toEqual({ checksum: STORED, checksum_type: 'sha256' });
     expect({ checksum: json.checksum, checksum_type: json.checksum_type }).toEqual({ checksum: STORED, checksum_type: 'sha256' });
   });

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { requireUser } from '../../http/auth';
 import { validated } from '../../http/validate';
+import { BOX } from '../../http/route-table';
 import { providerJson } from '../serialize';
 import { CreateProviderBody, ProviderParams, UpdateProviderBody, VersionParams } from '../schemas';
 import { architectureParam, caller, linksFor, providerRefOf, type RegistryRouteDeps } from '../route-helpers';
@@ -18,11 +19,11 @@ export function providerRoutes(r: Router, d: RegistryRouteDeps) {
   const json = (ctx: Context, v: ProviderResult) => providerJson(v.box, v.version, v.provider, linksFor(ctx, d.config));
   r.param('arch', architectureParam);
 
-  r.post('/box/:username/:name/version/:version/providers', validated({ params: VersionParams, body: CreateProviderBody }, async (ctx, { params, body }) => {
+  r.post(BOX.providers.path, validated({ params: VersionParams, body: CreateProviderBody }, async (ctx, { params, body }) => {
     ctx.body = json(ctx, await svc.create(requireUser(ctx), versionRef(params), body));
   }));
 
-  for (const path of ['/box/:username/:name/version/:version/provider/:provider', '/box/:username/:name/version/:version/provider/:provider/:arch']) {
+  for (const { path } of [BOX.provider, BOX.providerArch]) {
     r.get(path, validated({ params: ProviderParams }, async (ctx, { params }) => {
       ctx.body = json(ctx, await svc.get(caller(ctx), providerRefOf(ctx, params)));
     }));

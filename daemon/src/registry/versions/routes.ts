@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { requireUser } from '../../http/auth';
 import { validated } from '../../http/validate';
+import { BOX } from '../../http/route-table';
 import { versionJson } from '../serialize';
 import { BoxParams, CreateVersionBody, UpdateVersionBody, VersionParams } from '../schemas';
 import { caller, linksFor, type RegistryRouteDeps } from '../route-helpers';
@@ -13,24 +14,23 @@ const ref = (p: { username: string; name: string; version?: string }) => ({ user
 export function versionRoutes(r: Router, d: RegistryRouteDeps) {
   const svc = d.registry.versions;
   const json = (ctx: Context, v: VersionResult) => versionJson(v.box, v.version, linksFor(ctx, d.config));
-  const base = '/box/:username/:name/version/:version';
 
-  r.post('/box/:username/:name/versions', validated({ params: BoxParams, body: CreateVersionBody }, async (ctx, { params, body }) => {
+  r.post(BOX.versions.path, validated({ params: BoxParams, body: CreateVersionBody }, async (ctx, { params, body }) => {
     ctx.body = json(ctx, await svc.create(requireUser(ctx), ref(params), body));
   }));
-  r.get(base, validated({ params: VersionParams }, async (ctx, { params }) => {
+  r.get(BOX.version.path, validated({ params: VersionParams }, async (ctx, { params }) => {
     ctx.body = json(ctx, await svc.get(caller(ctx), ref(params)));
   }));
-  r.put(base, validated({ params: VersionParams, body: UpdateVersionBody }, async (ctx, { params, body }) => {
+  r.put(BOX.version.path, validated({ params: VersionParams, body: UpdateVersionBody }, async (ctx, { params, body }) => {
     ctx.body = json(ctx, await svc.update(requireUser(ctx), ref(params), body));
   }));
-  r.delete(base, validated({ params: VersionParams }, async (ctx, { params }) => {
+  r.delete(BOX.version.path, validated({ params: VersionParams }, async (ctx, { params }) => {
     ctx.body = json(ctx, await svc.delete(requireUser(ctx), ref(params)));
   }));
-  r.put(`${base}/release`, validated({ params: VersionParams }, async (ctx, { params }) => {
+  r.put(BOX.release.path, validated({ params: VersionParams }, async (ctx, { params }) => {
     ctx.body = json(ctx, await svc.release(requireUser(ctx), ref(params)));
   }));
-  r.put(`${base}/revoke`, validated({ params: VersionParams }, async (ctx, { params }) => {
+  r.put(BOX.revoke.path, validated({ params: VersionParams }, async (ctx, { params }) => {
     ctx.body = json(ctx, await svc.revoke(requireUser(ctx), ref(params)));
   }));
 }

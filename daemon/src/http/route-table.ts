@@ -1,0 +1,131 @@
+import { compile } from 'path-to-regexp';
+
+/**
+ * Every path the daemon serves, named once. Routers register these paths (`r.get(BOX.box.path, …)`)
+ * and every URL the daemon hands out (catalog and `download_url`, `upload_path`, `callback`,
+ * release links, JSON:API links) is filled in from the same entry by `http/urls.ts`, so a path
+ * cannot be served one way and linked another. Templates use @koa/router's syntax (path-to-regexp).
+ * docs/ARCHITECTURE.md, "Adding an endpoint".
+ */
+
+/** The `:name` parameters of a path template. */
+type ParamsOf<T extends string> = T extends `${string}:${infer P}/${infer Rest}`
+  ? P | ParamsOf<`/${Rest}`>
+  : T extends `${string}:${infer P}`
+    ? P extends `${infer Q}.${string}` ? Q : P
+    : never;
+
+export interface Route<T extends string = string> {
+  /** The template routers register. */
+  readonly path: T;
+  /** The template with each parameter percent-encoded into place. */
+  fill(params: Record<ParamsOf<T>, string>): string;
+}
+
+function route<T extends string>(path: T): Route<T> {
+  const fill = compile(path, { encode: encodeURIComponent });
+  return { path, fill: (params) => fill(params as Record<string, string>) };
+}
+
+/** Where each API is mounted. The box registry answers under both API versions. */
+export const MOUNTS = {
+  v1: '/api/v1',
+  v2: '/api/v2',
+  boxyard: '/api/boxyard',
+  agent: '/api/agent',
+  root: '',
+} as const;
+export type Mount = keyof typeof MOUNTS;
+export type BoxApiVersion = 'v1' | 'v2';
+
+const VERSION = '/box/:username/:name/version/:version';
+const PROVIDER = `${VERSION}/provider/:provider`;
+const PROVIDER_ARCH = `${PROVIDER}/:arch`;
+
+/** The box registry (Vagrant Cloud API), under /api/v1 and /api/v2. */
+export const BOX = {
+  authenticate: route('/authenticate'),
+  twoFactorCode: route('/two-factor/request-code'),
+  user: route('/user/:username'),
+  search: route('/search'),
+  boxes: route('/boxes'),
+  box: route('/box/:username/:name'),
+  versions: route('/box/:username/:name/versions'),
+  version: route(VERSION),
+  release: route(`${VERSION}/release`),
+  revoke: route(`${VERSION}/revoke`),
+  providers: route(`${VERSION}/providers`),
+  provider: route(PROVIDER),
+  providerArch: route(PROVIDER_ARCH),
+  upload: route(`${PROVIDER}/upload`),
+  uploadArch: route(`${PROVIDER_ARCH}/upload`),
+  uploadDirect: route(`${PROVIDER}/upload/direct`),
+  uploadDirectArch: route(`${PROVIDER_ARCH}/upload/direct`),
+  uploadCallback: route(`${PROVIDER}/upload/direct/:uploadId`),
+  uploadCallbackArch: route(`${PROVIDER_ARCH}/upload/direct/:uploadId`),
+} as const;
+
+/** Outside /api: what vagrant and upload clients fetch and send, and the catalog `vagrant box add ORG/BOX` reads. */
+export const FILES = {
+  /** Tried first by vagrant ≥ 2.4. */
+  catalogV2: route('/api/v2/vagrant/:org/:box'),
+  catalog: route('/:org/:box'),
+  download: route('/:username/boxes/:box/versions/:version/providers/:provider/:arch/vagrant.box'),
+  uploadTarget: route('/uploads/:secret'),
+} as const;
+
+/** The HCP Terraform-compatible API (JSON:API), under /api/v2. */
+export const TFC = {
+  ping: route('/ping'),
+  organizations: route('/organizations'),
+  organization: route('/organizations/:name'),
+  workspaces: route('/organizations/:org/workspaces'),
+  workspaceByName: route('/organizations/:org/workspaces/:name'),
+  workspace: route('/workspaces/:id'),
+  workspaceSafeDelete: route('/workspaces/:id/actions/safe-delete'),
+  projects: route('/organizations/:org/projects'),
+  project: route('/projects/:id'),
+  agentPools: route('/organizations/:org/agent-pools'),
+  agentPool: route('/agent-pools/:id'),
+  agentTokens: route('/agent-pools/:id/authentication-tokens'),
+  agentToken: route('/authentication-tokens/:id'),
+  poolAgents: route('/agent-pools/:id/agents'),
+  agent: route('/agents/:id'),
+} as const;
+
+/** The protocol Boxyard agents speak, under /api/agent. */
+export const AGENT = {
+  register: route('/register'),
+  status: route('/agents/:id/status'),
+} as const;
+
+/** Boxyard's own API for the web UI and the CLI, under /api/boxyard. */
+export const BOXYARD = {
+  session: route('/session'),
+  namespaces: route('/namespaces'),
+  user: route('/user'),
+  users: route('/users'),
+  userNamed: route('/users/:name'),
+  userPassword: route('/users/:name/password'),
+  tokens: route('/tokens'),
+  token: route('/tokens/:id'),
+  twoFactor: route('/two-factor'),
+  twoFactorTotp: route('/two-factor/totp'),
+  twoFactorTotpConfirm: route('/two-factor/totp/confirm'),
+  twoFactorSms: route('/two-factor/sms'),
+  twoFactorMethod: route('/two-factor/:method'),
+  organizations: route('/organizations'),
+  organization: route('/organizations/:name'),
+  member: route('/organizations/:name/members/:username'),
+  settings: route('/settings'),
+  upstreams: route('/upstreams'),
+  upstream: route('/upstreams/:id'),
+  mirrors: route('/mirrors'),
+  mirror: route('/mirrors/:id'),
+  mirrorRun: route('/mirrors/:id/run'),
+  mirrorJobs: route('/mirror-jobs'),
+  mirrorJob: route('/mirror-jobs/:id'),
+  mirrorJobCancel: route('/mirror-jobs/:id/cancel'),
+  cache: route('/cache'),
+  import: route('/import/:username/:box/:version'),
+} as const;
