@@ -1,3 +1,6 @@
+import { AGENT } from '../http/route-table';
+import { pathTo } from '../http/urls';
+
 /**
  * The Boxyard agent (`boxyard agent --url … --token …`): registers with a pool's agent token,
  * reports its status on the interval the daemon asks for, reports `exited` when stopped with
@@ -45,13 +48,13 @@ export class BoxyardAgent {
   }
 
   async run(signal: AbortSignal): Promise<AgentExit> {
-    const reg = await this.call('/api/agent/register', { name: this.o.name ?? null }, signal);
+    const reg = await this.call(pathTo('agent', AGENT.register, {}), { name: this.o.name ?? null }, signal);
     if (reg.kind === 'aborted') return { code: 0, reason: 'stopped before registering' };
     if (reg.kind === 'stop') return { code: 2, reason: reg.reason };
     const agent = reg.body.agent as { id: string; pool_id: string };
     let interval = Number(reg.body.ping_interval_seconds) || 10;
     this.o.log(`registered as ${agent.id} in pool ${agent.pool_id}; reporting every ${interval}s`);
-    const path = `/api/agent/agents/${encodeURIComponent(agent.id)}/status`;
+    const path = pathTo('agent', AGENT.status, { id: agent.id });
     for (;;) {
       await sleep(interval * 1000, signal);
       if (signal.aborted) break;

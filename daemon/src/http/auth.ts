@@ -3,6 +3,7 @@ import type { Principal } from '../auth/accounts-service';
 import type { TokenService } from '../auth/tokens-service';
 import { UnauthorizedError } from '../lib/errors';
 import { requireCsrfHeader, type SessionCookie } from './session-cookie';
+import { MOUNTS } from './route-table';
 
 declare module 'koa' {
   interface DefaultState {
@@ -35,7 +36,7 @@ export function presentedToken(ctx: Context): string | undefined {
  * The agent protocol's bearer is an agent token, checked by its own routes: looking it up among
  * user tokens would cost each of 1,000 agents' reports a query that never matches.
  */
-const AGENT_PROTOCOL = '/api/agent/';
+const AGENT_PROTOCOL = `${MOUNTS.agent}/`;
 
 /**
  * Resolves the caller once per request; routes decide whether they need one. A token header wins;

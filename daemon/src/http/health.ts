@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { DataHealth } from '../store/data-health';
 import { VERSION } from '../version';
+import { MOUNTS, ROOT } from './route-table';
 
 /**
  * `/healthz`, and Terraform's service discovery (the tfe provider and `terraform login` read it,
@@ -9,14 +10,15 @@ import { VERSION } from '../version';
  * the blob folder (store/data-health.ts, at most once a second) and answers 503 with what is wrong.
  */
 export function health(data: DataHealth): Middleware {
-  const discovery = { 'tfe.v2': '/api/v2/', 'tfe.v2.1': '/api/v2/', 'tfe.v2.2': '/api/v2/' };
+  const api = `${MOUNTS.v2}/`;
+  const discovery = { 'tfe.v2': api, 'tfe.v2.1': api, 'tfe.v2.2': api };
   return (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
-    if (ctx.path === '/.well-known/terraform.json') {
+    if (ctx.path === ROOT.terraformDiscovery.path) {
       ctx.body = discovery;
       return undefined;
     }
-    if (ctx.path !== '/healthz') return next();
+    if (ctx.path !== ROOT.healthz.path) return next();
     return data.report().then((r) => {
       ctx.status = r.status === 'failing' ? 503 : 200;
       ctx.set('Cache-Control', 'no-store');

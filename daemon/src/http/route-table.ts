@@ -65,8 +65,13 @@ export const BOX = {
   uploadCallbackArch: route(`${PROVIDER_ARCH}/upload/direct/:uploadId`),
 } as const;
 
-/** Outside /api: what vagrant and upload clients fetch and send, and the catalog `vagrant box add ORG/BOX` reads. */
-export const FILES = {
+/**
+ * Outside /api: what vagrant and upload clients fetch and send, the catalog `vagrant box add ORG/BOX`
+ * reads, health and Terraform's service discovery.
+ */
+export const ROOT = {
+  healthz: route('/healthz'),
+  terraformDiscovery: route('/.well-known/terraform.json'),
   /** Tried first by vagrant ≥ 2.4. */
   catalogV2: route('/api/v2/vagrant/:org/:box'),
   catalog: route('/:org/:box'),

@@ -1,7 +1,7 @@
 import { currentVersion, type BoxDetail, type BoxSummary, type VersionDetail } from './details';
 import type { BoxRecord, ProviderRow, VersionRow } from './repository';
 import { advertisedChecksum } from './providers/checksums';
-import { BOX, FILES, type BoxApiVersion } from '../http/route-table';
+import { BOX, ROOT, type BoxApiVersion } from '../http/route-table';
 import type { Urls } from '../http/urls';
 
 /** How links are built: the daemon's URLs, and the API version the request used. */
@@ -17,7 +17,7 @@ export function descriptionHtml(markdown: string): string {
 /** Where vagrant downloads the image: the external URL, or the familiar hosted layout. */
 export function downloadUrl(box: BoxRecord, version: VersionRow, p: ProviderRow, urls: Urls): string {
   if (p.url) return p.url;
-  return urls.to('root', FILES.download, { username: box.username, box: box.name, version: version.version, provider: p.name, arch: p.architecture });
+  return urls.to('root', ROOT.download, { username: box.username, box: box.name, version: version.version, provider: p.name, arch: p.architecture });
 }
 
 export function providerJson(box: BoxRecord, version: VersionRow, p: ProviderRow, links: Links) {

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { FILES } from '../../http/route-table';
+import { ROOT } from '../../http/route-table';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -93,6 +93,6 @@ export function downloadRoutes(d: DownloadRouteDeps): Router {
     else ctx.redirect(found.redirect);
   });
   // @koa/router answers HEAD with the GET route; the handler then sends headers only.
-  r.get(FILES.download.path, handler);
+  r.get(ROOT.download.path, handler);
   return r;
 }

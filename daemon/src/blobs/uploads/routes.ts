@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Config } from '../../config';
 import { requireUser } from '../../http/auth';
 import { validated } from '../../http/validate';
-import { BOX, FILES } from '../../http/route-table';
+import { BOX, ROOT } from '../../http/route-table';
 import { linksFor, providerRefOf } from '../../registry/route-helpers';
 import { ProviderParams } from '../../registry/schemas';
 import type { UploadKind } from './tables';
@@ -26,7 +26,7 @@ export function uploadApiRoutes(d: UploadRouteDeps): Router {
   const prepare = (kind: UploadKind) => validated({ params: ProviderParams }, async (ctx, { params }) => {
     const { secret, id } = await d.uploads.prepare(requireUser(ctx), providerRefOf(ctx, params), kind);
     const { urls, api } = linksFor(ctx, d.config);
-    const upload_path = urls.to('root', FILES.uploadTarget, { secret });
+    const upload_path = urls.to('root', ROOT.uploadTarget, { secret });
     if (kind === 'plain') { ctx.body = { upload_path }; return; }
     const at = { ...params, uploadId: id };
     const callback = params.arch === undefined ? urls.to(api, BOX.uploadCallback, at) : urls.to(api, BOX.uploadCallbackArch, { ...at, arch: params.arch });
@@ -53,7 +53,7 @@ const UploadParams = z.object({ secret: z.string().min(1) });
  */
 export function uploadPutRoutes(d: Pick<UploadRouteDeps, 'uploads'>): Router {
   const r = new Router();
-  r.put(FILES.uploadTarget.path, validated({ params: UploadParams }, async (ctx, { params }) => {
+  r.put(ROOT.uploadTarget.path, validated({ params: UploadParams }, async (ctx, { params }) => {
     const declared = ctx.get('transfer-encoding') ? undefined : ctx.get('content-length');
     // The daemon leaves `Expect: 100-continue` to this route (main.ts): invite the body only now.
     const accept = () => { if (/100-continue/i.test(ctx.get('expect'))) ctx.res.writeContinue(); };

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { FILES } from '../../http/route-table';
+import { ROOT } from '../../http/route-table';
 import type { Context, Next } from 'koa';
 import { PassThrough } from 'node:stream';
 import type { Logger } from 'pino';
@@ -41,7 +41,7 @@ export function cacheCatalogRoutes(d: { cache: PullThroughCache }): Router {
     ctx.state.catalogHeldOnly = answer.heldOnly;
     await next();
   };
-  for (const route of [FILES.catalogV2, FILES.catalog]) r.get(route.path, catalog);
+  for (const route of [ROOT.catalogV2, ROOT.catalog]) r.get(route.path, catalog);
   return r;
 }
 
@@ -52,7 +52,7 @@ export function cacheCatalogRoutes(d: { cache: PullThroughCache }): Router {
 export function cacheDownloadRoutes(d: CacheRouteDeps): Router {
   const r = new Router();
   const inflight = new Set<string>();
-  r.get(FILES.download.path, async (ctx, next) => {
+  r.get(ROOT.download.path, async (ctx, next) => {
     const p = ctx.params;
     const ref = { username: p.username, box: p.box, version: p.version, provider: p.provider, architecture: p.arch };
     const found = await d.registry.resolveProvider(ctx.state.principal as Principal, ref, 'read').catch(() => null);

@@ -5,6 +5,8 @@ import { BoxName, DEFAULT_ARCHITECTURE, isArchitecture } from '../../registry/sc
 import { exportFileName, UpstreamCatalog } from '../upstreams/catalog-schema';
 import { ApiError, type BoxyardClient } from './client';
 import { selectVersions } from '../version-filter';
+import { BOX, ROOT } from '../../http/route-table';
+import { pathTo } from '../../http/urls';
 
 /** One provider's file, where it comes from and where it goes. */
 export interface PlannedFile {
@@ -48,12 +50,11 @@ export function parseBoxSpec(spec: string): { org: string; box: string; version:
 }
 
 const BoxInfo = z.object({ description: z.string().nullish(), short_description: z.string().nullish(), private: z.boolean().nullish() });
-const seg = encodeURIComponent;
 
 async function readCatalog(client: BoxyardClient, org: string, box: string): Promise<UpstreamCatalog> {
   let raw: unknown;
   try {
-    raw = await client.json('GET', `/${seg(org)}/${seg(box)}`);
+    raw = await client.json('GET', pathTo('root', ROOT.catalog, { org, box }));
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) throw new Error(`${client.server} has no box ${org}/${box} (or the token may not see it).`);
     throw err;
@@ -81,7 +82,7 @@ export async function planBox(client: BoxyardClient, spec: string, sel: ExportSe
   const { org, box, version } = parseBoxSpec(spec);
   const name = `${org}/${box}`;
   const catalog = await readCatalog(client, org, box);
-  const info = BoxInfo.parse(await client.json('GET', `/api/v1/box/${seg(org)}/${seg(box)}`));
+  const info = BoxInfo.parse(await client.json('GET', pathTo('v1', BOX.box, { username: org, name: box })));
   const wanted = (list: string[] | undefined, value: string) => !list?.length || list.includes(value);
   const versions = pickVersions(catalog, version, sel).map((v) => ({
     version: v.version,

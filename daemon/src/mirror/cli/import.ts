@@ -4,6 +4,8 @@ import type { Command } from 'commander';
 import { ApiError, BoxyardClient, withServerOptions, type ServerOptions } from './client';
 import { readExportFolder, verifyExport, isExportFolder, type ExportedBox } from './import-folder';
 import { createMeter, formatBytes, type Meter } from './meter';
+import { BOX, BOXYARD } from '../../http/route-table';
+import { pathTo } from '../../http/urls';
 
 interface ImportOptions extends ServerOptions {
   as?: string;
@@ -31,8 +33,8 @@ interface Imported { box: string; version: string; provider: string; architectur
 /** What the box already has (GET /api/v2/box/ORG/BOX), so a re-run skips what arrived before. */
 interface BoxState { versions: Array<{ version: string; status: string; providers: Array<{ name: string; architecture: string; checksum: string | null }> }> }
 
-const seg = encodeURIComponent;
-const boxPath = (box: string) => box.split('/').map(seg).join('/');
+/** `ORG/BOX` as the box API's path parameters. */
+const named = (box: string) => { const [username = '', name = ''] = box.split('/'); return { username, name }; };
 
 function importPath(u: Upload): string {
   const q = new URLSearchParams({ release: 'false' });
@@ -40,7 +42,8 @@ function importPath(u: Upload): string {
   if (u.architecture) q.set('architecture', u.architecture);
   // The daemon verifies every byte against the sha256 the export recorded.
   if (u.sha256) { q.set('checksum', u.sha256); q.set('checksum_type', 'sha256'); }
-  return `/api/boxyard/import/${boxPath(u.box)}/${seg(u.version)}?${q}`;
+  const { username, name } = named(u.box);
+  return `${pathTo('boxyard', BOXYARD.import, { username, box: name, version: u.version })}?${q}`;
 }
 
 /** Creating what exists already is fine: a re-run of an import goes on where it stopped. */
@@ -54,7 +57,7 @@ async function unlessExists(create: () => Promise<unknown>): Promise<void> {
 
 async function boxState(client: BoxyardClient, box: string): Promise<BoxState> {
   try {
-    return await client.json<BoxState>('GET', `/api/v2/box/${boxPath(box)}`);
+    return await client.json<BoxState>('GET', pathTo('v2', BOX.box, named(box)));
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return { versions: [] };
     throw err;
@@ -68,14 +71,14 @@ async function boxState(client: BoxyardClient, box: string): Promise<BoxState> {
 async function createBox(client: BoxyardClient, b: ExportedBox, meter: Meter): Promise<void> {
   const [username, name] = b.name.split('/');
   const c = b.catalog;
-  const create = () => client.json('POST', '/api/v1/boxes', {
+  const create = () => client.json('POST', pathTo('v1', BOX.boxes, {}), {
     box: { username, name, short_description: c.short_description ?? '', description: c.description ?? '', is_private: c.private ?? true },
   });
   try {
     await unlessExists(create);
   } catch (err) {
     if (!(err instanceof ApiError && err.status === 404 && /No user or organization/.test(err.message))) throw err;
-    await client.json('POST', '/api/boxyard/organizations', { organization: { name: username } });
+    await client.json('POST', pathTo('boxyard', BOXYARD.organizations, {}), { organization: { name: username } });
     meter.log(`created organization ${username}`);
     await create();
   }
@@ -87,7 +90,7 @@ async function createBoxes(client: BoxyardClient, boxes: ExportedBox[], meter: M
     const c = b.catalog;
     await createBox(client, b, meter);
     for (const v of c.versions) {
-      await unlessExists(() => client.json('POST', `/api/v1/box/${boxPath(b.name)}/versions`, {
+      await unlessExists(() => client.json('POST', pathTo('v1', BOX.versions, named(b.name)), {
         version: { version: v.version, description: v.description_markdown ?? v.description ?? '' },
       }));
     }
@@ -123,7 +126,7 @@ async function releaseAll(client: BoxyardClient, uploads: Upload[], meter: Meter
   for (const u of versions.values()) {
     const state = (await boxState(client, u.box)).versions.find((v) => v.version === u.version);
     if (state?.status !== 'unreleased') continue;
-    await client.json('PUT', `/api/v1/box/${boxPath(u.box)}/version/${seg(u.version)}/release`);
+    await client.json('PUT', pathTo('v1', BOX.release, { ...named(u.box), version: u.version }));
     meter.log(`released ${u.box} ${u.version}`);
   }
 }

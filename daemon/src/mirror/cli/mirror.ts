@@ -4,6 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Option, type Command } from 'commander';
 import { ApiError, BoxyardClient, collect, positiveInt, withServerOptions, type ServerOptions } from './client';
 import { createMeter, type Meter, type Progress } from './meter';
+import { BOXYARD } from '../../http/route-table';
+import { pathTo } from '../../http/urls';
 
 /** A mirror job as `GET /api/boxyard/mirror-jobs/:id` answers it (docs/mirroring-api.md). */
 interface Job {
@@ -88,7 +90,7 @@ function published(j: Job): string {
 async function cancel(client: BoxyardClient, job: Job, meter: Meter): Promise<number> {
   meter.stop();
   try {
-    await client.json('POST', `/api/boxyard/mirror-jobs/${job.id}/cancel`);
+    await client.json('POST', pathTo('boxyard', BOXYARD.mirrorJobCancel, { id: job.id }));
     process.stderr.write(`boxyard: interrupted: mirror job ${job.id} cancelled\n`);
   } catch (err) {
     // 422: it finished meanwhile; say so, it is still an interruption.
@@ -109,7 +111,7 @@ async function follow(client: BoxyardClient, first: Job, out: NodeJS.WriteStream
       meter.update(progressOf(job));
       await sleep(POLL_MS, undefined, { signal: interrupt.signal }).catch(() => {});
       if (interrupt.signal.aborted) return await cancel(client, job, meter);
-      job = (await client.json<{ job: Job }>('GET', `/api/boxyard/mirror-jobs/${job.id}`)).job;
+      job = (await client.json<{ job: Job }>('GET', pathTo('boxyard', BOXYARD.mirrorJob, { id: job.id }))).job;
     }
     meter.update(progressOf(job));
     meter.stop();
@@ -123,7 +125,7 @@ async function follow(client: BoxyardClient, first: Job, out: NodeJS.WriteStream
 
 async function runMirror(source: string, o: MirrorOptions, out: NodeJS.WriteStream): Promise<number> {
   const client = new BoxyardClient(o);
-  const created = await client.json<{ mirror: { id: string; target: string }; job: Job | null }>('POST', '/api/boxyard/mirrors', mirrorBody(source, o, process.cwd()));
+  const created = await client.json<{ mirror: { id: string; target: string }; job: Job | null }>('POST', pathTo('boxyard', BOXYARD.mirrors, {}), mirrorBody(source, o, process.cwd()));
   if (!created.job) throw new Error(`mirror ${created.mirror.id} was created, but the daemon started no job for it.`);
   if (o.detach) {
     out.write(`mirror ${created.mirror.id}\njob ${created.job.id}\n`);

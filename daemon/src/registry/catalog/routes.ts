@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { caller, type RegistryRouteDeps } from '../route-helpers';
-import { FILES } from '../../http/route-table';
+import { ROOT } from '../../http/route-table';
 import { Urls } from '../../http/urls';
 import { catalogDocument, isLegacyVagrant } from './catalog';
 
@@ -24,6 +24,6 @@ export function catalogRoutes(d: RegistryRouteDeps): Router {
     });
   };
   // @koa/router answers HEAD with the GET route (Koa then drops the body, keeping the headers).
-  for (const route of [FILES.catalogV2, FILES.catalog]) r.get(route.path, serve);
+  for (const route of [ROOT.catalogV2, ROOT.catalog]) r.get(route.path, serve);
   return r;
 }
