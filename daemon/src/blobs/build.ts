@@ -8,12 +8,13 @@ import { BlobCollector, type Retained } from './collector';
 import { DiskSpace } from './disk-space';
 import { FsBlobStore } from './fs-blob-store';
 import { UploadRepository } from './uploads/repository';
-import { UploadService, type RegistryForBlobs } from './uploads/service';
+import { UploadService } from './uploads/service';
+import type { RegistryPort } from './registry-port';
 
 export interface BlobsWiring {
   config: Pick<Config, 'dataDir' | 'uploadTtlHours' | 'diskReserveMb'>;
   db: Kysely<Database>;
-  registry: RegistryForBlobs;
+  registry: RegistryPort;
   clock: Clock;
   ids: IdGen;
   log: Logger;

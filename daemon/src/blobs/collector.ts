@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock';
 import type { BlobStore } from './blob-store';
 import type { UploadRepository } from './uploads/repository';
-import type { RegistryForBlobs } from './uploads/service';
+import type { RegistryPort } from './registry-port';
 
 export interface CollectResult {
   blobs: string[];
@@ -31,7 +31,7 @@ export class BlobCollector {
   constructor(
     private readonly blobs: BlobStore,
     private readonly uploads: UploadRepository,
-    private readonly registry: RegistryForBlobs,
+    private readonly registry: Pick<RegistryPort, 'referencedBlobDigests'>,
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly retained: Retained = async () => ({ staging: new Set(), blobs: new Set() }),

@@ -1,47 +1,8 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import type { Config } from '../../config';
-import { requireUser } from '../../http/auth';
 import { validated } from '../../http/validate';
-import { BOX, ROOT } from '../../http/route-table';
-import { linksFor, providerRefOf } from '../../registry/route-helpers';
-import { ProviderParams } from '../../registry/schemas';
-import type { UploadKind } from './tables';
+import { ROOT } from '../../http/route-table';
 import type { UploadService } from './service';
-
-export interface UploadRouteDeps {
-  uploads: UploadService;
-  config: Pick<Config, 'publicUrl'>;
-}
-
-const CallbackParams = ProviderParams.extend({ uploadId: z.string().max(128) });
-
-/**
- * Upload preparation and the direct-upload callback, mounted under /api/v1 and /api/v2 before the
- * registry's routes (whose `…/provider/:name/:arch` would otherwise take `upload` for an
- * architecture). Packer's vagrant-cloud post-processor needs exactly 200 from each of them.
- */
-export function uploadApiRoutes(d: UploadRouteDeps): Router {
-  const r = new Router();
-  const prepare = (kind: UploadKind) => validated({ params: ProviderParams }, async (ctx, { params }) => {
-    const { secret, id } = await d.uploads.prepare(requireUser(ctx), providerRefOf(ctx, params), kind);
-    const { urls, api } = linksFor(ctx, d.config);
-    const upload_path = urls.to('root', ROOT.uploadTarget, { secret });
-    if (kind === 'plain') { ctx.body = { upload_path }; return; }
-    const at = { ...params, uploadId: id };
-    const callback = params.arch === undefined ? urls.to(api, BOX.uploadCallback, at) : urls.to(api, BOX.uploadCallbackArch, { ...at, arch: params.arch });
-    ctx.body = { upload_path, callback };
-  });
-  const callback = validated({ params: CallbackParams }, async (ctx, { params }) => {
-    await d.uploads.finishDirect(requireUser(ctx), providerRefOf(ctx, params), params.uploadId);
-    ctx.status = 200;
-    ctx.body = { success: true };
-  });
-  for (const route of [BOX.upload, BOX.uploadArch]) r.get(route.path, prepare('plain'));
-  for (const route of [BOX.uploadDirect, BOX.uploadDirectArch]) r.get(route.path, prepare('direct'));
-  for (const route of [BOX.uploadCallback, BOX.uploadCallbackArch]) r.put(route.path, callback);
-  return r;
-}
 
 // No length limit: any unknown secret is simply not found (404), never a validation error.
 const UploadParams = z.object({ secret: z.string().min(1) });
@@ -51,7 +12,7 @@ const UploadParams = z.object({ secret: z.string().min(1) });
  * file as `Content-Type: application/json`). The secret in the path is the capability: no token.
  * Chunked bodies have no Content-Length to check.
  */
-export function uploadPutRoutes(d: Pick<UploadRouteDeps, 'uploads'>): Router {
+export function uploadPutRoutes(d: { uploads: UploadService }): Router {
   const r = new Router();
   r.put(ROOT.uploadTarget.path, validated({ params: UploadParams }, async (ctx, { params }) => {
     const declared = ctx.get('transfer-encoding') ? undefined : ctx.get('content-length');

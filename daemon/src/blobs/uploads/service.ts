@@ -4,15 +4,11 @@ import type { Clock } from '../../lib/clock';
 import type { IdGen } from '../../lib/ids';
 import { sha256Hex, safeEqual } from '../../lib/crypto';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors';
-import type { ProviderRef } from '../../registry/access';
-import type { RegistryService } from '../../registry/service';
 import type { BlobStore, StagedBlob } from '../blob-store';
+import type { ProviderLocator, RegistryPort } from '../registry-port';
 import { explainReceived } from './received-body';
 import type { UploadKind } from './tables';
 import type { UploadRepository, UploadSessionRow } from './repository';
-
-/** What the blobs feature needs from the registry (its contract, see RegistryService). */
-export type RegistryForBlobs = Pick<RegistryService, 'resolveProvider' | 'attachBlob' | 'countDownload' | 'referencedBlobDigests'>;
 
 /** A prepared upload: the secret its PUT URL carries, and the id a direct upload's callback names. */
 export interface PreparedUpload { secret: string; id: string }
@@ -41,7 +37,7 @@ export class UploadService {
   constructor(
     private readonly repo: UploadRepository,
     private readonly blobs: BlobStore,
-    private readonly registry: RegistryForBlobs,
+    private readonly registry: RegistryPort,
     private readonly clock: Clock,
     private readonly ids: IdGen,
     private readonly ttlHours: number,
@@ -49,7 +45,7 @@ export class UploadService {
 
   private now = () => this.clock.now().toISOString();
 
-  async prepare(p: Principal, ref: ProviderRef, kind: UploadKind): Promise<PreparedUpload> {
+  async prepare(p: Principal, ref: ProviderLocator, kind: UploadKind): Promise<PreparedUpload> {
     const { provider } = await this.registry.resolveProvider(p, ref, 'manage');
     const secret = this.ids.secret(32);
     const id = this.ids.id('upl');
@@ -105,7 +101,7 @@ export class UploadService {
   }
 
   /** The direct upload's authenticated callback: points the provider at the stored file. */
-  async finishDirect(p: Principal, ref: ProviderRef, uploadId: string): Promise<void> {
+  async finishDirect(p: Principal, ref: ProviderLocator, uploadId: string): Promise<void> {
     const { provider } = await this.registry.resolveProvider(p, ref, 'manage');
     const s = await this.repo.byId(uploadId);
     if (!s || s.provider_id !== provider.id || s.kind !== 'direct' || s.state === 'done') {

@@ -6,14 +6,14 @@ import { z } from 'zod';
 import type { Principal } from '../../auth/accounts-service';
 import { NotFoundError } from '../../lib/errors';
 import { validated } from '../../http/validate';
-import type { ProviderRef } from '../../registry/access';
-import type { BlobRef, BlobStore } from '../blob-store';
-import { parseRange } from './byte-range';
-import { isClientGone } from './send-range';
-import type { RegistryForBlobs } from '../uploads/service';
+import type { ProviderRef } from '../access';
+import type { BlobRef, BlobStore } from '../../blobs/blob-store';
+import { parseRange } from '../../blobs/downloads/byte-range';
+import { isClientGone } from '../../blobs/downloads/send-range';
+import type { RegistryService } from '../service';
 
 export interface DownloadRouteDeps {
-  registry: RegistryForBlobs;
+  registry: Pick<RegistryService, 'resolveProvider' | 'countDownload'>;
   blobStore: BlobStore;
   log: Logger;
 }
