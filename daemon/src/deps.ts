@@ -4,7 +4,7 @@ import { databaseFile, secretKeyFile, type Config } from './config';
 import { openStore, type Store } from './store/db';
 import { prepareDataFolder } from './store/data-folder';
 import { IntegrityCheck } from './store/integrity';
-import { DataHealth } from './store/data-health';
+import { DataHealth } from './data/health';
 import { systemClock, type Clock } from './lib/clock';
 import { randomIdGen, type IdGen } from './lib/ids';
 import { AccountRepository } from './auth/repository';

@@ -2,7 +2,7 @@ import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { ConflictError, ForbiddenError, LastAdminError, LastOwnerError, NotFoundError } from '../lib/errors';
 import type { AttemptGuard } from '../http/guards/rate-limit';
-import { isUniqueViolation } from '../registry/box-query';
+import { isUniqueViolation } from '../store/storage-errors';
 import { nameKey } from './names';
 import { AccountRepository, type Db, type OrganizationRow, type UserRow } from './repository';
 import { checkPasswordPolicy, type PasswordService, type Proof } from './passwords';

@@ -1,5 +1,4 @@
 import type { Middleware } from 'koa';
-import type { DataHealth } from '../store/data-health';
 import { VERSION } from '../version';
 import { MOUNTS, ROOT } from './route-table';
 
@@ -7,9 +6,14 @@ import { MOUNTS, ROOT } from './route-table';
  * `/healthz`, and Terraform's service discovery (the tfe provider and `terraform login` read it,
  * over HTTPS, so it matters behind a TLS proxy): the agent-pools API is HCP Terraform's /api/v2.
  * Answered before maintenance and rate limits, by exact path. `/healthz` touches the database and
- * the blob folder (store/data-health.ts, at most once a second) and answers 503 with what is wrong.
+ * the blob folder (data/health.ts, at most once a second) and answers 503 with what is wrong.
  */
-export function health(data: DataHealth): Middleware {
+/** What `/healthz` reports (data/health.ts checks the database, the blob folder and the disk). */
+export interface HealthSource {
+  report(): Promise<{ status: 'ok' | 'degraded' | 'failing'; checks: object }>;
+}
+
+export function health(data: HealthSource): Middleware {
   const api = `${MOUNTS.v2}/`;
   const discovery = { 'tfe.v2': api, 'tfe.v2.1': api, 'tfe.v2.2': api };
   return (ctx, next) => {

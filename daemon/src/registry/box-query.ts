@@ -12,8 +12,3 @@ export function boxes(db: Db) {
     .select(sql<string>`coalesce(users.username, organizations.name)`.as('username'));
 }
 
-/** A unique index rejected the row (SQLite or PostgreSQL): a racing duplicate, answered as a conflict. */
-export function isUniqueViolation(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
-}

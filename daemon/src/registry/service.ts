@@ -4,7 +4,7 @@ import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { ConflictError } from '../lib/errors';
 import { RegistryAccess, type BoxRef, type Need, type ProviderRef } from './access';
-import { isUniqueViolation } from './box-query';
+import { isUniqueViolation } from '../store/storage-errors';
 import { loadDetail, loadSummaries, type BoxDetail, type BoxSummary } from './details';
 import type { BoxRecord, ProviderRow, RegistryRepository, VersionRow } from './repository';
 import type { SearchFilter } from './search/query';

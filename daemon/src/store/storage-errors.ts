@@ -34,3 +34,9 @@ export function damagedDatabaseError(err: unknown): AppError | undefined {
   if (!isDatabaseDamage(err)) return undefined;
   return new AppError('internal', `Boxyard's database is damaged (${errnoOf(err)}: ${(err as Error).message}), so this could not be done. ${DAMAGED_DATABASE_HINT}`);
 }
+
+/** A unique index rejected the row (SQLite or PostgreSQL): a racing duplicate, answered as a conflict. */
+export function isUniqueViolation(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
+}

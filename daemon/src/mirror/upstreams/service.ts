@@ -4,7 +4,7 @@ import { nameKey } from '../../auth/names';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors';
 import type { Clock } from '../../lib/clock';
 import type { IdGen } from '../../lib/ids';
-import { isUniqueViolation } from '../../registry/box-query';
+import { isUniqueViolation } from '../../store/storage-errors';
 import type { MirrorRepository, UpstreamRow } from '../repository';
 import type { CreateUpstream, UpdateUpstream } from '../schemas';
 import { detectKind, isRemote } from './source';

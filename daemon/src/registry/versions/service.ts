@@ -3,7 +3,7 @@ import type { Clock } from '../../lib/clock';
 import type { IdGen } from '../../lib/ids';
 import { ConflictError } from '../../lib/errors';
 import type { RegistryAccess, VersionRef } from '../access';
-import { isUniqueViolation } from '../box-query';
+import { isUniqueViolation } from '../../store/storage-errors';
 import { isUsable, loadVersion, type VersionDetail } from '../details';
 import type { BoxRecord, RegistryRepository, VersionRow } from '../repository';
 

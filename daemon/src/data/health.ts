@@ -5,8 +5,8 @@ import type SqliteDatabase from 'better-sqlite3';
 import type { DiskSpace } from '../blobs/disk-space';
 import { humanBytes } from '../blobs/disk-space';
 import type { Clock } from '../lib/clock';
-import type { IntegrityCheck } from './integrity';
-import { DAMAGED_DATABASE_HINT, isDatabaseDamage } from './storage-errors';
+import type { IntegrityCheck } from '../store/integrity';
+import { DAMAGED_DATABASE_HINT, isDatabaseDamage } from '../store/storage-errors';
 
 export interface Check {
   /** `checking`: the start's database check still runs (healthy so far); `low`: below the disk reserve. */
