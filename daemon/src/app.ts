@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import type { Deps } from './deps';
 import { errorMiddleware } from './http/errors/middleware';
 import { requestLog } from './http/request-log';
-import { authenticate } from './http/auth';
+import { authenticate } from './auth/middleware';
 import { setSecurityHeaders } from './http/guards/security-headers';
 import { AllowedHosts, hostGuard } from './http/guards/hosts';
 import { SessionCookie } from './http/session-cookie';

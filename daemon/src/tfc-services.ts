@@ -32,7 +32,7 @@ export function buildAgentServices(db: Kysely<Database>, versions: TableVersions
     organizations,
     workspacesRepo,
     projects: new ProjectsService(access, organizations, workspacesRepo, clock, ids),
-    workspaces: new WorkspacesService(access, organizations, workspacesRepo, poolsRepo, clock, ids),
+    workspaces: new WorkspacesService(access, organizations, workspacesRepo, pools, clock, ids),
     pools,
     agentTokens: new AgentTokensService(access, pools, poolsRepo, tokensRepo, clock, ids),
     agents: new AgentsService(access, pools, poolsRepo, agentsRepo),

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { AGENT } from '../http/route-table';
-import { presentedToken } from '../http/auth';
+import { presentedToken } from '../auth/middleware';
 import { validated } from '../http/validate';
 import type { AgentProtocolService } from './protocol-service';
 import * as S from './schemas';

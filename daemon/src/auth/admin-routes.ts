@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { validated } from '../http/validate';
-import { requireUser } from '../http/auth';
+import { requireUser } from './middleware';
 import { ForbiddenError, NotFoundError } from '../lib/errors';
 import type { AccountService, Principal } from './accounts-service';
 import type { TokenService } from './tokens-service';

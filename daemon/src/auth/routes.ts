@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { BOX } from '../http/route-table';
 import { validated } from '../http/validate';
-import { requireUser } from '../http/auth';
+import { requireUser } from './middleware';
 import type { LoginLimiter } from '../http/guards/rate-limit';
 import type { TokenService } from './tokens-service';
 import { CreateTokenBody, RequestCodeBody } from './schemas';

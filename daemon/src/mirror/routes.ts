@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { BOXYARD } from '../http/route-table';
 import type { Context } from 'koa';
-import { requireUser } from '../http/auth';
+import { requireUser } from '../auth/middleware';
 import { validated } from '../http/validate';
 import type { AccountService } from '../auth/accounts-service';
 import type { MirrorRepository, JobRow, MirrorRow } from './repository';

@@ -7,7 +7,7 @@ import type { Sort } from '../http/jsonapi/query';
 import type { Caller, OrganizationAccess } from '../orgs/access';
 import type { PoolsRepository, PoolRow, PoolView, PoolLists } from './repository';
 import type { WorkspacesRepository } from '../workspaces/repository';
-import { mayUse } from './rules';
+import { mayUse, type WorkspaceRef } from './rules';
 
 export interface PoolInput {
   name?: string;
@@ -36,6 +36,13 @@ export class PoolsService {
     private readonly clock: Clock,
     private readonly ids: IdGen,
   ) {}
+
+  /** workspaces/service.ts's PoolChoice: the pool as a workspace sees it (HCP Terraform's rule, pools/rules.ts). */
+  async forWorkspace(poolId: string, ws: WorkspaceRef): Promise<{ name: string; allowed: boolean } | undefined> {
+    const row = await this.repo.poolById(poolId);
+    const [view] = row && row.organization_id === ws.organization_id ? await this.repo.views([row]) : [];
+    return view && { name: view.name, allowed: mayUse(view, ws) };
+  }
 
   async list(p: Caller, orgName: string, o: PoolListOptions) {
     const org = await this.access.visible(p, orgName);

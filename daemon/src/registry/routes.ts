@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { requireUser } from '../http/auth';
+import { requireUser } from '../auth/middleware';
 import { validated } from '../http/validate';
 import { BOX } from '../http/route-table';
 import { boxJson, boxSummaryJson, descriptionHtml } from './serialize';

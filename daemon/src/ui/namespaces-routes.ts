@@ -3,7 +3,7 @@ import { BOXYARD } from '../http/route-table';
 import type { AccountService } from '../auth/accounts-service';
 import type { Config } from '../config';
 import type { NamespacesAnswer } from '../contract/wire-registry';
-import { requireUser } from '../http/auth';
+import { requireUser } from '../auth/middleware';
 import { linksFor } from '../registry/route-helpers';
 import { boxSummaryJson } from '../registry/serialize';
 import type { RegistryService } from '../registry/service';

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { BOXYARD } from '../http/route-table';
 import { validated } from '../http/validate';
-import { requireUser } from '../http/auth';
+import { requireUser } from '../auth/middleware';
 import { requireCsrfHeader, type SessionCookie } from '../http/session-cookie';
 import type { LoginLimiter } from '../http/guards/rate-limit';
 import type { TokenService } from '../auth/tokens-service';

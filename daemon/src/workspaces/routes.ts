@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { TFC } from '../http/route-table';
-import { requireUser } from '../http/auth';
+import { requireUser } from '../auth/middleware';
 import { baseUrl } from '../http/base-url';
 import { validated } from '../http/validate';
 import { document, sendDocument, sendNoContent } from '../http/jsonapi/document';

@@ -5,9 +5,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../lib/errors';
 import type { Page } from '../http/jsonapi/pagination';
 import type { Caller, OrganizationAccess } from '../orgs/access';
 import type { OrganizationsService } from '../orgs/service';
-import type { PoolsRepository } from '../pools/repository';
 import type { ExecutionMode } from './tables';
-import { mayUse } from '../pools/rules';
 import { NO_TRIGGERS, settingsColumns, settingsOf, withTriggerRule, type WorkspaceSettings } from './settings';
 import { nameKey } from '../auth/names';
 import type { WorkspacesRepository } from './repository';
@@ -25,13 +23,22 @@ export interface WorkspaceInput {
 
 const pointer = (attr: string) => ({ source: { pointer: `/data/attributes/${attr}` } });
 
+/**
+ * What workspaces need of agent pools: the pool a workspace of `ws.organization_id` names, with
+ * whether it may use it; undefined when there is no such pool in that organization. pools/
+ * answers it (PoolsService.forWorkspace, wired in tfc-services.ts), so workspaces/ imports nothing of it.
+ */
+export interface PoolChoice {
+  forWorkspace(poolId: string, ws: { id: string; organization_id: string; project_id: string }): Promise<{ name: string; allowed: boolean } | undefined>;
+}
+
 /** Workspaces: enough of HCP Terraform's to assign them to agent pools. */
 export class WorkspacesService {
   constructor(
     private readonly access: OrganizationAccess,
     private readonly orgs: OrganizationsService,
     private readonly repo: WorkspacesRepository,
-    private readonly pools: PoolsRepository,
+    private readonly pools: PoolChoice,
     private readonly clock: Clock,
     private readonly ids: IdGen,
   ) {}
@@ -113,10 +120,9 @@ export class WorkspacesService {
     }
     if (mode === 'agent' && !poolId) throw new ValidationError('execution-mode "agent" needs an agent-pool-id: the pool whose agents run this workspace.', pointer('agent-pool-id'));
     if (poolId) {
-      const row = await this.pools.poolById(poolId);
-      const [view] = row && row.organization_id === org.id ? await this.pools.views([row]) : [];
+      const view = await this.pools.forWorkspace(poolId, { ...ws, organization_id: org.id });
       if (!view) throw new ValidationError(`Agent pool "${poolId}" does not exist in "${org.name}".`, pointer('agent-pool-id'));
-      if (!mayUse(view, { ...ws, organization_id: org.id })) {
+      if (!view.allowed) {
         throw new ValidationError(`This workspace may not use agent pool "${view.name}": the pool is not organization-scoped and does not allow this workspace or its project, or excludes it. Change the pool's allowed workspaces first.`, pointer('agent-pool-id'));
       }
     }

@@ -1,14 +1,22 @@
 import type { Context, Middleware, Next } from 'koa';
-import type { RuntimeSettings, SettingsService } from '../../auth/settings';
 import { MaintenanceError } from '../../lib/errors';
+import { BOX, BOXYARD, MOUNTS, ROOT } from '../route-table';
 
 /** Paths that stay up in maintenance mode, so an administrator can look and switch it off. */
-const ALWAYS_UP = [/^\/healthz$/, /^\/api\/boxyard\/settings$/, /^\/api\/v1\/authenticate$/, /^\/api\/boxyard\/session$/, /^\/ui(\/|$)/];
+const ALWAYS_UP = new Set([ROOT.healthz.path, MOUNTS.boxyard + BOXYARD.settings.path, MOUNTS.v1 + BOX.authenticate.path, MOUNTS.boxyard + BOXYARD.session.path]);
+const isUp = (path: string) => ALWAYS_UP.has(path) || path === '/ui' || path.startsWith('/ui/');
+
+/** The runtime settings (auth/settings.ts), as far as this guard reads them. */
+interface MaintenanceSwitch {
+  /** Loaded settings, without an await; undefined until first loaded. */
+  current(): Readonly<{ maintenance: boolean }> | undefined;
+  get(): Promise<Readonly<{ maintenance: boolean }>>;
+}
 
 /** Every request passes here: the settings in memory are looked at without an await. */
-export function maintenance(settings: SettingsService): Middleware {
-  const pass = (s: Readonly<RuntimeSettings>, ctx: Context, next: Next) => {
-    if (s.maintenance && !ALWAYS_UP.some((r) => r.test(ctx.path))) {
+export function maintenance(settings: MaintenanceSwitch): Middleware {
+  const pass = (s: Readonly<{ maintenance: boolean }>, ctx: Context, next: Next) => {
+    if (s.maintenance && !isUp(ctx.path)) {
       throw new MaintenanceError('Boxyard is in maintenance mode. Try again later.', { headers: { 'Retry-After': '60' } });
     }
     return next();

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { BOXYARD } from '../../http/route-table';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { requireUser } from '../../http/auth';
+import { requireUser } from '../../auth/middleware';
 import { validated } from '../../http/validate';
 import type { ImportService } from './service';
 

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import type { Config } from '../../config';
-import { requireUser } from '../../http/auth';
+import { requireUser } from '../../auth/middleware';
 import { validated } from '../../http/validate';
 import { BOX, ROOT } from '../../http/route-table';
 import { linksFor, providerRefOf } from '../route-helpers';

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { requireUser } from '../../http/auth';
+import { requireUser } from '../../auth/middleware';
 import { validated } from '../../http/validate';
 import { BOX } from '../../http/route-table';
 import { versionJson } from '../serialize';

@@ -1,0 +1,78 @@
+import type { Context, Middleware, Next } from 'koa';
+import type { Principal } from './accounts-service';
+import type { TokenService } from './tokens-service';
+import { UnauthorizedError } from '../lib/errors';
+import { requireCsrfHeader, type SessionCookie } from '../http/session-cookie';
+import { MOUNTS } from '../http/route-table';
+
+declare module 'koa' {
+  interface DefaultState {
+    principal: Principal;
+    /** A token was presented but is unknown or revoked. */
+    badToken: boolean;
+    /** The credential was the web UI's session cookie, not a token header. */
+    viaSession: boolean;
+    requestId: string;
+  }
+}
+
+/**
+ * The presented secret, from any of the transports clients use: `Authorization: Bearer` (current
+ * clients), `X-Atlas-Token` (vagrant's legacy header), `X-Service-Token` (the spec's legacy
+ * header) and the deprecated `?access_token=` (vagrant with VAGRANT_SERVER_ACCESS_TOKEN_BY_URL=1).
+ */
+export function presentedToken(ctx: Context): string | undefined {
+  const auth = ctx.get('authorization');
+  const m = /^Bearer\s+(.+)$/i.exec(auth);
+  if (m) return m[1].trim();
+  const legacy = ctx.get('x-atlas-token') || ctx.get('x-service-token');
+  if (legacy) return legacy.trim();
+  const q = ctx.query.access_token;
+  if (typeof q === 'string' && q) return q;
+  return undefined;
+}
+
+/**
+ * The agent protocol's bearer is an agent token, checked by its own routes: looking it up among
+ * user tokens would cost each of 1,000 agents' reports a query that never matches.
+ */
+const AGENT_PROTOCOL = `${MOUNTS.agent}/`;
+
+/**
+ * Resolves the caller once per request; routes decide whether they need one. A token header wins;
+ * else the web UI's session cookie, which a state-changing request may only use with the CSRF header.
+ */
+export function authenticate(tokens: TokenService, session: SessionCookie): Middleware {
+  const resolve = (ctx: Context, next: Next, secret: string, viaSession: boolean) =>
+    tokens.resolve(secret).then((principal) => {
+      ctx.state.principal = principal;
+      ctx.state.badToken = principal === null;
+      ctx.state.viaSession = viaSession;
+      return next();
+    });
+  return (ctx, next) => {
+    ctx.state.principal = null;
+    ctx.state.badToken = false;
+    ctx.state.viaSession = false;
+    if (ctx.path.startsWith(AGENT_PROTOCOL)) return next();
+    const secret = presentedToken(ctx);
+    if (secret) return resolve(ctx, next, secret, false);
+    const cookie = session.read(ctx);
+    if (!cookie) return next();
+    requireCsrfHeader(ctx);
+    return resolve(ctx, next, cookie, true);
+  };
+}
+
+/** The calling user, or 401. */
+export function requireUser(ctx: Context): NonNullable<Principal> {
+  const p = ctx.state.principal as Principal;
+  if (p) return p;
+  throw new UnauthorizedError(
+    ctx.state.badToken
+      ? ctx.state.viaSession
+        ? 'Your session has ended (signed out, or its token was revoked): sign in again.'
+        : 'The token is invalid or was revoked. Create a new one with POST /api/v1/authenticate.'
+      : 'Authentication required: send Authorization: Bearer <token>.',
+  );
+}
