@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { TableVersions } from './store/table-versions';
+import type { TableVersions } from './store/cache/table-versions';
 import type { Database } from './store/schema';
 import type { Clock } from './lib/clock';
 import type { IdGen } from './lib/ids';

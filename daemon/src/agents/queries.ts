@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema';
-import { prepare } from '../store/prepared';
+import { prepare } from '../store/cache/prepared';
 import type { AgentStatus } from './tables';
 
 /** Statuses an agent never leaves: a late report is answered "stop". */

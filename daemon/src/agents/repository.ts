@@ -1,7 +1,7 @@
 import type { Kysely, Selectable, Insertable } from 'kysely';
 import type { Database } from '../store/schema';
-import { cachedQuery, type ReadCache } from '../store/read-cache';
-import type { TableVersions } from '../store/table-versions';
+import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
+import type { TableVersions } from '../store/cache/table-versions';
 import { FINAL_STATUSES, hotAgentQueries } from './queries';
 import type { AgentsTable, AgentStatus } from './tables';
 
@@ -15,7 +15,7 @@ export const LIVE_STATUSES: readonly AgentStatus[] = ['idle', 'busy'];
 
 /** The only SQL for agents (their tokens: pools/tokens-repository.ts). */
 export class AgentsRepository {
-  /** What each agent report and each agents page runs, built once (store/prepared.ts). */
+  /** What each agent report and each agents page runs, built once (store/cache/prepared.ts). */
   private readonly hot;
 
   /**

@@ -1,9 +1,9 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../store/schema';
 import { nameKey } from './names';
-import { prepare } from '../store/prepared';
-import { cachedQuery, type ReadCache } from '../store/read-cache';
-import type { TableVersions } from '../store/table-versions';
+import { prepare } from '../store/cache/prepared';
+import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
+import type { TableVersions } from '../store/cache/table-versions';
 import type { UsersTable, OrganizationsTable, ApiTokensTable, TwoFactorTable, MembershipsTable } from './tables';
 
 export type UserRow = Selectable<UsersTable>;
@@ -20,7 +20,7 @@ export type Db = Kysely<Database> | Transaction<Database>;
 /** The only SQL for users, organizations, memberships, API tokens, two-factor and settings. */
 export class AccountRepository {
   // Every request resolves its token, and every API request reads the settings (maintenance):
-  // these lookups are kept in memory until their tables change (store/read-cache.ts).
+  // these lookups are kept in memory until their tables change (store/cache/read-cache.ts).
   private readonly tokenQuery: ReadCache<[string], TokenWithUser | undefined>;
   private readonly settingsQuery: ReadCache<[], ReadonlyMap<string, string>>;
   private readonly membershipQuery: ReadCache<[string, string], Selectable<MembershipsTable> | undefined>;

@@ -1,8 +1,8 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database } from '../store/schema';
-import { prepare } from '../store/prepared';
-import { cachedQuery, type ReadCache } from '../store/read-cache';
-import type { TableVersions } from '../store/table-versions';
+import { prepare } from '../store/cache/prepared';
+import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
+import type { TableVersions } from '../store/cache/table-versions';
 import type { CachedBoxesTable, JobState, MirrorFilesTable, MirrorJobsTable, MirrorsTable, UpstreamsTable } from './tables';
 
 export type UpstreamRow = Selectable<UpstreamsTable>;

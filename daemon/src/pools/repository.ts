@@ -3,9 +3,9 @@ import type { Database } from '../store/schema';
 import type { AgentPoolsTable } from './tables';
 import { nameKey } from '../auth/names';
 import { contains } from '../store/like';
-import { prepare } from '../store/prepared';
-import { cachedQuery } from '../store/read-cache';
-import type { TableVersions } from '../store/table-versions';
+import { prepare } from '../store/cache/prepared';
+import { cachedQuery } from '../store/cache/read-cache';
+import type { TableVersions } from '../store/cache/table-versions';
 import { PoolViews } from './views';
 import type { PoolRow, PoolView } from './tables';
 

@@ -1,8 +1,8 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database } from '../store/schema';
-import { prepare } from '../store/prepared';
-import { cachedQuery, type ReadCache } from '../store/read-cache';
-import type { TableVersions } from '../store/table-versions';
+import { prepare } from '../store/cache/prepared';
+import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
+import type { TableVersions } from '../store/cache/table-versions';
 import type { AgentTokensTable } from './tables';
 
 export type AgentTokenRow = Selectable<AgentTokensTable>;
@@ -14,7 +14,7 @@ export class AgentTokensRepository {
   private readonly byHash: ReadCache<[string], AgentTokenRow | undefined>;
 
   constructor(private readonly db: Kysely<Database>, versions: TableVersions) {
-    // Built once (store/prepared.ts): the agent protocol's busiest statements.
+    // Built once (store/cache/prepared.ts): the agent protocol's busiest statements.
     this.hot = {
       byHash: prepare(db, (hash: string) => db.selectFrom('agent_tokens').selectAll().where('token_hash', '=', hash)),
       touch: prepare(db, (at: string, id: string) => db.updateTable('agent_tokens').set({ last_used_at: at }).where('id', '=', id)),

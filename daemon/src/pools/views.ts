@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema';
-import { prepare } from '../store/prepared';
-import { cachedQuery } from '../store/read-cache';
-import type { TableVersions } from '../store/table-versions';
+import { prepare } from '../store/cache/prepared';
+import { cachedQuery } from '../store/cache/read-cache';
+import type { TableVersions } from '../store/cache/table-versions';
 import type { PoolRow, PoolView } from './tables';
 
 /** A pool's relationship lists, as its resource names them. */

@@ -8,8 +8,8 @@ import { boxes, type Db } from './box-query';
 import { SearchQueries, type SearchFilter } from './search/query';
 import { textIndexOf, type TextIndex } from './search/text';
 import { hotQueries } from './search/hot-queries';
-import type { TableVersions } from '../store/table-versions';
-import { ReadCache } from '../store/read-cache';
+import type { TableVersions } from '../store/cache/table-versions';
+import { ReadCache } from '../store/cache/read-cache';
 import { groupBy } from '../lib/group-by';
 import { sortByGemVersionDesc } from './versions/gem-version';
 
@@ -26,7 +26,7 @@ async function inChunks<T>(ids: string[], query: (chunk: string[]) => Promise<T[
 
 /** The only SQL for boxes, versions and providers. */
 export class RegistryRepository {
-  /** What every catalog, box and download request reads: built once (store/prepared.ts). */
+  /** What every catalog, box and download request reads: built once (store/cache/prepared.ts). */
   private readonly hot;
   private readonly searches: SearchQueries;
   /** Each box's current version (what search hits and namespace listings show), kept until versions or providers change. */

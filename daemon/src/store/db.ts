@@ -4,8 +4,8 @@ import { packageRoot } from '../lib/package-root';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './schema';
-import { cachedStatements } from './statement-cache';
-import { TableVersions } from './table-versions';
+import { cachedStatements } from './cache/statement-cache';
+import { TableVersions } from './cache/table-versions';
 import { DatabaseDamagedError } from './integrity';
 import { isDatabaseDamage } from './storage-errors';
 

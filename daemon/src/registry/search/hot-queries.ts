@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema';
-import { PreparedIdList, prepare } from '../../store/prepared';
-import { cachedQuery } from '../../store/read-cache';
-import type { TableVersions } from '../../store/table-versions';
+import { PreparedIdList, prepare } from '../../store/cache/prepared';
+import { cachedQuery } from '../../store/cache/read-cache';
+import type { TableVersions } from '../../store/cache/table-versions';
 import { boxes } from '../box-query';
 import { groupBy } from '../../lib/group-by';
 import { sortByGemVersionDesc } from '../versions/gem-version';
@@ -31,9 +31,9 @@ function splitJoined(rows: JoinedRow[]): VersionDetail[] {
 }
 
 /**
- * The registry's lookups by path, built and compiled once per repository (store/prepared.ts):
+ * The registry's lookups by path, built and compiled once per repository (store/cache/prepared.ts):
  * a catalog request makes them all, and building them cost more than running them. A box by its
- * path and its versions are kept in memory until their tables change (store/read-cache.ts).
+ * path and its versions are kept in memory until their tables change (store/cache/read-cache.ts).
  */
 export function hotQueries(db: Kysely<Database>, tables: TableVersions) {
   // A box's versions with their providers in one query, provider columns prefixed (repository.ts splits them).

@@ -1,9 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../store/schema';
 import { containsPattern, LIKE_ESCAPE } from '../../store/like';
-import { PreparedQuery, type Bound } from '../../store/prepared';
-import { cachedQuery, type ReadCache } from '../../store/read-cache';
-import type { TableVersions } from '../../store/table-versions';
+import { PreparedQuery, type Bound } from '../../store/cache/prepared';
+import { cachedQuery, type ReadCache } from '../../store/cache/read-cache';
+import type { TableVersions } from '../../store/cache/table-versions';
 import { boxes } from '../box-query';
 import type { BoxRecord } from '../tables';
 import { containsPhrase, ftsPhrase, type TextIndex } from './text';
@@ -78,8 +78,8 @@ function build(db: Kysely<Database>, s: Shape, a: string[]) {
 /**
  * Search in SQL: boxes with a released version that the caller may see, filtered, sorted and
  * paged. Each shape of query (sort, order, who asks, text, filters) is built once and kept
- * (store/prepared.ts): building this query cost as much as running it. Answers are kept in
- * memory until a table they read changes (store/read-cache.ts): the text index alone costs a
+ * (store/cache/prepared.ts): building this query cost as much as running it. Answers are kept in
+ * memory until a table they read changes (store/cache/read-cache.ts): the text index alone costs a
  * quarter of a millisecond for a text that most boxes share a part of, and the same few searches
  * (the box list, a popular name) are asked again and again.
  */

@@ -1,5 +1,5 @@
 import type { CompiledQuery, Kysely, QueryExecutorProvider, QueryResult } from 'kysely';
-import type { Database } from './schema';
+import type { Database } from '../schema';
 
 /** What a prepared query's builder returns: any Kysely query builder or `sql` template. */
 interface Compilable<R> { compile(executorProvider: QueryExecutorProvider): CompiledQuery<R> }

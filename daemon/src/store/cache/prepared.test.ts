@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from './db';
+import { openStore, type Store } from '../db';
 import { PreparedIdList, prepare } from './prepared';
 
 let dir: string;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from './db';
+import { openStore, type Store } from '../db';
 import { prepare } from './prepared';
 import { ReadCache, cachedQuery, tablesRead } from './read-cache';
 import { writeOf } from './table-versions';
