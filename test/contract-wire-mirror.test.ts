@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import type * as BM from '../daemon/src/contract/bodies-mirror';
 import * as M from '../daemon/src/contract/wire-mirror';
 import { cachedBoxJson, jobJson, mirrorJson, upstreamJson } from '../daemon/src/mirror/serialize';
 import { conforms, fits } from './helpers/contract';
@@ -12,8 +14,9 @@ import { publishHosted, waitForJob } from './helpers/mirror';
 import { rawPut } from './helpers/upload';
 import { makeBoxFile } from './helpers/vagrant';
 
-// The mirroring API's answers against the wire contract the web UI reads them with
-// (daemon/src/contract/wire-mirror.ts, issue 11). Daemon A is the upstream; B mirrors and caches it.
+// The mirroring API against the wire contract the web UI speaks (daemon/src/contract/, issue 11):
+// bodies typed by contract/bodies-mirror.ts are accepted, answers parse with contract/wire-mirror.ts
+// and carry nothing it leaves out. Daemon A is the upstream; B mirrors and caches it.
 
 fits<M.UpstreamJson>()(upstreamJson);
 fits<M.JobJson>()(jobJson);
@@ -43,12 +46,12 @@ afterAll(async () => {
 
 describe('mirroring answers', () => {
   it('upstreams, mirrors and their jobs', async () => {
-    const upstream = conforms(M.UpstreamAnswer, await bHttp.post('/api/boxyard/upstreams', { upstream: { name: 'a', url: a.url, token: 'secret' } }), 201);
+    const upstream = conforms(M.UpstreamAnswer, await bHttp.post('/api/boxyard/upstreams', { upstream: { name: 'a', url: a.url, token: 'secret' } satisfies z.input<typeof BM.CreateUpstream> }), 201);
     expect(upstream.upstream.has_token).toBe(true);
     conforms(M.UpstreamsAnswer, await bHttp.get('/api/boxyard/upstreams'));
 
     const created = conforms(M.CreatedMirrorAnswer, await bHttp.post('/api/boxyard/mirrors', {
-      mirror: { upstream_id: upstream.upstream.id, source: 'bento/debian', target: 'lab/debian', providers: ['virtualbox'], run: true },
+      mirror: { upstream_id: upstream.upstream.id, source: 'bento/debian', target: 'lab/debian', providers: ['virtualbox'], run: true } satisfies z.input<typeof BM.CreateMirror>,
     }), 201);
     const done = await waitForJob(bHttp, created.job!.id);
     expect(done.state).toBe('done');
@@ -59,7 +62,9 @@ describe('mirroring answers', () => {
     expect(mirrors.mirrors[0].last_job?.state).toBe('done');
 
     const paused = conforms(M.CreatedMirrorAnswer, await bHttp.post('/api/boxyard/mirrors', {
-      mirror: { upstream_id: upstream.upstream.id, source: 'bento/alpine', target: 'lab/alpine', versions: '>= 3', interval_minutes: 60, retain: 2, run: false },
+      mirror: {
+        upstream_id: upstream.upstream.id, source: 'bento/alpine', target: 'lab/alpine', versions: '>= 3', interval_minutes: 60, retain: 2, run: false,
+      } satisfies z.input<typeof BM.CreateMirror>,
     }), 201);
     expect(paused.job).toBeNull();
     conforms(M.JobAnswer, await bHttp.post(`/api/boxyard/mirrors/${paused.mirror.id}/run`), 201);

@@ -3,9 +3,12 @@ import type { IdGen } from '../lib/ids';
 import { safeEqual, sha256Hex } from '../lib/crypto';
 import { NotFoundError, UnauthorizedError } from '../lib/errors';
 import type { AgentTokenRow, AgentTokensRepository } from '../pools/tokens-repository';
+import type { AgentStatus } from '../contract/wire-jsonapi';
 import type { AgentRow, AgentsRepository } from './repository';
 
-export type ReportedStatus = 'idle' | 'busy' | 'exited';
+/** What an agent reports of itself; `unknown` and `errored` are the watchdog's. */
+export const REPORTED_STATUSES = ['idle', 'busy', 'exited'] as const satisfies readonly AgentStatus[];
+export type ReportedStatus = (typeof REPORTED_STATUSES)[number];
 
 export interface Instruction {
   action: 'continue' | 'stop';

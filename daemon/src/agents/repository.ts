@@ -3,7 +3,8 @@ import type { Database } from '../store/schema';
 import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
 import type { TableVersions } from '../store/cache/table-versions';
 import { FINAL_STATUSES, hotAgentQueries } from './queries';
-import type { AgentsTable, AgentStatus } from './tables';
+import type { AgentStatus } from '../contract/wire-jsonapi';
+import type { AgentsTable } from './tables';
 
 export type AgentRow = Selectable<AgentsTable>;
 /** What an agent's resource shows. */

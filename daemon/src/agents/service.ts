@@ -4,10 +4,8 @@ import type { Caller, OrganizationAccess } from '../orgs/access';
 import type { AgentRow, AgentsRepository } from './repository';
 import type { PoolsRepository } from '../pools/repository';
 import type { PoolsService } from '../pools/service';
-import type { AgentStatus } from './tables';
-
-/** Statuses in which an agent may be deleted (HCP Terraform's rule). */
-export const DELETABLE_STATUSES: readonly AgentStatus[] = ['unknown', 'errored', 'exited'];
+// The statuses in which an agent may be deleted (HCP Terraform's rule): the UI offers Delete by the same list.
+import { DELETABLE_AGENT_STATUSES as DELETABLE_STATUSES } from '../contract/wire-jsonapi';
 
 /** Agents as users see them: listed per pool, shown, deleted once they are gone. */
 export class AgentsService {

@@ -1,4 +1,4 @@
-export type AgentStatus = 'idle' | 'busy' | 'unknown' | 'errored' | 'exited';
+import type { AgentStatus } from '../contract/wire-jsonapi';
 
 export interface AgentsTable {
   id: string;

@@ -1,13 +1,11 @@
 import type { PasswordHasher } from '../lib/crypto';
 import type { AttemptGuard } from '../http/guards/rate-limit';
 import { ReauthenticationError, UnauthorizedError, ValidationError } from '../lib/errors';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../contract/bodies-accounts';
 import { nameKey } from './names';
 import type { AccountRepository, UserRow } from './repository';
 import type { TwoFactorService } from './two-factor';
 
-/** NIST SP 800-63B and OWASP: length is what makes a password hard to guess. */
-export const MIN_PASSWORD_LENGTH = 12;
-export const MAX_PASSWORD_LENGTH = 1024;
 
 /** Refuses passwords that are too short (or absurdly long) with a message that says what is needed. */
 export function checkPasswordPolicy(password: string, field = 'password'): void {

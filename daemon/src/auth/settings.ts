@@ -1,20 +1,10 @@
 import { ConflictError, NotFoundError } from '../lib/errors';
+import type { RuntimeSettingsJson } from '../contract/wire-accounts';
 import type { AccountRepository } from './repository';
 
-export interface RuntimeSettings {
-  maintenance: boolean;
-  /** No outbound connection at all: mirror jobs wait, the pull-through cache serves what it holds. */
-  offline: boolean;
-  /** Offline because the daemon was started with --offline (cannot be switched off at run time). */
-  offline_forced: boolean;
-  /** The upstream the pull-through cache answers unknown boxes from; null: no cache. */
-  pull_through_upstream_id: string | null;
-  /** A cached box's catalog is asked upstream again when older than this (Verdaccio's maxage). */
-  cache_max_age_minutes: number;
-}
 const KEYS = ['maintenance', 'offline', 'pull_through_upstream_id', 'cache_max_age_minutes'] as const;
 
-export type SettingsPatch = Partial<Omit<RuntimeSettings, 'offline_forced'>>;
+export type SettingsPatch = Partial<Omit<RuntimeSettingsJson, 'offline_forced'>>;
 
 export interface SettingsDefaults {
   maintenance: boolean;
@@ -32,15 +22,15 @@ export class SettingsService {
   ) {}
 
   /** The last stored map read and what it made (the map is kept until the settings change). */
-  private last?: { stored: ReadonlyMap<string, string>; settings: Readonly<RuntimeSettings> };
+  private last?: { stored: ReadonlyMap<string, string>; settings: Readonly<RuntimeSettingsJson> };
 
   /** The settings when what they were made from is still in memory and unchanged, else undefined (then get()). */
-  current(): Readonly<RuntimeSettings> | undefined {
+  current(): Readonly<RuntimeSettingsJson> | undefined {
     const stored = this.repo.peekSettings();
     return stored !== undefined && this.last?.stored === stored ? this.last.settings : undefined;
   }
 
-  async get(): Promise<Readonly<RuntimeSettings>> {
+  async get(): Promise<Readonly<RuntimeSettingsJson>> {
     // Every request reads these (the maintenance switch) before it is routed: from memory.
     const stored = await this.repo.getSettings();
     if (this.last?.stored === stored) return this.last.settings;
@@ -61,7 +51,7 @@ export class SettingsService {
     return this.defaults.offline || (await this.repo.getSetting('offline')) === 'true';
   }
 
-  async update(patch: SettingsPatch): Promise<Readonly<RuntimeSettings>> {
+  async update(patch: SettingsPatch): Promise<Readonly<RuntimeSettingsJson>> {
     if (patch.offline === false && this.defaults.offline) {
       throw new ConflictError('The daemon was started with --offline (or BOXYARD_OFFLINE): restart it without to go online.');
     }

@@ -1,13 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
+import { DIGEST_HEX_LENGTH, type DigestAlgorithm } from '../contract/checksums';
 
-/**
- * The one list of checksum types: the digest algorithms a provider may declare (Vagrant's
- * `checksum_type`, which node:crypto computes under the same names), with the length of each hex
- * digest. The registry checks declared checksums against it; sha256 is always computed.
- */
-export const DIGEST_HEX_LENGTH = { md5: 32, sha1: 40, sha256: 64, sha384: 96, sha512: 128 } as const;
-export type DigestAlgorithm = keyof typeof DIGEST_HEX_LENGTH;
-export const DIGEST_ALGORITHMS = Object.keys(DIGEST_HEX_LENGTH) as DigestAlgorithm[];
+/** The digests the store computes: the checksum types a provider may declare (contract/checksums.ts). */
+export type { DigestAlgorithm };
 export const isDigestAlgorithm = (name: string): name is DigestAlgorithm => Object.hasOwn(DIGEST_HEX_LENGTH, name);
 
 export interface BlobRef {

@@ -82,14 +82,16 @@ export const TotpSetupAnswer = z.object({ two_factor: z.object({ secret: z.strin
 /** `POST /api/v1/two-factor/request-code`. */
 export const SmsCodeSentAnswer = z.object({ two_factor: z.object({ obfuscated_destination: z.string() }) });
 
-/** Settings changed at run time (`GET|PUT /settings`). */
+/** Settings changed at run time (`GET|PUT /settings`), kept in the database (auth/settings.ts). */
 export const RuntimeSettingsJson = z.object({
   maintenance: z.boolean(),
-  /** No outbound connection: mirror jobs wait, the pull-through cache serves what it holds. */
+  /** No outbound connection at all: mirror jobs wait, the pull-through cache serves what it holds. */
   offline: z.boolean(),
-  /** Started with --offline: the switch cannot turn it off. */
+  /** Offline because the daemon was started with --offline: the switch cannot turn it off. */
   offline_forced: z.boolean(),
+  /** The upstream the pull-through cache answers unknown boxes from; null: no cache. */
   pull_through_upstream_id: z.string().nullable(),
+  /** A cached box's catalog is asked upstream again when older than this (Verdaccio's maxage). */
   cache_max_age_minutes: z.number(),
 });
 export type RuntimeSettingsJson = z.infer<typeof RuntimeSettingsJson>;

@@ -63,8 +63,8 @@ export type AgentTokenJson = z.infer<typeof AgentTokenJson>;
 
 export const AGENT_STATUSES = ['idle', 'busy', 'unknown', 'errored', 'exited'] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
-/** Agents in these states can be deleted (412 otherwise); the others may still be alive. */
-export const DELETABLE_AGENT_STATUSES: ReadonlySet<AgentStatus> = new Set(['unknown', 'errored', 'exited']);
+/** Agents in these states can be deleted (412 otherwise: agents/service.ts); the others may still be alive. */
+export const DELETABLE_AGENT_STATUSES: readonly AgentStatus[] = ['unknown', 'errored', 'exited'];
 
 export const AgentJson = z.object({
   type: z.literal('agents'),

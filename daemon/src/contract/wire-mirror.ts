@@ -13,8 +13,11 @@ export type UpstreamKind = (typeof UPSTREAM_KINDS)[number];
 
 export const JOB_STATES = ['queued', 'running', 'done', 'failed', 'cancelled'] as const;
 export type JobState = (typeof JOB_STATES)[number];
-/** A job in these states has not ended: it can be cancelled, and its page keeps polling. */
-export const ACTIVE_JOB_STATES: ReadonlySet<JobState> = new Set(['queued', 'running']);
+/**
+ * A job in these states has not ended: it can be cancelled, it will still publish what it
+ * downloaded (mirror/repository.ts, data/repository.ts), and its page keeps polling.
+ */
+export const ACTIVE_JOB_STATES: readonly JobState[] = ['queued', 'running'];
 
 /** An upstream: never its token, only whether it has one. */
 export const UpstreamJson = z.object({

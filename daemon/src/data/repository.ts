@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema';
+import { ACTIVE_JOB_STATES } from '../contract/wire-mirror';
 
 /** The three kinds of row that name a blob (the collector keeps exactly these: collector.ts). */
 export type ReferenceKind = 'provider' | 'upload' | 'mirror-file';
@@ -17,8 +18,6 @@ export interface BlobReference {
   cached: boolean;
 }
 
-/** Mirror jobs that will still publish what they downloaded (mirror/repository.ts ACTIVE). */
-const ACTIVE_JOBS = ['queued', 'running'] as const;
 
 interface ProviderNaming { name: string; architecture: string; version: string; box: string; owner: string | null }
 const providerLabel = (p: ProviderNaming): string => `provider ${p.name} (${p.architecture}) of ${p.owner ?? '?'}/${p.box} ${p.version}`;
@@ -82,7 +81,7 @@ export class DataRepository {
   private async mirrorFileReferences(): Promise<BlobReference[]> {
     const rows = await this.db.selectFrom('mirror_files as f').innerJoin('mirror_jobs as j', 'j.id', 'f.job_id')
       .select(['f.id', 'f.url', 'f.blob_sha256', 'f.blob_size', 'j.id as job'])
-      .where('j.state', 'in', [...ACTIVE_JOBS]).where('f.blob_sha256', 'is not', null).execute();
+      .where('j.state', 'in', [...ACTIVE_JOB_STATES]).where('f.blob_sha256', 'is not', null).execute();
     return rows.map((r) => ({
       kind: 'mirror-file', id: r.id, sha256: r.blob_sha256!, size: r.blob_size, cached: false,
       label: `file ${r.url} of mirror job ${r.job} (not published yet)`,

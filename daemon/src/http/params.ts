@@ -8,3 +8,8 @@ export const OrgNameParams = OrgParams.extend(NameParams.shape);
 
 /** An optional query or body text of at most `max` characters. */
 export const optionalText = (max: number) => z.string().max(max).optional();
+
+/** A blank query value is no value: `?provider=&architecture=` as the docs write it. */
+export const blankIsAbsent = (v: unknown): unknown => (v === '' ? undefined : v);
+/** A query value checked by `schema`, a blank one read as absent (so its default applies). */
+export const queryValue = <T extends z.ZodType>(schema: T) => z.preprocess(blankIsAbsent, schema);

@@ -1,7 +1,7 @@
-import { AccountName } from '../auth/names';
 import { AppError, UpstreamError } from '../lib/errors';
-import { isGemVersion } from '../registry/versions/gem-version';
-import { BoxName, DEFAULT_ARCHITECTURE, isArchitecture } from '../registry/schemas';
+import { AccountName, isGemVersion } from '../contract/names';
+import { BoxName, isArchitecture } from '../contract/bodies-registry';
+import { DEFAULT_ARCHITECTURE } from '../registry/schemas';
 import { normalizeChecksum } from '../registry/providers/checksums';
 import type { DigestAlgorithm } from '../blobs/blob-store';
 import type { UpstreamCatalog, UpstreamProvider } from './upstreams/catalog-schema';

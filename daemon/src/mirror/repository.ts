@@ -3,15 +3,14 @@ import type { Database } from '../store/schema';
 import { prepare } from '../store/cache/prepared';
 import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
 import type { TableVersions } from '../store/cache/table-versions';
-import type { CachedBoxesTable, JobState, MirrorFilesTable, MirrorJobsTable, MirrorsTable, UpstreamsTable } from './tables';
+import { ACTIVE_JOB_STATES as ACTIVE, type JobState } from '../contract/wire-mirror';
+import type { CachedBoxesTable, MirrorFilesTable, MirrorJobsTable, MirrorsTable, UpstreamsTable } from './tables';
 
 export type UpstreamRow = Selectable<UpstreamsTable>;
 export type MirrorRow = Selectable<MirrorsTable>;
 export type JobRow = Selectable<MirrorJobsTable>;
 export type FileRow = Selectable<MirrorFilesTable>;
 export type CachedBoxRow = Selectable<CachedBoxesTable>;
-
-const ACTIVE: JobState[] = ['queued', 'running'];
 
 /** The only SQL of upstreams, mirrors, mirror jobs, their files and the cache's boxes. */
 export class MirrorRepository {

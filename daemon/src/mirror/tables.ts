@@ -1,8 +1,6 @@
 import type { Generated } from 'kysely';
 import type { DigestAlgorithm } from '../blobs/blob-store';
-
-export type UpstreamKind = 'registry' | 'catalog' | 'folder';
-export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+import type { JobState, UpstreamKind } from '../contract/wire-mirror';
 
 export interface UpstreamsTable {
   id: string;

@@ -1,5 +1,6 @@
 import { ValidationError } from '../lib/errors';
-import { compareGemVersions, isGemVersion } from '../registry/versions/gem-version';
+import { isGemVersion } from '../contract/names';
+import { compareGemVersions } from '../registry/versions/gem-version';
 
 type Op = '=' | '!=' | '>' | '<' | '>=' | '<=' | '~>';
 interface Requirement { op: Op; version: string }

@@ -1,7 +1,7 @@
 import type { ExpressionBuilder, Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../store/schema';
 import type { AgentPoolsTable } from './tables';
-import { nameKey } from '../auth/names';
+import { nameKey } from '../contract/names';
 import { contains } from '../store/like';
 import { prepare } from '../store/cache/prepared';
 import { cachedQuery } from '../store/cache/read-cache';

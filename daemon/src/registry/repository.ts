@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
-import { nameKey } from '../auth/names';
+import { nameKey } from '../contract/names';
 import type { Database } from '../store/schema';
 import type { BoxesTable, BoxProvidersTable, BoxVersionsTable, BoxRecord, BoxRow, ProviderRow, VersionDetail, VersionRow } from './tables';
 

@@ -1,5 +1,6 @@
 import type { Generated, Selectable } from 'kysely';
 import type { DigestAlgorithm } from '../blobs/blob-store';
+import type { VersionStatus } from '../contract/wire-registry';
 
 export interface BoxesTable {
   id: string;
@@ -15,8 +16,6 @@ export interface BoxesTable {
   created_at: string;
   updated_at: string;
 }
-
-export type VersionStatus = 'unreleased' | 'active' | 'revoked';
 
 export interface BoxVersionsTable {
   id: string;

@@ -7,7 +7,7 @@ import type { Caller, OrganizationAccess } from '../orgs/access';
 import type { OrganizationsService } from '../orgs/service';
 import type { ExecutionMode } from './tables';
 import { NO_TRIGGERS, settingsColumns, settingsOf, withTriggerRule, type WorkspaceSettings } from './settings';
-import { nameKey } from '../auth/names';
+import { nameKey } from '../contract/names';
 import type { WorkspacesRepository } from './repository';
 
 export interface WorkspaceInput {

@@ -1,9 +1,13 @@
+import type { z } from 'zod';
 import { ApiError, apiPath, type Fetcher } from './client';
 import { load } from './load';
 import {
   ApiTokensAnswer, CreatedTokenJson, OrganizationDetailAnswer, OrganizationsAnswer, SettingsAnswer, SmsCodeSentAnswer,
   TotpSetupAnswer, TwoFactorMethodsAnswer, UserAnswer, UsersAnswer, type OrganizationRole, type UserJson,
 } from '../../../daemon/src/contract/wire-accounts';
+import type {
+  CreateOrganizationBody, CreateTokenBody, CreateUserBody, MemberBody, NewTokenBody, RequestCodeBody, SettingsBody,
+} from '../../../daemon/src/contract/bodies-accounts';
 
 const B = '/api/boxyard';
 
@@ -16,7 +20,7 @@ export interface Credentials { login: string; password: string; code?: string }
 export const login = (api: Fetcher, c: Credentials): Promise<UserJson> =>
   load(api, UserAnswer, `${B}/session`, {
     method: 'POST',
-    body: { user: { login: c.login, password: c.password }, two_factor: { code: c.code ?? null } },
+    body: { user: { login: c.login, password: c.password }, two_factor: { code: c.code ?? null } } satisfies z.input<typeof CreateTokenBody>,
   }).then((r) => r.user);
 
 /** Who the session cookie signs in, or null when there is no (valid) session. */
@@ -29,7 +33,7 @@ export const currentSession = (api: Fetcher) =>
 export const requestSmsCode = (api: Fetcher, c: Credentials) =>
   load(api, SmsCodeSentAnswer, '/api/v1/two-factor/request-code', {
     method: 'POST',
-    body: { user: { login: c.login, password: c.password }, two_factor: { delivery_method: 'sms' } },
+    body: { user: { login: c.login, password: c.password }, two_factor: { delivery_method: 'sms' } } satisfies z.input<typeof RequestCodeBody>,
   });
 
 /** Revokes the session's token on the daemon and clears its cookie. */
@@ -40,15 +44,16 @@ export const listOrganizations = (api: Fetcher) =>
 export const getOrganization = (api: Fetcher, name: string) =>
   load(api, OrganizationDetailAnswer, apiPath(`${B}/organizations`, name)).then((r) => r.organization);
 export const createOrganization = (api: Fetcher, name: string, email: string) =>
-  api(`${B}/organizations`, { method: 'POST', body: { organization: { name, email: email || null } } });
+  api(`${B}/organizations`, { method: 'POST', body: { organization: { name, email: email || null } } satisfies z.input<typeof CreateOrganizationBody> });
+/** Adds the user to the organization with the role, or changes their role (the path names both). */
 export const setMember = (api: Fetcher, org: string, username: string, role: OrganizationRole) =>
-  api(`${apiPath(`${B}/organizations`, org)}/members/${encodeURIComponent(username)}`, { method: 'PUT', body: { member: { username, role } } });
+  api(`${apiPath(`${B}/organizations`, org)}/members/${encodeURIComponent(username)}`, { method: 'PUT', body: { member: { role } } satisfies z.input<typeof MemberBody> });
 export const removeMember = (api: Fetcher, org: string, username: string) =>
   api(`${apiPath(`${B}/organizations`, org)}/members/${encodeURIComponent(username)}`, { method: 'DELETE' });
 
 export const listApiTokens = (api: Fetcher) => load(api, ApiTokensAnswer, `${B}/tokens`).then((r) => r.tokens);
 export const createApiToken = (api: Fetcher, description: string) =>
-  load(api, CreatedTokenJson, `${B}/tokens`, { method: 'POST', body: { token: { description } } });
+  load(api, CreatedTokenJson, `${B}/tokens`, { method: 'POST', body: { token: { description } } satisfies z.input<typeof NewTokenBody> });
 export const revokeApiToken = (api: Fetcher, id: string) => api(apiPath(`${B}/tokens`, id), { method: 'DELETE' });
 
 export const twoFactorMethods = (api: Fetcher) => load(api, TwoFactorMethodsAnswer, `${B}/two-factor`).then((r) => r.two_factor.delivery_methods);
@@ -57,14 +62,13 @@ export const beginTotp = (api: Fetcher) =>
     .then((r) => r.two_factor);
 // Confirming, switching SMS on and switching off need the current password: api/credentials.ts.
 
-export interface SettingsPatch { maintenance?: boolean; offline?: boolean; pull_through_upstream_id?: string | null; cache_max_age_minutes?: number }
+export type SettingsPatch = z.input<typeof SettingsBody>['settings'];
 export const getSettings = (api: Fetcher) => load(api, SettingsAnswer, `${B}/settings`).then((r) => r.settings);
 export const updateSettings = (api: Fetcher, settings: SettingsPatch) =>
   load(api, SettingsAnswer, `${B}/settings`, { method: 'PUT', body: { settings } }).then((r) => r.settings);
 export const setMaintenance = (api: Fetcher, maintenance: boolean) => updateSettings(api, { maintenance });
 
 export const listUsers = (api: Fetcher) => load(api, UsersAnswer, `${B}/users`).then((r) => r.users);
-export interface NewUser { username: string; password: string; email: string; admin: boolean }
-export const createUser = (api: Fetcher, u: NewUser) =>
-  api(`${B}/users`, { method: 'POST', body: { user: { ...u, email: u.email || null } } });
+export const createUser = (api: Fetcher, user: z.input<typeof CreateUserBody>['user']) =>
+  api(`${B}/users`, { method: 'POST', body: { user } });
 export const deleteUser = (api: Fetcher, username: string) => api(apiPath(`${B}/users`, username), { method: 'DELETE' });

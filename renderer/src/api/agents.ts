@@ -1,6 +1,8 @@
+import type { z } from 'zod';
 import { apiPath, type Fetcher } from './client';
 import { load } from './load';
 import { AgentJson, AgentPoolJson, AgentTokenJson, many, one } from '../../../daemon/src/contract/wire-jsonapi';
+import type { CreateAgentTokenDocument, CreatePoolDocument, UpdatePoolDocument } from '../../../daemon/src/contract/bodies-jsonapi';
 
 const V2 = '/api/v2';
 const J = { jsonapi: true } as const;
@@ -14,7 +16,7 @@ export const createPool = (api: Fetcher, org: string, name: string, organization
   load(api, one(AgentPoolJson), `${apiPath(`${V2}/organizations`, org)}/agent-pools`, {
     ...J,
     method: 'POST',
-    body: { data: { type: 'agent-pools', attributes: { name, 'organization-scoped': organizationScoped } } },
+    body: { data: { type: 'agent-pools', attributes: { name, 'organization-scoped': organizationScoped } } } satisfies z.input<typeof CreatePoolDocument>,
   }).then((r) => r.data);
 
 export const deletePool = (api: Fetcher, id: string) => api(apiPath(`${V2}/agent-pools`, id), { ...J, method: 'DELETE' });
@@ -27,7 +29,7 @@ export const createToken = (api: Fetcher, poolId: string, description: string) =
   load(api, one(AgentTokenJson), `${apiPath(`${V2}/agent-pools`, poolId)}/authentication-tokens`, {
     ...J,
     method: 'POST',
-    body: { data: { type: 'authentication-tokens', attributes: { description } } },
+    body: { data: { type: 'authentication-tokens', attributes: { description } } } satisfies z.input<typeof CreateAgentTokenDocument>,
   }).then((r) => r.data);
 
 export const revokeToken = (api: Fetcher, id: string) => api(apiPath(`${V2}/authentication-tokens`, id), { ...J, method: 'DELETE' });
@@ -46,7 +48,7 @@ export const setPoolScope = (api: Fetcher, id: string, organizationScoped: boole
       data: {
         type: 'agent-pools',
         attributes: { 'organization-scoped': organizationScoped },
-        relationships: { 'allowed-workspaces': { data: allowedWorkspaceIds.map((w) => ({ type: 'workspaces', id: w })) } },
+        relationships: { 'allowed-workspaces': { data: allowedWorkspaceIds.map((w) => ({ type: 'workspaces' as const, id: w })) } },
       },
-    },
+    } satisfies z.input<typeof UpdatePoolDocument>,
   }).then((r) => r.data);

@@ -1,5 +1,7 @@
+import type { z } from 'zod';
 import { ApiError, CSRF_HEADERS, apiPath, errorMessages, type Fetcher } from './client';
 import { load } from './load';
+import type { CreateBox, CreateProvider, CreateVersion } from '../../../daemon/src/contract/bodies-registry';
 import { BoxJson, NamespacesAnswer, ProviderJson, SearchJson, UploadTargetJson, VersionJson } from '../../../daemon/src/contract/wire-registry';
 
 const V1 = '/api/v1';
@@ -18,18 +20,17 @@ export const listNamespaces = (api: Fetcher) => load(api, NamespacesAnswer, '/ap
 
 export const getBox = (api: Fetcher, user: string, name: string) => load(api, BoxJson, boxPath(user, name));
 
-export interface NewBox { username: string; name: string; short_description: string; description: string; is_private: boolean }
-export const createBox = (api: Fetcher, box: NewBox) => load(api, BoxJson, `${V1}/boxes`, { method: 'POST', body: { box } });
+export const createBox = (api: Fetcher, box: z.input<typeof CreateBox>) => load(api, BoxJson, `${V1}/boxes`, { method: 'POST', body: { box } });
 export const deleteBox = (api: Fetcher, user: string, name: string) => api(boxPath(user, name), { method: 'DELETE' });
 
-export const createVersion = (api: Fetcher, user: string, name: string, version: string, description: string) =>
-  load(api, VersionJson, `${boxPath(user, name)}/versions`, { method: 'POST', body: { version: { version, description } } });
+export const createVersion = (api: Fetcher, user: string, name: string, version: z.input<typeof CreateVersion>) =>
+  load(api, VersionJson, `${boxPath(user, name)}/versions`, { method: 'POST', body: { version } });
 export const deleteVersion = (api: Fetcher, user: string, name: string, version: string) =>
   api(versionPath(user, name, version), { method: 'DELETE' });
 export const setVersionStatus = (api: Fetcher, user: string, name: string, version: string, action: 'release' | 'revoke') =>
   load(api, VersionJson, `${versionPath(user, name, version)}/${action}`, { method: 'PUT' });
 
-export interface NewProvider { name: string; url?: string; checksum?: string; checksum_type?: string; architecture?: string }
+export type NewProvider = z.input<typeof CreateProvider>;
 export const createProvider = (api: Fetcher, user: string, name: string, version: string, provider: NewProvider) =>
   load(api, ProviderJson, `${versionPath(user, name, version)}/providers`, { method: 'POST', body: { provider } });
 export const deleteProvider = (api: Fetcher, ref: ProviderRef) => api(providerPath(ref), { method: 'DELETE' });

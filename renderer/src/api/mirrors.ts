@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { apiPath, type Fetcher } from './client';
 import { putFile } from './boxes';
 import { load } from './load';
@@ -5,18 +6,11 @@ import {
   CacheAnswer, CreatedMirrorAnswer, ImportAnswer, JobAnswer, JobsAnswer, MirrorsAnswer, UpstreamAnswer, UpstreamsAnswer,
   type ImportResultJson,
 } from '../../../daemon/src/contract/wire-mirror';
+import type { CreateMirror, CreateUpstream } from '../../../daemon/src/contract/bodies-mirror';
 
 const B = '/api/boxyard';
 
-export interface NewUpstream {
-  name: string;
-  url: string;
-  /** Write-only: sent once, never read back (the answer says `has_token`). */
-  token?: string;
-  timeout_seconds?: number;
-  max_failures?: number;
-  pause_minutes?: number;
-}
+export type NewUpstream = z.input<typeof CreateUpstream>;
 
 export const listUpstreams = (api: Fetcher) =>
   load(api, UpstreamsAnswer, `${B}/upstreams`).then((r) => r.upstreams);
@@ -24,19 +18,7 @@ export const createUpstream = (api: Fetcher, upstream: NewUpstream) =>
   load(api, UpstreamAnswer, `${B}/upstreams`, { method: 'POST', body: { upstream } }).then((r) => r.upstream);
 export const deleteUpstream = (api: Fetcher, id: string) => api(apiPath(`${B}/upstreams`, id), { method: 'DELETE' });
 
-export interface NewMirror {
-  upstream_id: string;
-  source: string;
-  target?: string;
-  versions?: string;
-  latest?: number;
-  providers?: string[];
-  architectures?: string[];
-  private?: boolean;
-  interval_minutes?: number;
-  retain?: number;
-  run?: boolean;
-}
+export type NewMirror = z.input<typeof CreateMirror>;
 
 export const listMirrors = (api: Fetcher) =>
   load(api, MirrorsAnswer, `${B}/mirrors`).then((r) => r.mirrors);

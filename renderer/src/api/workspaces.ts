@@ -1,6 +1,8 @@
+import type { z } from 'zod';
 import { apiPath, type Fetcher } from './client';
 import { load } from './load';
 import { WorkspaceJson, many, one } from '../../../daemon/src/contract/wire-jsonapi';
+import type { CreateWorkspaceDocument, UpdateWorkspaceDocument } from '../../../daemon/src/contract/bodies-jsonapi';
 
 const V2 = '/api/v2';
 const J = { jsonapi: true } as const;
@@ -12,7 +14,7 @@ export const createWorkspace = (api: Fetcher, org: string, name: string) =>
   load(api, one(WorkspaceJson), `${apiPath(`${V2}/organizations`, org)}/workspaces`, {
     ...J,
     method: 'POST',
-    body: { data: { type: 'workspaces', attributes: { name } } },
+    body: { data: { type: 'workspaces', attributes: { name } } } satisfies z.input<typeof CreateWorkspaceDocument>,
   }).then((r) => r.data);
 
 export const deleteWorkspace = (api: Fetcher, id: string) => api(apiPath(`${V2}/workspaces`, id), { ...J, method: 'DELETE' });
@@ -22,5 +24,5 @@ export const setWorkspacePool = (api: Fetcher, id: string, poolId: string | null
   load(api, one(WorkspaceJson), apiPath(`${V2}/workspaces`, id), {
     ...J,
     method: 'PATCH',
-    body: { data: { type: 'workspaces', attributes: { 'execution-mode': poolId ? 'agent' : 'remote', 'agent-pool-id': poolId } } },
+    body: { data: { type: 'workspaces', attributes: { 'execution-mode': poolId ? 'agent' : 'remote', 'agent-pool-id': poolId } } } satisfies z.input<typeof UpdateWorkspaceDocument>,
   }).then((r) => r.data);

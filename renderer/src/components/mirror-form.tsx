@@ -5,6 +5,7 @@ import { useSession } from '../api/session';
 import { numberOrUndefined } from './format';
 import { ErrorNote, useAction } from './ui';
 import { queryKeys } from '../api/query-keys';
+import { ARCHITECTURES, isArchitecture, type Architecture } from '../../../daemon/src/contract/bodies-registry';
 
 interface Draft {
   upstream: string; source: string; target: string; versionMode: 'all' | 'range' | 'latest'; versions: string; latest: string;
@@ -15,13 +16,21 @@ const EMPTY: Draft = {
   providers: '', architectures: '', visibility: '', interval: '', retain: '', run: true,
 };
 
+/** The architectures typed in, each one vagrant knows (said here rather than by the daemon's 422). */
+function architectureList(text: string): Architecture[] {
+  const list = splitList(text);
+  const unknown = list.filter((a) => !isArchitecture(a));
+  if (unknown.length) throw new Error(`Unknown architecture ${unknown.join(', ')}: use ${ARCHITECTURES.join(', ')}.`);
+  return list.filter(isArchitecture);
+}
+
 function toMirror(d: Draft, upstreamId: string): NewMirror {
   const m: NewMirror = { upstream_id: upstreamId, source: d.source.trim(), run: d.run };
   if (d.target.trim()) m.target = d.target.trim();
   if (d.versionMode === 'range') m.versions = d.versions.trim();
   if (d.versionMode === 'latest') m.latest = Number(d.latest);
   const providers = splitList(d.providers);
-  const architectures = splitList(d.architectures);
+  const architectures = architectureList(d.architectures);
   if (providers.length) m.providers = providers;
   if (architectures.length) m.architectures = architectures;
   if (d.visibility) m.private = d.visibility === 'private';

@@ -14,7 +14,7 @@ const publishedText = (j: JobJson) => j.published.map((p) => `${p.box} ${p.versi
 export function JobProgress({ job, mirrorId }: { job: JobJson; mirrorId: string }) {
   const { api } = useSession();
   const cancel = useAction(() => cancelJob(api, job.id), [queryKeys.jobs(mirrorId), queryKeys.mirrors]);
-  const active = ACTIVE_JOB_STATES.has(job.state);
+  const active = ACTIVE_JOB_STATES.includes(job.state);
   const total = job.bytes_total;
   const done = job.bytes_done;
   const fraction = total > 0 ? Math.min(1, done / total) : job.state === 'done' ? 1 : undefined;
@@ -74,10 +74,10 @@ export function MirrorJobs({ mirrorId, hint }: { mirrorId: string; hint?: JobJso
   const jobs = useQuery({
     queryKey: queryKeys.jobs(mirrorId),
     queryFn: () => listJobs(api, mirrorId),
-    refetchInterval: (q) => ((q.state.data ?? []).some((j) => ACTIVE_JOB_STATES.has(j.state)) ? 1000 : false),
+    refetchInterval: (q) => ((q.state.data ?? []).some((j) => ACTIVE_JOB_STATES.includes(j.state)) ? 1000 : false),
   });
   const newest = jobs.data?.[0] ?? hint ?? null;
-  const active = newest ? ACTIVE_JOB_STATES.has(newest.state) : false;
+  const active = newest ? ACTIVE_JOB_STATES.includes(newest.state) : false;
   const wasActive = useRef(active);
   useEffect(() => {
     if (wasActive.current && !active) {

@@ -32,7 +32,7 @@ function MirrorCard({ m }: { m: MirrorJson }) {
   const { api } = useSession();
   const run = useAction(() => runMirror(api, m.id), [queryKeys.jobs(m.id), queryKeys.mirrors]);
   const remove = useAction(() => deleteMirror(api, m.id), [queryKeys.mirrors]);
-  const busy = m.last_job ? ACTIVE_JOB_STATES.has(m.last_job.state) : false;
+  const busy = m.last_job ? ACTIVE_JOB_STATES.includes(m.last_job.state) : false;
   return (
     <article className="version" aria-label={`Mirror ${m.source}`}>
       <header>

@@ -5,12 +5,13 @@ import { useSession } from '../api/session';
 import { ErrorNote } from './ui';
 import { UploadProgress, useUpload } from './use-upload';
 import { queryKeys } from '../api/query-keys';
+import { ARCHITECTURES, type Architecture } from '../../../daemon/src/contract/bodies-registry';
+import { DIGEST_ALGORITHMS, type DigestAlgorithm } from '../../../daemon/src/contract/checksums';
 
+/** Suggestions only: any provider name vagrant knows is accepted. */
 const PROVIDERS = ['virtualbox', 'libvirt', 'vmware_desktop', 'hyperv', 'parallels', 'qemu', 'docker'];
-const ARCHITECTURES = ['amd64', 'arm64', 'i386', 'arm', 'ppc64le', 's390x', 'unknown'];
-const CHECKSUM_TYPES = ['sha256', 'sha512', 'sha384', 'sha1', 'md5'];
 
-interface Draft { name: string; architecture: string; source: 'url' | 'upload'; url: string; checksum: string; checksum_type: string }
+interface Draft { name: string; architecture: Architecture; source: 'url' | 'upload'; url: string; checksum: string; checksum_type: DigestAlgorithm }
 const EMPTY: Draft = { name: 'virtualbox', architecture: 'amd64', source: 'url', url: '', checksum: '', checksum_type: 'sha256' };
 
 function toProvider(d: Draft): NewProvider {
@@ -31,7 +32,7 @@ function SourceFields({ d, set, onFile }: { d: Draft; set: Setter; onFile: (f: F
   return (
     <>
       <label className="wide">URL<input name="url" type="url" value={d.url} onChange={(e) => set({ url: e.target.value })} required placeholder="https://…/virtualbox.box" /></label>
-      <label>Checksum type<select name="checksum_type" value={d.checksum_type} onChange={(e) => set({ checksum_type: e.target.value })}>{CHECKSUM_TYPES.map((t) => <option key={t}>{t}</option>)}</select></label>
+      <label>Checksum type<select name="checksum_type" value={d.checksum_type} onChange={(e) => set({ checksum_type: e.target.value as DigestAlgorithm })}>{DIGEST_ALGORITHMS.map((t) => <option key={t}>{t}</option>)}</select></label>
       <label className="wide">Checksum (optional)<input name="checksum" value={d.checksum} onChange={(e) => set({ checksum: e.target.value })} pattern="[0-9a-fA-F]+" /></label>
     </>
   );
@@ -42,7 +43,7 @@ function ProviderFields({ d, set }: { d: Draft; set: Setter }) {
     <>
       <label>Provider<input name="provider" list="providers" value={d.name} onChange={(e) => set({ name: e.target.value })} required /></label>
       <datalist id="providers">{PROVIDERS.map((p) => <option key={p} value={p} />)}</datalist>
-      <label>Architecture<select name="architecture" value={d.architecture} onChange={(e) => set({ architecture: e.target.value })}>{ARCHITECTURES.map((a) => <option key={a}>{a}</option>)}</select></label>
+      <label>Architecture<select name="architecture" value={d.architecture} onChange={(e) => set({ architecture: e.target.value as Architecture })}>{ARCHITECTURES.map((a) => <option key={a}>{a}</option>)}</select></label>
       <fieldset>
         <label className="check"><input type="radio" name="source" checked={d.source === 'url'} onChange={() => set({ source: 'url' })} /> External URL</label>
         <label className="check"><input type="radio" name="source" checked={d.source === 'upload'} onChange={() => set({ source: 'upload' })} /> Upload a .box file</label>

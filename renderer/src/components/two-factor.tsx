@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { toString as qrSvg } from 'qrcode/lib/browser';
 import { beginTotp, twoFactorMethods } from '../api/accounts';
 import { confirmTotp, disableTwoFactor, enableSms } from '../api/credentials';
+import type { DeliveryMethod } from '../../../daemon/src/contract/wire-accounts';
 import { useSession } from '../api/session';
 import { CopyField, ErrorNote, Section, confirmed, useAction } from './ui';
 import { queryKeys } from '../api/query-keys';
@@ -45,7 +46,7 @@ export function TwoFactor() {
   const [password, setPassword] = useState('');
   const begin = useAction(() => beginTotp(api), [], setSetup);
   const confirm = useAction(() => confirmTotp(api, code, password), [key], () => { setSetup(null); setCode(''); });
-  const disable = useAction((m: 'app' | 'sms') => disableTwoFactor(api, m, password), [key]);
+  const disable = useAction((m: DeliveryMethod) => disableTwoFactor(api, m, password), [key]);
   const submit = (e: FormEvent) => { e.preventDefault(); confirm.mutate(undefined); };
   const on = methods.data ?? [];
   return (

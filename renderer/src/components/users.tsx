@@ -1,17 +1,18 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { createUser, deleteUser, listUsers, type NewUser } from '../api/accounts';
+import { createUser, deleteUser, listUsers } from '../api/accounts';
 import { useSession } from '../api/session';
-import { MIN_PASSWORD_LENGTH } from '../api/credentials';
+import { MIN_PASSWORD_LENGTH } from '../../../daemon/src/contract/bodies-accounts';
 import { ErrorNote, Loading, Section, confirmed, formatTime, useAction } from './ui';
 import { queryKeys } from '../api/query-keys';
 
-const EMPTY: NewUser = { username: '', password: '', email: '', admin: false };
+interface Draft { username: string; password: string; email: string; admin: boolean }
+const EMPTY: Draft = { username: '', password: '', email: '', admin: false };
 
 function NewUserForm() {
   const { api } = useSession();
-  const [u, setU] = useState<NewUser>(EMPTY);
-  const create = useAction(() => createUser(api, u), [queryKeys.users], () => setU(EMPTY));
+  const [u, setU] = useState<Draft>(EMPTY);
+  const create = useAction(() => createUser(api, { ...u, email: u.email || null }), [queryKeys.users], () => setU(EMPTY));
   const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
   return (
     <form className="inline" onSubmit={submit} aria-label="New user">

@@ -30,7 +30,7 @@ function Agents({ poolId }: { poolId: string }) {
                 <td><StatusBadge status={a.attributes.status} /></td>
                 <td>{a.attributes['ip-address']}</td>
                 <td>{formatTime(a.attributes['last-ping-at'])}</td>
-                <td>{DELETABLE_AGENT_STATUSES.has(a.attributes.status) && <button type="button" className="danger small" onClick={() => remove.mutate(a.id)}>Delete</button>}</td>
+                <td>{DELETABLE_AGENT_STATUSES.includes(a.attributes.status) && <button type="button" className="danger small" onClick={() => remove.mutate(a.id)}>Delete</button>}</td>
               </tr>
             ))}
           </tbody>

@@ -13,7 +13,7 @@ function NewVersionForm({ user, name }: { user: string; name: string }) {
   const { api } = useSession();
   const [version, setVersion] = useState('');
   const [description, setDescription] = useState('');
-  const create = useAction(() => createVersion(api, user, name, version, description), [queryKeys.box(user, name)], () => { setVersion(''); setDescription(''); });
+  const create = useAction(() => createVersion(api, user, name, { version, description }), [queryKeys.box(user, name)], () => { setVersion(''); setDescription(''); });
   const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
   return (
     <form className="inline" onSubmit={submit} aria-label="New version">

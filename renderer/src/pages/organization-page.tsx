@@ -6,15 +6,14 @@ import { useSession } from '../api/session';
 import { ErrorNote, Loading, Section, confirmed, formatTime, useAction } from '../components/ui';
 import { Workspaces } from '../components/workspaces';
 import { queryKeys } from '../api/query-keys';
+import { ORGANIZATION_ROLES, type MemberJson, type OrganizationRole } from '../../../daemon/src/contract/wire-accounts';
 
-type Role = 'owner' | 'member';
-
-function Members({ org, members }: { org: string; members: Array<{ username: string; role: string }> }) {
+function Members({ org, members }: { org: string; members: MemberJson[] }) {
   const { api } = useSession();
   const key = queryKeys.organization(org);
   const [username, setUsername] = useState('');
-  const [role, setRole] = useState<Role>('member');
-  const put = useAction((m: { username: string; role: Role }) => setMember(api, org, m.username, m.role), [key], () => setUsername(''));
+  const [role, setRole] = useState<OrganizationRole>('member');
+  const put = useAction((m: { username: string; role: OrganizationRole }) => setMember(api, org, m.username, m.role), [key], () => setUsername(''));
   const remove = useAction((u: string) => removeMember(api, org, u), [key]);
   const submit = (e: FormEvent) => { e.preventDefault(); put.mutate({ username, role }); };
   return (
@@ -39,7 +38,7 @@ function Members({ org, members }: { org: string; members: Array<{ username: str
       </table>
       <form className="inline" onSubmit={submit} aria-label="Add member">
         <input name="member" placeholder="Username" value={username} onChange={(e) => setUsername(e.target.value)} required />
-        <select value={role} onChange={(e) => setRole(e.target.value as Role)}><option value="member">member</option><option value="owner">owner</option></select>
+        <select value={role} onChange={(e) => setRole(e.target.value as OrganizationRole)}>{ORGANIZATION_ROLES.map((r) => <option key={r} value={r}>{r}</option>)}</select>
         <button type="submit" disabled={put.isPending}>Add member</button>
       </form>
     </Section>

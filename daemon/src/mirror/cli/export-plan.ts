@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { describeIssues } from '../../http/validate';
-import { isGemVersion } from '../../registry/versions/gem-version';
-import { BoxName, DEFAULT_ARCHITECTURE, isArchitecture } from '../../registry/schemas';
+import { isGemVersion } from '../../contract/names';
+import { BoxName, isArchitecture } from '../../contract/bodies-registry';
+import { DEFAULT_ARCHITECTURE } from '../../registry/schemas';
 import { exportFileName, UpstreamCatalog } from '../upstreams/catalog-schema';
 import { ApiError, type BoxyardClient } from './client';
 import { selectVersions } from '../version-filter';

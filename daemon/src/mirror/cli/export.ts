@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { nameKey } from '../../auth/names';
+import { nameKey } from '../../contract/names';
 import { MANIFEST_FILE, type ExportManifest } from '../upstreams/catalog-schema';
 import { BoxyardClient, collect, positiveInt, withServerOptions, type ServerOptions } from './client';
 import { downloadFile } from './download';

@@ -3,6 +3,8 @@ import { BOXYARD } from '../../http/route-table';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { requireUser } from '../../auth/middleware';
+import { Text } from '../../contract/bodies-registry';
+import { queryValue } from '../../http/params';
 import { validated } from '../../http/validate';
 import type { ImportService } from './service';
 
@@ -18,17 +20,15 @@ export const isImportPath = (path: string): boolean => /^\/api\/boxyard\/import\
 
 const Segment = z.string().max(256);
 const ImportParams = z.object({ username: Segment, box: Segment, version: Segment });
-const Flag = z.enum(['true', 'false'], { message: 'must be true or false' }).optional();
-const Text = (max: number) => z.string().max(max, `must be at most ${max} characters`).optional();
-// A blank value is no value: `?provider=&architecture=` as the docs write it.
-const blankIsAbsent = (v: unknown) => (v === '' ? undefined : v);
+const Flag = queryValue(z.enum(['true', 'false'], { message: 'must be true or false' }).optional());
+const OptionalText = (max: number) => queryValue(Text(max).optional());
 const ImportQuery = z.object({
-  provider: z.preprocess(blankIsAbsent, Text(64)),
-  architecture: z.preprocess(blankIsAbsent, Text(32)),
-  checksum: z.preprocess(blankIsAbsent, Text(256)),
-  checksum_type: z.preprocess(blankIsAbsent, Text(16)),
-  release: z.preprocess(blankIsAbsent, Flag),
-  private: z.preprocess(blankIsAbsent, Flag),
+  provider: OptionalText(64),
+  architecture: OptionalText(32),
+  checksum: OptionalText(256),
+  checksum_type: OptionalText(16),
+  release: Flag,
+  private: Flag,
 });
 
 /** The body's announced size; a chunked body has none to check. */

@@ -5,8 +5,10 @@ import { explainReceived } from '../../blobs/uploads/received-body';
 import { ConflictError, ValidationError } from '../../lib/errors';
 import type { IdGen } from '../../lib/ids';
 import { safeEqual } from '../../lib/crypto';
-import { isGemVersion } from '../../registry/versions/gem-version';
-import { BoxName, DEFAULT_ARCHITECTURE, isArchitecture } from '../../registry/schemas';
+import { isGemVersion } from '../../contract/names';
+import { BoxName, isArchitecture } from '../../contract/bodies-registry';
+import type { ImportResultJson } from '../../contract/wire-mirror';
+import { DEFAULT_ARCHITECTURE } from '../../registry/schemas';
 import { normalizeChecksum } from '../../registry/providers/checksums';
 import type { RegistryService } from '../../registry/service';
 import { boxMetadataTap, type BoxMetadata } from './box-metadata';
@@ -25,16 +27,6 @@ export interface ImportRequest {
   checksum_type?: string;
   release: boolean;
   private: boolean;
-}
-
-export interface ImportResult {
-  box: string;
-  version: string;
-  provider: string;
-  architecture: string;
-  sha256: string;
-  size: number;
-  released: boolean;
 }
 
 interface Checked extends ImportRequest {
@@ -70,7 +62,7 @@ export class ImportService {
     private readonly ids: IdGen,
   ) {}
 
-  async import(p: Principal, req: ImportRequest, body: Readable, declaredSize: number | undefined): Promise<ImportResult> {
+  async import(p: Principal, req: ImportRequest, body: Readable, declaredSize: number | undefined): Promise<ImportResultJson> {
     const input = checkRequest(req);
     const { ns } = await this.registry.access.namespace(p, input.username, 'manage');
     await this.blobs.ensureRoom(declaredSize ?? 0);
@@ -124,7 +116,7 @@ export class ImportService {
     return { provider, architecture };
   }
 
-  private async publish(p: Principal, ns: Namespace, input: Checked, blob: BlobRef, provider: string, architecture: string): Promise<ImportResult> {
+  private async publish(p: Principal, ns: Namespace, input: Checked, blob: BlobRef, provider: string, architecture: string): Promise<ImportResultJson> {
     const { box } = await this.registry.publisher.publish({
       namespace: ns, name: input.box, short_description: '', description: '', private: input.private,
       versions: [{

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import type { Principal } from '../../auth/accounts-service';
-import { nameKey } from '../../auth/names';
+import { nameKey } from '../../contract/names';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors';
 import type { Clock } from '../../lib/clock';
 import type { IdGen } from '../../lib/ids';

@@ -4,12 +4,12 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { nameKey } from '../../auth/names';
+import { nameKey } from '../../contract/names';
 import { UpstreamError } from '../../lib/errors';
 import { describeIssues } from '../../http/validate';
 import { ExportManifest, MANIFEST_FILE, UpstreamCatalog } from './catalog-schema';
 import type { UpstreamRow } from '../repository';
-import type { UpstreamKind } from '../tables';
+import type { UpstreamKind } from '../../contract/wire-mirror';
 import type { UpstreamGate } from './http';
 
 /** The bytes of one upstream file from `offset` on (0 when the upstream ignored the range). */

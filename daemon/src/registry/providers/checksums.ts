@@ -1,4 +1,5 @@
-import { DIGEST_ALGORITHMS, DIGEST_HEX_LENGTH, isDigestAlgorithm, type DigestAlgorithm } from '../../blobs/blob-store';
+import { isDigestAlgorithm, type DigestAlgorithm } from '../../blobs/blob-store';
+import { DIGEST_ALGORITHMS, DIGEST_HEX_LENGTH } from '../../contract/checksums';
 import { ValidationError } from '../../lib/errors';
 import type { ProviderRow } from '../repository';
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareGemVersions, isGemVersion, sortByGemVersionDesc } from './gem-version';
+import { isGemVersion } from '../../contract/names';
+import { compareGemVersions, sortByGemVersionDesc } from './gem-version';
 
 describe('isGemVersion', () => {
   it.each(['1', '1.0.0', '1.0.0-beta', '1.0.0.rc1', '2024.01.02', '0.1-pre.2'])('accepts %s', (v) => {

@@ -1,14 +1,7 @@
 /**
- * Ruby Gem versions, because vagrant parses every catalog version with `Gem::Version.new` and
- * fails on anything else (`v1.0` is rejected; `1.0.0-beta` and `1.0.0.rc1` are fine).
+ * How Ruby Gem versions compare, as vagrant compares catalog versions (`Gem::Version`). Which
+ * strings are versions at all: isGemVersion in contract/names.ts.
  */
-const GEM_VERSION = /^[0-9]+(?:\.[0-9a-zA-Z]+)*(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
-
-export const MAX_VERSION_LENGTH = 64;
-
-export function isGemVersion(v: string): boolean {
-  return v.length <= MAX_VERSION_LENGTH && GEM_VERSION.test(v);
-}
 
 /** A number segment is a number while exact, a bigint beyond; so equal values have one type. */
 type Segment = number | bigint | string;

@@ -1,5 +1,5 @@
 import type { Namespace } from '../../auth/accounts-service';
-import { nameKey } from '../../auth/names';
+import { nameKey } from '../../contract/names';
 import type { Clock } from '../../lib/clock';
 import type { IdGen } from '../../lib/ids';
 import { ConflictError } from '../../lib/errors';

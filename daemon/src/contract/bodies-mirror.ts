@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { ARCHITECTURES, BoxName } from './bodies-registry';
+import { AccountName } from './names';
+import { UPSTREAM_KINDS } from './wire-mirror';
+
+/**
+ * What the mirroring API's changes take (under /api/boxyard; docs/mirroring-api.md): the part
+ * under `upstream` or `mirror`. mirror/schemas.ts wraps them, adds the checks that need the
+ * daemon (a folder path, a version constraint) and the rules between fields; the web UI types
+ * what it sends with `z.input` of these. Pure (zod only).
+ */
+
+const Name = z.string().min(1).max(64).regex(/^[A-Za-z0-9][A-Za-z0-9 _.:-]*$/, 'name may contain letters, numbers, spaces, "-", "_", ".", ":"');
+/** Write-only: sent once, never read back (the answer says `has_token`). */
+const Token = z.string().min(1).max(4096);
+/** An http(s) URL, a file: URL or an absolute folder path (mirror/schemas.ts checks which). */
+export const UpstreamUrl = z.string().min(1).max(2048);
+
+const upstreamFields = {
+  kind: z.enum(UPSTREAM_KINDS).optional(),
+  timeout_seconds: z.number().int().min(1).max(3600).optional(),
+  max_failures: z.number().int().min(1).max(1000).optional(),
+  pause_minutes: z.number().int().min(0).max(10_080).optional(),
+};
+export const CreateUpstream = z.object({ name: Name.optional(), url: UpstreamUrl, token: Token.nullish(), ...upstreamFields });
+export const UpdateUpstream = z.object({ name: Name.optional(), url: UpstreamUrl.optional(), token: Token.nullable().optional(), ...upstreamFields });
+
+/** "ORG/BOX" or "ORG", each part a valid local name. */
+const BoxOrOrg = z.string().max(200).refine((s) => {
+  const [ns, box, ...rest] = s.split('/');
+  return rest.length === 0 && AccountName.safeParse(ns).success && (box === undefined || BoxName.safeParse(box).success);
+}, 'must be ORG/BOX or ORG, with names of letters, numbers, "-", "_" and "."');
+
+/** A version constraint such as ">= 1.0, < 2.0" or "~> 1.2" (mirror/schemas.ts parses it). */
+export const VersionConstraint = z.string().min(1).max(256);
+
+const filterFields = {
+  /** Versions matching a constraint, or… */
+  versions: VersionConstraint.nullable().optional(),
+  /** …the latest N (not both). */
+  latest: z.number().int().min(1).max(10_000).nullable().optional(),
+  /** Empty or absent: every provider (and architecture). */
+  providers: z.array(BoxName).max(50).optional(),
+  architectures: z.array(z.enum(ARCHITECTURES)).max(ARCHITECTURES.length).optional(),
+  private: z.boolean().optional(),
+  interval_minutes: z.number().int().min(1).max(525_600).nullable().optional(),
+  retain: z.number().int().min(1).max(10_000).nullable().optional(),
+};
+
+export const CreateMirror = z.object({
+  /** An upstream by id, or one given inline (one of them). */
+  upstream_id: z.string().min(1).max(64).optional(),
+  upstream: z.object({ url: UpstreamUrl, token: Token.nullish() }).optional(),
+  source: BoxOrOrg,
+  /** Absent: the same name as the source. */
+  target: BoxOrOrg.optional(),
+  /** Run at once (the answer then carries the job). */
+  run: z.boolean().optional(),
+  ...filterFields,
+});
+export const UpdateMirror = z.object({ target: BoxOrOrg.optional(), ...filterFields });

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { isGemVersion, MAX_VERSION_LENGTH, PathName } from './names';
+
+/**
+ * What the box registry's changes take (Vagrant Cloud API v1/v2: `POST /boxes`, `…/versions`,
+ * `…/providers` and their `PUT`s): the part under `box`, `version` or `provider`.
+ * registry/schemas.ts accepts each wrapped under its key or flat (vagrant_cloud 3.0.5); the web UI
+ * types what it sends with `z.input` of these. Pure (zod only).
+ */
+
+/** Values vagrant ≥ 2.4 compares with the host's architecture. */
+export const ARCHITECTURES = ['amd64', 'i386', 'arm', 'arm64', 'ppc64le', 'ppc64', 'mips64le', 'mips64', 'mipsle', 'mips', 's390x', 'unknown'] as const;
+export type Architecture = (typeof ARCHITECTURES)[number];
+export const isArchitecture = (a: string): a is Architecture => (ARCHITECTURES as readonly string[]).includes(a);
+
+export const BoxName = PathName('name');
+const ProviderName = PathName('provider name');
+/** Text of at most `max` characters. */
+export const Text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
+const Flag = z.boolean({ message: 'must be true or false' });
+export const ArchitectureName = z.enum(ARCHITECTURES, { message: `architecture must be one of ${ARCHITECTURES.join(', ')}` });
+const VersionNumber = z.string({ message: 'version must be a string' }).max(MAX_VERSION_LENGTH)
+  .refine(isGemVersion, 'version must be a Ruby Gem version such as 1.0.0 or 1.0.0-beta (no leading "v")');
+/** An external box URL; "" means none (hosted). */
+const BoxUrl = z.union([z.literal(''), z.url({ protocol: /^https?$/, message: 'url must be an http or https URL' }).max(2048)]);
+
+export const CreateBox = z.object({
+  /** The owner (a user or organization); absent: the caller. */
+  username: z.string().max(256).nullish(),
+  name: BoxName,
+  short_description: Text(1024).nullish(),
+  description: Text(100_000).nullish(),
+  is_private: Flag.nullish(),
+});
+
+/** `PUT /box`: the gem sends back whatever it loaded, so null means unchanged. */
+export const UpdateBox = z.object({
+  name: BoxName.nullish(),
+  short_description: Text(1024).nullish(),
+  description: Text(100_000).nullish(),
+  is_private: Flag.nullish(),
+});
+
+export const CreateVersion = z.object({ version: VersionNumber, description: Text(100_000).nullish() });
+export const UpdateVersion = z.object({ version: VersionNumber.nullish(), description: Text(100_000).nullish() });
+
+const providerFields = {
+  url: BoxUrl.nullish(),
+  checksum: Text(256).nullish(),
+  /** One of contract/checksums.ts's DIGEST_ALGORITHMS when a checksum is given (registry/providers/checksums.ts). */
+  checksum_type: Text(16).nullish(),
+  architecture: ArchitectureName.nullish(),
+  default_architecture: Flag.nullish(),
+};
+export const CreateProvider = z.object({ name: ProviderName, ...providerFields });
+export const UpdateProvider = z.object({ name: ProviderName.nullish(), ...providerFields });
