@@ -1,0 +1,63 @@
+import { useState, type FormEvent } from 'react';
+import type { QueryKey } from '@tanstack/react-query';
+import { ErrorNote, Loading, SecretOnce, Section, confirmed, formatTime, useAction } from './ui';
+
+/** A token as its list shows it: never the secret. */
+export interface TokenRow { id: string; description: string; createdAt: string; lastUsedAt: string | null }
+
+interface TokenSectionProps {
+  title: string;
+  tokens: { isLoading: boolean; error: unknown; data?: TokenRow[] };
+  /** The create form's accessible name, its description field's name and placeholder. */
+  form: { label: string; field: string; placeholder: string };
+  /** Makes a token with the description and answers its secret (shown once). */
+  create: (description: string) => Promise<string | null>;
+  revoke: (id: string) => Promise<unknown>;
+  /** The label of the secret's copy field. */
+  secretLabel: string;
+  /** What the revoke confirmation says (it adds "cannot be undone"). */
+  revokeWarning: string;
+  /** What a create or a revoke changes. */
+  changes: { created: QueryKey[]; revoked: QueryKey[] };
+}
+
+/**
+ * The tokens of a user or of an agent pool: a form to make one, its secret shown once, then the
+ * list with a Revoke button each.
+ */
+export function TokenSection({ title, tokens, form, create, revoke, secretLabel, revokeWarning, changes }: TokenSectionProps) {
+  const [description, setDescription] = useState('');
+  const [secret, setSecret] = useState<string | null>(null);
+  const made = useAction(() => create(description), changes.created, (s) => { setSecret(s); setDescription(''); });
+  const revoked = useAction(revoke, changes.revoked);
+  const submit = (e: FormEvent) => { e.preventDefault(); made.mutate(undefined); };
+  const newToken = (
+    <form className="inline" onSubmit={submit} aria-label={form.label}>
+      <input name={form.field} placeholder={form.placeholder} value={description} onChange={(e) => setDescription(e.target.value)} required />
+      <button type="submit" disabled={made.isPending}>Create token</button>
+    </form>
+  );
+  return (
+    <Section title={title} actions={newToken}>
+      <ErrorNote error={made.error ?? revoked.error} />
+      <SecretOnce secret={secret} label={secretLabel} onDone={() => setSecret(null)} />
+      {tokens.isLoading ? <Loading what="tokens" /> : <ErrorNote error={tokens.error} />}
+      {tokens.data?.length === 0 && <p className="muted">No tokens yet.</p>}
+      {tokens.data && tokens.data.length > 0 && (
+        <table>
+          <thead><tr><th>Description</th><th>Created</th><th>Last used</th><th /></tr></thead>
+          <tbody>
+            {tokens.data.map((t) => (
+              <tr key={t.id}>
+                <td>{t.description || t.id}</td>
+                <td>{formatTime(t.createdAt)}</td>
+                <td>{formatTime(t.lastUsedAt)}</td>
+                <td><button type="button" className="danger small" onClick={() => confirmed(revokeWarning) && revoked.mutate(t.id)}>Revoke</button></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Section>
+  );
+}
