@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import envPaths from 'env-paths';
 import { z } from 'zod';
+import { DEFAULT_HOST, DEFAULT_PORT } from './contract/ipc';
+import { LOG_LEVELS } from './lib/log';
 
 const intFrom = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const bool = z.union([z.boolean(), z.enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off', ''])]).transform(
@@ -9,8 +11,8 @@ const bool = z.union([z.boolean(), z.enum(['1', 'true', 'yes', 'on', '0', 'false
 
 /** Every setting of the daemon, with its default. Sources: environment (BOXYARD_*) then CLI flags. */
 export const Config = z.object({
-  host: z.string().min(1).default('127.0.0.1'),
-  port: intFrom(0, 65535).default(4780),
+  host: z.string().min(1).default(DEFAULT_HOST),
+  port: intFrom(0, 65535).default(DEFAULT_PORT),
   dataDir: z.string().min(1),
   /** Base URL put in upload and download links; else taken from the request's Host. */
   publicUrl: z.url().optional().transform((u) => u?.replace(/\/+$/, '')),
@@ -22,7 +24,7 @@ export const Config = z.object({
     .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((h) => h.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^(\*|\.?[^\s/:@]+|\[?[0-9a-fA-F:.]+\]?)$/, 'allowedHosts: host names or addresses (not URLs), `.domain` or `*`')))
     .default([]),
-  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  logLevel: z.enum(LOG_LEVELS).default('info'),
   adminUsername: z.string().min(1).default('admin'),
   adminPassword: z.string().min(1).optional(),
   /** Lifetime of an upload URL. */

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { MALLOC_ENV } from '../../bin/malloc-env.mjs';
-import type { DaemonState, DesktopSettings } from '../../daemon/src/contract/ipc';
+import { DEFAULT_HOST, LAN_HOST, type DaemonState, type DesktopSettings } from '../../daemon/src/contract/ipc';
 
 export interface SupervisorStatus { state: DaemonState; url: string | null; lastError: string | null }
 
@@ -86,7 +86,7 @@ export class DaemonSupervisor {
 
   /** The daemon's arguments for these settings: LAN access is `--host 0.0.0.0`. */
   args(s: DesktopSettings): string[] {
-    return [this.opts.script, 'serve', '--data', this.opts.dataDir, '--host', s.lanAccess ? '0.0.0.0' : '127.0.0.1', '--port', String(s.port)];
+    return [this.opts.script, 'serve', '--data', this.opts.dataDir, '--host', s.lanAccess ? LAN_HOST : DEFAULT_HOST, '--port', String(s.port)];
   }
 
   private spawnChild(state: DaemonState): void {

@@ -1,19 +1,17 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DesktopSettings } from '../../daemon/src/contract/ipc';
-
-export const DEFAULT_SETTINGS: DesktopSettings = { lanAccess: false, port: 4780 };
+import { DEFAULT_DESKTOP_SETTINGS, DesktopSettings } from '../../daemon/src/contract/ipc';
 
 /** The desktop settings file (JSON in Electron's userData); a broken file falls back to the defaults. */
 export class SettingsStore {
   constructor(private readonly file: string) {}
 
   load(): DesktopSettings {
-    if (!existsSync(this.file)) return DEFAULT_SETTINGS;
+    if (!existsSync(this.file)) return DEFAULT_DESKTOP_SETTINGS;
     try {
       return DesktopSettings.parse(JSON.parse(readFileSync(this.file, 'utf8')));
     } catch {
-      return DEFAULT_SETTINGS;
+      return DEFAULT_DESKTOP_SETTINGS;
     }
   }
 

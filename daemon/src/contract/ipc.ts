@@ -4,12 +4,20 @@ import { z } from 'zod';
  * The Electron preload bridge: channel names and the zod schemas of what crosses them. Main checks
  * every argument, the preload checks every result, so nothing untyped crosses the process boundary.
  */
+
+/** Where the daemon listens unless told otherwise (daemon/src/config.ts), and the desktop app's first settings. */
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 4780;
+/** The `--host` that serves the LAN. */
+export const LAN_HOST = '0.0.0.0';
+
 export const DesktopSettings = z.object({
   /** Serve the LAN (`--host 0.0.0.0`) instead of this machine only. */
   lanAccess: z.boolean(),
   port: z.number().int().min(1).max(65535),
 });
 export type DesktopSettings = z.infer<typeof DesktopSettings>;
+export const DEFAULT_DESKTOP_SETTINGS: DesktopSettings = { lanAccess: false, port: DEFAULT_PORT };
 
 export const DaemonState = z.enum(['starting', 'running', 'restarting', 'stopped', 'failed']);
 export type DaemonState = z.infer<typeof DaemonState>;

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** One path segment (a name or a version), bounded before it is checked for what it names. */
+export const Segment = z.string().max(256);
+
 /** Path parameters every API shares: ids and names, bounded before any lookup. */
 export const IdParams = z.object({ id: z.string().min(1).max(256) });
 export const NameParams = z.object({ name: z.string().min(1).max(256) });

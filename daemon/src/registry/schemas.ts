@@ -2,7 +2,7 @@ import { z } from 'zod';
 import {
   ArchitectureName, CreateBox, CreateProvider, CreateVersion, Text, UpdateBox, UpdateProvider, UpdateVersion,
 } from '../contract/bodies-registry';
-import { queryValue } from '../http/params';
+import { queryValue, Segment } from '../http/params';
 
 /** What a provider created without an architecture (API v1, gem 3.0.5) is recorded as. */
 export const DEFAULT_ARCHITECTURE = 'unknown';
@@ -37,7 +37,6 @@ export const SearchQuery = z.object({
   page: queryValue(z.coerce.number().int('page must be a whole number').min(1, 'page must be at least 1').max(1_000_000, 'page must be at most 1000000').default(1)),
 });
 
-const Segment = z.string().max(256);
 export const UserParams = z.object({ username: Segment });
 export const BoxParams = z.object({ username: Segment, name: Segment });
 export const VersionParams = BoxParams.extend({ version: Segment });

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import type { DesktopBridge, DesktopInfo } from '../../../daemon/src/contract/ipc';
+import { DEFAULT_DESKTOP_SETTINGS, type DesktopBridge, type DesktopInfo } from '../../../daemon/src/contract/ipc';
 import { ErrorNote, Section } from './ui';
 
 declare global {
@@ -9,7 +9,7 @@ declare global {
 /** LAN access, port and data folder: only inside the desktop app, through the preload bridge. */
 export function DesktopSettings({ bridge }: { bridge: DesktopBridge }) {
   const [info, setInfo] = useState<DesktopInfo | null>(null);
-  const [draft, setDraft] = useState({ lanAccess: false, port: 4780 });
+  const [draft, setDraft] = useState(DEFAULT_DESKTOP_SETTINGS);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     void bridge.info().then((i) => { setInfo(i); setDraft(i.settings); }, setError);

@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { requireUser } from '../../auth/middleware';
 import { Text } from '../../contract/bodies-registry';
-import { queryValue } from '../../http/params';
+import { queryValue, Segment } from '../../http/params';
 import { validated } from '../../http/validate';
 import type { ImportService } from './service';
 
@@ -18,7 +18,6 @@ export interface ImportRouteDeps {
  */
 export const isImportPath = (path: string): boolean => /^\/api\/boxyard\/import\//i.test(path);
 
-const Segment = z.string().max(256);
 const ImportParams = z.object({ username: Segment, box: Segment, version: Segment });
 const Flag = queryValue(z.enum(['true', 'false'], { message: 'must be true or false' }).optional());
 const OptionalText = (max: number) => queryValue(Text(max).optional());

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Principal } from '../../auth/accounts-service';
 import { NotFoundError } from '../../lib/errors';
+import { Segment } from '../../http/params';
 import { validated } from '../../http/validate';
 import type { ProviderRef } from '../access';
 import type { BlobRef, BlobStore } from '../../blobs/blob-store';
@@ -18,7 +19,6 @@ export interface DownloadRouteDeps {
   log: Logger;
 }
 
-const Segment = z.string().max(256);
 const DownloadParams = z.object({ username: Segment, box: Segment, version: Segment, provider: Segment, arch: Segment });
 
 /** The stored file of a provider the caller may read (404 for anything missing or invisible), or its external url. */
