@@ -61,7 +61,7 @@ describe('organizations (/api/boxyard/organizations)', () => {
     expect((await member.get('/api/boxyard/organizations/labs')).status).toBe(404);
     expect((await member.get('/api/boxyard/organizations')).json.organizations).toEqual([]);
     expect((await owner.delete('/api/boxyard/organizations/labs')).status).toBe(204);
-    expect(await d.deps.accounts.organizationNamed('labs')).toBeUndefined();
+    expect(await d.deps.orgs.named('labs')).toBeUndefined();
   });
 });
 

@@ -38,9 +38,9 @@ describe('organizations', () => {
     });
     expect(r.json.data.attributes['created-at']).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     expect(r.json.data.attributes['external-id']).toMatch(/^org-/);
-    const org = await d.deps.accounts.organizationNamed('acme');
+    const org = await d.deps.orgs.named('acme');
     const alicesRow = await d.deps.accounts.userNamed('alice');
-    expect(await d.deps.accounts.isOwner({ user: alicesRow, tokenId: '' }, org!)).toBe(true);
+    expect(await d.deps.orgs.isOwner({ user: alicesRow, tokenId: '' }, org!)).toBe(true);
   });
 
   it('shows it to members only; others get 404 like an unknown name', async () => {
@@ -68,7 +68,7 @@ describe('organizations', () => {
     for (const name of ['bobs-c', 'bobs-a', 'bobs-b']) await createOrg(bob, name);
     await bob.patch('/api/v2/organizations/bobs-b', doc('organizations', { 'session-timeout': 60 }));
     // alice is a plain member of bobs-a: she sees it, may not change it.
-    await d.deps.accounts.setMember((await d.deps.accounts.organizationNamed('bobs-a'))!, 'alice', 'member');
+    await d.deps.orgs.setMember((await d.deps.orgs.named('bobs-a'))!, 'alice', 'member');
     const page = await bob.get('/api/v2/organizations?page%5Bnumber%5D=2&page%5Bsize%5D=2');
     expect(page.json.data.map((o: { id: string }) => o.id)).toEqual(['bobs-c', 'bobs-org']);
     expect(page.json.meta.pagination).toMatchObject({ 'current-page': 2, 'page-size': 2, 'total-count': 4, 'total-pages': 2, 'prev-page': 1 });
@@ -97,28 +97,28 @@ describe('organizations', () => {
     expect(bad.json.errors[0].source).toEqual({ pointer: '/data/attributes/name' });
     expect((await alice.post('/api/v2/organizations', {})).status).toBe(422);
     expect((await alice.post('/api/v2/organizations', doc('workspaces', { name: 'zz' }))).status).toBe(422);
-    expect(await d.deps.accounts.organizationNamed('zz')).toBeUndefined();
+    expect(await d.deps.orgs.named('zz')).toBeUndefined();
   });
 
   it('lets an owner PATCH attributes, including agent-pool-limit; absent ones stay', async () => {
     const r = await alice.patch('/api/v2/organizations/acme', doc('organizations', { 'agent-pool-limit': 3, 'cost-estimation-enabled': true }));
     expect(r.status).toBe(200);
     expect(r.json.data.attributes).toMatchObject({ 'agent-pool-limit': 3, 'cost-estimation-enabled': true, email: 'ops@acme.example', 'session-timeout': 20160 });
-    expect((await d.deps.accounts.organizationNamed('acme'))!.agent_pool_limit).toBe(3);
+    expect((await d.deps.orgs.named('acme'))!.agent_pool_limit).toBe(3);
     const bad = await alice.patch('/api/v2/organizations/acme', doc('organizations', { 'agent-pool-limit': -1 }));
     expect(bad.status).toBe(422);
-    expect((await d.deps.accounts.organizationNamed('acme'))!.agent_pool_limit).toBe(3);
+    expect((await d.deps.orgs.named('acme'))!.agent_pool_limit).toBe(3);
   });
 
   it('refuses PATCH and DELETE by a member who is not an owner (403), and by strangers (404)', async () => {
-    const org = (await d.deps.accounts.organizationNamed('acme'))!;
-    await d.deps.accounts.setMember(org, 'bob', 'member');
+    const org = (await d.deps.orgs.named('acme'))!;
+    await d.deps.orgs.setMember(org, 'bob', 'member');
     expect((await bob.get('/api/v2/organizations/acme')).json.data.attributes.permissions['can-update']).toBe(false);
     expect((await bob.patch('/api/v2/organizations/acme', doc('organizations', { 'agent-pool-limit': 9 }))).status).toBe(403);
     expect((await bob.delete('/api/v2/organizations/acme')).status).toBe(403);
-    await d.deps.accounts.removeMember(org, 'bob');
+    await d.deps.orgs.removeMember(org, 'bob');
     expect((await bob.patch('/api/v2/organizations/acme', doc('organizations', { 'agent-pool-limit': 9 }))).status).toBe(404);
-    expect((await d.deps.accounts.organizationNamed('acme'))!.agent_pool_limit).toBe(3);
+    expect((await d.deps.orgs.named('acme'))!.agent_pool_limit).toBe(3);
   });
 
   it('DELETE cascades to projects, workspaces, pools, tokens and agents', async () => {

@@ -47,7 +47,7 @@ describe('the per-organization pool limit', () => {
   it('takes a higher limit from PATCH /api/boxyard/organizations (the Boxyard API) too', async () => {
     const r = await d.http.withToken(aliceToken).patch('/api/boxyard/organizations/acme', { organization: { agent_pool_limit: 2 } });
     expect(r.status).toBe(200);
-    expect((await d.deps.accounts.organizationNamed('acme'))!.agent_pool_limit).toBe(2);
+    expect((await d.deps.orgs.named('acme'))!.agent_pool_limit).toBe(2);
     expect((await alice.post('/api/v2/organizations/acme/agent-pools', doc('agent-pools', { name: 'second' }))).status).toBe(201);
     await setPoolLimit(alice, 'acme', 20);
     for (const name of ['second', 'first']) await alice.delete(`/api/v2/agent-pools/${(await alice.get(`/api/v2/organizations/acme/agent-pools?q=${name}`)).json.data[0].id}`);
@@ -300,12 +300,12 @@ describe('hostile input and members', () => {
   });
 
   it('lets a member who is not an owner manage pools, but not the organization', async () => {
-    const org = (await d.deps.accounts.organizationNamed('acme'))!;
-    await d.deps.accounts.setMember(org, 'bob', 'member');
+    const org = (await d.deps.orgs.named('acme'))!;
+    await d.deps.orgs.setMember(org, 'bob', 'member');
     const r = await bob.post('/api/v2/organizations/acme/agent-pools', doc('agent-pools', { name: 'bobs' }));
     expect(r.status).toBe(201);
     expect((await bob.delete(`/api/v2/agent-pools/${r.json.data.id}`)).status).toBe(204);
     expect((await bob.patch('/api/v2/organizations/acme', doc('organizations', { 'agent-pool-limit': 50 }))).status).toBe(403);
-    await d.deps.accounts.removeMember(org, 'bob');
+    await d.deps.orgs.removeMember(org, 'bob');
   });
 });

@@ -124,7 +124,7 @@ describe('boxyard user | org keep the last administrator and owner', () => {
       expect(r.stderr).toMatch(/"owner1" is the last owner of "solo"/);
     }
     expect((await cli(['org', 'add-member', 'solo', 'owner1', '--role', 'admin'])).code).toBe(1);
-    const org = await d.deps.accounts.organizationNamed('solo');
-    expect((await d.deps.accounts.listMembers(org!)).map((m) => `${m.username}:${m.role}`)).toEqual(['member1:member', 'owner1:owner']);
+    const org = await d.deps.orgs.named('solo');
+    expect((await d.deps.orgs.members(org!)).map((m) => `${m.username}:${m.role}`)).toEqual(['member1:member', 'owner1:owner']);
   });
 });

@@ -13,8 +13,8 @@ beforeAll(async () => {
   alice = await d.user('alice', { orgs: ['acme'] });
   bob = await d.user('bob');
   carol = await d.user('carol');
-  const acme = (await d.deps.accounts.organizationNamed('acme'))!;
-  await d.deps.accounts.setMember(acme, 'bob', 'member');
+  const acme = (await d.deps.orgs.named('acme'))!;
+  await d.deps.orgs.setMember(acme, 'bob', 'member');
 });
 afterAll(() => d.stop());
 
@@ -94,11 +94,11 @@ describe('organization boxes', () => {
   });
 
   it('deletes the boxes, versions and providers of a deleted organization', async () => {
-    await d.deps.accounts.createOrganization({ name: 'doomed' }, await d.deps.accounts.userNamed('alice'));
+    await d.deps.orgs.create({ name: 'doomed' }, await d.deps.accounts.userNamed('alice'));
     await createBox(alice.http, 'doomed', 'gone');
     await publish(alice.http, 'doomed', 'gone', '1.0.0');
     const before = { boxes: await countRows(d, 'boxes'), versions: await countRows(d, 'box_versions'), providers: await countRows(d, 'box_providers') };
-    await d.deps.accounts.deleteOrganization((await d.deps.accounts.organizationNamed('doomed'))!);
+    await d.deps.orgs.delete((await d.deps.orgs.named('doomed'))!);
     expect(await countRows(d, 'boxes')).toBe(before.boxes - 1);
     expect(await countRows(d, 'box_versions')).toBe(before.versions - 1);
     expect(await countRows(d, 'box_providers')).toBe(before.providers - 1);

@@ -19,8 +19,8 @@ beforeAll(async () => {
   alice = (await d.user('alice', { orgs: ['acme'] })).http;
   bob = (await d.user('bob')).http;
   carol = (await d.user('carol', { orgs: ['lonely'] })).http;
-  const acme = (await d.deps.accounts.organizationNamed('acme'))!;
-  await d.deps.accounts.setMember(acme, 'bob', 'member');
+  const acme = (await d.deps.orgs.named('acme'))!;
+  await d.deps.orgs.setMember(acme, 'bob', 'member');
 
   await createBox(alice, 'alice', 'zeta');
   await publish(alice, 'alice', 'zeta', '1.0.0');
@@ -85,8 +85,8 @@ describe('GET /api/boxyard/namespaces', () => {
     expect(tags(bobs)[1].boxes).toEqual(['acme/fresh', 'acme/tool']);
     expect(bobs[0].boxes[0].current_version?.version).toBe('0.1.0');
 
-    const lonely = (await d.deps.accounts.organizationNamed('lonely'))!;
-    await d.deps.accounts.setMember(lonely, 'bob', 'member');
+    const lonely = (await d.deps.orgs.named('lonely'))!;
+    await d.deps.orgs.setMember(lonely, 'bob', 'member');
     expect(tags(await namespaces(bob)).map((n) => n.name)).toEqual(['bob', 'acme', 'lonely']);
   });
 

@@ -13,6 +13,7 @@ import { requestRateLimit } from './http/guards/rate-limit';
 import { health } from './http/health';
 import { authRoutes } from './auth/routes';
 import { adminRoutes } from './auth/admin-routes';
+import { orgAdminRoutes } from './orgs/admin-routes';
 import { registryRoutes } from './registry/routes';
 import { catalogRoutes } from './registry/catalog/routes';
 import { uploadPutRoutes } from './blobs/uploads/routes';
@@ -91,7 +92,7 @@ export function createApp(deps: Deps): Koa {
   app.use(routeTable({
     '/api/v1': registry,
     '/api/v2': [...registry, ...agentsApiRoutes(agentsDeps)],
-    '/api/boxyard': [sessionRoutes({ tokens: deps.tokens, loginLimiter: deps.loginLimiter, cookie }), namespaceRoutes(deps), adminRoutes(deps), importRoutes(deps), mirrorRoutes({ ...deps.mirror, accounts: deps.accounts })],
+    '/api/boxyard': [sessionRoutes({ tokens: deps.tokens, loginLimiter: deps.loginLimiter, cookie }), namespaceRoutes(deps), adminRoutes(deps), orgAdminRoutes(deps), importRoutes(deps), mirrorRoutes({ ...deps.mirror, orgs: deps.orgs })],
     '/api/agent': agentProtocolRoutes(agentsDeps),
   }, [
     uploadPutRoutes(deps),

@@ -10,6 +10,7 @@ import { importCommand } from './mirror/cli/import';
 import { exportCommand } from './mirror/cli/export';
 import { dataCommands } from './data/cli-data';
 import { accountCommands } from './auth/cli-accounts';
+import { orgCommands } from './orgs/cli';
 import { damagedDatabaseError } from './store/storage-errors';
 
 /** Global options every command shares; env BOXYARD_* fills what flags leave out. */
@@ -58,8 +59,9 @@ export function buildCli(): Command {
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent')
     .action(async (opts) => serve(configFrom(opts)));
 
-  // Users and organizations (auth/cli-accounts.ts): passwords from a prompt or --password-stdin, never argv.
+  // Users (auth/cli-accounts.ts: passwords from a prompt or --password-stdin, never argv) and organizations (orgs/cli.ts).
   accountCommands(program, withDeps);
+  orgCommands(program, withDeps);
 
   const token = program.command('token').description('manage API tokens');
   withDataOptions(token.command('create <username>')).option('--description <text>', '', 'created with boxyard token create')

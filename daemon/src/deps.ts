@@ -9,6 +9,9 @@ import { systemClock, type Clock } from './lib/clock';
 import { randomIdGen, type IdGen } from './lib/ids';
 import { AccountRepository } from './auth/repository';
 import { AccountService } from './auth/accounts-service';
+import { OrgsRepository } from './orgs/repository';
+import { OrgService } from './orgs/service';
+import { OrganizationAccess } from './orgs/access';
 import { TokenService } from './auth/tokens-service';
 import { TwoFactorService } from './auth/two-factor';
 import { PasswordService } from './auth/passwords';
@@ -49,17 +52,21 @@ export function buildDeps(config: Config, opts: DepsOptions = {}) {
   const sms = createSmsSender({ command: config.smsCommand, webhook: config.smsWebhook, log });
   const twoFactor = new TwoFactorService(accountRepo, clock, sms, secrets);
   const passwords = new PasswordService(accountRepo, opts.passwords ?? new PasswordHasher(), twoFactor);
-  const accounts = new AccountService(accountRepo, passwords, clock, ids);
+  const orgRepo = new OrgsRepository(db, store.versions);
+  const accounts = new AccountService(accountRepo, passwords, clock, ids, orgRepo);
+  const orgs = new OrgService(orgRepo, accounts, clock, ids);
+  const orgAccess = new OrganizationAccess(orgs);
   const tokens = new TokenService(accountRepo, twoFactor, passwords, clock, ids);
   const mirrorRepo = new MirrorRepository(db, store.versions);
   const settings = new SettingsService(accountRepo, { maintenance: config.maintenance, offline: config.offline }, async (id) => (await mirrorRepo.upstream(id)) !== undefined);
   const loginLimiter = new LoginLimiter(config.loginAttempts);
-  const registry = new RegistryService(new RegistryRepository(db, store.versions), accounts, clock, ids);
-  const agents = buildAgentServices(db, store.versions, accounts, clock, ids, config);
+  const registry = new RegistryService(new RegistryRepository(db, store.versions), orgs, clock, ids);
+  // Also registers the after-create hooks of the features above orgs/ (the default project).
+  const agents = buildAgentServices(db, store.versions, { orgs, access: orgAccess, repo: orgRepo }, clock, ids, config);
 
   const closers: Array<() => Promise<void> | void> = [];
   const blobs = buildBlobs({ config, db, registry, clock, ids, log, retained: () => mirrorRepo.retained() });
-  const mirror = buildMirror({ db, repo: mirrorRepo, accounts, settings, registry, blobs: blobs.blobStore, clock, ids, log });
+  const mirror = buildMirror({ db, repo: mirrorRepo, orgs, settings, registry, blobs: blobs.blobStore, clock, ids, log });
   // The daemon starts the database's integrity check (main.ts); /healthz reports it with the rest.
   const integrity = new IntegrityCheck(databaseFile(config), log);
   closers.push(() => integrity.stop());
@@ -67,6 +74,7 @@ export function buildDeps(config: Config, opts: DepsOptions = {}) {
   return {
     config, log, clock, ids, store, db,
     accounts, tokens, twoFactor, passwords, settings, loginLimiter,
+    orgs, orgAccess,
     registry,
     imports: new ImportService(registry, blobs.blobStore, ids),
     agents,

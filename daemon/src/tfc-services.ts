@@ -3,14 +3,15 @@ import type { TableVersions } from './store/cache/table-versions';
 import type { Database } from './store/schema';
 import type { Clock } from './lib/clock';
 import type { IdGen } from './lib/ids';
-import type { AccountService } from './auth/accounts-service';
 import type { Config } from './config';
-import { OrganizationAccess } from './orgs/access';
+import type { OrganizationAccess } from './orgs/access';
+import type { OrgsRepository } from './orgs/repository';
+import type { OrgService } from './orgs/service';
 import { WorkspacesRepository } from './workspaces/repository';
 import { PoolsRepository } from './pools/repository';
 import { AgentsRepository } from './agents/repository';
 import { AgentTokensRepository } from './pools/tokens-repository';
-import { OrganizationsService } from './orgs/service';
+import { OrganizationsService } from './orgs/tfc-service';
 import { ProjectsService } from './workspaces/projects-service';
 import { WorkspacesService } from './workspaces/service';
 import { PoolsService } from './pools/service';
@@ -19,20 +20,28 @@ import { AgentsService } from './agents/service';
 import { AgentProtocolService } from './agents/protocol-service';
 import { AgentWatchdog } from './agents/watchdog';
 
-/** Repositories and services of the agents feature; called from deps.ts (the wiring file). */
-export function buildAgentServices(db: Kysely<Database>, versions: TableVersions, accounts: AccountService, clock: Clock, ids: IdGen, config: Config) {
-  const access = new OrganizationAccess(accounts);
+/** What the agents feature builds on: organizations, who may see them, and their SQL (built in deps.ts). */
+export interface OrgWiring { orgs: OrgService; access: OrganizationAccess; repo: OrgsRepository }
+
+/**
+ * Repositories and services of the agents feature; called from deps.ts (the wiring file). Here
+ * the features above orgs/ register their part of a new organization (OrgService.afterCreate) and
+ * answer what orgs/ asks of them (PoolOwners), so that orgs/ imports none of them.
+ */
+export function buildAgentServices(db: Kysely<Database>, versions: TableVersions, o: OrgWiring, clock: Clock, ids: IdGen, config: Config) {
+  const { access } = o;
   const workspacesRepo = new WorkspacesRepository(db);
   const poolsRepo = new PoolsRepository(db, versions);
   const agentsRepo = new AgentsRepository(db, versions);
   const tokensRepo = new AgentTokensRepository(db, versions);
-  const organizations = new OrganizationsService(accounts, access, workspacesRepo, poolsRepo, clock, ids);
   const pools = new PoolsService(access, poolsRepo, workspacesRepo, clock, ids);
+  const projects = new ProjectsService(access, workspacesRepo, clock, ids);
+  o.orgs.afterCreate(projects.createDefault);
   return {
-    organizations,
+    organizations: new OrganizationsService(o.orgs, access, o.repo, pools),
     workspacesRepo,
-    projects: new ProjectsService(access, organizations, workspacesRepo, clock, ids),
-    workspaces: new WorkspacesService(access, organizations, workspacesRepo, pools, clock, ids),
+    projects,
+    workspaces: new WorkspacesService(access, workspacesRepo, pools, clock, ids),
     pools,
     agentTokens: new AgentTokensService(access, pools, poolsRepo, tokensRepo, clock, ids),
     agents: new AgentsService(access, pools, poolsRepo, agentsRepo),

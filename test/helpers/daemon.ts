@@ -48,7 +48,7 @@ export async function startTestDaemon(opts: { config?: Partial<Config>; clock?: 
       await d.deps.accounts.createUser({ username, password });
       const token = await login(username, password);
       const owner = (await d.deps.accounts.userNamed(username));
-      for (const org of o.orgs ?? []) await d.deps.accounts.createOrganization({ name: org }, owner);
+      for (const org of o.orgs ?? []) await d.deps.orgs.create({ name: org }, owner);
       return { token, http: http.withToken(token) };
     },
     async stop() {

@@ -1,19 +1,27 @@
+import type { Transaction } from 'kysely';
+import type { Database } from '../store/schema';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { ConflictError, ForbiddenError, LastAdminError, LastOwnerError, NotFoundError } from '../lib/errors';
 import type { AttemptGuard } from '../http/guards/rate-limit';
 import { isUniqueViolation } from '../store/storage-errors';
 import { nameKey } from './names';
-import { AccountRepository, type Db, type OrganizationRow, type UserRow } from './repository';
+import type { AccountRepository, Db, UserRow } from './repository';
 import { checkPasswordPolicy, type PasswordService, type Proof } from './passwords';
 
 /** Who is calling: a user reached through an API token, or nobody. */
 export type Principal = { user: UserRow; tokenId: string } | null;
 
-/** A box namespace: a user or an organization. */
-export type Namespace =
-  | { kind: 'user'; id: string; name: string; user: UserRow }
-  | { kind: 'organization'; id: string; name: string; organization: OrganizationRow };
+/**
+ * What auth/ asks of organizations, which share the users' name space and have users as owners.
+ * orgs/ answers it (OrgsRepository, wired in deps.ts), so auth/ imports nothing of orgs/.
+ */
+export interface OrganizationsPort {
+  /** Whether an organization holds this name. */
+  nameTaken(name: string): Promise<boolean>;
+  /** In the transaction that deletes the user: the organizations whose only owner they are. */
+  soleOwnerOf(userId: string, trx: Transaction<Database>): Promise<string[]>;
+}
 
 /** What `PATCH /api/boxyard/users/:name` may change. */
 export interface UserPatch { email?: string | null; profile_markdown?: string; admin?: boolean; password?: string }
@@ -30,19 +38,21 @@ interface UserChange {
 
 const emailTaken = (email: string) => new ConflictError(`The e-mail address "${email}" is already in use by another user. Choose another one.`);
 
-/** Users, organizations, memberships and who may manage what. */
+/** Users, administrators and their passwords (organizations, members and owners: orgs/service.ts). */
 export class AccountService {
   constructor(
     private readonly repo: AccountRepository,
     private readonly passwords: PasswordService,
     private readonly clock: Clock,
     private readonly ids: IdGen,
+    private readonly orgs: OrganizationsPort,
   ) {}
 
   private now = () => this.clock.now().toISOString();
 
+  /** Users and organizations share one name space (their names stand first in box URLs). */
   async assertNameFree(name: string): Promise<void> {
-    if ((await this.repo.userByName(name)) || (await this.repo.orgByName(name))) {
+    if ((await this.repo.userByName(name)) || (await this.orgs.nameTaken(name))) {
       throw new ConflictError(`The name "${name}" is already taken by a user or organization.`);
     }
   }
@@ -149,98 +159,19 @@ export class AccountService {
     return u;
   }
 
+  /** A user by name, or undefined. */
+  findUser = (name: string) => this.repo.userByName(name);
   listUsers = () => this.repo.listUsers();
 
   /** Removes a user, unless they are the last administrator or the last owner of an organization. */
   async deleteUser(user: UserRow): Promise<void> {
     await this.repo.transaction(async (trx) => {
       if (user.is_admin) await this.assertOtherAdmin(user, trx);
-      const orgs = await this.repo.soleOwnerOf(user.id, trx);
+      const orgs = await this.orgs.soleOwnerOf(user.id, trx);
       if (orgs.length > 0) {
         throw new LastOwnerError(`"${user.username}" is the last owner of ${orgs.map((o) => `"${o}"`).join(', ')}. Make another member an owner, or delete the organization, first.`);
       }
       await this.repo.deleteUser(user.id, trx);
     });
-  }
-
-  async createOrganization(input: { name: string; email?: string | null }, owner: UserRow | null): Promise<OrganizationRow> {
-    await this.assertNameFree(input.name);
-    const now = this.now();
-    const row = { id: this.ids.id('org'), name: input.name, name_key: nameKey(input.name), email: input.email ?? null, created_at: now, updated_at: now };
-    await this.repo.insertOrganization(row, owner?.id ?? null);
-    return (await this.repo.orgByName(input.name))!;
-  }
-
-  organizationNamed = (name: string) => this.repo.orgByName(name);
-  listOrganizations = (p: NonNullable<Principal>) => this.repo.listOrganizations(p.user.is_admin ? null : p.user.id);
-  listMembers = (org: OrganizationRow) => this.repo.listMembers(org.id);
-
-  async updateOrganization(org: OrganizationRow, patch: Partial<Pick<OrganizationRow, 'email' | 'profile_markdown' | 'agent_pool_limit' | 'name'>>) {
-    if (patch.name !== undefined && nameKey(patch.name) !== org.name_key) await this.assertNameFree(patch.name);
-    await this.repo.updateOrganization(org.id, {
-      ...patch,
-      ...(patch.name !== undefined ? { name_key: nameKey(patch.name) } : {}),
-      updated_at: this.now(),
-    });
-    return (await this.repo.orgByName(patch.name ?? org.name))!;
-  }
-  deleteOrganization = (org: OrganizationRow) => this.repo.deleteOrganization(org.id);
-
-  /** Adds a member or changes their role; the last owner cannot become a member. */
-  async setMember(org: OrganizationRow, username: string, role: 'owner' | 'member') {
-    const user = await this.userNamed(username);
-    await this.repo.transaction(async (trx) => {
-      if (role === 'member') await this.assertOtherOwner(org, user, trx);
-      await this.repo.upsertMembership(org.id, user.id, role, this.now(), trx);
-    });
-  }
-
-  /** Removes a member; the last owner stays. */
-  async removeMember(org: OrganizationRow, username: string) {
-    const user = await this.userNamed(username);
-    await this.repo.transaction(async (trx) => {
-      await this.assertOtherOwner(org, user, trx);
-      await this.repo.deleteMembership(org.id, user.id, trx);
-    });
-  }
-
-  /** In the transaction that changes `user`'s membership: refuses when they are the organization's only owner. */
-  private async assertOtherOwner(org: OrganizationRow, user: UserRow, db: Db): Promise<void> {
-    if ((await this.repo.roleIn(org.id, user.id, db)) === 'owner' && (await this.repo.countOwners(org.id, db)) <= 1) {
-      throw new LastOwnerError(`"${user.username}" is the last owner of "${org.name}". Make another member an owner first.`);
-    }
-  }
-
-  /** A user or organization by name, or undefined. */
-  async namespace(name: string): Promise<Namespace | undefined> {
-    const user = await this.repo.userByName(name);
-    if (user) return { kind: 'user', id: user.id, name: user.username, user };
-    const organization = await this.repo.orgByName(name);
-    if (organization) return { kind: 'organization', id: organization.id, name: organization.name, organization };
-    return undefined;
-  }
-
-  /** Administrators, the user itself, or any member of the organization. */
-  isMember(p: Principal, ns: Namespace): Promise<boolean> {
-    return this.actsFor(p, ns.kind === 'user' ? { user_id: ns.id, organization_id: null } : { user_id: null, organization_id: ns.id });
-  }
-
-  /** `isMember` for an owner known by id (a box row's), without loading the user or organization. */
-  async actsFor(p: Principal, owner: { user_id: string | null; organization_id: string | null }): Promise<boolean> {
-    if (!p) return false;
-    if (p.user.is_admin) return true;
-    if (owner.user_id !== null) return owner.user_id === p.user.id;
-    return owner.organization_id !== null && (await this.repo.membership(owner.organization_id, p.user.id)) !== undefined;
-  }
-
-  /** Administrators and organization owners. */
-  async isOwner(p: Principal, org: OrganizationRow): Promise<boolean> {
-    if (!p) return false;
-    if (p.user.is_admin) return true;
-    return (await this.repo.membership(org.id, p.user.id))?.role === 'owner';
-  }
-
-  async requireOwner(p: Principal, org: OrganizationRow): Promise<void> {
-    if (!(await this.isOwner(p, org))) throw new ForbiddenError(`Only owners of "${org.name}" may do this.`);
   }
 }

@@ -11,7 +11,7 @@ import type { PasswordService, Proof } from './passwords';
 import type { UserRow } from './repository';
 import type { LoginLimiter } from '../http/guards/rate-limit';
 import * as S from './schemas';
-import { organizationSummary, tokenCreated, tokenListed, userSelf } from './serialize';
+import { tokenCreated, tokenListed, userSelf } from './serialize';
 
 export interface AdminRouteDeps {
   accounts: AccountService;
@@ -28,7 +28,7 @@ function requireAdmin(ctx: Context): NonNullable<Principal> {
   return p;
 }
 
-/** Boxyard's own account endpoints, for what the Vagrant Cloud API leaves out (under /api/boxyard). */
+/** Boxyard's own account endpoints, for what the Vagrant Cloud API leaves out (under /api/boxyard; organizations: orgs/admin-routes.ts). */
 export function adminRoutes(d: AdminRouteDeps): Router {
   const r = new Router();
   const selfOrAdmin = async (ctx: Context, name: string) => {
@@ -36,14 +36,6 @@ export function adminRoutes(d: AdminRouteDeps): Router {
     const user = await d.accounts.userNamed(name);
     if (user.id !== p.user.id && !p.user.is_admin) throw new NotFoundError(`User "${name}" not found.`);
     return { p, user };
-  };
-  const visibleOrg = async (ctx: Context, name: string) => {
-    const p = requireUser(ctx);
-    const org = await d.accounts.organizationNamed(name);
-    if (!org || !(await d.accounts.isMember(p, { kind: 'organization', id: org.id, name: org.name, organization: org }))) {
-      throw new NotFoundError(`Organization "${name}" not found.`);
-    }
-    return { p, org };
   };
   /** Two-factor changes need the current password (or a code), counted like logins. */
   const reauthenticate = (ctx: Context, user: UserRow, proof: Proof, what: string) =>
@@ -102,42 +94,6 @@ export function adminRoutes(d: AdminRouteDeps): Router {
     const user = requireUser(ctx).user;
     await reauthenticate(ctx, user, body, 'Switching off two-factor');
     await d.twoFactor.disable(user, params.method);
-    ctx.status = 204;
-  }));
-
-  r.get('/organizations', async (ctx) => {
-    ctx.body = { organizations: (await d.accounts.listOrganizations(requireUser(ctx))).map(organizationSummary) };
-  });
-  r.post('/organizations', validated({ body: S.CreateOrganizationBody }, async (ctx, { body }) => {
-    const p = requireUser(ctx);
-    ctx.status = 201;
-    ctx.body = { organization: organizationSummary(await d.accounts.createOrganization(body.organization, p.user)) };
-  }));
-  r.get('/organizations/:name', validated({ params: S.NameParams }, async (ctx, { params }) => {
-    const { org } = await visibleOrg(ctx, params.name);
-    ctx.body = { organization: { ...organizationSummary(org), members: await d.accounts.listMembers(org) } };
-  }));
-  r.patch('/organizations/:name', validated({ params: S.NameParams, body: S.UpdateOrganizationBody }, async (ctx, { params, body }) => {
-    const { p, org } = await visibleOrg(ctx, params.name);
-    await d.accounts.requireOwner(p, org);
-    ctx.body = { organization: organizationSummary(await d.accounts.updateOrganization(org, body.organization)) };
-  }));
-  r.delete('/organizations/:name', validated({ params: S.NameParams }, async (ctx, { params }) => {
-    const { p, org } = await visibleOrg(ctx, params.name);
-    await d.accounts.requireOwner(p, org);
-    await d.accounts.deleteOrganization(org);
-    ctx.status = 204;
-  }));
-  r.put('/organizations/:name/members/:username', validated({ params: S.MemberParams, body: S.MemberBody }, async (ctx, { params, body }) => {
-    const { p, org } = await visibleOrg(ctx, params.name);
-    await d.accounts.requireOwner(p, org);
-    await d.accounts.setMember(org, params.username, body.member.role);
-    ctx.body = { members: await d.accounts.listMembers(org) };
-  }));
-  r.delete('/organizations/:name/members/:username', validated({ params: S.MemberParams }, async (ctx, { params }) => {
-    const { p, org } = await visibleOrg(ctx, params.name);
-    await d.accounts.requireOwner(p, org);
-    await d.accounts.removeMember(org, params.username);
     ctx.status = 204;
   }));
 

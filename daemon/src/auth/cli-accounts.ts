@@ -1,11 +1,13 @@
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
 import { Option, type Command } from 'commander';
 import type { Deps } from '../deps';
-import { readNewPassword } from './cli-password';
 
-type WithDeps = <T>(opts: Record<string, unknown>, fn: (d: Deps) => Promise<T>) => Promise<T>;
+/** Runs a command's work on the data folder's services (cli.ts opens and closes them). */
+export type WithDeps = <T>(opts: Record<string, unknown>, fn: (d: Deps) => Promise<T>) => Promise<T>;
 
-const DATA_HELP = 'data folder (default: the platform app-data folder; env BOXYARD_DATA)';
-const print = (line: string): void => void process.stdout.write(`${line}\n`);
+export const DATA_HELP = 'data folder (default: the platform app-data folder; env BOXYARD_DATA)';
+export const print = (line: string): void => void process.stdout.write(`${line}\n`);
 
 /** Commands that change a password: `--password-stdin`, else a prompt; `--password` only says why not. */
 function withPasswordInput(c: Command): Command {
@@ -21,7 +23,7 @@ async function passwordFrom(o: Record<string, unknown>): Promise<string> {
   return readNewPassword(o.passwordStdin === true);
 }
 
-/** `boxyard user …` and `boxyard org …`: on the data folder directly (the daemon may run meanwhile). */
+/** `boxyard user …`: on the data folder directly (the daemon may run meanwhile). `boxyard org …`: orgs/cli.ts. */
 export function accountCommands(program: Command, withDeps: WithDeps): void {
   const user = program.command('user').description('manage users');
   withPasswordInput(user.command('create <username>').description('create a user (password: asked for, or --password-stdin; at least 12 characters)'))
@@ -62,38 +64,54 @@ export function accountCommands(program: Command, withDeps: WithDeps): void {
       await d.accounts.deleteUser(await d.accounts.userNamed(name));
       print(`deleted user ${name}`);
     }));
-
-  orgCommands(program, withDeps);
 }
 
-function orgCommands(program: Command, withDeps: WithDeps): void {
-  const org = program.command('org').description('manage organizations');
-  const named = async (d: Deps, name: string) => {
-    const g = await d.accounts.organizationNamed(name);
-    if (!g) throw new Error(`organization ${name} not found`);
-    return g;
-  };
-  org.command('create <name>').option('--data <dir>', DATA_HELP).requiredOption('--owner <username>').option('--email <email>')
-    .action((name: string, o: Record<string, unknown>) => withDeps(o, async (d) => {
-      const owner = await d.accounts.userNamed(o.owner as string);
-      await d.accounts.createOrganization({ name, email: o.email as string | undefined }, owner);
-      print(`created organization ${name} owned by ${owner.username}`);
-    }));
-  org.command('list').option('--data <dir>', DATA_HELP).action((o) => withDeps(o, async (d) => {
-    const admin = (await d.accounts.listUsers()).find((u) => u.is_admin);
-    if (admin) for (const g of await d.accounts.listOrganizations({ user: admin, tokenId: '' })) print(g.name);
-  }));
-  org.command('add-member <org> <username>').description('add a member, or change their role (the last owner stays an owner)')
-    .option('--data <dir>', DATA_HELP)
-    .addOption(new Option('--role <role>', 'owner or member').choices(['owner', 'member']).default('member'))
-    .action((name: string, username: string, o: Record<string, unknown>) => withDeps(o, async (d) => {
-      const role = o.role === 'owner' ? 'owner' : 'member';
-      await d.accounts.setMember(await named(d, name), username, role);
-      print(`${username} is now ${role === 'owner' ? 'an owner' : 'a member'} of ${name}`);
-    }));
-  org.command('remove-member <org> <username>').description('remove a member (refused for the last owner)').option('--data <dir>', DATA_HELP)
-    .action((name: string, username: string, o: Record<string, unknown>) => withDeps(o, async (d) => {
-      await d.accounts.removeMember(await named(d, name), username);
-      print(`removed ${username} from ${name}`);
-    }));
+/**
+ * Reads a new password for `boxyard user create | password`: from standard input with
+ * `--password-stdin` (one line; scripts pipe it in, as `docker login --password-stdin` does), else
+ * from a prompt on the terminal, typed twice, not echoed. Never from the command line, where `ps`
+ * and the shell history would show it.
+ */
+export async function readNewPassword(
+  fromStdin: boolean,
+  input: NodeJS.ReadStream = process.stdin,
+  output: NodeJS.WriteStream = process.stderr,
+): Promise<string> {
+  if (fromStdin) return readAll(input);
+  if (!input.isTTY) {
+    throw new Error('no terminal to ask for the password on: pipe it in with --password-stdin (for example: printf %s "$PASSWORD" | boxyard user …)');
+  }
+  const [first, second] = await askHidden(['New password: ', 'Repeat the password: '], input, output);
+  if (first !== second) throw new Error('the two passwords differ; nothing was changed');
+  return first;
+}
+
+async function readAll(input: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of input) {
+    size += (chunk as Buffer).length;
+    if (size > 64 * 1024) throw new Error('standard input is longer than a password (64 KiB); pipe in only the password');
+    chunks.push(Buffer.from(chunk as Buffer));
+  }
+  // One trailing line break is the end of the line, not part of the password (`echo "$PW" | …`).
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+/** Lines from the terminal without echoing what is typed: one readline for all, so typed-ahead lines are kept. */
+async function askHidden(questions: string[], input: NodeJS.ReadStream, output: NodeJS.WriteStream): Promise<string[]> {
+  const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const rl = createInterface({ input, output: silent, terminal: true });
+  const cancelled = new Promise<never>((_, reject) => rl.once('SIGINT', () => reject(new Error('cancelled; nothing was changed'))));
+  const answers: string[] = [];
+  try {
+    for (const q of questions) {
+      output.write(q);
+      answers.push(await Promise.race([new Promise<string>((resolve) => rl.question('', resolve)), cancelled]));
+      output.write('\n');
+    }
+    return answers;
+  } finally {
+    rl.close();
+  }
 }

@@ -4,10 +4,9 @@ import { nameKey } from './names';
 import { prepare } from '../store/cache/prepared';
 import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
 import type { TableVersions } from '../store/cache/table-versions';
-import type { UsersTable, OrganizationsTable, ApiTokensTable, TwoFactorTable, MembershipsTable } from './tables';
+import type { UsersTable, ApiTokensTable, TwoFactorTable } from './tables';
 
 export type UserRow = Selectable<UsersTable>;
-export type OrganizationRow = Selectable<OrganizationsTable>;
 export type TokenRow = Selectable<ApiTokensTable>;
 export type TwoFactorRow = Selectable<TwoFactorTable>;
 
@@ -17,15 +16,13 @@ export interface TokenWithUser { token: Pick<TokenRow, 'id' | 'token_hash' | 'la
 /** The database or a transaction: methods that take one run inside the caller's transaction. */
 export type Db = Kysely<Database> | Transaction<Database>;
 
-/** The only SQL for users, organizations, memberships, API tokens, two-factor and settings. */
+/** The only SQL for users, API tokens, two-factor and settings (organizations and memberships: orgs/repository.ts). */
 export class AccountRepository {
   // Every request resolves its token, and every API request reads the settings (maintenance):
   // these lookups are kept in memory until their tables change (store/cache/read-cache.ts).
   private readonly tokenQuery: ReadCache<[string], TokenWithUser | undefined>;
   private readonly settingsQuery: ReadCache<[], ReadonlyMap<string, string>>;
-  private readonly membershipQuery: ReadCache<[string, string], Selectable<MembershipsTable> | undefined>;
   private readonly userByNameQuery: ReadCache<[string], UserRow | undefined>;
-  private readonly orgByNameQuery: ReadCache<[string], OrganizationRow | undefined>;
 
   constructor(private readonly db: Kysely<Database>, versions: TableVersions) {
     const first = <R>(rows: R[]) => rows[0];
@@ -39,10 +36,7 @@ export class AccountRepository {
     });
     this.settingsQuery = cachedQuery(versions, prepare(db, () => db.selectFrom('settings').select(['key', 'value'])),
       (rows) => new Map(rows.map((r) => [r.key, r.value])), 1);
-    this.membershipQuery = cachedQuery(versions, prepare(db, (orgId: string, userId: string) => db.selectFrom('memberships').selectAll()
-      .where('organization_id', '=', orgId).where('user_id', '=', userId)), first);
     this.userByNameQuery = cachedQuery(versions, prepare(db, (key: string) => db.selectFrom('users').selectAll().where('username_key', '=', key)), first);
-    this.orgByNameQuery = cachedQuery(versions, prepare(db, (key: string) => db.selectFrom('organizations').selectAll().where('name_key', '=', key)), first);
   }
 
   userById(id: string) {
@@ -87,64 +81,6 @@ export class AccountRepository {
   /** Runs `fn` in one transaction; an error inside undoes everything it wrote. */
   transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(fn);
-  }
-
-  orgByName(name: string) {
-    return this.orgByNameQuery.get(nameKey(name));
-  }
-  async insertOrganization(row: Omit<OrganizationRow, 'profile_markdown' | 'agent_pool_limit'>, ownerId: string | null) {
-    await this.db.transaction().execute(async (trx) => {
-      await trx.insertInto('organizations').values(row).execute();
-      if (ownerId) {
-        await trx.insertInto('memberships')
-          .values({ organization_id: row.id, user_id: ownerId, role: 'owner', created_at: row.created_at }).execute();
-      }
-    });
-  }
-  async updateOrganization(id: string, patch: Partial<Omit<OrganizationRow, 'id'>>) {
-    await this.db.updateTable('organizations').set(patch).where('id', '=', id).execute();
-  }
-  async deleteOrganization(id: string) {
-    await this.db.deleteFrom('organizations').where('id', '=', id).execute();
-  }
-  /** Organizations the user belongs to (all of them for `null`, meaning an administrator). */
-  listOrganizations(userId: string | null) {
-    let q = this.db.selectFrom('organizations').selectAll('organizations').orderBy('organizations.name_key');
-    if (userId) q = q.innerJoin('memberships', 'memberships.organization_id', 'organizations.id').where('memberships.user_id', '=', userId);
-    return q.execute();
-  }
-
-  membership(orgId: string, userId: string) {
-    return this.membershipQuery.get(orgId, userId);
-  }
-  listMembers(orgId: string) {
-    return this.db.selectFrom('memberships').innerJoin('users', 'users.id', 'memberships.user_id')
-      .select(['users.username', 'memberships.role', 'memberships.created_at', 'users.id as user_id'])
-      .where('memberships.organization_id', '=', orgId).orderBy('users.username_key').execute();
-  }
-  async upsertMembership(orgId: string, userId: string, role: 'owner' | 'member', now: string, db: Db = this.db) {
-    await db.insertInto('memberships').values({ organization_id: orgId, user_id: userId, role, created_at: now })
-      .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doUpdateSet({ role })).execute();
-  }
-  async deleteMembership(orgId: string, userId: string, db: Db = this.db) {
-    await db.deleteFrom('memberships').where('organization_id', '=', orgId).where('user_id', '=', userId).execute();
-  }
-  roleIn(orgId: string, userId: string, db: Db): Promise<'owner' | 'member' | undefined> {
-    return db.selectFrom('memberships').select('role').where('organization_id', '=', orgId).where('user_id', '=', userId)
-      .executeTakeFirst().then((r) => r?.role);
-  }
-  countOwners(orgId: string, db: Db) {
-    return db.selectFrom('memberships').select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('organization_id', '=', orgId).where('role', '=', 'owner').executeTakeFirstOrThrow().then((r) => Number(r.n));
-  }
-  /** Names of the organizations whose only owner is this user. */
-  async soleOwnerOf(userId: string, db: Db = this.db): Promise<string[]> {
-    const rows = await db.selectFrom('memberships as m').innerJoin('organizations as o', 'o.id', 'm.organization_id')
-      .select('o.name').where('m.user_id', '=', userId).where('m.role', '=', 'owner')
-      .where((eb) => eb.selectFrom('memberships as x').select((x) => x.fn.countAll<number>().as('n'))
-        .whereRef('x.organization_id', '=', 'm.organization_id').where('x.role', '=', 'owner'), '=', 1)
-      .orderBy('o.name_key').execute();
-    return rows.map((r) => r.name);
   }
 
   /** A token and its user in one query: every authenticated request resolves one. */

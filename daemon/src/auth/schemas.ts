@@ -4,8 +4,7 @@ import { Email, Password, Proof } from '../contract/bodies-accounts';
 
 /* The bodies the web UI sends too: contract/bodies-accounts.ts. */
 export {
-  CreateOrganizationBody, CreateTokenBody, CreateUserBody, MemberBody, NewTokenBody, ProofBody, RequestCodeBody, SettingsBody,
-  SmsEnableBody, TotpConfirmBody,
+  CreateTokenBody, CreateUserBody, NewTokenBody, ProofBody, RequestCodeBody, SettingsBody, SmsEnableBody, TotpConfirmBody,
 } from '../contract/bodies-accounts';
 
 export const UpdateUserBody = z.object({
@@ -14,15 +13,6 @@ export const UpdateUserBody = z.object({
 });
 export const ResetPasswordBody = z.object({ user: z.object({ password: Password }) });
 
-export const UpdateOrganizationBody = z.object({
-  organization: z.object({
-    email: Email.nullish(),
-    profile_markdown: z.string().max(100_000).optional(),
-    agent_pool_limit: z.number().int().min(0).max(10_000).optional(),
-  }),
-});
-
 export const NameParams = z.object({ name: z.string().min(1).max(256) });
-export const MemberParams = z.object({ name: z.string().min(1).max(256), username: z.string().min(1).max(256) });
 export const IdParams = z.object({ id: z.string().min(1).max(256) });
 export const MethodParams = z.object({ method: z.enum(DELIVERY_METHODS) });

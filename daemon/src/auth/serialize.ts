@@ -1,5 +1,5 @@
 import type { CreatedToken } from './tokens-service';
-import type { TokenRow, UserRow, OrganizationRow } from './repository';
+import type { TokenRow, UserRow } from './repository';
 
 export const tokenCreated = (t: CreatedToken) => ({
   description: t.description,
@@ -24,13 +24,4 @@ export const userSelf = (u: UserRow) => ({
   profile_markdown: u.profile_markdown,
   created_at: u.created_at,
   updated_at: u.updated_at,
-});
-
-export const organizationSummary = (o: OrganizationRow) => ({
-  name: o.name,
-  email: o.email,
-  profile_markdown: o.profile_markdown,
-  agent_pool_limit: o.agent_pool_limit,
-  created_at: o.created_at,
-  updated_at: o.updated_at,
 });

@@ -13,24 +13,6 @@ export interface UsersTable {
   updated_at: string;
 }
 
-export interface OrganizationsTable {
-  id: string;
-  name: string;
-  name_key: string;
-  email: string | null;
-  profile_markdown: Generated<string>;
-  agent_pool_limit: Generated<number>;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface MembershipsTable {
-  organization_id: string;
-  user_id: string;
-  role: 'owner' | 'member';
-  created_at: string;
-}
-
 export interface ApiTokensTable {
   id: string;
   user_id: string;
@@ -63,10 +45,9 @@ export interface SettingsTable {
   value: string;
 }
 
+/** Users and what they sign in with; organizations and memberships: orgs/tables.ts. */
 export interface AccountTables {
   users: UsersTable;
-  organizations: OrganizationsTable;
-  memberships: MembershipsTable;
   api_tokens: ApiTokensTable;
   two_factor: TwoFactorTable;
   two_factor_codes: TwoFactorCodesTable;

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { AccountService } from '../auth/accounts-service';
+import type { OrgService } from '../orgs/service';
 import type { SettingsService } from '../auth/settings';
 import type { BlobStore } from '../blobs/blob-store';
 import type { Clock } from '../lib/clock';
@@ -17,7 +17,7 @@ import { UpstreamService } from './upstreams/service';
 export interface MirrorWiring {
   db: Kysely<Database>;
   repo: MirrorRepository;
-  accounts: AccountService;
+  orgs: OrgService;
   settings: SettingsService;
   registry: RegistryService;
   blobs: BlobStore;
@@ -30,9 +30,9 @@ export interface MirrorWiring {
 export function buildMirror(w: MirrorWiring) {
   const gate = new UpstreamGate(w.repo, w.settings, w.clock);
   const upstreams = new UpstreamService(w.repo, w.clock, w.ids);
-  const runner = new MirrorRunner({ repo: w.repo, gate, blobs: w.blobs, publisher: w.registry.publisher, accounts: w.accounts, clock: w.clock, ids: w.ids, log: w.log });
-  const mirrors = new MirrorService(w.repo, upstreams, w.accounts, runner, w.clock, w.ids);
-  const cache = new PullThroughCache({ repo: w.repo, gate, settings: w.settings, accounts: w.accounts, publisher: w.registry.publisher, blobs: w.blobs, clock: w.clock, log: w.log });
+  const runner = new MirrorRunner({ repo: w.repo, gate, blobs: w.blobs, publisher: w.registry.publisher, orgs: w.orgs, clock: w.clock, ids: w.ids, log: w.log });
+  const mirrors = new MirrorService(w.repo, upstreams, w.orgs, runner, w.clock, w.ids);
+  const cache = new PullThroughCache({ repo: w.repo, gate, settings: w.settings, orgs: w.orgs, publisher: w.registry.publisher, blobs: w.blobs, clock: w.clock, log: w.log });
   return { repo: w.repo, gate, upstreams, runner, mirrors, cache };
 }
 export type MirrorFeature = ReturnType<typeof buildMirror>;

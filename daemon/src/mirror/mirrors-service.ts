@@ -1,4 +1,5 @@
-import type { AccountService, Principal } from '../auth/accounts-service';
+import type { Principal } from '../auth/accounts-service';
+import type { OrgService } from '../orgs/service';
 import { ConflictError, ForbiddenError, NotFoundError } from '../lib/errors';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
@@ -18,7 +19,7 @@ export class MirrorService {
   constructor(
     private readonly repo: MirrorRepository,
     private readonly upstreams: UpstreamService,
-    private readonly accounts: AccountService,
+    private readonly orgs: OrgService,
     private readonly runner: MirrorRunner,
     private readonly clock: Clock,
     private readonly ids: IdGen,
@@ -27,8 +28,8 @@ export class MirrorService {
   private now = () => this.clock.now().toISOString();
 
   private async mayManage(p: Caller, target: string): Promise<boolean> {
-    const ns = await this.accounts.namespace(target.split('/')[0]);
-    return ns !== undefined && (await this.accounts.isMember(p, ns));
+    const ns = await this.orgs.namespace(target.split('/')[0]);
+    return ns !== undefined && (await this.orgs.isMember(p, ns));
   }
 
   async list(p: Caller): Promise<MirrorRow[]> {
@@ -134,12 +135,12 @@ export class MirrorService {
   /** A target namespace the caller manages; a missing organization is created, owned by the caller. */
   private async ensureTarget(p: Caller, target: string) {
     const name = target.split('/')[0];
-    const ns = await this.accounts.namespace(name);
+    const ns = await this.orgs.namespace(name);
     if (!ns) {
-      await this.accounts.createOrganization({ name }, p.user);
+      await this.orgs.create({ name }, p.user);
       return;
     }
-    if (!(await this.accounts.isMember(p, ns))) throw new ForbiddenError(`You may not publish boxes in "${name}". Ask an owner of "${name}" to make you a member.`);
+    if (!(await this.orgs.isMember(p, ns))) throw new ForbiddenError(`You may not publish boxes in "${name}". Ask an owner of "${name}" to make you a member.`);
   }
 
   private nextRun(interval: number | null): string | null {

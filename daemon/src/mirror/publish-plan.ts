@@ -1,5 +1,5 @@
-import type { AccountService } from '../auth/accounts-service';
-import { AppError } from '../lib/errors';
+import type { OrgService } from '../orgs/service';
+import { NotFoundError } from '../lib/errors';
 import type { PublishService } from '../registry/versions/publish-service';
 import type { JobPlan } from './job-plan';
 import type { MirrorRow } from './repository';
@@ -13,13 +13,13 @@ export async function publishPlan(
   plan: JobPlan,
   mirror: MirrorRow,
   blobs: Map<string, { sha256: string; size: number }>,
-  d: { publisher: PublishService; accounts: AccountService },
+  d: { publisher: PublishService; orgs: OrgService },
 ): Promise<JobPlan> {
   const published: NonNullable<JobPlan['published']> = [];
   for (const box of plan.boxes) {
     const [namespace, name] = box.target.split('/');
-    const ns = await d.accounts.namespace(namespace);
-    if (!ns) throw new AppError('not_found', `The mirror's target "${namespace}" no longer exists; create it and run the mirror again.`);
+    const ns = await d.orgs.namespace(namespace);
+    if (!ns) throw new NotFoundError(`The mirror's target "${namespace}" no longer exists; create it and run the mirror again.`);
     const result = box.versions.length === 0 && !(await d.publisher.box(ns, name)) ? null : await d.publisher.publish({
       namespace: ns, name, short_description: box.short_description, description: box.description,
       private: mirror.private === 1, existing: 'skip', release: true, mirrorId: mirror.id,

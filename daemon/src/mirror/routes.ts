@@ -3,7 +3,7 @@ import { BOXYARD } from '../http/route-table';
 import type { Context } from 'koa';
 import { requireUser } from '../auth/middleware';
 import { validated } from '../http/validate';
-import type { AccountService } from '../auth/accounts-service';
+import type { OrgService } from '../orgs/service';
 import type { MirrorRepository, JobRow, MirrorRow } from './repository';
 import type { MirrorService } from './mirrors-service';
 import type { MirrorRunner } from './runner';
@@ -16,7 +16,7 @@ export interface MirrorRouteDeps {
   mirrors: MirrorService;
   runner: MirrorRunner;
   repo: MirrorRepository;
-  accounts: AccountService;
+  orgs: OrgService;
 }
 
 /** Upstreams, mirrors, mirror jobs and the cache's boxes, under /api/boxyard (docs/mirroring-api.md). */
@@ -84,8 +84,8 @@ export function mirrorRoutes(d: MirrorRouteDeps): Router {
     const rows = await d.repo.cachedBoxes();
     const visible = [];
     for (const row of rows) {
-      const ns = row.username ? await d.accounts.namespace(row.username) : undefined;
-      if (row.private === 0 || (ns && (await d.accounts.isMember(p, ns)))) visible.push(cachedBoxJson(row));
+      const ns = row.username ? await d.orgs.namespace(row.username) : undefined;
+      if (row.private === 0 || (ns && (await d.orgs.isMember(p, ns)))) visible.push(cachedBoxJson(row));
     }
     ctx.body = { boxes: visible };
   });

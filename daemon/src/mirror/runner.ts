@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { AccountService } from '../auth/accounts-service';
+import type { OrgService } from '../orgs/service';
 import type { BlobStore } from '../blobs/blob-store';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
-import { AppError, OfflineError } from '../lib/errors';
+import { AppError, NotFoundError, OfflineError } from '../lib/errors';
 import type { PublishService } from '../registry/versions/publish-service';
 import { fetchFile } from './upstreams/fetch-file';
 import { buildJobPlan, type JobPlan } from './job-plan';
@@ -18,7 +18,7 @@ export interface RunnerDeps {
   gate: UpstreamGate;
   blobs: BlobStore;
   publisher: PublishService;
-  accounts: AccountService;
+  orgs: OrgService;
   clock: Clock;
   ids: IdGen;
   log: Logger;
@@ -134,7 +134,7 @@ export class MirrorRunner {
   private async execute(job: JobRow, signal: AbortSignal): Promise<void> {
     const mirror = await this.d.repo.mirror(job.mirror_id);
     const upstream = mirror && (await this.d.repo.upstream(mirror.upstream_id));
-    if (!mirror || !upstream) throw new AppError('not_found', 'The mirror or its upstream was deleted.');
+    if (!mirror || !upstream) throw new NotFoundError('The mirror or its upstream was deleted.');
     const source = sourceFor(upstream, this.d.gate);
     let plan: JobPlan = job.plan ? JSON.parse(job.plan) as JobPlan : await this.plan(job, mirror, source, signal);
     const files = await this.d.repo.filesOf(job.id);
@@ -161,7 +161,7 @@ export class MirrorRunner {
       source, ids: this.d.ids, signal,
       localVersions: async (target) => {
         const [namespace, box] = target.split('/');
-        const ns = await this.d.accounts.namespace(namespace);
+        const ns = await this.d.orgs.namespace(namespace);
         return ns ? this.d.publisher.versionNumbers(ns, box) : new Set();
       },
     });

@@ -1,6 +1,17 @@
 import type { Resource } from '../http/jsonapi/document';
 import { related, toOne } from '../http/jsonapi/document';
-import type { OrganizationView } from './service';
+import type { OrganizationRow } from './repository';
+import type { OrganizationView } from './tfc-service';
+
+/** An organization in Boxyard's own API (/api/boxyard). */
+export const organizationSummary = (o: OrganizationRow) => ({
+  name: o.name,
+  email: o.email,
+  profile_markdown: o.profile_markdown,
+  agent_pool_limit: o.agent_pool_limit,
+  created_at: o.created_at,
+  updated_at: o.updated_at,
+});
 
 /** JSON:API links point under the API's mount. */
 const V2 = '/api/v2';

@@ -9,7 +9,7 @@ import type { Config } from '../config';
 import { IdParams, NameParams } from '../http/params';
 import { organizationResource } from './resources';
 import * as S from './schemas';
-import type { OrganizationsService } from './service';
+import type { OrganizationsService } from './tfc-service';
 
 /** HCP Terraform reports its API version here; go-tfe reads only the headers. */
 export const TFP_API_VERSION = '2.5';

@@ -1,7 +1,20 @@
 import { z } from 'zod';
-import { AccountName } from '../auth/names';
+import { AccountName } from '../contract/names';
+import { Email } from '../contract/bodies-accounts';
+import { NameParams } from '../http/params';
 import { ResourceInput, ToOneInput } from '../http/jsonapi/request';
-import type { OrganizationInput } from './service';
+import type { OrganizationInput } from './tfc-service';
+
+/* Organization bodies of Boxyard's own API (/api/boxyard); those the web UI sends too: contract/bodies-accounts.ts. */
+export { CreateOrganizationBody, MemberBody } from '../contract/bodies-accounts';
+export const UpdateOrganizationBody = z.object({
+  organization: z.object({
+    email: Email.nullish(),
+    profile_markdown: z.string().max(100_000).optional(),
+    agent_pool_limit: z.number().int().min(0).max(10_000).optional(),
+  }),
+});
+export const MemberParams = NameParams.extend({ username: z.string().min(1).max(256) });
 
 /* Organization bodies of the JSON:API, wire → domain: wire names stay here and in resources.ts. */
 const OrganizationAttributes = z.object({

@@ -1,141 +1,173 @@
-import type { AccountService } from '../auth/accounts-service';
-import type { OrganizationRow } from '../auth/repository';
+import type { Transaction } from 'kysely';
+import type { Database } from '../store/schema';
+import type { AccountService, Principal } from '../auth/accounts-service';
+import type { Db, UserRow } from '../auth/repository';
+import { nameKey } from '../contract/names';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
-import { ValidationError } from '../lib/errors';
-import type { Page } from '../http/jsonapi/pagination';
-import type { OrganizationAccess, Caller } from './access';
-import type { PoolsRepository } from '../pools/repository';
-import type { ExecutionMode } from '../workspaces/tables';
-import type { TfcSettingsRow, WorkspacesRepository } from '../workspaces/repository';
-import { nameKey } from '../auth/names';
+import { ConflictError, ForbiddenError, LastOwnerError } from '../lib/errors';
+import { isUniqueViolation } from '../store/storage-errors';
+import type { OrganizationRow, OrgsRepository, Role, TfcSettingsPatch } from './repository';
 
-export interface OrganizationView {
-  org: OrganizationRow;
-  tfc: Omit<TfcSettingsRow, 'organization_id'>;
-  isOwner: boolean;
-}
+/** A box namespace: a user or an organization. */
+export type Namespace =
+  | { kind: 'user'; id: string; name: string; user: UserRow }
+  | { kind: 'organization'; id: string; name: string; organization: OrganizationRow };
 
-export interface OrganizationInput {
-  name?: string;
+/**
+ * Another module's part of every new organization (workspaces/: the default project), registered
+ * at wiring time (tfc-services.ts) so that orgs/ imports none of them; OTF's organization
+ * after-create hooks. It runs in the transaction that creates the organization, after its row,
+ * its owner and its settings are written, and throwing undoes the whole creation. Every query goes
+ * through `trx`: SQLite has one connection, which the transaction holds, so a query on the
+ * database itself would wait for it forever.
+ */
+export type AfterCreateHook = (trx: Transaction<Database>, org: OrganizationRow) => Promise<void>;
+
+export interface NewOrganization {
+  name: string;
   email?: string | null;
   agentPoolLimit?: number;
-  collaboratorAuthPolicy?: string;
-  costEstimationEnabled?: boolean;
-  sessionRemember?: number | null;
-  sessionTimeout?: number | null;
-  ownersTeamSamlRoleId?: string | null;
-  defaultExecutionMode?: ExecutionMode;
-  /** undefined: unchanged; null: none. */
-  defaultAgentPoolId?: string | null;
+  /** HCP Terraform settings other than their defaults (the JSON:API's create). */
+  tfc?: TfcSettingsPatch;
 }
 
-const DEFAULT_TFC = {
-  collaborator_auth_policy: 'password', cost_estimation_enabled: 0, session_remember: null, session_timeout: null, owners_team_saml_role_id: null,
-  default_execution_mode: 'remote' as ExecutionMode, default_agent_pool_id: null,
-};
-const poolPointer = { source: { pointer: '/data/relationships/default-agent-pool/data/id' } };
+export type OrganizationPatch = Partial<Pick<OrganizationRow, 'name' | 'email' | 'profile_markdown' | 'agent_pool_limit'>>;
 
-/** Organizations as HCP Terraform shows them: the shared account rows plus TFC attributes and a default project. */
-export class OrganizationsService {
+const taken = (name: string) => new ConflictError(`The name "${name}" is already taken by a user or organization.`);
+
+/**
+ * Organizations, their members and owners: the one place that creates, changes and deletes them,
+ * whichever API, command or cache asks (the box API's /api/boxyard, the JSON:API, `boxyard org`,
+ * mirrors and the pull-through cache); and whom a namespace belongs to.
+ */
+export class OrgService {
+  private readonly hooks: AfterCreateHook[] = [];
+
   constructor(
-    private readonly accounts: AccountService,
-    private readonly access: OrganizationAccess,
-    private readonly repo: WorkspacesRepository,
-    private readonly pools: PoolsRepository,
+    private readonly repo: OrgsRepository,
+    private readonly accounts: Pick<AccountService, 'assertNameFree' | 'findUser' | 'userNamed'>,
     private readonly clock: Clock,
     private readonly ids: IdGen,
   ) {}
 
-  async view(p: Caller, org: OrganizationRow): Promise<OrganizationView> {
-    const row = await this.repo.tfcSettings(org.id);
-    const { organization_id: _, ...tfc } = row ?? { organization_id: org.id, ...DEFAULT_TFC };
-    return { org, tfc, isOwner: await this.access.isOwner(p, org) };
-  }
+  private now = () => this.clock.now().toISOString();
 
-  /** The organization's default project, created on first use (organizations also come from the box API and the CLI). */
-  async defaultProject(org: OrganizationRow) {
-    const found = await this.repo.defaultProject(org.id);
-    if (found) return found;
-    await this.repo.insertProject({ id: this.ids.id('prj'), organization_id: org.id, name: 'Default Project', name_key: nameKey('Default Project'), is_default: 1, created_at: this.clock.now().toISOString() });
-    return (await this.repo.defaultProject(org.id))!;
-  }
-
-  async create(p: Caller, input: OrganizationInput & { name: string }): Promise<OrganizationView> {
-    // A new organization has no pools yet, so no pool can be its default.
-    if (input.defaultAgentPoolId) throw new ValidationError(`Agent pool "${input.defaultAgentPoolId}" does not exist in "${input.name}". Create the pool first, then set it as the default.`, poolPointer);
-    const org = await this.accounts.createOrganization({ name: input.name, email: input.email ?? null }, p.user);
-    const updated = input.agentPoolLimit !== undefined ? await this.accounts.updateOrganization(org, { agent_pool_limit: input.agentPoolLimit }) : org;
-    await this.repo.saveTfcSettings(org.id, tfcPatch(input));
-    await this.defaultProject(updated);
-    return this.view(p, updated);
-  }
-
-  show = async (p: Caller, name: string) => this.view(p, await this.access.visible(p, name));
-
-  /** A page of the caller's organizations (every one for an administrator), paged in SQL. */
-  async list(p: Caller, page: Page): Promise<{ views: OrganizationView[]; total: number }> {
-    const admin = p.user.is_admin === 1;
-    const { rows, total } = await this.repo.organizationsPage(admin ? null : p.user.id, page.offset, page.size);
-    const views = rows.map((r) => {
-      const { tfc_organization_id, collaborator_auth_policy, cost_estimation_enabled, session_remember, session_timeout,
-        owners_team_saml_role_id, default_execution_mode, default_agent_pool_id, role, ...org } = r;
-      const tfc = tfc_organization_id === null ? DEFAULT_TFC : {
-        collaborator_auth_policy: collaborator_auth_policy!, cost_estimation_enabled: cost_estimation_enabled!, session_remember, session_timeout,
-        owners_team_saml_role_id, default_execution_mode: default_execution_mode!, default_agent_pool_id,
-      };
-      return { org, tfc, isOwner: admin || role === 'owner' };
-    });
-    return { views, total };
-  }
-
-  async update(p: Caller, name: string, input: OrganizationInput): Promise<OrganizationView> {
-    const org = await this.access.visible(p, name);
-    await this.accounts.requireOwner(p, org);
-    const defaults = await this.defaults(org, input);
-    const patch = {
-      ...(input.name !== undefined ? { name: input.name } : {}),
-      ...(input.email !== undefined ? { email: input.email } : {}),
-      ...(input.agentPoolLimit !== undefined ? { agent_pool_limit: input.agentPoolLimit } : {}),
-    };
-    const updated = await this.accounts.updateOrganization(org, patch);
-    await this.repo.saveTfcSettings(org.id, { ...tfcPatch(input), ...defaults });
-    return this.view(p, updated);
+  /** Adds a hook that every creation runs, in registration order, inside its transaction. */
+  afterCreate(hook: AfterCreateHook): void {
+    this.hooks.push(hook);
   }
 
   /**
-   * Default execution mode and pool after a change, checked before anything is written. Like HCP
-   * Terraform, a mode other than agent drops the default pool: tfe_organization_default_settings
-   * resets by sending only `default-execution-mode: remote` and relies on that.
+   * Creates an organization in one transaction: its row (with its agent-pool limit), the owner's
+   * membership when there is an owner (the pull-through cache's organizations have none), its
+   * HCP Terraform settings, then every after-create hook. All of it is written, or nothing.
    */
-  private async defaults(org: OrganizationRow, input: OrganizationInput) {
-    const current = (await this.repo.tfcSettings(org.id)) ?? DEFAULT_TFC;
-    const mode = input.defaultExecutionMode ?? current.default_execution_mode;
-    const poolId = input.defaultAgentPoolId !== undefined ? input.defaultAgentPoolId : mode === 'agent' ? current.default_agent_pool_id : null;
-    if (poolId) {
-      const pool = await this.pools.poolById(poolId);
-      if (!pool || pool.organization_id !== org.id) throw new ValidationError(`Agent pool "${poolId}" does not exist in "${org.name}". The default agent pool must be a pool of this organization.`, poolPointer);
-      if (mode !== 'agent') throw new ValidationError(`A default agent pool needs default-execution-mode "agent" (got "${mode}"). Send default-execution-mode "agent" or leave out default-agent-pool.`, { source: { pointer: '/data/attributes/default-execution-mode' } });
+  async create(input: NewOrganization, owner: UserRow | null): Promise<OrganizationRow> {
+    await this.accounts.assertNameFree(input.name);
+    const now = this.now();
+    const id = this.ids.id('org');
+    try {
+      await this.repo.transaction(async (trx) => {
+        await this.repo.insertOrganization({
+          id, name: input.name, name_key: nameKey(input.name), email: input.email ?? null, created_at: now, updated_at: now,
+          ...(input.agentPoolLimit !== undefined ? { agent_pool_limit: input.agentPoolLimit } : {}),
+        }, trx);
+        if (owner) await this.repo.upsertMembership(id, owner.id, 'owner', now, trx);
+        await this.repo.saveTfcSettings(id, input.tfc ?? {}, trx);
+        const org = await this.repo.orgById(id, trx);
+        for (const hook of this.hooks) await hook(trx, org);
+      });
+    } catch (err) {
+      // Another request took the name between the check and the write.
+      if (isUniqueViolation(err) && (await this.repo.orgByName(input.name))) throw taken(input.name);
+      throw err;
     }
-    if (input.defaultExecutionMode === undefined && input.defaultAgentPoolId === undefined) return {};
-    return { default_execution_mode: mode, default_agent_pool_id: poolId };
+    return (await this.repo.orgByName(input.name))!;
   }
 
-  /** Removes the organization; foreign keys cascade to projects, workspaces, pools, tokens, agents and boxes. */
-  async delete(p: Caller, name: string): Promise<void> {
-    const org = await this.access.visible(p, name);
-    await this.accounts.requireOwner(p, org);
-    await this.accounts.deleteOrganization(org);
+  /** Changes the organization's row and its HCP Terraform settings together. */
+  async update(org: OrganizationRow, patch: OrganizationPatch, tfc?: TfcSettingsPatch): Promise<OrganizationRow> {
+    const renamed = patch.name !== undefined && nameKey(patch.name) !== org.name_key;
+    if (renamed) await this.accounts.assertNameFree(patch.name!);
+    try {
+      await this.repo.transaction(async (trx) => {
+        await this.repo.updateOrganization(org.id, {
+          ...patch, ...(patch.name !== undefined ? { name_key: nameKey(patch.name) } : {}), updated_at: this.now(),
+        }, trx);
+        if (tfc) await this.repo.saveTfcSettings(org.id, tfc, trx);
+      });
+    } catch (err) {
+      if (renamed && isUniqueViolation(err)) throw taken(patch.name!);
+      throw err;
+    }
+    return (await this.repo.orgByName(patch.name ?? org.name))!;
   }
-}
 
-function tfcPatch(i: OrganizationInput) {
-  return {
-    ...(i.collaboratorAuthPolicy !== undefined ? { collaborator_auth_policy: i.collaboratorAuthPolicy } : {}),
-    ...(i.costEstimationEnabled !== undefined ? { cost_estimation_enabled: i.costEstimationEnabled ? 1 : 0 } : {}),
-    ...(i.sessionRemember !== undefined ? { session_remember: i.sessionRemember } : {}),
-    ...(i.sessionTimeout !== undefined ? { session_timeout: i.sessionTimeout } : {}),
-    ...(i.ownersTeamSamlRoleId !== undefined ? { owners_team_saml_role_id: i.ownersTeamSamlRoleId } : {}),
-    ...(i.defaultExecutionMode !== undefined ? { default_execution_mode: i.defaultExecutionMode } : {}),
-  };
+  /** Removes the organization; foreign keys cascade to memberships, projects, workspaces, pools, agents and boxes. */
+  delete = (org: OrganizationRow) => this.repo.deleteOrganization(org.id);
+
+  named = (name: string) => this.repo.orgByName(name);
+  /** The caller's organizations; every one for an administrator. */
+  list = (p: NonNullable<Principal>) => this.repo.listOrganizations(p.user.is_admin ? null : p.user.id);
+  listAll = () => this.repo.listOrganizations(null);
+  members = (org: OrganizationRow) => this.repo.listMembers(org.id);
+
+  /** Adds a member or changes their role; the last owner cannot become a member. */
+  async setMember(org: OrganizationRow, username: string, role: Role): Promise<void> {
+    const user = await this.accounts.userNamed(username);
+    await this.repo.transaction(async (trx) => {
+      if (role === 'member') await this.assertOtherOwner(org, user, trx);
+      await this.repo.upsertMembership(org.id, user.id, role, this.now(), trx);
+    });
+  }
+
+  /** Removes a member; the last owner stays. */
+  async removeMember(org: OrganizationRow, username: string): Promise<void> {
+    const user = await this.accounts.userNamed(username);
+    await this.repo.transaction(async (trx) => {
+      await this.assertOtherOwner(org, user, trx);
+      await this.repo.deleteMembership(org.id, user.id, trx);
+    });
+  }
+
+  /** In the transaction that changes `user`'s membership: refuses when they are the organization's only owner. */
+  private async assertOtherOwner(org: OrganizationRow, user: UserRow, db: Db): Promise<void> {
+    if ((await this.repo.roleIn(org.id, user.id, db)) === 'owner' && (await this.repo.countOwners(org.id, db)) <= 1) {
+      throw new LastOwnerError(`"${user.username}" is the last owner of "${org.name}". Make another member an owner first.`);
+    }
+  }
+
+  /** A user or organization by name, or undefined. */
+  async namespace(name: string): Promise<Namespace | undefined> {
+    const user = await this.accounts.findUser(name);
+    if (user) return { kind: 'user', id: user.id, name: user.username, user };
+    const organization = await this.repo.orgByName(name);
+    if (organization) return { kind: 'organization', id: organization.id, name: organization.name, organization };
+    return undefined;
+  }
+
+  /** Administrators, the user itself, or any member of the organization. */
+  isMember(p: Principal, ns: Namespace): Promise<boolean> {
+    return this.actsFor(p, ns.kind === 'user' ? { user_id: ns.id, organization_id: null } : { user_id: null, organization_id: ns.id });
+  }
+
+  /** `isMember` for an owner known by id (a box row's), without loading the user or organization. */
+  async actsFor(p: Principal, owner: { user_id: string | null; organization_id: string | null }): Promise<boolean> {
+    if (!p) return false;
+    if (p.user.is_admin) return true;
+    if (owner.user_id !== null) return owner.user_id === p.user.id;
+    return owner.organization_id !== null && (await this.repo.membership(owner.organization_id, p.user.id)) !== undefined;
+  }
+
+  /** Administrators and organization owners. */
+  async isOwner(p: Principal, org: OrganizationRow): Promise<boolean> {
+    if (!p) return false;
+    if (p.user.is_admin) return true;
+    return (await this.repo.membership(org.id, p.user.id))?.role === 'owner';
+  }
+
+  async requireOwner(p: Principal, org: OrganizationRow): Promise<void> {
+    if (!(await this.isOwner(p, org))) throw new ForbiddenError(`Only owners of "${org.name}" may do this.`);
+  }
 }

@@ -1,7 +1,28 @@
 import type { Generated } from 'kysely';
-import type { ExecutionMode } from '../workspaces/tables';
 
-/** HCP Terraform organization attributes Boxyard keeps beside the shared `organizations` row. */
+/** How a workspace runs, and an organization's default for new workspaces (workspaces/ uses it too). */
+export type ExecutionMode = 'remote' | 'local' | 'agent';
+
+/** Organizations share the users' name space: `name_key` is unique across both (auth/names.ts). */
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  name_key: string;
+  email: string | null;
+  profile_markdown: Generated<string>;
+  agent_pool_limit: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MembershipsTable {
+  organization_id: string;
+  user_id: string;
+  role: 'owner' | 'member';
+  created_at: string;
+}
+
+/** HCP Terraform organization attributes Boxyard keeps beside the `organizations` row; written with it. */
 export interface OrganizationTfcSettingsTable {
   organization_id: string;
   collaborator_auth_policy: Generated<string>;
@@ -14,7 +35,9 @@ export interface OrganizationTfcSettingsTable {
   default_agent_pool_id: Generated<string | null>;
 }
 
-/** HCP Terraform's organization settings as Kysely sees them (the `organizations` row itself: auth/tables.ts). */
+/** Organizations, their members and HCP Terraform settings as Kysely sees them. */
 export interface OrgTables {
+  organizations: OrganizationsTable;
+  memberships: MembershipsTable;
   organization_tfc_settings: OrganizationTfcSettingsTable;
 }

@@ -1,4 +1,4 @@
-import type { OrganizationRow } from '../auth/repository';
+import type { OrganizationRow } from '../orgs/repository';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { ConflictError, ValidationError } from '../lib/errors';
@@ -42,6 +42,11 @@ export class PoolsService {
     const row = await this.repo.poolById(poolId);
     const [view] = row && row.organization_id === ws.organization_id ? await this.repo.views([row]) : [];
     return view && { name: view.name, allowed: mayUse(view, ws) };
+  }
+
+  /** orgs/tfc-service.ts's PoolOwners: the default agent pool must be a pool of the organization's own. */
+  async organizationOfPool(poolId: string): Promise<string | undefined> {
+    return (await this.repo.poolById(poolId))?.organization_id;
   }
 
   async list(p: Caller, orgName: string, o: PoolListOptions) {

@@ -1,8 +1,12 @@
-import type { AccountService, Namespace, Principal } from '../auth/accounts-service';
+import type { Principal } from '../auth/accounts-service';
+import type { Namespace, OrgService } from '../orgs/service';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../lib/errors';
 import type { BoxRecord, ProviderRow, RegistryRepository, VersionRow } from './repository';
 
 export type Need = 'read' | 'manage';
+
+/** Whom a namespace or box belongs to, and who acts for them (orgs/service.ts). */
+export type NamespaceOwners = Pick<OrgService, 'namespace' | 'isMember' | 'actsFor'>;
 
 export interface BoxRef { username: string; box: string }
 export interface VersionRef extends BoxRef { version: string }
@@ -21,7 +25,7 @@ export interface ProviderRef extends VersionRef { provider: string; architecture
 export class RegistryAccess {
   constructor(
     private readonly repo: RegistryRepository,
-    private readonly accounts: AccountService,
+    private readonly orgs: NamespaceOwners,
   ) {}
 
   private requireCaller(p: Principal, need: Need) {
@@ -35,9 +39,9 @@ export class RegistryAccess {
   /** A user or organization, for listing its boxes or creating one in it. */
   async namespace(p: Principal, name: string, need: Need): Promise<{ ns: Namespace; member: boolean }> {
     this.requireCaller(p, need);
-    const ns = await this.accounts.namespace(name);
+    const ns = await this.orgs.namespace(name);
     if (!ns) throw new NotFoundError(`No user or organization is named "${name}".`);
-    const member = await this.accounts.isMember(p, ns);
+    const member = await this.orgs.isMember(p, ns);
     if (need === 'manage' && !member) this.forbidden(ns.name);
     return { ns, member };
   }
@@ -46,7 +50,7 @@ export class RegistryAccess {
   async box(p: Principal, ref: BoxRef, need: Need): Promise<{ box: BoxRecord }> {
     this.requireCaller(p, need);
     const box = await this.repo.boxByPath(ref.username, ref.box);
-    const member = box && (box.private === 1 || need === 'manage') ? await this.accounts.actsFor(p, box) : false;
+    const member = box && (box.private === 1 || need === 'manage') ? await this.orgs.actsFor(p, box) : false;
     if (!box || (box.private === 1 && !member)) {
       throw new NotFoundError(`Box "${ref.username}/${ref.box}" not found. Check the name, or send a token that may see it.`);
     }

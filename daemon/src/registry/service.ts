@@ -1,9 +1,9 @@
-import type { AccountService, Principal } from '../auth/accounts-service';
+import type { Principal } from '../auth/accounts-service';
 import { nameKey } from '../contract/names';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { ConflictError } from '../lib/errors';
-import { RegistryAccess, type BoxRef, type Need, type ProviderRef } from './access';
+import { RegistryAccess, type BoxRef, type Need, type NamespaceOwners, type ProviderRef } from './access';
 import { isUniqueViolation } from '../store/storage-errors';
 import { loadDetail, loadSummaries, type BoxDetail, type BoxSummary } from './details';
 import type { BoxRecord, ProviderRow, RegistryRepository, VersionRow } from './repository';
@@ -32,11 +32,11 @@ export class RegistryService {
 
   constructor(
     private readonly repo: RegistryRepository,
-    private readonly accounts: AccountService,
+    orgs: NamespaceOwners,
     private readonly clock: Clock,
     private readonly ids: IdGen,
   ) {
-    this.access = new RegistryAccess(repo, accounts);
+    this.access = new RegistryAccess(repo, orgs);
     this.versions = new VersionService(repo, this.access, clock, ids);
     this.providers = new ProviderService(repo, this.access, clock, ids);
     this.publisher = new PublishService(repo, clock, ids);

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { BOXYARD } from '../http/route-table';
-import type { AccountService } from '../auth/accounts-service';
+import type { OrgService } from '../orgs/service';
 import type { Config } from '../config';
 import type { NamespacesAnswer } from '../contract/wire-registry';
 import { requireUser } from '../auth/middleware';
@@ -9,7 +9,7 @@ import { boxSummaryJson } from '../registry/serialize';
 import type { RegistryService } from '../registry/service';
 
 export interface NamespaceRouteDeps {
-  accounts: Pick<AccountService, 'listOrganizations'>;
+  orgs: Pick<OrgService, 'list'>;
   registry: Pick<RegistryService, 'profile'>;
   config: Pick<Config, 'publicUrl'>;
 }
@@ -25,7 +25,7 @@ export function namespaceRoutes(d: NamespaceRouteDeps): Router {
 
   r.get(BOXYARD.namespaces.path, async (ctx) => {
     const p = requireUser(ctx);
-    const organizations = await d.accounts.listOrganizations(p);
+    const organizations = await d.orgs.list(p);
     const owners = [
       { name: p.user.username, kind: 'user' as const },
       ...organizations.map((o) => ({ name: o.name, kind: 'organization' as const })),

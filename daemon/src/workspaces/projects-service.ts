@@ -3,29 +3,39 @@ import type { IdGen } from '../lib/ids';
 import { ConflictError } from '../lib/errors';
 import type { Page } from '../http/jsonapi/pagination';
 import type { Caller, OrganizationAccess } from '../orgs/access';
-import type { OrganizationsService } from '../orgs/service';
-import { nameKey } from '../auth/names';
+import type { AfterCreateHook } from '../orgs/service';
+import { nameKey } from '../contract/names';
 import type { WorkspacesRepository } from './repository';
+
+const DEFAULT_PROJECT = 'Default Project';
 
 /** Projects group workspaces; every organization has a default one. Pools may allow whole projects. */
 export class ProjectsService {
   constructor(
     private readonly access: OrganizationAccess,
-    private readonly orgs: OrganizationsService,
     private readonly repo: WorkspacesRepository,
     private readonly clock: Clock,
     private readonly ids: IdGen,
   ) {}
 
+  /**
+   * Every organization's default project, made in the transaction that creates the organization
+   * (an after-create hook of orgs/, registered in tfc-services.ts); organizations made before it
+   * got theirs from migration 012. Reads never write.
+   */
+  readonly createDefault: AfterCreateHook = async (trx, org) => {
+    await this.repo.insertProject({
+      id: this.ids.id('prj'), organization_id: org.id, name: DEFAULT_PROJECT, name_key: nameKey(DEFAULT_PROJECT), is_default: 1, created_at: org.created_at,
+    }, trx);
+  };
+
   async list(p: Caller, orgName: string, page: Page) {
     const org = await this.access.visible(p, orgName);
-    await this.orgs.defaultProject(org);
     return { org, ...(await this.repo.listProjects(org.id, page.offset, page.size)) };
   }
 
   async create(p: Caller, orgName: string, name: string) {
     const org = await this.access.visible(p, orgName);
-    await this.orgs.defaultProject(org);
     if (await this.repo.projectNamed(org.id, name)) {
       throw new ConflictError(`A project named "${name}" already exists in "${org.name}". Choose another name.`, { source: { pointer: '/data/attributes/name' } });
     }

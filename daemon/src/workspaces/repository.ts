@@ -1,44 +1,17 @@
-import { sql, type Kysely, type Selectable, type Insertable, type Updateable } from 'kysely';
+import type { Kysely, Selectable, Insertable, Updateable } from 'kysely';
 import type { Database } from '../store/schema';
 import { nameKey } from '../auth/names';
 import { contains } from '../store/like';
-import type { OrganizationTfcSettingsTable } from '../orgs/tables';
+import type { Db } from '../auth/repository';
 import type { ProjectsTable, WorkspacesTable } from './tables';
 
 export type ProjectRow = Selectable<ProjectsTable>;
 export type WorkspaceRow = Selectable<WorkspacesTable>;
-export type TfcSettingsRow = Selectable<OrganizationTfcSettingsTable>;
 
 
-/** The only SQL for HCP Terraform organization attributes, projects and workspaces. */
+/** The only SQL for projects and workspaces. */
 export class WorkspacesRepository {
   constructor(private readonly db: Kysely<Database>) {}
-
-  tfcSettings(orgId: string) {
-    return this.db.selectFrom('organization_tfc_settings').selectAll().where('organization_id', '=', orgId).executeTakeFirst();
-  }
-  async saveTfcSettings(orgId: string, patch: Omit<Updateable<OrganizationTfcSettingsTable>, 'organization_id'>) {
-    await this.db.insertInto('organization_tfc_settings').values({ organization_id: orgId, ...patch })
-      .onConflict((oc) => (Object.keys(patch).length ? oc.column('organization_id').doUpdateSet(patch) : oc.doNothing())).execute();
-  }
-
-  /**
-   * A page of the organizations a user belongs to (all of them for `null`, an administrator), by
-   * name, each with its TFC settings (null when it has none yet) and the user's role: one query
-   * and a count, where the list used to load every organization and then ask two queries of each.
-   */
-  async organizationsPage(userId: string | null, offset: number, limit: number) {
-    let base = this.db.selectFrom('organizations');
-    if (userId) base = base.innerJoin('memberships as m', (j) => j.onRef('m.organization_id', '=', 'organizations.id').on('m.user_id', '=', userId));
-    const total = Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-    const rows = total <= offset ? [] : await base.leftJoin('organization_tfc_settings as t', 't.organization_id', 'organizations.id')
-      .selectAll('organizations')
-      .select(['t.organization_id as tfc_organization_id', 't.collaborator_auth_policy', 't.cost_estimation_enabled', 't.session_remember',
-        't.session_timeout', 't.owners_team_saml_role_id', 't.default_execution_mode', 't.default_agent_pool_id'])
-      .select(userId ? sql<string | null>`m.role`.as('role') : sql<string | null>`null`.as('role'))
-      .orderBy('organizations.name_key').limit(limit).offset(offset).execute();
-    return { rows, total };
-  }
 
   projectById(id: string) {
     return this.db.selectFrom('projects').innerJoin('organizations', 'organizations.id', 'projects.organization_id')
@@ -60,8 +33,8 @@ export class WorkspacesRepository {
     const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return { rows, total: Number(total.n) };
   }
-  async insertProject(row: Insertable<ProjectsTable>) {
-    await this.db.insertInto('projects').values(row).onConflict((oc) => oc.doNothing()).execute();
+  async insertProject(row: Insertable<ProjectsTable>, db: Db = this.db) {
+    await db.insertInto('projects').values(row).execute();
   }
   async deleteProject(id: string) {
     await this.db.deleteFrom('projects').where('id', '=', id).execute();

@@ -1,10 +1,9 @@
-import type { OrganizationRow } from '../auth/repository';
+import type { OrganizationRow } from '../orgs/repository';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { ConflictError, NotFoundError, ValidationError } from '../lib/errors';
 import type { Page } from '../http/jsonapi/pagination';
 import type { Caller, OrganizationAccess } from '../orgs/access';
-import type { OrganizationsService } from '../orgs/service';
 import type { ExecutionMode } from './tables';
 import { NO_TRIGGERS, settingsColumns, settingsOf, withTriggerRule, type WorkspaceSettings } from './settings';
 import { nameKey } from '../contract/names';
@@ -36,7 +35,6 @@ export interface PoolChoice {
 export class WorkspacesService {
   constructor(
     private readonly access: OrganizationAccess,
-    private readonly orgs: OrganizationsService,
     private readonly repo: WorkspacesRepository,
     private readonly pools: PoolChoice,
     private readonly clock: Clock,
@@ -104,7 +102,12 @@ export class WorkspacesService {
   }
 
   private async projectFor(org: OrganizationRow, projectId: string | undefined): Promise<string> {
-    if (projectId === undefined) return (await this.orgs.defaultProject(org)).id;
+    if (projectId === undefined) {
+      // Made with the organization (ProjectsService.createDefault), or by migration 012 for older ones.
+      const fallback = await this.repo.defaultProject(org.id);
+      if (!fallback) throw new Error(`organization ${org.name} has no default project`);
+      return fallback.id;
+    }
     const [found] = await this.repo.projectsByIds(org.id, [projectId]);
     if (!found) throw new ValidationError(`Project "${projectId}" does not exist in "${org.name}".`, { source: { pointer: '/data/relationships/project/data/id' } });
     return found.id;

@@ -1,6 +1,7 @@
 import type { Generated } from 'kysely';
+import type { ExecutionMode } from '../orgs/tables';
 
-export type ExecutionMode = 'remote' | 'local' | 'agent';
+export type { ExecutionMode };
 
 export interface ProjectsTable {
   id: string;

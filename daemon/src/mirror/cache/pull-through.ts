@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AccountService, Namespace } from '../../auth/accounts-service';
+import type { Namespace, OrgService } from '../../orgs/service';
 import type { SettingsService } from '../../auth/settings';
 import type { BlobStore } from '../../blobs/blob-store';
 import type { Clock } from '../../lib/clock';
@@ -15,7 +15,7 @@ export interface CacheDeps {
   repo: MirrorRepository;
   gate: UpstreamGate;
   settings: SettingsService;
-  accounts: AccountService;
+  orgs: OrgService;
   publisher: PublishService;
   blobs: BlobStore;
   clock: Clock;
@@ -47,7 +47,7 @@ export class PullThroughCache {
     if (local && !cached) return { heldOnly: false };
     if (!local && (!AccountName.safeParse(org).success || !BoxName.safeParse(box).success)) return { heldOnly: false };
     const settings = await this.d.settings.get();
-    const ns = await this.d.accounts.namespace(org);
+    const ns = await this.d.orgs.namespace(org);
     // Upstream boxes never appear among a local user's or a real organization's: only in
     // namespaces the cache made (organizations without members).
     if (ns && !cached && !(await this.isCacheNamespace(ns))) return { heldOnly: false };
@@ -94,17 +94,17 @@ export class PullThroughCache {
   }
 
   private async isCacheNamespace(ns: Namespace): Promise<boolean> {
-    return ns.kind === 'organization' && (await this.d.accounts.listMembers(ns.organization)).length === 0;
+    return ns.kind === 'organization' && (await this.d.orgs.members(ns.organization)).length === 0;
   }
 
   /** The cache's boxes live under the upstream's names: an organization without members is made for them. */
   private async namespaceFor(org: string): Promise<Namespace> {
     try {
-      await this.d.accounts.createOrganization({ name: org }, null);
+      await this.d.orgs.create({ name: org }, null);
     } catch (err) {
       // Another request made it first.
-      if (!(await this.d.accounts.namespace(org))) throw err;
+      if (!(await this.d.orgs.namespace(org))) throw err;
     }
-    return (await this.d.accounts.namespace(org))!;
+    return (await this.d.orgs.namespace(org))!;
   }
 }

@@ -1,5 +1,6 @@
 import { pipeline, type Readable } from 'node:stream';
-import type { Namespace, Principal } from '../../auth/accounts-service';
+import type { Principal } from '../../auth/accounts-service';
+import type { Namespace } from '../../orgs/service';
 import type { BlobRef, BlobStore, DigestAlgorithm, StagedBlob } from '../../blobs/blob-store';
 import { explainReceived } from '../../blobs/uploads/received-body';
 import { ConflictError, ValidationError } from '../../lib/errors';

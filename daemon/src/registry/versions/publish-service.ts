@@ -1,4 +1,4 @@
-import type { Namespace } from '../../auth/accounts-service';
+import type { Namespace } from '../../orgs/service';
 import { nameKey } from '../../contract/names';
 import type { Clock } from '../../lib/clock';
 import type { IdGen } from '../../lib/ids';
