@@ -2,6 +2,8 @@ import type { Resource } from '../http/jsonapi/document';
 import { related, toOne } from '../http/jsonapi/document';
 import type { OrganizationRow } from './repository';
 import type { OrganizationView } from './tfc-service';
+import { TFC } from '../http/route-table';
+import { pathTo } from '../http/urls';
 
 /** An organization in Boxyard's own API (/api/boxyard). */
 export const organizationSummary = (o: OrganizationRow) => ({
@@ -12,9 +14,6 @@ export const organizationSummary = (o: OrganizationRow) => ({
   created_at: o.created_at,
   updated_at: o.updated_at,
 });
-
-/** JSON:API links point under the API's mount. */
-const V2 = '/api/v2';
 
 export function organizationResource(v: OrganizationView): Resource {
   const { org, tfc, isOwner } = v;
@@ -50,11 +49,11 @@ export function organizationResource(v: OrganizationView): Resource {
       },
     },
     relationships: {
-      'agent-pools': related(`${V2}/organizations/${encodeURIComponent(org.name)}/agent-pools`),
-      workspaces: related(`${V2}/organizations/${encodeURIComponent(org.name)}/workspaces`),
-      projects: related(`${V2}/organizations/${encodeURIComponent(org.name)}/projects`),
+      'agent-pools': related(pathTo('v2', TFC.agentPools, { org: org.name })),
+      workspaces: related(pathTo('v2', TFC.workspaces, { org: org.name })),
+      projects: related(pathTo('v2', TFC.projects, { org: org.name })),
       'default-agent-pool': toOne('agent-pools', tfc.default_agent_pool_id),
     },
-    links: { self: `${V2}/organizations/${encodeURIComponent(org.name)}` },
+    links: { self: pathTo('v2', TFC.organization, { name: org.name }) },
   };
 }

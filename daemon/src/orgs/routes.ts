@@ -10,6 +10,7 @@ import { IdParams, NameParams } from '../http/params';
 import { organizationResource } from './resources';
 import * as S from './schemas';
 import type { OrganizationsService } from './tfc-service';
+import { TFC } from '../http/route-table';
 
 /** HCP Terraform reports its API version here; go-tfe reads only the headers. */
 export const TFP_API_VERSION = '2.5';
@@ -19,26 +20,26 @@ export interface OrganizationsRouteDeps { organizations: OrganizationsService; c
 /** `/ping` and organizations. */
 export function organizationsRoutes(d: OrganizationsRouteDeps): Router {
   const r = new Router();
-  r.get('/ping', (ctx) => {
+  r.get(TFC.ping.path, (ctx) => {
     ctx.set('TFP-API-Version', TFP_API_VERSION);
     sendDocument(ctx, document(null));
   });
 
-  r.get('/organizations', validated({ query: PageQuery }, async (ctx, { query }) => {
+  r.get(TFC.organizations.path, validated({ query: PageQuery }, async (ctx, { query }) => {
     const page = pageOf(query);
     const { views, total } = await d.organizations.list(requireUser(ctx), page);
     sendList(ctx, views.map(organizationResource), { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total });
   }));
-  r.post('/organizations', validated({ body: S.OrganizationCreateBody }, async (ctx, { body }) => {
+  r.post(TFC.organizations.path, validated({ body: S.OrganizationCreateBody }, async (ctx, { body }) => {
     sendDocument(ctx, document(organizationResource(await d.organizations.create(requireUser(ctx), body))), 201);
   }));
-  r.get('/organizations/:name', validated({ params: NameParams }, async (ctx, { params }) => {
+  r.get(TFC.organization.path, validated({ params: NameParams }, async (ctx, { params }) => {
     sendDocument(ctx, document(organizationResource(await d.organizations.show(requireUser(ctx), params.name))));
   }));
-  r.patch('/organizations/:name', validated({ params: NameParams, body: S.OrganizationUpdateBody }, async (ctx, { params, body }) => {
+  r.patch(TFC.organization.path, validated({ params: NameParams, body: S.OrganizationUpdateBody }, async (ctx, { params, body }) => {
     sendDocument(ctx, document(organizationResource(await d.organizations.update(requireUser(ctx), params.name, body))));
   }));
-  r.delete('/organizations/:name', validated({ params: NameParams }, async (ctx, { params }) => {
+  r.delete(TFC.organization.path, validated({ params: NameParams }, async (ctx, { params }) => {
     await d.organizations.delete(requireUser(ctx), params.name);
     sendNoContent(ctx);
   }));
