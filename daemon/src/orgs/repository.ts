@@ -6,6 +6,7 @@ import { prepare } from '../store/cache/prepared';
 import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
 import type { TableVersions } from '../store/cache/table-versions';
 import type { MembershipsTable, OrganizationTfcSettingsTable, OrganizationsTable } from './tables';
+import { countRows } from '../store/count';
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
 export type MembershipRow = Selectable<MembershipsTable>;
@@ -68,7 +69,7 @@ export class OrgsRepository {
   async organizationsPage(userId: string | null, offset: number, limit: number) {
     let base = this.db.selectFrom('organizations');
     if (userId) base = base.innerJoin('memberships as m', (j) => j.onRef('m.organization_id', '=', 'organizations.id').on('m.user_id', '=', userId));
-    const total = Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const total = await countRows(base);
     const rows = total <= offset ? [] : await base.leftJoin('organization_tfc_settings as t', 't.organization_id', 'organizations.id')
       .selectAll('organizations')
       .select(['t.organization_id as tfc_organization_id', 't.collaborator_auth_policy', 't.cost_estimation_enabled', 't.session_remember',

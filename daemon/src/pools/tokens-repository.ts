@@ -4,6 +4,7 @@ import { prepare } from '../store/cache/prepared';
 import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
 import type { TableVersions } from '../store/cache/table-versions';
 import type { AgentTokensTable } from './tables';
+import { countRows } from '../store/count';
 
 export type AgentTokenRow = Selectable<AgentTokensTable>;
 
@@ -31,8 +32,7 @@ export class AgentTokensRepository {
   async listTokens(poolId: string, offset: number, limit: number) {
     const base = this.db.selectFrom('agent_tokens').where('pool_id', '=', poolId);
     const rows = await base.selectAll().orderBy('created_at').orderBy('id').offset(offset).limit(limit).execute();
-    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    return { rows, total: Number(total.n) };
+    return { rows, total: await countRows(base) };
   }
   async insertToken(row: Insertable<AgentTokensTable>) {
     await this.db.insertInto('agent_tokens').values(row).execute();

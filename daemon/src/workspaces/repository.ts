@@ -1,9 +1,10 @@
 import type { Kysely, Selectable, Insertable, Updateable } from 'kysely';
 import type { Database } from '../store/schema';
-import { nameKey } from '../auth/names';
+import { nameKey } from '../contract/names';
 import { contains } from '../store/like';
 import type { Db } from '../auth/repository';
 import type { ProjectsTable, WorkspacesTable } from './tables';
+import { countRows } from '../store/count';
 
 export type ProjectRow = Selectable<ProjectsTable>;
 export type WorkspaceRow = Selectable<WorkspacesTable>;
@@ -30,8 +31,7 @@ export class WorkspacesRepository {
   async listProjects(orgId: string, offset: number, limit: number) {
     const base = this.db.selectFrom('projects').where('organization_id', '=', orgId);
     const rows = await base.selectAll().orderBy('created_at').orderBy('id').offset(offset).limit(limit).execute();
-    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    return { rows, total: Number(total.n) };
+    return { rows, total: await countRows(base) };
   }
   async insertProject(row: Insertable<ProjectsTable>, db: Db = this.db) {
     await db.insertInto('projects').values(row).execute();
@@ -59,8 +59,7 @@ export class WorkspacesRepository {
     let base = this.db.selectFrom('workspaces').where('organization_id', '=', orgId);
     if (opts.search) base = base.where(contains('workspaces.name_key', nameKey(opts.search)));
     const rows = await base.selectAll().orderBy('name_key').offset(opts.offset).limit(opts.limit).execute();
-    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    return { rows, total: Number(total.n) };
+    return { rows, total: await countRows(base) };
   }
   async insertWorkspace(row: Insertable<WorkspacesTable>) {
     await this.db.insertInto('workspaces').values(row).execute();
