@@ -5,7 +5,7 @@ import type { IdGen } from '../lib/ids';
 import { ConflictError, ForbiddenError, LastAdminError, LastOwnerError, NotFoundError } from '../lib/errors';
 import type { AttemptGuard } from '../http/guards/rate-limit';
 import { isUniqueViolation } from '../store/storage-errors';
-import { nameKey } from './names';
+import { nameKey } from '../contract/names';
 import type { AccountRepository, Db, UserRow } from './repository';
 import { checkPasswordPolicy, type PasswordService, type Proof } from './passwords';
 

@@ -13,6 +13,5 @@ export const UpdateUserBody = z.object({
 });
 export const ResetPasswordBody = z.object({ user: z.object({ password: Password }) });
 
-export const NameParams = z.object({ name: z.string().min(1).max(256) });
-export const IdParams = z.object({ id: z.string().min(1).max(256) });
+export { IdParams, NameParams } from '../http/params';
 export const MethodParams = z.object({ method: z.enum(DELIVERY_METHODS) });

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { ORGANIZATION_ROLES } from '../contract/wire-accounts';
 import type { Deps } from '../deps';
 import { DATA_HELP, print, type WithDeps } from '../auth/cli-accounts';
 
@@ -22,7 +23,7 @@ export function orgCommands(program: Command, withDeps: WithDeps): void {
   }));
   org.command('add-member <org> <username>').description('add a member, or change their role (the last owner stays an owner)')
     .option('--data <dir>', DATA_HELP)
-    .addOption(new Option('--role <role>', 'owner or member').choices(['owner', 'member']).default('member'))
+    .addOption(new Option('--role <role>', 'owner or member').choices(ORGANIZATION_ROLES).default('member'))
     .action((name: string, username: string, o: Record<string, unknown>) => withDeps(o, async (d) => {
       const role = o.role === 'owner' ? 'owner' : 'member';
       await d.orgs.setMember(await named(d, name), username, role);

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { AccountName } from '../contract/names';
 import { Email } from '../contract/bodies-accounts';
+import { ResourceInput, ToOneInput } from '../contract/bodies-jsonapi';
+import { EXECUTION_MODES } from '../contract/wire-jsonapi';
 import { NameParams } from '../http/params';
-import { ResourceInput, ToOneInput } from '../http/jsonapi/request';
 import type { OrganizationInput } from './tfc-service';
 
 /* Organization bodies of Boxyard's own API (/api/boxyard); those the web UI sends too: contract/bodies-accounts.ts. */
@@ -17,16 +18,18 @@ export const UpdateOrganizationBody = z.object({
 export const MemberParams = NameParams.extend({ username: z.string().min(1).max(256) });
 
 /* Organization bodies of the JSON:API, wire → domain: wire names stay here and in resources.ts. */
+/** `"a", "b" or "c"`. */
+const quoted = (values: readonly string[]) => values.map((v) => `"${v}"`).join(', ').replace(/, (?=[^,]*$)/, ' or ');
 const OrganizationAttributes = z.object({
   name: AccountName,
-  email: z.email().max(256).nullish(),
+  email: Email.nullish(),
   'agent-pool-limit': z.number().int().min(0).max(10_000).optional(),
   'collaborator-auth-policy': z.enum(['password', 'two_factor_mandatory']).optional(),
   'cost-estimation-enabled': z.boolean().optional(),
   'session-remember': z.number().int().min(0).max(1_000_000).nullish(),
   'session-timeout': z.number().int().min(0).max(1_000_000).nullish(),
   'owners-team-saml-role-id': z.string().max(256).nullish(),
-  'default-execution-mode': z.enum(['remote', 'local', 'agent'], { message: 'default-execution-mode must be "remote", "local" or "agent"' }).optional(),
+  'default-execution-mode': z.enum(EXECUTION_MODES, { message: `default-execution-mode must be ${quoted(EXECUTION_MODES)}` }).optional(),
 });
 /** tfe_organization_default_settings sends `default-agent-pool` only with a pool id; `data: null` clears it. */
 const OrganizationRelationships = z.object({ 'default-agent-pool': ToOneInput('agent-pools').optional() });

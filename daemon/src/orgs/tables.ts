@@ -1,9 +1,8 @@
 import type { Generated } from 'kysely';
+import type { OrganizationRole } from '../contract/wire-accounts';
+import type { ExecutionMode } from '../contract/wire-jsonapi';
 
-/** How a workspace runs, and an organization's default for new workspaces (workspaces/ uses it too). */
-export type ExecutionMode = 'remote' | 'local' | 'agent';
-
-/** Organizations share the users' name space: `name_key` is unique across both (auth/names.ts). */
+/** Organizations share the users' name space: `name_key` is unique across both (contract/names.ts). */
 export interface OrganizationsTable {
   id: string;
   name: string;
@@ -18,7 +17,7 @@ export interface OrganizationsTable {
 export interface MembershipsTable {
   organization_id: string;
   user_id: string;
-  role: 'owner' | 'member';
+  role: OrganizationRole;
   created_at: string;
 }
 
@@ -30,6 +29,7 @@ export interface OrganizationTfcSettingsTable {
   session_remember: number | null;
   session_timeout: number | null;
   owners_team_saml_role_id: string | null;
+  /** An organization's default for new workspaces. */
   default_execution_mode: Generated<ExecutionMode>;
   /** Cleared (SET NULL) when the pool is deleted. */
   default_agent_pool_id: Generated<string | null>;

@@ -1,7 +1,5 @@
 import type { Generated } from 'kysely';
-import type { ExecutionMode } from '../orgs/tables';
-
-export type { ExecutionMode };
+import type { ExecutionMode } from '../contract/wire-jsonapi';
 
 export interface ProjectsTable {
   id: string;
