@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Config } from './config';
+import { DEFAULT_HOST, LAN_HOST } from './contract/ipc';
 import { buildDeps, type Deps, type DepsOptions } from './deps';
 import { createApp } from './app';
 import { connectionSettings, createHttpServer } from './http/guards/connections';
@@ -38,7 +39,7 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
     server.listen(config.port, config.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host === LAN_HOST ? DEFAULT_HOST : config.host;
   return {
     url: `http://${host}:${port}`,
     server,

@@ -3,6 +3,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Transform } from 'node:stream';
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../../contract/ipc';
 
 /** Options of every command that talks to a running daemon. */
 export interface ServerOptions {
@@ -10,7 +11,7 @@ export interface ServerOptions {
   token?: string;
 }
 
-export const DEFAULT_SERVER = 'http://127.0.0.1:4780';
+export const DEFAULT_SERVER = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
 
 /** Adds `--server` and `--token` (env BOXYARD_SERVER, BOXYARD_TOKEN: keeps the token out of ps). */
 export function withServerOptions(c: Command): Command {
