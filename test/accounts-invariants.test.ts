@@ -52,7 +52,7 @@ describe('the last administrator', () => {
     const admin = d.http.withToken(d.adminToken);
     const del = await admin.delete('/api/boxyard/users/admin');
     expect(del.status).toBe(422);
-    expect(del.json).toEqual({ errors: [expect.stringMatching(/"admin" is the last administrator\. Make another user an administrator first/)], success: false });
+    expect(del.json).toEqual({ errors: [expect.stringMatching(/"admin" is the last administrator\. Make another user an administrator first/)], success: false, code: 'last_admin' });
     const demote = await admin.patch('/api/boxyard/users/admin', { user: { admin: false, profile_markdown: 'not me' } });
     expect(demote.status).toBe(422);
     expect(await admins()).toEqual(['admin']);

@@ -86,7 +86,7 @@ describe('health and unknown routes', () => {
     expect(h.json).toMatchObject({ status: 'ok', version: expect.any(String) });
     const v1 = await d.http.get('/api/v1/nothing-here');
     expect(v1.status).toBe(404);
-    expect(v1.json).toEqual({ errors: [expect.stringContaining('No route')], success: false });
+    expect(v1.json).toEqual({ errors: [expect.stringContaining('No route')], success: false, code: 'not_found' });
     const v2 = await d.http.get('/api/v2/nothing-here');
     expect(v2.status).toBe(404);
     expect(v2.headers.get('content-type')).toContain('application/vnd.api+json');
@@ -99,7 +99,7 @@ describe('methods a path does not serve', () => {
     const v1 = await d.http.withToken(d.adminToken).patch('/api/v1/authenticate', {});
     expect(v1.status).toBe(405);
     expect(v1.headers.get('allow')).toMatch(/GET/);
-    expect(v1.json).toEqual({ errors: [expect.stringContaining('Allow')], success: false });
+    expect(v1.json).toEqual({ errors: [expect.stringContaining('Allow')], success: false, code: 'method_not_allowed' });
     const v2 = await d.http.withToken(d.adminToken).put('/api/v2/ping', {});
     expect(v2.status).toBe(405);
     expect(v2.json.errors[0]).toMatchObject({ status: '405', title: 'method not allowed' });

@@ -66,7 +66,7 @@ describe('PATCH /api/boxyard/users/:name (own account)', () => {
     const before = await row('dup');
     const r = await http.patch('/api/boxyard/users/dup', { user: { email: 'Taken@Example.org', profile_markdown: 'changed' }, current_password: 'dup-password' });
     expect(r.status).toBe(422);
-    expect(r.json).toEqual({ errors: [expect.stringMatching(/already in use/)], success: false });
+    expect(r.json).toEqual({ errors: [expect.stringMatching(/already in use/)], success: false, code: 'conflict' });
     expect(await row('dup')).toEqual(before);
     // An administrator's change of another user is refused the same way.
     const byAdmin = await admin.patch('/api/boxyard/users/dup', { user: { email: 'taken@example.org', profile_markdown: 'changed' } });

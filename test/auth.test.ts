@@ -43,7 +43,7 @@ describe('tokens', () => {
     expect((await d.http.get(`/api/v1/authenticate?access_token=${token}`)).status).toBe(200);
     const bad = await d.http.get('/api/v1/authenticate', { headers: { authorization: 'Bearer nope' } });
     expect(bad.status).toBe(401);
-    expect(bad.json).toEqual({ errors: [expect.stringContaining('invalid')], success: false });
+    expect(bad.json).toEqual({ errors: [expect.stringContaining('invalid')], success: false, code: 'unauthorized' });
     expect((await d.http.get('/api/v1/authenticate')).status).toBe(401);
   });
 

@@ -92,7 +92,7 @@ describe('GET /ORG/boxes/BOX/versions/V/providers/P/ARCH/vagrant.box', () => {
   it('answers 404 in the box dialect for unknown versions, providers and unuploaded files', async () => {
     const missing = await d.http.get('/alice/boxes/pub/versions/9.9.9/providers/virtualbox/amd64/vagrant.box');
     expect(missing.status).toBe(404);
-    expect(missing.json).toEqual({ errors: [expect.stringContaining('no version')], success: false });
+    expect(missing.json).toEqual({ errors: [expect.stringContaining('no version')], success: false, code: 'not_found' });
     await hostedProvider(alice.http, 'alice', 'pub', '1.1.0');
     const arch = (await providerRow(d, 'pub', '1.1.0')).architecture;
     const empty = await d.http.get(`/alice/boxes/pub/versions/1.1.0/providers/virtualbox/${arch}/vagrant.box`);

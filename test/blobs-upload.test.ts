@@ -44,7 +44,7 @@ describe('plain upload (GET …/upload, PUT finalizes)', () => {
 
     const again = await rawPut(prep.json.upload_path, file);
     expect(again.status).toBe(404);
-    expect(JSON.parse(again.text)).toEqual({ errors: [expect.stringMatching(/unknown, expired or already used/)], success: false });
+    expect(JSON.parse(again.text)).toEqual({ errors: [expect.stringMatching(/unknown, expired or already used/)], success: false, code: 'not_found' });
   });
 
   it('turns a provider that had an external url into a hosted one', async () => {
@@ -141,7 +141,7 @@ describe('refused uploads leave the provider as it was', () => {
     const wrong = randomBytes(50_000);
     const bad = await rawPut(url, wrong);
     expect(bad.status).toBe(422);
-    expect(JSON.parse(bad.text)).toEqual({ errors: [expect.stringContaining(`md5 is ${md5(wrong)}, but the provider declares ${md5(file)}`)], success: false });
+    expect(JSON.parse(bad.text)).toEqual({ errors: [expect.stringContaining(`md5 is ${md5(wrong)}, but the provider declares ${md5(file)}`)], success: false, code: 'conflict' });
     expect((await providerRow(d, 'up', '3.0.0')).blob_sha256).toBeNull();
     expect(await storedBlobs(d)).not.toContain(sha256(wrong));
     // The URL was not used up by the failed attempt.
@@ -239,7 +239,7 @@ describe('upload URLs and the token that made them', () => {
     const put = await rawPut(url, file, { expect: '100-continue', 'content-length': String(file.length) });
     expect(put.status).toBe(403);
     expect(put.continued).toBe(false);
-    expect(JSON.parse(put.text)).toEqual({ errors: [expect.stringMatching(/token that has since been revoked.*Ask for a new one/)], success: false });
+    expect(JSON.parse(put.text)).toEqual({ errors: [expect.stringMatching(/token that has since been revoked.*Ask for a new one/)], success: false, code: 'forbidden' });
     expect((await rawPut(url, file)).status).toBe(403);
     expect((await providerRow(d, 'up', '5.0.0')).blob_sha256).toBeNull();
     expect(await storedBlobs(d)).toEqual(before);

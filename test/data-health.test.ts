@@ -153,7 +153,7 @@ describe('a damaged database', () => {
       expect(r.json.checks.database.detail).toMatch(HINT);
       const search = await d.http.get('/api/v1/search?q=one');
       expect(search.status).toBe(500);
-      expect(search.json).toEqual({ errors: [expect.stringMatching(/^Boxyard's database is damaged \(SQLITE_CORRUPT\w*: .+\), so this could not be done\. Stop the daemon/)], success: false });
+      expect(search.json).toEqual({ errors: [expect.stringMatching(/^Boxyard's database is damaged \(SQLITE_CORRUPT\w*: .+\), so this could not be done\. Stop the daemon/)], success: false, code: 'internal' });
     } finally {
       await d.stop();
     }

@@ -65,7 +65,7 @@ describe('a disk with less free space than the reserve', () => {
   const expectRefused = (r: { status: number; text: string }) => {
     expect(r.status, r.text).toBe(507);
     const body = JSON.parse(r.text);
-    expect(body).toEqual({ errors: [expect.stringMatching(REFUSED)], success: false });
+    expect(body).toEqual({ errors: [expect.stringMatching(REFUSED)], success: false, code: 'insufficient_storage' });
     return body.errors[0] as string;
   };
 
@@ -178,11 +178,11 @@ describe('a database that cannot grow (SQLITE_FULL)', () => {
       release();
     }
     expect(box.status, box.text).toBe(507);
-    expect(box.json).toEqual({ errors: [expect.stringMatching(/^The disk holding Boxyard's data folder is full: the database could not record the change, and nothing was changed\. Free space/)], success: false });
+    expect(box.json).toEqual({ errors: [expect.stringMatching(/^The disk holding Boxyard's data folder is full: the database could not record the change, and nothing was changed\. Free space/)], success: false, code: 'insufficient_storage' });
     expect(await countRows(d, 'boxes')).toBe(before.boxes);
     expect((await http.get('/api/v1/box/acme/full')).status).toBe(404);
     expect(ws.status, ws.text).toBe(507);
-    expect(ws.json.errors).toEqual([{ status: '507', title: 'insufficient storage', detail: expect.stringMatching(/^The disk holding Boxyard's data folder is full/) }]);
+    expect(ws.json.errors).toEqual([{ status: '507', code: 'insufficient_storage', title: 'insufficient storage', detail: expect.stringMatching(/^The disk holding Boxyard's data folder is full/) }]);
     expect((await http.get('/api/v2/organizations/acme/workspaces')).json.data).toHaveLength(before.workspaces);
     // With room again, the same requests work.
     expect((await http.post('/api/v1/boxes', { box: { username: 'acme', name: 'full', is_private: false, description } })).status).toBe(200);
@@ -202,7 +202,7 @@ describe('a disk that fills up while a file streams in (a 4 MiB tmpfs of its own
       const url = await uploadUrl(http, 'acme', 'huge', '1.0.0');
       const r = await rawPut(url, Readable.from(Array.from({ length: 6 }, () => randomBytes(MIB))));
       expect(r.status, r.text).toBe(507);
-      expect(JSON.parse(r.text)).toEqual({ errors: [expect.stringMatching(/^The disk holding Boxyard's data folder is full: the file could not be written, and nothing was stored\. Free space/)], success: false });
+      expect(JSON.parse(r.text)).toEqual({ errors: [expect.stringMatching(/^The disk holding Boxyard's data folder is full: the file could not be written, and nothing was stored\. Free space/)], success: false, code: 'insufficient_storage' });
       // Logged once, as a warning, without the upload URL's secret (it used to be an "unhandled error" naming it).
       expect(d.output()).toContain('"path":"/uploads/[redacted]"');
       expect(d.output()).not.toContain(url.split('/uploads/')[1]);

@@ -46,7 +46,7 @@ describe('timeouts against slow clients', () => {
     const answer = parseAnswer(await c.closed);
     expect(answer.status).toBe(408);
     expect(answer.headers.connection).toBe('close');
-    expect(JSON.parse(answer.body)).toEqual({ errors: [expect.stringMatching(/did not arrive within 1\.5 seconds/)], success: false });
+    expect(JSON.parse(answer.body)).toEqual({ errors: [expect.stringMatching(/did not arrive within 1\.5 seconds/)], success: false, code: 'request_timeout' });
     expect((await alice.http.get('/api/v1/box/alice/trickled')).status).toBe(404);
   });
 
@@ -57,7 +57,7 @@ describe('timeouts against slow clients', () => {
     void trickle(c.socket, body, 300);
     const answer = parseAnswer(await c.closed);
     expect(answer.status).toBe(408);
-    expect(JSON.parse(answer.body)).toEqual({ errors: [{ status: '408', title: 'request timeout', detail: expect.stringMatching(/did not arrive/) }] });
+    expect(JSON.parse(answer.body)).toEqual({ errors: [{ status: '408', code: 'request_timeout', title: 'request timeout', detail: expect.stringMatching(/did not arrive/) }] });
     expect((await alice.http.get('/api/v2/organizations/acme/agent-pools')).json.data).toEqual([]);
   });
 
@@ -126,7 +126,7 @@ describe('connection caps', () => {
       expect(a.status).toBe(503);
       expect(a.headers['retry-after']).toBe('5');
       expect(a.headers.connection).toBe('close');
-      expect(JSON.parse(a.body)).toEqual({ errors: [expect.stringMatching(/Too many connections from 127\.0\.0\.2/)], success: false });
+      expect(JSON.parse(a.body)).toEqual({ errors: [expect.stringMatching(/Too many connections from 127\.0\.0\.2/)], success: false, code: 'too_many_connections' });
     }
     // Another machine is served as usual.
     expect((await rawGet(d.url, '/healthz')).status).toBe(200);

@@ -55,13 +55,13 @@ describe('the Host allowlist (default: loopback names and the listen address)', 
     for (const path of ['/healthz', '/ui/', '/', '/api/v1/search', '/alice/base', '/api/boxyard/session']) {
       const r = await withHost(d.url, host, { path });
       expect(r.status, path).toBe(421);
-      expect(r.json, path).toEqual({ errors: [expect.stringMatching(/does not answer to the host "attacker\.example:\d+".*BOXYARD_ALLOWED_HOSTS/)], success: false });
+      expect(r.json, path).toEqual({ errors: [expect.stringMatching(/does not answer to the host "attacker\.example:\d+".*BOXYARD_ALLOWED_HOSTS/)], success: false, code: 'misdirected' });
       // The refusal carries the security headers too.
       expect(r.headers['x-content-type-options']).toBe('nosniff');
     }
     const jsonapi = await withHost(d.url, host, { path: '/api/v2/organizations', headers: { accept: 'application/vnd.api+json' } });
     expect(jsonapi.status).toBe(421);
-    expect(jsonapi.json).toEqual({ errors: [{ status: '421', title: 'misdirected request', detail: expect.stringContaining('attacker.example') }] });
+    expect(jsonapi.json).toEqual({ errors: [{ status: '421', code: 'misdirected', title: 'misdirected request', detail: expect.stringContaining('attacker.example') }] });
   });
 
   it('runs no route for a refused Host, even with a valid token', async () => {

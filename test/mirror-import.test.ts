@@ -170,7 +170,7 @@ describe('refused imports change nothing', () => {
     const file = await boxFile();
     const r = await putImport('lab/bad-sum/1.0.0', file, { checksum: sha256(Buffer.from('other')), checksum_type: 'sha256' });
     expect(r.status, r.text).toBe(422);
-    expect(r.json).toEqual({ success: false, errors: [expect.stringMatching(/^Checksum mismatch: the imported file's sha256 is [0-9a-f]{64}, but [0-9a-f]{64} was declared/)] });
+    expect(r.json).toEqual({ success: false, errors: [expect.stringMatching(/^Checksum mismatch: the imported file's sha256 is [0-9a-f]{64}, but [0-9a-f]{64} was declared/)], code: 'conflict' });
     expect(await state()).toEqual(before);
     expect(uploadsLeft()).toEqual([]);
   });
@@ -212,18 +212,18 @@ describe('refused imports change nothing', () => {
   });
 
   it.each([
-    ['a bad box name', 'lab/..%2Fetc/1.0.0', {}, /Box name/],
-    ['a bad version', 'lab/ok/v1', {}, /Ruby Gem version/],
-    ['a bad architecture', 'lab/ok/1.0.0', { architecture: 'x86_64' }, /Architecture "x86_64"/],
-    ['a bad provider', 'lab/ok/1.0.0', { provider: '../virtualbox' }, /Provider "..\/virtualbox"/],
-    ['a checksum of the wrong length', 'lab/ok/1.0.0', { checksum: 'abc', checksum_type: 'sha256' }, /64 hexadecimal/],
-    ['an unknown checksum type', 'lab/ok/1.0.0', { checksum: 'abc', checksum_type: 'crc32' }, /checksum_type must be one of/],
-    ['release that is not a flag', 'lab/ok/1.0.0', { release: 'yes' }, /release: must be true or false/],
-  ])('%s: 403', async (_name, path, query, message) => {
+    ['a bad box name', 'lab/..%2Fetc/1.0.0', {}, /Box name/, 'validation'],
+    ['a bad version', 'lab/ok/v1', {}, /Ruby Gem version/, 'validation'],
+    ['a bad architecture', 'lab/ok/1.0.0', { architecture: 'x86_64' }, /Architecture "x86_64"/, 'validation'],
+    ['a bad provider', 'lab/ok/1.0.0', { provider: '../virtualbox' }, /Provider "..\/virtualbox"/, 'validation'],
+    ['a checksum of the wrong length', 'lab/ok/1.0.0', { checksum: 'abc', checksum_type: 'sha256' }, /64 hexadecimal/, 'validation'],
+    ['an unknown checksum type', 'lab/ok/1.0.0', { checksum: 'abc', checksum_type: 'crc32' }, /checksum_type must be one of/, 'validation'],
+    ['release that is not a flag', 'lab/ok/1.0.0', { release: 'yes' }, /release: must be true or false/, 'bad_parameter'],
+  ])('%s: 403', async (_name, path, query, message, code) => {
     const before = await state();
     const r = await putImport(path, await boxFile(), query);
     expect(r.status, r.text).toBe(403);
-    expect(r.json).toEqual({ success: false, errors: [expect.stringMatching(message)] });
+    expect(r.json).toEqual({ success: false, errors: [expect.stringMatching(message)], code });
     expect(await state()).toEqual(before);
     expect(uploadsLeft()).toEqual([]);
   });

@@ -39,7 +39,7 @@ describe('POST /boxes', () => {
     const before = await countRows(d, 'boxes');
     const r = await alice.http.post('/api/v1/boxes', { box: { username: 'alice', name: 'FLAT' } });
     expect(r.status).toBe(422);
-    expect(r.json).toEqual({ errors: [expect.stringContaining('already exists')], success: false });
+    expect(r.json).toEqual({ errors: [expect.stringContaining('already exists')], success: false, code: 'conflict' });
     expect(await countRows(d, 'boxes')).toBe(before);
   });
 
@@ -125,7 +125,7 @@ describe('reading a private box with each token transport', () => {
     expect((await d.http.get('/api/v1/box/alice/secret', { headers: { 'x-atlas-token': 'nope' } })).status).toBe(404);
     const r = await carol.http.get('/api/v2/box/alice/secret');
     expect(r.status).toBe(404);
-    expect(r.json).toEqual({ errors: [expect.stringContaining('not found')], success: false });
+    expect(r.json).toEqual({ errors: [expect.stringContaining('not found')], success: false, code: 'not_found' });
   });
 
   it('is visible to administrators', async () => {

@@ -84,7 +84,7 @@ describe('the vagrant catalog', () => {
   it('answers 404 in JSON for unknown boxes and names, GET and HEAD', async () => {
     const r = await d.http.get('/alice/nope');
     expect(r.status).toBe(404);
-    expect(r.json).toEqual({ errors: [expect.stringContaining('not found')], success: false });
+    expect(r.json).toEqual({ errors: [expect.stringContaining('not found')], success: false, code: 'not_found' });
     expect((await d.http.get('/nobody/cat')).status).toBe(404);
     const h = await d.http.head('/alice/nope');
     expect(h.status).toBe(404);

@@ -97,7 +97,7 @@ describe('release and revoke', () => {
     expect(await status('1.0.0')).toBe('active');
     const again = await alice.http.put(`${V1}/version/1.0.0/release`);
     expect(again.status).toBe(422);
-    expect(again.json).toEqual({ errors: [expect.stringContaining('already been released')], success: false });
+    expect(again.json).toEqual({ errors: [expect.stringContaining('already been released')], success: false, code: 'conflict' });
     expect((await alice.http.get('/api/v1/box/alice/lifecycle')).json.current_version.version).toBe('1.0.0');
   });
 

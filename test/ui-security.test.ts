@@ -134,7 +134,7 @@ describe('the UI session cookie', () => {
     for (const type of ['application/json', 'text/plain', 'application/x-www-form-urlencoded']) {
       const forged = await d.http.post('/api/v1/boxes', body, { headers: { cookie, 'content-type': type } });
       expect(forged.status, type).toBe(403);
-      expect(forged.json).toEqual({ errors: [expect.stringContaining('cross-site request forgery')], success: false });
+      expect(forged.json).toEqual({ errors: [expect.stringContaining('cross-site request forgery')], success: false, code: 'forbidden' });
     }
     expect((await d.http.withContentType('application/vnd.api+json').post('/api/v2/organizations', { data: { type: 'organizations', attributes: { name: 'forged' } } }, { headers: { cookie } })).status).toBe(403);
     expect(await countRows(d, 'boxes')).toBe(boxes);

@@ -1,3 +1,4 @@
+import { errorCodeOf } from '../contract/error-codes';
 import { AGENT } from '../http/route-table';
 import { pathTo } from '../http/urls';
 
@@ -97,11 +98,14 @@ export class BoxyardAgent {
     const message = Array.isArray(json.errors) ? json.errors.join('; ') : `HTTP ${res.status}`;
     if (json.action === 'stop') return { kind: 'stop', reason: String(json.reason ?? message) };
     if (res.ok) return { kind: 'ok', body: json };
-    if (res.status === 429 || res.status >= 500) {
-      this.o.log(`daemon answered ${res.status} (${message}); retrying`);
+    // The daemon says stop where retrying cannot help: an error with its code and no "stop" is
+    // worth another try (rate_limited, request_timeout, maintenance, 5xx). An answer without a
+    // code is not the daemon's (a proxy's): only 408, 429 and 5xx are.
+    const code = errorCodeOf(json);
+    if (code || res.status === 408 || res.status === 429 || res.status >= 500) {
+      this.o.log(`daemon answered ${res.status}${code ? ` ${code}` : ''} (${message}); retrying`);
       return undefined;
     }
-    // Any other 4xx will not get better by retrying.
     return { kind: 'stop', reason: message };
   }
 }

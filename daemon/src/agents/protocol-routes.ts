@@ -8,8 +8,8 @@ import { IdParams } from '../http/params';
 
 /**
  * Boxyard's agent protocol under /api/agent (documented in README "Agents"). Authenticated by an
- * agent token, not a user token. Plain JSON; errors in the box dialect, with `"action":"stop"`
- * when the agent must not retry.
+ * agent token, not a user token. Plain JSON; errors in the agent dialect (http/errors/dialects.ts):
+ * the box API's body with its code, and `"action":"stop"` when the agent must not retry.
  */
 export function protocolRoutes(d: { protocol: AgentProtocolService }): Router {
   const r = new Router();

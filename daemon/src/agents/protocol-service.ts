@@ -20,9 +20,6 @@ export interface Instruction {
 
 const TOUCH_EVERY_MS = 60_000;
 
-/** An error body that tells a Boxyard agent to stop for good (it never retries these). */
-const stop = { extra: { action: 'stop' } };
-
 /** Boxyard's agent protocol: register with a pool token, report status, get told to stop. */
 export class AgentProtocolService {
   constructor(
@@ -33,12 +30,12 @@ export class AgentProtocolService {
     private readonly pingSeconds: number,
   ) {}
 
-  /** The agent token behind a presented secret; 401 with "stop" when it is unknown or was revoked. */
+  /** The agent token behind a presented secret; unauthorized (the agent protocol's "stop") when it is unknown or was revoked. */
   async authenticate(secret: string | undefined): Promise<AgentTokenRow> {
     const hash = secret ? sha256Hex(secret) : '';
     const token = secret ? await this.tokens.tokenByHash(hash) : undefined;
     if (!token || !safeEqual(token.token_hash, hash)) {
-      throw new UnauthorizedError('The agent token is unknown or was revoked. Create a new token for the pool and restart the agent with it.', stop);
+      throw new UnauthorizedError('The agent token is unknown or was revoked. Create a new token for the pool and restart the agent with it.');
     }
     // last-used-at to the minute, like API tokens: 1,000 agents would otherwise write it 100 times a second.
     const now = this.clock.now();
@@ -63,7 +60,7 @@ export class AgentProtocolService {
     }
     const agent = await this.repo.agentById(agentId);
     if (!agent || agent.token_id !== token.id) {
-      throw new NotFoundError(`Agent "${agentId}" is not registered with this token (it may have been deleted). Start the agent again to register anew.`, stop);
+      throw new NotFoundError(`Agent "${agentId}" is not registered with this token (it may have been deleted). Start the agent again to register anew.`);
     }
     return told(`agent ${agent.id} is ${agent.status}; start a new agent`);
   }

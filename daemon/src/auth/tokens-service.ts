@@ -44,7 +44,7 @@ export class TokenService {
       if (!input.code) {
         throw new TwoFactorRequiredError(
           `Two-factor authentication is enabled for this account: send two_factor.code (delivery methods: ${methods.join(', ')}).`,
-          { extra: { two_factor: { default_delivery_method: methods[0], delivery_methods: methods } } },
+          { deliveryMethods: methods },
         );
       }
       if (!(await this.twoFactor.verify(user, input.code))) {

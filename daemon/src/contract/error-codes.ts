@@ -1,4 +1,9 @@
-/** Stable error codes shared by the daemon, the UI and the Electron shell. Never branch on message text. */
+/**
+ * Stable error codes shared by the daemon, the UI and the CLI. Every error body carries one: the
+ * box API's (and the UI's and agent protocol's) `{"errors":["…"],"success":false,"code":"…"}`,
+ * JSON:API's `{"errors":[{"status","code","title","detail"}]}`. Act on the code, never on message
+ * text or on the status alone.
+ */
 export const ERROR_CODES = [
   'bad_request',
   'bad_parameter',
@@ -17,6 +22,7 @@ export const ERROR_CODES = [
   'payload_too_large',
   'request_timeout',
   'rate_limited',
+  'too_many_connections',
   'maintenance',
   'offline',
   'upstream_failed',
@@ -25,3 +31,16 @@ export const ERROR_CODES = [
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
+
+const KNOWN: ReadonlySet<string> = new Set(ERROR_CODES);
+
+export const isErrorCode = (value: unknown): value is ErrorCode => typeof value === 'string' && KNOWN.has(value);
+
+/** The code of an error body in any of the daemon's dialects; undefined for a body that names none (not the daemon's). */
+export function errorCodeOf(body: unknown): ErrorCode | undefined {
+  const doc = body as { code?: unknown; errors?: unknown } | null | undefined;
+  if (typeof doc !== 'object' || doc === null) return undefined;
+  if (isErrorCode(doc.code)) return doc.code;
+  const first = Array.isArray(doc.errors) ? (doc.errors[0] as { code?: unknown } | null | undefined) : undefined;
+  return typeof first === 'object' && first !== null && isErrorCode(first.code) ? first.code : undefined;
+}

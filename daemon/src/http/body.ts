@@ -11,9 +11,6 @@ declare module 'koa' {
 
 const METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** An answer sent before the whole body was read: the rest of it is not waited for. */
-const CLOSE = { headers: { Connection: 'close' } };
-
 /**
  * The body's chunks, at most `limit` bytes, all arrived within `deadlineMs` of the first read:
  * a body trickled a byte every few seconds (slowloris) gets a 408 instead of holding the
@@ -27,20 +24,20 @@ function readWithin(req: IncomingMessage, limit: number, deadlineMs: number): Pr
       clearTimeout(timer);
       req.off('data', onData).off('end', onEnd).off('error', done).off('close', onClose);
       if (!err) return resolve(chunks);
-      // Whatever still comes is not read: the answer closes the connection.
+      // Whatever still comes is not read: the answer (413 or 408) closes the connection.
       req.pause();
       reject(err);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) done(new PayloadTooLargeError(`Request body is larger than ${limit} bytes.`, CLOSE));
+      if (size > limit) done(new PayloadTooLargeError(`Request body is larger than ${limit} bytes.`));
       else chunks.push(chunk);
     };
     const onEnd = () => done();
     // 'close' before 'end': the client went away mid-body.
     const onClose = () => done(new BadRequestError('The connection closed before the whole request body arrived.'));
     const timer = setTimeout(() => done(new RequestTimeoutError(
-      `The request body did not arrive within ${deadlineMs / 1000} seconds. Send it at once, and retry.`, CLOSE,
+      `The request body did not arrive within ${deadlineMs / 1000} seconds. Send it at once, and retry.`,
     )), deadlineMs);
     req.on('data', onData).on('end', onEnd).on('error', done).on('close', onClose);
   });
@@ -54,7 +51,7 @@ function readWithin(req: IncomingMessage, limit: number, deadlineMs: number): Pr
 export function jsonBody(limit = 1024 * 1024, deadlineMs = 30_000): Middleware {
   const read: Middleware = async (ctx, next) => {
     const declared = Number(ctx.get('content-length') || 0);
-    if (declared > limit) throw new PayloadTooLargeError(`Request body is larger than ${limit} bytes.`, CLOSE);
+    if (declared > limit) throw new PayloadTooLargeError(`Request body is larger than ${limit} bytes.`);
     const chunks = await readWithin(ctx.req, limit, deadlineMs);
     const text = Buffer.concat(chunks).toString('utf8').trim();
     if (text === '') ctx.request.body = {};

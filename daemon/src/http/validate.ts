@@ -28,8 +28,8 @@ function parse<T extends ZodType>(schema: T, value: unknown, where: 'body' | 'qu
   const message = `Invalid ${where === 'body' ? 'request body' : where === 'query' ? 'query parameter' : 'path'}: ${describeIssues(r.error)}`;
   const first = r.error.issues[0]?.path.map(String) ?? [];
   // A bad query parameter: 403 in Vagrant Cloud's table, 400 in HCP Terraform's.
-  if (where === 'query') throw new BadParameterError(message, { source: { parameter: first.join('.') } });
-  throw new ValidationError(message, where === 'body' ? { source: { pointer: `/${first.join('/')}` } } : {});
+  if (where === 'query') throw new BadParameterError(message, { field: first.join('.') });
+  throw new ValidationError(message, where === 'body' && first.length > 0 ? { field: first.join('.') } : {});
 }
 
 /**

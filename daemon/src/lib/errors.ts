@@ -1,37 +1,59 @@
 import type { ErrorCode } from '../contract/error-codes';
 
-export interface ErrorOptions {
-  /** JSON:API `source.pointer` or `source.parameter`. */
-  source?: { pointer?: string; parameter?: string };
-  /** Extra top-level fields of the box-API body (e.g. `two_factor`). */
-  extra?: Record<string, unknown>;
-  /** Extra response headers (e.g. `Retry-After`). */
-  headers?: Record<string, string>;
+/**
+ * What an error says beyond its code and message, in the domain's terms. The mount that answers
+ * the request renders it (`http/errors/dialects.ts`): services know nothing of statuses, headers
+ * or JSON:API pointers.
+ */
+export interface ErrorDetails {
+  /**
+   * The input the error is about, as the client named it: an attribute (`name`,
+   * `default-execution-mode`), a relationship (`relationships.project.id`), a path into the body
+   * (`data.attributes.name`, `version.version`) or, for `bad_parameter`, the query parameter
+   * (`filter[last-ping-since]`).
+   */
+  field?: string;
+  /** When the client may try again (`rate_limited`, `maintenance`). */
+  retryAfterSeconds?: number;
+  /** `two_factor_required`: the ways the user can get a code, the default first. */
+  deliveryMethods?: readonly string[];
 }
 
+/** The one error the daemon throws on purpose: a stable code (on the wire), a message that says what to do, and details. */
 export class AppError extends Error {
+  declare readonly field?: string;
+  declare readonly retryAfterSeconds?: number;
+  declare readonly deliveryMethods?: readonly string[];
+
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly options: ErrorOptions = {},
+    details: ErrorDetails = {},
   ) {
     super(message);
     this.name = new.target.name;
+    if (details.field !== undefined) this.field = details.field;
+    if (details.retryAfterSeconds !== undefined) this.retryAfterSeconds = details.retryAfterSeconds;
+    if (details.deliveryMethods !== undefined) this.deliveryMethods = details.deliveryMethods;
   }
 }
 
 const make = (code: ErrorCode) =>
   class extends AppError {
-    constructor(message: string, options?: ErrorOptions) {
-      super(code, message, options);
+    constructor(message: string, details?: ErrorDetails) {
+      super(code, message, details);
     }
   };
 
+// One class per code: a throw site names its code by its class (`new NotFoundError(…)`);
+// `new AppError(code, …)` only where the code is worked out (the error middleware).
 export class BadRequestError extends make('bad_request') {}
 export class BadParameterError extends make('bad_parameter') {}
 export class UnauthorizedError extends make('unauthorized') {}
 export class ForbiddenError extends make('forbidden') {}
 export class NotFoundError extends make('not_found') {}
+export class MethodNotAllowedError extends make('method_not_allowed') {}
+export class MisdirectedError extends make('misdirected') {}
 export class ValidationError extends make('validation') {}
 export class ConflictError extends make('conflict') {}
 export class PreconditionFailedError extends make('precondition_failed') {}
@@ -42,7 +64,9 @@ export class LastAdminError extends make('last_admin') {}
 export class PayloadTooLargeError extends make('payload_too_large') {}
 export class RequestTimeoutError extends make('request_timeout') {}
 export class RateLimitedError extends make('rate_limited') {}
+export class TooManyConnectionsError extends make('too_many_connections') {}
 export class MaintenanceError extends make('maintenance') {}
 export class OfflineError extends make('offline') {}
 export class UpstreamError extends make('upstream_failed') {}
 export class InsufficientStorageError extends make('insufficient_storage') {}
+export class InternalError extends make('internal') {}

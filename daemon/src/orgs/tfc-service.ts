@@ -29,7 +29,7 @@ const DEFAULT_TFC = {
   collaborator_auth_policy: 'password', cost_estimation_enabled: 0, session_remember: null, session_timeout: null, owners_team_saml_role_id: null,
   default_execution_mode: 'remote' as ExecutionMode, default_agent_pool_id: null,
 };
-const poolPointer = { source: { pointer: '/data/relationships/default-agent-pool/data/id' } };
+const poolPointer = { field: 'relationships.default-agent-pool.id' };
 
 /**
  * What organizations need of agent pools: the organization a pool belongs to, since the default
@@ -103,7 +103,7 @@ export class OrganizationsService {
     const poolId = input.defaultAgentPoolId !== undefined ? input.defaultAgentPoolId : mode === 'agent' ? current.default_agent_pool_id : null;
     if (poolId) {
       if ((await this.pools.organizationOfPool(poolId)) !== org.id) throw new ValidationError(`Agent pool "${poolId}" does not exist in "${org.name}". The default agent pool must be a pool of this organization.`, poolPointer);
-      if (mode !== 'agent') throw new ValidationError(`A default agent pool needs default-execution-mode "agent" (got "${mode}"). Send default-execution-mode "agent" or leave out default-agent-pool.`, { source: { pointer: '/data/attributes/default-execution-mode' } });
+      if (mode !== 'agent') throw new ValidationError(`A default agent pool needs default-execution-mode "agent" (got "${mode}"). Send default-execution-mode "agent" or leave out default-agent-pool.`, { field: 'default-execution-mode' });
     }
     if (input.defaultExecutionMode === undefined && input.defaultAgentPoolId === undefined) return {};
     return { default_execution_mode: mode, default_agent_pool_id: poolId };

@@ -25,7 +25,7 @@ export interface PoolListOptions {
   page: Page;
 }
 
-const rel = (name: string) => ({ source: { pointer: `/data/relationships/${name}/data` } });
+const rel = (name: string) => ({ field: `relationships.${name}` });
 
 /** Agent pools: listing with filters, the per-organization limit, allow and exclude lists. */
 export class PoolsService {
@@ -120,7 +120,7 @@ export class PoolsService {
 
   private async assertNameFree(org: OrganizationRow, name: string, exceptId: string | null, trx: Parameters<PoolsRepository['nameTaken']>[3]) {
     if (await this.repo.nameTaken(org.id, name, exceptId, trx)) {
-      throw new ConflictError(`An agent pool named "${name}" already exists in "${org.name}". Choose another name.`, { source: { pointer: '/data/attributes/name' } });
+      throw new ConflictError(`An agent pool named "${name}" already exists in "${org.name}". Choose another name.`, { field: 'name' });
     }
   }
 

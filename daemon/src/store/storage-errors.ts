@@ -1,4 +1,4 @@
-import { AppError, InsufficientStorageError } from '../lib/errors';
+import { InsufficientStorageError, InternalError } from '../lib/errors';
 
 export const FREE_SPACE_HINT = 'Free space on that disk (delete boxes or versions nobody uses, or move the data folder to a larger disk), then try again.';
 
@@ -30,9 +30,9 @@ export function diskFullError(err: unknown): InsufficientStorageError | undefine
 }
 
 /** A request (or CLI command) that failed on a damaged database: still a 500, but saying what is wrong and what to do. */
-export function damagedDatabaseError(err: unknown): AppError | undefined {
+export function damagedDatabaseError(err: unknown): InternalError | undefined {
   if (!isDatabaseDamage(err)) return undefined;
-  return new AppError('internal', `Boxyard's database is damaged (${errnoOf(err)}: ${(err as Error).message}), so this could not be done. ${DAMAGED_DATABASE_HINT}`);
+  return new InternalError(`Boxyard's database is damaged (${errnoOf(err)}: ${(err as Error).message}), so this could not be done. ${DAMAGED_DATABASE_HINT}`);
 }
 
 /** A unique index rejected the row (SQLite or PostgreSQL): a racing duplicate, answered as a conflict. */

@@ -37,7 +37,7 @@ export class ProjectsService {
   async create(p: Caller, orgName: string, name: string) {
     const org = await this.access.visible(p, orgName);
     if (await this.repo.projectNamed(org.id, name)) {
-      throw new ConflictError(`A project named "${name}" already exists in "${org.name}". Choose another name.`, { source: { pointer: '/data/attributes/name' } });
+      throw new ConflictError(`A project named "${name}" already exists in "${org.name}". Choose another name.`, { field: 'name' });
     }
     const id = this.ids.id('prj');
     await this.repo.insertProject({ id, organization_id: org.id, name, name_key: nameKey(name), is_default: 0, created_at: this.clock.now().toISOString() });

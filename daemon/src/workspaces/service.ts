@@ -20,7 +20,7 @@ export interface WorkspaceInput {
   settings?: Partial<WorkspaceSettings>;
 }
 
-const pointer = (attr: string) => ({ source: { pointer: `/data/attributes/${attr}` } });
+const pointer = (attr: string) => ({ field: attr });
 
 /**
  * What workspaces need of agent pools: the pool a workspace of `ws.organization_id` names, with
@@ -109,7 +109,7 @@ export class WorkspacesService {
       return fallback.id;
     }
     const [found] = await this.repo.projectsByIds(org.id, [projectId]);
-    if (!found) throw new ValidationError(`Project "${projectId}" does not exist in "${org.name}".`, { source: { pointer: '/data/relationships/project/data/id' } });
+    if (!found) throw new ValidationError(`Project "${projectId}" does not exist in "${org.name}".`, { field: 'relationships.project.id' });
     return found.id;
   }
 

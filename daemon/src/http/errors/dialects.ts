@@ -1,20 +1,34 @@
 import type { ErrorCode } from '../../contract/error-codes';
-
-/** Box API (Vagrant Cloud) or JSON:API (HCP Terraform) error rendering. */
-export type Dialect = 'box' | 'jsonapi';
+import type { AppError } from '../../lib/errors';
+import { JSONAPI_TYPE } from '../jsonapi/media-type';
 
 /**
- * One table from code to status. The two APIs disagree on invalid input: Vagrant Cloud answers
- * 403 for missing or invalid parameters, HCP Terraform answers 422 for a malformed body.
+ * How an API answers errors. Each mount picks its own when app.ts mounts it (`routeTable`):
+ * - `box`: the Vagrant Cloud API (/api/v1, the box routes of /api/v2, the catalog, downloads and
+ *   uploads at the root): `{"errors":["…"],"success":false,"code":"…"}`, plus `two_factor` when a
+ *   code is needed (the vagrant_cloud gem reads it);
+ * - `ui`: Boxyard's own API (/api/boxyard), the same shape (the UI also calls /api/v1);
+ * - `agent`: the agent protocol (/api/agent), the same shape plus `"action":"stop"` when retrying
+ *   cannot help, which a Boxyard agent obeys;
+ * - `jsonapi`: the HCP Terraform API (the rest of /api/v2):
+ *   `{"errors":[{"status","code","title","detail","source"}]}`.
  */
-const STATUS: Record<ErrorCode, number | Record<Dialect, number>> = {
+export type Dialect = 'box' | 'ui' | 'agent' | 'jsonapi';
+export const DIALECTS: readonly Dialect[] = ['box', 'ui', 'agent', 'jsonapi'];
+
+/**
+ * One table from code to status. The two public APIs disagree on invalid input: Vagrant Cloud
+ * answers 403 for missing or invalid parameters, HCP Terraform 400 for a bad query parameter and
+ * 422 for a malformed body. The UI API and the agent protocol answer as the box API always has.
+ */
+const STATUS: Record<ErrorCode, number | { box: number; jsonapi: number }> = {
   bad_request: 400,
   bad_parameter: { box: 403, jsonapi: 400 },
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
-  // A Host header this daemon does not answer to (http/hosts.ts): DNS rebinding, or a name to allow.
+  // A Host header this daemon does not answer to (http/guards/hosts.ts): DNS rebinding, or a name to allow.
   misdirected: 421,
   validation: { box: 403, jsonapi: 422 },
   conflict: 422,
@@ -29,6 +43,8 @@ const STATUS: Record<ErrorCode, number | Record<Dialect, number>> = {
   // A body that did not arrive in time (a JSON body trickled byte by byte): the connection closes.
   request_timeout: 408,
   rate_limited: 429,
+  // Refused before a request was read (http/guards/connection-guard.ts).
+  too_many_connections: 503,
   maintenance: 503,
   // The pull-through cache while offline: what it does not hold is simply not there.
   offline: 404,
@@ -55,6 +71,7 @@ const TITLES: Record<ErrorCode, string> = {
   payload_too_large: 'payload too large',
   request_timeout: 'request timeout',
   rate_limited: 'too many requests',
+  too_many_connections: 'too many connections',
   maintenance: 'service unavailable',
   offline: 'offline',
   upstream_failed: 'bad gateway',
@@ -62,9 +79,60 @@ const TITLES: Record<ErrorCode, string> = {
   internal: 'internal server error',
 };
 
+/** Codes that answer before the request body was read: the rest of it is not waited for. */
+const CLOSES_CONNECTION: ReadonlySet<ErrorCode> = new Set(['payload_too_large', 'request_timeout']);
+
+/** Refusals an agent may retry: the daemon is busy or away, not the agent wrong. */
+const AGENT_RETRIES: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'request_timeout']);
+
 export function statusFor(code: ErrorCode, dialect: Dialect): number {
   const s = STATUS[code];
-  return typeof s === 'number' ? s : s[dialect];
+  return typeof s === 'number' ? s : dialect === 'jsonapi' ? s.jsonapi : s.box;
 }
 
 export const titleFor = (code: ErrorCode): string => TITLES[code];
+
+export interface Rendered {
+  status: number;
+  type: string;
+  body: Record<string, unknown>;
+  /** Response headers the error asks for (`Retry-After`, `Connection: close`). */
+  headers: Record<string, string>;
+}
+
+const escapePointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** JSON:API `source` for a field: a query parameter, a path into the document, a relationship or an attribute. */
+export function jsonapiSource(code: ErrorCode, field: string | undefined): { pointer: string } | { parameter: string } | undefined {
+  if (!field) return undefined;
+  if (code === 'bad_parameter') return { parameter: field };
+  const [head, ...rest] = field.split('.').map(escapePointer);
+  if (head === 'data') return { pointer: `/${[head, ...rest].join('/')}` };
+  if (head === 'relationships' && rest.length > 0) return { pointer: ['/data/relationships', rest[0], 'data', ...rest.slice(1)].join('/') };
+  return { pointer: `/data/attributes/${escapePointer(field)}` };
+}
+
+function boxBody(err: AppError): Record<string, unknown> {
+  const body: Record<string, unknown> = { errors: [err.message], success: false, code: err.code };
+  if (err.deliveryMethods) {
+    body.two_factor = { default_delivery_method: err.deliveryMethods[0], delivery_methods: err.deliveryMethods };
+  }
+  return body;
+}
+
+/** The status, media type, body and headers of `err` in `dialect`. */
+export function render(err: AppError, dialect: Dialect): Rendered {
+  const status = statusFor(err.code, dialect);
+  const headers: Record<string, string> = {};
+  if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.max(0, Math.ceil(err.retryAfterSeconds)));
+  if (CLOSES_CONNECTION.has(err.code)) headers.Connection = 'close';
+  if (dialect === 'jsonapi') {
+    const e: Record<string, unknown> = { status: String(status), code: err.code, title: titleFor(err.code), detail: err.message };
+    const source = jsonapiSource(err.code, err.field);
+    if (source) e.source = source;
+    return { status, type: JSONAPI_TYPE, body: { errors: [e] }, headers };
+  }
+  const body = boxBody(err);
+  if (dialect === 'agent' && status < 500 && !AGENT_RETRIES.has(err.code)) body.action = 'stop';
+  return { status, type: 'application/json', body, headers };
+}

@@ -1,29 +1,20 @@
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { ZodError } from 'zod';
-import { AppError } from '../../lib/errors';
-import { statusFor, titleFor, type Dialect } from './dialects';
-import { dialectFor } from './path-dialect';
-import { JSONAPI_TYPE } from '../jsonapi/media-type';
+import { AppError, InternalError, MethodNotAllowedError, NotFoundError, ValidationError } from '../../lib/errors';
+import { render, titleFor, type Dialect } from './dialects';
 import { echoRequestId, requestIdOf } from '../request-id';
 import { damagedDatabaseError, diskFullError } from '../../store/storage-errors';
 
-function render(err: AppError, dialect: Dialect) {
-  const status = statusFor(err.code, dialect);
-  if (dialect === 'jsonapi') {
-    const e: Record<string, unknown> = { status: String(status), title: titleFor(err.code), detail: err.message };
-    if (err.options.source) e.source = err.options.source;
-    return { status, body: { errors: [e] }, type: JSONAPI_TYPE };
-  }
-  return { status, body: { errors: [err.message], success: false, ...err.options.extra }, type: 'application/json' };
-}
+/** The dialect of the mount that answers (or would answer) a request: app.ts's route table. */
+export type DialectOf = (ctx: Context) => Dialect;
 
 /**
- * Outermost middleware: echoes the client's request id, turns thrown errors into the API's dialect,
- * answers unmatched routes 404, and logs unknown errors once with the request id (their details
- * never reach the client).
+ * Outermost middleware: echoes the client's request id, turns thrown errors into the dialect of
+ * the mount the request went to (`dialectOf`), answers unmatched routes 404, and logs unknown
+ * errors once with the request id (their details never reach the client).
  */
-export function errorMiddleware(log: Logger, checks: ReadonlyArray<(ctx: Context) => void> = []): Middleware {
+export function errorMiddleware(log: Logger, dialectOf: DialectOf, checks: ReadonlyArray<(ctx: Context) => void> = []): Middleware {
   return async (ctx, next) => {
     echoRequestId(ctx);
     try {
@@ -31,29 +22,28 @@ export function errorMiddleware(log: Logger, checks: ReadonlyArray<(ctx: Context
       // calls rather than middleware frames of their own.
       for (const check of checks) check(ctx);
       await next();
-      // The router answers unknown paths and unserved methods with a bare status: give them a body in the path's dialect.
+      // The router answers unknown paths and unserved methods with a bare status: give them a body in the mount's dialect.
       if (ctx.status === 404 && ctx.body === undefined) {
-        throw new AppError('not_found', `No route for ${ctx.method} ${ctx.path}. Check the URL and the API version.`);
+        throw new NotFoundError(`No route for ${ctx.method} ${ctx.path}. Check the URL and the API version.`);
       }
       if ((ctx.status === 405 || ctx.status === 501) && !ctx.body) {
-        throw new AppError('method_not_allowed', `${ctx.method} is not supported on ${ctx.path}; the Allow header lists the methods that are.`);
+        throw new MethodNotAllowedError(`${ctx.method} is not supported on ${ctx.path}; the Allow header lists the methods that are.`);
       }
     } catch (raw) {
-      const dialect = dialectFor(ctx.path);
       let err: AppError;
       if (raw instanceof AppError) err = raw;
-      else if (raw instanceof ZodError) err = new AppError('validation', raw.issues.map((i) => i.message).join('; '));
+      else if (raw instanceof ZodError) err = new ValidationError(raw.issues.map((i) => i.message).join('; '));
       else if (isHttpError(raw)) err = fromHttpError(raw);
       else if (diskFullError(raw)) err = diskFullError(raw)!;
       else {
         const requestId = requestIdOf(ctx);
         log.error({ err: raw, requestId, path: ctx.path }, 'unhandled error');
-        err = damagedDatabaseError(raw) ?? new AppError('internal', `Internal server error (request id ${requestId}). The daemon log has the details.`);
+        err = damagedDatabaseError(raw) ?? new InternalError(`Internal server error (request id ${requestId}). The daemon log has the details.`);
       }
       // A full disk is the administrator's to fix, not a bug: a warning in the log, a 507 that says so.
       if (err.code === 'insufficient_storage') log.warn({ path: ctx.path, detail: err.message }, 'refused for want of disk space');
-      const r = render(err, dialect);
-      for (const [k, v] of Object.entries(err.options.headers ?? {})) ctx.set(k, v);
+      const r = render(err, dialectOf(ctx));
+      for (const name in r.headers) ctx.set(name, r.headers[name]);
       ctx.status = r.status;
       ctx.type = r.type;
       ctx.body = ctx.method === 'HEAD' ? null : r.body;

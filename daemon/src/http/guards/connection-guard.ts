@@ -1,6 +1,8 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
+import { TooManyConnectionsError } from '../../lib/errors';
+import { render } from '../errors/dialects';
 
 export interface ConnectionCaps {
   /** Open connections allowed from one client address. */
@@ -15,9 +17,13 @@ const ALL = '*';
 /** How long a refused socket may linger for its answer to be read before it is destroyed. */
 const REFUSED_LINGER_MS = 1000;
 
-/** A whole HTTP answer written straight to the socket: no parser, no request, no middleware. */
+/**
+ * A whole HTTP answer written straight to the socket: no parser, no request, no middleware. No
+ * path was read, so no mount chose a dialect: the box API's body, which every client of the
+ * daemon reads.
+ */
 function refusal(message: string): string {
-  const body = JSON.stringify({ errors: [message], success: false });
+  const body = JSON.stringify(render(new TooManyConnectionsError(message), 'box').body);
   return 'HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nConnection: close\r\n'
     + `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }

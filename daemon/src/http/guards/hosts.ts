@@ -1,7 +1,7 @@
 import { hostname as osHostname, networkInterfaces } from 'node:os';
 import type { Context } from 'koa';
 import type { Config } from '../../config';
-import { AppError } from '../../lib/errors';
+import { MisdirectedError } from '../../lib/errors';
 
 /** Where the daemon's own names come from; tests pass fixed ones. */
 export interface HostSources {
@@ -93,8 +93,7 @@ export function hostGuard(allowed: AllowedHosts): (ctx: Context) => void {
       if (known.size < 256) known.add(header);
       return;
     }
-    throw new AppError(
-      'misdirected',
+    throw new MisdirectedError(
       `This Boxyard daemon does not answer to the host ${JSON.stringify(header.slice(0, 300))}. Use its public URL or an address it listens on, ` +
         'or add the name to BOXYARD_ALLOWED_HOSTS (--allowed-hosts).',
     );

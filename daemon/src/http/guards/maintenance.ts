@@ -17,7 +17,7 @@ interface MaintenanceSwitch {
 export function maintenance(settings: MaintenanceSwitch): Middleware {
   const pass = (s: Readonly<{ maintenance: boolean }>, ctx: Context, next: Next) => {
     if (s.maintenance && !isUp(ctx.path)) {
-      throw new MaintenanceError('Boxyard is in maintenance mode. Try again later.', { headers: { 'Retry-After': '60' } });
+      throw new MaintenanceError('Boxyard is in maintenance mode. Try again later.', { retryAfterSeconds: 60 });
     }
     return next();
   };

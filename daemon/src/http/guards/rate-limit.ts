@@ -4,7 +4,7 @@ import { AppError, RateLimitedError } from '../../lib/errors';
 
 const limited = (res: RateLimiterRes, what: string) =>
   new RateLimitedError(`Too many ${what}. Try again in ${Math.ceil(res.msBeforeNext / 1000)} seconds.`, {
-    headers: { 'Retry-After': String(Math.ceil(res.msBeforeNext / 1000)) },
+    retryAfterSeconds: Math.ceil(res.msBeforeNext / 1000),
   });
 
 /** Per-token (or per-address when anonymous) request rate (`perMinute` > 0; 0 is not mounted). */
