@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, errorMessages, makeFetcher } from '../../renderer/src/api/client';
+import { ApiError, errorMessages, isApiError, makeFetcher } from '../../renderer/src/api/client';
 
 describe('the UI fetch helper', () => {
   it('reads both error dialects', () => {
-    expect(errorMessages({ errors: ['Box not found.'], success: false })).toEqual(['Box not found.']);
+    expect(errorMessages({ errors: ['Box not found.'], success: false, code: 'not_found' })).toEqual(['Box not found.']);
     expect(errorMessages({ errors: [{ status: '404', title: 'not found', detail: 'Pool "x" not found.' }] })).toEqual(['Pool "x" not found.']);
     expect(errorMessages({ errors: [{ status: '412', title: 'precondition failed' }] })).toEqual(['precondition failed']);
     expect(errorMessages({ message: 'no errors key' })).toEqual([]);
@@ -20,10 +20,13 @@ describe('the UI fetch helper', () => {
       server = createServer((req, res) => {
         seen.push({ auth: req.headers.authorization, csrf: req.headers['x-boxyard-csrf'] as string | undefined, type: req.headers['content-type'], accept: req.headers.accept });
         if (req.url === '/ok') return void res.end('{"ok":true}');
-        if (req.url === '/401') { res.statusCode = 401; return void res.end('{"errors":["Invalid token."],"success":false}'); }
+        if (req.url === '/401') { res.statusCode = 401; return void res.end('{"errors":["Invalid token."],"success":false,"code":"unauthorized"}'); }
+        // A wrong current password is 403 with its own code: it must not sign the UI out.
+        if (req.url === '/403') { res.statusCode = 403; return void res.end('{"errors":["The current password is wrong."],"success":false,"code":"reauthentication_required"}'); }
+        if (req.url === '/502') { res.statusCode = 502; return void res.end('<html>proxy error</html>'); }
         res.statusCode = 412;
         res.setHeader('content-type', 'application/vnd.api+json');
-        res.end('{"errors":[{"status":"412","title":"precondition failed","detail":"The agent is still busy."}]}');
+        res.end('{"errors":[{"status":"412","code":"precondition_failed","title":"precondition failed","detail":"The agent is still busy."}]}');
       });
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -39,12 +42,18 @@ describe('the UI fetch helper', () => {
 
       const busy = await api(`${base}/412`, { method: 'DELETE', jsonapi: true }).catch((e: unknown) => e);
       expect(busy).toBeInstanceOf(ApiError);
-      expect(busy).toMatchObject({ status: 412, message: 'The agent is still busy.' });
+      expect(busy).toMatchObject({ status: 412, code: 'precondition_failed', message: 'The agent is still busy.' });
+      expect(isApiError(busy, 'precondition_failed')).toBe(true);
       expect(seen.at(-1)?.accept).toBe('application/vnd.api+json');
       expect(signedOut).toBe(0);
 
-      await expect(api(`${base}/401`)).rejects.toMatchObject({ status: 401, message: 'Invalid token.' });
+      await expect(api(`${base}/401`)).rejects.toMatchObject({ status: 401, code: 'unauthorized', message: 'Invalid token.' });
       expect(signedOut).toBe(1);
+      await expect(api(`${base}/403`)).rejects.toMatchObject({ status: 403, code: 'reauthentication_required' });
+      expect(signedOut).toBe(1);
+      // An answer that is not the daemon's has no code.
+      const proxy = await api(`${base}/502`).catch((e: unknown) => e);
+      expect(proxy).toMatchObject({ status: 502, code: undefined, message: '<html>proxy error</html>' });
     });
   });
 });

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiError, apiPath, type Fetcher } from './client';
+import { apiPath, isApiError, type Fetcher } from './client';
 import { load } from './load';
 import {
   ApiTokensAnswer, CreatedTokenJson, OrganizationDetailAnswer, OrganizationsAnswer, SettingsAnswer, SmsCodeSentAnswer,
@@ -15,7 +15,7 @@ export interface Credentials { login: string; password: string; code?: string }
 
 /**
  * Signs in: the daemon sets an httpOnly session cookie (the page never holds a token) and answers
- * the user. A 406 ApiError means a two-factor code is needed.
+ * the user. An ApiError with code two_factor_required means a two-factor code is needed.
  */
 export const login = (api: Fetcher, c: Credentials): Promise<UserJson> =>
   load(api, UserAnswer, `${B}/session`, {
@@ -26,7 +26,7 @@ export const login = (api: Fetcher, c: Credentials): Promise<UserJson> =>
 /** Who the session cookie signs in, or null when there is no (valid) session. */
 export const currentSession = (api: Fetcher) =>
   load(api, UserAnswer, `${B}/session`).then((r): UserJson | null => r.user).catch((e: unknown) => {
-    if (e instanceof ApiError && e.status === 401) return null;
+    if (isApiError(e, 'unauthorized')) return null;
     throw e;
   });
 

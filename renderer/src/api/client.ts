@@ -1,13 +1,24 @@
-/** Thrown for any non-2xx answer; `messages` come from either error dialect the daemon speaks. */
+import { errorCodeOf, type ErrorCode } from '../../../daemon/src/contract/error-codes';
+
+/**
+ * Thrown for any non-2xx answer. `code` is the daemon's error code (undefined for an answer that
+ * was not the daemon's): act on it, not on the status or the text. `messages` come from either
+ * error dialect the daemon speaks.
+ */
 export class ApiError extends Error {
+  readonly code: ErrorCode | undefined;
   constructor(readonly status: number, readonly messages: string[], readonly body: unknown) {
     super(messages.join(' ') || `Request failed with status ${status}.`);
+    this.code = errorCodeOf(body);
   }
 }
 
+/** `e` is the daemon's refusal with this code. */
+export const isApiError = (e: unknown, code: ErrorCode): e is ApiError => e instanceof ApiError && e.code === code;
+
 /**
- * Reads both error shapes: the box API's `{"errors":["…"]}` and JSON:API's
- * `{"errors":[{"title","detail"}]}` (agent pools under /api/v2).
+ * Reads both error shapes: the box API's (and /api/boxyard's) `{"errors":["…"],"code"}` and
+ * JSON:API's `{"errors":[{"code","title","detail"}]}` (agent pools under /api/v2).
  */
 export function errorMessages(body: unknown): string[] {
   const errors = (body as { errors?: unknown } | null)?.errors;
@@ -51,7 +62,8 @@ export function makeFetcher(onUnauthorized: () => void): Fetcher {
     let parsed: unknown;
     try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = text; }
     if (!res.ok) {
-      if (res.status === 401) onUnauthorized();
+      // The session is gone (never a wrong current password: that is reauthentication_required).
+      if (errorCodeOf(parsed) === 'unauthorized') onUnauthorized();
       const messages = errorMessages(parsed);
       throw new ApiError(res.status, messages.length ? messages : [typeof parsed === 'string' && parsed ? parsed : `${res.status} ${res.statusText}`], parsed);
     }

@@ -1,12 +1,12 @@
 import { useState, type FormEvent } from 'react';
-import { ApiError } from '../api/client';
+import { isApiError } from '../api/client';
 import { login, requestSmsCode, type Credentials } from '../api/accounts';
 import { useSession } from '../api/session';
 import { ErrorNote } from '../components/ui';
 
-/** Delivery methods from a 406 answer (`two_factor.delivery_methods`), when the daemon asks for a code. */
+/** Delivery methods (`two_factor.delivery_methods`) when the daemon asks for a code (two_factor_required). */
 function twoFactorMethods(e: unknown): string[] | null {
-  if (!(e instanceof ApiError) || e.status !== 406) return null;
+  if (!isApiError(e, 'two_factor_required')) return null;
   const tf = (e.body as { two_factor?: { delivery_methods?: string[] } } | null)?.two_factor;
   return tf?.delivery_methods ?? ['app'];
 }
@@ -46,7 +46,7 @@ function CodeStep({ form, set, methods }: { form: Form; set: Set; methods: strin
   );
 }
 
-/** Password first; when the daemon answers 406, a second step asks for the two-factor code. */
+/** Password first; when the daemon answers two_factor_required, a second step asks for the code. */
 export function LoginPage() {
   const session = useSession();
   const [form, setForm] = useState<Form>({ login: '', password: '', code: '' });

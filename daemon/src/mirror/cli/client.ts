@@ -4,6 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { Transform } from 'node:stream';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../../contract/ipc';
+import { errorCodeOf, type ErrorCode } from '../../contract/error-codes';
 
 /** Options of every command that talks to a running daemon. */
 export interface ServerOptions {
@@ -20,10 +21,25 @@ export function withServerOptions(c: Command): Command {
     .addOption(new Option('--token <token>', 'a Boxyard API token (e.g. from boxyard token create USER)').env('BOXYARD_TOKEN'));
 }
 
-/** A refusal from the daemon: its status, and the messages of its `{"errors":[…]}` body. */
+/**
+ * A refusal from the daemon: its status, its code (contract/error-codes.ts; undefined when the
+ * answer was not the daemon's, e.g. a proxy's) and the messages of its `{"errors":[…]}` body.
+ * Callers act on the code.
+ */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly errors: string[], what: string) {
-    super(`${what}: ${status} ${errors.join('; ') || 'no message'}`);
+  readonly code: ErrorCode | undefined;
+  constructor(readonly status: number, readonly errors: string[], what: string, body?: string) {
+    const code = errorCodeOf(parsed(body));
+    super(`${what}: ${status} ${errors.join('; ') || 'no message'}${code ? ` (${code})` : ''}`);
+    this.code = code;
+  }
+}
+
+function parsed(text: string | undefined): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -82,7 +98,7 @@ export class BoxyardClient {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    if (!res.ok) throw new ApiError(res.status, errorMessages(text), `${method} ${path}`);
+    if (!res.ok) throw new ApiError(res.status, errorMessages(text), `${method} ${path}`, text);
     return (text ? JSON.parse(text) : {}) as T;
   }
 
@@ -112,7 +128,7 @@ async function readAnswer<T>(res: IncomingMessage, what: string): Promise<T> {
   for await (const c of res) chunks.push(c as Buffer);
   const text = Buffer.concat(chunks).toString('utf8');
   const status = res.statusCode ?? 0;
-  if (status < 200 || status >= 300) throw new ApiError(status, errorMessages(text), what);
+  if (status < 200 || status >= 300) throw new ApiError(status, errorMessages(text), what, text);
   return JSON.parse(text) as T;
 }
 

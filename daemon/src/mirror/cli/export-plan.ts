@@ -57,7 +57,7 @@ async function readCatalog(client: BoxyardClient, org: string, box: string): Pro
   try {
     raw = await client.json('GET', pathTo('root', ROOT.catalog, { org, box }));
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) throw new Error(`${client.server} has no box ${org}/${box} (or the token may not see it).`);
+    if (err instanceof ApiError && (err.code === 'not_found' || err.code === 'offline')) throw new Error(`${client.server} has no box ${org}/${box} (or the token may not see it).`);
     throw err;
   }
   const r = UpstreamCatalog.safeParse(raw);

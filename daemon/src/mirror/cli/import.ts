@@ -51,7 +51,7 @@ async function unlessExists(create: () => Promise<unknown>): Promise<void> {
   try {
     await create();
   } catch (err) {
-    if (!(err instanceof ApiError && err.status === 422 && /already exists/.test(err.message))) throw err;
+    if (!(err instanceof ApiError && err.code === 'conflict')) throw err;
   }
 }
 
@@ -59,7 +59,7 @@ async function boxState(client: BoxyardClient, box: string): Promise<BoxState> {
   try {
     return await client.json<BoxState>('GET', pathTo('v2', BOX.box, named(box)));
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return { versions: [] };
+    if (err instanceof ApiError && err.code === 'not_found') return { versions: [] };
     throw err;
   }
 }
@@ -77,7 +77,8 @@ async function createBox(client: BoxyardClient, b: ExportedBox, meter: Meter): P
   try {
     await unlessExists(create);
   } catch (err) {
-    if (!(err instanceof ApiError && err.status === 404 && /No user or organization/.test(err.message))) throw err;
+    // The only not_found of a box create: no user or organization has that name.
+    if (!(err instanceof ApiError && err.code === 'not_found')) throw err;
     await client.json('POST', pathTo('boxyard', BOXYARD.organizations, {}), { organization: { name: username } });
     meter.log(`created organization ${username}`);
     await create();
