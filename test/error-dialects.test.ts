@@ -153,6 +153,8 @@ describe('every mount answers in its dialect, with the code', () => {
         { dialect: 'box', code: 'forbidden', status: 403, via: `${p}/boxes in another's namespace`, send: async () => fromHttp(await alice.http.post(`${p}/boxes`, { box: { username: 'bob', name: 'theirs' } })) },
         { dialect: 'box', code: 'conflict', status: 422, via: `${p}/boxes of an existing name`, send: async () => fromHttp(await alice.http.post(`${p}/boxes`, { box: { username: 'alice', name: 'base' } })) },
         { dialect: 'box', code: 'two_factor_required', status: 406, via: `${p}/authenticate without a code`, send: async () => fromHttp(await d.http.post(`${p}/authenticate`, login)), also: twoFactor },
+        // A path no route answers, below a box route's first segment: still Vagrant's dialect.
+        { dialect: 'box', code: 'not_found', status: 404, via: `${p}/box/… no route answers`, send: async () => fromHttp(await d.http.get(`${p}/box/alice/base/no/such/route`)) },
         ...common('box', `${p}/boxes`, ['DELETE', `${p}/search`], () => alice.token),
       ]);
     }

@@ -1,0 +1,101 @@
+import type Koa from 'koa';
+import Router from '@koa/router';
+import { jsonBody } from './body';
+import type { Dialect } from './errors/dialects';
+import type { DialectOf } from './errors/middleware';
+
+/**
+ * The mounts: each prefix (`MOUNTS` in route-table.ts) with its groups of routers, each group
+ * speaking one error dialect. app.ts lists them; docs/ARCHITECTURE.md, "A request's way".
+ */
+export interface MountOptions {
+  /** How long a JSON body may take to arrive. */
+  jsonDeadlineMs: number;
+  /** Paths under a prefix whose body is streamed by the route, never parsed as JSON (imports). */
+  rawBody(path: string): boolean;
+}
+
+/** `path` is `prefix` or below it; without regard to case, as @koa/router matches routes. */
+function isUnder(path: string, prefix: string): boolean {
+  return path.slice(0, prefix.length).toLowerCase() === prefix && (path.length === prefix.length || path[prefix.length] === '/');
+}
+
+/** The first path segment below `prefix`, lower-cased as the router matches. */
+const firstSegment = (path: string, prefix = '') => (path.slice(prefix.length).split('/')[1] ?? '').toLowerCase();
+
+/** Routers mounted together that answer errors in one dialect (http/errors/dialects.ts). */
+interface Speaking { dialect: Dialect; routers: Router[] }
+export const speaks = (dialect: Dialect, routers: Router[]): Speaking => ({ dialect, routers });
+
+/**
+ * All routers of one prefix merged into one, so a request is matched against one route list. The
+ * dialect lookups are asked only when an error is rendered, so they cost a request nothing.
+ */
+interface Merged {
+  stack: Koa.Middleware;
+  /** The dialect of the route that matches the path (whatever its method). */
+  matched(path: string): Dialect | undefined;
+  /** The dialect of the routes that share the path's first segment. */
+  near(path: string): Dialect | undefined;
+}
+
+function merged(groups: Speaking[], prefix?: string): Merged {
+  const outer = new Router(prefix ? { prefix } : {});
+  const routes: Array<{ layer: (typeof outer.stack)[number]; dialect: Dialect }> = [];
+  for (const g of groups) {
+    for (const r of g.routers) {
+      const before = outer.stack.length;
+      outer.use(r.routes());
+      for (const layer of outer.stack.slice(before)) if (layer.methods.length > 0) routes.push({ layer, dialect: g.dialect });
+    }
+  }
+  // A path no route answers speaks as the routes that share its first segment (`/api/v2/box/…`
+  // is the registry's, `/api/v2/organizations/…` go-tfe's): taken from the routes, not a list.
+  const bySegment = new Map<string, Dialect>();
+  for (const { layer, dialect } of routes) {
+    const seg = typeof layer.path === 'string' ? firstSegment(layer.path, prefix) : ':';
+    if (!seg.startsWith(':') && !bySegment.has(seg)) bySegment.set(seg, dialect);
+  }
+  const matched = (path: string) => routes.find((x) => x.layer.match(path))?.dialect;
+  const near = (path: string) => bySegment.get(firstSegment(path, prefix));
+  const stack = outer.routes() as Koa.Middleware;
+  if (!prefix) return { stack, matched, near };
+  const allowed = outer.allowedMethods() as Koa.Middleware;
+  return { stack: (ctx, next) => stack(ctx, () => allowed(ctx, next)), matched, near };
+}
+
+/**
+ * One middleware for every route: a request under a prefix (`/api/v1`…) is matched against that
+ * prefix's routers only, then, if none answered, against the root's (box files, uploads, the
+ * catalog's `/:org/:box`). Walking a middleware and a route list per router for every request
+ * took more time than a cached catalog answer (issue 9).
+ *
+ * Each group of routers speaks its error dialect; `dialectOf` is the dialect of the route that
+ * answers (or would answer, for an error thrown before routing) a request, and for a path no
+ * route answers, that of the group whose routes share its first segment, else the prefix's first
+ * group (the root's outside every prefix).
+ */
+export function routeTable(prefixes: Record<string, Speaking[]>, root: Speaking[], o: MountOptions): { routes: Koa.Middleware; dialectOf: DialectOf } {
+  const mounts = Object.entries(prefixes).map(([prefix, groups]) => ({ prefix, dialect: groups[0].dialect, ...merged(groups, prefix) }));
+  const rootMount = { dialect: root[0].dialect, ...merged(root) };
+  const mountOf = (path: string) => (/^\/api\//i.test(path) ? mounts.find((x) => isUnder(path, x.prefix)) : undefined);
+  // The APIs speak JSON; the root's upload PUTs are never parsed, nor are imports, whose body is a
+  // .box file streamed to the blob store.
+  const json = jsonBody(undefined, o.jsonDeadlineMs);
+  const routes: Koa.Middleware = (ctx, next) => {
+    const path = ctx.path;
+    const m = mountOf(path);
+    if (!m) return rootMount.stack(ctx, next);
+    const routed = () => m.stack(ctx, () => rootMount.stack(ctx, next));
+    return o.rawBody(path) ? routed() : json(ctx, routed);
+  };
+  const dialectOf: DialectOf = (ctx) => {
+    const path = ctx.path;
+    const m = mountOf(path);
+    // A route's own dialect first (the root's catalog answers under /api/v2 too), then the mount's.
+    const matched = m?.matched(path) ?? rootMount.matched(path);
+    if (matched) return matched;
+    return m ? m.near(path) ?? m.dialect : rootMount.near(path) ?? rootMount.dialect;
+  };
+  return { routes, dialectOf };
+}
