@@ -1,15 +1,15 @@
 import type { Context } from 'koa';
 import type { Config } from '../config';
 import { ForbiddenError } from '../lib/errors';
+import { CSRF_HEADER, CSRF_VALUE } from '../contract/headers';
 
-/**
- * The header the web UI sends on every request (test/ui-security.test.ts). A page on another
+/*
+ * CSRF_HEADER (contract/headers.ts) is the header the web UI sends on every request
+ * (test/ui-security.test.ts). A page on another
  * origin cannot send it: a custom header makes a cross-origin request one that needs a CORS
  * preflight, and the daemon grants none. Same-site pages (another port on the same host is
  * "same site", so SameSite=Strict lets their forms carry the cookie) are stopped by it too.
  */
-export const CSRF_HEADER = 'x-boxyard-csrf';
-const CSRF_VALUE = '1';
 
 /** How long a browser keeps the cookie; sign-out (or revoking the token in Settings) ends it sooner. */
 const MAX_AGE_SECONDS = 30 * 24 * 3600;

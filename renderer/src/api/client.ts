@@ -1,4 +1,5 @@
 import { errorCodeOf, type ErrorCode } from '../../../daemon/src/contract/error-codes';
+import { CSRF_HEADER, CSRF_VALUE, JSONAPI_TYPE } from '../../../daemon/src/contract/headers';
 
 /**
  * Thrown for any non-2xx answer. `code` is the daemon's error code (undefined for an answer that
@@ -44,12 +45,12 @@ export type Fetcher = <T = unknown>(path: string, opts?: RequestOptions) => Prom
  * never sees a token) and accepts that cookie on a change only with this header, which a page on
  * another origin cannot send (daemon/src/http/session-cookie.ts).
  */
-export const CSRF_HEADERS: Readonly<Record<string, string>> = { 'x-boxyard-csrf': '1' };
+export const CSRF_HEADERS: Readonly<Record<string, string>> = { [CSRF_HEADER]: CSRF_VALUE };
 
 /** The one fetch helper: JSON in and out, the session cookie and CSRF header, errors as ApiError. */
 export function makeFetcher(onUnauthorized: () => void): Fetcher {
   return async <T,>(path: string, opts: RequestOptions = {}): Promise<T> => {
-    const type = opts.jsonapi ? 'application/vnd.api+json' : 'application/json';
+    const type = opts.jsonapi ? JSONAPI_TYPE : 'application/json';
     const headers: Record<string, string> = { accept: type, ...CSRF_HEADERS };
     if (opts.body !== undefined) headers['content-type'] = type;
     const res = await fetch(path, {

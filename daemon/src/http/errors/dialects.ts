@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../../contract/error-codes';
 import type { AppError } from '../../lib/errors';
-import { JSONAPI_TYPE } from '../jsonapi/media-type';
+import { JSONAPI_TYPE } from '../../contract/headers';
 
 /**
  * How an API answers errors. Each mount picks its own when app.ts mounts it (`routeTable`):

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { JSONAPI_TYPE } from './media-type';
+import { JSONAPI_TYPE } from '../../contract/headers';
 
 export interface ResourceIdentifier {
   type: string;

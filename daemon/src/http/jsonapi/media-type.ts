@@ -1,1 +1,0 @@
-export const JSONAPI_TYPE = 'application/vnd.api+json';
