@@ -10,7 +10,7 @@ import { OrganizationsPage } from './pages/organizations-page';
 import { OrganizationPage } from './pages/organization-page';
 import { SettingsPage } from './pages/settings-page';
 import { MirrorsPage } from './pages/mirrors-page';
-import { OfflineBadge } from './components/offline-settings';
+import { OfflineBadge } from './components/mirror/offline-settings';
 
 function TopBar() {
   const session = useSession();

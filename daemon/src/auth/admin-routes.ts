@@ -5,7 +5,7 @@ import { requireUser } from './middleware';
 import { ForbiddenError, NotFoundError } from '../lib/errors';
 import type { AccountService, Principal } from './accounts-service';
 import type { TokenService } from './tokens-service';
-import type { TwoFactorService } from './two-factor';
+import type { TwoFactorService } from './two-factor/two-factor';
 import type { SettingsService } from './settings';
 import type { PasswordService, Proof } from './passwords';
 import type { UserRow } from './repository';

@@ -4,7 +4,7 @@ import { ReauthenticationError, UnauthorizedError, ValidationError } from '../li
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../contract/bodies-accounts';
 import { nameKey } from '../contract/names';
 import type { AccountRepository, UserRow } from './repository';
-import type { TwoFactorService } from './two-factor';
+import type { TwoFactorService } from './two-factor/two-factor';
 
 
 /** Refuses passwords that are too short (or absurdly long) with a message that says what is needed. */

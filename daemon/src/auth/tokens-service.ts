@@ -5,7 +5,7 @@ import { TwoFactorRequiredError, UnauthorizedError } from '../lib/errors';
 import type { AttemptGuard } from '../http/guards/rate-limit';
 import type { AccountRepository, UserRow } from './repository';
 import type { Principal } from './accounts-service';
-import type { TwoFactorService } from './two-factor';
+import type { TwoFactorService } from './two-factor/two-factor';
 import type { PasswordService } from './passwords';
 
 export interface CreatedToken {

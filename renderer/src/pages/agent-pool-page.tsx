@@ -4,7 +4,7 @@ import { deleteAgent, deletePool, getPool, listAgents } from '../api/agents';
 import { DELETABLE_AGENT_STATUSES } from '../../../daemon/src/contract/wire-jsonapi';
 import { useSession } from '../api/session';
 import { ErrorNote, Loading, Section, StatusBadge, confirmed, formatTime, useAction } from '../components/ui';
-import { AgentTokens } from '../components/agent-tokens';
+import { AgentTokens } from '../components/tokens/agent-tokens';
 import { PoolScope } from '../components/pool-scope';
 import { queryKeys } from '../api/query-keys';
 

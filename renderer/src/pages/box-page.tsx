@@ -5,8 +5,8 @@ import { boxAddSnippet, createVersion, deleteBox, getBox } from '../api/boxes';
 import { useSession } from '../api/session';
 import { CopyField, ErrorNote, Loading, Section, confirmed, useAction } from '../components/ui';
 import { VersionCard } from '../components/version-card';
-import { useCachedBox } from '../components/cached-boxes';
-import { ImportDrop } from '../components/import-drop';
+import { useCachedBox } from '../components/mirror/cached-boxes';
+import { ImportDrop } from '../components/mirror/import-drop';
 import { queryKeys } from '../api/query-keys';
 
 function NewVersionForm({ user, name }: { user: string; name: string }) {

@@ -5,7 +5,7 @@ import { listNamespaces, searchBoxes } from '../api/boxes';
 import { useSession } from '../api/session';
 import type { BoxSummaryJson } from '../../../daemon/src/contract/wire-registry';
 import { ErrorNote, Loading, Section, formatTime } from '../components/ui';
-import { ImportDrop } from '../components/import-drop';
+import { ImportDrop } from '../components/mirror/import-drop';
 import { queryKeys } from '../api/query-keys';
 
 function BoxTable({ boxes }: { boxes: BoxSummaryJson[] }) {

@@ -1,9 +1,9 @@
-import { CachedBoxes } from '../components/cached-boxes';
-import { NewMirrorForm } from '../components/mirror-form';
-import { MirrorList } from '../components/mirror-list';
-import { Upstreams } from '../components/upstreams';
+import { CachedBoxes } from '../components/mirror/cached-boxes';
+import { NewMirrorForm } from '../components/mirror/mirror-form';
+import { MirrorList } from '../components/mirror/mirror-list';
+import { Upstreams } from '../components/mirror/upstreams';
 import { Section } from '../components/ui';
-import { OfflineNote } from '../components/offline-settings';
+import { OfflineNote } from '../components/mirror/offline-settings';
 
 /** Upstreams, mirrors with their jobs, and what the pull-through cache holds. */
 export function MirrorsPage() {

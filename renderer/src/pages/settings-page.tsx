@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { getSettings, setMaintenance } from '../api/accounts';
 import { useSession } from '../api/session';
-import { ApiTokens } from '../components/api-tokens';
+import { ApiTokens } from '../components/tokens/api-tokens';
 import { DesktopSettings } from '../components/desktop-settings';
-import { OfflineSettings } from '../components/offline-settings';
+import { OfflineSettings } from '../components/mirror/offline-settings';
 import { TwoFactor } from '../components/two-factor';
 import { Users } from '../components/users';
 import { ErrorNote, Section, useAction } from '../components/ui';

@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import { createToken, listTokens, revokeToken } from '../api/agents';
-import { useSession } from '../api/session';
+import { createToken, listTokens, revokeToken } from '../../api/agents';
+import { useSession } from '../../api/session';
 import { TokenSection } from './token-section';
-import { queryKeys } from '../api/query-keys';
+import { queryKeys } from '../../api/query-keys';
 
 /** A pool's agent tokens; a new token's secret is shown here once and never again. */
 export function AgentTokens({ poolId }: { poolId: string }) {

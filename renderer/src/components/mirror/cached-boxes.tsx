@@ -1,10 +1,10 @@
 import { Link } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
-import { listCache } from '../api/mirrors';
-import type { CachedBoxJson } from '../../../daemon/src/contract/wire-mirror';
-import { useSession } from '../api/session';
-import { ErrorNote, Loading, Section, formatTime } from './ui';
-import { queryKeys } from '../api/query-keys';
+import { listCache } from '../../api/mirrors';
+import type { CachedBoxJson } from '../../../../daemon/src/contract/wire-mirror';
+import { useSession } from '../../api/session';
+import { ErrorNote, Loading, Section, formatTime } from '../ui';
+import { queryKeys } from '../../api/query-keys';
 
 /** The pull-through cache's boxes; the box page asks the same query for its "cached from" mark. */
 export function useCachedBoxes() {

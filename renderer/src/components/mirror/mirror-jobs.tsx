@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { cancelJob, listJobs } from '../api/mirrors';
-import { ACTIVE_JOB_STATES, type JobJson } from '../../../daemon/src/contract/wire-mirror';
-import { useSession } from '../api/session';
-import { formatBytes, formatDuration } from './format';
-import { ErrorNote, StatusBadge, formatTime, useAction } from './ui';
-import { queryKeys, mirrorResults } from '../api/query-keys';
+import { cancelJob, listJobs } from '../../api/mirrors';
+import { ACTIVE_JOB_STATES, type JobJson } from '../../../../daemon/src/contract/wire-mirror';
+import { useSession } from '../../api/session';
+import { formatBytes, formatDuration } from '../format';
+import { ErrorNote, StatusBadge, formatTime, useAction } from '../ui';
+import { queryKeys, mirrorResults } from '../../api/query-keys';
 
 /** What a finished job published, e.g. "ORG/BOX 1.0.0, 1.1.0". */
 const publishedText = (j: JobJson) => j.published.map((p) => `${p.box} ${p.versions.join(', ')}`).join('; ');

@@ -1,12 +1,12 @@
 import { useState, type DragEvent, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { importBoxFile } from '../api/mirrors';
-import type { ImportResultJson } from '../../../daemon/src/contract/wire-mirror';
-import { useNamespaces } from '../api/use-namespaces';
-import { formatBytes } from './format';
-import { ErrorNote } from './ui';
-import { UploadProgress } from './use-upload';
-import { boxViews } from '../api/query-keys';
+import { importBoxFile } from '../../api/mirrors';
+import type { ImportResultJson } from '../../../../daemon/src/contract/wire-mirror';
+import { useNamespaces } from '../../api/use-namespaces';
+import { formatBytes } from '../format';
+import { ErrorNote } from '../ui';
+import { UploadProgress } from '../use-upload';
+import { boxViews } from '../../api/query-keys';
 
 interface Item { file: File; progress: number | null; result?: ImportResultJson; error?: unknown }
 

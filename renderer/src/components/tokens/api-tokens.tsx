@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import { createApiToken, listApiTokens, revokeApiToken } from '../api/accounts';
-import { useSession } from '../api/session';
+import { createApiToken, listApiTokens, revokeApiToken } from '../../api/accounts';
+import { useSession } from '../../api/session';
 import { TokenSection } from './token-section';
-import { queryKeys } from '../api/query-keys';
+import { queryKeys } from '../../api/query-keys';
 
 /** The user's API tokens (for vagrant cloud, go-tfe, scripts); a new secret is shown once. */
 export function ApiTokens() {

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import type { QueryKey } from '@tanstack/react-query';
-import { ErrorNote, Loading, SecretOnce, Section, confirmed, formatTime, useAction } from './ui';
+import { ErrorNote, Loading, SecretOnce, Section, confirmed, formatTime, useAction } from '../ui';
 
 /** A token as its list shows it: never the secret. */
 export interface TokenRow { id: string; description: string; createdAt: string; lastUsedAt: string | null }

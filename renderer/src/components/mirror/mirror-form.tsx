@@ -1,11 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { createMirror, listUpstreams, splitList, type NewMirror } from '../api/mirrors';
-import { useSession } from '../api/session';
-import { numberOrUndefined } from './format';
-import { ErrorNote, useAction } from './ui';
-import { queryKeys } from '../api/query-keys';
-import { ARCHITECTURES, isArchitecture, type Architecture } from '../../../daemon/src/contract/bodies-registry';
+import { createMirror, listUpstreams, splitList, type NewMirror } from '../../api/mirrors';
+import { useSession } from '../../api/session';
+import { numberOrUndefined } from '../format';
+import { ErrorNote, useAction } from '../ui';
+import { queryKeys } from '../../api/query-keys';
+import { ARCHITECTURES, isArchitecture, type Architecture } from '../../../../daemon/src/contract/bodies-registry';
 
 interface Draft {
   upstream: string; source: string; target: string; versionMode: 'all' | 'range' | 'latest'; versions: string; latest: string;

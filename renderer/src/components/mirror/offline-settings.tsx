@@ -1,11 +1,11 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
-import { getSettings, updateSettings, type SettingsPatch } from '../api/accounts';
-import { listUpstreams } from '../api/mirrors';
-import { useSession } from '../api/session';
-import { ErrorNote, Section, useAction } from './ui';
-import { queryKeys } from '../api/query-keys';
+import { getSettings, updateSettings, type SettingsPatch } from '../../api/accounts';
+import { listUpstreams } from '../../api/mirrors';
+import { useSession } from '../../api/session';
+import { ErrorNote, Section, useAction } from '../ui';
+import { queryKeys } from '../../api/query-keys';
 
 /** The daemon's run-time settings; the header polls them so a switch made elsewhere shows up. */
 export function useRuntimeSettings() {

@@ -1,12 +1,12 @@
 import { randomInt } from 'node:crypto';
 import * as OTPAuth from 'otpauth';
-import type { Clock } from '../lib/clock';
-import { sha256Hex } from '../lib/crypto';
-import { SecretBox } from '../lib/secret-box';
-import { ValidationError } from '../lib/errors';
-import type { AccountRepository, UserRow } from './repository';
+import type { Clock } from '../../lib/clock';
+import { sha256Hex } from '../../lib/crypto';
+import { SecretBox } from '../../lib/secret-box';
+import { ValidationError } from '../../lib/errors';
+import type { AccountRepository, UserRow } from '../repository';
 import type { SmsSender } from './sms-sender';
-import type { DeliveryMethod } from '../contract/wire-accounts';
+import type { DeliveryMethod } from '../../contract/wire-accounts';
 
 const SMS_CODE_TTL_MS = 10 * 60 * 1000;
 const PERIOD = 30;

@@ -1,11 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { createUpstream, deleteUpstream, listUpstreams, type NewUpstream } from '../api/mirrors';
-import type { UpstreamJson } from '../../../daemon/src/contract/wire-mirror';
-import { useSession } from '../api/session';
-import { numberOrUndefined } from './format';
-import { ErrorNote, Loading, Section, confirmed, formatTime, useAction } from './ui';
-import { queryKeys } from '../api/query-keys';
+import { createUpstream, deleteUpstream, listUpstreams, type NewUpstream } from '../../api/mirrors';
+import type { UpstreamJson } from '../../../../daemon/src/contract/wire-mirror';
+import { useSession } from '../../api/session';
+import { numberOrUndefined } from '../format';
+import { ErrorNote, Loading, Section, confirmed, formatTime, useAction } from '../ui';
+import { queryKeys } from '../../api/query-keys';
 
 interface Draft { name: string; url: string; token: string; timeout: string; maxFailures: string; pause: string }
 const EMPTY: Draft = { name: '', url: '', token: '', timeout: '', maxFailures: '', pause: '' };

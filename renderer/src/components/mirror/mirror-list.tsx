@@ -1,11 +1,11 @@
 import { Link } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
-import { deleteMirror, listMirrors, runMirror } from '../api/mirrors';
-import { ACTIVE_JOB_STATES, type MirrorJson } from '../../../daemon/src/contract/wire-mirror';
-import { useSession } from '../api/session';
+import { deleteMirror, listMirrors, runMirror } from '../../api/mirrors';
+import { ACTIVE_JOB_STATES, type MirrorJson } from '../../../../daemon/src/contract/wire-mirror';
+import { useSession } from '../../api/session';
 import { MirrorJobs } from './mirror-jobs';
-import { ErrorNote, Loading, confirmed, formatTime, useAction } from './ui';
-import { queryKeys } from '../api/query-keys';
+import { ErrorNote, Loading, confirmed, formatTime, useAction } from '../ui';
+import { queryKeys } from '../../api/query-keys';
 
 /** "versions >= 1.0; latest 3; virtualbox; amd64; private" — what the mirror copies. */
 function filtersText(m: MirrorJson): string {
