@@ -57,21 +57,30 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
 
 /** `boxyard serve`: starts, prints the URL (and a generated admin password once), stops on signals. */
 export async function serve(config: Config): Promise<void> {
-  const d = await startDaemon(config);
-  if (d.generatedAdminPassword) {
-    process.stdout.write(`Created administrator "${config.adminUsername}" with password: ${d.generatedAdminPassword}\n(shown once; change it with: boxyard user password ${config.adminUsername})\n`);
-  }
-  process.stdout.write(`Boxyard listening on ${d.url} (data: ${config.dataDir})\n`);
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    d.deps.log.info({ signal }, 'stopping');
+  // Signal handlers go in before the daemon starts: it answers /healthz as soon as it listens,
+  // and a SIGTERM from then on must stop it cleanly, not kill it (a stop asked for during start
+  // runs once it has started).
+  let stopping: string | undefined;
+  let started: Awaited<ReturnType<typeof startDaemon>> | undefined;
+  const stop = async (reason: string) => {
+    if (stopping && started === undefined) return;
+    stopping ??= reason;
+    if (!started) return;
+    const d = started;
+    started = undefined;
+    d.deps.log.info({ signal: stopping }, 'stopping');
     await d.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  const d = await startDaemon(config);
+  if (d.generatedAdminPassword) {
+    process.stdout.write(`Created administrator "${config.adminUsername}" with password: ${d.generatedAdminPassword}\n(shown once; change it with: boxyard user password ${config.adminUsername})\n`);
+  }
+  process.stdout.write(`Boxyard listening on ${d.url} (data: ${config.dataDir})\n`);
+  started = d;
+  if (stopping) return stop(stopping);
   // Started by bin/boxyard.mjs as its child: stop when it is gone, however it ended.
   if (process.channel) {
     process.channel.unref();
