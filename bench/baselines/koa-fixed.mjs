@@ -17,4 +17,7 @@ app.use((ctx) => {
   ctx.type = 'application/json';
   ctx.body = body;
 });
-app.listen(Number(port), '127.0.0.1');
+const server = app.listen(Number(port), '127.0.0.1');
+// As long as the daemon keeps an idle connection (http/guards/connections.ts): with Node's 5 s, each
+// agent's report every 10 s would come on a new connection here and on the same one there.
+server.keepAliveTimeout = 65_000;

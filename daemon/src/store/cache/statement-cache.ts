@@ -57,7 +57,7 @@ export function cachedStatements(raw: SqliteDatabase.Database, versions: TableVe
         return hit.wrapped;
       }
       const stmt = raw.prepare(sql);
-      const wrapped = wrapStatement(stmt, () => versions.wrote(sql));
+      const wrapped = wrapStatement(stmt, stmt.readonly ? () => undefined : versions.writer(sql));
       if (!hit) {
         cache.set(sql, { stmt, wrapped });
         if (cache.size > max) cache.delete(cache.keys().next().value as string);
