@@ -73,6 +73,20 @@ export function buildCli(): Command {
     print((await d.tokens.revoke(id)) ? `revoked ${id}` : `no token ${id}`);
   }));
 
+  // The run-time switches the UI and /api/boxyard/settings change, for scripts and the desktop tray:
+  // written to the data folder, which a running daemon sees within a millisecond (store/cache/table-versions.ts).
+  const onOff = (v: string) => {
+    if (v !== 'on' && v !== 'off') throw new Error(`expected on or off, not "${v}"`);
+    return v === 'on';
+  };
+  withDataOptions(program.command('settings').description('show the run-time settings as JSON; --offline/--maintenance on|off change them'))
+    .option('--offline <on|off>', 'open no outbound connection (mirror jobs wait, the cache serves what it holds)', onOff)
+    .option('--maintenance <on|off>', 'maintenance mode: the APIs answer 503 until it is switched off', onOff)
+    .action((o) => withDeps({ data: o.data }, async (d) => {
+      const patch = { ...(o.offline === undefined ? {} : { offline: o.offline as boolean }), ...(o.maintenance === undefined ? {} : { maintenance: o.maintenance as boolean }) };
+      print(Object.keys(patch).length ? await d.settings.update(patch) : await d.settings.get());
+    }));
+
   program.command('agent').description('run a Boxyard agent for an agent pool (see README "Agents")')
     .requiredOption('--url <url>', 'the daemon URL, e.g. http://boxyard.lan:4780')
     .option('--token <token>', 'an agent token of the pool (or env BOXYARD_AGENT_TOKEN, which keeps it out of ps)')
