@@ -28,7 +28,7 @@ export interface BrowserWindowOptions {
   webPreferences: { preload: string; contextIsolation: true; sandbox: true; nodeIntegration: false };
 }
 
-export interface MenuItemOptions { label?: string; type?: 'separator'; enabled?: boolean; click?: () => void }
+export interface MenuItemOptions { label?: string; type?: 'separator' | 'checkbox'; checked?: boolean; enabled?: boolean; click?: () => void }
 export interface TrayLike {
   setToolTip(text: string): void;
   setContextMenu(menu: unknown): void;
@@ -55,6 +55,7 @@ export interface ElectronMain {
   Menu: { buildFromTemplate(template: MenuItemOptions[]): unknown };
   ipcMain: { handle(channel: string, listener: (event: IpcMainInvokeEventLike, ...args: unknown[]) => unknown): void };
   shell: { openExternal(url: string): Promise<void>; openPath(path: string): Promise<string> };
+  clipboard: { writeText(text: string): void };
   dialog: { showMessageBox(options: { type?: 'info' | 'error'; title?: string; message: string; detail?: string; buttons?: string[] }): Promise<{ response: number }> };
 }
 

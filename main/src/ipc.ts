@@ -1,10 +1,12 @@
-import { DesktopInfo, DesktopSettings, IPC } from '../../daemon/src/contract/ipc';
+import { DesktopInfo, DesktopSettings, IPC, Welcome } from '../../daemon/src/contract/ipc';
 import type { ElectronMain, IpcMainInvokeEventLike } from './electron-api';
 
 export interface IpcHandlers {
   info(): DesktopInfo;
   saveSettings(settings: DesktopSettings): Promise<DesktopInfo>;
   openDataDir(): Promise<void>;
+  welcome(): Welcome;
+  dismissWelcome(): void;
   /** The daemon's origin now: only pages from it may call the bridge. */
   trustedOrigin(): string | null;
 }
@@ -28,5 +30,13 @@ export function registerIpc(electron: ElectronMain, h: IpcHandlers): void {
   electron.ipcMain.handle(IPC.openDataDir, async (event) => {
     assertTrusted(event, h);
     await h.openDataDir();
+  });
+  electron.ipcMain.handle(IPC.welcome, (event) => {
+    assertTrusted(event, h);
+    return Welcome.parse(h.welcome());
+  });
+  electron.ipcMain.handle(IPC.dismissWelcome, (event) => {
+    assertTrusted(event, h);
+    h.dismissWelcome();
   });
 }

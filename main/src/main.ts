@@ -1,6 +1,9 @@
+import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { DesktopInfo, DesktopSettings } from '../../daemon/src/contract/ipc';
-import { DaemonSupervisor } from './daemon-supervisor';
+import type { DesktopInfo, DesktopSettings, Welcome } from '../../daemon/src/contract/ipc';
+import { DaemonSupervisor, type SupervisorStatus } from './daemon-supervisor';
+import { DaemonSettingsCli, type RuntimeSwitches } from './daemon-settings';
+import { lanUrls } from './lan';
 import type { BrowserWindowLike, ElectronMain } from './electron-api';
 import { registerIpc } from './ipc';
 import { SettingsStore } from './settings-store';
@@ -16,6 +19,8 @@ const ROOT = resolve(__dirname, '..', '..');
  * asarUnpack), because the daemon is a child process that loads a native module and reads them.
  */
 const DAEMON_ROOT = ROOT.endsWith('.asar') ? `${ROOT}.unpacked` : ROOT;
+/** The daemon's first-run line (daemon/src/main.ts). */
+const ADMIN_PASSWORD = /Created administrator "([^"]+)" with password: (\S+)/;
 
 /** The desktop app: one supervised daemon, one window on its /ui/, a tray icon, the settings bridge. */
 class DesktopShell {
@@ -25,26 +30,53 @@ class DesktopShell {
   private readonly supervisor: DaemonSupervisor;
   private win: BrowserWindowLike | null = null;
   private tray: AppTray | null = null;
+  private readonly settingsCli: DaemonSettingsCli;
+  /** The daemon's offline switch as last read, null while unknown. */
+  private switches: RuntimeSwitches | null = null;
+  /** The first run's administrator account, shown by the UI's welcome screen until dismissed; never written to disk. */
+  private welcome: Welcome = null;
 
   constructor(private readonly electron: ElectronMain, env: Record<string, string | undefined>) {
     const userData = electron.app.getPath('userData');
     this.dataDir = join(userData, 'data');
     this.store = new SettingsStore(join(userData, 'settings.json'));
     this.settings = this.store.load();
+    const command = electron.app.isPackaged ? process.execPath : (env.BOXYARD_NODE ?? 'node');
+    const daemon = { command, script: join(DAEMON_ROOT, 'bin', 'boxyard.mjs'), dataDir: this.dataDir, env: { ...env, ELECTRON_RUN_AS_NODE: '1' } };
+    this.settingsCli = new DaemonSettingsCli(daemon);
     this.supervisor = new DaemonSupervisor({
       // Packaged: Electron's own Node runs the daemon (native modules are rebuilt for it by
       // electron-builder). From a checkout they are built for the system Node, so use that.
-      command: electron.app.isPackaged ? process.execPath : (env.BOXYARD_NODE ?? 'node'),
-      script: join(DAEMON_ROOT, 'bin', 'boxyard.mjs'),
-      dataDir: this.dataDir,
-      env: { ...env, ELECTRON_RUN_AS_NODE: '1' },
-      onChange: (s) => this.tray?.update(s),
-      onAdminPassword: (message) =>
-        void electron.dialog.showMessageBox({ type: 'info', title: 'Boxyard', message: 'Your Boxyard administrator account', detail: message }),
+      ...daemon,
+      onChange: (s) => this.statusChanged(s),
+      onAdminPassword: (message) => {
+        const m = ADMIN_PASSWORD.exec(message);
+        if (m) this.welcome = { username: m[1], password: m[2] };
+      },
     });
   }
 
-  info = (): DesktopInfo => ({ version: this.electron.app.getVersion(), dataDir: this.dataDir, ...this.supervisor.current(), settings: this.settings });
+  private statusChanged(s: SupervisorStatus): void {
+    if (s.state !== 'running') this.switches = null;
+    else void this.settingsCli.read().then((sw) => { this.switches = sw; this.updateTray(); }, () => undefined);
+    this.updateTray();
+  }
+
+  private updateTray(): void {
+    const sw = this.switches;
+    this.tray?.update(this.supervisor.current(), { lanUrl: this.lanUrls()[0] ?? null, offline: sw && { on: sw.offline, forced: sw.offline_forced } });
+  }
+
+  private lanUrls = (): string[] => (this.supervisor.current().url ? lanUrls(this.settings.lanAccess, this.settings.port, networkInterfaces()) : []);
+
+  private setOffline = (offline: boolean): void => {
+    void this.settingsCli.setOffline(offline).then(
+      (sw) => { this.switches = sw; this.updateTray(); },
+      (e: Error) => void this.electron.dialog.showMessageBox({ type: 'error', title: 'Boxyard', message: 'The offline switch could not be changed.', detail: e.message }),
+    );
+  };
+
+  info = (): DesktopInfo => ({ version: this.electron.app.getVersion(), dataDir: this.dataDir, ...this.supervisor.current(), settings: this.settings, lanUrls: this.lanUrls() });
   origin = (): string | null => { const u = this.supervisor.current().url; return u ? new URL(u).origin : null; };
 
   openWindow = (): void => {
@@ -76,6 +108,8 @@ class DesktopShell {
       info: this.info,
       saveSettings: async (next) => { this.settings = this.store.save(next); await this.startDaemon(); return this.info(); },
       openDataDir: async () => { await this.electron.shell.openPath(this.dataDir); },
+      welcome: () => this.welcome,
+      dismissWelcome: () => { this.welcome = null; },
       trustedOrigin: this.origin,
     });
     app.on('second-instance', this.openWindow);
@@ -95,10 +129,12 @@ class DesktopShell {
     this.tray = new AppTray(this.electron, join(ROOT, 'main', 'assets', 'tray.png'), {
       openWindow: this.openWindow,
       openInBrowser: () => { const u = this.supervisor.current().url; if (u) openExternalWebUrl(this.electron.shell, `${u}/ui/`); },
+      copyLanUrl: () => { const u = this.lanUrls()[0]; if (u) this.electron.clipboard.writeText(u); },
+      setOffline: this.setOffline,
       restartDaemon: () => void this.startDaemon().then(this.openWindow),
       quit: () => this.electron.app.quit(),
     });
-    this.tray.update(this.supervisor.current());
+    this.updateTray();
     await this.startDaemon();
     this.openWindow();
   }

@@ -11,11 +11,14 @@ function harness(origin: string | null = 'http://127.0.0.1:4780') {
   const electron = { ipcMain: { handle: (channel: string, h: Handler) => void handlers.set(channel, h) } } as unknown as ElectronMain;
   let settings: DesktopSettings = { lanAccess: false, port: 4780 };
   const saved: DesktopSettings[] = [];
-  const info = (): DesktopInfo => ({ version: '0.1.0', dataDir: '/data', url: origin, state: 'running', lastError: null, settings });
+  const info = (): DesktopInfo => ({ version: '0.1.0', dataDir: '/data', url: origin, state: 'running', lastError: null, settings, lanUrls: [] });
+  let welcome: { username: string; password: string } | null = { username: 'admin', password: 'generated-password-1' };
   registerIpc(electron, {
     info,
     saveSettings: async (s) => { saved.push(s); settings = s; return info(); },
     openDataDir: async () => undefined,
+    welcome: () => welcome,
+    dismissWelcome: () => { welcome = null; },
     trustedOrigin: () => origin,
   });
   const call = (channel: string, from: string, ...args: unknown[]) =>
@@ -34,6 +37,14 @@ describe('desktop IPC bridge (main side)', () => {
     await expect(h.call(IPC.saveSettings, 'http://127.0.0.1:4780/ui/settings', { lanAccess: true, port: 8080 }))
       .resolves.toMatchObject({ settings: { lanAccess: true, port: 8080 } });
     expect(h.saved).toEqual([{ lanAccess: true, port: 8080 }]);
+  });
+
+  it('hands the first run password to the daemon page once: dismissed, it is gone', async () => {
+    const h = harness();
+    await expect(h.call(IPC.welcome, 'https://evil.example/')).rejects.toThrow(/only answers pages from the Boxyard daemon/);
+    await expect(h.call(IPC.welcome, 'http://127.0.0.1:4780/ui/')).resolves.toEqual({ username: 'admin', password: 'generated-password-1' });
+    await expect(h.call(IPC.dismissWelcome, 'http://127.0.0.1:4780/ui/')).resolves.toBeUndefined();
+    await expect(h.call(IPC.welcome, 'http://127.0.0.1:4780/ui/')).resolves.toBeNull();
   });
 
   it('refuses other origins, and anything while the daemon is down', async () => {

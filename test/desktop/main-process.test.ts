@@ -11,11 +11,11 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FAKE = fileURLToPath(new URL('./fixtures/fake-electron.cjs', import.meta.url));
 
 /** Runs the bundled main process under Node with a stand-in Electron; answers the calls it made. */
-async function runMain(userData: string, linkProbes: string[] = []): Promise<{ code: number | null; events: Array<Record<string, any>> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function runMain(userData: string, linkProbes: string[] = [], env: Record<string, string> = {}): Promise<{ code: number | null; events: Array<Record<string, any>> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const child = spawn(process.execPath, ['-r', FAKE, join(ROOT, 'main/dist/main.cjs')], {
     env: {
       ...process.env, FAKE_USER_DATA: userData, BOXYARD_NODE: process.execPath, BOXYARD_LOG_LEVEL: 'silent', BOXYARD_ADMIN_PASSWORD: '',
-      FAKE_LINK_PROBES: JSON.stringify(linkProbes),
+      FAKE_LINK_PROBES: JSON.stringify(linkProbes), ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -51,16 +51,45 @@ describe('desktop main process (bundled, fake Electron)', () => {
     const tray = events.find((e) => e.tray)?.tray;
     expect(existsSync(tray)).toBe(true);
     expect(events.some((e) => e.tooltip === `Boxyard: Running at http://127.0.0.1:${port}`)).toBe(true);
-    expect(events.find((e) => e.dialog)?.dialog.detail).toMatch(/Created administrator "admin" with password: \S+/);
+    // The first run's password goes to the welcome screen (not a dialog), once: dismissed, it is gone.
+    expect(events.some((e) => e.dialog)).toBe(false);
+    const seen = events.find((e) => 'welcome' in e)!;
+    expect(seen.welcome).toEqual({ username: 'admin', password: expect.stringMatching(/^\S{12,}$/) });
+    expect(seen.afterDismiss).toBeNull();
+    expect(seen.lanUrls).toEqual([]);
+    // LAN access is off: the tray cannot copy a LAN URL.
+    expect(events.filter((e) => e.menu).at(-1)?.menu).toContain('Copy LAN URL (LAN access is off)');
 
     const win = events.find((e) => e.window)?.window;
     expect(win.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false });
     expect(existsSync(win.webPreferences.preload)).toBe(true);
     expect(events.find((e) => e.loadURL)?.loadURL).toBe(`http://127.0.0.1:${port}/ui/`);
     // Quit waits for the daemon to stop before the app exits.
-    expect(events.slice(-3)).toEqual([{ quitDeferred: true }, { tooltip: 'Boxyard: Daemon stopped' }, { exit: 0 }]);
+    expect(events.filter((e) => !e.menu).slice(-3)).toEqual([{ quitDeferred: true }, { tooltip: 'Boxyard: Daemon stopped' }, { exit: 0 }]);
     // The daemon went down with the app: nothing listens on its port any more.
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
     expect(existsSync(join(userData, 'data', 'boxyard.db'))).toBe(true);
+  });
+
+  it('turns the daemon offline from the tray, and a later run has no welcome', async () => {
+    const port = await freePort();
+    writeFileSync(join(userData, 'settings.json'), JSON.stringify({ lanAccess: true, port }));
+    const { code, events } = await runMain(userData, [], { FAKE_TRAY_OFFLINE: '1' });
+    expect(code).toBe(0);
+    const offline = events.filter((e) => e.offline).map((e) => e.offline);
+    // Unknown (disabled) until the daemon runs, then off, then on after the click; unknown again once it stopped.
+    const at = (o: { checked: boolean; enabled: boolean }) => offline.findIndex((x) => x.checked === o.checked && x.enabled === o.enabled);
+    expect(offline[0]).toEqual({ checked: false, enabled: false });
+    expect(at({ checked: false, enabled: true })).toBeGreaterThan(0);
+    expect(at({ checked: true, enabled: true })).toBeGreaterThan(at({ checked: false, enabled: true }));
+    expect(offline.at(-1)).toEqual({ checked: false, enabled: false });
+    expect(events.at(-1)).toEqual({ exit: 0 });
+    expect(events.find((e) => 'welcome' in e)?.welcome).toBeNull();
+    // LAN access on: every external IPv4 address of this machine is a URL for colleagues.
+    const lan = events.find((e) => 'lanUrls' in e)!.lanUrls as string[];
+    for (const u of lan) expect(u).toMatch(new RegExp(`^http://\\d+\\.\\d+\\.\\d+\\.\\d+:${port}$`));
+    // The switch is in the data folder: the daemon starts offline next time too.
+    const settings = execFileSync(process.execPath, [join(ROOT, 'bin/boxyard.mjs'), 'settings', '--data', join(userData, 'data')], { encoding: 'utf8' });
+    expect(JSON.parse(settings)).toMatchObject({ offline: true });
   });
 });

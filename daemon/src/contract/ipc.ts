@@ -31,13 +31,24 @@ export const DesktopInfo = z.object({
   /** The last error line of the daemon, when it failed or is restarting. */
   lastError: z.string().nullable(),
   settings: DesktopSettings,
+  /** The URLs other machines reach the daemon at (one per network address); empty while LAN access is off. */
+  lanUrls: z.array(z.string()),
 });
 export type DesktopInfo = z.infer<typeof DesktopInfo>;
+
+/**
+ * What the first run shows once: the administrator account the daemon created, with the password
+ * it generated (kept only in the app's memory, and forgotten when the user dismisses it).
+ */
+export const Welcome = z.object({ username: z.string(), password: z.string() }).nullable();
+export type Welcome = z.infer<typeof Welcome>;
 
 export const IPC = {
   info: 'boxyard:info',
   saveSettings: 'boxyard:save-settings',
   openDataDir: 'boxyard:open-data-dir',
+  welcome: 'boxyard:welcome',
+  dismissWelcome: 'boxyard:dismiss-welcome',
 } as const;
 
 /** What the preload exposes as `window.boxyard` (only inside the desktop app). */
@@ -46,4 +57,8 @@ export interface DesktopBridge {
   /** Saves the settings and restarts the daemon with them; answers the new state. */
   saveSettings(settings: DesktopSettings): Promise<DesktopInfo>;
   openDataDir(): Promise<void>;
+  /** The first run's administrator account, until dismissed; null after that (and on every later run). */
+  welcome(): Promise<Welcome>;
+  /** Forgets the first run's password: the welcome screen does not come back. */
+  dismissWelcome(): Promise<void>;
 }
