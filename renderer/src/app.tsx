@@ -11,6 +11,7 @@ import { OrganizationPage } from './pages/organization-page';
 import { SettingsPage } from './pages/settings-page';
 import { MirrorsPage } from './pages/mirrors-page';
 import { OfflineBadge } from './components/mirror/offline-settings';
+import { DesktopWelcome } from './components/desktop-welcome';
 
 function TopBar() {
   const session = useSession();
@@ -34,9 +35,12 @@ function TopBar() {
 export function App() {
   const { checking, signedIn } = useSession();
   if (checking) return <p className="muted">Loading…</p>;
-  if (!signedIn) return <LoginPage />;
+  // The desktop app's first run shows its generated password before anyone can sign in with it.
+  const welcome = <DesktopWelcome bridge={window.boxyard} />;
+  if (!signedIn) return <>{welcome}<LoginPage /></>;
   return (
     <>
+      {welcome}
       <TopBar />
       <main>
         <Routes>
