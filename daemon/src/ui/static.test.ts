@@ -71,6 +71,16 @@ describe('webUi', () => {
     expect(route.headers.get('cache-control')).toBe('no-cache');
     expect(await route.text()).toContain('<title>ui</title>');
     expect((await fetch(`${built.url}/ui/assets/gone.js`)).status).toBe(404);
+    expect((await fetch(`${built.url}/ui/favicon-gone.ico`)).status).toBe(404);
+  });
+
+  it('answers index.html for a route to a box whose name holds a dot (reload, bookmark, shared link)', async () => {
+    for (const p of ['/ui/boxes/admin/ubuntu-24.04', '/ui/boxes/admin/base.box', '/ui/boxes/admin/app.js']) {
+      const r = await fetch(`${built.url}${p}`);
+      expect(r.status, p).toBe(200);
+      expect(r.headers.get('content-type'), p).toMatch(/^text\/html/);
+      expect(await r.text(), p).toContain('<title>ui</title>');
+    }
   });
 
   it('rejects traversal, plain and encoded', async () => {

@@ -61,8 +61,17 @@ async function send(ctx: Context, file: string, size: number, immutable: boolean
 }
 
 /**
- * Serves the built web UI at /ui/ (and sends / there). Unknown paths without a file extension are
- * client-side routes and get index.html; a missing asset is a plain 404.
+ * Whether a path no file answers names a missing file rather than a page of the UI: Vite writes
+ * its files under assets/, and public ones (favicon.ico) at the top. Deeper paths are the UI's
+ * own routes, whose last segment may well hold a dot (the box `ubuntu-24.04`).
+ */
+function isAssetPath(segments: string[]): boolean {
+  return segments[0] === 'assets' || (segments.length === 1 && extname(segments[0]) !== '');
+}
+
+/**
+ * Serves the built web UI at /ui/ (and sends / there). Paths no file answers are the UI's routes
+ * and get index.html; a missing asset is a plain 404.
  */
 export function webUi(dir: string): Middleware {
   const root = resolve(dir);
@@ -86,7 +95,7 @@ export function webUi(dir: string): Middleware {
     if (!file.startsWith(root + sep) && file !== root) return text(ctx, 400, 'Bad path.\n');
     const size = segments.length > 0 ? await fileSize(file) : undefined;
     if (size !== undefined) return send(ctx, file, size, segments[0] === 'assets');
-    if (extname(segments.at(-1) ?? '') !== '') return text(ctx, 404, `No file ${ctx.path} in the web UI.\n`);
+    if (isAssetPath(segments)) return text(ctx, 404, `No file ${ctx.path} in the web UI.\n`);
     return send(ctx, index, indexSize, false);
   };
   // Every API request passes here first: decide without an async frame.
