@@ -82,6 +82,21 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await page.screenshot({ path: join(shots, 'box.png'), fullPage: true });
   });
 
+  it('searches boxes, and says so when nothing matches', async () => {
+    await page.getByRole('link', { name: 'Boxes' }).click();
+    const search = page.getByRole('searchbox', { name: 'Search boxes' });
+    await search.fill('e2e-box');
+    await search.press('Enter');
+    await page.getByRole('link', { name: `${ADMIN.username}/e2e-box` }).waitFor();
+    await search.fill('zzz-nothing-here');
+    await search.press('Enter');
+    await page.getByText('No boxes match “zzz-nothing-here”.').waitFor();
+    expect(await page.getByText('No boxes here yet.').count()).toBe(0);
+    await page.getByRole('link', { name: `${ADMIN.username}/e2e-box` }).waitFor({ state: 'detached' });
+    await page.goto(`${daemon.url}/ui/boxes/${ADMIN.username}/e2e-box`);
+    await page.getByRole('heading', { name: `${ADMIN.username}/e2e-box` }).waitFor();
+  });
+
   it('uploads a box file for a new provider with a progress bar and shows its checksum', async () => {
     const box = `/api/v1/box/${ADMIN.username}/e2e-box`;
     const admin = daemon.http.withToken(daemon.adminToken);

@@ -8,8 +8,8 @@ import { ErrorNote, Loading, Section, formatTime } from '../components/ui';
 import { ImportDrop } from '../components/mirror/import-drop';
 import { queryKeys } from '../api/query-keys';
 
-function BoxTable({ boxes }: { boxes: BoxSummaryJson[] }) {
-  if (boxes.length === 0) return <p className="muted">No boxes here yet.</p>;
+function BoxTable({ boxes, empty }: { boxes: BoxSummaryJson[]; empty: string }) {
+  if (boxes.length === 0) return <p className="muted">{empty}</p>;
   return (
     <table>
       <thead><tr><th>Box</th><th>Description</th><th>Current version</th><th>Downloads</th><th>Updated</th></tr></thead>
@@ -37,7 +37,7 @@ function NamespaceList() {
   return (
     <>
       <ErrorNote error={q.error} />
-      {q.data.map((ns) => <Section key={ns.name} title={ns.name}><BoxTable boxes={ns.boxes} /></Section>)}
+      {q.data.map((ns) => <Section key={ns.name} title={ns.name}><BoxTable boxes={ns.boxes} empty="No boxes here yet." /></Section>)}
     </>
   );
 }
@@ -48,7 +48,7 @@ function SearchResults({ query }: { query: string }) {
   return (
     <Section title={`Search: ${query}`}>
       {q.isLoading ? <Loading what="results" /> : <ErrorNote error={q.error} />}
-      {q.data && <BoxTable boxes={q.data} />}
+      {q.data && <BoxTable boxes={q.data} empty={`No boxes match “${query}”.`} />}
     </Section>
   );
 }
