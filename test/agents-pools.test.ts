@@ -31,6 +31,7 @@ describe('the per-organization pool limit', () => {
     const second = await alice.post('/api/v2/organizations/acme/agent-pools', doc('agent-pools', { name: 'second' }));
     expect(second.status).toBe(422);
     expect(second.headers.get('content-type')).toContain(JSONAPI);
+    expect(second.json.errors[0].code).toBe('limit_reached');
     expect(second.json.errors[0].detail).toMatch(/agent-pool-limit 1/);
     expect(second.json.errors[0].detail).toContain('PATCH /api/v2/organizations/acme');
     expect(await poolCount()).toBe(1);

@@ -18,14 +18,14 @@ import { parseAnswer, rawConnect, trickle } from './helpers/sockets';
 // produce. What no request can provoke on a mount is covered, for every dialect × every code, by
 // daemon/src/http/errors/middleware.test.ts:
 // - box (/api/v1, the box routes of /api/v2, the root): reauthentication_required, last_owner,
-//   last_admin and precondition_failed (no box route refuses with them); internal (only a damaged
+//   last_admin, limit_reached and precondition_failed (no box route refuses with them); internal (only a damaged
 //   database: test/data-health.test.ts checks that body).
 // - jsonapi: two_factor_required, reauthentication_required, last_owner, last_admin (accounts live
 //   in the box API and /api/boxyard), offline, upstream_failed, insufficient_storage (no JSON:API
 //   route stores files or asks an upstream), internal.
-// - ui (/api/boxyard): precondition_failed, offline and upstream_failed (mirror jobs report those
+// - ui (/api/boxyard): precondition_failed, limit_reached (pools are created under /api/v2), offline and upstream_failed (mirror jobs report those
 //   in the job, not in an answer), internal.
-// - agent (/api/agent): forbidden, bad_parameter, conflict, precondition_failed and the account,
+// - agent (/api/agent): forbidden, bad_parameter, conflict, precondition_failed, limit_reached and the account,
 //   storage and upstream codes (the protocol has two routes that do none of that), internal.
 // - too_many_connections is answered before a request (and its path) is read: the box shape.
 
@@ -191,6 +191,7 @@ describe('every mount answers in its dialect, with the code', () => {
         send: async () => fromHttp(await api.post('/api/v2/organizations/acme/workspaces', doc('workspaces', { name: 'ws' }))),
         also: (a) => expect(a.json.errors[0].source).toEqual({ pointer: '/data/attributes/name' }),
       },
+      { dialect: 'jsonapi', code: 'limit_reached', status: 422, via: 'a second pool past the limit of one', send: async () => fromHttp(await api.post('/api/v2/organizations/acme/agent-pools', doc('agent-pools', { name: 'second' }))) },
       { dialect: 'jsonapi', code: 'precondition_failed', status: 412, via: 'deleting an idle agent', send: async () => fromHttp(await api.delete(`/api/v2/agents/${agentId}`, { headers: { 'content-type': JSONAPI } })) },
       ...common('jsonapi', '/api/v2/organizations', ['PUT', '/api/v2/ping'], () => alice.token),
     ]);

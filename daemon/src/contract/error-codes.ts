@@ -19,6 +19,8 @@ export const ERROR_CODES = [
   'reauthentication_required',
   'last_owner',
   'last_admin',
+  // Past a limit an owner can raise (an organization's agent-pool-limit): the UI offers to raise it.
+  'limit_reached',
   'payload_too_large',
   'request_timeout',
   'rate_limited',

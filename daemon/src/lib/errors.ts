@@ -61,6 +61,7 @@ export class TwoFactorRequiredError extends make('two_factor_required') {}
 export class ReauthenticationError extends make('reauthentication_required') {}
 export class LastOwnerError extends make('last_owner') {}
 export class LastAdminError extends make('last_admin') {}
+export class LimitReachedError extends make('limit_reached') {}
 export class PayloadTooLargeError extends make('payload_too_large') {}
 export class RequestTimeoutError extends make('request_timeout') {}
 export class RateLimitedError extends make('rate_limited') {}

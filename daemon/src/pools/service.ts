@@ -1,7 +1,7 @@
 import type { OrganizationRow } from '../orgs/repository';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
-import { ConflictError, ValidationError } from '../lib/errors';
+import { ConflictError, LimitReachedError, ValidationError } from '../lib/errors';
 import type { Page } from '../http/jsonapi/pagination';
 import type { Sort } from '../http/jsonapi/query';
 import type { Caller, OrganizationAccess } from '../orgs/access';
@@ -75,7 +75,7 @@ export class PoolsService {
     await this.repo.transaction(async (trx) => {
       const count = await this.repo.countInOrganization(org.id, trx);
       if (count >= org.agent_pool_limit) {
-        throw new ConflictError(
+        throw new LimitReachedError(
           `Organization "${org.name}" already has ${count} agent pool(s), its limit (agent-pool-limit ${org.agent_pool_limit}). ` +
           `An owner can raise it with PATCH /api/v2/organizations/${org.name} ({"data":{"type":"organizations","attributes":{"agent-pool-limit":${count + 1}}}}) ` +
           `or PATCH /api/boxyard/organizations/${org.name} ({"organization":{"agent_pool_limit":${count + 1}}}), or delete a pool first.`,

@@ -39,6 +39,7 @@ const STATUS: Record<ErrorCode, number | { box: number; jsonapi: number }> = {
   reauthentication_required: 403,
   last_owner: 422,
   last_admin: 422,
+  limit_reached: 422,
   payload_too_large: 413,
   // A body that did not arrive in time (a JSON body trickled byte by byte): the connection closes.
   request_timeout: 408,
@@ -68,6 +69,7 @@ const TITLES: Record<ErrorCode, string> = {
   reauthentication_required: 'current password required',
   last_owner: 'last owner',
   last_admin: 'last administrator',
+  limit_reached: 'limit reached',
   payload_too_large: 'payload too large',
   request_timeout: 'request timeout',
   rate_limited: 'too many requests',
