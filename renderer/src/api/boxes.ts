@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiError, CSRF_HEADERS, apiPath, errorMessages, type Fetcher } from './client';
+import { apiPath, type Fetcher } from './client';
 import { load } from './load';
 import type { CreateBox, CreateProvider, CreateVersion } from '../../../daemon/src/contract/bodies-registry';
 import { BoxJson, NamespacesAnswer, ProviderJson, SearchJson, UploadTargetJson, VersionJson } from '../../../daemon/src/contract/wire-registry';
@@ -37,32 +37,6 @@ export const deleteProvider = (api: Fetcher, ref: ProviderRef) => api(providerPa
 
 export const prepareUpload = (api: Fetcher, ref: ProviderRef) =>
   load(api, UploadTargetJson, `${providerPath(ref)}/upload`);
-
-/**
- * PUTs a file with XHR, because fetch() cannot report upload progress. Upload URLs carry the
- * capability; the import endpoint is authenticated by the session cookie, which the browser sends
- * (with the CSRF header every UI request carries).
- * Resolves with the parsed answer; a non-2xx answer is an ApiError with the daemon's messages.
- */
-export function putFile(url: string, file: File, onProgress: (fraction: number) => void): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const xhr = new XMLHttpRequest();
-    xhr.open('PUT', url);
-    xhr.setRequestHeader('content-type', 'application/octet-stream');
-    xhr.setRequestHeader('accept', 'application/json');
-    for (const [k, v] of Object.entries(CSRF_HEADERS)) xhr.setRequestHeader(k, v);
-    xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(e.loaded / e.total); };
-    xhr.onload = () => {
-      let body: unknown;
-      try { body = xhr.responseText ? JSON.parse(xhr.responseText) : undefined; } catch { body = xhr.responseText; }
-      if (xhr.status >= 200 && xhr.status < 300) return resolve(body);
-      const messages = errorMessages(body);
-      reject(new ApiError(xhr.status, messages.length ? messages : [`Upload failed (${xhr.status}): ${xhr.responseText.slice(0, 300)}`], body));
-    };
-    xhr.onerror = () => reject(new Error('Upload failed: the connection to the daemon was lost.'));
-    xhr.send(file);
-  });
-}
 
 /** What a user types to use a box: the daemon's own URL, as this browser reaches it. */
 export function boxAddSnippet(origin: string, tag: string, isPrivate: boolean): string {

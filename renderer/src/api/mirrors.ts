@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { apiPath, type Fetcher } from './client';
-import { putFile } from './boxes';
+import { putFile } from './uploads';
 import { load } from './load';
 import {
   CacheAnswer, CreatedMirrorAnswer, ImportAnswer, JobAnswer, JobsAnswer, MirrorsAnswer, UpstreamAnswer, UpstreamsAnswer,
@@ -47,7 +47,7 @@ export interface ImportTarget { user: string; box: string; version: string; rele
 
 /** PUTs one `.box` to the import endpoint with upload progress (XHR: fetch() reports none). */
 export async function importBoxFile(t: ImportTarget, file: File, onProgress: (fraction: number) => void): Promise<ImportResultJson> {
-  const body = await putFile(importPath(t.user, t.box, t.version, t.release), file, onProgress);
+  const body = await putFile(importPath(t.user, t.box, t.version, t.release), file, ({ loaded, total }) => onProgress(total > 0 ? loaded / total : 0));
   const r = ImportAnswer.safeParse(body);
   if (!r.success) throw new Error(`Unexpected answer from the import: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return r.data.import;

@@ -1,39 +1,89 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { prepareUpload, putFile, type ProviderRef } from '../api/boxes';
+import { prepareUpload, type ProviderRef } from '../api/boxes';
+import { RateMeter, formatEta, isUploadAborted, putFile } from '../api/uploads';
 import { useSession } from '../api/session';
 import { queryKeys } from '../api/query-keys';
+import { formatBytes } from './format';
 
-/** Uploads a box file to a provider (prepare, then PUT with progress) and refreshes the box. */
+/** Where a running upload stands: its share, bytes, speed (bytes/s) and seconds left. */
+export interface UploadMeter { fraction: number; loaded: number; total: number; rate: number | null; eta: number | null }
+
+/** Asks the browser to confirm leaving the page (or closing it) while `active`: the upload would stop. */
+export function useLeaveWarning(active: boolean) {
+  useEffect(() => {
+    if (!active) return;
+    const warn = (e: BeforeUnloadEvent) => {
+      e.preventDefault();
+      // Chromium before 119 and Safari show the prompt only when returnValue is set.
+      e.returnValue = '';
+    };
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  }, [active]);
+}
+
+/**
+ * Uploads a box file to a provider (prepare, then PUT with progress) and refreshes the box. One
+ * upload at a time: `upload` refuses while one runs. `cancel` aborts the PUT itself; `retry` asks
+ * for a new upload URL (each is single-use) and sends the same file again.
+ */
 export function useUpload() {
   const { api } = useSession();
   const qc = useQueryClient();
-  const [progress, setProgress] = useState<number | null>(null);
+  const [meter, setMeter] = useState<UploadMeter | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [cancelled, setCancelled] = useState(false);
+  /** The upload that did not finish, for Retry. */
+  const [unfinished, setUnfinished] = useState<{ ref: ProviderRef; file: File } | null>(null);
+  const running = useRef<AbortController | null>(null);
+  useLeaveWarning(meter !== null);
+  useEffect(() => () => running.current?.abort(), []);
+
   const upload = async (ref: ProviderRef, file: File): Promise<boolean> => {
+    if (running.current) return false;
+    const controller = new AbortController();
+    running.current = controller;
     setError(null);
-    setProgress(0);
+    setCancelled(false);
+    setUnfinished(null);
+    const rates = new RateMeter();
+    setMeter({ fraction: 0, loaded: 0, total: file.size, rate: null, eta: null });
     try {
       const { upload_path } = await prepareUpload(api, ref);
-      await putFile(upload_path, file, setProgress);
+      await putFile(upload_path, file, ({ loaded, total }) => {
+        rates.add(performance.now(), loaded);
+        setMeter({ fraction: total > 0 ? loaded / total : 0, loaded, total, rate: rates.rate(), eta: rates.eta(total) });
+      }, controller.signal);
       return true;
     } catch (e) {
-      setError(e);
+      if (isUploadAborted(e)) setCancelled(true);
+      else setError(e);
+      setUnfinished({ ref, file });
       return false;
     } finally {
-      setProgress(null);
+      running.current = null;
+      setMeter(null);
       await qc.invalidateQueries({ queryKey: queryKeys.box(ref.user, ref.name) });
     }
   };
-  return { upload, progress, error };
+  const retry = () => (unfinished ? upload(unfinished.ref, unfinished.file) : Promise.resolve(false));
+  const cancel = () => running.current?.abort();
+  return { upload, retry, cancel, meter, progress: meter?.fraction ?? null, uploading: meter !== null, error, cancelled, canRetry: unfinished !== null && meter === null };
 }
 
-export function UploadProgress({ progress }: { progress: number | null }) {
-  if (progress === null) return null;
+/** The bar with its percentage and, once measured, the speed and the time left. */
+export function UploadProgress({ progress, meter }: { progress?: number | null; meter?: UploadMeter | null }) {
+  const fraction = meter?.fraction ?? progress ?? null;
+  if (fraction === null) return null;
+  const pct = Math.round(fraction * 100);
   return (
-    <span className="upload-progress">
-      <progress max={1} value={progress} aria-label="Upload progress">{Math.round(progress * 100)}%</progress>
-      <span className="muted">{Math.round(progress * 100)}%</span>
+    <span className="upload-progress" role="status">
+      <progress max={1} value={fraction} aria-label="Upload progress">{pct}%</progress>
+      <span className="muted">{pct}%</span>
+      {meter && <span className="muted">{formatBytes(meter.loaded)} of {formatBytes(meter.total)}</span>}
+      {meter?.rate != null && <span className="muted" aria-label="Upload speed">{formatBytes(meter.rate)}/s</span>}
+      {meter?.eta != null && <span className="muted" aria-label="Time left">{formatEta(meter.eta)}</span>}
     </span>
   );
 }
