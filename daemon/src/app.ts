@@ -13,6 +13,7 @@ import { health } from './http/health';
 import { authRoutes } from './auth/routes';
 import { adminRoutes } from './auth/admin-routes';
 import { orgAdminRoutes } from './orgs/admin-routes';
+import { poolCountsRoutes } from './pools/counts-routes';
 import { registryRoutes } from './registry/routes';
 import { catalogRoutes } from './registry/catalog/routes';
 import { uploadPutRoutes } from './blobs/uploads/routes';
@@ -25,6 +26,7 @@ import { agentProtocolRoutes, agentsApiRoutes } from './tfc-routes';
 import { defaultUiDir, webUi } from './ui/static';
 import { sessionRoutes } from './ui/session-routes';
 import { namespaceRoutes } from './ui/namespaces-routes';
+import { statsRoutes } from './registry/stats-routes';
 
 /** Builds the Koa application. Never listens and reads no globals: tests call it directly. */
 export function createApp(deps: Deps): Koa {
@@ -46,7 +48,7 @@ export function createApp(deps: Deps): Koa {
     '/api/v1': [speaks('box', registry)],
     // A path no route answers is go-tfe's: JSON:API. The box registry's v2 routes speak Vagrant's.
     '/api/v2': [speaks('jsonapi', agentsApiRoutes(agentsDeps)), speaks('box', registry)],
-    '/api/boxyard': [speaks('ui', [sessionRoutes({ tokens: deps.tokens, loginLimiter: deps.loginLimiter, cookie }), namespaceRoutes(deps), adminRoutes(deps), orgAdminRoutes(deps), importRoutes(deps), mirrorRoutes({ ...deps.mirror, orgs: deps.orgs })])],
+    '/api/boxyard': [speaks('ui', [sessionRoutes({ tokens: deps.tokens, loginLimiter: deps.loginLimiter, cookie }), namespaceRoutes(deps), statsRoutes(deps), adminRoutes(deps), orgAdminRoutes(deps), poolCountsRoutes(deps.agents), importRoutes(deps), mirrorRoutes({ ...deps.mirror, orgs: deps.orgs })])],
     '/api/agent': [speaks('agent', agentProtocolRoutes(agentsDeps))],
   }, [speaks('box', [
     uploadPutRoutes(deps),

@@ -108,6 +108,8 @@ export const AGENT = {
 export const BOXYARD = {
   session: route('/session'),
   namespaces: route('/namespaces'),
+  /** The box page's numbers (sizes, downloads per version and provider) and whether the caller may edit. */
+  boxStats: route('/boxes/:username/:name/stats'),
   user: route('/user'),
   users: route('/users'),
   userNamed: route('/users/:name'),
@@ -122,6 +124,8 @@ export const BOXYARD = {
   organizations: route('/organizations'),
   organization: route('/organizations/:name'),
   member: route('/organizations/:name/members/:username'),
+  /** Agents per status of an organization's pools (the UI's pool list: pools/counts-routes.ts). */
+  agentStatusCounts: route('/organizations/:name/agent-status-counts'),
   settings: route('/settings'),
   upstreams: route('/upstreams'),
   upstream: route('/upstreams/:id'),

@@ -58,6 +58,11 @@ export class RegistryAccess {
     return { box };
   }
 
+  /** Whether the caller may change the box (what the UI offers), without refusing anything. */
+  mayManage(p: Principal, box: BoxRecord): Promise<boolean> {
+    return this.orgs.actsFor(p, box);
+  }
+
   async version(p: Principal, ref: VersionRef, need: Need): Promise<{ box: BoxRecord; version: VersionRow }> {
     const { box } = await this.box(p, ref, need);
     const version = await this.repo.version(box.id, ref.version);

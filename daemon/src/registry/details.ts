@@ -3,6 +3,8 @@ import type { BoxRecord, ProviderRow, RegistryRepository, VersionDetail, Version
 export type { VersionDetail };
 /** A box with its versions, newest (by Ruby Gem ordering) first. */
 export interface BoxDetail { box: BoxRecord; versions: readonly VersionDetail[] }
+/** A box with each provider's finished downloads (by provider id) and whether the caller may change it. */
+export interface BoxStats { detail: BoxDetail; downloads: ReadonlyMap<string, number>; mayManage: boolean }
 /** A box with only its current version: what search hits and namespace listings show. */
 export interface BoxSummary { box: BoxRecord; current: VersionDetail | undefined }
 

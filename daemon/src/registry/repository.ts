@@ -75,8 +75,17 @@ export class RegistryRepository {
   async deleteBox(id: string) {
     await this.db.deleteFrom('boxes').where('id', '=', id).execute();
   }
-  async countDownload(boxId: string) {
+  /** One finished download: the box's count, and the provider's when known (the box page shows both). */
+  async countDownload(boxId: string, providerId?: string) {
     await this.db.updateTable('boxes').set((eb) => ({ downloads: eb('downloads', '+', 1) })).where('id', '=', boxId).execute();
+    if (providerId === undefined) return;
+    await this.db.insertInto('provider_downloads').values({ provider_id: providerId, downloads: 1 })
+      .onConflict((oc) => oc.column('provider_id').doUpdateSet((eb) => ({ downloads: eb('provider_downloads.downloads', '+', 1) }))).execute();
+  }
+  /** Finished downloads per provider id; providers never downloaded are absent. */
+  async providerDownloads(providerIds: string[]): Promise<Map<string, number>> {
+    const rows = await inChunks(providerIds, (ids) => this.db.selectFrom('provider_downloads').select(['provider_id', 'downloads']).where('provider_id', 'in', ids).execute());
+    return new Map(rows.map((r) => [r.provider_id, r.downloads]));
   }
 
   /** Versions of one box, newest (by Ruby Gem ordering) first, with their providers (by name), in one query. */

@@ -5,7 +5,7 @@ import type { IdGen } from '../lib/ids';
 import { ConflictError } from '../lib/errors';
 import { RegistryAccess, type BoxRef, type Need, type NamespaceOwners, type ProviderRef } from './access';
 import { isUniqueViolation } from '../store/storage-errors';
-import { loadDetail, loadSummaries, type BoxDetail, type BoxSummary } from './details';
+import { loadDetail, loadSummaries, type BoxDetail, type BoxStats, type BoxSummary } from './details';
 import type { BoxRecord, ProviderRow, RegistryRepository, VersionRow } from './repository';
 import type { SearchFilter } from './search/query';
 import { VersionService } from './versions/service';
@@ -20,7 +20,10 @@ export interface NewBox {
   is_private?: boolean | null;
 }
 export interface BoxPatch { name?: string | null; short_description?: string | null; description?: string | null; is_private?: boolean | null }
-export type SearchParams = Omit<SearchFilter, 'visible' | 'offset'> & { page: number };
+export type SearchParams = Omit<SearchFilter, 'visible' | 'offset' | 'mine'> & { page: number };
+
+/** What a caller may find besides public boxes: everything (administrators), or their namespaces' boxes. */
+const visibleTo = (p: Principal): SearchFilter['visible'] => (p?.user.is_admin ? { all: true } : { userId: p?.user.id ?? null });
 
 /** Boxes, search and namespaces; versions and providers live in their own services. */
 export class RegistryService {
@@ -53,13 +56,32 @@ export class RegistryService {
 
   async search(p: Principal, params: SearchParams): Promise<BoxSummary[]> {
     const { page, ...rest } = params;
-    const visible = p?.user.is_admin ? { all: true as const } : { userId: p?.user.id ?? null };
-    const boxes = await this.repo.search({ ...rest, offset: (page - 1) * rest.limit, visible });
+    const boxes = await this.repo.search({ ...rest, offset: (page - 1) * rest.limit, visible: visibleTo(p) });
     return loadSummaries(this.repo, boxes);
+  }
+
+  /**
+   * The web UI's box list: a page of search hits or, with `mine`, of the boxes of the caller's own
+   * namespaces, released or not; and whether another page follows (one more row is read to know).
+   */
+  async boxList(p: Principal, params: SearchParams & { mine: boolean }): Promise<{ boxes: BoxSummary[]; more: boolean }> {
+    const { page, mine, ...rest } = params;
+    const rows = await this.repo.search({
+      ...rest, limit: rest.limit + 1, offset: (page - 1) * rest.limit, visible: visibleTo(p), mine: mine && p ? p.user.id : undefined,
+    });
+    return { boxes: await loadSummaries(this.repo, rows.slice(0, rest.limit)), more: rows.length > rest.limit };
   }
 
   async box(p: Principal, ref: BoxRef): Promise<BoxDetail> {
     return loadDetail(this.repo, (await this.access.box(p, ref, 'read')).box);
+  }
+
+  /** What the web UI's box page shows beyond the box: downloads per provider, and whether the caller may change it. */
+  async stats(p: Principal, ref: BoxRef): Promise<BoxStats> {
+    const { box } = await this.access.box(p, ref, 'read');
+    const detail = await loadDetail(this.repo, box);
+    const downloads = await this.repo.providerDownloads(detail.versions.flatMap((v) => v.providers.map((e) => e.id)));
+    return { detail, downloads, mayManage: await this.access.mayManage(p, box) };
   }
 
   async createBox(p: Principal, input: NewBox): Promise<BoxDetail> {
@@ -138,6 +160,6 @@ export class RegistryService {
     await this.repo.updateProvider(providerId, { blob_sha256: blob.sha256, size: blob.size, url: null, updated_at: this.now() });
   }
 
-  countDownload = (boxId: string): Promise<void> => this.repo.countDownload(boxId);
+  countDownload = (boxId: string, providerId?: string): Promise<void> => this.repo.countDownload(boxId, providerId);
   referencedBlobDigests = (): Promise<Set<string>> => this.repo.referencedBlobDigests();
 }

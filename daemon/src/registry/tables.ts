@@ -49,11 +49,18 @@ export interface BoxProvidersTable {
   updated_at: string;
 }
 
+/** Finished downloads of a provider's file served here (migration 013); no row: none yet. */
+export interface ProviderDownloadsTable {
+  provider_id: string;
+  downloads: Generated<number>;
+}
+
 /** Tables of the box registry, as Kysely sees them. */
 export interface RegistryTables {
   boxes: BoxesTable;
   box_versions: BoxVersionsTable;
   box_providers: BoxProvidersTable;
+  provider_downloads: ProviderDownloadsTable;
 }
 
 export type BoxRow = Selectable<BoxesTable>;

@@ -25,13 +25,13 @@ const DownloadParams = z.object({ username: Segment, box: Segment, version: Segm
 async function locate(d: DownloadRouteDeps, p: Principal, ref: ProviderRef & { architecture: string }) {
   const { box, provider } = await d.registry.resolveProvider(p, ref, 'read');
   const blob = provider.blob_sha256 ? await d.blobStore.stat(provider.blob_sha256) : null;
-  if (!blob && provider.url) return { box, redirect: provider.url, blob: null };
+  if (!blob && provider.url) return { box, providerId: provider.id, redirect: provider.url, blob: null };
   if (!blob) throw new NotFoundError(`No box file has been uploaded for provider "${ref.provider}" (${ref.architecture}) of ${ref.username}/${ref.box} ${ref.version}.`);
-  return { box, redirect: null, blob };
+  return { box, providerId: provider.id, redirect: null, blob };
 }
 
 /** Streams the blob (or the requested range) and counts a download once its last byte is sent. */
-async function send(ctx: Context, d: DownloadRouteDeps, blob: BlobRef, boxId: string): Promise<void> {
+async function send(ctx: Context, d: DownloadRouteDeps, blob: BlobRef, boxId: string, providerId: string): Promise<void> {
   ctx.set('Accept-Ranges', 'bytes');
   ctx.set('ETag', `"${blob.sha256}"`);
   ctx.type = 'application/octet-stream';
@@ -55,7 +55,7 @@ async function send(ctx: Context, d: DownloadRouteDeps, blob: BlobRef, boxId: st
   ctx.length = range.end - range.start + 1;
   if (range.end === blob.size - 1) {
     ctx.res.once('finish', () => {
-      d.registry.countDownload(boxId).catch((err: unknown) => d.log.error({ err }, 'counting a download failed'));
+      d.registry.countDownload(boxId, providerId).catch((err: unknown) => d.log.error({ err }, 'counting a download failed'));
     });
   }
   // The status and headers are on the response already; the blob store writes the body.
@@ -89,7 +89,7 @@ export function downloadRoutes(d: DownloadRouteDeps): Router {
   const handler = validated({ params: DownloadParams }, async (ctx, { params }) => {
     const ref = { username: params.username, box: params.box, version: params.version, provider: params.provider, architecture: params.arch };
     const found = await locate(d, ctx.state.principal as Principal, ref);
-    if (found.blob) await send(ctx, d, found.blob, found.box.id);
+    if (found.blob) await send(ctx, d, found.blob, found.box.id, found.providerId);
     else ctx.redirect(found.redirect);
   });
   // @koa/router answers HEAD with the GET route; the handler then sends headers only.
