@@ -90,7 +90,7 @@ export function ProviderForm({ user, name, version }: { user: string; name: stri
   };
 
   if (!open) return <button type="button" className="small" onClick={() => setOpen(true)}>Add provider</button>;
-  const label = d.source === 'url' ? 'Add provider' : created ? 'Retry upload' : 'Create and upload';
+  const label = d.source === 'url' ? 'Add provider' : up.uploading ? 'Uploading…' : created ? 'Retry upload' : 'Create and upload';
   return (
     <form className="provider-form" onSubmit={(e) => void submit(e)} aria-label={`Add provider to ${version}`}>
       <ProviderFields d={d} set={set} locked={created} />
