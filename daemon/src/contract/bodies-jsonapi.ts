@@ -1,5 +1,7 @@
 import { z, type ZodType } from 'zod';
 import { EXECUTION_MODES } from './wire-jsonapi';
+import { AccountName } from './names';
+import { Email } from './bodies-accounts';
 
 /**
  * What the HCP Terraform-compatible API's changes take (JSON:API under /api/v2): the request
@@ -61,6 +63,28 @@ export const UpdatePoolDocument = ResourceInput(['agent-pools'], PoolAttributes.
 
 /** `POST /agent-pools/:id/authentication-tokens`. go-tfe and the tfe provider send `authentication-tokens`; HCP Terraform's docs also show `agent-tokens`. */
 export const CreateAgentTokenDocument = ResourceInput(['authentication-tokens', 'agent-tokens'], z.object({ description: z.string().max(1024).nullish() }), z.object({}));
+
+// ---- organizations ----
+
+/** `"a", "b" or "c"`. */
+const quoted = (values: readonly string[]) => values.map((v) => `"${v}"`).join(', ').replace(/, (?=[^,]*$)/, ' or ');
+export const OrganizationAttributes = z.object({
+  name: AccountName,
+  email: Email.nullish(),
+  'agent-pool-limit': z.number().int().min(0).max(10_000).optional(),
+  'collaborator-auth-policy': z.enum(['password', 'two_factor_mandatory']).optional(),
+  'cost-estimation-enabled': z.boolean().optional(),
+  'session-remember': z.number().int().min(0).max(1_000_000).nullish(),
+  'session-timeout': z.number().int().min(0).max(1_000_000).nullish(),
+  'owners-team-saml-role-id': z.string().max(256).nullish(),
+  'default-execution-mode': z.enum(EXECUTION_MODES, { message: `default-execution-mode must be ${quoted(EXECUTION_MODES)}` }).optional(),
+});
+/** tfe_organization_default_settings sends `default-agent-pool` only with a pool id; `data: null` clears it. */
+export const OrganizationRelationships = z.object({ 'default-agent-pool': ToOneInput('agent-pools').optional() });
+/** `POST /organizations` (the name is required: orgs/schemas.ts). */
+export const CreateOrganizationDocument = ResourceInput(['organizations'], OrganizationAttributes, OrganizationRelationships);
+/** `PATCH /organizations/:name`: the agent-pool limit and the defaults the web UI changes, among the rest. */
+export const UpdateOrganizationDocument = ResourceInput(['organizations'], OrganizationAttributes.partial(), OrganizationRelationships);
 
 // ---- workspaces ----
 

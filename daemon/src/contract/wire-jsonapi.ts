@@ -128,3 +128,41 @@ export const WorkspaceJson = z.object({
   links: selfLink,
 });
 export type WorkspaceJson = z.infer<typeof WorkspaceJson>;
+
+/**
+ * An organization as HCP Terraform shows it (`GET /organizations/:name`, orgs/resources.ts): the
+ * web UI reads its agent-pool limit and its defaults for new workspaces here.
+ */
+export const OrganizationJson = z.object({
+  type: z.literal('organizations'),
+  id: z.string(),
+  attributes: z.object({
+    name: z.string(),
+    email: z.string().nullable(),
+    'created-at': time,
+    'external-id': z.string(),
+    'collaborator-auth-policy': z.string(),
+    'cost-estimation-enabled': z.boolean(),
+    'enterprise-plan': z.string(),
+    'owners-team-saml-role-id': z.string().nullable(),
+    'saml-enabled': z.boolean(),
+    'session-remember': z.number().nullable(),
+    'session-timeout': z.number().nullable(),
+    'trial-expires-at': time.nullable(),
+    'two-factor-conformant': z.boolean(),
+    /** How many agent pools the organization may have (HCP Terraform's plan limit; an owner raises it). */
+    'agent-pool-limit': z.number(),
+    /** The execution mode of workspaces that do not choose one. */
+    'default-execution-mode': z.enum(EXECUTION_MODES),
+    permissions: z.record(z.string(), z.boolean()),
+  }),
+  relationships: z.object({
+    'agent-pools': related,
+    workspaces: related,
+    projects: related,
+    /** The pool of workspaces in mode `agent` that name none. */
+    'default-agent-pool': toOne('agent-pools'),
+  }),
+  links: selfLink,
+});
+export type OrganizationJson = z.infer<typeof OrganizationJson>;

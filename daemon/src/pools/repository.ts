@@ -166,6 +166,18 @@ export class PoolsRepository {
     await this.db.deleteFrom('agent_pools').where('id', '=', id).execute();
   }
 
+  /**
+   * Agents per pool and status in one GROUP BY (read from the index on pool and status), for the
+   * organization's pools, or only those of `poolIds`.
+   */
+  statusCounts(orgId: string, poolIds?: readonly string[]) {
+    let q = this.db.selectFrom('agents').innerJoin('agent_pools', 'agent_pools.id', 'agents.pool_id')
+      .select((eb) => ['agents.pool_id as pool_id', 'agents.status as status', eb.fn.countAll<number>().as('n')])
+      .where('agent_pools.organization_id', '=', orgId);
+    if (poolIds) q = q.where('agents.pool_id', 'in', poolIds.length ? [...poolIds] : ['']);
+    return q.groupBy(['agents.pool_id', 'agents.status']).execute();
+  }
+
   /** Adds the relationship ids to a page of pools, in one query (pool-views.ts). */
   views(rows: PoolRow[]): Promise<PoolView[]> {
     return this.relations.of(rows);
