@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import { requireUser } from '../auth/middleware';
 import { validated } from '../http/validate';
 import { BOX } from '../http/route-table';
+import { AnswerMemo } from '../http/answer-memo';
 import { boxJson, boxSummaryJson, descriptionHtml } from './serialize';
 import { BoxParams, CreateBoxBody, SearchQuery, UpdateBoxBody, UserParams } from './schemas';
 import { caller, linksFor, type RegistryRouteDeps } from './route-helpers';
@@ -14,6 +15,7 @@ import { providerRoutes } from './providers/routes';
 export function registryRoutes(d: RegistryRouteDeps): Router {
   const r = new Router();
   const box = (ctx: Context, detail: BoxDetail) => boxJson(detail, linksFor(ctx, d.config));
+  const answers = new AnswerMemo();
 
   r.get(BOX.user.path, validated({ params: UserParams }, async (ctx, { params }) => {
     const { ns, boxes } = await d.registry.profile(caller(ctx), params.username);
@@ -41,7 +43,9 @@ export function registryRoutes(d: RegistryRouteDeps): Router {
   }));
 
   r.get(BOX.box.path, validated({ params: BoxParams }, async (ctx, { params }) => {
-    ctx.body = box(ctx, await d.registry.box(caller(ctx), { username: params.username, box: params.name }));
+    const detail = await d.registry.box(caller(ctx), { username: params.username, box: params.name });
+    const links = linksFor(ctx, d.config);
+    answers.send(ctx, [detail.box, detail.versions], `${links.urls.base} ${links.api}`, () => boxJson(detail, links));
   }));
 
   r.put(BOX.box.path, validated({ params: BoxParams, body: UpdateBoxBody }, async (ctx, { params, body }) => {

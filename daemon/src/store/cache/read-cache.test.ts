@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../db';
 import { prepare } from './prepared';
 import { ReadCache, cachedQuery, tablesRead } from './read-cache';
-import { writeOf } from './table-versions';
+import { CATCH_UP_MS, writeOf } from './table-versions';
 
 let dir: string;
 let store: Store;
@@ -107,8 +107,8 @@ describe('ReadCache', () => {
     const other = new Database(join(dir, 'db.sqlite'));
     other.prepare("UPDATE settings SET value = 'from-elsewhere' WHERE key = 'k'").run();
     other.close();
-    // Other connections are caught up with at most once a millisecond.
-    await new Promise((resolve) => setTimeout(resolve, 2));
+    // Other connections are caught up with at most once per CATCH_UP_MS.
+    await new Promise((resolve) => setTimeout(resolve, CATCH_UP_MS + 1));
     expect(before).not.toEqual([{ value: 'from-elsewhere' }]);
     expect(await c.get()).toEqual([{ value: 'from-elsewhere' }]);
   });

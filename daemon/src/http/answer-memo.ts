@@ -1,0 +1,43 @@
+import type { Context } from 'koa';
+
+/** Variants (base URL × API version) kept per value: a handful in practice; the bound keeps odd Host headers from growing it. */
+const MAX_VARIANTS = 8;
+
+interface Entry { rest: readonly object[]; variants: Map<string, Buffer> }
+
+/**
+ * JSON answers kept as bytes beside the values they were built from. A read cache
+ * (store/cache/read-cache.ts) hands out the same frozen objects until a table they come from
+ * changes; an answer built from the same objects is the same answer, so it is serialized once,
+ * not on every request (building and stringifying an 11 KiB box cost the box endpoint a fifth of
+ * its time: bench/RESULTS.md). Keyed by the objects' identity, so a changed box (new objects)
+ * is a new entry and a dropped one goes with them; `variant` is whatever else shapes the answer
+ * (base URL, API version). Values that are not frozen did not come from a cache: they are
+ * serialized every time.
+ */
+export class AnswerMemo {
+  private readonly byFirst = new WeakMap<object, Entry>();
+
+  /** Answers `build()`'s value as JSON, from memory when `from` and `variant` were answered before. */
+  send(ctx: Context, from: readonly [object, ...object[]], variant: string, build: () => unknown): void {
+    ctx.type = 'application/json';
+    ctx.body = this.bytes(from, variant, build);
+  }
+
+  private bytes(from: readonly [object, ...object[]], variant: string, build: () => unknown): Buffer {
+    const serialize = () => Buffer.from(JSON.stringify(build()));
+    if (!from.every((o) => Object.isFrozen(o))) return serialize();
+    const [first, ...rest] = from;
+    let entry = this.byFirst.get(first);
+    if (!entry || entry.rest.length !== rest.length || entry.rest.some((o, i) => o !== rest[i])) {
+      entry = { rest, variants: new Map() };
+      this.byFirst.set(first, entry);
+    }
+    const kept = entry.variants.get(variant);
+    if (kept) return kept;
+    const made = serialize();
+    if (entry.variants.size >= MAX_VARIANTS) entry.variants.delete(entry.variants.keys().next().value as string);
+    entry.variants.set(variant, made);
+    return made;
+  }
+}
