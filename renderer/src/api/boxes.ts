@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import { apiPath, type Fetcher } from './client';
 import { load } from './load';
-import type { CreateBox, CreateProvider, CreateVersion } from '../../../daemon/src/contract/bodies-registry';
+import type { CreateBox, CreateProvider, CreateVersion, UpdateBox, UpdateVersion } from '../../../daemon/src/contract/bodies-registry';
+import { BoxStatsAnswer } from '../../../daemon/src/contract/wire-box-stats';
 import { BoxJson, NamespacesAnswer, ProviderJson, SearchJson, UploadTargetJson, VersionJson } from '../../../daemon/src/contract/wire-registry';
 
 const V1 = '/api/v1';
@@ -22,9 +23,16 @@ export const getBox = (api: Fetcher, user: string, name: string) => load(api, Bo
 
 export const createBox = (api: Fetcher, box: z.input<typeof CreateBox>) => load(api, BoxJson, `${V1}/boxes`, { method: 'POST', body: { box } });
 export const deleteBox = (api: Fetcher, user: string, name: string) => api(boxPath(user, name), { method: 'DELETE' });
+export const updateBox = (api: Fetcher, user: string, name: string, box: z.input<typeof UpdateBox>) =>
+  load(api, BoxJson, boxPath(user, name), { method: 'PUT', body: { box } });
+/** Sizes, downloads per version and provider, and whether the caller may edit (GET /api/boxyard/boxes/…/stats). */
+export const getBoxStats = (api: Fetcher, user: string, name: string) =>
+  load(api, BoxStatsAnswer, `${apiPath('/api/boxyard/boxes', user, name)}/stats`).then((r) => r.stats);
 
 export const createVersion = (api: Fetcher, user: string, name: string, version: z.input<typeof CreateVersion>) =>
   load(api, VersionJson, `${boxPath(user, name)}/versions`, { method: 'POST', body: { version } });
+export const updateVersion = (api: Fetcher, user: string, name: string, version: string, patch: z.input<typeof UpdateVersion>) =>
+  load(api, VersionJson, versionPath(user, name, version), { method: 'PUT', body: { version: patch } });
 export const deleteVersion = (api: Fetcher, user: string, name: string, version: string) =>
   api(versionPath(user, name, version), { method: 'DELETE' });
 export const setVersionStatus = (api: Fetcher, user: string, name: string, version: string, action: 'release' | 'revoke') =>
@@ -42,4 +50,18 @@ export const prepareUpload = (api: Fetcher, ref: ProviderRef) =>
 export function boxAddSnippet(origin: string, tag: string, isPrivate: boolean): string {
   const token = isPrivate ? ' VAGRANT_CLOUD_TOKEN=<your token>' : '';
   return `VAGRANT_SERVER_URL=${origin}${token} vagrant box add ${tag}`;
+}
+
+/** The box's catalog on this daemon, as the browser reaches it: what `config.vm.box_url` points at. */
+export const catalogUrl = (origin: string, tag: string): string => `${origin}/${tag.split('/').map(encodeURIComponent).join('/')}`;
+
+/** A Vagrantfile using the box at a version, from this daemon's catalog. */
+export function vagrantfileSnippet(origin: string, tag: string, version: string | null): string {
+  return [
+    'Vagrant.configure("2") do |config|',
+    `  config.vm.box = "${tag}"`,
+    ...(version ? [`  config.vm.box_version = "${version}"`] : []),
+    `  config.vm.box_url = "${catalogUrl(origin, tag)}"`,
+    'end',
+  ].join('\n');
 }

@@ -15,6 +15,8 @@ export const queryKeys = {
   /** Every box page, and under it one box. */
   boxes: ['box'],
   box: (user: string, name: string) => ['box', user, name],
+  /** A box page's sizes, downloads and edit right: under the box, so whatever refreshes the box refreshes them. */
+  boxStats: (user: string, name: string) => ['box', user, name, 'stats'],
 
   /** The list and, under it, each organization with its members. */
   organizations: ['organizations'],
@@ -25,6 +27,10 @@ export const queryKeys = {
   settings: ['settings'],
 
   pools: (org: string) => ['pools', org],
+  /** Agents per status of the listed pools (ids joined), refreshed with the organization's pools. */
+  poolStatusCounts: (org: string, poolIds: string) => ['pools', org, 'status-counts', poolIds],
+  /** An organization's agent-pool limit and defaults (JSON:API), refreshed with the organization. */
+  organizationSettings: (name: string) => ['organizations', name, 'agent-settings'],
   pool: (id: string) => ['pool', id],
   agentTokens: (poolId: string) => ['agent-tokens', poolId],
   agents: (poolId: string) => ['agents', poolId],

@@ -1,13 +1,17 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
-import { boxAddSnippet, createVersion, deleteBox, getBox } from '../api/boxes';
+import { createVersion, deleteBox, getBox, getBoxStats } from '../api/boxes';
 import { useSession } from '../api/session';
-import { CopyField, ErrorNote, Loading, Section, confirmed, useAction } from '../components/ui';
-import { VersionCard } from '../components/version-card';
+import { ErrorNote, Loading, Section, confirmed, useAction } from '../components/ui';
 import { useCachedBox } from '../components/mirror/cached-boxes';
 import { ImportDrop } from '../components/mirror/import-drop';
 import { queryKeys } from '../api/query-keys';
+import type { BoxJson } from '../../../daemon/src/contract/wire-registry';
+import { BoxAbout } from '../components/box/box-about';
+import { UseIt } from '../components/box/use-it';
+import { VersionList } from '../components/box/version-list';
+import '../components/box/box.css';
 
 function NewVersionForm({ user, name }: { user: string; name: string }) {
   const { api } = useSession();
@@ -17,49 +21,68 @@ function NewVersionForm({ user, name }: { user: string; name: string }) {
   const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
   return (
     <form className="inline" onSubmit={submit} aria-label="New version">
-      <input name="version" placeholder="Version, e.g. 1.0.0" value={version} onChange={(e) => setVersion(e.target.value)} required />
-      <input name="version_description" placeholder="What changed" value={description} onChange={(e) => setDescription(e.target.value)} />
+      <input name="version" aria-label="Version number" placeholder="Version, e.g. 1.0.0" value={version} onChange={(e) => setVersion(e.target.value)} required />
+      <input name="version_description" aria-label="What changed" placeholder="What changed" value={description} onChange={(e) => setDescription(e.target.value)} />
       <button type="submit" disabled={create.isPending}>Create version</button>
       <ErrorNote error={create.error} />
     </form>
   );
 }
 
-/** One box: how to use it, its versions with providers, and every change the API allows. */
-export function BoxPage() {
-  const { user = '', name = '' } = useParams();
+/** "cached from …", for a box the pull-through cache made (asked only when signed in: the list needs a session). */
+function CachedBadge({ tag }: { tag: string }) {
+  const cached = useCachedBox(tag);
+  if (!cached) return null;
+  return <span className="badge badge-cached" title={cached.upstream?.url ?? undefined}>cached from {cached.upstream?.name ?? 'an upstream'}</span>;
+}
+
+function Heading({ box, manage, signedIn }: { box: BoxJson; manage: boolean; signedIn: boolean }) {
   const { api } = useSession();
   const navigate = useNavigate();
-  const box = useQuery({ queryKey: queryKeys.box(user, name), queryFn: () => getBox(api, user, name) });
-  const remove = useAction(() => deleteBox(api, user, name), [queryKeys.namespaces, queryKeys.searches], () => navigate('/boxes'));
-  const cached = useCachedBox(`${user}/${name}`);
-  if (box.isLoading) return <Loading what="box" />;
-  if (!box.data) return <ErrorNote error={box.error} />;
-  const b = box.data;
-  const released = (b.versions ?? []).some((v) => v.status === 'active');
+  const remove = useAction(() => deleteBox(api, box.username, box.name), [queryKeys.namespaces, queryKeys.searches], () => navigate('/boxes'));
   return (
     <>
       <div className="page-head">
         <h1>
-          {b.tag}{b.private ? <span className="badge">private</span> : null}
-          {cached && <span className="badge badge-cached" title={cached.upstream?.url ?? undefined}>cached from {cached.upstream?.name ?? 'an upstream'}</span>}
+          {box.tag}{box.private ? <span className="badge">private</span> : null}
+          {signedIn && <CachedBadge tag={box.tag} />}
         </h1>
-        <button type="button" className="danger" onClick={() => confirmed(`Delete ${b.tag} with all its versions`) && remove.mutate(undefined)}>Delete box</button>
+        {manage && <button type="button" className="danger" onClick={() => confirmed(`Delete ${box.tag} with all its versions`) && remove.mutate(undefined)}>Delete box</button>}
       </div>
       <ErrorNote error={remove.error} />
-      {b.short_description && <p className="lead">{b.short_description}</p>}
-      {b.description_markdown && <p className="description">{b.description_markdown}</p>}
-      <Section title="Use it">
-        <CopyField label="vagrant box add" value={boxAddSnippet(window.location.origin, b.tag, !!b.private)} />
-        {!released && <p className="muted">Vagrant only sees released versions: release one below.</p>}
+    </>
+  );
+}
+
+/**
+ * One box: what it is (descriptions rendered from Markdown), how to use it (`vagrant box add`, a
+ * Vagrantfile), its versions a page at a time with each provider's architecture, size, downloads
+ * and checksum. Anyone who may read the box sees that much; those who may change it (the stats
+ * answer says so) also get the edits, new versions, uploads, imports and deletes.
+ */
+export function BoxPage() {
+  const { user = '', name = '' } = useParams();
+  const { api, signedIn } = useSession();
+  const box = useQuery({ queryKey: queryKeys.box(user, name), queryFn: () => getBox(api, user, name) });
+  const stats = useQuery({ queryKey: queryKeys.boxStats(user, name), queryFn: () => getBoxStats(api, user, name) });
+  if (box.isLoading) return <Loading what="box" />;
+  if (!box.data) return <ErrorNote error={box.error} />;
+  const b = box.data;
+  const manage = signedIn && stats.data?.may_manage === true;
+  return (
+    <>
+      <Heading box={b} manage={manage} signedIn={signedIn} />
+      <BoxAbout box={b} manage={manage} />
+      <UseIt box={b} />
+      <Section title="Versions" actions={manage ? <NewVersionForm user={user} name={name} /> : undefined}>
+        <ErrorNote error={stats.error} />
+        <VersionList user={user} name={name} versions={b.versions} stats={stats.data} manage={manage} />
       </Section>
-      <Section title="Versions" actions={<NewVersionForm user={user} name={name} />}>
-        {(b.versions ?? []).length === 0 && <p className="muted">No versions yet.</p>}
-        {(b.versions ?? []).map((v) => <VersionCard key={v.version} user={user} name={name} version={v} />)}
-      </Section>
-      <Section title="Import .box files">
-        <ImportDrop user={user} name={name} />
-      </Section>
+      {manage && (
+        <Section title="Import .box files">
+          <ImportDrop user={user} name={name} />
+        </Section>
+      )}
     </>
   );
 }

@@ -1,0 +1,66 @@
+import { deleteProvider, type ProviderRef } from '../../api/boxes';
+import { useSession } from '../../api/session';
+import { queryKeys } from '../../api/query-keys';
+import type { ProviderJson } from '../../../../daemon/src/contract/wire-registry';
+import type { ProviderStatsJson } from '../../../../daemon/src/contract/wire-box-stats';
+import { CopyField, ErrorNote, confirmed, useAction } from '../ui';
+import { UploadProgress, useUpload } from '../use-upload';
+import { formatBytes } from '../format';
+
+/** Where the file is: an external URL, stored here, or still to come (an upload here, for those who may). */
+function FileCell({ provider, refOf, manage }: { provider: ProviderJson; refOf: ProviderRef; manage: boolean }) {
+  const { upload, meter, error } = useUpload();
+  if (provider.original_url) return <a href={provider.original_url} rel="noopener noreferrer nofollow">external URL</a>;
+  // A provider without a URL is `hosted` from the start; the checksum the daemon computes shows the file arrived.
+  if (provider.checksum) return <>uploaded</>;
+  if (!manage) return <span className="muted">no file yet</span>;
+  return (
+    <div className="stack">
+      <label className="upload-again">Waiting for a file: upload<input type="file" accept=".box,application/octet-stream" disabled={meter !== null} onChange={(e) => { const f = e.target.files?.[0]; if (f) void upload(refOf, f); }} /></label>
+      <UploadProgress meter={meter} />
+      <ErrorNote error={error} />
+    </div>
+  );
+}
+
+/**
+ * The architecture as the API gives it. `unknown` is what a provider made without one is recorded
+ * as (vagrant_cloud 3.0.5 sends none): vagrant uses it on any machine. The default entry is the
+ * one vagrant picks among a provider's architectures when the machine's own has no entry.
+ */
+function Architecture({ provider: p }: { provider: ProviderJson }) {
+  return (
+    <>
+      {p.architecture === 'unknown' ? <span title="Created without an architecture: vagrant uses it on any machine">unknown</span> : p.architecture}
+      {p.default_architecture && <span className="badge badge-default" title={`What vagrant picks for ${p.name} when the machine's architecture has no entry of its own`}>default</span>}
+    </>
+  );
+}
+
+// The box answer carries each provider exactly as `GET …/provider/…` does (the same serializer),
+// checksum included: no second request per provider. Size and downloads come from the box's stats.
+export function ProviderRow({ user, name, version, provider: p, stats, manage }: {
+  user: string; name: string; version: string; provider: ProviderJson; stats: ProviderStatsJson | undefined; manage: boolean;
+}) {
+  const { api } = useSession();
+  const ref: ProviderRef = { user, name, version, provider: p.name, architecture: p.architecture };
+  const remove = useAction(() => deleteProvider(api, ref), [queryKeys.box(user, name)]);
+  const what = `${p.name} ${p.architecture}`;
+  return (
+    <tr>
+      <td data-label="Provider">{p.name}</td>
+      <td data-label="Architecture"><Architecture provider={p} /></td>
+      <td data-label="Size">{formatBytes(stats?.size)}</td>
+      <td data-label="Downloads">{stats ? stats.downloads.toLocaleString() : '—'}</td>
+      <td data-label="File"><FileCell provider={p} refOf={ref} manage={manage} /></td>
+      <td data-label="Checksum" className="checksum">{p.checksum ? <CopyField label={`checksum of ${what}`} value={`${p.checksum_type ?? ''}:${p.checksum}`} /> : '—'}</td>
+      <td>{p.download_url && (p.original_url || p.checksum) ? <a href={p.download_url} aria-label={`download ${what}`}>download</a> : null}</td>
+      {manage && (
+        <td>
+          <button type="button" className="danger small" onClick={() => confirmed(`Delete provider ${p.name} (${p.architecture})`) && remove.mutate(undefined)}>Delete</button>
+          <ErrorNote error={remove.error} />
+        </td>
+      )}
+    </tr>
+  );
+}
