@@ -91,6 +91,15 @@ describe('GET /search', () => {
     expect(tags(await d.http.get('/api/v1/search?sort=updated'))[0]).toBe('alice/ubuntu');
   });
 
+  it('sorts by name, from A unless asked otherwise, and pages that order', async () => {
+    expect(tags(await d.http.get('/api/v1/search?sort=name'))).toEqual(['bob/100-box', 'alice/debian', 'bob/fedora', 'alice/ubuntu']);
+    expect(tags(await d.http.get('/api/v2/search?sort=name&order=desc'))).toEqual(['alice/ubuntu', 'bob/fedora', 'alice/debian', 'bob/100-box']);
+    expect(tags(await d.http.get('/api/v1/search?sort=name&limit=3&page=2'))).toEqual(['alice/ubuntu']);
+    expect(tags(await alice.http.get('/api/v1/search?sort=name&q=e'))).toEqual(['bob/100-box', 'alice/debian', 'bob/fedora', 'alice/hidden', 'alice/ubuntu']);
+    // The other sorts still default to descending.
+    expect(tags(await d.http.get('/api/v1/search?sort=created'))[0]).toBe('bob/100-box');
+  });
+
   it('pages with limit and page', async () => {
     const p1 = await d.http.get('/api/v1/search?sort=created&order=asc&limit=3');
     expect(tags(p1)).toEqual(['alice/ubuntu', 'alice/debian', 'bob/fedora']);
@@ -102,7 +111,7 @@ describe('GET /search', () => {
   it.each([
     ['limit=101', /limit must be at most 100/], ['limit=0', /limit must be at least 1/], ['limit=abc', /limit/],
     ['page=0', /page must be at least 1/], ['page=1e400', /page/], ['limit=2.5', /whole number/],
-    ['sort=name', /sort must be downloads, created or updated/], ['order=up', /order must be desc or asc/],
+    ['sort=size', /sort must be downloads, created, updated or name/], ['order=up', /order must be desc or asc/],
     ['architecture=x86', /architecture must be one of/], ['q=a&q=b', /q/],
   ])('rejects %s with 403 in the Vagrant dialect', async (query, message) => {
     const r = await d.http.get(`/api/v1/search?${query}`);

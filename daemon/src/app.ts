@@ -23,9 +23,11 @@ import { mirrorRoutes } from './mirror/routes';
 import { importRoutes, isImportPath } from './mirror/import/routes';
 import { cacheCatalogRoutes, cacheDownloadRoutes } from './mirror/cache/routes';
 import { agentProtocolRoutes, agentsApiRoutes } from './tfc-routes';
-import { defaultUiDir, webUi } from './ui/static';
+import { defaultUiDir, uiPage, webUi } from './ui/static';
 import { sessionRoutes } from './ui/session-routes';
+import { overviewRoutes } from './data/overview-routes';
 import { namespaceRoutes } from './ui/namespaces-routes';
+import { boxListRoutes } from './ui/box-list-routes';
 import { statsRoutes } from './registry/stats-routes';
 
 /** Builds the Koa application. Never listens and reads no globals: tests call it directly. */
@@ -42,20 +44,22 @@ export function createApp(deps: Deps): Koa {
   // downloads and catalog it fills, and the catalog's /:org/:box catch-all last. Each group names
   // the dialect its errors are answered in.
   const cookie = new SessionCookie(deps.config);
+  // The web UI, at /ui/ and as the page a browser gets at a box's catalog URL.
+  const uiDir = defaultUiDir();
   const registry = [authRoutes(deps), uploadApiRoutes(deps), registryRoutes(deps)];
   const agentsDeps = { ...deps.agents, config: deps.config };
   const table = routeTable({
     '/api/v1': [speaks('box', registry)],
     // A path no route answers is go-tfe's: JSON:API. The box registry's v2 routes speak Vagrant's.
     '/api/v2': [speaks('jsonapi', agentsApiRoutes(agentsDeps)), speaks('box', registry)],
-    '/api/boxyard': [speaks('ui', [sessionRoutes({ tokens: deps.tokens, loginLimiter: deps.loginLimiter, cookie }), namespaceRoutes(deps), statsRoutes(deps), adminRoutes(deps), orgAdminRoutes(deps), poolCountsRoutes(deps.agents), importRoutes(deps), mirrorRoutes({ ...deps.mirror, orgs: deps.orgs })])],
+    '/api/boxyard': [speaks('ui', [sessionRoutes({ tokens: deps.tokens, loginLimiter: deps.loginLimiter, cookie }), overviewRoutes(deps.overview), namespaceRoutes(deps), boxListRoutes(deps), statsRoutes(deps), adminRoutes(deps), orgAdminRoutes(deps), poolCountsRoutes(deps.agents), importRoutes(deps), mirrorRoutes({ ...deps.mirror, orgs: deps.orgs })])],
     '/api/agent': [speaks('agent', agentProtocolRoutes(agentsDeps))],
   }, [speaks('box', [
     uploadPutRoutes(deps),
     cacheDownloadRoutes({ ...deps.mirror, registry: deps.registry, blobs: deps.blobStore, ids: deps.ids, log: deps.log }),
     downloadRoutes(deps),
     cacheCatalogRoutes(deps.mirror),
-    catalogRoutes(deps),
+    catalogRoutes({ ...deps, uiPage: uiPage(uiDir) }),
   ])], { jsonDeadlineMs: deps.config.jsonBodySeconds * 1000, rawBody: isImportPath });
 
   // Security headers first, so that error answers carry them too; then a Host this daemon does not
@@ -65,7 +69,7 @@ export function createApp(deps: Deps): Koa {
   app.use(authenticate(deps.tokens, cookie));
   app.use(health(deps.health));
   // The web UI (/ui/, and / redirects there) goes before any catch-all catalog route such as /:org/:box.
-  app.use(webUi(defaultUiDir()));
+  app.use(webUi(uiDir));
 
   app.use(maintenance(deps.settings));
   if (deps.config.requestsPerMinute > 0) app.use(requestRateLimit(deps.config.requestsPerMinute));

@@ -107,7 +107,11 @@ export const AGENT = {
 /** Boxyard's own API for the web UI and the CLI, under /api/boxyard. */
 export const BOXYARD = {
   session: route('/session'),
+  /** The web UI's first page: counts, storage, health, recent activity. */
+  overview: route('/overview'),
   namespaces: route('/namespaces'),
+  /** The web UI's box list, a page per request (ui/box-list-routes.ts). */
+  boxes: route('/boxes'),
   /** The box page's numbers (sizes, downloads per version and provider) and whether the caller may edit. */
   boxStats: route('/boxes/:username/:name/stats'),
   user: route('/user'),

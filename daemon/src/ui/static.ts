@@ -51,8 +51,8 @@ function segmentsOf(path: string): string[] | undefined {
   return out;
 }
 
-async function send(ctx: Context, file: string, size: number, immutable: boolean): Promise<void> {
-  ctx.status = 200;
+async function send(ctx: Context, file: string, size: number, immutable: boolean, status = 200): Promise<void> {
+  ctx.status = status;
   ctx.type = TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
   ctx.length = size;
   // Vite puts a content hash in every asset name, so those never change; index.html must always be re-read.
@@ -67,6 +67,22 @@ async function send(ctx: Context, file: string, size: number, immutable: boolean
  */
 function isAssetPath(segments: string[]): boolean {
   return segments[0] === 'assets' || (segments.length === 1 && extname(segments[0]) !== '');
+}
+
+/** Answers the UI's page (index.html) with `status`, for a route that shows it at its own path. */
+export type UiPage = (ctx: Context, status: number) => Promise<void>;
+
+/**
+ * The UI's page outside /ui/: the box page a browser gets at `/ORG/BOX` (registry/catalog/routes.ts).
+ * Its scripts and styles are linked from /ui/assets/, so it works at any path.
+ */
+export function uiPage(dir: string): UiPage {
+  const index = join(resolve(dir), 'index.html');
+  return async (ctx, status) => {
+    const size = await fileSize(index);
+    if (size === undefined) return text(ctx, 503, NOT_BUILT);
+    return send(ctx, index, size, false, status);
+  };
 }
 
 /**

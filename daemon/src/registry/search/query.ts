@@ -7,37 +7,48 @@ import type { TableVersions } from '../../store/cache/table-versions';
 import { boxes } from '../box-query';
 import type { BoxRecord } from '../tables';
 import { containsPhrase, ftsPhrase, type TextIndex } from './text';
+import type { SearchSort } from '../../contract/wire-box-list';
 
 export interface SearchFilter {
   q?: string;
   provider?: string;
   architecture?: string;
-  sort: 'downloads' | 'created' | 'updated';
+  sort: SearchSort;
   order: 'asc' | 'desc';
   limit: number;
   offset: number;
   /** What the caller may see besides public boxes: everything (administrators) or what this user's namespaces own. */
   visible: { all: true } | { userId: string | null };
+  /**
+   * Only the boxes of this user's namespaces (their own and their organizations'), released or not:
+   * the web UI's "Mine" list. Search proper (`GET /search`) lists only boxes with a released version.
+   */
+  mine?: string;
 }
 
-/** Each sort (either way, ties by name then id) has an index of its own: see migration 007. */
-const SORT_COLUMN = { downloads: 'boxes.downloads', created: 'boxes.created_at', updated: 'boxes.updated_at' } as const;
+/**
+ * Each sort (either way, ties by name then id) has an index of its own: see migrations 007 and 013.
+ * Sorting by name, ties (one name in several namespaces) go by id.
+ */
+const SORT_COLUMN = { downloads: 'boxes.downloads', created: 'boxes.created_at', updated: 'boxes.updated_at', name: 'boxes.name_key' } as const;
 
 /** What decides the SQL of a search; its values are bound. */
 interface Shape {
   sort: SearchFilter['sort'];
   order: SearchFilter['order'];
-  visible: 'all' | 'public' | 'member';
+  visible: 'all' | 'public' | 'member' | 'mine';
   text: 'none' | 'like' | 'index';
   provider: boolean;
   architecture: boolean;
 }
 
 function shapeOf(f: SearchFilter, index: TextIndex): { shape: Shape; args: Bound[] } {
-  const visible = 'all' in f.visible ? 'all' : f.visible.userId === null ? 'public' : 'member';
+  // A user sees every box of their own namespaces, so "mine" needs no other visibility rule.
+  const visible = f.mine !== undefined ? 'mine' : 'all' in f.visible ? 'all' : f.visible.userId === null ? 'public' : 'member';
   const phrase = f.q ? ftsPhrase(index, f.q) : undefined;
   const args: Bound[] = [];
   if (visible === 'member') args.push((f.visible as { userId: string }).userId);
+  if (visible === 'mine') args.push(f.mine!);
   if (phrase) args.push(phrase);
   if (f.q) args.push(containsPattern(f.q.toLowerCase()));
   if (f.provider) args.push(f.provider);
@@ -51,11 +62,19 @@ function shapeOf(f: SearchFilter, index: TextIndex): { shape: Shape; args: Bound
 function build(db: Kysely<Database>, s: Shape, a: string[]) {
   let i = 0;
   const next = () => a[i++];
-  let q = boxes(db).where(sql<boolean>`exists (select 1 from box_versions v where v.box_id = boxes.id and v.status = 'active')`);
+  // Search lists released boxes only; a user's own list shows them all, and filters by any version.
+  const released = s.visible !== 'mine';
+  let q = boxes(db);
+  if (released) q = q.where(sql<boolean>`exists (select 1 from box_versions v where v.box_id = boxes.id and v.status = 'active')`);
   if (s.visible === 'public') q = q.where('boxes.private', '=', 0);
   if (s.visible === 'member') {
     const user = next();
     q = q.where(sql<boolean>`(boxes.private = 0 or boxes.user_id = ${user}
+      or boxes.organization_id in (select m.organization_id from memberships m where m.user_id = ${user}))`);
+  }
+  if (s.visible === 'mine') {
+    const user = next();
+    q = q.where(sql<boolean>`(boxes.user_id = ${user}
       or boxes.organization_id in (select m.organization_id from memberships m where m.user_id = ${user}))`);
   }
   if (s.text === 'index') q = q.where(containsPhrase(next()));
@@ -68,20 +87,23 @@ function build(db: Kysely<Database>, s: Shape, a: string[]) {
     const provider = s.provider ? next() : undefined;
     const architecture = s.architecture ? next() : undefined;
     q = q.where(sql<boolean>`exists (select 1 from box_versions v join box_providers p on p.version_id = v.id
-      where v.box_id = boxes.id and v.status = 'active'
+      where v.box_id = boxes.id ${released ? sql`and v.status = 'active'` : sql``}
       ${provider ? sql`and p.name = ${provider}` : sql``} ${architecture ? sql`and p.architecture = ${architecture}` : sql``})`);
   }
-  return q.orderBy(SORT_COLUMN[s.sort], s.order).orderBy('boxes.name_key', 'asc').orderBy('boxes.id', 'asc')
+  q = q.orderBy(SORT_COLUMN[s.sort], s.order);
+  if (s.sort !== 'name') q = q.orderBy('boxes.name_key', 'asc');
+  return q.orderBy('boxes.id', 'asc')
     .limit(next() as unknown as number).offset(next() as unknown as number);
 }
 
 /**
- * Search in SQL: boxes with a released version that the caller may see, filtered, sorted and
- * paged. Each shape of query (sort, order, who asks, text, filters) is built once and kept
- * (store/cache/prepared.ts): building this query cost as much as running it. Answers are kept in
- * memory until a table they read changes (store/cache/read-cache.ts): the text index alone costs a
- * quarter of a millisecond for a text that most boxes share a part of, and the same few searches
- * (the box list, a popular name) are asked again and again.
+ * Search in SQL: boxes with a released version that the caller may see (or, with `mine`, every
+ * box of the user's namespaces), filtered, sorted and paged. Each shape of query (sort, order,
+ * who asks, text, filters) is built once and kept (store/cache/prepared.ts): building this query
+ * cost as much as running it. Answers are kept in memory until a table they read changes
+ * (store/cache/read-cache.ts): the text index alone costs a quarter of a millisecond for a text
+ * that most boxes share a part of, and the same few searches (the box list, a popular name) are
+ * asked again and again.
  */
 export class SearchQueries {
   private readonly prepared = new Map<string, ReadCache<Bound[], readonly BoxRecord[]>>();

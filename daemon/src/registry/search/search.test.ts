@@ -78,16 +78,24 @@ afterAll(async () => {
 /** SQLite's lower() and LIKE fold ASCII letters only. */
 const fold = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
+const owns = (userId: string, b: Box) => b.ownerId === userId || (members[userId] ?? []).includes(b.ownerId);
+const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
+
 function expected(f: SearchFilter): string[] {
-  const visible = (b: Box) => 'all' in f.visible || !b.private
-    || (f.visible.userId !== null && (b.ownerId === f.visible.userId || (members[f.visible.userId] ?? []).includes(b.ownerId)));
+  const visible = (b: Box) => 'all' in f.visible || !b.private || (f.visible.userId !== null && owns(f.visible.userId, b));
+  // Search lists released boxes; a user's own list every box of their namespaces, by any version's provider.
+  const listed = (b: Box) => (f.mine === undefined ? b.active && visible(b) : owns(f.mine, b));
+  // Each box's 1.0.0 has its own provider, its revoked 0.9.0 a hyperv/amd64 one.
+  const providers = (b: Box) => (f.mine === undefined ? [[b.provider, b.arch]] : [[b.provider, b.arch], ['hyperv', 'amd64']]);
+  const filtered = (b: Box) => providers(b).some(([p, a]) => (!f.provider || p === f.provider) && (!f.architecture || a === f.architecture));
   const text = f.q === undefined ? undefined : fold(f.q.toLowerCase());
   const matches = (b: Box) => text === undefined || [b.name, b.short, b.owner].some((s) => fold(s).includes(text));
-  const key = { downloads: (b: Box) => b.downloads, created: (b: Box) => b.created, updated: (b: Box) => b.updated }[f.sort];
+  const key = { downloads: (b: Box) => b.downloads, created: (b: Box) => b.created, updated: (b: Box) => b.updated, name: (b: Box) => b.name.toLowerCase() }[f.sort];
   const dir = f.order === 'asc' ? 1 : -1;
+  const byName = (a: Box, b: Box) => (f.sort === 'name' ? 0 : compare(a.name.toLowerCase(), b.name.toLowerCase()));
   return boxes
-    .filter((b) => b.active && visible(b) && matches(b) && (!f.provider || b.provider === f.provider) && (!f.architecture || b.arch === f.architecture))
-    .sort((a, b) => (key(a) < key(b) ? -dir : key(a) > key(b) ? dir : 0) || (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : a.name.toLowerCase() > b.name.toLowerCase() ? 1 : 0) || (a.id < b.id ? -1 : 1))
+    .filter((b) => listed(b) && matches(b) && filtered(b))
+    .sort((a, b) => dir * compare(key(a), key(b)) || byName(a, b) || compare(a.id, b.id))
     .slice(f.offset, f.offset + f.limit)
     .map((b) => b.id);
 }
@@ -100,7 +108,7 @@ describe.each(['sqlite-fts5', 'none'] as const)('search at 300 boxes, text index
     const repo = new RegistryRepository(store.db, store.versions, { textIndex });
     let hits = 0;
     for (const q of QUERIES) {
-      for (const sort of ['downloads', 'created', 'updated'] as const) {
+      for (const sort of ['downloads', 'created', 'updated', 'name'] as const) {
         for (const order of ['desc', 'asc'] as const) {
           for (const visible of VISIBLE) {
             for (const offset of [0, 7, 280]) {
@@ -117,12 +125,39 @@ describe.each(['sqlite-fts5', 'none'] as const)('search at 300 boxes, text index
     expect(hits).toBeGreaterThan(5000);
   });
 
+  it('lists a user’s own namespaces, released or not, for every text, sort and page', async () => {
+    const repo = new RegistryRepository(store.db, store.versions, { textIndex });
+    let hits = 0;
+    for (const mine of ['user-alice', 'user-bob', 'user-carol']) {
+      for (const q of [undefined, 'box', 'acme', '_']) {
+        for (const sort of ['name', 'updated'] as const) {
+          for (const order of ['asc', 'desc'] as const) {
+            for (const offset of [0, 7]) {
+              // `visible` is what the caller could see otherwise: it must not widen their own list.
+              const f: SearchFilter = { q, sort, order, visible: { all: true }, mine, limit: 7, offset };
+              const want = expected(f);
+              expect((await repo.search(f)).map((b) => b.id), JSON.stringify(f)).toEqual(want);
+              hits += want.length;
+            }
+          }
+        }
+      }
+    }
+    expect(hits).toBeGreaterThan(200);
+    // Unreleased boxes are among them.
+    const all = await repo.search({ sort: 'name', order: 'asc', visible: { userId: 'user-bob' }, mine: 'user-bob', limit: 100, offset: 0 });
+    expect(all.some((b) => !boxes.find((x) => x.id === b.id)!.active)).toBe(true);
+  });
+
   it('filters by provider and architecture of released versions only', async () => {
     const repo = new RegistryRepository(store.db, store.versions, { textIndex });
     for (const [provider, architecture] of [['libvirt', undefined], [undefined, 'arm64'], ['virtualbox', 'amd64'], ['hyperv', undefined]] as const) {
       for (const q of [undefined, 'web']) {
         const f: SearchFilter = { q, provider, architecture, sort: 'downloads', order: 'desc', visible: { userId: 'user-bob' }, limit: 100, offset: 0 };
         expect((await repo.search(f)).map((b) => b.id), JSON.stringify(f)).toEqual(expected(f));
+        // A user's own list filters by the providers of any version (the revoked 0.9.0's hyperv too).
+        const own: SearchFilter = { ...f, mine: 'user-bob' };
+        expect((await repo.search(own)).map((b) => b.id), JSON.stringify(own)).toEqual(expected(own));
       }
     }
   });
