@@ -141,4 +141,9 @@ export const BOXYARD = {
   mirrorJobCancel: route('/mirror-jobs/:id/cancel'),
   cache: route('/cache'),
   import: route('/import/:username/:box/:version'),
+  // The mirroring API's actions (mirror/actions/routes.ts).
+  upstreamTest: route('/upstreams/:id/test'),
+  cacheSize: route('/cache/size'),
+  importFolder: route('/import-folder'),
+  exportFolder: route('/export'),
 } as const;

@@ -13,6 +13,10 @@ import type { MirrorRepository } from './repository';
 import { MirrorRunner } from './runner';
 import { UpstreamGate } from './upstreams/http';
 import { UpstreamService } from './upstreams/service';
+import { UpstreamProbe } from './upstreams/probe';
+import { CacheAdmin } from './cache/admin';
+import { FolderImport } from './actions/import-folder';
+import { FolderExport } from './actions/export-folder';
 
 export interface MirrorWiring {
   db: Kysely<Database>;
@@ -33,6 +37,10 @@ export function buildMirror(w: MirrorWiring) {
   const runner = new MirrorRunner({ repo: w.repo, gate, blobs: w.blobs, publisher: w.registry.publisher, orgs: w.orgs, clock: w.clock, ids: w.ids, log: w.log });
   const mirrors = new MirrorService(w.repo, upstreams, w.orgs, runner, w.clock, w.ids);
   const cache = new PullThroughCache({ repo: w.repo, gate, settings: w.settings, orgs: w.orgs, publisher: w.registry.publisher, blobs: w.blobs, clock: w.clock, log: w.log });
-  return { repo: w.repo, gate, upstreams, runner, mirrors, cache };
+  const probe = new UpstreamProbe(upstreams, gate, w.clock);
+  const cacheAdmin = new CacheAdmin(w.repo, w.registry);
+  const folderImport = new FolderImport(upstreams, mirrors, w.repo);
+  const folderExport = new FolderExport(w.registry, w.blobs, w.clock);
+  return { repo: w.repo, log: w.log, gate, upstreams, runner, mirrors, cache, probe, cacheAdmin, folderImport, folderExport };
 }
 export type MirrorFeature = ReturnType<typeof buildMirror>;

@@ -159,6 +159,18 @@ export class MirrorRepository {
     await this.db.insertInto('cached_boxes').values(row)
       .onConflict((oc) => oc.column('box_id').doUpdateSet({ synced_at: row.synced_at, upstream_id: row.upstream_id })).execute();
   }
+  /** What the cache holds: its boxes, and the files stored for them (a file two providers share counts once). */
+  async cacheSize(): Promise<{ boxes: number; files: number; bytes: number }> {
+    const boxes = await this.db.selectFrom('cached_boxes').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const files = await this.db.selectFrom((eb) => eb.selectFrom('cached_boxes')
+      .innerJoin('box_versions', 'box_versions.box_id', 'cached_boxes.box_id')
+      .innerJoin('box_providers', 'box_providers.version_id', 'box_versions.id')
+      .where('box_providers.blob_sha256', 'is not', null)
+      .select(['box_providers.blob_sha256', 'box_providers.size']).distinct().as('f'))
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.sum<number>('f.size').as('bytes')])
+      .executeTakeFirstOrThrow();
+    return { boxes: Number(boxes.n), files: Number(files.n), bytes: Number(files.bytes ?? 0) };
+  }
   /** Cached boxes with their owner's name and how many of their providers are stored. */
   cachedBoxes() {
     return this.db.selectFrom('cached_boxes')

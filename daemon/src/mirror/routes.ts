@@ -10,8 +10,9 @@ import type { MirrorRunner } from './runner';
 import type { UpstreamService } from './upstreams/service';
 import * as S from './schemas';
 import { cachedBoxJson, jobJson, mirrorJson, upstreamJson } from './serialize';
+import { mirrorActionRoutes, type MirrorActionDeps } from './actions/routes';
 
-export interface MirrorRouteDeps {
+export interface MirrorRouteDeps extends MirrorActionDeps {
   upstreams: UpstreamService;
   mirrors: MirrorService;
   runner: MirrorRunner;
@@ -89,5 +90,6 @@ export function mirrorRoutes(d: MirrorRouteDeps): Router {
     }
     ctx.body = { boxes: visible };
   });
+  r.use(mirrorActionRoutes(d, job).routes());
   return r;
 }

@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { nameKey } from '../../contract/names';
+import { catalogFile, catalogOf, checkOut } from '../actions/export-layout';
 import { MANIFEST_FILE, type ExportManifest } from '../upstreams/catalog-schema';
 import { BoxyardClient, collect, positiveInt, withServerOptions, type ServerOptions } from './client';
 import { downloadFile } from './download';
@@ -16,26 +16,6 @@ interface ExportOptions extends ServerOptions, ExportSelection {
 }
 
 const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : word.endsWith('x') ? 'es' : 's'}`;
-const catalogFile = (box: string) => `${box}/metadata.json`;
-const sameBoxes = (a: string[], b: string[]) => JSON.stringify(a.map(nameKey).sort()) === JSON.stringify(b.map(nameKey).sort());
-
-/**
- * An export goes into an empty (or new) folder, or one holding an export of the same boxes,
- * which it then resumes: never over another export or unrelated files.
- */
-async function checkOut(dir: string, boxes: string[]): Promise<void> {
-  const manifest = join(dir, MANIFEST_FILE);
-  if (existsSync(manifest)) {
-    const held = (JSON.parse(await readFile(manifest, 'utf8')) as Partial<ExportManifest>).boxes?.map((b) => b.name) ?? [];
-    if (!sameBoxes(held, boxes)) {
-      throw new Error(`${dir} already holds an export of ${held.join(', ') || 'other boxes'}. Choose another --out (exporting the same boxes into it again resumes that export).`);
-    }
-    return;
-  }
-  const orgs = new Set(boxes.map((b) => b.split('/')[0]));
-  const stray = (await readdir(dir).catch(() => [] as string[])).filter((n) => !orgs.has(n));
-  if (stray.length) throw new Error(`${dir} is not empty (${stray.slice(0, 3).join(', ')}…) and holds no export. Choose an empty or new folder for --out.`);
-}
 
 function printPlan(out: NodeJS.WriteStream, dir: string, boxes: PlannedBox[]): void {
   const files = filesOf(boxes);
@@ -43,30 +23,6 @@ function printPlan(out: NodeJS.WriteStream, dir: string, boxes: PlannedBox[]): v
   const bytes = files.reduce((n, f) => n + (f.size ?? 0), 0);
   const unknown = files.some((f) => f.size === null) ? 'at least ' : '';
   out.write(`dry run: would write ${count(files.length, 'file')} of ${count(boxes.length, 'box')} to ${dir}, ${unknown}${formatBytes(bytes)} (${bytes} bytes); nothing was written\n`);
-}
-
-/** The box's catalog as `vagrant box add` and a Boxyard upstream read it, with file URLs relative to it. */
-function catalogOf(box: PlannedBox, sha256: Map<PlannedFile, string>) {
-  return {
-    name: box.name,
-    description: box.description,
-    short_description: box.short_description,
-    private: box.private,
-    versions: box.versions.map((v) => ({
-      version: v.version,
-      status: 'active',
-      description_markdown: v.description,
-      providers: v.files.map((f) => ({
-        name: f.provider,
-        url: f.file,
-        // The catalog's own checksum is kept; a file it had none for gets the one computed here.
-        checksum: f.checksum ?? sha256.get(f)!,
-        checksum_type: f.checksum ? f.checksum_type : 'sha256',
-        architecture: f.architecture,
-        default_architecture: f.default_architecture,
-      })),
-    })),
-  };
 }
 
 async function downloadAll(client: BoxyardClient, dir: string, files: PlannedFile[], meter: Meter) {

@@ -10,7 +10,11 @@ const MAX_REDIRECTS = 10;
 export class TransientUpstreamError extends UpstreamError {}
 
 export interface GateSettings { isOffline(): Promise<boolean> }
-export interface GetOptions { accept?: string; range?: number; signal?: AbortSignal; method?: 'GET' | 'HEAD' }
+export interface GetOptions {
+  accept?: string; range?: number; signal?: AbortSignal; method?: 'GET' | 'HEAD';
+  /** A connection test the user asked for: tried even while the breaker pauses the upstream. */
+  ignorePause?: boolean;
+}
 
 /**
  * Every outbound connection goes through here: the offline switch (no connection at all), the
@@ -27,10 +31,11 @@ export class UpstreamGate {
   isOffline = (): Promise<boolean> => this.settings.isOffline();
 
   /** Throws when no connection may be opened to `u` now. */
-  async check(u: UpstreamRow): Promise<void> {
+  async check(u: UpstreamRow, ignorePause = false): Promise<void> {
     if (await this.settings.isOffline()) {
       throw new OfflineError(`Boxyard is offline: it opens no connection to upstream "${u.name}". Switch offline mode off in settings to reach it.`);
     }
+    if (ignorePause) return;
     const fresh = (await this.repo.upstream(u.id)) ?? u;
     if (fresh.paused_until && fresh.paused_until > this.clock.now().toISOString()) {
       throw new UpstreamError(`Upstream "${u.name}" failed ${fresh.failures} times in a row and is paused until ${fresh.paused_until} (last error: ${fresh.last_error ?? 'unknown'}).`);
@@ -67,7 +72,7 @@ export class UpstreamGate {
 
   /** As `get`, but null when the upstream answers 404 or 410 (the pull-through cache's "not there"). */
   async find(u: UpstreamRow, url: string, opts: GetOptions = {}): Promise<Response | null> {
-    await this.check(u);
+    await this.check(u, opts.ignorePause);
     const home = new URL(u.url).origin;
     const seen = new Set<string>();
     let current = url;

@@ -25,6 +25,8 @@ export interface UpstreamSource {
   open(url: string, offset: number, signal?: AbortSignal): Promise<OpenedFile>;
   /** The file's size when the upstream tells it (for progress and ETA), else null. */
   size(url: string, signal?: AbortSignal): Promise<number | null>;
+  /** A connection test: asks what shows the upstream answers (and takes its token); says what answered. */
+  probe(signal?: AbortSignal): Promise<string>;
 }
 
 /** The kind an upstream URL names: an export folder, one catalog JSON, or a registry. */
@@ -88,6 +90,20 @@ class HttpSource implements UpstreamSource {
     }
     const doc = parseJson(this.u, z.object({ boxes: z.array(z.object({ name: z.string() })).max(10_000) }), await boundedText(this.u, this.gate, res), url);
     return doc.boxes.map((b) => `${org}/${b.name}`);
+  }
+
+  async probe(signal?: AbortSignal): Promise<string> {
+    const opts = { accept: 'application/json', signal, ignorePause: true };
+    if (this.single) {
+      const res = await this.gate.get(this.u, this.u.url, opts);
+      const c = parseJson(this.u, UpstreamCatalog, await boundedText(this.u, this.gate, res), this.u.url);
+      return `its catalog of ${c.name ?? 'a box'} (${c.versions.length} versions) was read`;
+    }
+    // With a token, the check vagrant makes (`vagrant cloud auth login --check`); without, a search anyone may run.
+    const url = this.u.token ? `${this.base}/api/v2/authenticate` : `${this.base}/api/v1/search?limit=1`;
+    const res = await this.gate.get(this.u, url, opts);
+    parseJson(this.u, z.object({}).passthrough(), await boundedText(this.u, this.gate, res), url);
+    return this.u.token ? 'it accepted the token' : 'its search answered (no token is set)';
   }
 
   async size(url: string, signal?: AbortSignal): Promise<number | null> {
@@ -168,6 +184,16 @@ class FolderSource implements UpstreamSource {
       return c?.catalog.name ? [c.catalog.name] : [];
     }
     return (await this.manifest()).boxes.map((b) => b.name).filter((n) => nameKey(n).startsWith(`${nameKey(org)}/`));
+  }
+
+  async probe(): Promise<string> {
+    if (this.single) {
+      const c = await this.catalog('');
+      if (!c) throw new UpstreamError(`Upstream "${this.u.name}": there is no file ${toPath(this.u.url)}.`);
+      return `its catalog of ${c.catalog.name ?? 'a box'} (${c.catalog.versions.length} versions) was read`;
+    }
+    const m = await this.manifest();
+    return `its export manifest lists ${m.boxes.length} boxes and ${m.files.length} files`;
   }
 
   async size(url: string): Promise<number | null> {

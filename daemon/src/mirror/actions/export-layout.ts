@@ -1,0 +1,55 @@
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { nameKey } from '../../contract/names';
+import { MANIFEST_FILE, type ExportManifest } from '../upstreams/catalog-schema';
+import type { PlannedBox, PlannedFile } from '../cli/export-plan';
+
+// The layout of an export folder, written alike by `boxyard export` (through the API) and by the
+// daemon's own export (POST /api/boxyard/export, from its blob store).
+
+/** Where a box's catalog goes in an export: `ORG/BOX/metadata.json`. */
+export const catalogFile = (box: string) => `${box}/metadata.json`;
+const sameBoxes = (a: string[], b: string[]) => JSON.stringify(a.map(nameKey).sort()) === JSON.stringify(b.map(nameKey).sort());
+
+/**
+ * An export goes into an empty (or new) folder, or one holding an export of the same boxes,
+ * which it then resumes: never over another export or unrelated files.
+ */
+export async function checkOut(dir: string, boxes: string[]): Promise<void> {
+  const manifest = join(dir, MANIFEST_FILE);
+  if (existsSync(manifest)) {
+    const held = (JSON.parse(await readFile(manifest, 'utf8')) as Partial<ExportManifest>).boxes?.map((b) => b.name) ?? [];
+    if (!sameBoxes(held, boxes)) {
+      throw new Error(`${dir} already holds an export of ${held.join(', ') || 'other boxes'}. Choose another folder (exporting the same boxes into it again resumes that export).`);
+    }
+    return;
+  }
+  const orgs = new Set(boxes.map((b) => b.split('/')[0]));
+  const stray = (await readdir(dir).catch(() => [] as string[])).filter((n) => !orgs.has(n));
+  if (stray.length) throw new Error(`${dir} is not empty (${stray.slice(0, 3).join(', ')}…) and holds no export. Choose an empty or new folder.`);
+}
+
+/** The box's catalog as `vagrant box add` and a Boxyard upstream read it, with file URLs relative to it. */
+export function catalogOf(box: PlannedBox, sha256: Map<PlannedFile, string>) {
+  return {
+    name: box.name,
+    description: box.description,
+    short_description: box.short_description,
+    private: box.private,
+    versions: box.versions.map((v) => ({
+      version: v.version,
+      status: 'active',
+      description_markdown: v.description,
+      providers: v.files.map((f) => ({
+        name: f.provider,
+        url: f.file,
+        // The catalog's own checksum is kept; a file it had none for gets the one computed here.
+        checksum: f.checksum ?? sha256.get(f)!,
+        checksum_type: f.checksum ? f.checksum_type : 'sha256',
+        architecture: f.architecture,
+        default_architecture: f.default_architecture,
+      })),
+    })),
+  };
+}

@@ -1,0 +1,36 @@
+import type { Principal } from '../../auth/accounts-service';
+import { nameKey } from '../../contract/names';
+import { ForbiddenError, NotFoundError } from '../../lib/errors';
+import type { RegistryService } from '../../registry/service';
+import type { MirrorRepository } from '../repository';
+
+/**
+ * The pull-through cache's size and its purge. A purge deletes the cached boxes (versions,
+ * providers, the cache's record) through the registry, as deleting them by hand would; the files
+ * stay until garbage collection finds no provider pointing at them, so no row ever points at a
+ * missing file. A purged box is fetched again from its upstream on its next use.
+ */
+export class CacheAdmin {
+  constructor(
+    private readonly repo: MirrorRepository,
+    private readonly registry: Pick<RegistryService, 'deleteBox'>,
+  ) {}
+
+  size() {
+    return this.repo.cacheSize();
+  }
+
+  /** Every cached box, or only `tag` (ORG/BOX). Administrators only: it empties what a whole lab uses. */
+  async purge(p: NonNullable<Principal>, tag?: string): Promise<{ boxes: string[]; bytes: number }> {
+    if (!p.user.is_admin) throw new ForbiddenError('Only administrators may purge the pull-through cache.');
+    const before = await this.repo.cacheSize();
+    const rows = (await this.repo.cachedBoxes()).filter((r) => r.username && (!tag || nameKey(`${r.username}/${r.name}`) === nameKey(tag)));
+    if (tag && rows.length === 0) throw new NotFoundError(`The pull-through cache holds no box "${tag}".`, { field: 'box' });
+    const boxes: string[] = [];
+    for (const r of rows) {
+      await this.registry.deleteBox(p, { username: r.username!, box: r.name });
+      boxes.push(`${r.username}/${r.name}`);
+    }
+    return { boxes, bytes: before.bytes - (await this.repo.cacheSize()).bytes };
+  }
+}
