@@ -171,7 +171,9 @@ describe('rate limits and maintenance', () => {
     expect((await admin.put('/api/boxyard/settings', { settings: { maintenance: true } })).json).toEqual({
       settings: { maintenance: true, offline: false, offline_forced: false, pull_through_upstream_id: null, cache_max_age_minutes: 30 },
     });
-    const r = await alice.get('/api/boxyard/user');
+    // Who is signed in still answers (the UI learns there who may switch it off); the rest does not.
+    expect((await alice.get('/api/boxyard/user')).json.user).toMatchObject({ username: 'maintuser', admin: false });
+    const r = await alice.get('/api/boxyard/tokens');
     expect(r.status).toBe(503);
     expect(r.json.errors[0]).toMatch(/maintenance/);
     const v2 = await alice.get('/api/v2/organizations');

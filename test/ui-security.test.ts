@@ -108,7 +108,7 @@ describe('the UI session cookie', () => {
     // The session is a token of the user's, listed (and revocable) like the others.
     const tokens = (await d.http.withToken(d.adminToken).get('/api/boxyard/tokens')).json.tokens;
     expect(tokens).toHaveLength(before + 1);
-    expect(tokens.at(-1).description).toBe('Boxyard web UI session');
+    expect(tokens.at(-1)).toMatchObject({ description: expect.stringMatching(/^Boxyard web UI — /), session: true });
 
     const cookie = { cookie: cookieOf(r) };
     expect((await d.http.get('/api/boxyard/session', { headers: cookie })).json).toMatchObject({ user: { username: ADMIN.username } });

@@ -27,6 +27,7 @@ import { buildAgentServices } from './tfc-services';
 import { MirrorRepository } from './mirror/repository';
 import { buildMirror } from './mirror/build';
 import { ImportService } from './mirror/import/service';
+import { OverviewQueries } from './data/overview';
 
 export interface DepsOptions {
   clock?: Clock;
@@ -81,6 +82,8 @@ export function buildDeps(config: Config, opts: DepsOptions = {}) {
     blobStore: blobs.blobStore, uploads: blobs.uploads, blobCollector: blobs.blobCollector,
     mirror,
     integrity, health,
+    /** The overview page's SQL, and what else it reports (ui: data/overview-routes.ts). */
+    overview: { overview: new OverviewQueries(db), health, space: blobs.space, config },
     /** Background work (watchdogs, garbage collection) registers its stop function here. */
     onClose: (fn: () => Promise<void> | void) => { closers.push(fn); },
     async close() {

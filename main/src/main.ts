@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import type { DesktopInfo, DesktopSettings, Welcome } from '../../daemon/src/contract/ipc';
 import { DaemonSupervisor, type SupervisorStatus } from './daemon-supervisor';
 import { DaemonSettingsCli, type RuntimeSwitches } from './daemon-settings';
-import { lanUrls } from './lan';
+import { lanUrls } from '../../daemon/src/contract/lan';
 import type { BrowserWindowLike, ElectronMain } from './electron-api';
 import { registerIpc } from './ipc';
 import { SettingsStore } from './settings-store';

@@ -66,7 +66,7 @@ describe.skipIf(!haveChromium)('web UI security in headless Chromium', () => {
     expect(await page.content()).not.toContain(cookie.value);
     // Script in the page can still use the session, but never read a secret: token lists hold no secrets.
     const tokens = await page.evaluate(() => fetch('/api/boxyard/tokens').then((r) => r.text()));
-    expect(tokens).toContain('Boxyard web UI session');
+    expect(tokens).toContain('Boxyard web UI — Chrome on Linux');
     expect(tokens).not.toContain(cookie.value);
     // A token an older UI left in localStorage is removed when the page loads.
     await page.evaluate(() => localStorage.setItem('boxyard.token', 'left-by-an-older-ui'));

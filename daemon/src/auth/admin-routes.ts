@@ -67,7 +67,10 @@ export function adminRoutes(d: AdminRouteDeps): Router {
     ctx.status = 204;
   }));
 
-  r.get(BOXYARD.tokens.path, async (ctx) => { ctx.body = { tokens: (await d.tokens.list(requireUser(ctx).user)).map(tokenListed) }; });
+  r.get(BOXYARD.tokens.path, async (ctx) => {
+    const p = requireUser(ctx);
+    ctx.body = { tokens: (await d.tokens.list(p.user)).map((t) => tokenListed(t, p.tokenId)) };
+  });
   r.post(BOXYARD.tokens.path, validated({ body: S.NewTokenBody }, async (ctx, { body }) => {
     ctx.status = 201;
     ctx.body = tokenCreated(await d.tokens.create(requireUser(ctx).user, body.token.description));

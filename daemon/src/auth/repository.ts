@@ -10,7 +10,7 @@ export type UserRow = Selectable<UsersTable>;
 export type TokenRow = Selectable<ApiTokensTable>;
 export type TwoFactorRow = Selectable<TwoFactorTable>;
 
-export interface TokenWithUser { token: Pick<TokenRow, 'id' | 'token_hash' | 'last_used_at'>; user: UserRow }
+export interface TokenWithUser { token: Pick<TokenRow, 'id' | 'token_hash' | 'last_used_at' | 'expires_at'>; user: UserRow }
 
 
 /** The database or a transaction: methods that take one run inside the caller's transaction. */
@@ -28,11 +28,11 @@ export class AccountRepository {
     const first = <R>(rows: R[]) => rows[0];
     this.tokenQuery = cachedQuery(versions, prepare(db, (hash: string) => db.selectFrom('api_tokens')
       .innerJoin('users', 'users.id', 'api_tokens.user_id').selectAll('users')
-      .select(['api_tokens.id as token_id', 'api_tokens.token_hash as token_hash', 'api_tokens.last_used_at as token_last_used_at'])
+      .select(['api_tokens.id as token_id', 'api_tokens.token_hash as token_hash', 'api_tokens.last_used_at as token_last_used_at', 'api_tokens.expires_at as token_expires_at'])
       .where('api_tokens.token_hash', '=', hash)), (rows) => {
       if (!rows[0]) return undefined;
-      const { token_id, token_hash, token_last_used_at, ...user } = rows[0];
-      return { token: { id: token_id, token_hash, last_used_at: token_last_used_at }, user };
+      const { token_id, token_hash, token_last_used_at, token_expires_at, ...user } = rows[0];
+      return { token: { id: token_id, token_hash, last_used_at: token_last_used_at, expires_at: token_expires_at }, user };
     });
     this.settingsQuery = cachedQuery(versions, prepare(db, () => db.selectFrom('settings').select(['key', 'value'])),
       (rows) => new Map(rows.map((r) => [r.key, r.value])), 1);
@@ -101,6 +101,10 @@ export class AccountRepository {
     let q = db.deleteFrom('api_tokens').where('user_id', '=', userId);
     if (keep) q = q.where('id', '<>', keep);
     await q.execute();
+  }
+  /** Deletes every token that has ended (web UI sessions past their cookie's end): one statement, on an index. */
+  async deleteExpiredTokens(now: string) {
+    await this.db.deleteFrom('api_tokens').where('expires_at', 'is not', null).where('expires_at', '<=', now).execute();
   }
   async deleteToken(id: string, userId?: string) {
     let q = this.db.deleteFrom('api_tokens').where('id', '=', id);

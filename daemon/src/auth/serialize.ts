@@ -9,12 +9,16 @@ export const tokenCreated = (t: CreatedToken) => ({
   id: t.id,
 });
 
-export const tokenListed = (t: TokenRow) => ({
+/** A token in its owner's list; `current`: the one the request came with (the caller's own session, in the web UI). */
+export const tokenListed = (t: TokenRow, currentId: string) => ({
   id: t.id,
   description: t.description,
   token_hash: t.token_hash,
   created_at: t.created_at,
   last_used_at: t.last_used_at,
+  session: t.session === 1,
+  expires_at: t.expires_at,
+  current: t.id === currentId,
 });
 
 export const userSelf = (u: UserRow) => ({

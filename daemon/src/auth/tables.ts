@@ -20,6 +20,10 @@ export interface ApiTokensTable {
   description: Generated<string>;
   created_at: string;
   last_used_at: string | null;
+  /** 1: the web UI's session (ui/session-routes.ts), not a token the user made. */
+  session: Generated<number>;
+  /** When it stops working (sessions: when their cookie ends); null: until revoked. */
+  expires_at: Generated<string | null>;
 }
 
 export interface TwoFactorTable {

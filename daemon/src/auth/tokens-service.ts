@@ -18,6 +18,18 @@ export interface CreatedToken {
 
 const TOUCH_EVERY_MS = 60_000;
 
+/** A web UI session's token: what the user's token list calls it, and how long it lasts (its cookie's life). */
+export interface SessionSpec { description: string; seconds: number }
+
+interface LoginInput {
+  login: string;
+  password: string;
+  code?: string | null;
+  description?: string | null;
+  /** The token is the web UI's session (ui/session-routes.ts). */
+  session?: SessionSpec;
+}
+
 /** Logins, API tokens (stored as SHA-256 hashes) and resolving a presented token. */
 export class TokenService {
   constructor(
@@ -34,11 +46,11 @@ export class TokenService {
   }
 
   /** `POST /authenticate`: password, then two-factor when enabled, then a new token; all of it counted by `guard`. */
-  login(input: { login: string; password: string; code?: string | null; description?: string | null }, guard: AttemptGuard): Promise<CreatedToken> {
+  login(input: LoginInput, guard: AttemptGuard): Promise<CreatedToken> {
     return this.passwords.signIn(input.login, input.password, guard, (user) => this.secondFactor(user, input));
   }
 
-  private async secondFactor(user: UserRow, input: { code?: string | null; description?: string | null }): Promise<CreatedToken> {
+  private async secondFactor(user: UserRow, input: LoginInput): Promise<CreatedToken> {
     const methods = await this.twoFactor.methods(user);
     if (methods.length > 0) {
       if (!input.code) {
@@ -51,12 +63,21 @@ export class TokenService {
         throw new UnauthorizedError('The two-factor code is wrong, expired or already used. Request or generate a new one.');
       }
     }
-    return this.create(user, input.description ?? '');
+    return input.session ? this.create(user, input.session.description, input.session) : this.create(user, input.description ?? '');
   }
 
-  async create(user: UserRow, description: string): Promise<CreatedToken> {
+  /**
+   * A new token of the user. A web UI session's ends with its cookie, and making one first deletes
+   * every session that has ended, anyone's: they would otherwise pile up in the token lists.
+   */
+  async create(user: UserRow, description: string, session?: SessionSpec): Promise<CreatedToken> {
     const token = this.ids.secret(32);
-    const row = { id: this.ids.id('tok'), user_id: user.id, token_hash: sha256Hex(token), description, created_at: this.clock.now().toISOString(), last_used_at: null };
+    const now = this.clock.now();
+    const row = {
+      id: this.ids.id('tok'), user_id: user.id, token_hash: sha256Hex(token), description, created_at: now.toISOString(), last_used_at: null,
+      session: session ? 1 : 0, expires_at: session ? new Date(now.getTime() + session.seconds * 1000).toISOString() : null,
+    };
+    if (session) await this.repo.deleteExpiredTokens(row.created_at);
     await this.repo.insertToken(row);
     return { id: row.id, description, token, token_hash: row.token_hash, created_at: row.created_at };
   }
@@ -67,6 +88,8 @@ export class TokenService {
     if (!found) return null;
     const { token: row, user } = found;
     const now = this.clock.now();
+    // ISO times in UTC compare as text. An ended session is refused before the next sign-in deletes it.
+    if (row.expires_at !== null && row.expires_at <= now.toISOString()) return null;
     if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) > TOUCH_EVERY_MS) {
       await this.repo.touchToken(row.id, now.toISOString());
     }

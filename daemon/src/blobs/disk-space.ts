@@ -35,8 +35,13 @@ export class DiskSpace {
 
   /** Bytes an unprivileged process may still write on the data folder's disk. */
   async free(): Promise<number> {
+    return (await this.usage()).free;
+  }
+
+  /** The data folder's disk: its size and what an unprivileged process may still write (the overview page shows both). */
+  async usage(): Promise<{ free: number; total: number }> {
     const s = await statfs(this.dir);
-    return Number(s.bavail) * Number(s.bsize);
+    return { free: Number(s.bavail) * Number(s.bsize), total: Number(s.blocks) * Number(s.bsize) };
   }
 
   /** Throws InsufficientStorageError when `bytes` more would leave less than the reserve free. */

@@ -58,6 +58,12 @@ export const ApiTokenJson = z.object({
   token_hash: z.string(),
   created_at: time,
   last_used_at: time.nullable(),
+  /** The web UI's session (made by signing in), not a token the user made. */
+  session: z.boolean(),
+  /** When it stops working (a session: when its cookie ends); null: until revoked. */
+  expires_at: time.nullable(),
+  /** The token this request came with: in the web UI, the caller's own session. */
+  current: z.boolean(),
 });
 export type ApiTokenJson = z.infer<typeof ApiTokenJson>;
 export const ApiTokensAnswer = z.object({ tokens: z.array(ApiTokenJson) });

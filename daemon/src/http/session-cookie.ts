@@ -11,8 +11,8 @@ import { CSRF_HEADER, CSRF_VALUE } from '../contract/headers';
  * "same site", so SameSite=Strict lets their forms carry the cookie) are stopped by it too.
  */
 
-/** How long a browser keeps the cookie; sign-out (or revoking the token in Settings) ends it sooner. */
-const MAX_AGE_SECONDS = 30 * 24 * 3600;
+/** How long a browser keeps the cookie, and its token lasts (auth/tokens-service.ts); sign-out (or revoking the token in Settings) ends it sooner. */
+export const SESSION_MAX_AGE_SECONDS = 30 * 24 * 3600;
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -38,7 +38,7 @@ export class SessionCookie {
   }
 
   set(ctx: Context, token: string): void {
-    ctx.append('Set-Cookie', this.serialize(token, MAX_AGE_SECONDS));
+    ctx.append('Set-Cookie', this.serialize(token, SESSION_MAX_AGE_SECONDS));
   }
 
   clear(ctx: Context): void {

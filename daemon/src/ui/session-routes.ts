@@ -2,11 +2,12 @@ import Router from '@koa/router';
 import { BOXYARD } from '../http/route-table';
 import { validated } from '../http/validate';
 import { requireUser } from '../auth/middleware';
-import { requireCsrfHeader, type SessionCookie } from '../http/session-cookie';
+import { requireCsrfHeader, SESSION_MAX_AGE_SECONDS, type SessionCookie } from '../http/session-cookie';
 import type { LoginLimiter } from '../http/guards/rate-limit';
 import type { TokenService } from '../auth/tokens-service';
 import { CreateTokenBody } from '../auth/schemas';
 import { userSelf } from '../auth/serialize';
+import { browserName } from './browser-name';
 
 export interface SessionRouteDeps {
   tokens: TokenService;
@@ -14,14 +15,15 @@ export interface SessionRouteDeps {
   cookie: SessionCookie;
 }
 
-/** The description of a session's token, as the user's token list shows it. */
-export const SESSION_TOKEN_DESCRIPTION = 'Boxyard web UI session';
+/** The description of a session's token, as the user's token list shows it: "Boxyard web UI — Firefox on Linux". */
+export const SESSION_TOKEN_DESCRIPTION = 'Boxyard web UI';
 
 /**
  * The web UI's sign-in (under /api/boxyard): `POST /session` takes what `POST /api/v1/authenticate`
  * takes (password, then the two-factor code on a 406) and sets the session cookie instead of
  * answering the token; `GET /session` says who is signed in; `DELETE /session` revokes the
- * session's token and clears the cookie. The token is an ordinary API token of the user.
+ * session's token and clears the cookie. The token is an API token of the user marked as a
+ * session: it ends with its cookie, and the next sign-in (anyone's) deletes the ended ones.
  */
 export function sessionRoutes(d: SessionRouteDeps): Router {
   const r = new Router();
@@ -31,7 +33,10 @@ export function sessionRoutes(d: SessionRouteDeps): Router {
     // the attacker's account (login CSRF): the web UI's header is required here too.
     requireCsrfHeader(ctx);
     const created = await d.tokens.login(
-      { login: body.user.login, password: body.user.password, code: body.two_factor?.code, description: SESSION_TOKEN_DESCRIPTION },
+      {
+        login: body.user.login, password: body.user.password, code: body.two_factor?.code,
+        session: { description: `${SESSION_TOKEN_DESCRIPTION} — ${browserName(ctx.get('user-agent'))}`, seconds: SESSION_MAX_AGE_SECONDS },
+      },
       d.loginLimiter.from(ctx.ip),
     );
     const principal = await d.tokens.resolve(created.token);

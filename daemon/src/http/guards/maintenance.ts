@@ -2,9 +2,26 @@ import type { Context, Middleware, Next } from 'koa';
 import { MaintenanceError } from '../../lib/errors';
 import { BOX, BOXYARD, MOUNTS, ROOT } from '../route-table';
 
-/** Paths that stay up in maintenance mode, so an administrator can look and switch it off. */
-const ALWAYS_UP = new Set([ROOT.healthz.path, MOUNTS.boxyard + BOXYARD.settings.path, MOUNTS.v1 + BOX.authenticate.path, MOUNTS.boxyard + BOXYARD.session.path]);
+/**
+ * What stays up in maintenance mode for everyone: health, the web UI, signing in and out, who is
+ * signed in (`/session`, `/user`: the UI learns there whether the user is an administrator, who
+ * alone sees the switch) and the settings (the UI's maintenance banner reads them; only
+ * administrators may change them: auth/admin-routes.ts).
+ */
+const ALWAYS_UP = new Set([
+  ROOT.healthz.path, MOUNTS.v1 + BOX.authenticate.path,
+  ...[BOXYARD.session, BOXYARD.user, BOXYARD.settings].map((r) => MOUNTS.boxyard + r.path),
+]);
 const isUp = (path: string) => ALWAYS_UP.has(path) || path === '/ui' || path.startsWith('/ui/');
+
+/**
+ * Administrators keep the web UI's own API too (users, tokens, the overview, mirrors), so they can
+ * look at what needs doing and switch maintenance off; the APIs clients use (vagrant, go-tfe,
+ * agents) stay closed to them as well.
+ */
+const ADMIN_UP = `${MOUNTS.boxyard}/`;
+/** The caller auth/middleware.ts resolved before this guard runs, as far as this guard reads it. */
+const isAdmin = (ctx: Context) => (ctx.state as { principal?: { user: { is_admin: number } } | null }).principal?.user.is_admin === 1;
 
 /** The runtime settings (auth/settings.ts), as far as this guard reads them. */
 interface MaintenanceSwitch {
@@ -16,7 +33,7 @@ interface MaintenanceSwitch {
 /** Every request passes here: the settings in memory are looked at without an await. */
 export function maintenance(settings: MaintenanceSwitch): Middleware {
   const pass = (s: Readonly<{ maintenance: boolean }>, ctx: Context, next: Next) => {
-    if (s.maintenance && !isUp(ctx.path)) {
+    if (s.maintenance && !isUp(ctx.path) && !(ctx.path.startsWith(ADMIN_UP) && isAdmin(ctx))) {
       throw new MaintenanceError('Boxyard is in maintenance mode. Try again later.', { retryAfterSeconds: 60 });
     }
     return next();

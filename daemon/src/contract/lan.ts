@@ -1,0 +1,15 @@
+/** A network address as Node's `os.networkInterfaces()` lists it, as far as `lanUrls` reads it. */
+export interface InterfaceAddress { address: string; family: string; internal: boolean }
+
+/**
+ * The URLs colleagues use to reach this machine's daemon: one per external IPv4 address (what a
+ * LAN's DHCP hands out; link-local and loopback addresses are no use to another machine). None
+ * while LAN access is off, since the daemon then listens on 127.0.0.1 only. The desktop app's
+ * welcome screen and tray (main/) and the daemon's overview page both show them.
+ */
+export function lanUrls(lanAccess: boolean, port: number, interfaces: Partial<Record<string, InterfaceAddress[]>>): string[] {
+  if (!lanAccess) return [];
+  return Object.values(interfaces).flatMap((list) => list ?? [])
+    .filter((a) => a.family === 'IPv4' && !a.internal && !a.address.startsWith('169.254.'))
+    .map((a) => `http://${a.address}:${port}`);
+}

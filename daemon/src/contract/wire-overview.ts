@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { JOB_STATES } from './wire-mirror';
+
+/**
+ * `GET /api/boxyard/overview`: the web UI's first page for a signed-in user, as the daemon sends it
+ * (ui/overview-routes.ts builds it). Pure (zod only).
+ */
+
+const time = z.string();
+
+export const ACTIVITY_KINDS = ['upload', 'release', 'mirror_job'] as const;
+export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
+
+/** Something that happened lately: a file uploaded, a version released, a mirror job run. */
+export const ActivityJson = z.object({
+  kind: z.enum(ACTIVITY_KINDS),
+  at: time,
+  /** The box (`ORG/BOX`); for a mirror job, the mirror's target (an organization or `ORG/BOX`). */
+  target: z.string(),
+  version: z.string().nullable(),
+  /** An upload's provider, architecture and size. */
+  provider: z.string().nullable(),
+  architecture: z.string().nullable(),
+  size: z.number().nullable(),
+  /** A mirror job's state, the upstream box or organization it copies, and its message. */
+  state: z.enum(JOB_STATES).nullable(),
+  source: z.string().nullable(),
+  message: z.string().nullable(),
+});
+export type ActivityJson = z.infer<typeof ActivityJson>;
+
+const CheckJson = z.object({ status: z.enum(['ok', 'checking', 'low', 'failing']), detail: z.string().optional() });
+
+export const OverviewJson = z.object({
+  /** The daemon's version (package.json). */
+  version: z.string(),
+  /** What `/healthz` reports. */
+  health: z.object({ status: z.enum(['ok', 'degraded', 'failing']), checks: z.object({ database: CheckJson, blobs: CheckJson, disk: CheckJson }) }),
+  /** The URLs colleagues reach this daemon at: the public URL, or one per network address when it serves the LAN; empty when it listens on this machine only. */
+  lan_urls: z.array(z.string()),
+  storage: z.object({
+    /** The stored box files, each counted once. */
+    files_bytes: z.number(),
+    disk_free_bytes: z.number(),
+    disk_total_bytes: z.number(),
+    /** Free space uploads leave alone (BOXYARD_DISK_RESERVE_MB). */
+    reserve_bytes: z.number(),
+  }),
+  /** What the caller may see: boxes, their versions, and distinct stored files. */
+  counts: z.object({ boxes: z.number(), versions: z.number(), files: z.number() }),
+  /** Newest first. */
+  activity: z.array(ActivityJson),
+});
+export type OverviewJson = z.infer<typeof OverviewJson>;
+export const OverviewAnswer = z.object({ overview: OverviewJson });

@@ -1,0 +1,63 @@
+import { networkInterfaces } from 'node:os';
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Config } from '../config';
+import { VERSION } from '../version';
+import { BOXYARD } from '../http/route-table';
+import { requireUser } from '../auth/middleware';
+import type { DiskSpace } from '../blobs/disk-space';
+import { lanUrls } from '../contract/lan';
+import { LAN_HOST } from '../contract/ipc';
+import type { OverviewJson } from '../contract/wire-overview';
+import type { HealthReport } from './health';
+import { ACTIVITY_LIMIT, type OverviewQueries, type Viewer } from './overview';
+
+export interface OverviewRouteDeps {
+  overview: OverviewQueries;
+  health: { report(): Promise<HealthReport> };
+  space: DiskSpace;
+  config: Pick<Config, 'host' | 'publicUrl'>;
+}
+
+const LOOPBACK = /^(127\.|::1$|localhost$)/;
+
+/**
+ * Where colleagues reach this daemon: the public URL when one is set; else, listening on every
+ * interface, one URL per network address; else the one address it listens on, unless that is
+ * this machine's loopback (no one else reaches it).
+ */
+function colleaguesUrls(config: OverviewRouteDeps['config'], port: number): string[] {
+  if (config.publicUrl) return [config.publicUrl];
+  if (config.host === LAN_HOST || config.host === '::') return lanUrls(true, port, networkInterfaces());
+  if (LOOPBACK.test(config.host)) return [];
+  return [`http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`];
+}
+
+async function overviewOf(d: OverviewRouteDeps, ctx: Context, viewer: Viewer): Promise<OverviewJson> {
+  const [counts, filesBytes, disk, health, uploads, releases, jobs] = await Promise.all([
+    d.overview.counts(viewer), d.overview.storedBytes(), d.space.usage(), d.health.report(),
+    d.overview.uploads(viewer), d.overview.releases(viewer), d.overview.mirrorJobs(viewer),
+  ]);
+  return {
+    version: VERSION,
+    health: { status: health.status, checks: health.checks },
+    lan_urls: colleaguesUrls(d.config, ctx.req.socket.localPort ?? 0),
+    storage: { files_bytes: filesBytes, disk_free_bytes: disk.free, disk_total_bytes: disk.total, reserve_bytes: d.space.reserveBytes },
+    counts,
+    // Each list holds its newest ACTIVITY_LIMIT, so the newest of all three are among them.
+    activity: [...uploads, ...releases, ...jobs].sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0)).slice(0, ACTIVITY_LIMIT),
+  };
+}
+
+/**
+ * `GET /api/boxyard/overview`: the web UI's first page for a signed-in user. Counts and activity
+ * cover what the caller may see (everything, for an administrator); the disk is the daemon's.
+ */
+export function overviewRoutes(d: OverviewRouteDeps): Router {
+  const r = new Router();
+  r.get(BOXYARD.overview.path, async (ctx) => {
+    const p = requireUser(ctx);
+    ctx.body = { overview: await overviewOf(d, ctx, p.user.is_admin ? { all: true } : { userId: p.user.id }) };
+  });
+  return r;
+}
