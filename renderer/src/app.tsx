@@ -1,4 +1,4 @@
-import { NavLink, Navigate, Route, Routes } from 'react-router-dom';
+import { Link, NavLink, Navigate, Outlet, Route, Routes, useLocation } from 'react-router-dom';
 import { useSession } from './api/session';
 import { LoginPage } from './pages/login-page';
 import { BoxesPage } from './pages/boxes-page';
@@ -12,6 +12,13 @@ import { SettingsPage } from './pages/settings-page';
 import { MirrorsPage } from './pages/mirrors-page';
 import { OfflineBadge } from './components/mirror/offline-settings';
 import { DesktopWelcome } from './components/desktop-welcome';
+import { signInPath } from './entry-paths';
+
+/** The "Sign in" link, which comes back to this page afterwards. */
+function SignInLink() {
+  const location = useLocation();
+  return <Link className="sign-in" to={signInPath(location)}>Sign in</Link>;
+}
 
 function TopBar() {
   const session = useSession();
@@ -20,44 +27,81 @@ function TopBar() {
       <span className="brand">Boxyard</span>
       <nav>
         <NavLink to="/boxes">Boxes</NavLink>
-        <NavLink to="/mirrors">Mirrors</NavLink>
-        <NavLink to="/agent-pools">Agent pools</NavLink>
-        <NavLink to="/organizations">Organizations</NavLink>
-        <NavLink to="/settings">Settings</NavLink>
+        {session.signedIn && (
+          <>
+            <NavLink to="/mirrors">Mirrors</NavLink>
+            <NavLink to="/agent-pools">Agent pools</NavLink>
+            <NavLink to="/organizations">Organizations</NavLink>
+            <NavLink to="/settings">Settings</NavLink>
+          </>
+        )}
       </nav>
-      <OfflineBadge />
-      <span className="who">{session.username ?? ''}</span>
-      <button type="button" className="link" onClick={() => void session.signOut()}>Sign out</button>
+      {session.signedIn ? (
+        <>
+          <OfflineBadge />
+          <span className="who">{session.username ?? ''}</span>
+          <button type="button" className="link" onClick={() => void session.signOut()}>Sign out</button>
+        </>
+      ) : <SignInLink />}
     </header>
   );
 }
 
-export function App() {
-  const { checking, signedIn } = useSession();
-  if (checking) return <p className="muted">Loading…</p>;
-  // The desktop app's first run shows its generated password before anyone can sign in with it.
-  const welcome = <DesktopWelcome bridge={window.boxyard} />;
-  if (!signedIn) return <>{welcome}<LoginPage /></>;
+function Shell() {
   return (
     <>
-      {welcome}
       <TopBar />
-      <main>
-        <Routes>
+      <main><Outlet /></main>
+    </>
+  );
+}
+
+/** Managing anything asks for sign-in first, then comes back here. */
+function RequireSignIn() {
+  const { signedIn } = useSession();
+  const location = useLocation();
+  return signedIn ? <Outlet /> : <Navigate to={signInPath(location)} replace />;
+}
+
+/** The sign-in page; once signed in, where the user was going. */
+function SignInRoute() {
+  const { signedIn } = useSession();
+  const location = useLocation();
+  const next = new URLSearchParams(location.search).get('next');
+  if (signedIn) return <Navigate to={next && next.startsWith('/') && !next.startsWith('//') ? next : '/'} replace />;
+  return <LoginPage />;
+}
+
+/**
+ * The public catalogue (the boxes list and box pages) for anyone; everything else for signed-in
+ * users. Routes that need a session go inside RequireSignIn.
+ */
+export function App() {
+  const { checking } = useSession();
+  if (checking) return <p className="muted">Loading…</p>;
+  return (
+    <>
+      {/* The desktop app's first run shows its generated password before anyone can sign in with it. */}
+      <DesktopWelcome bridge={window.boxyard} />
+      <Routes>
+        <Route path="/login" element={<SignInRoute />} />
+        <Route element={<Shell />}>
           <Route path="/" element={<Navigate to="/boxes" replace />} />
           <Route path="/boxes" element={<BoxesPage />} />
-          <Route path="/boxes/new" element={<NewBoxPage />} />
           <Route path="/boxes/:user/:name" element={<BoxPage />} />
-          <Route path="/mirrors" element={<MirrorsPage />} />
-          <Route path="/agent-pools" element={<AgentPoolsPage />} />
-          <Route path="/agent-pools/:org" element={<AgentPoolsPage />} />
-          <Route path="/agent-pools/:org/:poolId" element={<AgentPoolPage />} />
-          <Route path="/organizations" element={<OrganizationsPage />} />
-          <Route path="/organizations/:name" element={<OrganizationPage />} />
-          <Route path="/settings" element={<SettingsPage />} />
+          <Route element={<RequireSignIn />}>
+            <Route path="/boxes/new" element={<NewBoxPage />} />
+            <Route path="/mirrors" element={<MirrorsPage />} />
+            <Route path="/agent-pools" element={<AgentPoolsPage />} />
+            <Route path="/agent-pools/:org" element={<AgentPoolsPage />} />
+            <Route path="/agent-pools/:org/:poolId" element={<AgentPoolPage />} />
+            <Route path="/organizations" element={<OrganizationsPage />} />
+            <Route path="/organizations/:name" element={<OrganizationPage />} />
+            <Route path="/settings" element={<SettingsPage />} />
+          </Route>
           <Route path="*" element={<p>Nothing here. <NavLink to="/boxes">Go to boxes</NavLink>.</p>} />
-        </Routes>
-      </main>
+        </Route>
+      </Routes>
     </>
   );
 }

@@ -6,8 +6,12 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { SessionProvider } from './api/session';
 import { App } from './app';
 import './styles.css';
+import { enterAtBoxPath } from './entry-paths';
 
 const queryClient = new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, refetchOnWindowFocus: true } } });
+
+// At a box's catalog URL (/ORG/BOX) a browser gets this page: show that box.
+enterAtBoxPath(window.location, window.history);
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

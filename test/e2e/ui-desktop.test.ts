@@ -64,7 +64,8 @@ describe.skipIf(!haveChromium)('desktop welcome screen in headless Chromium', ()
     expect(await page.evaluate(() => (window as unknown as { bridgeCalls: unknown[] }).bridgeCalls)).toEqual([
       ['saveSettings', { lanAccess: true, port: 4780 }], ['openDataDir'], ['dismissWelcome'],
     ]);
-    // The password it showed signs in.
+    // The password it showed signs in (the UI opens on the public catalogue, with a "Sign in" link).
+    await page.getByRole('link', { name: 'Sign in' }).click();
     await page.getByLabel('Username or e-mail').fill(ADMIN.username);
     await page.getByLabel('Password').fill(ADMIN.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -75,7 +76,7 @@ describe.skipIf(!haveChromium)('desktop welcome screen in headless Chromium', ()
   it('is absent in a plain browser (no desktop bridge)', async () => {
     const plain = await browser.newPage();
     await plain.goto(`${daemon.url}/ui/`);
-    await plain.getByLabel('Username or e-mail').waitFor();
+    await plain.getByRole('heading', { name: 'Boxes' }).waitFor();
     expect(await plain.getByRole('region', { name: 'Welcome to Boxyard' }).count()).toBe(0);
     await plain.close();
   });

@@ -71,8 +71,9 @@ export async function watchCsp(page: Page): Promise<string[]> {
   return seen;
 }
 
+/** Signs in on the UI's sign-in page (`/` shows the public catalogue to a visitor), which then goes to `/`. */
 export async function signIn(page: Page, url: string, login: string, password: string): Promise<void> {
-  await page.goto(`${url}/`);
+  await page.goto(`${url}/ui/login`);
   await page.getByLabel('Username or e-mail').fill(login);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();

@@ -8,10 +8,10 @@ import type { QueryKey } from '@tanstack/react-query';
 export const queryKeys = {
   /** Who is signed in; the only query kept when the session ends. */
   session: ['session'],
-  /** The boxes page: the user's namespaces with their boxes (GET /api/boxyard/namespaces). */
+  /** The boxes of the user's namespaces: the boxes list's "Mine" pages (api/catalogue.ts), under this key. */
   namespaces: ['namespaces'],
+  /** Searches, and the boxes list's "All" pages under this key. */
   searches: ['search'],
-  search: (q: string) => ['search', q],
   /** Every box page, and under it one box. */
   boxes: ['box'],
   box: (user: string, name: string) => ['box', user, name],

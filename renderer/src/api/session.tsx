@@ -34,13 +34,16 @@ const LEGACY_TOKEN_KEY = 'boxyard.token';
 
 /**
  * The session lives in an httpOnly cookie the page cannot read: who is signed in is asked of the
- * daemon (`GET /api/boxyard/session`), and any 401 means the session has ended.
+ * daemon (`GET /api/boxyard/session`), and any 401 means the session has ended. Without one, the
+ * UI shows the public catalogue (app.tsx).
  */
 export function SessionProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   // Before the cookie session, the UI kept its API token in localStorage: leave no secret there.
   useEffect(() => { localStorage.removeItem(LEGACY_TOKEN_KEY); }, []);
   const endLocally = useCallback(() => {
+    // A visitor who is not signed in has no session to end: the public pages stay as they are.
+    if (queryClient.getQueryData(queryKeys.session) == null) return;
     queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== queryKeys.session[0] });
     queryClient.setQueryData(queryKeys.session, null);
   }, [queryClient]);

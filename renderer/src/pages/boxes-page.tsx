@@ -1,24 +1,23 @@
 import { useState } from 'react';
-import { Link, useSearchParams } from 'react-router-dom';
-import { useQuery } from '@tanstack/react-query';
-import { listNamespaces, searchBoxes } from '../api/boxes';
+import { Link, useLocation, useSearchParams } from 'react-router-dom';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useSession } from '../api/session';
+import { boxListKey, listBoxes, paramsOf, queryOf, type BoxListParams } from '../api/catalogue';
 import type { BoxSummaryJson } from '../../../daemon/src/contract/wire-registry';
 import { ErrorNote, Loading, Section, formatTime } from '../components/ui';
 import { ImportDrop } from '../components/mirror/import-drop';
-import { queryKeys } from '../api/query-keys';
+import { BoxFilters } from '../components/catalogue/box-filters';
 
-function BoxTable({ boxes, empty }: { boxes: BoxSummaryJson[]; empty: string }) {
-  if (boxes.length === 0) return <p className="muted">{empty}</p>;
+function BoxTable({ boxes }: { boxes: BoxSummaryJson[] }) {
   return (
-    <table>
+    <table aria-label="Boxes">
       <thead><tr><th>Box</th><th>Description</th><th>Current version</th><th>Downloads</th><th>Updated</th></tr></thead>
       <tbody>
         {boxes.map((b) => (
           <tr key={b.tag}>
-            <td><Link to={`/boxes/${b.username}/${b.name}`}>{b.tag}</Link>{b.private ? <span className="badge">private</span> : null}</td>
+            <td><Link to={`/boxes/${encodeURIComponent(b.username)}/${encodeURIComponent(b.name)}`}>{b.tag}</Link>{b.private ? <span className="badge">private</span> : null}</td>
             <td>{b.short_description}</td>
-            <td>{b.current_version?.version ?? '—'}</td>
+            <td>{b.current_version?.version ?? <span className="badge badge-unreleased">unreleased</span>}</td>
             <td>{b.downloads}</td>
             <td>{formatTime(b.updated_at)}</td>
           </tr>
@@ -28,50 +27,74 @@ function BoxTable({ boxes, empty }: { boxes: BoxSummaryJson[]; empty: string }) 
   );
 }
 
-/** Each of the user's namespaces with its boxes: one request for all of them. */
-function NamespaceList() {
+/** What an empty page means: nothing at all yet, nothing matching, or past the last page. */
+function emptyText(p: BoxListParams): string {
+  if (p.page > 1) return 'No more boxes: this is past the last page.';
+  if (p.q) return `No boxes match “${p.q}”.`;
+  if (p.provider || p.architecture) return 'No boxes match these filters.';
+  return p.view === 'mine' ? 'You have no boxes yet.' : 'No public boxes here yet.';
+}
+
+/** Previous and next page, as links: the page is in the URL, so Back and reload keep it. */
+function Pager({ params, next }: { params: BoxListParams; next: number | null }) {
+  const to = (page: number) => `?${new URLSearchParams(queryOf({ ...params, page }))}`;
+  if (params.page === 1 && next === null) return null;
+  return (
+    <nav className="pager" aria-label="Pages">
+      {params.page > 1 ? <Link to={to(params.page - 1)} rel="prev">Previous page</Link> : <span />}
+      <span className="muted">Page {params.page}</span>
+      {next !== null ? <Link to={to(next)} rel="next">Next page</Link> : <span />}
+    </nav>
+  );
+}
+
+/** One page of boxes: one request, whatever the number of boxes. */
+function BoxList({ params }: { params: BoxListParams }) {
   const { api } = useSession();
-  const q = useQuery({ queryKey: queryKeys.namespaces, queryFn: () => listNamespaces(api) });
+  const q = useQuery({ queryKey: boxListKey(params), queryFn: () => listBoxes(api, params), placeholderData: keepPreviousData });
   if (q.isLoading) return <Loading what="boxes" />;
   if (!q.data) return <ErrorNote error={q.error} />;
   return (
     <>
       <ErrorNote error={q.error} />
-      {q.data.map((ns) => <Section key={ns.name} title={ns.name}><BoxTable boxes={ns.boxes} empty="No boxes here yet." /></Section>)}
+      {q.data.boxes.length === 0 ? <p className="muted">{emptyText(params)}</p> : <BoxTable boxes={q.data.boxes} />}
+      <Pager params={params} next={q.data.next_page} />
     </>
   );
 }
 
-function SearchResults({ query }: { query: string }) {
-  const { api } = useSession();
-  const q = useQuery({ queryKey: queryKeys.search(query), queryFn: () => searchBoxes(api, query) });
-  return (
-    <Section title={`Search: ${query}`}>
-      {q.isLoading ? <Loading what="results" /> : <ErrorNote error={q.error} />}
-      {q.data && <BoxTable boxes={q.data} empty={`No boxes match “${query}”.`} />}
-    </Section>
+/** "All" (what search finds for you) and, signed in, "Mine" (your namespaces' boxes, released or not). */
+function ViewTabs({ params }: { params: BoxListParams }) {
+  const tab = (view: BoxListParams['view'], label: string) => (
+    <Link to={`?${new URLSearchParams(queryOf({ ...params, view, page: 1 }))}`} className={params.view === view ? 'active' : undefined}
+      aria-current={params.view === view ? 'page' : undefined}>{label}</Link>
   );
+  return <nav className="tabs" aria-label="Which boxes">{tab('all', 'All')}{tab('mine', 'Mine')}</nav>;
 }
 
-/** Your boxes and your organizations' boxes, or search results across everything you may see. */
+/**
+ * The public catalogue for anyone; signed in, also private boxes you may see and a "Mine" view with
+ * your unreleased ones, and the ways to add boxes.
+ */
 export function BoxesPage() {
-  const [params, setParams] = useSearchParams();
-  const query = params.get('q') ?? '';
-  const [draft, setDraft] = useState(query);
+  const { signedIn } = useSession();
+  const location = useLocation();
+  const [query, setQuery] = useSearchParams();
+  const params = paramsOf(query);
   const [importing, setImporting] = useState(false);
   return (
     <>
       <div className="page-head">
         <h1>Boxes</h1>
-        <form className="inline" role="search" onSubmit={(e) => { e.preventDefault(); setParams(draft ? { q: draft } : {}); }}>
-          <input type="search" placeholder="Search boxes" aria-label="Search boxes" value={draft} onChange={(e) => setDraft(e.target.value)} />
-          <button type="submit">Search</button>
-        </form>
-        <button type="button" onClick={() => setImporting(!importing)}>Import .box files</button>
-        <Link className="button primary" to="/boxes/new">New box</Link>
+        {signedIn && <button type="button" onClick={() => setImporting(!importing)}>Import .box files</button>}
+        {signedIn && <Link className="button primary" to="/boxes/new">New box</Link>}
       </div>
       {importing && <Section title="Import .box files"><ImportDrop /></Section>}
-      {query ? <SearchResults query={query} /> : <NamespaceList />}
+      {signedIn && <ViewTabs params={params} />}
+      <BoxFilters params={params} onChange={(p) => setQuery(queryOf(p))} />
+      {params.view === 'mine' && !signedIn
+        ? <p><Link to={`/login?next=${encodeURIComponent(location.pathname + location.search)}`}>Sign in</Link> to see your own boxes.</p>
+        : <BoxList params={params} />}
     </>
   );
 }

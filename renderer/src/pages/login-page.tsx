@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router-dom';
 import { isApiError } from '../api/client';
 import { login, requestSmsCode, type Credentials } from '../api/accounts';
 import { useSession } from '../api/session';
@@ -46,7 +47,10 @@ function CodeStep({ form, set, methods }: { form: Form; set: Set; methods: strin
   );
 }
 
-/** Password first; when the daemon answers two_factor_required, a second step asks for the code. */
+/**
+ * Password first; when the daemon answers two_factor_required, a second step asks for the code.
+ * Once signed in, app.tsx (SignInRoute) goes back to where the user was.
+ */
 export function LoginPage() {
   const session = useSession();
   const [form, setForm] = useState<Form>({ login: '', password: '', code: '' });
@@ -77,6 +81,7 @@ export function LoginPage() {
         <ErrorNote error={error} />
         <button type="submit" className="primary" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
         {methods && <button type="button" className="link" onClick={() => { setMethods(null); setForm({ ...form, code: '' }); }}>Back</button>}
+        <Link to="/boxes">Browse the public boxes</Link>
       </form>
     </div>
   );
