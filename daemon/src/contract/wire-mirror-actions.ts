@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ERROR_CODES } from './error-codes';
-import { JobJson } from './wire-mirror';
+import { JobJson, MirrorJson } from './wire-mirror';
 
 /**
  * The mirroring API's actions beside its resources (under /api/boxyard; docs/mirroring-api.md):
@@ -8,6 +8,9 @@ import { JobJson } from './wire-mirror';
  * folder and an export into a folder, both on the daemon's machine. Bodies and answers; the
  * daemon's routes parse the bodies with these, the web UI checks the answers. Pure (zod only).
  */
+
+/** `GET` and `PATCH /mirrors/:id` (a schedule changed in the UI). */
+export const MirrorAnswer = z.object({ mirror: MirrorJson });
 
 /** `POST /upstreams/:id/test`: whether the upstream answered, and if not, the error's code. */
 export const UpstreamTestJson = z.object({

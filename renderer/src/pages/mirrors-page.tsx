@@ -4,8 +4,9 @@ import { MirrorList } from '../components/mirror/mirror-list';
 import { Upstreams } from '../components/mirror/upstreams';
 import { Section } from '../components/ui';
 import { OfflineNote } from '../components/mirror/offline-settings';
+import { FolderTransfer } from '../components/mirror/folder-transfer';
 
-/** Upstreams, mirrors with their jobs, and what the pull-through cache holds. */
+/** Upstreams, mirrors with their jobs and schedules, what the pull-through cache holds, and folder import and export. */
 export function MirrorsPage() {
   return (
     <>
@@ -17,6 +18,7 @@ export function MirrorsPage() {
         <NewMirrorForm />
       </Section>
       <CachedBoxes />
+      <FolderTransfer />
     </>
   );
 }

@@ -1,10 +1,11 @@
 import { Link } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
-import { listCache } from '../../api/mirrors';
+import { cacheSize, listCache, purgeCache } from '../../api/mirrors';
 import type { CachedBoxJson } from '../../../../daemon/src/contract/wire-mirror';
 import { useSession } from '../../api/session';
-import { ErrorNote, Loading, Section, formatTime } from '../ui';
-import { queryKeys } from '../../api/query-keys';
+import { ErrorNote, Loading, Section, confirmed, formatTime, useAction } from '../ui';
+import { formatBytes } from '../format';
+import { mirrorResults, queryKeys } from '../../api/query-keys';
 
 /** The pull-through cache's boxes; the box page asks the same query for its "cached from" mark. */
 export function useCachedBoxes() {
@@ -17,15 +18,47 @@ export function useCachedBox(tag: string): CachedBoxJson | undefined {
   return useCachedBoxes().data?.find((c) => c.tag === tag);
 }
 
+/** The cache's size (files stored here for its boxes) and, for administrators, the purge of all of it. */
+function CacheSize() {
+  const { api, admin } = useSession();
+  // Under the cache's key: whatever refreshes the cached boxes refreshes their size too.
+  const size = useQuery({ queryKey: [...queryKeys.cache, 'size'], queryFn: () => cacheSize(api), staleTime: 30_000 });
+  const purge = useAction(() => purgeCache(api), mirrorResults);
+  const s = size.data;
+  return (
+    <div className="row">
+      {s && <p aria-label="Cache size">{s.boxes} box{s.boxes === 1 ? '' : 'es'}, {s.files} file{s.files === 1 ? '' : 's'} stored, {formatBytes(s.bytes)}</p>}
+      {admin && s && s.boxes > 0 && (
+        <button type="button" className="danger small" disabled={purge.isPending} onClick={() => confirmed('Purge the pull-through cache: its boxes are deleted here and fetched again on their next use') && purge.mutate(undefined)}>Purge cache</button>
+      )}
+      {purge.data && <span className="muted" role="status">Purged {purge.data.boxes.length} box{purge.data.boxes.length === 1 ? '' : 'es'} ({formatBytes(purge.data.bytes)}); the files go at the next garbage collection.</span>}
+      <ErrorNote error={size.error ?? purge.error} />
+    </div>
+  );
+}
+
+function PurgeOne({ tag }: { tag: string }) {
+  const { api, admin } = useSession();
+  const purge = useAction(() => purgeCache(api, tag), mirrorResults);
+  if (!admin) return null;
+  return (
+    <>
+      <button type="button" className="danger small" disabled={purge.isPending} aria-label={`Purge ${tag}`} onClick={() => confirmed(`Purge ${tag} from the cache`) && purge.mutate(undefined)}>Purge</button>
+      <ErrorNote error={purge.error} />
+    </>
+  );
+}
+
 export function CachedBoxes() {
   const cache = useCachedBoxes();
   return (
     <Section title="Cached boxes">
       {cache.isLoading ? <Loading what="cached boxes" /> : <ErrorNote error={cache.error} />}
+      <CacheSize />
       {cache.data?.length === 0 && <p className="muted">Nothing cached yet. With a pull-through upstream set in Settings, boxes this daemon does not hold are fetched on first use and listed here.</p>}
       {cache.data && cache.data.length > 0 && (
         <table aria-label="Cached boxes">
-          <thead><tr><th>Box</th><th>From</th><th>Source</th><th>Files cached</th><th>Synced</th></tr></thead>
+          <thead><tr><th>Box</th><th>From</th><th>Source</th><th>Files cached</th><th>Synced</th><th /></tr></thead>
           <tbody>
             {cache.data.map((c) => (
               <tr key={c.tag}>
@@ -34,6 +67,7 @@ export function CachedBoxes() {
                 <td>{c.source}</td>
                 <td>{c.providers_cached}/{c.providers_total}</td>
                 <td>{formatTime(c.synced_at)}</td>
+                <td><PurgeOne tag={c.tag} /></td>
               </tr>
             ))}
           </tbody>

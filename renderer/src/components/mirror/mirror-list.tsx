@@ -4,7 +4,8 @@ import { deleteMirror, listMirrors, runMirror } from '../../api/mirrors';
 import { ACTIVE_JOB_STATES, type MirrorJson } from '../../../../daemon/src/contract/wire-mirror';
 import { useSession } from '../../api/session';
 import { MirrorJobs } from './mirror-jobs';
-import { ErrorNote, Loading, confirmed, formatTime, useAction } from '../ui';
+import { ErrorNote, Loading, confirmed, useAction } from '../ui';
+import { MirrorSchedule } from './mirror-schedule';
 import { queryKeys } from '../../api/query-keys';
 
 /** "versions >= 1.0; latest 3; virtualbox; amd64; private" — what the mirror copies. */
@@ -16,11 +17,6 @@ function filtersText(m: MirrorJson): string {
   ];
   if (m.retain) parts.push(`retain ${m.retain}`);
   return parts.join(' · ');
-}
-
-function scheduleText(m: MirrorJson): string {
-  if (!m.interval_minutes) return 'runs when asked';
-  return `every ${m.interval_minutes} min${m.next_run_at ? `, next ${formatTime(m.next_run_at)}` : ''}`;
 }
 
 /** A target box links to its page; a target namespace (ORG) has no page of its own. */
@@ -39,10 +35,10 @@ function MirrorCard({ m }: { m: MirrorJson }) {
         <h3>{m.upstream?.name ?? 'upstream'}: {m.source} → <TargetLink target={m.target} /></h3>
         {m.private ? <span className="badge">private</span> : null}
         <span className="spacer" />
-        <button type="button" className="primary small" disabled={run.isPending || busy} onClick={() => run.mutate(undefined)}>Run</button>
+        <button type="button" className="primary small" disabled={run.isPending || busy} onClick={() => run.mutate(undefined)}>{m.last_job ? 'Run again' : 'Run'}</button>
         <button type="button" className="danger small" onClick={() => confirmed(`Delete the mirror of ${m.source} (its local boxes stay)`) && remove.mutate(undefined)}>Delete</button>
       </header>
-      <p className="muted">{filtersText(m)} · {scheduleText(m)}</p>
+      <div className="muted">{filtersText(m)} · <MirrorSchedule key={m.interval_minutes ?? 0} m={m} /></div>
       <ErrorNote error={run.error ?? remove.error} />
       <MirrorJobs mirrorId={m.id} hint={m.last_job} />
     </article>

@@ -1,7 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { createUpstream, deleteUpstream, listUpstreams, type NewUpstream } from '../../api/mirrors';
+import { createUpstream, deleteUpstream, listUpstreams, testUpstream, type NewUpstream } from '../../api/mirrors';
 import type { UpstreamJson } from '../../../../daemon/src/contract/wire-mirror';
+import type { UpstreamTestJson } from '../../../../daemon/src/contract/wire-mirror-actions';
 import { useSession } from '../../api/session';
 import { numberOrUndefined } from '../format';
 import { ErrorNote, Loading, Section, confirmed, formatTime, useAction } from '../ui';
@@ -32,7 +33,7 @@ function NewUpstreamForm() {
     <form className="provider-form" onSubmit={submit} aria-label="New upstream">
       <label>Name<input name="upstream_name" value={d.name} onChange={(e) => set({ name: e.target.value })} required placeholder="hcp" /></label>
       <label className="wide">URL<input name="upstream_url" value={d.url} onChange={(e) => set({ url: e.target.value })} required placeholder="https://vagrantcloud.com, another Boxyard, or /srv/export" /></label>
-      <label>Token (optional)<input name="upstream_token" type="password" autoComplete="new-password" value={d.token} onChange={(e) => set({ token: e.target.value })} /></label>
+      <label>Token (optional, write-only)<input name="upstream_token" type="password" autoComplete="new-password" value={d.token} onChange={(e) => set({ token: e.target.value })} title="Sent once and never shown again: the list says only whether there is one" /></label>
       <label>Timeout (s)<input name="timeout_seconds" type="number" min={1} value={d.timeout} onChange={(e) => set({ timeout: e.target.value })} placeholder="30" /></label>
       <label>Max failures<input name="max_failures" type="number" min={1} value={d.maxFailures} onChange={(e) => set({ maxFailures: e.target.value })} placeholder="3" /></label>
       <label>Pause (min)<input name="pause_minutes" type="number" min={0} value={d.pause} onChange={(e) => set({ pause: e.target.value })} placeholder="5" /></label>
@@ -54,19 +55,33 @@ function Health({ u }: { u: UpstreamJson }) {
   );
 }
 
+/** "Test connection": the daemon asks the upstream with its stored token and says ok, or what failed with its code. */
+function TestResult({ test }: { test: UpstreamTestJson }) {
+  return (
+    <div role="status" aria-label={`Connection test: ${test.ok ? 'ok' : 'failed'}`} className={test.ok ? 'muted small-text' : 'error small-text'}>
+      {test.ok ? <span className="badge badge-active">ok</span> : <span className="badge badge-errored">{test.code}</span>} {test.message}
+    </div>
+  );
+}
+
 function UpstreamRow({ u }: { u: UpstreamJson }) {
   const { api } = useSession();
   const remove = useAction(() => deleteUpstream(api, u.id), [queryKeys.upstreams, queryKeys.mirrors]);
+  // The test changes the breaker's count like any request: the row's health is fetched again.
+  const test = useAction(() => testUpstream(api, u.id), [queryKeys.upstreams]);
   return (
     <tr>
       <td>{u.name}</td>
       <td className="mono">{u.url}</td>
       <td>{u.kind ?? '—'}</td>
       <td>{u.has_token ? 'yes' : 'no'}</td>
-      <td><Health u={u} /></td>
+      <td><Health u={u} />{test.data && <TestResult test={test.data} />}</td>
       <td>
-        <button type="button" className="danger small" onClick={() => confirmed(`Delete upstream ${u.name} and its mirrors`) && remove.mutate(undefined)}>Delete</button>
-        <ErrorNote error={remove.error} />
+        <div className="row">
+          <button type="button" className="small" disabled={test.isPending} onClick={() => test.mutate(undefined)} aria-label={`Test connection to ${u.name}`}>{test.isPending ? 'Testing…' : 'Test connection'}</button>
+          <button type="button" className="danger small" onClick={() => confirmed(`Delete upstream ${u.name} and its mirrors`) && remove.mutate(undefined)}>Delete</button>
+        </div>
+        <ErrorNote error={test.error ?? remove.error} />
       </td>
     </tr>
   );
