@@ -12,6 +12,8 @@ import { SettingsPage } from './pages/settings-page';
 import { MirrorsPage } from './pages/mirrors-page';
 import { OfflineBadge } from './components/mirror/offline-settings';
 import { DesktopWelcome } from './components/desktop-welcome';
+import { Notices } from './components/notices';
+import { Home, OverviewPage } from './pages/overview-page';
 import { signInPath } from './entry-paths';
 
 /** The "Sign in" link, which comes back to this page afterwards. */
@@ -29,6 +31,7 @@ function TopBar() {
         <NavLink to="/boxes">Boxes</NavLink>
         {session.signedIn && (
           <>
+            <NavLink to="/overview">Overview</NavLink>
             <NavLink to="/mirrors">Mirrors</NavLink>
             <NavLink to="/agent-pools">Agent pools</NavLink>
             <NavLink to="/organizations">Organizations</NavLink>
@@ -83,13 +86,16 @@ export function App() {
     <>
       {/* The desktop app's first run shows its generated password before anyone can sign in with it. */}
       <DesktopWelcome bridge={window.boxyard} />
+      {/* Maintenance mode and a session the daemon ended, above every page (the sign-in page too). */}
+      <Notices />
       <Routes>
         <Route path="/login" element={<SignInRoute />} />
         <Route element={<Shell />}>
-          <Route path="/" element={<Navigate to="/boxes" replace />} />
+          <Route path="/" element={<Home />} />
           <Route path="/boxes" element={<BoxesPage />} />
           <Route path="/boxes/:user/:name" element={<BoxPage />} />
           <Route element={<RequireSignIn />}>
+            <Route path="/overview" element={<OverviewPage />} />
             <Route path="/boxes/new" element={<NewBoxPage />} />
             <Route path="/mirrors" element={<MirrorsPage />} />
             <Route path="/agent-pools" element={<AgentPoolsPage />} />

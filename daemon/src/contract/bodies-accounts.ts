@@ -42,6 +42,12 @@ export const Proof = {
   current_code: z.string().max(32).nullish(),
 };
 
+/** `PATCH /users/:name`: a user's own changes (a new password or e-mail address needs the Proof), or an administrator's. */
+export const UpdateUserBody = z.object({
+  user: z.object({ password: Password.optional(), email: Email.nullish(), profile_markdown: z.string().max(100_000).optional(), admin: z.boolean().optional() }),
+  ...Proof,
+});
+
 /** `POST /users` (administrators). */
 export const CreateUserBody = z.object({
   user: z.object({ username: AccountName, password: Password, email: Email.nullish(), admin: z.boolean().optional() }),

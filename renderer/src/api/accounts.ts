@@ -6,7 +6,7 @@ import {
   TotpSetupAnswer, TwoFactorMethodsAnswer, UserAnswer, UsersAnswer, type OrganizationRole, type UserJson,
 } from '../../../daemon/src/contract/wire-accounts';
 import type {
-  CreateOrganizationBody, CreateTokenBody, CreateUserBody, MemberBody, NewTokenBody, RequestCodeBody, SettingsBody,
+  CreateOrganizationBody, CreateTokenBody, CreateUserBody, MemberBody, NewTokenBody, RequestCodeBody, SettingsBody, UpdateUserBody,
 } from '../../../daemon/src/contract/bodies-accounts';
 
 const B = '/api/boxyard';
@@ -67,6 +67,15 @@ export const getSettings = (api: Fetcher) => load(api, SettingsAnswer, `${B}/set
 export const updateSettings = (api: Fetcher, settings: SettingsPatch) =>
   load(api, SettingsAnswer, `${B}/settings`, { method: 'PUT', body: { settings } }).then((r) => r.settings);
 export const setMaintenance = (api: Fetcher, maintenance: boolean) => updateSettings(api, { maintenance });
+
+/**
+ * Changes the signed-in user's password: the daemon wants the current one (403
+ * `reauthentication_required` when it is wrong) and signs out every other session and token.
+ */
+export const changePassword = (api: Fetcher, username: string, currentPassword: string, password: string) =>
+  load(api, UserAnswer, apiPath(`${B}/users`, username), {
+    method: 'PATCH', body: { user: { password }, current_password: currentPassword } satisfies z.input<typeof UpdateUserBody>,
+  }).then((r) => r.user);
 
 export const listUsers = (api: Fetcher) => load(api, UsersAnswer, `${B}/users`).then((r) => r.users);
 export const createUser = (api: Fetcher, user: z.input<typeof CreateUserBody>['user']) =>

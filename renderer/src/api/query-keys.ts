@@ -25,6 +25,8 @@ export const queryKeys = {
   apiTokens: ['api-tokens'],
   twoFactor: ['two-factor'],
   settings: ['settings'],
+  /** The overview page (GET /api/boxyard/overview). */
+  overview: ['overview'],
 
   pools: (org: string) => ['pools', org],
   /** Agents per status of the listed pools (ids joined), refreshed with the organization's pools. */

@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useEffect, useMemo, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, makeFetcher, type Fetcher } from './client';
 import { currentSession, logout } from './accounts';
@@ -12,6 +12,8 @@ export interface Session {
   /** The signed-in user's name. */
   username: string | null;
   admin: boolean;
+  /** The session ended while in use (revoked elsewhere, expired, the password changed): the UI says so until the next sign-in. */
+  ended: boolean;
   api: Fetcher;
   /** After a successful sign-in (the daemon has set the session cookie). */
   signIn(user: UserJson): void;
@@ -47,14 +49,20 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== queryKeys.session[0] });
     queryClient.setQueryData(queryKeys.session, null);
   }, [queryClient]);
-  const api = useMemo(() => makeFetcher(endLocally), [endLocally]);
+  const [ended, setEnded] = useState(false);
+  // A 401 while signed in: the daemon ended the session, not the user (signing out answers 204).
+  const sessionEnded = useCallback(() => {
+    if (queryClient.getQueryData(queryKeys.session) != null) setEnded(true);
+    endLocally();
+  }, [queryClient, endLocally]);
+  const api = useMemo(() => makeFetcher(sessionEnded), [sessionEnded]);
   const session = useQuery({
     queryKey: queryKeys.session,
     queryFn: () => currentSession(api),
     staleTime: Infinity,
     retry: (n, e) => !(e instanceof ApiError && e.status < 500) && n < 2,
   });
-  const signIn = useCallback((user: UserJson) => queryClient.setQueryData(queryKeys.session, user), [queryClient]);
+  const signIn = useCallback((user: UserJson) => { setEnded(false); queryClient.setQueryData(queryKeys.session, user); }, [queryClient]);
   const signOut = useCallback(async () => {
     // Sign out here even if the daemon cannot be told (it is away, or the session already ended).
     await logout(api).catch(() => undefined);
@@ -66,9 +74,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     signedIn: user !== null,
     username: user?.username ?? null,
     admin: user?.admin ?? false,
+    ended,
     api,
     signIn,
     signOut,
-  }), [session.isPending, user, api, signIn, signOut]);
+  }), [session.isPending, user, ended, api, signIn, signOut]);
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }

@@ -1,23 +1,26 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { getSettings, setMaintenance } from '../api/accounts';
 import { useSession } from '../api/session';
 import { ApiTokens } from '../components/tokens/api-tokens';
 import { DesktopSettings } from '../components/desktop-settings';
 import { OfflineSettings } from '../components/mirror/offline-settings';
 import { TwoFactor } from '../components/two-factor';
+import { ChangePassword } from '../components/change-password';
 import { Users } from '../components/users';
 import { ErrorNote, Section, useAction } from '../components/ui';
 import { queryKeys } from '../api/query-keys';
 
 function Maintenance() {
   const { api, admin } = useSession();
+  const qc = useQueryClient();
   const settings = useQuery({ queryKey: queryKeys.settings, queryFn: () => getSettings(api) });
-  const toggle = useAction((on: boolean) => setMaintenance(api, on), [queryKeys.settings]);
+  // Every page's answers change with it (refused in maintenance, served after): ask again for all of them.
+  const toggle = useAction((on: boolean) => setMaintenance(api, on), [queryKeys.settings], () => void qc.invalidateQueries());
   const on = settings.data?.maintenance ?? false;
   return (
     <Section title="Maintenance mode">
       <ErrorNote error={settings.error ?? toggle.error} />
-      <p>While it is on, the APIs answer 503 to every client; the web UI stays reachable so an administrator can switch it off here. It is <strong>{on ? 'on' : 'off'}</strong>.</p>
+      <p>While it is on, the APIs answer 503 to every client (vagrant, Terraform, agents) and the web UI shows a banner; administrators keep the web UI, so they can switch it off here. It is <strong>{on ? 'on' : 'off'}</strong>.</p>
       {admin
         ? <button type="button" className={on ? 'primary' : 'danger'} disabled={!settings.data || toggle.isPending} onClick={() => toggle.mutate(!on)}>{on ? 'Switch maintenance off' : 'Switch maintenance on'}</button>
         : <p className="muted">Only administrators can switch it.</p>}
@@ -34,6 +37,7 @@ export function SettingsPage() {
       {bridge && <DesktopSettings bridge={bridge} />}
       <OfflineSettings />
       <ApiTokens />
+      <ChangePassword />
       <TwoFactor />
       {admin && <Users />}
       <Maintenance />

@@ -4,21 +4,25 @@ import { useSession } from '../../api/session';
 import { TokenSection } from './token-section';
 import { queryKeys } from '../../api/query-keys';
 
-/** The user's API tokens (for vagrant cloud, go-tfe, scripts); a new secret is shown once. */
+/**
+ * The user's API tokens (for vagrant cloud, go-tfe, scripts) and web UI sessions (one per browser
+ * signed in); a new secret is shown once. This browser's own session offers Sign out, not Revoke.
+ */
 export function ApiTokens() {
-  const { api } = useSession();
+  const { api, signOut } = useSession();
   const tokens = useQuery({
     queryKey: queryKeys.apiTokens,
     queryFn: () => listApiTokens(api),
-    select: (ts) => ts.map((t) => ({ id: t.id, description: t.description, createdAt: t.created_at, lastUsedAt: t.last_used_at })),
+    select: (ts) => ts.map((t) => ({ id: t.id, description: t.description, createdAt: t.created_at, lastUsedAt: t.last_used_at, current: t.current })),
   });
   return (
     <TokenSection
-      title="API tokens" tokens={tokens}
+      title="API tokens and sessions" tokens={tokens}
       form={{ label: 'New API token', field: 'api_token_description', placeholder: 'What is it for?' }}
       create={(description) => createApiToken(api, description).then((t) => t.token)}
       revoke={(id) => revokeApiToken(api, id)}
-      secretLabel="API token" revokeWarning="Revoke this token"
+      secretLabel="API token" revokeWarning="Revoke this token (a session's browser is signed out)"
+      current={{ label: 'Sign out', run: () => void signOut() }}
       changes={{ created: [queryKeys.apiTokens], revoked: [queryKeys.apiTokens] }}
     />
   );

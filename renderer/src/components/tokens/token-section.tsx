@@ -2,8 +2,8 @@ import { useState, type FormEvent } from 'react';
 import type { QueryKey } from '@tanstack/react-query';
 import { ErrorNote, Loading, SecretOnce, Section, confirmed, formatTime, useAction } from '../ui';
 
-/** A token as its list shows it: never the secret. */
-export interface TokenRow { id: string; description: string; createdAt: string; lastUsedAt: string | null }
+/** A token as its list shows it: never the secret. `current`: the one this page signs in with (API tokens only). */
+export interface TokenRow { id: string; description: string; createdAt: string; lastUsedAt: string | null; current?: boolean }
 
 interface TokenSectionProps {
   title: string;
@@ -19,13 +19,15 @@ interface TokenSectionProps {
   revokeWarning: string;
   /** What a create or a revoke changes. */
   changes: { created: QueryKey[]; revoked: QueryKey[] };
+  /** The current token's row offers this instead of Revoke (revoking one's own session would end it unasked). */
+  current?: { label: string; run: () => void };
 }
 
 /**
  * The tokens of a user or of an agent pool: a form to make one, its secret shown once, then the
  * list with a Revoke button each.
  */
-export function TokenSection({ title, tokens, form, create, revoke, secretLabel, revokeWarning, changes }: TokenSectionProps) {
+export function TokenSection({ title, tokens, form, create, revoke, secretLabel, revokeWarning, changes, current }: TokenSectionProps) {
   const [description, setDescription] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
   const made = useAction(() => create(description), changes.created, (s) => { setSecret(s); setDescription(''); });
@@ -48,11 +50,15 @@ export function TokenSection({ title, tokens, form, create, revoke, secretLabel,
           <thead><tr><th>Description</th><th>Created</th><th>Last used</th><th /></tr></thead>
           <tbody>
             {tokens.data.map((t) => (
-              <tr key={t.id}>
-                <td>{t.description || t.id}</td>
+              <tr key={t.id} aria-current={t.current ? 'true' : undefined}>
+                <td>{t.description || t.id}{t.current && <span className="badge">this session</span>}</td>
                 <td>{formatTime(t.createdAt)}</td>
                 <td>{formatTime(t.lastUsedAt)}</td>
-                <td><button type="button" className="danger small" onClick={() => confirmed(revokeWarning) && revoked.mutate(t.id)}>Revoke</button></td>
+                <td>
+                  {t.current && current
+                    ? <button type="button" className="small" onClick={current.run}>{current.label}</button>
+                    : <button type="button" className="danger small" onClick={() => confirmed(revokeWarning) && revoked.mutate(t.id)}>Revoke</button>}
+                </td>
               </tr>
             ))}
           </tbody>

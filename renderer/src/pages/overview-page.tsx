@@ -1,0 +1,106 @@
+import { Link, Navigate } from 'react-router-dom';
+import { useQuery } from '@tanstack/react-query';
+import { getOverview } from '../api/overview';
+import { useSession } from '../api/session';
+import { queryKeys } from '../api/query-keys';
+import type { ActivityJson, OverviewJson } from '../../../daemon/src/contract/wire-overview';
+import { CopyField, ErrorNote, Loading, Section, StatusBadge, formatTime } from '../components/ui';
+import { formatBytes } from '../components/format';
+
+/** `/`: the overview for a signed-in user, the public catalogue for anyone else. */
+export function Home() {
+  const { signedIn } = useSession();
+  return <Navigate to={signedIn ? '/overview' : '/boxes'} replace />;
+}
+
+function Stat({ label, value, note }: { label: string; value: string; note?: string }) {
+  return (
+    <div className="stat">
+      <span className="stat-value">{value}</span>
+      <span className="stat-label">{label}</span>
+      {note && <span className="muted stat-note">{note}</span>}
+    </div>
+  );
+}
+
+function Storage({ o }: { o: OverviewJson }) {
+  const { storage: s, counts } = o;
+  const used = s.disk_total_bytes - s.disk_free_bytes;
+  return (
+    <Section title="Storage and boxes">
+      <div className="stats">
+        <Stat label="box files stored" value={formatBytes(s.files_bytes)} />
+        <Stat label="free on the data disk" value={formatBytes(s.disk_free_bytes)}
+          note={`of ${formatBytes(s.disk_total_bytes)} (${formatBytes(used)} used); ${formatBytes(s.reserve_bytes)} kept in reserve`} />
+        <Stat label="boxes" value={String(counts.boxes)} />
+        <Stat label="versions" value={String(counts.versions)} />
+        <Stat label="files" value={String(counts.files)} />
+      </div>
+    </Section>
+  );
+}
+
+function Server({ o }: { o: OverviewJson }) {
+  const failing = Object.entries(o.health.checks).filter(([, c]) => c.status !== 'ok');
+  return (
+    <Section title="This server">
+      <h3>URL for colleagues</h3>
+      {o.lan_urls.length > 0
+        ? o.lan_urls.map((url) => <CopyField key={url} label="LAN URL" value={url} />)
+        : <p className="muted">This server listens on this machine only ({window.location.origin}). Start it with <code>--host 0.0.0.0</code> (or switch LAN access on in the desktop app) to serve the LAN.</p>}
+      <p>Boxyard <strong>{o.version}</strong> · health <StatusBadge status={o.health.status} /></p>
+      {failing.length > 0 && (
+        <ul className="plain">{failing.map(([name, c]) => <li key={name}><strong>{name}</strong>: {c.status}{c.detail ? ` — ${c.detail}` : ''}</li>)}</ul>
+      )}
+    </Section>
+  );
+}
+
+const boxLink = (tag: string) => <Link to={`/boxes/${tag.split('/').map(encodeURIComponent).join('/')}`}>{tag}</Link>;
+
+function What({ a }: { a: ActivityJson }) {
+  if (a.kind === 'upload') {
+    return <>Uploaded {a.provider} {a.architecture} ({formatBytes(a.size)}) to {boxLink(a.target)} {a.version}</>;
+  }
+  if (a.kind === 'release') return <>Released {boxLink(a.target)} {a.version}</>;
+  return (
+    <>
+      Mirror job <Link to="/mirrors">{a.source} → {a.target}</Link> {a.state && <StatusBadge status={a.state} />}
+      {a.message && <span className="muted"> {a.message}</span>}
+    </>
+  );
+}
+
+function Activity({ items }: { items: ActivityJson[] }) {
+  return (
+    <Section title="Recent activity">
+      {items.length === 0 ? <p className="muted">Nothing yet: uploads, releases and mirror jobs show here.</p> : (
+        <table>
+          <thead><tr><th>When</th><th>What</th></tr></thead>
+          <tbody>
+            {items.map((a, i) => <tr key={`${a.kind}-${a.target}-${a.at}-${i}`}><td>{formatTime(a.at)}</td><td><What a={a} /></td></tr>)}
+          </tbody>
+        </table>
+      )}
+    </Section>
+  );
+}
+
+/** The first page for a signed-in user: storage, counts, the URL to give colleagues, version, health, recent activity. */
+export function OverviewPage() {
+  const { api } = useSession();
+  const q = useQuery({ queryKey: queryKeys.overview, queryFn: () => getOverview(api) });
+  return (
+    <>
+      <div className="page-head"><h1>Overview</h1></div>
+      {q.isLoading ? <Loading what="the overview" /> : <ErrorNote error={q.error} />}
+      {q.data && (
+        <>
+          <Storage o={q.data} />
+          <Server o={q.data} />
+          <Activity items={q.data.activity} />
+        </>
+      )}
+    </>
+  );
+}
