@@ -72,8 +72,12 @@ export async function watchCsp(page: Page): Promise<string[]> {
 }
 
 /** Signs in on the UI's sign-in page (`/` shows the public catalogue to a visitor), which then goes to `/`. */
-export async function signIn(page: Page, url: string, login: string, password: string): Promise<void> {
-  await page.goto(`${url}/ui/login`);
+/**
+ * Signs in on the sign-in page, which then goes to `next` (the boxes list unless told; without a
+ * `next` the UI's first page for a signed-in user is the overview).
+ */
+export async function signIn(page: Page, url: string, login: string, password: string, next = '/boxes'): Promise<void> {
+  await page.goto(`${url}/ui/login?next=${encodeURIComponent(next)}`);
   await page.getByLabel('Username or e-mail').fill(login);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
