@@ -3,6 +3,7 @@ import { apiPath, type Fetcher } from './client';
 import { load } from './load';
 import { AgentJson, AgentPoolJson, AgentTokenJson, many, one } from '../../../daemon/src/contract/wire-jsonapi';
 import type { CreateAgentTokenDocument, CreatePoolDocument, UpdatePoolDocument } from '../../../daemon/src/contract/bodies-jsonapi';
+import { AgentStatusCountsAnswer, MAX_COUNTED_POOLS } from '../../../daemon/src/contract/wire-agent-counts';
 
 const V2 = '/api/v2';
 const J = { jsonapi: true } as const;
@@ -18,6 +19,20 @@ export const createPool = (api: Fetcher, org: string, name: string, organization
     method: 'POST',
     body: { data: { type: 'agent-pools', attributes: { name, 'organization-scoped': organizationScoped } } } satisfies z.input<typeof CreatePoolDocument>,
   }).then((r) => r.data);
+
+/**
+ * Agents per status of the listed pools, one request for a whole page of them (Boxyard's own
+ * endpoint: the pool resource carries only `agent-count`). A pool without agents is absent.
+ */
+export const poolStatusCounts = (api: Fetcher, org: string, poolIds: string[]) =>
+  load(api, AgentStatusCountsAnswer, `${apiPath('/api/boxyard/organizations', org)}/agent-status-counts?pools=${poolIds.slice(0, MAX_COUNTED_POOLS).map(encodeURIComponent).join(',')}`)
+    .then((r) => r.status_counts);
+
+const patchPool = (api: Fetcher, id: string, data: z.input<typeof UpdatePoolDocument>['data']) =>
+  load(api, one(AgentPoolJson), apiPath(`${V2}/agent-pools`, id), { ...J, method: 'PATCH', body: { data } satisfies z.input<typeof UpdatePoolDocument> })
+    .then((r) => r.data);
+
+export const renamePool = (api: Fetcher, id: string, name: string) => patchPool(api, id, { type: 'agent-pools', attributes: { name } });
 
 export const deletePool = (api: Fetcher, id: string) => api(apiPath(`${V2}/agent-pools`, id), { ...J, method: 'DELETE' });
 
@@ -40,15 +55,8 @@ export const listAgents = (api: Fetcher, poolId: string) =>
 export const deleteAgent = (api: Fetcher, id: string) => api(apiPath(`${V2}/agents`, id), { ...J, method: 'DELETE' });
 
 /** Who may use a pool: the whole organization, or only the listed workspaces (the list replaces the old one). */
-export const setPoolScope = (api: Fetcher, id: string, organizationScoped: boolean, allowedWorkspaceIds: string[]) =>
-  load(api, one(AgentPoolJson), apiPath(`${V2}/agent-pools`, id), {
-    ...J,
-    method: 'PATCH',
-    body: {
-      data: {
-        type: 'agent-pools',
-        attributes: { 'organization-scoped': organizationScoped },
-        relationships: { 'allowed-workspaces': { data: allowedWorkspaceIds.map((w) => ({ type: 'workspaces' as const, id: w })) } },
-      },
-    } satisfies z.input<typeof UpdatePoolDocument>,
-  }).then((r) => r.data);
+export const setPoolScope = (api: Fetcher, id: string, organizationScoped: boolean, allowedWorkspaceIds: string[]) => patchPool(api, id, {
+  type: 'agent-pools',
+  attributes: { 'organization-scoped': organizationScoped },
+  relationships: { 'allowed-workspaces': { data: allowedWorkspaceIds.map((w) => ({ type: 'workspaces' as const, id: w })) } },
+});

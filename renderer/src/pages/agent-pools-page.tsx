@@ -1,11 +1,15 @@
 import { useState, type FormEvent } from 'react';
 import { Link, Navigate, NavLink, useParams } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
-import { createPool, listPools } from '../api/agents';
+import { createPool, listPools, poolStatusCounts } from '../api/agents';
+import { isApiError } from '../api/client';
 import { useSession } from '../api/session';
 import { useNamespaces } from '../api/use-namespaces';
 import { ErrorNote, Loading, Section, formatTime, useAction } from '../components/ui';
+import { PoolLimitNote } from '../components/pool-limit-note';
 import { queryKeys } from '../api/query-keys';
+import { AGENT_STATUSES } from '../../../daemon/src/contract/wire-jsonapi';
+import { noAgents, type AgentStatusCounts } from '../../../daemon/src/contract/wire-agent-counts';
 
 function NewPoolForm({ org }: { org: string }) {
   const { api } = useSession();
@@ -18,17 +22,36 @@ function NewPoolForm({ org }: { org: string }) {
       <input name="pool_name" placeholder="Pool name" value={name} onChange={(e) => setName(e.target.value)} required pattern="[A-Za-z0-9_\-]+" title="letters, digits, - and _" />
       <label className="check"><input type="checkbox" checked={scoped} onChange={(e) => setScoped(e.target.checked)} /> All workspaces may use it</label>
       <button type="submit" disabled={create.isPending}>Create pool</button>
-      <ErrorNote error={create.error} />
+      {isApiError(create.error, 'limit_reached') ? <PoolLimitNote org={org} retry={() => create.mutate(undefined)} /> : <ErrorNote error={create.error} />}
     </form>
   );
 }
 
+/** A pool's agents per status, the statuses it has none of left out. */
+function StatusCounts({ pool, counts }: { pool: string; counts: AgentStatusCounts }) {
+  const present = AGENT_STATUSES.filter((s) => counts[s] > 0);
+  if (present.length === 0) return <span className="muted">no agents</span>;
+  return (
+    <ul className="status-counts" aria-label={`Agents of ${pool}`}>
+      {present.map((s) => <li key={s} className={`badge badge-${s}`}>{counts[s]} {s}</li>)}
+    </ul>
+  );
+}
+
+/** The list refreshes now and then; the counts of the listed pools come in one more request, never one per pool. */
+const LIST_POLL_MS = 10_000;
+
 function PoolList({ org }: { org: string }) {
   const { api } = useSession();
-  const pools = useQuery({ queryKey: queryKeys.pools(org), queryFn: () => listPools(api, org), refetchInterval: 10_000 });
+  const pools = useQuery({ queryKey: queryKeys.pools(org), queryFn: () => listPools(api, org), refetchInterval: LIST_POLL_MS });
+  const ids = (pools.data ?? []).map((p) => p.id);
+  const counts = useQuery({
+    queryKey: queryKeys.poolStatusCounts(org, ids.join(',')), queryFn: () => poolStatusCounts(api, org, ids),
+    enabled: ids.length > 0, refetchInterval: LIST_POLL_MS, placeholderData: (previous) => previous,
+  });
   return (
     <Section title={`Agent pools of ${org}`} actions={<NewPoolForm org={org} />}>
-      {pools.isLoading ? <Loading what="agent pools" /> : <ErrorNote error={pools.error} />}
+      {pools.isLoading ? <Loading what="agent pools" /> : <ErrorNote error={pools.error ?? counts.error} />}
       {pools.data?.length === 0 && <p className="muted">No agent pools yet.</p>}
       {pools.data && pools.data.length > 0 && (
         <table>
@@ -38,7 +61,7 @@ function PoolList({ org }: { org: string }) {
               <tr key={p.id}>
                 <td><Link to={`/agent-pools/${org}/${p.id}`}>{p.attributes.name}</Link></td>
                 <td>{p.attributes['organization-scoped'] === false ? 'selected workspaces' : 'whole organization'}</td>
-                <td>{p.attributes['agent-count'] ?? 0}</td>
+                <td>{counts.data ? <StatusCounts pool={p.attributes.name} counts={counts.data[p.id] ?? noAgents()} /> : p.attributes['agent-count']}</td>
                 <td>{formatTime(p.attributes['created-at'])}</td>
               </tr>
             ))}

@@ -5,6 +5,7 @@ import { getOrganization, removeMember, setMember } from '../api/accounts';
 import { useSession } from '../api/session';
 import { ErrorNote, Loading, Section, confirmed, formatTime, useAction } from '../components/ui';
 import { Workspaces } from '../components/workspaces';
+import { OrganizationAgentSettings } from '../components/organization-agent-settings';
 import { queryKeys } from '../api/query-keys';
 import { ORGANIZATION_ROLES, type MemberJson, type OrganizationRole } from '../../../daemon/src/contract/wire-accounts';
 
@@ -45,7 +46,7 @@ function Members({ org, members }: { org: string; members: MemberJson[] }) {
   );
 }
 
-/** An organization: owners add, promote and remove members; its workspaces and their agent pools. */
+/** An organization: owners add, promote and remove members, set its agent-pool limit and defaults; its workspaces and their agent pools. */
 export function OrganizationPage() {
   const { name = '' } = useParams();
   const { api } = useSession();
@@ -60,6 +61,7 @@ export function OrganizationPage() {
       </div>
       <p className="muted">{org.data.email ?? ''} Created {formatTime(org.data.created_at)}.</p>
       <Members org={name} members={org.data.members ?? []} />
+      <OrganizationAgentSettings org={name} />
       <Workspaces org={name} />
     </>
   );
