@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RateMeter, formatEta } from '../../renderer/src/api/uploads';
+import { RateMeter, formatEta } from '../../renderer/src/api/upload-meter';
 
 describe('the upload bar: speed and time left', () => {
   it('measures the rate over the last seconds, not the whole upload', () => {

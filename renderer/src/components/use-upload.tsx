@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { prepareUpload, type ProviderRef } from '../api/boxes';
-import { RateMeter, formatEta, isUploadAborted, putFile } from '../api/uploads';
+import { isUploadAborted, putFile } from '../api/uploads';
+import { RateMeter, formatEta } from '../api/upload-meter';
 import { useSession } from '../api/session';
 import { queryKeys } from '../api/query-keys';
 import { formatBytes } from './format';
