@@ -33,7 +33,7 @@ function NewUpstreamForm() {
     <form className="provider-form" onSubmit={submit} aria-label="New upstream">
       <label>Name<input name="upstream_name" value={d.name} onChange={(e) => set({ name: e.target.value })} required placeholder="hcp" /></label>
       <label className="wide">URL<input name="upstream_url" value={d.url} onChange={(e) => set({ url: e.target.value })} required placeholder="https://vagrantcloud.com, another Boxyard, or /srv/export" /></label>
-      <label>Token (optional, write-only)<input name="upstream_token" type="password" autoComplete="new-password" value={d.token} onChange={(e) => set({ token: e.target.value })} title="Sent once and never shown again: the list says only whether there is one" /></label>
+      <label>Token (optional)<input name="upstream_token" type="password" autoComplete="new-password" value={d.token} onChange={(e) => set({ token: e.target.value })} title="Sent once and never shown again: the list says only whether there is one" /></label>
       <label>Timeout (s)<input name="timeout_seconds" type="number" min={1} value={d.timeout} onChange={(e) => set({ timeout: e.target.value })} placeholder="30" /></label>
       <label>Max failures<input name="max_failures" type="number" min={1} value={d.maxFailures} onChange={(e) => set({ maxFailures: e.target.value })} placeholder="3" /></label>
       <label>Pause (min)<input name="pause_minutes" type="number" min={0} value={d.pause} onChange={(e) => set({ pause: e.target.value })} placeholder="5" /></label>
