@@ -38,7 +38,7 @@ export function Workspaces({ org }: { org: string }) {
   const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
   const form = (
     <form className="inline" onSubmit={submit} aria-label="New workspace">
-      <input name="workspace_name" placeholder="Workspace name" value={name} onChange={(e) => setName(e.target.value)} required pattern="[A-Za-z0-9_\-]+" title="letters, digits, - and _" />
+      <input name="workspace_name" aria-label="Workspace name" placeholder="Workspace name" value={name} onChange={(e) => setName(e.target.value)} required pattern="[A-Za-z0-9_\-]+" title="letters, digits, - and _" />
       <button type="submit" disabled={create.isPending}>Create workspace</button>
     </form>
   );

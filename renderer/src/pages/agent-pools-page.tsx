@@ -19,7 +19,7 @@ function NewPoolForm({ org }: { org: string }) {
   const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
   return (
     <form className="inline" onSubmit={submit} aria-label="New agent pool">
-      <input name="pool_name" placeholder="Pool name" value={name} onChange={(e) => setName(e.target.value)} required pattern="[A-Za-z0-9_\-]+" title="letters, digits, - and _" />
+      <input name="pool_name" aria-label="Pool name" placeholder="Pool name" value={name} onChange={(e) => setName(e.target.value)} required pattern="[A-Za-z0-9_\-]+" title="letters, digits, - and _" />
       <label className="check"><input type="checkbox" checked={scoped} onChange={(e) => setScoped(e.target.checked)} /> All workspaces may use it</label>
       <button type="submit" disabled={create.isPending}>Create pool</button>
       {isApiError(create.error, 'limit_reached') ? <PoolLimitNote org={org} retry={() => create.mutate(undefined)} /> : <ErrorNote error={create.error} />}

@@ -38,8 +38,8 @@ function Members({ org, members }: { org: string; members: MemberJson[] }) {
         </tbody>
       </table>
       <form className="inline" onSubmit={submit} aria-label="Add member">
-        <input name="member" placeholder="Username" value={username} onChange={(e) => setUsername(e.target.value)} required />
-        <select value={role} onChange={(e) => setRole(e.target.value as OrganizationRole)}>{ORGANIZATION_ROLES.map((r) => <option key={r} value={r}>{r}</option>)}</select>
+        <input name="member" aria-label="Username" placeholder="Username" value={username} onChange={(e) => setUsername(e.target.value)} required />
+        <select aria-label="Role" value={role} onChange={(e) => setRole(e.target.value as OrganizationRole)}>{ORGANIZATION_ROLES.map((r) => <option key={r} value={r}>{r}</option>)}</select>
         <button type="submit" disabled={put.isPending}>Add member</button>
       </form>
     </Section>
