@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { packageRoot } from '../lib/package-root';
+import { setUiPageHeaders } from '../http/guards/security-headers';
 import type { Context, Middleware } from 'koa';
 
 /** Where `npm run build:ui` writes the renderer, in the package (same layout in the desktop app). */
@@ -81,6 +82,8 @@ export function uiPage(dir: string): UiPage {
   return async (ctx, status) => {
     const size = await fileSize(index);
     if (size === undefined) return text(ctx, 503, NOT_BUILT);
+    // The path is not under /ui/, so it was given the API's policy, under which the page cannot load its scripts.
+    setUiPageHeaders(ctx);
     return send(ctx, index, size, false, status);
   };
 }
