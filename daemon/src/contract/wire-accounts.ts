@@ -20,6 +20,9 @@ export type UserJson = z.infer<typeof UserJson>;
 
 /** `GET|POST /session`, `GET /user`, and each user change. */
 export const UserAnswer = z.object({ user: UserJson });
+/** `GET /session`: who is signed in, or `null` for a browser that sent no session at all. */
+export const SessionAnswer = z.object({ user: UserJson.nullable() });
+export type SessionAnswer = z.infer<typeof SessionAnswer>;
 export const UsersAnswer = z.object({ users: z.array(UserJson) });
 
 export const ORGANIZATION_ROLES = ['owner', 'member'] as const;

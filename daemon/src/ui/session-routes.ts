@@ -8,6 +8,7 @@ import type { TokenService } from '../auth/tokens-service';
 import { CreateTokenBody } from '../auth/schemas';
 import { userSelf } from '../auth/serialize';
 import { browserName } from './browser-name';
+import type { SessionAnswer } from '../contract/wire-accounts';
 
 export interface SessionRouteDeps {
   tokens: TokenService;
@@ -50,7 +51,13 @@ export function sessionRoutes(d: SessionRouteDeps): Router {
   }));
 
   r.get(BOXYARD.session.path, (ctx) => {
-    ctx.body = { user: userSelf(requireUser(ctx).user) };
+    // Nobody signed in is an answer, not an error: every visitor's browser asks this, and a 401
+    // is a console error on each public page. A session or token that no longer works is a 401.
+    if (!ctx.state.principal && !ctx.state.badToken) {
+      ctx.body = { user: null } satisfies SessionAnswer;
+      return;
+    }
+    ctx.body = { user: userSelf(requireUser(ctx).user) } satisfies SessionAnswer;
   });
 
   r.delete(BOXYARD.session.path, async (ctx) => {

@@ -3,7 +3,7 @@ import { apiPath, isApiError, type Fetcher } from './client';
 import { load } from './load';
 import {
   ApiTokensAnswer, CreatedTokenJson, OrganizationDetailAnswer, OrganizationsAnswer, SettingsAnswer, SmsCodeSentAnswer,
-  TotpSetupAnswer, TwoFactorMethodsAnswer, UserAnswer, UsersAnswer, type OrganizationRole, type UserJson,
+  TotpSetupAnswer, TwoFactorMethodsAnswer, SessionAnswer, UserAnswer, UsersAnswer, type OrganizationRole, type UserJson,
 } from '../../../daemon/src/contract/wire-accounts';
 import type {
   CreateOrganizationBody, CreateTokenBody, CreateUserBody, MemberBody, NewTokenBody, RequestCodeBody, SettingsBody, UpdateUserBody,
@@ -25,7 +25,7 @@ export const login = (api: Fetcher, c: Credentials): Promise<UserJson> =>
 
 /** Who the session cookie signs in, or null when there is no (valid) session. */
 export const currentSession = (api: Fetcher) =>
-  load(api, UserAnswer, `${B}/session`).then((r): UserJson | null => r.user).catch((e: unknown) => {
+  load(api, SessionAnswer, `${B}/session`).then((r): UserJson | null => r.user).catch((e: unknown) => {
     if (isApiError(e, 'unauthorized')) return null;
     throw e;
   });
