@@ -194,20 +194,21 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await page.screenshot({ path: join(shots, 'pool-scope.png'), fullPage: true });
   });
 
-  it('lists every namespace with its boxes on the boxes page, in one request', async () => {
+  it('lists the user’s own and organizations’ boxes under Mine, one request per page', async () => {
     await daemon.http.withToken(daemon.adminToken).post('/api/v1/boxes', { box: { username: 'e2e-org', name: 'org-box', is_private: true } });
     const apiCalls: string[] = [];
-    const seen = (r: { url(): string }) => { const u = new URL(r.url()); if (u.pathname.startsWith('/api/')) apiCalls.push(u.pathname); };
+    const seen = (r: { url(): string }) => { const u = new URL(r.url()); if (u.pathname.startsWith('/api/')) apiCalls.push(u.pathname + u.search); };
     page.on('request', seen);
     await page.getByRole('link', { name: 'Boxes' }).first().click();
-    const own = page.locator('section', { has: page.getByRole('heading', { name: ADMIN.username, exact: true }) });
-    await own.getByRole('link', { name: `${ADMIN.username}/e2e-box` }).waitFor();
-    const org = page.locator('section', { has: page.getByRole('heading', { name: 'e2e-org', exact: true }) });
-    await org.getByRole('link', { name: 'e2e-org/org-box' }).waitFor();
-    await org.getByText('private').waitFor();
+    await page.getByRole('link', { name: 'Mine' }).click();
+    const table = page.getByRole('table', { name: 'Boxes' });
+    await table.getByRole('link', { name: `${ADMIN.username}/e2e-box` }).waitFor();
+    // Private and never released: only its owners' list shows it.
+    await table.getByRole('row', { name: /e2e-org\/org-box/ }).getByText('private').waitFor();
     page.off('request', seen);
-    // The header polls settings on its own; the list itself is one request, none per namespace.
-    expect(apiCalls.filter((p) => !p.endsWith('/settings'))).toEqual(['/api/boxyard/namespaces']);
+    expect(apiCalls.filter((p) => p.startsWith('/api/boxyard/boxes') && p.includes('mine=true'))).toHaveLength(1);
+    // None per namespace.
+    expect(apiCalls.filter((p) => /\/namespaces|\/user\//.test(p))).toEqual([]);
   });
 
   it('settings: an API token shown once, authenticator and SMS setup, a new user, maintenance on and off', async () => {
@@ -225,7 +226,7 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await page.screenshot({ path: join(shots, 'settings.png'), fullPage: true });
     await page.getByPlaceholder('123456').fill(new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate());
     // Switching two-factor on or off needs the current password (issue 10); the field serves SMS below too.
-    await page.getByLabel('Current password').fill(ADMIN.password);
+    await page.getByLabel('Current password (needed to switch a method on or off)').fill(ADMIN.password);
     await page.getByRole('button', { name: 'Confirm' }).click();
     await page.getByRole('button', { name: 'Switch off authenticator' }).waitFor();
 
