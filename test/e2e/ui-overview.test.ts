@@ -73,13 +73,13 @@ describe.skipIf(!haveChromium)('overview, maintenance and sessions in headless C
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(PUBLIC_URL);
   });
 
-  it('the token list marks this browser\'s session and offers Sign out there, not Revoke', async () => {
+  it('the token list marks this browser\'s session and offers to sign out there, not Revoke', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     const mine = page.locator('tr[aria-current="true"]');
     await mine.waitFor();
     expect(await mine.locator('td').first().textContent()).toMatch(/^Boxyard web UI — Chrome on Linux/);
     await mine.getByText('this session', { exact: true }).waitFor();
-    expect(await mine.getByRole('button').allTextContents()).toEqual(['Sign out']);
+    expect(await mine.getByRole('button').allTextContents()).toEqual(['Sign out this browser']);
     // The API token the test signed in with is listed too, with Revoke, and is not marked.
     await page.locator('tr:not([aria-current])', { has: page.getByRole('button', { name: 'Revoke' }) }).first().waitFor();
   });

@@ -22,7 +22,7 @@ export function ApiTokens() {
       create={(description) => createApiToken(api, description).then((t) => t.token)}
       revoke={(id) => revokeApiToken(api, id)}
       secretLabel="API token" revokeWarning="Revoke this token (a session's browser is signed out)"
-      current={{ label: 'Sign out', run: () => void signOut() }}
+      current={{ label: 'Sign out this browser', run: () => void signOut() }}
       changes={{ created: [queryKeys.apiTokens], revoked: [queryKeys.apiTokens] }}
     />
   );
