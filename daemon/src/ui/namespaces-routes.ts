@@ -15,10 +15,10 @@ export interface NamespaceRouteDeps {
 }
 
 /**
- * The web UI's box list (under /api/boxyard): the signed-in user's namespaces with their boxes in
- * one answer, where the Vagrant Cloud API needs one `GET /user/:name` per namespace. `GET /search`
- * is no substitute: it lists only released boxes, and everyone's public ones. Each namespace is
- * read as `GET /user/:name` reads it (registry.profile), so the two always show the same boxes.
+ * The signed-in user's namespaces with all their boxes in one answer (under /api/boxyard), where
+ * the Vagrant Cloud API needs one `GET /user/:name` per namespace. Each namespace is read as
+ * `GET /user/:name` reads it (registry.profile), so the two always show the same boxes. Its size
+ * grows with the boxes: the web UI's box list pages instead (box-list-routes.ts, `mine=true`).
  */
 export function namespaceRoutes(d: NamespaceRouteDeps): Router {
   const r = new Router();
