@@ -1,43 +1,42 @@
 import { useLayoutEffect, useRef } from 'react';
-import { marked } from 'marked';
+import { Marked, type Tokens } from 'marked';
 import DOMPurify, { type Config } from 'dompurify';
 
+const escapeHtml = (t: string): string => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
 /**
- * What descriptions may hold once rendered: DOMPurify's HTML profile (no script, no event
- * handlers, no javascript: URLs) minus what the daemon's Content-Security-Policy would refuse
- * and log (inline `style`) and what has no place in a description (forms, frames, media).
+ * Markdown only: HTML written into a description shows as the text it is, never as markup.
+ * DOMPurify would remove its scripts and handlers, but only after Chromium has parsed them, and
+ * parsing an `onerror` attribute, even in DOMPurify's inert document, is reported as a breach of
+ * the daemon's Content-Security-Policy (script-src-attr). Images become links to them: the UI's
+ * policy allows images from this daemon only (img-src 'self'), so one from elsewhere is refused.
+ */
+const RENDERER = {
+  html: ({ text }: Tokens.HTML | Tokens.Tag) => escapeHtml(text),
+  image: ({ href, text }: Tokens.Image) => `<a href="${escapeHtml(href)}">${escapeHtml(text || 'image')}</a>`,
+};
+
+/**
+ * What may reach the page of marked's output: DOMPurify's HTML profile (no script, no event
+ * handlers, no javascript: URLs) minus what the CSP would refuse and log (inline `style`) and
+ * what has no place in a description (forms, frames, media).
  */
 const SANITIZE: Config & { RETURN_DOM_FRAGMENT: true } = {
   USE_PROFILES: { html: true },
-  FORBID_TAGS: ['style', 'form', 'input', 'button', 'select', 'textarea', 'iframe', 'video', 'audio', 'source'],
+  FORBID_TAGS: ['style', 'img', 'form', 'input', 'button', 'select', 'textarea', 'iframe', 'video', 'audio', 'source'],
   FORBID_ATTR: ['style', 'class', 'id'],
   RETURN_DOM_FRAGMENT: true,
 };
 
-/**
- * Images become links to them: the UI's policy allows images from this daemon only (img-src
- * 'self'), so one from elsewhere would be refused; links open in a new tab without handing it
- * this page (`noopener`) or where it came from.
- */
-function tidy(fragment: DocumentFragment): DocumentFragment {
-  for (const img of Array.from(fragment.querySelectorAll('img'))) {
-    const src = img.getAttribute('src');
-    const link = document.createElement('a');
-    link.textContent = img.getAttribute('alt') || 'image';
-    if (src) link.setAttribute('href', src);
-    img.replaceWith(link);
-  }
+/** Markdown (GitHub's flavour) as sanitized DOM nodes; links open in a new tab without handing it this page. */
+export function renderMarkdown(source: string): DocumentFragment {
+  const html = new Marked({ gfm: true, renderer: RENDERER }).parse(source, { async: false });
+  const fragment = DOMPurify.sanitize(html, SANITIZE);
   for (const a of Array.from(fragment.querySelectorAll('a[href]'))) {
     a.setAttribute('target', '_blank');
     a.setAttribute('rel', 'noopener noreferrer nofollow');
   }
   return fragment;
-}
-
-/** Markdown (GitHub's flavour) as sanitized DOM nodes. */
-export function renderMarkdown(source: string): DocumentFragment {
-  const html = marked.parse(source, { async: false, gfm: true });
-  return tidy(DOMPurify.sanitize(html, SANITIZE));
 }
 
 /**

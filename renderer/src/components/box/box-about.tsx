@@ -25,16 +25,17 @@ function useBoxSave(box: BoxJson) {
 /** Public or private, switched at once; a refusal shows beside the switch. */
 function PrivateSwitch({ box, save }: { box: BoxJson; save: (p: Patch) => Promise<void> }) {
   const [error, setError] = useState<unknown>(null);
-  const [saving, setSaving] = useState(false);
+  /** The value being saved, shown at once; back to the box's own once saved or refused. */
+  const [saving, setSaving] = useState<boolean | null>(null);
   const toggle = async (isPrivate: boolean) => {
-    setSaving(true);
+    setSaving(isPrivate);
     setError(null);
-    try { await save({ is_private: isPrivate }); } catch (e) { setError(e); } finally { setSaving(false); }
+    try { await save({ is_private: isPrivate }); } catch (e) { setError(e); } finally { setSaving(null); }
   };
   return (
     <div className="private-switch">
       <label className="check">
-        <input type="checkbox" checked={box.private} disabled={saving} onChange={(e) => void toggle(e.target.checked)} />
+        <input type="checkbox" checked={saving ?? box.private} disabled={saving !== null} onChange={(e) => void toggle(e.target.checked)} />
         {' '}Private (only members of {box.username} and administrators see it)
       </label>
       <FieldError error={error} />
