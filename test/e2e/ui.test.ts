@@ -257,7 +257,8 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(begin.json.two_factor.secret) });
     expect((await alice.http.post('/api/boxyard/two-factor/totp/confirm', { two_factor: { code: totp.generate({ timestamp: Date.now() - 30_000 }) }, current_password: 'alice-password' })).status).toBe(200);
 
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    // The top bar's (Settings also offers "Sign out this browser" on this session's row).
+    await page.locator('.topbar').getByRole('button', { name: 'Sign out' }).click();
     await signIn(page, daemon.url, 'alice', 'alice-password');
     await page.getByLabel('Two-factor code').fill('000000');
     await page.getByRole('button', { name: 'Sign in' }).click();
