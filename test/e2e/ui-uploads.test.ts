@@ -76,9 +76,9 @@ describe.skipIf(!haveChromium)('uploads in the web UI (headless Chromium)', () =
     await version.getByRole('button', { name: 'Create and upload' }).click();
     await version.getByRole('row', { name: /virtualbox/ }).getByRole('cell', { name: 'uploaded' }).waitFor({ timeout: 30_000 });
     await throttleUploads(cdp, -1);
-    expect(await sawIt(page, 'sawFull')).toBe(true);
-    expect(await sawIt(page, 'sawSpeed')).toBe(true);
-    expect(await sawIt(page, 'sawEta')).toBe(true);
+    expect(await sawIt(page, 'sawFull'), 'the bar at 100%').toBe(true);
+    expect(await sawIt(page, 'sawSpeed'), 'the speed').toBe(true);
+    expect(await sawIt(page, 'sawEta'), 'the time left').toBe(true);
     const provider = await daemon.http.get(`${BOX}/version/1.0.0/provider/virtualbox/amd64`);
     expect(provider.json).toMatchObject({ hosted: true, checksum: createHash('sha256').update(pattern(size)).digest('hex'), checksum_type: 'sha256' });
   });

@@ -56,6 +56,8 @@ export function useUpload() {
         rates.add(performance.now(), loaded);
         setMeter({ fraction: total > 0 ? loaded / total : 0, loaded, total, rate: rates.rate(), eta: rates.eta(total) });
       }, controller.signal);
+      // The full bar stays up while the box is fetched again (the last progress event may not have been drawn).
+      setMeter({ fraction: 1, loaded: file.size, total: file.size, rate: rates.rate(), eta: 0 });
       return true;
     } catch (e) {
       if (isUploadAborted(e)) setCancelled(true);
@@ -64,8 +66,8 @@ export function useUpload() {
       return false;
     } finally {
       running.current = null;
-      setMeter(null);
       await qc.invalidateQueries({ queryKey: queryKeys.box(ref.user, ref.name) });
+      setMeter(null);
     }
   };
   const retry = () => (unfinished ? upload(unfinished.ref, unfinished.file) : Promise.resolve(false));
