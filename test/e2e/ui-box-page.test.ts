@@ -105,7 +105,7 @@ describe.skipIf(!haveChromium)('the box page in headless Chromium', () => {
     await article('1.11.0').getByRole('row', { name: /virtualbox/ }).getByRole('cell', { name: 'arm64 default', exact: true }).waitFor();
     await article('1.11.0').getByText('0 downloads').waitFor();
 
-    const checksum = row.getByLabel('checksum of virtualbox amd64', { exact: true });
+    const checksum = row.getByLabel('checksum (amd64)', { exact: true });
     expect(await checksum.textContent()).toBe(`sha256:${sha256}`);
     await row.getByRole('button', { name: 'Copy' }).click();
     await row.getByRole('button', { name: 'Copied' }).waitFor();

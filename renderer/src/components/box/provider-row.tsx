@@ -39,13 +39,13 @@ function Architecture({ provider: p }: { provider: ProviderJson }) {
 
 // The box answer carries each provider exactly as `GET …/provider/…` does (the same serializer),
 // checksum included: no second request per provider. Size and downloads come from the box's stats.
+// Labels inside a row name the architecture only: the row's first cell names the provider.
 export function ProviderRow({ user, name, version, provider: p, stats, manage }: {
   user: string; name: string; version: string; provider: ProviderJson; stats: ProviderStatsJson | undefined; manage: boolean;
 }) {
   const { api } = useSession();
   const ref: ProviderRef = { user, name, version, provider: p.name, architecture: p.architecture };
   const remove = useAction(() => deleteProvider(api, ref), [queryKeys.box(user, name)]);
-  const what = `${p.name} ${p.architecture}`;
   return (
     <tr>
       <td data-label="Provider">{p.name}</td>
@@ -53,8 +53,8 @@ export function ProviderRow({ user, name, version, provider: p, stats, manage }:
       <td data-label="Size">{formatBytes(stats?.size)}</td>
       <td data-label="Downloads">{stats ? stats.downloads.toLocaleString() : '—'}</td>
       <td data-label="File"><FileCell provider={p} refOf={ref} manage={manage} /></td>
-      <td data-label="Checksum" className="checksum">{p.checksum ? <CopyField label={`checksum of ${what}`} value={`${p.checksum_type ?? ''}:${p.checksum}`} /> : '—'}</td>
-      <td>{p.download_url && (p.original_url || p.checksum) ? <a href={p.download_url} aria-label={`download ${what}`}>download</a> : null}</td>
+      <td data-label="Checksum" className="checksum">{p.checksum ? <CopyField label={`checksum (${p.architecture})`} value={`${p.checksum_type ?? ''}:${p.checksum}`} /> : '—'}</td>
+      <td>{p.download_url && (p.original_url || p.checksum) ? <a href={p.download_url} aria-label={`download (${p.architecture})`}>download</a> : null}</td>
       {manage && (
         <td>
           <button type="button" className="danger small" onClick={() => confirmed(`Delete provider ${p.name} (${p.architecture})`) && remove.mutate(undefined)}>Delete</button>
