@@ -3,8 +3,9 @@ import { useQuery } from '@tanstack/react-query';
 import { createUser, deleteUser, listUsers } from '../api/accounts';
 import { useSession } from '../api/session';
 import { MIN_PASSWORD_LENGTH } from '../../../daemon/src/contract/bodies-accounts';
-import { ErrorNote, Loading, Section, confirmed, formatTime, useAction } from './ui';
+import { ErrorNote, Loading, Section, confirmed, useAction } from './ui';
 import { queryKeys } from '../api/query-keys';
+import { When } from './relative-time';
 
 interface Draft { username: string; password: string; email: string; admin: boolean }
 const EMPTY: Draft = { username: '', password: '', email: '', admin: false };
@@ -45,7 +46,7 @@ export function Users() {
                 <td>{u.username}</td>
                 <td>{u.email ?? '—'}</td>
                 <td>{u.admin ? 'administrator' : 'user'}</td>
-                <td>{formatTime(u.created_at)}</td>
+                <td><When iso={u.created_at} /></td>
                 <td>{u.username !== username && <button type="button" className="danger small" onClick={() => confirmed(`Delete user ${u.username}`) && remove.mutate(u.username)}>Delete</button>}</td>
               </tr>
             ))}

@@ -3,11 +3,12 @@ import { useNavigate, useParams } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
 import { deletePool, getPool, renamePool } from '../api/agents';
 import { useSession } from '../api/session';
-import { ErrorNote, Loading, confirmed, formatTime, useAction } from '../components/ui';
+import { ErrorNote, Loading, confirmed, useAction } from '../components/ui';
 import { AgentTokens } from '../components/tokens/agent-tokens';
 import { AgentsTable } from '../components/agents-table';
 import { PoolScope } from '../components/pool-scope';
 import { queryKeys } from '../api/query-keys';
+import { When } from '../components/relative-time';
 
 /** The pool's name as the page heading, with Rename (PATCH of the pool's `name`) and Delete. */
 function PoolHead({ org, poolId, name }: { org: string; poolId: string; name: string }) {
@@ -49,7 +50,7 @@ export function AgentPoolPage() {
   return (
     <>
       <PoolHead org={org} poolId={poolId} name={p.name} />
-      <p className="muted">Created {formatTime(p['created-at'])}. Id <code>{poolId}</code>.</p>
+      <p className="muted">Created <When iso={p['created-at']} />. Id <code>{poolId}</code>.</p>
       <PoolScope org={org} pool={pool.data} />
       <AgentTokens poolId={poolId} />
       <AgentsTable org={org} poolId={poolId} />

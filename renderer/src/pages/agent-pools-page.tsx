@@ -5,11 +5,12 @@ import { createPool, listPools, poolStatusCounts } from '../api/agents';
 import { isApiError } from '../api/client';
 import { useSession } from '../api/session';
 import { useNamespaces } from '../api/use-namespaces';
-import { ErrorNote, Loading, Section, formatTime, useAction } from '../components/ui';
+import { ErrorNote, Loading, Section, useAction } from '../components/ui';
 import { PoolLimitNote } from '../components/pool-limit-note';
 import { queryKeys } from '../api/query-keys';
 import { AGENT_STATUSES } from '../../../daemon/src/contract/wire-jsonapi';
 import { noAgents, type AgentStatusCounts } from '../../../daemon/src/contract/wire-agent-counts';
+import { When } from '../components/relative-time';
 
 function NewPoolForm({ org }: { org: string }) {
   const { api } = useSession();
@@ -62,7 +63,7 @@ function PoolList({ org }: { org: string }) {
                 <td><Link to={`/agent-pools/${org}/${p.id}`}>{p.attributes.name}</Link></td>
                 <td>{p.attributes['organization-scoped'] === false ? 'selected workspaces' : 'whole organization'}</td>
                 <td>{counts.data ? <StatusCounts pool={p.attributes.name} counts={counts.data[p.id] ?? noAgents()} /> : p.attributes['agent-count']}</td>
-                <td>{formatTime(p.attributes['created-at'])}</td>
+                <td><When iso={p.attributes['created-at']} /></td>
               </tr>
             ))}
           </tbody>

@@ -4,9 +4,10 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useSession } from '../api/session';
 import { boxListKey, listBoxes, paramsOf, queryOf, type BoxListParams } from '../api/catalogue';
 import type { BoxSummaryJson } from '../../../daemon/src/contract/wire-registry';
-import { ErrorNote, Loading, Section, formatTime } from '../components/ui';
+import { ErrorNote, Loading, Section } from '../components/ui';
 import { ImportDrop } from '../components/mirror/import-drop';
 import { BoxFilters } from '../components/catalogue/box-filters';
+import { When } from '../components/relative-time';
 
 function BoxTable({ boxes }: { boxes: BoxSummaryJson[] }) {
   return (
@@ -19,7 +20,7 @@ function BoxTable({ boxes }: { boxes: BoxSummaryJson[] }) {
             <td>{b.short_description}</td>
             <td>{b.current_version?.version ?? <span className="badge badge-unreleased">unreleased</span>}</td>
             <td>{b.downloads}</td>
-            <td>{formatTime(b.updated_at)}</td>
+            <td><When iso={b.updated_at} /></td>
           </tr>
         ))}
       </tbody>

@@ -3,11 +3,12 @@ import { Link, useParams } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
 import { getOrganization, removeMember, setMember } from '../api/accounts';
 import { useSession } from '../api/session';
-import { ErrorNote, Loading, Section, confirmed, formatTime, useAction } from '../components/ui';
+import { ErrorNote, Loading, Section, confirmed, useAction } from '../components/ui';
 import { Workspaces } from '../components/workspaces';
 import { OrganizationAgentSettings } from '../components/organization-agent-settings';
 import { queryKeys } from '../api/query-keys';
 import { ORGANIZATION_ROLES, type MemberJson, type OrganizationRole } from '../../../daemon/src/contract/wire-accounts';
+import { When } from '../components/relative-time';
 
 function Members({ org, members }: { org: string; members: MemberJson[] }) {
   const { api } = useSession();
@@ -59,7 +60,7 @@ export function OrganizationPage() {
         <h1>{org.data.name}</h1>
         <Link to={`/agent-pools/${name}`}>Agent pools</Link>
       </div>
-      <p className="muted">{org.data.email ?? ''} Created {formatTime(org.data.created_at)}.</p>
+      <p className="muted">{org.data.email ?? ''} Created <When iso={org.data.created_at} />.</p>
       <Members org={name} members={org.data.members ?? []} />
       <OrganizationAgentSettings org={name} />
       <Workspaces org={name} />

@@ -4,8 +4,9 @@ import { getOverview } from '../api/overview';
 import { useSession } from '../api/session';
 import { queryKeys } from '../api/query-keys';
 import type { ActivityJson, OverviewJson } from '../../../daemon/src/contract/wire-overview';
-import { CopyField, ErrorNote, Loading, Section, StatusBadge, formatTime } from '../components/ui';
+import { CopyField, ErrorNote, Loading, Section, StatusBadge } from '../components/ui';
 import { formatBytes } from '../components/format';
+import { When } from '../components/relative-time';
 
 /** `/`: the overview for a signed-in user, the public catalogue for anyone else. */
 export function Home() {
@@ -78,7 +79,7 @@ function Activity({ items }: { items: ActivityJson[] }) {
         <table>
           <thead><tr><th>When</th><th>What</th></tr></thead>
           <tbody>
-            {items.map((a, i) => <tr key={`${a.kind}-${a.target}-${a.at}-${i}`}><td>{formatTime(a.at)}</td><td><What a={a} /></td></tr>)}
+            {items.map((a, i) => <tr key={`${a.kind}-${a.target}-${a.at}-${i}`}><td><When iso={a.at} /></td><td><What a={a} /></td></tr>)}
           </tbody>
         </table>
       )}

@@ -3,9 +3,10 @@ import { useQuery } from '@tanstack/react-query';
 import { cacheSize, listCache, purgeCache } from '../../api/mirrors';
 import type { CachedBoxJson } from '../../../../daemon/src/contract/wire-mirror';
 import { useSession } from '../../api/session';
-import { ErrorNote, Loading, Section, confirmed, formatTime, useAction } from '../ui';
+import { ErrorNote, Loading, Section, confirmed, useAction } from '../ui';
 import { formatBytes } from '../format';
 import { mirrorResults, queryKeys } from '../../api/query-keys';
+import { When } from '../relative-time';
 
 /** The pull-through cache's boxes; the box page asks the same query for its "cached from" mark. */
 export function useCachedBoxes() {
@@ -66,7 +67,7 @@ export function CachedBoxes() {
                 <td>{c.upstream?.name ?? '—'}</td>
                 <td>{c.source}</td>
                 <td>{c.providers_cached}/{c.providers_total}</td>
-                <td>{formatTime(c.synced_at)}</td>
+                <td><When iso={c.synced_at} /></td>
                 <td><PurgeOne tag={c.tag} /></td>
               </tr>
             ))}

@@ -4,8 +4,9 @@ import { cancelJob, listJobs } from '../../api/mirrors';
 import { ACTIVE_JOB_STATES, type JobJson } from '../../../../daemon/src/contract/wire-mirror';
 import { useSession } from '../../api/session';
 import { formatBytes, formatDuration } from '../format';
-import { ErrorNote, StatusBadge, formatTime, useAction } from '../ui';
+import { ErrorNote, StatusBadge, useAction } from '../ui';
 import { queryKeys, mirrorResults } from '../../api/query-keys';
+import { When } from '../relative-time';
 
 /** What a finished job published, e.g. "ORG/BOX 1.0.0, 1.1.0". */
 const publishedText = (j: JobJson) => j.published.map((p) => `${p.box} ${p.versions.join(', ')}`).join('; ');
@@ -32,7 +33,7 @@ export function JobProgress({ job, mirrorId }: { job: JobJson; mirrorId: string 
         <span>files {job.files_done}/{job.files_total}</span>
         {active && <span>{job.rate_bytes_per_second ? `${formatBytes(job.rate_bytes_per_second)}/s` : '—/s'}</span>}
         {active && <span>ETA {formatDuration(job.eta_seconds)}</span>}
-        <span>{job.finished_at ? `finished ${formatTime(job.finished_at)}` : `started ${formatTime(job.started_at ?? job.created_at)}`}</span>
+        <span>{job.finished_at ? <>finished <When iso={job.finished_at} /></> : <>started <When iso={job.started_at ?? job.created_at} /></>}</span>
       </div>
       {job.message && <p className={job.state === 'failed' ? 'error' : 'muted'} role={job.state === 'failed' ? 'alert' : undefined}>{job.message}</p>}
       {/* The daemon's own message usually says what was published already. */}
@@ -53,8 +54,8 @@ function JobHistory({ jobs }: { jobs: JobJson[] }) {
             <td><StatusBadge status={j.state} /></td>
             <td>{formatBytes(j.bytes_done)}</td>
             <td>{j.files_done}/{j.files_total}</td>
-            <td>{formatTime(j.started_at)}</td>
-            <td>{formatTime(j.finished_at)}</td>
+            <td><When iso={j.started_at} /></td>
+            <td><When iso={j.finished_at} /></td>
             <td>{j.message ?? ''}</td>
           </tr>
         ))}

@@ -5,8 +5,9 @@ import type { UpstreamJson } from '../../../../daemon/src/contract/wire-mirror';
 import type { UpstreamTestJson } from '../../../../daemon/src/contract/wire-mirror-actions';
 import { useSession } from '../../api/session';
 import { numberOrUndefined } from '../format';
-import { ErrorNote, Loading, Section, confirmed, formatTime, useAction } from '../ui';
+import { ErrorNote, Loading, Section, confirmed, useAction } from '../ui';
 import { queryKeys } from '../../api/query-keys';
+import { When } from '../relative-time';
 
 interface Draft { name: string; url: string; token: string; timeout: string; maxFailures: string; pause: string }
 const EMPTY: Draft = { name: '', url: '', token: '', timeout: '', maxFailures: '', pause: '' };
@@ -48,7 +49,7 @@ function Health({ u }: { u: UpstreamJson }) {
   const paused = u.paused_until && new Date(u.paused_until).getTime() > Date.now();
   return (
     <>
-      {paused ? <span className="badge badge-errored">paused until {formatTime(u.paused_until)}</span> : <span className="badge badge-active">ok</span>}
+      {paused ? <span className="badge badge-errored">paused until <When iso={u.paused_until} /></span> : <span className="badge badge-active">ok</span>}
       <span className="muted"> {u.failures ?? 0}/{u.max_failures ?? '—'} failures</span>
       {u.last_error && <div className="muted small-text">Last error: {u.last_error}</div>}
     </>

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { QueryKey } from '@tanstack/react-query';
-import { ErrorNote, Loading, SecretOnce, Section, confirmed, formatTime, useAction } from '../ui';
+import { ErrorNote, Loading, SecretOnce, Section, confirmed, useAction } from '../ui';
+import { When } from '../relative-time';
 
 /** A token as its list shows it: never the secret. `current`: the one this page signs in with (API tokens only). */
 export interface TokenRow { id: string; description: string; createdAt: string; lastUsedAt: string | null; current?: boolean }
@@ -52,8 +53,8 @@ export function TokenSection({ title, tokens, form, create, revoke, secretLabel,
             {tokens.data.map((t) => (
               <tr key={t.id} aria-current={t.current ? 'true' : undefined}>
                 <td>{t.description || t.id}{t.current && <span className="badge">this session</span>}</td>
-                <td>{formatTime(t.createdAt)}</td>
-                <td>{formatTime(t.lastUsedAt)}</td>
+                <td><When iso={t.createdAt} /></td>
+                <td><When iso={t.lastUsedAt} never="never" /></td>
                 <td>
                   {t.current && current
                     ? <button type="button" className="small" onClick={current.run}>{current.label}</button>
