@@ -60,16 +60,14 @@ export function VersionCard({ user, name, version, stats, manage }: VersionCardP
       <Markdown source={version.description_markdown} />
       {manage && <TextEdit label={`Description of ${version.version}`} value={version.description_markdown} multiline save={saveDescription} />}
       {version.providers.length > 0 && (
-        <div className="table-scroll">
-          <table className="providers">
-            <thead><tr><th>Provider</th><th>Architecture</th><th>Size</th><th>Downloads</th><th>File</th><th>Checksum</th><th />{manage && <th />}</tr></thead>
-            <tbody>
-              {version.providers.map((p) => (
-                <ProviderRow key={`${p.name}/${p.architecture}`} user={user} name={name} version={version.version} provider={p} stats={providerStats(p)} manage={manage} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <table className="providers">
+          <thead><tr><th>Provider</th><th>Architecture</th><th>Size</th><th>Downloads</th><th>File</th><th>Checksum</th><th />{manage && <th />}</tr></thead>
+          <tbody>
+            {version.providers.map((p) => (
+              <ProviderRow key={`${p.name}/${p.architecture}`} user={user} name={name} version={version.version} provider={p} stats={providerStats(p)} manage={manage} />
+            ))}
+          </tbody>
+        </table>
       )}
       {manage && <ProviderForm user={user} name={name} version={version.version} />}
     </article>
