@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { timeAgo } from '../../renderer/src/components/relative-time';
+import { timeAgo } from '../../renderer/src/components/format';
 
 describe('timeAgo', () => {
   const now = Date.parse('2026-11-25T12:00:00Z');

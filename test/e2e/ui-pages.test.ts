@@ -1,0 +1,145 @@
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { createBox, publish } from '../helpers/registry';
+import { createOrg, createPool } from '../helpers/agents';
+import { chromiumAvailable, ensureUiBuilt, launchChromium, signIn, watchCsp } from '../helpers/ui-browser';
+
+// Every page of the UI, as a visitor and as the administrator, at a desktop and a phone size: no
+// console error, nothing axe-core rates serious or critical, no horizontal scroll, and a
+// screenshot of each kept in test-artifacts/screenshots (BOXYARD_TEST_ARTIFACTS moves it).
+
+const haveChromium = chromiumAvailable('The page-wide UI test');
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SHOTS = join(process.env.BOXYARD_TEST_ARTIFACTS ?? join(ROOT, 'test-artifacts'), 'screenshots');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SIZES = [{ name: 'desktop', width: 1280, height: 800 }, { name: 'phone', width: 390, height: 844 }] as const;
+
+interface PageCase { name: string; path: string; heading: string | RegExp }
+
+interface AxeViolation { id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }
+
+/** axe-core's serious and critical findings on the page as it is now. */
+async function axeFindings(page: Page): Promise<string[]> {
+  // Evaluated by the browser's debugging protocol, which the page's Content Security Policy does not govern.
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: AxeViolation[] }> } }).axe;
+    return (await axe.run(document, { resultTypes: ['violations'] })).violations;
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+}
+
+/** How far the page is wider than the window, in CSS pixels (0 when it fits). */
+const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+
+describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
+  let daemon: TestDaemon;
+  let browser: Browser;
+  let poolId: string;
+  const visitor: PageCase[] = [];
+  const admin: PageCase[] = [];
+
+  beforeAll(async () => {
+    ensureUiBuilt();
+    mkdirSync(SHOTS, { recursive: true });
+    daemon = await startTestDaemon();
+    const api = daemon.http.withToken(daemon.adminToken);
+    await createBox(api, ADMIN.username, 'ubuntu-24.04', { short: 'A **minimal** Ubuntu with a rather long description that has to wrap on a phone' });
+    await publish(api, ADMIN.username, 'ubuntu-24.04', '1.0.0', { architecture: 'amd64' });
+    await publish(api, ADMIN.username, 'ubuntu-24.04', '1.1.0', { provider: 'libvirt', architecture: 'arm64' });
+    await createBox(api, ADMIN.username, 'hidden', { private: true });
+    await createOrg(api, 'lab');
+    poolId = ((await createPool(api, 'lab', 'builders')) as { id: string }).id;
+    visitor.push(
+      { name: 'catalogue', path: '/ui/', heading: /boxes/i },
+      // Managing asks for sign-in: the sign-in page is a page too.
+      { name: 'sign-in', path: '/ui/settings', heading: /boxyard|sign in/i },
+      { name: 'box-public', path: `/ui/boxes/${ADMIN.username}/ubuntu-24.04`, heading: `${ADMIN.username}/ubuntu-24.04` },
+    );
+    admin.push(
+      { name: 'overview', path: '/ui/overview', heading: 'Overview' },
+      { name: 'boxes', path: '/ui/boxes', heading: 'Boxes' },
+      { name: 'box', path: `/ui/boxes/${ADMIN.username}/ubuntu-24.04`, heading: `${ADMIN.username}/ubuntu-24.04` },
+      { name: 'new-box', path: '/ui/boxes/new', heading: /new box/i },
+      { name: 'mirrors', path: '/ui/mirrors', heading: 'Mirrors' },
+      { name: 'agent-pools', path: '/ui/agent-pools/lab', heading: 'Agent pools' },
+      { name: 'agent-pool', path: `/ui/agent-pools/lab/${poolId}`, heading: 'builders' },
+      { name: 'organizations', path: '/ui/organizations', heading: 'Organizations' },
+      { name: 'organization', path: '/ui/organizations/lab', heading: 'lab' },
+      { name: 'settings', path: '/ui/settings', heading: 'Settings' },
+    );
+    ({ browser } = await launchChromium());
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await daemon?.stop();
+  });
+
+  /** A context of the given size, signed in or not, that records console errors and CSP refusals. */
+  async function open(size: (typeof SIZES)[number], signedIn: boolean): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+    const context = await browser.newContext({ viewport: { width: size.width, height: size.height } });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    const problems = await watchCsp(page);
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    if (signedIn) {
+      await signIn(page, daemon.url, ADMIN.username, ADMIN.password);
+      await page.locator('.topbar .who', { hasText: ADMIN.username }).waitFor();
+    }
+    return { context, page, problems };
+  }
+
+  /** What is wrong with one page: nothing, or each finding in words. */
+  async function findings(page: Page, problems: string[], c: PageCase, size: (typeof SIZES)[number], who: string): Promise<string[]> {
+    const where = `${who} ${c.path} at ${size.width} px`;
+    problems.length = 0;
+    try {
+      await page.goto(`${daemon.url}${c.path}`);
+      await page.getByRole('heading', { level: 1, name: c.heading }).first().waitFor();
+      await page.waitForFunction(() => !document.body.innerText.includes('Loading'));
+    } catch (e) {
+      return [`${where}: never showed its heading ${String(c.heading)} (${(e as Error).message.split('\n')[0]})`];
+    }
+    const file = join(SHOTS, `${who}-${c.name}-${size.name}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    const found: string[] = [];
+    if (statSync(file).size < 1000) found.push(`${where}: empty screenshot`);
+    const wider = await overflow(page);
+    if (wider > 0) found.push(`${where}: ${wider} px wider than the window`);
+    for (const f of await axeFindings(page)) found.push(`${where}: ${f}`);
+    for (const p of problems) found.push(`${where}: ${p}`);
+    return found;
+  }
+
+  for (const size of SIZES) {
+    it(`a visitor's pages at ${size.width} px`, async () => {
+      const { context, page, problems } = await open(size, false);
+      try {
+        const found: string[] = [];
+        for (const c of visitor) found.push(...await findings(page, problems, c, size, 'visitor'));
+        expect(found).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it(`the administrator's pages at ${size.width} px`, async () => {
+      const { context, page, problems } = await open(size, true);
+      try {
+        const found: string[] = [];
+        for (const c of admin) found.push(...await findings(page, problems, c, size, 'admin'));
+        expect(found).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});
