@@ -94,7 +94,7 @@ describe.skipIf(!haveChromium)('uploads in the web UI (headless Chromium)', () =
     // One upload at a time: the picker is disabled and a second file dropped now is not taken.
     expect(await version.getByLabel('Box file', { exact: true }).isDisabled()).toBe(true);
     expect(await version.getByRole('button', { name: 'Uploading…' }).isDisabled()).toBe(true);
-    await dropFile(page, version.getByLabel('Drop a .box file here'), 'second.box', 1024);
+    await dropFile(page, version.getByRole('form', { name: /^Add provider/ }).getByLabel('Drop a .box file here'), 'second.box', 1024);
     // React handles a drop synchronously: had it been taken, the name would show by now.
     await version.getByLabel('Chosen file').getByText('big.box').waitFor();
     expect(await version.getByText('second.box').count()).toBe(0);

@@ -128,10 +128,10 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     expect((await admin.post(`${box}/version/1.1.0/providers`, { provider: { name: 'qemu', architecture: 'arm64' } })).status).toBeLessThan(300);
     await page.reload();
     const row = version.getByRole('row', { name: /qemu/ });
-    await row.getByLabel('Waiting for a file: upload').waitFor();
+    await row.getByLabel('Box file for qemu (arm64)').waitFor();
     await page.screenshot({ path: join(shots, 'box-waiting.png'), fullPage: true });
     const qemu = await boxFile('qemu');
-    await row.getByLabel('Waiting for a file: upload').setInputFiles({ name: 'qemu.box', mimeType: 'application/octet-stream', buffer: qemu });
+    await row.getByLabel('Box file for qemu (arm64)').setInputFiles({ name: 'qemu.box', mimeType: 'application/octet-stream', buffer: qemu });
     await row.getByRole('cell', { name: 'uploaded' }).waitFor();
     expect((await admin.get(`${box}/version/1.1.0/provider/qemu/arm64`)).json).toMatchObject({ hosted: true, checksum: createHash('sha256').update(qemu).digest('hex') });
   });

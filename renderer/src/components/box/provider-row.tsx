@@ -5,20 +5,28 @@ import type { ProviderJson } from '../../../../daemon/src/contract/wire-registry
 import type { ProviderStatsJson } from '../../../../daemon/src/contract/wire-box-stats';
 import { CopyField, ErrorNote, confirmed, useAction } from '../ui';
 import { UploadProgress, useUpload } from '../use-upload';
+import { UploadDrop } from '../upload-drop';
 import { formatBytes } from '../format';
 
 /** Where the file is: an external URL, stored here, or still to come (an upload here, for those who may). */
 function FileCell({ provider, refOf, manage }: { provider: ProviderJson; refOf: ProviderRef; manage: boolean }) {
-  const { upload, meter, error } = useUpload();
+  const up = useUpload();
   if (provider.original_url) return <a href={provider.original_url} rel="noopener noreferrer nofollow">external URL</a>;
   // A provider without a URL is `hosted` from the start; the checksum the daemon computes shows the file arrived.
   if (provider.checksum) return <>uploaded</>;
   if (!manage) return <span className="muted">no file yet</span>;
+  // The same drop zone, bar, Cancel and Retry as the new-provider form (provider-form.tsx).
   return (
     <div className="stack">
-      <label className="upload-again">Waiting for a file: upload<input type="file" accept=".box,application/octet-stream" disabled={meter !== null} onChange={(e) => { const f = e.target.files?.[0]; if (f) void upload(refOf, f); }} /></label>
-      <UploadProgress meter={meter} />
-      <ErrorNote error={error} />
+      <span className="upload-again">Waiting for a file</span>
+      <UploadDrop file={null} onFile={(f) => { if (f) void up.upload(refOf, f); }} disabled={up.uploading} label={`Box file for ${provider.name} (${provider.architecture})`} />
+      <UploadProgress meter={up.meter} />
+      <div className="row">
+        {up.uploading && <button type="button" className="danger" onClick={up.cancel}>Cancel upload</button>}
+        {up.canRetry && <button type="button" onClick={() => void up.retry()}>Retry upload</button>}
+      </div>
+      {up.cancelled && <p className="muted" role="status">Upload cancelled: the provider still waits for its file.</p>}
+      <ErrorNote error={up.error} />
     </div>
   );
 }
