@@ -210,7 +210,7 @@ describe('every mount answers in its dialect, with the code', () => {
       { dialect: 'ui', code: 'reauthentication_required', status: 403, via: 'a new password with a wrong current one', send: async () => fromHttp(await alice.http.patch('/api/boxyard/users/alice', { user: { password: 'alice-new-password' }, current_password: 'wrong' })) },
       { dialect: 'ui', code: 'last_owner', status: 422, via: 'the last owner leaving', send: async () => fromHttp(await alice.http.delete('/api/boxyard/organizations/acme/members/alice')) },
       { dialect: 'ui', code: 'last_admin', status: 422, via: 'deleting the last administrator', send: async () => fromHttp(await admin.delete(`/api/boxyard/users/${ADMIN.username}`)) },
-      ...common('ui', '/api/boxyard/users', ['DELETE', '/api/boxyard/namespaces'], () => d.adminToken),
+      ...common('ui', '/api/boxyard/users', ['DELETE', '/api/boxyard/overview'], () => d.adminToken),
     ]);
   });
 

@@ -26,7 +26,6 @@ import { agentProtocolRoutes, agentsApiRoutes } from './tfc-routes';
 import { defaultUiDir, uiPage, webUi } from './ui/static';
 import { sessionRoutes } from './ui/session-routes';
 import { overviewRoutes } from './data/overview-routes';
-import { namespaceRoutes } from './ui/namespaces-routes';
 import { boxListRoutes } from './ui/box-list-routes';
 import { statsRoutes } from './registry/stats-routes';
 
@@ -52,7 +51,7 @@ export function createApp(deps: Deps): Koa {
     '/api/v1': [speaks('box', registry)],
     // A path no route answers is go-tfe's: JSON:API. The box registry's v2 routes speak Vagrant's.
     '/api/v2': [speaks('jsonapi', agentsApiRoutes(agentsDeps)), speaks('box', registry)],
-    '/api/boxyard': [speaks('ui', [sessionRoutes({ tokens: deps.tokens, loginLimiter: deps.loginLimiter, cookie }), overviewRoutes(deps.overview), namespaceRoutes(deps), boxListRoutes(deps), statsRoutes(deps), adminRoutes(deps), orgAdminRoutes(deps), poolCountsRoutes(deps.agents), importRoutes(deps), mirrorRoutes({ ...deps.mirror, orgs: deps.orgs })])],
+    '/api/boxyard': [speaks('ui', [sessionRoutes({ tokens: deps.tokens, loginLimiter: deps.loginLimiter, cookie }), overviewRoutes(deps.overview), boxListRoutes(deps), statsRoutes(deps), adminRoutes(deps), orgAdminRoutes(deps), poolCountsRoutes(deps.agents), importRoutes(deps), mirrorRoutes({ ...deps.mirror, orgs: deps.orgs })])],
     '/api/agent': [speaks('agent', agentProtocolRoutes(agentsDeps))],
   }, [speaks('box', [
     uploadPutRoutes(deps),

@@ -80,19 +80,3 @@ export type SearchJson = z.infer<typeof SearchJson>;
  */
 export const UploadTargetJson = z.object({ upload_path: z.string(), callback: z.string().optional() });
 export type UploadTargetJson = z.infer<typeof UploadTargetJson>;
-
-export const NAMESPACE_KINDS = ['user', 'organization'] as const;
-
-/**
- * `GET /api/boxyard/namespaces` (daemon/src/ui/namespaces-routes.ts): the caller's own namespace,
- * then each organization they belong to (every one, for an administrator), each with every box
- * the caller may see in it, released or not. The web UI's box list in one request.
- */
-export const NamespacesAnswer = z.object({
-  namespaces: z.array(z.object({
-    name: z.string(),
-    kind: z.enum(NAMESPACE_KINDS),
-    boxes: z.array(BoxSummaryJson),
-  })),
-});
-export type NamespacesAnswer = z.infer<typeof NamespacesAnswer>;

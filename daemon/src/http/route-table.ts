@@ -109,7 +109,6 @@ export const BOXYARD = {
   session: route('/session'),
   /** The web UI's first page: counts, storage, health, recent activity. */
   overview: route('/overview'),
-  namespaces: route('/namespaces'),
   /** The web UI's box list, a page per request (ui/box-list-routes.ts). */
   boxes: route('/boxes'),
   /** The box page's numbers (sizes, downloads per version and provider) and whether the caller may edit. */

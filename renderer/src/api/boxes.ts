@@ -3,7 +3,7 @@ import { apiPath, type Fetcher } from './client';
 import { load } from './load';
 import type { CreateBox, CreateProvider, CreateVersion, UpdateBox, UpdateVersion } from '../../../daemon/src/contract/bodies-registry';
 import { BoxStatsAnswer } from '../../../daemon/src/contract/wire-box-stats';
-import { BoxJson, NamespacesAnswer, ProviderJson, SearchJson, UploadTargetJson, VersionJson } from '../../../daemon/src/contract/wire-registry';
+import { BoxJson, ProviderJson, UploadTargetJson, VersionJson } from '../../../daemon/src/contract/wire-registry';
 
 const V1 = '/api/v1';
 export const boxPath = (user: string, name: string) => apiPath(`${V1}/box`, user, name);
@@ -12,12 +12,6 @@ export const versionPath = (user: string, name: string, version: string) => `${b
 export interface ProviderRef { user: string; name: string; version: string; provider: string; architecture?: string | null }
 export const providerPath = (r: ProviderRef) =>
   `${versionPath(r.user, r.name, r.version)}/provider/${encodeURIComponent(r.provider)}${r.architecture ? `/${encodeURIComponent(r.architecture)}` : ''}`;
-
-export const searchBoxes = (api: Fetcher, q: string) =>
-  load(api, SearchJson, `${V1}/search?${new URLSearchParams({ q, limit: '100', sort: 'updated' })}`).then((r) => r.boxes);
-
-/** The signed-in user's namespaces with their boxes, in one request (the Vagrant API needs one per namespace). */
-export const listNamespaces = (api: Fetcher) => load(api, NamespacesAnswer, '/api/boxyard/namespaces').then((r) => r.namespaces);
 
 export const getBox = (api: Fetcher, user: string, name: string) => load(api, BoxJson, boxPath(user, name));
 
