@@ -34,6 +34,7 @@ async function watchProblems(page: Page, into: string[]) {
   page.on('pageerror', (e) => into.push(e.message));
 }
 
+// Skipped only off CI without Chromium; under CI=true chromiumAvailable() throws instead.
 describe.skipIf(!haveChromium)('the box page in headless Chromium', () => {
   let daemon: TestDaemon;
   let alice: HttpClient;

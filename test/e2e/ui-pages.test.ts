@@ -39,6 +39,7 @@ async function axeFindings(page: Page): Promise<string[]> {
 /** How far the page is wider than the window, in CSS pixels (0 when it fits). */
 const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 
+// Skipped only off CI without Chromium; under CI=true chromiumAvailable() throws instead.
 describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
   let daemon: TestDaemon;
   let browser: Browser;

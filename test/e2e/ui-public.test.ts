@@ -125,6 +125,7 @@ describe.skipIf(!haveChromium)('the public catalogue in headless Chromium', () =
   });
 });
 
+// Skipped only off CI without Chromium; under CI=true chromiumAvailable() throws instead.
 describe.skipIf(!haveChromium)('the boxes list at 10,000 boxes', () => {
   const BOXES = 10_000;
   let dataDir: string;
