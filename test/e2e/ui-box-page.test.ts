@@ -9,7 +9,7 @@ import type { HttpClient } from '../helpers/http';
 import { hostedProvider } from '../helpers/blobs';
 import { createBox, publish } from '../helpers/registry';
 import { rawGet, rawPut } from '../helpers/upload';
-import { chromiumAvailable, ensureUiBuilt, launchChromium, signIn } from '../helpers/ui-browser';
+import { chromiumAvailable, ensureUiBuilt, launchChromium, signIn, watchErrors } from '../helpers/ui-browser';
 
 // The box page (issue 12): Markdown rendered and sanitized, architecture, sizes, downloads,
 // checksum copy, the Vagrantfile snippet, versions a page at a time, everyday edits, and a
@@ -27,12 +27,6 @@ const DESCRIPTION = [
 const file = randomBytes(70_000);
 const sha256 = createHash('sha256').update(file).digest('hex');
 const BOX = '/api/v1/box/alice/showcase';
-
-/** Everything the page says is wrong: console errors, and what it reports breaking the CSP. */
-async function watchProblems(page: Page, into: string[]) {
-  page.on('console', (m) => { if (m.type() === 'error') into.push(m.text()); });
-  page.on('pageerror', (e) => into.push(e.message));
-}
 
 // Skipped only off CI without Chromium; under CI=true chromiumAvailable() throws instead.
 describe.skipIf(!haveChromium)('the box page in headless Chromium', () => {
@@ -64,7 +58,7 @@ describe.skipIf(!haveChromium)('the box page in headless Chromium', () => {
 
     ({ browser, page, cspViolations: csp } = await launchChromium());
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: daemon.url });
-    await watchProblems(page, problems);
+    watchErrors(page, problems);
     await signIn(page, daemon.url, 'alice', 'alice-password');
     await page.locator('.topbar .who', { hasText: 'alice' }).waitFor();
     await page.goto(`${daemon.url}/ui/boxes/alice/showcase`);
@@ -186,7 +180,7 @@ describe.skipIf(!haveChromium)('the box page in headless Chromium', () => {
     await page.getByRole('button', { name: 'Cancel' }).click();
     await alert.waitFor({ state: 'detached' });
     // The refusal is Vagrant Cloud's 403 for a bad parameter, which Chromium logs as a failed load.
-    expect(problems.splice(0)).toEqual(['Failed to load resource: the server responded with a status of 403 (Forbidden)']);
+    expect(problems.splice(0)).toEqual(['console: Failed to load resource: the server responded with a status of 403 (Forbidden)']);
   });
 
   it('fits a phone: the providers table turns into lines, nothing in the page scrolls sideways', async () => {
@@ -209,7 +203,7 @@ describe.skipIf(!haveChromium)('the box page in headless Chromium', () => {
     try {
       const visitor = await other.newPage();
       const seen: string[] = [];
-      await watchProblems(visitor, seen);
+      watchErrors(visitor, seen);
       if (login) {
         await signIn(visitor, daemon.url, login, `${login}-password`);
         await visitor.locator('.topbar .who', { hasText: login }).waitFor();

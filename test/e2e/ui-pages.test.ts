@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import { createBox, publish } from '../helpers/registry';
 import { createOrg, createPool } from '../helpers/agents';
-import { chromiumAvailable, ensureUiBuilt, launchChromium, signIn, watchCsp } from '../helpers/ui-browser';
+import { chromiumAvailable, ensureUiBuilt, launchChromium, signIn, watchCsp, watchErrors } from '../helpers/ui-browser';
 
 // Every page of the UI, as a visitor and as the administrator, at a desktop and a phone size: no
 // console error, nothing axe-core rates serious or critical, no horizontal scroll, and a
@@ -89,8 +89,7 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
     context.setDefaultTimeout(15_000);
     const page = await context.newPage();
     const problems = await watchCsp(page);
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    watchErrors(page, problems);
     if (signedIn) {
       await signIn(page, daemon.url, ADMIN.username, ADMIN.password);
       await page.locator('.topbar .who', { hasText: ADMIN.username }).waitFor();

@@ -76,6 +76,12 @@ export async function watchCsp(page: Page): Promise<string[]> {
  * Signs in on the sign-in page, which then goes to `next` (the boxes list unless told; without a
  * `next` the UI's first page for a signed-in user is the overview).
  */
+/** Adds to `into` each console error and uncaught error the page reports (the UI tests expect none). */
+export function watchErrors(page: Page, into: string[]): void {
+  page.on('console', (m) => { if (m.type() === 'error') into.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => into.push(`page error: ${e.message}`));
+}
+
 export async function signIn(page: Page, url: string, login: string, password: string, next = '/boxes'): Promise<void> {
   await page.goto(`${url}/ui/login?next=${encodeURIComponent(next)}`);
   await page.getByLabel('Username or e-mail').fill(login);
