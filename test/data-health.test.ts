@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../daemon/src/lib/clock';
-import { startTestDaemon, type TestDaemon } from './helpers/daemon';
+import { sqliteOf, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { publishHosted } from './helpers/mirror';
 import { spawnDaemon } from './helpers/spawn-daemon';
 
@@ -18,7 +18,7 @@ describe('/healthz', () => {
   let d: TestDaemon;
   beforeAll(async () => {
     d = await startTestDaemon({ clock });
-    await d.deps.integrity.done;
+    await d.deps.integrity!.done;
   });
   afterAll(() => d?.stop());
 
@@ -91,7 +91,7 @@ async function damagedFolder(table = 'boxes'): Promise<string> {
   const http = d.http.withToken(d.adminToken);
   await http.post('/api/boxyard/organizations', { organization: { name: 'acme' } });
   await publishHosted(http, 'acme', 'one', '1.0.0', randomBytes(1000));
-  const raw = d.deps.store.raw;
+  const raw = sqliteOf(d);
   const page = raw.prepare("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(table) as number;
   const size = raw.pragma('page_size', { simple: true }) as number;
   await d.stop();
@@ -144,7 +144,7 @@ describe('a damaged database', () => {
     const clock = new ManualClock(new Date());
     const d = await startTestDaemon({ dataDir, clock, config: { startCheckWaitMs: 0 } });
     try {
-      expect(await d.deps.integrity.done).toMatchObject({ state: 'damaged' });
+      expect(await d.deps.integrity!.done).toMatchObject({ state: 'damaged' });
       clock.advance(1000);
       const r = await d.http.get('/healthz');
       expect(r.status).toBe(503);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDaemon, type TestDaemon } from './helpers/daemon';
+import { sqliteOf, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { HttpClient, type HttpResponse } from './helpers/http';
 import { providerRow, storedBlobs } from './helpers/blobs';
 import { countRows } from './helpers/registry';
@@ -157,7 +157,7 @@ describe('a database that cannot grow (SQLITE_FULL)', () => {
    * SQLITE_FULL as on a full disk (VACUUM first, so no free page inside the file is left to reuse).
    */
   const capDatabase = () => {
-    const raw = d.deps.store.raw;
+    const raw = sqliteOf(d);
     raw.pragma('wal_checkpoint(TRUNCATE)');
     raw.exec('VACUUM');
     raw.pragma(`max_page_count = ${raw.pragma('page_count', { simple: true }) as number}`);

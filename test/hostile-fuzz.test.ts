@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDaemon, type TestDaemon } from './helpers/daemon';
+import { sqliteOf, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
 import { createBox } from './helpers/registry';
 import { createOrg, createWorkspace, JSONAPI } from './helpers/agents';
@@ -32,7 +32,7 @@ afterAll(() => d.stop());
  * tables count through their own rows; their shadow tables (some WITHOUT ROWID) are left out.
  */
 function dbSnapshot(): string {
-  const raw = d.deps.store.raw;
+  const raw = sqliteOf(d);
   const tables = raw.prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'virtual') AND name NOT LIKE 'sqlite_%' AND name NOT IN ('api_tokens', 'agent_tokens') ORDER BY name").pluck().all() as string[];
   return JSON.stringify(tables.map((t) => [t, raw.prepare(`SELECT * FROM "${t}" ORDER BY rowid`).all()]));
 }

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../daemon/src/store/db';
-import { startTestDaemon, type TestDaemon } from './helpers/daemon';
+import { sqliteOf, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
 import { JSONAPI, doc } from './helpers/agents';
 import { runCli } from './helpers/cli';
@@ -138,7 +138,7 @@ describe('a part that fails undoes the whole creation', () => {
 
   it('the default project cannot be written: no organization, membership or settings remain, and the name is free again', async () => {
     // A real failure inside the transaction, after the organization, its owner and its settings are written.
-    d.deps.store.raw.exec(`CREATE TRIGGER refuse_projects BEFORE INSERT ON projects
+    sqliteOf(d).exec(`CREATE TRIGGER refuse_projects BEFORE INSERT ON projects
       WHEN new.organization_id IN (SELECT id FROM organizations WHERE name_key IN ('doomed', 'doomed-ui'))
       BEGIN SELECT RAISE(ABORT, 'no projects for this organization'); END`);
     const before = await snapshot(d);
@@ -150,7 +150,7 @@ describe('a part that fails undoes the whole creation', () => {
     expect(await snapshot(d)).toEqual(before);
     expect((await olive.get('/api/boxyard/organizations')).json.organizations).toEqual([]);
 
-    d.deps.store.raw.exec('DROP TRIGGER refuse_projects');
+    sqliteOf(d).exec('DROP TRIGGER refuse_projects');
     expect((await olive.withContentType(JSONAPI).post('/api/v2/organizations', doc('organizations', { name: 'doomed' }))).status).toBe(201);
     expect((await written(d, 'doomed'))!.projects).toEqual(DEFAULT_ONLY);
   });

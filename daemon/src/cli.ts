@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { loadConfig, type Config } from './config';
 import { serve } from './main';
-import { buildDeps } from './deps';
+import { buildDeps, type Deps } from './deps';
 import { VERSION } from './version';
 import { hostname } from 'node:os';
 import { BoxyardAgent } from './agents/agent-client';
@@ -15,11 +15,16 @@ import { damagedDatabaseError } from './store/storage-errors';
 
 /** Global options every command shares; env BOXYARD_* fills what flags leave out. */
 const withDataOptions = (c: Command) =>
-  c.option('--data <dir>', 'data folder (default: the platform app-data folder; env BOXYARD_DATA)');
+  c.option('--data <dir>', 'data folder (default: the platform app-data folder; env BOXYARD_DATA)')
+    .option('--database <url>', 'PostgreSQL instead of the data folder\'s SQLite: postgres://… (env BOXYARD_DATABASE_URL)')
+    .option('--blobs <url>', 'box files in an S3-compatible bucket: s3://BUCKET/PREFIX?endpoint=…&region=… (env BOXYARD_BLOBS)');
 
 function configFrom(opts: Record<string, unknown>): Config {
   return loadConfig(process.env, {
     dataDir: opts.data,
+    database: opts.database,
+    blobs: opts.blobs,
+    blobsRedirect: opts.blobsRedirect,
     host: opts.host,
     port: opts.port,
     publicUrl: opts.publicUrl,
@@ -32,8 +37,8 @@ function configFrom(opts: Record<string, unknown>): Config {
 }
 
 /** Runs an offline admin action against the data folder (works while the daemon runs: SQLite WAL). */
-async function withDeps<T>(opts: Record<string, unknown>, fn: (d: ReturnType<typeof buildDeps>) => Promise<T>): Promise<T> {
-  const deps = buildDeps(configFrom({ ...opts, quiet: true }));
+async function withDeps<T>(opts: Record<string, unknown>, fn: (d: Deps) => Promise<T>): Promise<T> {
+  const deps = await buildDeps(configFrom({ ...opts, quiet: true }));
   try {
     return await fn(deps);
   } finally {
@@ -55,6 +60,7 @@ export function buildCli(): Command {
     .option('--allowed-hosts <names>', 'more Host names to answer, comma-separated (`.example.org` with subdomains, `*` any; env BOXYARD_ALLOWED_HOSTS)')
     .option('--maintenance', 'start in maintenance mode')
     .option('--offline', 'open no outbound connection at all: mirror jobs wait, the cache serves what it holds')
+    .option('--blobs-redirect', 'with --blobs: answer downloads with a redirect to a short-lived presigned URL')
     .option('--upstream <url>', 'pull-through cache: answer boxes that are not local from this upstream (token: env BOXYARD_UPSTREAM_TOKEN)')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent')
     .action(async (opts) => serve(configFrom(opts)));

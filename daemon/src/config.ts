@@ -14,6 +14,19 @@ export const Config = z.object({
   host: z.string().min(1).default(DEFAULT_HOST),
   port: intFrom(0, 65535).default(DEFAULT_PORT),
   dataDir: z.string().min(1),
+  /**
+   * A PostgreSQL database (`postgres://user:pass@host:5432/name`) instead of the data folder's
+   * SQLite file: for several daemons behind one load balancer (docs/deploy.md).
+   */
+  database: z.string().regex(/^postgres(ql)?:\/\//, 'database: a postgres:// URL').optional(),
+  /**
+   * An S3-compatible bucket (`s3://BUCKET/PREFIX?endpoint=…&region=…`) instead of the data
+   * folder's blobs/ and uploads/; credentials come from the AWS SDK's usual sources (env
+   * AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, a profile, an instance role).
+   */
+  blobs: z.string().regex(/^s3:\/\/[^/?#]+/, 'blobs: an s3://BUCKET/PREFIX URL').optional(),
+  /** Downloads from an S3 store answer with a redirect to a short-lived presigned URL instead of streaming through the daemon. */
+  blobsRedirect: bool.default(false),
   /** Base URL put in upload and download links; else taken from the request's Host. */
   publicUrl: z.url().optional().transform((u) => u?.replace(/\/+$/, '')),
   /**
@@ -76,6 +89,9 @@ const ENV_KEYS: Record<string, keyof Config> = {
   BOXYARD_HOST: 'host',
   BOXYARD_PORT: 'port',
   BOXYARD_DATA: 'dataDir',
+  BOXYARD_DATABASE_URL: 'database',
+  BOXYARD_BLOBS: 'blobs',
+  BOXYARD_BLOBS_REDIRECT: 'blobsRedirect',
   BOXYARD_PUBLIC_URL: 'publicUrl',
   BOXYARD_ALLOWED_HOSTS: 'allowedHosts',
   BOXYARD_LOG_LEVEL: 'logLevel',

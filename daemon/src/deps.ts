@@ -4,7 +4,8 @@ import { databaseFile, secretKeyFile, type Config } from './config';
 import { openStore, type Store } from './store/db';
 import { prepareDataFolder } from './store/data-folder';
 import { IntegrityCheck } from './store/integrity';
-import { DataHealth } from './data/health';
+import { DataHealth, folderBlobsProbe, postgresDatabaseProbe, sqliteDatabaseProbe } from './data/health';
+import { openPostgres } from './store/postgres';
 import { systemClock, type Clock } from './lib/clock';
 import { randomIdGen, type IdGen } from './lib/ids';
 import { AccountRepository } from './auth/repository';
@@ -37,8 +38,13 @@ export interface DepsOptions {
   passwords?: PasswordHasher;
 }
 
+/** The database the config names: PostgreSQL when it gives a URL, else the data folder's SQLite file. */
+async function openDatabase(config: Config, log: Logger): Promise<Store> {
+  return config.database ? openPostgres(config.database, { log }) : openStore(databaseFile(config));
+}
+
 /** The only wiring file: builds repositories and services from the config and the database. */
-export function buildDeps(config: Config, opts: DepsOptions = {}) {
+export async function buildDeps(config: Config, opts: DepsOptions = {}) {
   const log = opts.log ?? createLogger(config.logLevel);
   const folder = prepareDataFolder(config.dataDir, databaseFile(config));
   if (folder.tightened > 0) log.info({ tightened: folder.tightened }, 'data folder made private: folders 0700, files 0600');
@@ -46,7 +52,7 @@ export function buildDeps(config: Config, opts: DepsOptions = {}) {
   const ids = opts.ids ?? randomIdGen();
   // Before the database: a damaged key stops the start with nothing opened.
   const secrets = SecretBox.fromKeyFile(secretKeyFile(config));
-  const store: Store = openStore(databaseFile(config));
+  const store = await openDatabase(config, log);
   const db = store.db;
 
   const accountRepo = new AccountRepository(db, store.versions);
@@ -68,10 +74,15 @@ export function buildDeps(config: Config, opts: DepsOptions = {}) {
   const closers: Array<() => Promise<void> | void> = [];
   const blobs = buildBlobs({ config, db, registry, clock, ids, log, retained: () => mirrorRepo.retained() });
   const mirror = buildMirror({ db, repo: mirrorRepo, orgs, settings, registry, blobs: blobs.blobStore, clock, ids, log });
-  // The daemon starts the database's integrity check (main.ts); /healthz reports it with the rest.
-  const integrity = new IntegrityCheck(databaseFile(config), log);
-  closers.push(() => integrity.stop());
-  const health = new DataHealth({ raw: store.raw, databaseFile: databaseFile(config), dataDir: config.dataDir, integrity, space: blobs.space, clock });
+  // The daemon starts the SQLite database's integrity check (main.ts); /healthz reports it with the rest.
+  const integrity = store.dialect === 'sqlite' ? new IntegrityCheck(databaseFile(config), log) : null;
+  if (integrity) closers.push(() => integrity.stop());
+  const health = new DataHealth({
+    database: store.dialect === 'sqlite' ? sqliteDatabaseProbe(store.raw, databaseFile(config), integrity!) : postgresDatabaseProbe(db),
+    blobs: folderBlobsProbe(config.dataDir),
+    space: blobs.space,
+    clock,
+  });
   return {
     config, log, clock, ids, store, db,
     accounts, tokens, twoFactor, passwords, settings, loginLimiter,
@@ -93,4 +104,4 @@ export function buildDeps(config: Config, opts: DepsOptions = {}) {
   };
 }
 
-export type Deps = ReturnType<typeof buildDeps>;
+export type Deps = Awaited<ReturnType<typeof buildDeps>>;

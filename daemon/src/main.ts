@@ -18,9 +18,9 @@ export interface RunningDaemon {
 
 /** config → database → migrations → app → listen. Prints nothing: callers decide. */
 export async function startDaemon(config: Config, opts: DepsOptions = {}): Promise<RunningDaemon> {
-  const deps = buildDeps(config, opts);
+  const deps = await buildDeps(config, opts);
   // PRAGMA quick_check on a worker thread (store/integrity.ts): damage found within the wait stops the start.
-  await deps.integrity.start(config.startCheckWaitMs).catch(async (err: unknown) => { await deps.close(); throw err; });
+  await deps.integrity?.start(config.startCheckWaitMs).catch(async (err: unknown) => { await deps.close(); throw err; });
   const admin = await deps.accounts.ensureAdmin(config.adminUsername, config.adminPassword);
   const sealed = await deps.twoFactor.sealStoredSecrets();
   if (sealed > 0) deps.log.info({ users: sealed }, 'encrypted stored TOTP secrets with secret.key');

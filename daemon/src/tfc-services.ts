@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { TableVersions } from './store/cache/table-versions';
+import type { TableClock } from './store/cache/table-clock';
 import type { Database } from './store/schema';
 import type { Clock } from './lib/clock';
 import type { IdGen } from './lib/ids';
@@ -28,7 +28,7 @@ export interface OrgWiring { orgs: OrgService; access: OrganizationAccess; repo:
  * the features above orgs/ register their part of a new organization (OrgService.afterCreate) and
  * answer what orgs/ asks of them (PoolOwners), so that orgs/ imports none of them.
  */
-export function buildAgentServices(db: Kysely<Database>, versions: TableVersions, o: OrgWiring, clock: Clock, ids: IdGen, config: Config) {
+export function buildAgentServices(db: Kysely<Database>, versions: TableClock, o: OrgWiring, clock: Clock, ids: IdGen, config: Config) {
   const { access } = o;
   const workspacesRepo = new WorkspacesRepository(db);
   const poolsRepo = new PoolsRepository(db, versions);

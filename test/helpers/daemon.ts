@@ -1,3 +1,4 @@
+import type SqliteDatabase from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,4 +57,11 @@ export async function startTestDaemon(opts: { config?: Partial<Config>; clock?: 
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The SQLite handle of a daemon on the embedded database, for tests of what SQLite itself does. */
+export function sqliteOf(d: { deps: RunningDaemon['deps'] }): SqliteDatabase.Database {
+  const store = d.deps.store;
+  if (store.dialect !== 'sqlite') throw new Error(`this test reads the SQLite file directly; the daemon runs on ${store.dialect}`);
+  return store.raw;
 }

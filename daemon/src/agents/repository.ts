@@ -1,7 +1,7 @@
 import type { Kysely, Selectable, Insertable } from 'kysely';
 import type { Database } from '../store/schema';
 import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
-import type { TableVersions } from '../store/cache/table-versions';
+import type { TableClock } from '../store/cache/table-clock';
 import { FINAL_STATUSES, hotAgentQueries } from './queries';
 import type { AgentStatus } from '../contract/wire-jsonapi';
 import type { AgentsTable } from './tables';
@@ -28,7 +28,7 @@ export class AgentsRepository {
   private readonly pages: ReadCache<[string, number, number], readonly AgentView[]>;
   private readonly totals: ReadCache<[string], number>;
 
-  constructor(private readonly db: Kysely<Database>, versions: TableVersions) {
+  constructor(private readonly db: Kysely<Database>, versions: TableClock) {
     this.hot = hotAgentQueries(db);
     this.pages = cachedQuery(versions, this.hot.page, (rows) => rows, 100);
     this.totals = cachedQuery(versions, this.hot.count, (rows) => Number(rows[0]?.n ?? 0), 1000);

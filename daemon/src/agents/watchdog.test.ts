@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Kysely, SqliteDialect } from 'kysely';
-import { openStore, type Store } from '../store/db';
+import { openStore, type SqliteStore } from '../store/db';
 import type { Database } from '../store/schema';
 import { ManualClock } from '../lib/clock';
 import { AgentsRepository } from './repository';
@@ -11,7 +11,7 @@ import { AgentTokensRepository } from '../pools/tokens-repository';
 import { AgentWatchdog } from './watchdog';
 
 let dir: string;
-let store: Store;
+let store: SqliteStore;
 let repo: AgentsRepository;
 const clock = new ManualClock(new Date('2026-01-01T00:00:00.000Z'));
 

@@ -3,7 +3,7 @@ import type { Database } from '../store/schema';
 import { nameKey } from '../contract/names';
 import { prepare } from '../store/cache/prepared';
 import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
-import type { TableVersions } from '../store/cache/table-versions';
+import type { TableClock } from '../store/cache/table-clock';
 import type { UsersTable, ApiTokensTable, TwoFactorTable } from './tables';
 
 export type UserRow = Selectable<UsersTable>;
@@ -24,7 +24,7 @@ export class AccountRepository {
   private readonly settingsQuery: ReadCache<[], ReadonlyMap<string, string>>;
   private readonly userByNameQuery: ReadCache<[string], UserRow | undefined>;
 
-  constructor(private readonly db: Kysely<Database>, versions: TableVersions) {
+  constructor(private readonly db: Kysely<Database>, versions: TableClock) {
     const first = <R>(rows: R[]) => rows[0];
     this.tokenQuery = cachedQuery(versions, prepare(db, (hash: string) => db.selectFrom('api_tokens')
       .innerJoin('users', 'users.id', 'api_tokens.user_id').selectAll('users')

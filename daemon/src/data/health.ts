@@ -2,6 +2,8 @@ import { statSync } from 'node:fs';
 import { access, constants, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type SqliteDatabase from 'better-sqlite3';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../store/schema';
 import type { DiskSpace } from '../blobs/disk-space';
 import { humanBytes } from '../blobs/disk-space';
 import type { Clock } from '../lib/clock';
@@ -21,11 +23,12 @@ export interface HealthReport {
   checks: { database: Check; blobs: Check; disk: Check };
 }
 
+/** One part of the report: the database, or where box files are kept. */
+export type Probe = () => Promise<Check>;
+
 export interface DataHealthDeps {
-  raw: SqliteDatabase.Database;
-  databaseFile: string;
-  dataDir: string;
-  integrity: IntegrityCheck;
+  database: Probe;
+  blobs: Probe;
   space: DiskSpace;
   clock: Clock;
 }
@@ -39,20 +42,14 @@ const failing = (detail: string): Check => ({ status: 'failing', detail });
 const reason = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
 
 /**
- * What `/healthz` answers: the database (the start's integrity check, a read, and the file still
- * being the one opened), the blob folder (present, and writable: a file is created and removed),
- * and the disk's free space against the reserve. Measured at most once a second (by the injected
- * clock); requests in between share the last report.
+ * What `/healthz` answers: the database, where box files are kept, and the disk's free space
+ * against the reserve. Measured at most once a second (by the injected clock); requests in
+ * between share the last report.
  */
 export class DataHealth {
   private cached: { at: number; report: Promise<HealthReport> } | undefined;
-  private readonly inode: number;
-  private readonly probe;
 
-  constructor(private readonly d: DataHealthDeps) {
-    this.inode = statSync(d.databaseFile).ino;
-    this.probe = d.raw.prepare('SELECT count(*) FROM schema_migrations').pluck();
-  }
+  constructor(private readonly d: DataHealthDeps) {}
 
   report(): Promise<HealthReport> {
     const now = this.d.clock.now().getTime();
@@ -63,21 +60,40 @@ export class DataHealth {
   }
 
   private async measure(): Promise<HealthReport> {
-    const [database, blobs, disk] = await Promise.all([this.database(), this.blobs(), this.disk()]);
+    const [database, blobs, disk] = await Promise.all([this.d.database(), this.d.blobs(), this.disk()]);
     const status = database.status === 'failing' || blobs.status === 'failing' ? 'failing' : disk.status === 'low' ? 'degraded' : 'ok';
     return { status, checks: { database, blobs, disk } };
   }
 
-  private async database(): Promise<Check> {
-    const integrity = this.d.integrity.state;
-    if (integrity.state === 'damaged') {
-      return failing(`The database is damaged: PRAGMA quick_check reports ${integrity.problems.slice(0, 3).join('; ')}. ${DAMAGED_DATABASE_HINT}`);
+  private async disk(): Promise<Check> {
+    const reserve = this.d.space.reserveBytes;
+    if (reserve === 0) return { status: 'ok' };
+    const free = await this.d.space.free().catch(() => Infinity);
+    if (free >= reserve) return { status: 'ok' };
+    return {
+      status: 'low',
+      detail: `The data folder's disk has ${humanBytes(free)} free, less than the ${humanBytes(reserve)} kept in reserve (BOXYARD_DISK_RESERVE_MB): uploads, imports, mirror and cache downloads are refused; everything stored is still served.`,
+    };
+  }
+}
+
+/**
+ * The SQLite database: the start's integrity check, a read, and the file still being the one
+ * opened (replaced or deleted under a running daemon is a failure to report, not to serve through).
+ */
+export function sqliteDatabaseProbe(raw: SqliteDatabase.Database, databaseFile: string, integrity: IntegrityCheck): Probe {
+  const inode = statSync(databaseFile).ino;
+  const probe = raw.prepare('SELECT count(*) FROM schema_migrations').pluck();
+  return async () => {
+    const state = integrity.state;
+    if (state.state === 'damaged') {
+      return failing(`The database is damaged: PRAGMA quick_check reports ${state.problems.slice(0, 3).join('; ')}. ${DAMAGED_DATABASE_HINT}`);
     }
     try {
-      if ((await stat(this.d.databaseFile)).ino !== this.inode) {
+      if ((await stat(databaseFile)).ino !== inode) {
         return failing('The database file boxyard.db was replaced while the daemon runs: what it serves is no longer what is on disk. Restart the daemon.');
       }
-      this.probe.get();
+      probe.get();
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
         return failing('The database file boxyard.db is gone from the data folder (deleted, or its disk unmounted). Stop the daemon and restore the data folder from a backup.');
@@ -85,12 +101,31 @@ export class DataHealth {
       const what = isDatabaseDamage(err) ? `is damaged (${reason(err)}). ${DAMAGED_DATABASE_HINT}` : `cannot be read (${reason(err)}).`;
       return failing(`The database ${what}`);
     }
-    return integrity.state === 'checking' ? { status: 'checking' } : { status: 'ok' };
-  }
+    return state.state === 'checking' ? { status: 'checking' } : { status: 'ok' };
+  };
+}
 
-  private async blobs(): Promise<Check> {
-    const blobs = join(this.d.dataDir, 'blobs', 'sha256');
-    const uploads = join(this.d.dataDir, 'uploads');
+/** A PostgreSQL database: one read through the pool answers within `timeoutMs`. */
+export function postgresDatabaseProbe(db: Kysely<Database>, timeoutMs = 2000): Probe {
+  return async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs); });
+    try {
+      await Promise.race([sql`select count(*) from schema_migrations`.execute(db), late]);
+      return { status: 'ok' };
+    } catch (err) {
+      return failing(`The PostgreSQL database cannot be read (${reason(err)}): check that it runs and that this daemon reaches it.`);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+/** The data folder's blobs/ and uploads/: present, and writable (a file is created and removed). */
+export function folderBlobsProbe(dataDir: string): Probe {
+  return async () => {
+    const blobs = join(dataDir, 'blobs', 'sha256');
+    const uploads = join(dataDir, 'uploads');
     for (const [dir, name] of [[blobs, 'blobs/sha256'], [uploads, 'uploads']]) {
       const s = await stat(dir).catch(() => null);
       if (!s?.isDirectory()) return failing(`The folder ${name} is missing from the data folder (deleted, or its disk unmounted): stored box files cannot be served. Stop the daemon and restore the data folder from a backup.`);
@@ -104,16 +139,5 @@ export class DataHealth {
       return failing(`The blob folder cannot be written (${reason(err)}): uploads and mirrors fail. Check the data folder's disk (read-only, or its owner and modes).`);
     }
     return { status: 'ok' };
-  }
-
-  private async disk(): Promise<Check> {
-    const reserve = this.d.space.reserveBytes;
-    if (reserve === 0) return { status: 'ok' };
-    const free = await this.d.space.free().catch(() => Infinity);
-    if (free >= reserve) return { status: 'ok' };
-    return {
-      status: 'low',
-      detail: `The data folder's disk has ${humanBytes(free)} free, less than the ${humanBytes(reserve)} kept in reserve (BOXYARD_DISK_RESERVE_MB): uploads, imports, mirror and cache downloads are refused; everything stored is still served.`,
-    };
-  }
+  };
 }

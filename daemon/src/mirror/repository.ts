@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database } from '../store/schema';
 import { prepare } from '../store/cache/prepared';
 import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
-import type { TableVersions } from '../store/cache/table-versions';
+import type { TableClock } from '../store/cache/table-clock';
 import { ACTIVE_JOB_STATES as ACTIVE, type JobState } from '../contract/wire-mirror';
 import type { CachedBoxesTable, MirrorFilesTable, MirrorJobsTable, MirrorsTable, UpstreamsTable } from './tables';
 
@@ -17,7 +17,7 @@ export class MirrorRepository {
   /** Every catalog request asks whether the cache made its box: kept until cached_boxes changes. */
   private readonly cachedBoxQuery: ReadCache<[string], CachedBoxRow | undefined>;
 
-  constructor(private readonly db: Kysely<Database>, versions: TableVersions) {
+  constructor(private readonly db: Kysely<Database>, versions: TableClock) {
     this.cachedBoxQuery = cachedQuery(versions, prepare(db, (boxId: string) => db.selectFrom('cached_boxes').selectAll().where('box_id', '=', boxId)),
       (rows) => rows[0], 5000);
   }

@@ -4,7 +4,7 @@ import type { Db } from '../auth/repository';
 import { nameKey } from '../contract/names';
 import { prepare } from '../store/cache/prepared';
 import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
-import type { TableVersions } from '../store/cache/table-versions';
+import type { TableClock } from '../store/cache/table-clock';
 import type { MembershipsTable, OrganizationTfcSettingsTable, OrganizationsTable } from './tables';
 import { countRows } from '../store/count';
 
@@ -21,7 +21,7 @@ export class OrgsRepository {
   private readonly orgByNameQuery: ReadCache<[string], OrganizationRow | undefined>;
   private readonly membershipQuery: ReadCache<[string, string], MembershipRow | undefined>;
 
-  constructor(private readonly db: Kysely<Database>, versions: TableVersions) {
+  constructor(private readonly db: Kysely<Database>, versions: TableClock) {
     const first = <R>(rows: R[]) => rows[0];
     this.orgByNameQuery = cachedQuery(versions, prepare(db, (key: string) => db.selectFrom('organizations').selectAll().where('name_key', '=', key)), first);
     this.membershipQuery = cachedQuery(versions, prepare(db, (orgId: string, userId: string) => db.selectFrom('memberships').selectAll()

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../store/db';
+import { openStore, type SqliteStore } from '../store/db';
 
 let dir: string;
-let store: Store;
+let store: SqliteStore;
 const now = '2026-01-01T00:00:00.000Z';
 
 beforeAll(async () => {

@@ -5,7 +5,7 @@ import { nameKey } from '../contract/names';
 import { contains } from '../store/like';
 import { prepare } from '../store/cache/prepared';
 import { cachedQuery } from '../store/cache/read-cache';
-import type { TableVersions } from '../store/cache/table-versions';
+import type { TableClock } from '../store/cache/table-clock';
 import { PoolViews } from './views';
 import type { PoolRow, PoolView } from './tables';
 
@@ -61,7 +61,7 @@ export class PoolsRepository {
   private readonly pages;
   private readonly relations: PoolViews;
 
-  constructor(private readonly db: Kysely<Database>, versions: TableVersions) {
+  constructor(private readonly db: Kysely<Database>, versions: TableClock) {
     // Every agents, tokens and pool page starts with the pool's lookup: all built once, and kept
     // in memory until their tables change (agent reports change no pool: migration 008).
     this.relations = new PoolViews(db, versions);

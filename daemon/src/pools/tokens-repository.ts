@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database } from '../store/schema';
 import { prepare } from '../store/cache/prepared';
 import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
-import type { TableVersions } from '../store/cache/table-versions';
+import type { TableClock } from '../store/cache/table-clock';
 import type { AgentTokensTable } from './tables';
 import { countRows } from '../store/count';
 
@@ -14,7 +14,7 @@ export class AgentTokensRepository {
   /** Every agent report presents its token: kept in memory until agent_tokens changes. */
   private readonly byHash: ReadCache<[string], AgentTokenRow | undefined>;
 
-  constructor(private readonly db: Kysely<Database>, versions: TableVersions) {
+  constructor(private readonly db: Kysely<Database>, versions: TableClock) {
     // Built once (store/cache/prepared.ts): the agent protocol's busiest statements.
     this.hot = {
       byHash: prepare(db, (hash: string) => db.selectFrom('agent_tokens').selectAll().where('token_hash', '=', hash)),

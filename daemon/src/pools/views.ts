@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema';
 import { prepare } from '../store/cache/prepared';
 import { cachedQuery } from '../store/cache/read-cache';
-import type { TableVersions } from '../store/cache/table-versions';
+import type { TableClock } from '../store/cache/table-clock';
 import type { PoolRow, PoolView } from './tables';
 
 /** A pool's relationship lists, as its resource names them. */
@@ -32,7 +32,7 @@ function relations(db: Kysely<Database>, ids: string[]) {
 export class PoolViews {
   private readonly ofOne;
 
-  constructor(private readonly db: Kysely<Database>, versions: TableVersions) {
+  constructor(private readonly db: Kysely<Database>, versions: TableClock) {
     this.ofOne = cachedQuery(versions, prepare(db, (id: string) => relations(db, [id])), (rows) => rows);
   }
 

@@ -8,7 +8,7 @@ import { boxes, type Db } from './box-query';
 import { SearchQueries, type SearchFilter } from './search/query';
 import { textIndexOf, type TextIndex } from './search/text';
 import { hotQueries } from './search/hot-queries';
-import type { TableVersions } from '../store/cache/table-versions';
+import type { TableClock } from '../store/cache/table-clock';
 import { ReadCache } from '../store/cache/read-cache';
 import { groupBy } from '../lib/group-by';
 import { sortByGemVersionDesc } from './versions/gem-version';
@@ -33,7 +33,7 @@ export class RegistryRepository {
   private readonly current: ReadCache<[string], VersionDetail | undefined>;
 
   /** `textIndex`: what narrows search text queries; by default the database's own (text-search.ts). */
-  constructor(private readonly db: Kysely<Database>, versions: TableVersions, opts: { textIndex?: TextIndex } = {}) {
+  constructor(private readonly db: Kysely<Database>, versions: TableClock, opts: { textIndex?: TextIndex } = {}) {
     this.hot = hotQueries(db, versions);
     this.current = new ReadCache(versions, ['box_versions', 'box_providers'], async (id) => (await this.loadCurrent([id])).get(id), 5000);
     this.searches = new SearchQueries(db, versions, opts.textIndex ?? textIndexOf(db));

@@ -1,28 +1,40 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { packageRoot } from '../lib/package-root';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import type { Pool } from 'pg';
 import type { Database } from './schema';
 import { cachedStatements } from './cache/statement-cache';
 import { TableVersions } from './cache/table-versions';
 import { DatabaseDamagedError } from './integrity';
 import { isDatabaseDamage } from './storage-errors';
+import { MIGRATIONS_DIR, readMigrations } from './migrations';
+import type { TableClock } from './cache/table-clock';
 
-export interface Store {
+interface StoreBase {
   db: Kysely<Database>;
-  /** The raw handle, for the dialect setup and migrations only. */
-  raw: SqliteDatabase.Database;
-  /** When each table last changed: what read caches (read-cache.ts) are checked against. */
-  versions: TableVersions;
+  /** What read caches (read-cache.ts) are checked against. */
+  versions: TableClock;
   close(): Promise<void>;
 }
 
-/** Shipped as .sql files beside the sources (the bundle reads them from there too). */
-const MIGRATIONS_DIR = join(packageRoot(), 'daemon', 'src', 'store', 'migrations');
+/** The embedded default: the data folder's SQLite file. */
+export interface SqliteStore extends StoreBase {
+  dialect: 'sqlite';
+  /** The raw handle, for the dialect setup, migrations, health, backup and check only. */
+  raw: SqliteDatabase.Database;
+  /** When each table last changed, from this connection's writes. */
+  versions: TableVersions;
+}
+
+/** A PostgreSQL database several daemons share (store/postgres.ts). */
+export interface PostgresStore extends StoreBase {
+  dialect: 'postgres';
+  pool: Pool;
+}
+
+export type Store = SqliteStore | PostgresStore;
 
 /** Opens (creating if needed) the SQLite database in WAL mode with foreign keys on, and migrates it. */
-export function openStore(file: string): Store {
+export function openStore(file: string): SqliteStore {
   const raw = new SqliteDatabase(file);
   try {
     raw.pragma('journal_mode = WAL');
@@ -38,23 +50,21 @@ export function openStore(file: string): Store {
   }
   const versions = new TableVersions(raw);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(raw, versions) }) });
-  return { db, raw, versions, close: () => db.destroy() };
+  return { dialect: 'sqlite', db, raw, versions, close: () => db.destroy() };
 }
 
-/** Applies numbered `NNN-name.sql` files in order, each in its own transaction, once. */
+/** Applies the migrations (migrations.ts) not applied yet, in order, each in its own transaction. */
 export function migrate(raw: SqliteDatabase.Database, dir = MIGRATIONS_DIR): string[] {
   raw.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
   const done = new Set(raw.prepare('SELECT name FROM schema_migrations').pluck().all() as string[]);
-  const files = readdirSync(dir).filter((f) => /^\d{3}-[\w-]+\.sql$/.test(f)).sort();
   const applied: string[] = [];
-  for (const f of files) {
-    if (done.has(f)) continue;
-    const sql = readFileSync(join(dir, f), 'utf8');
+  for (const m of readMigrations('sqlite', dir)) {
+    if (done.has(m.name)) continue;
     raw.transaction(() => {
-      raw.exec(sql);
-      raw.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)').run(f, new Date().toISOString());
+      raw.exec(m.sql);
+      raw.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)').run(m.name, new Date().toISOString());
     })();
-    applied.push(f);
+    applied.push(m.name);
   }
   return applied;
 }

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from './db';
+import { openStore, type SqliteStore } from './db';
 import { containsPattern, LIKE_ESCAPE } from './like';
 
 let dir: string;
-let store: Store;
+let store: SqliteStore;
 const KEYS = ['100%', '100 per cent', 'a_b', 'axb', 'a\\b', 'ab', 'plain'];
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'boxyard-like-'));

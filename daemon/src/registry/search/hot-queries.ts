@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema';
 import { PreparedIdList, prepare } from '../../store/cache/prepared';
 import { cachedQuery } from '../../store/cache/read-cache';
-import type { TableVersions } from '../../store/cache/table-versions';
+import type { TableClock } from '../../store/cache/table-clock';
 import { boxes } from '../box-query';
 import { groupBy } from '../../lib/group-by';
 import { sortByGemVersionDesc } from '../versions/gem-version';
@@ -35,7 +35,7 @@ function splitJoined(rows: JoinedRow[]): VersionDetail[] {
  * a catalog request makes them all, and building them cost more than running them. A box by its
  * path and its versions are kept in memory until their tables change (store/cache/read-cache.ts).
  */
-export function hotQueries(db: Kysely<Database>, tables: TableVersions) {
+export function hotQueries(db: Kysely<Database>, tables: TableClock) {
   // A box's versions with their providers in one query, provider columns prefixed (repository.ts splits them).
   const withProviders = (boxId: string) => db.selectFrom('box_versions as v').leftJoin('box_providers as p', 'p.version_id', 'v.id')
     .selectAll('v')

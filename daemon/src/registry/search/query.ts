@@ -3,7 +3,7 @@ import type { Database } from '../../store/schema';
 import { containsPattern, LIKE_ESCAPE } from '../../store/like';
 import { PreparedQuery, type Bound } from '../../store/cache/prepared';
 import { cachedQuery, type ReadCache } from '../../store/cache/read-cache';
-import type { TableVersions } from '../../store/cache/table-versions';
+import type { TableClock } from '../../store/cache/table-clock';
 import { boxes } from '../box-query';
 import type { BoxRecord } from '../tables';
 import { containsPhrase, ftsPhrase, type TextIndex } from './text';
@@ -108,7 +108,7 @@ function build(db: Kysely<Database>, s: Shape, a: string[]) {
 export class SearchQueries {
   private readonly prepared = new Map<string, ReadCache<Bound[], readonly BoxRecord[]>>();
 
-  constructor(private readonly db: Kysely<Database>, private readonly versions: TableVersions, private readonly index: TextIndex) {}
+  constructor(private readonly db: Kysely<Database>, private readonly versions: TableClock, private readonly index: TextIndex) {}
 
   run(f: SearchFilter): Promise<readonly BoxRecord[]> {
     const { shape, args } = shapeOf(f, this.index);

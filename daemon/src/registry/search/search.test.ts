@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../store/db';
+import { openStore, type SqliteStore } from '../../store/db';
 import { RegistryRepository } from '../repository';
 import type { SearchFilter } from './query';
 
@@ -12,7 +12,7 @@ import type { SearchFilter } from './query';
  * same order, for text, sorts, visibility, filters and pages.
  */
 let dir: string;
-let store: Store;
+let store: SqliteStore;
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 
 interface Box { id: string; owner: string; ownerId: string; kind: 'user' | 'org'; name: string; short: string; private: boolean; downloads: number; created: string; updated: string; active: boolean; provider: string; arch: string }

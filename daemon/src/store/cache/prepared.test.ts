@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../db';
+import { openStore, type SqliteStore } from '../db';
 import { PreparedIdList, prepare } from './prepared';
 
 let dir: string;
-let store: Store;
+let store: SqliteStore;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'boxyard-prepared-'));
   store = openStore(join(dir, 'db.sqlite'));

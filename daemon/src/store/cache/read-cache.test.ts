@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../db';
+import { openStore, type SqliteStore } from '../db';
 import { prepare } from './prepared';
 import { ReadCache, cachedQuery, tablesRead } from './read-cache';
 import { CATCH_UP_MS, writeOf } from './table-versions';
 
 let dir: string;
-let store: Store;
+let store: SqliteStore;
 const now = '2026-01-01T00:00:00.000Z';
 
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import type { PreparedQuery, Bound } from './prepared';
-import type { TableVersions } from './table-versions';
+import type { TableClock } from './table-clock';
 
 /** Tables a SELECT reads, from its `from` and `join` clauses (subqueries included), less its CTEs. */
 export function tablesRead(sql: string): string[] {
@@ -29,7 +29,7 @@ export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
   private readonly tables: string[];
 
   constructor(
-    private readonly versions: TableVersions,
+    private readonly versions: TableClock,
     tables: readonly string[],
     private readonly load: (...args: A) => Promise<V>,
     private readonly max = 1000,
@@ -85,7 +85,7 @@ const keyOf = (args: ReadonlyArray<string | number | null>) =>
 
 /** A ReadCache of what `use` makes of a prepared query's rows; the tables are those its SQL reads. */
 export function cachedQuery<A extends Bound[], R, V>(
-  versions: TableVersions, query: PreparedQuery<A, R>, use: (rows: R[]) => V, max?: number,
+  versions: TableClock, query: PreparedQuery<A, R>, use: (rows: R[]) => V, max?: number,
 ): ReadCache<A, V> {
   return new ReadCache<A, V>(versions, tablesRead(query.sql), async (...args) => use(await query.all(...args)), max);
 }

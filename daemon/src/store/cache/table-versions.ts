@@ -1,4 +1,5 @@
 import type SqliteDatabase from 'better-sqlite3';
+import type { TableClock } from './table-clock';
 
 type Kind = 'insert' | 'update' | 'delete';
 
@@ -66,7 +67,7 @@ interface Schema {
  * Moving on too much only costs a reload; a table that changed without moving on would serve a
  * stale answer, which is why this sits below every write instead of in the services.
  */
-export class TableVersions {
+export class TableVersions implements TableClock {
   private clock = 0;
   /** Nothing read before this is still good: another connection committed, or the schema changed. */
   private epoch = 0;

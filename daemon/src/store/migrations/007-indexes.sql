@@ -33,8 +33,9 @@ CREATE INDEX boxes_created_asc ON boxes (created_at, name_key, id);
 CREATE INDEX boxes_updated_desc ON boxes (updated_at DESC, name_key, id);
 CREATE INDEX boxes_updated_asc ON boxes (updated_at, name_key, id);
 
--- SQLite only (registry/text-search.ts reads it; another database answers the same query with
--- LIKE alone): a trigram index of each box's name, short description and owner name, so a text
+-- @dialect sqlite
+-- SQLite only (registry/search/text.ts reads it; PostgreSQL answers the same query with LIKE
+-- alone, served by the pg_trgm indexes below): a trigram index of each box's name, short description and owner name, so a text
 -- query reads the boxes that contain it instead of testing every box. It only narrows: the
 -- query still applies its LIKE conditions, so what matches is exactly what LIKE says.
 -- Keyed through box_search_keys because boxes has no INTEGER PRIMARY KEY, and VACUUM may
@@ -74,3 +75,11 @@ INSERT INTO box_search (rowid, name, short_description, owner)
   SELECT k.key, b.name, b.short_description, coalesce(u.username, o.name)
   FROM box_search_keys k JOIN boxes b ON b.id = k.box_id
   LEFT JOIN users u ON u.id = b.user_id LEFT JOIN organizations o ON o.id = b.organization_id;
+
+-- @dialect postgres
+-- PostgreSQL: trigram indexes that `lower(column) LIKE '%text%'` (registry/search/query.ts) uses,
+-- so a text query does not test every box. pg_trgm ships with PostgreSQL (contrib) and is a
+-- trusted extension: the database's owner may create it.
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+CREATE INDEX boxes_name_trgm ON boxes USING gin (lower(name) gin_trgm_ops);
+CREATE INDEX boxes_short_description_trgm ON boxes USING gin (lower(short_description) gin_trgm_ops);

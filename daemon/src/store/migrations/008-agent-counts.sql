@@ -8,6 +8,7 @@ UPDATE agent_pools SET
   agent_count = (SELECT count(*) FROM agents WHERE agents.pool_id = agent_pools.id AND agents.status IN ('idle', 'busy', 'unknown')),
   agent_total = (SELECT count(*) FROM agents WHERE agents.pool_id = agent_pools.id);
 
+-- @dialect sqlite
 CREATE TRIGGER agents_count_insert AFTER INSERT ON agents BEGIN
   UPDATE agent_pools SET agent_total = agent_total + 1,
     agent_count = agent_count + (new.status IN ('idle', 'busy', 'unknown'))
@@ -31,3 +32,36 @@ BEGIN
     agent_count = agent_count + (new.status IN ('idle', 'busy', 'unknown'))
   WHERE id = new.pool_id;
 END;
+
+-- @dialect postgres
+CREATE FUNCTION agents_count_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE agent_pools SET agent_total = agent_total + 1,
+    agent_count = agent_count + (NEW.status IN ('idle', 'busy', 'unknown'))::int
+  WHERE id = NEW.pool_id;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER agents_count_insert AFTER INSERT ON agents FOR EACH ROW EXECUTE FUNCTION agents_count_insert();
+
+CREATE FUNCTION agents_count_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE agent_pools SET agent_total = agent_total - 1,
+    agent_count = agent_count - (OLD.status IN ('idle', 'busy', 'unknown'))::int
+  WHERE id = OLD.pool_id;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER agents_count_delete AFTER DELETE ON agents FOR EACH ROW EXECUTE FUNCTION agents_count_delete();
+
+CREATE FUNCTION agents_count_update() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE agent_pools SET agent_total = agent_total - 1,
+    agent_count = agent_count - (OLD.status IN ('idle', 'busy', 'unknown'))::int
+  WHERE id = OLD.pool_id;
+  UPDATE agent_pools SET agent_total = agent_total + 1,
+    agent_count = agent_count + (NEW.status IN ('idle', 'busy', 'unknown'))::int
+  WHERE id = NEW.pool_id;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER agents_count_update AFTER UPDATE OF status, pool_id ON agents FOR EACH ROW
+WHEN (OLD.pool_id IS DISTINCT FROM NEW.pool_id OR (OLD.status IN ('idle', 'busy', 'unknown')) <> (NEW.status IN ('idle', 'busy', 'unknown')))
+EXECUTE FUNCTION agents_count_update();

@@ -1,0 +1,56 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../lib/package-root';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Migration {
+  name: string;
+  sql: string;
+}
+
+/** Shipped as .sql files beside the sources (the bundle reads them from there too). */
+export const MIGRATIONS_DIR = join(packageRoot(), 'daemon', 'src', 'store', 'migrations');
+
+const SECTION = /^--\s*@dialect\s+(sqlite|postgres|all)\s*$/;
+
+/**
+ * One source for both databases: a migration is SQL both understand, with sections only one of
+ * them runs, each opened by a line `-- @dialect sqlite`, `-- @dialect postgres` or
+ * `-- @dialect all` (the default). In shared sections PostgreSQL reads INTEGER as BIGINT: SQLite's
+ * integers are 64-bit (file sizes, byte counts), PostgreSQL's INTEGER is not. schema-drift.test.ts
+ * fails when the two schemas differ in anything but the objects of DIALECT_ONLY.
+ */
+export function migrationSql(text: string, dialect: Dialect): string {
+  let section: Dialect | 'all' = 'all';
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    const m = SECTION.exec(line.trim());
+    if (m) {
+      section = m[1] as Dialect | 'all';
+      continue;
+    }
+    if (section === 'all') out.push(dialect === 'postgres' ? line.replace(/\bINTEGER\b/g, 'BIGINT') : line);
+    else if (section === dialect) out.push(line);
+  }
+  return out.join('\n');
+}
+
+/** The numbered `NNN-name.sql` migrations in order, as `dialect` runs them. */
+export function readMigrations(dialect: Dialect, dir = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir).filter((f) => /^\d{3}-[\w-]+\.sql$/.test(f)).sort()
+    .map((name) => ({ name, sql: migrationSql(readFileSync(join(dir, name), 'utf8'), dialect) }));
+}
+
+/**
+ * What only one database has, which the drift test leaves out: search's text index (SQLite's FTS5
+ * table with its key table and the triggers that fill it; PostgreSQL's pg_trgm indexes).
+ */
+export const DIALECT_ONLY = {
+  sqlite: {
+    tables: /^box_search/,
+    triggers: new Set(['boxes_search_insert', 'boxes_search_update', 'boxes_search_delete', 'organizations_search_rename', 'users_search_rename']),
+    indexes: /^$/,
+  },
+  postgres: { tables: /^$/, triggers: new Set<string>(), indexes: /_trgm$/ },
+} as const;
