@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as OTPAuth from 'otpauth';
+import { backendEnv } from './helpers/backend';
 import { startTestDaemon, ADMIN, type TestDaemon } from './helpers/daemon';
 
 // Issue 10: `boxyard user …` reads passwords from a prompt or --password-stdin, never argv, refuses
@@ -19,8 +20,8 @@ interface Run { code: number | null; stdout: string; stderr: string }
  * `answers`, the command runs on a pseudo-terminal (`script`), as for a person at a prompt, and
  * each answer is typed once its prompt shows, as a person would.
  */
-function cli(args: string[], stdin = '', answers?: Array<[RegExp, string]>): Promise<Run> {
-  const env = { ...process.env, BOXYARD_DATA: d.dataDir, BOXYARD_LOG_LEVEL: 'silent' };
+async function cli(args: string[], stdin = '', answers?: Array<[RegExp, string]>): Promise<Run> {
+  const env = { ...process.env, BOXYARD_DATA: d.dataDir, BOXYARD_LOG_LEVEL: 'silent', ...(await backendEnv(d.dataDir)) };
   const [cmd, argv] = answers
     ? ['script', ['-qec', [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' '), '/dev/null']]
     : [process.execPath, [BIN, ...args]];

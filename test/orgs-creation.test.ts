@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../daemon/src/store/db';
-import { sqliteOf, startTestDaemon, type TestDaemon } from './helpers/daemon';
+import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
 import { JSONAPI, doc } from './helpers/agents';
 import { runCli } from './helpers/cli';
@@ -33,6 +34,23 @@ async function written(d: TestDaemon, name: string) {
 const DEFAULT_ONLY = [{ name: 'Default Project', is_default: 1 }];
 
 /** Every row of the tables an organization's creation writes: to show that a request wrote nothing. */
+/** A trigger that fails every insert of a project of the doomed organizations, on either database. */
+async function refuseProjects(d: TestDaemon): Promise<void> {
+  const doomed = "(SELECT id FROM organizations WHERE name_key IN ('doomed', 'doomed-ui'))";
+  if (d.deps.store.dialect === 'sqlite') {
+    await sql.raw(`CREATE TRIGGER refuse_projects BEFORE INSERT ON projects WHEN new.organization_id IN ${doomed}
+      BEGIN SELECT RAISE(ABORT, 'no projects for this organization'); END`).execute(d.deps.db);
+    return;
+  }
+  // PostgreSQL allows no subquery in a trigger's WHEN: the function decides.
+  await sql.raw(`CREATE OR REPLACE FUNCTION refuse_projects() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.organization_id IN ${doomed} THEN RAISE EXCEPTION 'no projects for this organization'; END IF;
+      RETURN NEW;
+    END $$`).execute(d.deps.db);
+  await sql.raw('CREATE TRIGGER refuse_projects BEFORE INSERT ON projects FOR EACH ROW EXECUTE FUNCTION refuse_projects()').execute(d.deps.db);
+}
+
 async function snapshot(d: TestDaemon) {
   const db = d.deps.db;
   return {
@@ -138,9 +156,7 @@ describe('a part that fails undoes the whole creation', () => {
 
   it('the default project cannot be written: no organization, membership or settings remain, and the name is free again', async () => {
     // A real failure inside the transaction, after the organization, its owner and its settings are written.
-    sqliteOf(d).exec(`CREATE TRIGGER refuse_projects BEFORE INSERT ON projects
-      WHEN new.organization_id IN (SELECT id FROM organizations WHERE name_key IN ('doomed', 'doomed-ui'))
-      BEGIN SELECT RAISE(ABORT, 'no projects for this organization'); END`);
+    await refuseProjects(d);
     const before = await snapshot(d);
     const tfc = await olive.withContentType(JSONAPI).post('/api/v2/organizations', doc('organizations', { name: 'doomed', 'agent-pool-limit': 3, 'session-timeout': 5 }));
     expect(tfc.status).toBe(500);
@@ -150,7 +166,7 @@ describe('a part that fails undoes the whole creation', () => {
     expect(await snapshot(d)).toEqual(before);
     expect((await olive.get('/api/boxyard/organizations')).json.organizations).toEqual([]);
 
-    sqliteOf(d).exec('DROP TRIGGER refuse_projects');
+    await sql`DROP TRIGGER refuse_projects ${sql.raw(d.deps.store.dialect === 'postgres' ? 'ON projects' : '')}`.execute(d.deps.db);
     expect((await olive.withContentType(JSONAPI).post('/api/v2/organizations', doc('organizations', { name: 'doomed' }))).status).toBe(201);
     expect((await written(d, 'doomed'))!.projects).toEqual(DEFAULT_ONLY);
   });

@@ -66,12 +66,12 @@ export function createApp(deps: Deps): Koa {
   // are answered in the dialect of the mount the request is for.
   app.use(errorMiddleware(deps.log, table.dialectOf, [setSecurityHeaders, hostGuard(new AllowedHosts(deps.config))]));
   app.use(authenticate(deps.tokens, cookie));
-  app.use(health(deps.health));
+  app.use(health(deps.health, deps.lifecycle, deps.leadership));
   // The web UI (/ui/, and / redirects there) goes before any catch-all catalog route such as /:org/:box.
   app.use(webUi(uiDir));
 
   app.use(maintenance(deps.settings));
-  if (deps.config.requestsPerMinute > 0) app.use(requestRateLimit(deps.config.requestsPerMinute));
+  if (deps.config.requestsPerMinute > 0) app.use(requestRateLimit(deps.config.requestsPerMinute, deps.limiters));
   app.use(table.routes);
   return app;
 }

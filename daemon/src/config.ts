@@ -80,6 +80,11 @@ export const Config = z.object({
   jsonBodySeconds: z.coerce.number().positive().max(3600).default(30),
   /** Open connections allowed from one client address; more are answered 503 and closed. */
   maxConnectionsPerAddress: intFrom(1, 1_000_000).default(128),
+  /**
+   * On SIGTERM: how long /readyz answers 503 and requests in flight may finish before the rest
+   * are cut (behind a load balancer: longer than its health-check interval). 0 stops at once.
+   */
+  drainSeconds: z.coerce.number().min(0).max(3600).default(0),
   /** Open connections allowed in all; 0 derives it from the process's open-file limit. */
   maxConnections: intFrom(0, 10_000_000).default(0),
 });
@@ -116,6 +121,7 @@ const ENV_KEYS: Record<string, keyof Config> = {
   BOXYARD_JSON_BODY_SECONDS: 'jsonBodySeconds',
   BOXYARD_MAX_CONNECTIONS_PER_ADDRESS: 'maxConnectionsPerAddress',
   BOXYARD_MAX_CONNECTIONS: 'maxConnections',
+  BOXYARD_DRAIN_SECONDS: 'drainSeconds',
 };
 
 export const defaultDataDir = (): string => envPaths('boxyard', { suffix: '' }).data;

@@ -6,6 +6,8 @@ import { prepareDataFolder } from './store/data-folder';
 import { IntegrityCheck } from './store/integrity';
 import { DataHealth, folderBlobsProbe, postgresDatabaseProbe, sqliteDatabaseProbe } from './data/health';
 import { openPostgres } from './store/postgres';
+import type { Lifecycle } from './http/health';
+import { AdvisoryLockLeadership, SoleDaemon } from './store/leader';
 import { systemClock, type Clock } from './lib/clock';
 import { randomIdGen, type IdGen } from './lib/ids';
 import { AccountRepository } from './auth/repository';
@@ -20,7 +22,7 @@ import { PasswordHasher } from './lib/crypto';
 import { SecretBox } from './lib/secret-box';
 import { SettingsService } from './auth/settings';
 import { createSmsSender } from './auth/two-factor/sms-sender';
-import { LoginLimiter } from './http/guards/rate-limit';
+import { LoginLimiter, memoryLimiters, postgresLimiters } from './http/guards/rate-limit';
 import { RegistryRepository } from './registry/repository';
 import { RegistryService } from './registry/service';
 import { buildBlobs } from './blobs/build';
@@ -46,7 +48,7 @@ async function openDatabase(config: Config, log: Logger): Promise<Store> {
 /** The only wiring file: builds repositories and services from the config and the database. */
 export async function buildDeps(config: Config, opts: DepsOptions = {}) {
   const log = opts.log ?? createLogger(config.logLevel);
-  const folder = prepareDataFolder(config.dataDir, databaseFile(config));
+  const folder = prepareDataFolder(config.dataDir, config.database ? null : databaseFile(config));
   if (folder.tightened > 0) log.info({ tightened: folder.tightened }, 'data folder made private: folders 0700, files 0600');
   const clock = opts.clock ?? systemClock();
   const ids = opts.ids ?? randomIdGen();
@@ -66,12 +68,19 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
   const tokens = new TokenService(accountRepo, twoFactor, passwords, clock, ids);
   const mirrorRepo = new MirrorRepository(db, store.versions);
   const settings = new SettingsService(accountRepo, { maintenance: config.maintenance, offline: config.offline }, async (id) => (await mirrorRepo.upstream(id)) !== undefined);
-  const loginLimiter = new LoginLimiter(config.loginAttempts);
+  // Counted where every daemon sees the counts: in memory for one daemon, in PostgreSQL for several.
+  const limiters = store.dialect === 'postgres' ? postgresLimiters(store.pool) : memoryLimiters;
+  const loginLimiter = new LoginLimiter(config.loginAttempts, limiters);
   const registry = new RegistryService(new RegistryRepository(db, store.versions), orgs, clock, ids);
   // Also registers the after-create hooks of the features above orgs/ (the default project).
   const agents = buildAgentServices(db, store.versions, { orgs, access: orgAccess, repo: orgRepo }, clock, ids, config);
 
   const closers: Array<() => Promise<void> | void> = [];
+  // The daemon that runs the watchdog, garbage collection and scheduled mirrors; another takes
+  // over within half a ping interval when it dies.
+  const leadership = store.dialect === 'postgres'
+    ? new AdvisoryLockLeadership(config.database!, log, (config.agentPingSeconds * 1000) / 2)
+    : new SoleDaemon();
   const blobs = buildBlobs({ config, db, registry, clock, ids, log, retained: () => mirrorRepo.retained() });
   const mirror = buildMirror({ db, repo: mirrorRepo, orgs, settings, registry, blobs: blobs.blobStore, clock, ids, log });
   // The daemon starts the SQLite database's integrity check (main.ts); /healthz reports it with the rest.
@@ -85,14 +94,16 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
   });
   return {
     config, log, clock, ids, store, db,
-    accounts, tokens, twoFactor, passwords, settings, loginLimiter,
+    accounts, tokens, twoFactor, passwords, settings, loginLimiter, limiters,
     orgs, orgAccess,
     registry,
     imports: new ImportService(registry, blobs.blobStore, ids),
     agents,
     blobStore: blobs.blobStore, uploads: blobs.uploads, blobCollector: blobs.blobCollector,
     mirror,
-    integrity, health,
+    integrity, health, leadership,
+    /** Whether the daemon is stopping (/readyz answers 503 from then on). */
+    lifecycle: { draining: false } as Lifecycle,
     /** The overview page's SQL, and what else it reports (ui: data/overview-routes.ts). */
     overview: { overview: new OverviewQueries(db), health, space: blobs.space, config },
     /** Background work (watchdogs, garbage collection) registers its stop function here. */

@@ -24,14 +24,22 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
   const admin = await deps.accounts.ensureAdmin(config.adminUsername, config.adminPassword);
   const sealed = await deps.twoFactor.sealStoredSecrets();
   if (sealed > 0) deps.log.info({ users: sealed }, 'encrypted stored TOTP secrets with secret.key');
-  // Background work runs in the daemon only, not in CLI commands that open the same data folder.
-  deps.onClose(await deps.blobCollector.start());
   if (config.upstream) {
     const upstream = await deps.mirror.upstreams.ensureSystem(config.upstream, config.upstreamToken);
     await deps.settings.update({ pull_through_upstream_id: upstream.id });
   }
-  deps.onClose(await deps.mirror.runner.start());
-  deps.onClose(deps.agents.watchdog.start(watchdogIntervalMs(config), (err) => deps.log.error({ err }, 'agent watchdog tick failed')));
+  // Background work runs in the daemon only, not in CLI commands that open the same data folder,
+  // and in one daemon of several sharing a database (store/leader.ts).
+  deps.onClose(await deps.leadership.whileLeading(async () => {
+    const stops = [
+      await deps.blobCollector.start(),
+      await deps.mirror.runner.start(),
+      deps.agents.watchdog.start(watchdogIntervalMs(config), (err) => deps.log.error({ err }, 'agent watchdog tick failed')),
+    ];
+    return async () => {
+      for (const stop of stops.reverse()) await stop();
+    };
+  }));
   const app = createApp(deps);
   const server = createHttpServer(app.callback(), connectionSettings(config), deps.log);
   await new Promise<void>((resolve, reject) => {
@@ -46,9 +54,13 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
     deps,
     generatedAdminPassword: admin.generatedPassword,
     async close() {
+      deps.lifecycle.draining = true;
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        // Idle keep-alive connections go now; requests in flight get drainSeconds to finish.
+        server.closeIdleConnections();
+        const cut = setTimeout(() => server.closeAllConnections(), config.drainSeconds * 1000);
+        server.once('close', () => clearTimeout(cut));
       });
       await deps.close();
     },

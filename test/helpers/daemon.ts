@@ -8,6 +8,7 @@ import { startDaemon, type RunningDaemon } from '../../daemon/src/main';
 import type { Clock } from '../../daemon/src/lib/clock';
 import type { PasswordHasher } from '../../daemon/src/lib/crypto';
 import { HttpClient } from './http';
+import { backendFor } from './backend';
 
 export const ADMIN = { username: 'admin', password: 'admin-password-1' };
 
@@ -29,7 +30,7 @@ export async function startTestDaemon(opts: { config?: Partial<Config>; clock?: 
   // per-address connection cap is lifted as the rate limit is (test/hostile-connections sets both).
   const config = loadConfig({}, {
     dataDir, host: '127.0.0.1', port: 0, adminPassword: ADMIN.password, requestsPerMinute: 0, loginAttempts: 1000,
-    maxConnectionsPerAddress: 100_000, ...opts.config,
+    maxConnectionsPerAddress: 100_000, ...(await backendFor(dataDir)), ...opts.config,
   });
   const d = await startDaemon(config, { clock: opts.clock, passwords: opts.passwords, log: opts.log ?? pino({ level: process.env.BOXYARD_TEST_LOG ?? 'silent' }) });
   const http = new HttpClient(d.url);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MALLOC_ENV } from '../../bin/malloc-env.mjs';
+import { backendEnv } from './backend';
 import { ADMIN } from './daemon';
 
 const BIN = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'bin', 'boxyard.mjs');
@@ -44,7 +45,7 @@ export async function spawnDaemon(opts: { dataDir: string; port?: number; env?: 
   const env: NodeJS.ProcessEnv = { ...process.env, ...MALLOC_ENV };
   if (opts.launcher) for (const k of Object.keys(MALLOC_ENV)) delete env[k];
   const child = spawn(argv[0], argv.slice(1), {
-    env: { ...env, BOXYARD_ADMIN_USERNAME: ADMIN.username, BOXYARD_ADMIN_PASSWORD: ADMIN.password, BOXYARD_LOG_LEVEL: 'warn', BOXYARD_REQUESTS_PER_MINUTE: '0', BOXYARD_MAX_CONNECTIONS_PER_ADDRESS: '100000', ...opts.env },
+    env: { ...env, ...(await backendEnv(opts.dataDir)), BOXYARD_ADMIN_USERNAME: ADMIN.username, BOXYARD_ADMIN_PASSWORD: ADMIN.password, BOXYARD_LOG_LEVEL: 'warn', BOXYARD_REQUESTS_PER_MINUTE: '0', BOXYARD_MAX_CONNECTIONS_PER_ADDRESS: '100000', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

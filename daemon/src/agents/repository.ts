@@ -1,3 +1,4 @@
+import { inTransaction } from '../store/transaction';
 import type { Kysely, Selectable, Insertable } from 'kysely';
 import type { Database } from '../store/schema';
 import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
@@ -48,7 +49,7 @@ export class AgentsRepository {
     return { rows, total: Number(total?.n ?? 0) };
   }
   async insertAgent(row: Omit<Insertable<AgentsTable>, 'seq'>) {
-    await this.db.transaction().execute(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       const max = await trx.selectFrom('agents').select((eb) => eb.fn.max('seq').as('m')).executeTakeFirst();
       await trx.insertInto('agents').values({ ...row, seq: Number(max?.m ?? 0) + 1 }).execute();
     });

@@ -1,3 +1,4 @@
+import { inTransaction } from '../store/transaction';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../store/schema';
 import { nameKey } from '../contract/names';
@@ -80,7 +81,7 @@ export class AccountRepository {
   }
   /** Runs `fn` in one transaction; an error inside undoes everything it wrote. */
   transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(fn);
+    return inTransaction(this.db, fn);
   }
 
   /** A token and its user in one query: every authenticated request resolves one. */
@@ -133,7 +134,7 @@ export class AccountRepository {
     return Number(r.numUpdatedRows) === 1;
   }
   async replaceSmsCode(userId: string, codeHash: string, expiresAt: string) {
-    await this.db.transaction().execute(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       await trx.deleteFrom('two_factor_codes').where('user_id', '=', userId).execute();
       await trx.insertInto('two_factor_codes').values({ user_id: userId, code_hash: codeHash, expires_at: expiresAt }).execute();
     });

@@ -10,12 +10,22 @@ const DATA_HELP = 'data folder (default: the platform app-data folder; env BOXYA
 const print = (line: string): void => void process.stdout.write(`${line}\n`);
 const amount = (files: number, bytes: number) => `${files} file${files === 1 ? '' : 's'}, ${bytes} bytes (${formatBytes(bytes)})`;
 
+/**
+ * The config, if its state is the data folder's own: these commands copy and verify its SQLite
+ * file and blob files. State in PostgreSQL and a bucket is backed up with their own tools.
+ */
+function embedded(config: Config, command: string): Config {
+  if (!config.database && !config.blobs) return config;
+  const where = [config.database && 'PostgreSQL (BOXYARD_DATABASE_URL)', config.blobs && 'an S3 bucket (BOXYARD_BLOBS)'].filter(Boolean).join(' and ');
+  throw new Error(`boxyard ${command} works on a data folder's own database and box files, but this Boxyard keeps them in ${where}. Back those up with pg_dump and the bucket's versioning or replication instead (docs/deploy.md, "Backup").`);
+}
+
 /** `boxyard backup | restore | check`: on the data folder itself, no daemon needed (README "Backup, restore and check"). */
 export function dataCommands(program: Command, configOf: ConfigOf): void {
   program.command('backup <dest>').description('copy the data folder (database, blobs, key files) into an empty folder, while the daemon serves')
     .option('--data <dir>', DATA_HELP)
     .action(async (dest: string, o: Record<string, unknown>) => {
-      const config = configOf(o);
+      const config = embedded(configOf(o), 'backup');
       const s = await backup({
         dataDir: config.dataDir, databaseFile: databaseFile(config), dest,
         onSnapshot: (n) => { if (n > 1) print(`a blob was removed by garbage collection meanwhile: database snapshot ${n}`); },
@@ -27,7 +37,7 @@ export function dataCommands(program: Command, configOf: ConfigOf): void {
   program.command('restore <src>').description('restore a backup into an empty (or new) data folder, verifying every file')
     .option('--data <dir>', DATA_HELP)
     .action(async (src: string, o: Record<string, unknown>) => {
-      const config = configOf(o);
+      const config = embedded(configOf(o), 'restore');
       const s = await restore({ src, dataDir: config.dataDir, databaseFile: databaseFile(config) });
       print(`restored ${amount(s.files, s.bytes)} from ${src} (taken ${s.createdAt} by Boxyard ${s.version}) into ${config.dataDir}; every file matched its sha256`);
       print(`start the daemon on it: boxyard serve --data ${config.dataDir}`);
@@ -37,7 +47,7 @@ export function dataCommands(program: Command, configOf: ConfigOf): void {
     .option('--data <dir>', DATA_HELP)
     .option('--repair', 'move corrupt blobs to quarantine/ and make rows stop offering missing or corrupt blobs')
     .action(async (o: Record<string, unknown>) => {
-      const config = configOf(o);
+      const config = embedded(configOf(o), 'check');
       const repair = o.repair === true;
       const onProblem = (p: Problem) => {
         print(`problem: ${p.text}`);

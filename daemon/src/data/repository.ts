@@ -1,3 +1,4 @@
+import { inTransaction } from '../store/transaction';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema';
 import { ACTIVE_JOB_STATES } from '../contract/wire-mirror';
@@ -32,7 +33,7 @@ export class DataRepository {
 
   /** Every row that names a blob, read in one transaction (a consistent picture). */
   references(): Promise<BlobReference[]> {
-    return this.db.transaction().execute(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const repo = new DataRepository(trx);
       return [...(await repo.providerReferences()), ...(await repo.uploadReferences()), ...(await repo.mirrorFileReferences())];
     });

@@ -13,7 +13,21 @@ export interface HealthSource {
   report(): Promise<{ status: 'ok' | 'degraded' | 'failing'; checks: object }>;
 }
 
-export function health(data: HealthSource): Middleware {
+/** Set when the daemon begins to stop: /readyz turns 503 so a load balancer sends no more requests. */
+export interface Lifecycle {
+  draining: boolean;
+}
+
+/** Whether this daemon runs the background work of all (store/leader.ts): told in /readyz. */
+export interface LeaderSource {
+  readonly leading: boolean;
+}
+
+/**
+ * `/readyz` is what a load balancer (or Kubernetes' readinessProbe) asks: 200 while this daemon
+ * takes requests, 503 while it drains before stopping or when its database or blob store fails.
+ */
+export function health(data: HealthSource, life: Lifecycle, leader: LeaderSource): Middleware {
   const api = `${MOUNTS.v2}/`;
   const discovery = { 'tfe.v2': api, 'tfe.v2.1': api, 'tfe.v2.2': api };
   return (ctx, next) => {
@@ -21,6 +35,14 @@ export function health(data: HealthSource): Middleware {
     if (ctx.path === ROOT.terraformDiscovery.path) {
       ctx.body = discovery;
       return undefined;
+    }
+    if (ctx.path === ROOT.readyz.path) {
+      return data.report().then((r) => {
+        const ready = !life.draining && r.status !== 'failing';
+        ctx.status = ready ? 200 : 503;
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = { status: ready ? 'ready' : life.draining ? 'draining' : 'failing', leader: leader.leading, checks: r.checks };
+      });
     }
     if (ctx.path !== ROOT.healthz.path) return next();
     return data.report().then((r) => {

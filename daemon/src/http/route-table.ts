@@ -71,6 +71,8 @@ export const BOX = {
  */
 export const ROOT = {
   healthz: route('/healthz'),
+  /** For load balancers: 503 while the daemon drains before it stops, or cannot serve. */
+  readyz: route('/readyz'),
   terraformDiscovery: route('/.well-known/terraform.json'),
   /** Tried first by vagrant ≥ 2.4. */
   catalogV2: route('/api/v2/vagrant/:org/:box'),

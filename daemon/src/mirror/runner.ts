@@ -41,6 +41,8 @@ export class MirrorRunner {
   private ticking: Promise<void> | null = null;
   private running: Promise<void> | null = null;
   private stopping = false;
+  /** Jobs run only where start() was called: in the daemon that leads (store/leader.ts). */
+  private started = false;
 
   constructor(private readonly d: RunnerDeps) {}
 
@@ -81,9 +83,12 @@ export class MirrorRunner {
     await this.d.repo.requeueRunning(this.now());
     const timer = setInterval(() => this.wake(), intervalMs);
     timer.unref();
+    this.started = true;
+    this.stopping = false;
     this.wake();
     return async () => {
       clearInterval(timer);
+      this.started = false;
       this.stopping = true;
       this.current?.abort.abort();
       await this.ticking?.catch(() => undefined);
@@ -91,8 +96,9 @@ export class MirrorRunner {
     };
   }
 
-  /** Looks for work now (one look at a time). */
+  /** Looks for work now (one look at a time); elsewhere the leader's next look finds it. */
   wake(): void {
+    if (!this.started) return;
     this.ticking ??= this.tick().catch((err: unknown) => this.d.log.error({ err }, 'mirror runner tick failed')).finally(() => { this.ticking = null; });
   }
 

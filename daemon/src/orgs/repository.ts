@@ -1,3 +1,4 @@
+import { inTransaction } from '../store/transaction';
 import { sql, type Kysely, type Selectable, type Transaction, type Updateable } from 'kysely';
 import type { Database } from '../store/schema';
 import type { Db } from '../auth/repository';
@@ -33,7 +34,7 @@ export class OrgsRepository {
    * goes through `trx`: SQLite has one connection, which the transaction holds until it ends.
    */
   transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(fn);
+    return inTransaction(this.db, fn);
   }
 
   orgByName(name: string) {

@@ -1,3 +1,4 @@
+import { inTransaction } from '../store/transaction';
 import type { ExpressionBuilder, Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../store/schema';
 import type { AgentPoolsTable } from './tables';
@@ -132,7 +133,7 @@ export class PoolsRepository {
 
   /** Runs `fn` in one transaction (create and update check limits and names inside it). */
   transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(fn);
+    return inTransaction(this.db, fn);
   }
 
   async insert(trx: Transaction<Database>, row: Omit<Selectable<AgentPoolsTable>, 'seq' | 'name_key' | 'agent_count' | 'agent_total'>, lists: PoolLists) {

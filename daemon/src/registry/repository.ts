@@ -1,3 +1,4 @@
+import { inTransaction } from '../store/transaction';
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { nameKey } from '../contract/names';
 import type { Database } from '../store/schema';
@@ -40,7 +41,7 @@ export class RegistryRepository {
   }
 
   transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(fn);
+    return inTransaction(this.db, fn);
   }
 
   boxByName(ownerId: string, name: string, db: Db = this.db): Promise<BoxRecord | undefined> {
@@ -157,7 +158,7 @@ export class RegistryRepository {
   }
   /** Makes `id` the only default-architecture entry of its name within its version. */
   async makeDefault(p: Pick<ProviderRow, 'id' | 'version_id' | 'name'>, db: Db = this.db) {
-    await db.updateTable('box_providers').set({ default_architecture: sql<number>`(id = ${p.id})` })
+    await db.updateTable('box_providers').set({ default_architecture: sql<number>`(case when id = ${p.id} then 1 else 0 end)` })
       .where('version_id', '=', p.version_id).where('name', '=', p.name).execute();
   }
   /** Keeps exactly one default per name: promotes the oldest entry (other than `avoid`) when none is left. */

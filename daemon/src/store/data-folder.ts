@@ -39,7 +39,7 @@ function tightenTree(dir: string): number {
 
 /**
  * The data folder holds password hashes, token hashes and the key of the two-factor secrets:
- * it is created 0700, its database is created 0600 before SQLite opens it (SQLite gives the
+ * it is created 0700, its SQLite database (none on PostgreSQL) is created 0600 before SQLite opens it (SQLite gives the
  * -wal and -shm files the database's mode), and modes are set explicitly, whatever the umask.
  *
  * A folder left readable by an older version is tightened at start: the folder and what sits at
@@ -47,7 +47,7 @@ function tightenTree(dir: string): number {
  * a start after that pays for no walk. A shared folder (sticky bit, as /tmp) or another user's is
  * not changed itself, only what Boxyard keeps in it.
  */
-export function prepareDataFolder(dataDir: string, databaseFile: string): PreparedDataFolder {
+export function prepareDataFolder(dataDir: string, databaseFile: string | null): PreparedDataFolder {
   mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR });
   const own = statSync(dataDir);
   const mine = process.getuid === undefined || own.uid === process.getuid();
@@ -57,14 +57,17 @@ export function prepareDataFolder(dataDir: string, databaseFile: string): Prepar
     if (!existsSync(path)) mkdirSync(path, { mode: PRIVATE_DIR });
     changed += Number(tighten(path, statSync(path).mode, PRIVATE_DIR));
   }
-  if (!existsSync(databaseFile)) {
+  if (databaseFile && !existsSync(databaseFile)) {
     // An empty file is an empty database; created here so that its mode is ours, not SQLite's 0644.
     const fd = openSync(databaseFile, 'a', PRIVATE_FILE);
     try { fchmodSync(fd, PRIVATE_FILE); } finally { closeSync(fd); }
   }
   for (const e of readdirSync(dataDir, { withFileTypes: true })) {
     const path = join(dataDir, e.name);
-    if (e.isFile() || e.isDirectory()) changed += Number(tighten(path, statSync(path).mode, e.isFile() ? PRIVATE_FILE : PRIVATE_DIR));
+    const st = statSync(path);
+    // Another user's file is theirs to guard: a secret.key mounted read-only by a container runtime.
+    const ours = process.getuid === undefined || st.uid === process.getuid();
+    if (ours && (e.isFile() || e.isDirectory())) changed += Number(tighten(path, st.mode, e.isFile() ? PRIVATE_FILE : PRIVATE_DIR));
   }
   if (changed > 0) changed += tightenTree(dataDir);
   return { tightened: changed };

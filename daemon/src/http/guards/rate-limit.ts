@@ -1,6 +1,20 @@
-import type { Context, Middleware } from 'koa';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Middleware } from 'koa';
+import type { Pool } from 'pg';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError, RateLimitedError } from '../../lib/errors';
+
+/** Makes a counter of `points` per `duration` seconds; keys of different counters never meet. */
+export type LimiterFactory = (opts: { keyPrefix: string; points: number; duration: number }) => RateLimiterAbstract;
+
+/** One daemon (SQLite): counted in its memory. */
+export const memoryLimiters: LimiterFactory = (opts) => new RateLimiterMemory(opts);
+
+/**
+ * Several daemons on one PostgreSQL database: counted in its `rate_limits` table (migration 016),
+ * so a limit holds whichever daemon the load balancer sends a request to.
+ */
+export const postgresLimiters = (pool: Pool): LimiterFactory => (opts) =>
+  new RateLimiterPostgres({ ...opts, storeClient: pool, storeType: 'pool', tableName: 'rate_limits', tableCreated: true });
 
 const limited = (res: RateLimiterRes, what: string) =>
   new RateLimitedError(`Too many ${what}. Try again in ${Math.ceil(res.msBeforeNext / 1000)} seconds.`, {
@@ -8,8 +22,8 @@ const limited = (res: RateLimiterRes, what: string) =>
   });
 
 /** Per-token (or per-address when anonymous) request rate (`perMinute` > 0; 0 is not mounted). */
-export function requestRateLimit(perMinute: number): Middleware {
-  const limiter = new RateLimiterMemory({ points: perMinute, duration: 60 });
+export function requestRateLimit(perMinute: number, limiters: LimiterFactory): Middleware {
+  const limiter = limiters({ keyPrefix: 'requests', points: perMinute, duration: 60 });
   return async (ctx, next) => {
     const key = ctx.state.principal ? `t:${ctx.state.principal.tokenId}` : `ip:${ctx.ip}`;
     try {
@@ -47,14 +61,14 @@ const ACCOUNT_WINDOW_S = 60;
  *   the owner signs in from their own address while one address guesses.
  */
 export class LoginLimiter {
-  private readonly limits: Array<{ limiter: RateLimiterMemory; key: (address: string, account: string) => string; what: string }>;
+  private readonly limits: Array<{ limiter: RateLimiterAbstract; key: (address: string, account: string) => string; what: string }>;
 
-  constructor(attempts: number) {
+  constructor(attempts: number, limiters: LimiterFactory = memoryLimiters) {
     const window = 15 * 60;
     this.limits = [
-      { limiter: new RateLimiterMemory({ points: attempts, duration: window }), key: (ip, acc) => `${ip} ${acc}`, what: 'failed logins for this account from this address' },
-      { limiter: new RateLimiterMemory({ points: attempts * ADDRESS_FACTOR, duration: window }), key: (ip) => ip, what: 'failed logins from this address' },
-      { limiter: new RateLimiterMemory({ points: attempts * ACCOUNT_FACTOR, duration: ACCOUNT_WINDOW_S }), key: (_, acc) => acc, what: 'failed logins for this account' },
+      { limiter: limiters({ keyPrefix: 'login-account-address', points: attempts, duration: window }), key: (ip, acc) => `${ip} ${acc}`, what: 'failed logins for this account from this address' },
+      { limiter: limiters({ keyPrefix: 'login-address', points: attempts * ADDRESS_FACTOR, duration: window }), key: (ip) => ip, what: 'failed logins from this address' },
+      { limiter: limiters({ keyPrefix: 'login-account', points: attempts * ACCOUNT_FACTOR, duration: ACCOUNT_WINDOW_S }), key: (_, acc) => acc, what: 'failed logins for this account' },
     ];
   }
 

@@ -1,0 +1,27 @@
+import { PostgresAdapter, type Kysely, type Transaction } from 'kysely';
+
+/** PostgreSQL's "could not serialize access" and "deadlock detected": the transaction may simply run again. */
+const RETRYABLE = new Set(['40001', '40P01']);
+const ATTEMPTS = 10;
+
+/**
+ * Runs `fn` in one transaction that behaves as if no other ran at the same time, on both
+ * databases. SQLite gives that by itself (one writer at a time). PostgreSQL does at SERIALIZABLE,
+ * where a transaction that raced another is refused and runs again here: so the rules services
+ * check inside a transaction (an organization's pool limit, a free name, the last owner, the next
+ * number of a list) hold when several daemons write at once. `fn` may run more than once: it
+ * must only touch the database.
+ */
+export async function inTransaction<DB, T>(db: Kysely<DB>, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return db.transaction().execute(fn);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().setIsolationLevel('serializable').execute(fn);
+    } catch (err) {
+      const code = (err as { code?: unknown } | null)?.code;
+      if (attempt >= ATTEMPTS || typeof code !== 'string' || !RETRYABLE.has(code)) throw err;
+      // Spread the retries of transactions that keep meeting each other.
+      await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
+    }
+  }
+}
