@@ -73,9 +73,32 @@ export interface BlobStore {
   list(): AsyncIterable<{ sha256: string; modifiedAt: Date }>;
   /** Every upload staging area with its last modification time. */
   listStaged(): AsyncIterable<{ uploadId: string; modifiedAt: Date }>;
+  /**
+   * A short-lived URL that downloads a stored blob straight from the store, without the daemon
+   * (S3: a presigned GET, valid 5 minutes; GET only, no HEAD). Stores without one leave it out.
+   */
+  downloadUrl?(sha256: string, filename?: string): Promise<string>;
+  /**
+   * Aborts the store's multipart uploads begun before `olderThan` (left by a crash, or by an abort
+   * that failed) and answers how many. Garbage collection calls it; stores without any leave it out.
+   */
+  sweepMultipart?(olderThan: Date): Promise<number>;
 }
 
 export const isSha256 = (s: string): boolean => /^[0-9a-f]{64}$/.test(s);
+
+/** Upload (staging) ids: safe as a file name and as an object key segment. */
+export const UPLOAD_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+export function checkedUploadId(id: string): string {
+  if (!UPLOAD_ID.test(id)) throw new Error(`invalid upload id ${JSON.stringify(id)}`);
+  return id;
+}
+
+export function checkedSha(sha256: string): string {
+  if (!isSha256(sha256)) throw new Error(`invalid sha256 ${JSON.stringify(sha256)}`);
+  return sha256;
+}
 
 /** Raised when the body ends before (or runs past) the declared Content-Length. */
 export class SizeMismatchError extends Error {

@@ -8,7 +8,12 @@ export interface CollectResult {
   blobs: string[];
   uploads: string[];
   sessions: number;
+  /** Stale multipart uploads aborted (stores that have them: S3). */
+  multipart: number;
 }
+
+/** Multipart uploads younger than this are spared whatever the grace: a multi-GB upload can stream for hours. */
+const MULTIPART_MIN_AGE_MS = 24 * 3_600_000;
 
 /** Staging folders and blobs another feature still needs (mirror jobs that will resume). */
 export type Retained = () => Promise<{ staging: Set<string>; blobs: Set<string> }>;
@@ -67,8 +72,20 @@ export class BlobCollector {
     const cutoff = now.getTime() - graceMs;
     const uploads = await this.collectStaging(cutoff);
     const blobs = await this.collectBlobs(cutoff);
-    if (blobs.length || uploads.length || sessions) this.log.info({ blobs: blobs.length, uploads: uploads.length, sessions }, 'garbage collected');
-    return { blobs, uploads, sessions };
+    const multipart = await this.sweepMultipart(new Date(now.getTime() - Math.max(graceMs, MULTIPART_MIN_AGE_MS)));
+    if (blobs.length || uploads.length || sessions || multipart) this.log.info({ blobs: blobs.length, uploads: uploads.length, sessions, multipart }, 'garbage collected');
+    return { blobs, uploads, sessions, multipart };
+  }
+
+  /** A store that cannot list its multipart uploads must not stop the collection of blobs: a warning, and 0. */
+  private async sweepMultipart(olderThan: Date): Promise<number> {
+    if (!this.blobs.sweepMultipart) return 0;
+    try {
+      return await this.blobs.sweepMultipart(olderThan);
+    } catch (err) {
+      this.log.warn({ err }, 'stale multipart uploads could not be swept');
+      return 0;
+    }
   }
 
   private async collectStaging(cutoff: number): Promise<string[]> {

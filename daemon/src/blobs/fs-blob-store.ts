@@ -1,13 +1,14 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { chmod, mkdir, open, readdir, rename, rm, stat, truncate, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Transform, type Readable, type Writable } from 'node:stream';
+import type { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
-  isSha256, SizeMismatchError,
+  checkedSha, checkedUploadId, isSha256, SizeMismatchError, UPLOAD_ID,
   type BlobRef, type BlobStore, type ByteRange, type DigestAlgorithm, type StagedBlob, type WriteOptions,
 } from './blob-store';
-import { digesterFor, type Digester } from './digester';
+import { digesterFor } from './digester';
+import { hashingTap } from './hashing-tap';
 import { detachedBody } from './detached-body';
 import type { DiskSpace } from './disk-space';
 import { diskFullError } from '../store/storage-errors';
@@ -29,22 +30,11 @@ import { sendRange } from './downloads/send-range';
  * daemon's user reads them (the data folder's modes: store/data-folder.ts).
  */
 
-const UPLOAD_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const READ_CHUNK = 1024 * 1024;
 /** Each download's two buffers (send-range.ts): 256 KiB fell below 0.8 of nginx, 1 MiB added 8 MiB for eight downloads. */
 const SEND_CHUNK = 512 * 1024;
 const PRIVATE_DIR = 0o700;
 const PRIVATE_FILE = 0o600;
-
-function checkedUploadId(id: string): string {
-  if (!UPLOAD_ID.test(id)) throw new Error(`invalid upload id ${JSON.stringify(id)}`);
-  return id;
-}
-
-function checkedSha(sha256: string): string {
-  if (!isSha256(sha256)) throw new Error(`invalid sha256 ${JSON.stringify(sha256)}`);
-  return sha256;
-}
 
 /** A folder (and its parents) that only the daemon's user can enter, whatever the umask. */
 async function privateDir(dir: string): Promise<void> {
@@ -56,16 +46,6 @@ async function privateDir(dir: string): Promise<void> {
 async function fsyncFile(path: string): Promise<void> {
   const fh = await open(path, 'r');
   try { await fh.sync(); } finally { await fh.close(); }
-}
-
-/** A pass-through stream that feeds every chunk to the digester (waiting when it is behind) and counts bytes. */
-function hashingTap(digester: Digester, counter: { bytes: number }): Transform {
-  return new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      counter.bytes += chunk.length;
-      Promise.resolve(digester.update(chunk)).then(() => cb(null, chunk), cb);
-    },
-  });
 }
 
 export class FsBlobStore implements BlobStore {
