@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Principal } from '../../auth/accounts-service';
+import type { Config } from '../../config';
 import { NotFoundError } from '../../lib/errors';
 import { Segment } from '../../http/params';
 import { validated } from '../../http/validate';
@@ -16,6 +17,7 @@ import type { RegistryService } from '../service';
 export interface DownloadRouteDeps {
   registry: Pick<RegistryService, 'resolveProvider' | 'countDownload'>;
   blobStore: BlobStore;
+  config: Pick<Config, 'blobsRedirect'>;
   log: Logger;
 }
 
@@ -28,6 +30,28 @@ async function locate(d: DownloadRouteDeps, p: Principal, ref: ProviderRef & { a
   if (!blob && provider.url) return { box, providerId: provider.id, redirect: provider.url, blob: null };
   if (!blob) throw new NotFoundError(`No box file has been uploaded for provider "${ref.provider}" (${ref.architecture}) of ${ref.username}/${ref.box} ${ref.version}.`);
   return { box, providerId: provider.id, redirect: null, blob };
+}
+
+/** Counts a download once its response has gone out. */
+function countOnFinish(ctx: Context, d: DownloadRouteDeps, boxId: string, providerId: string): void {
+  ctx.res.once('finish', () => {
+    d.registry.countDownload(boxId, providerId).catch((err: unknown) => d.log.error({ err }, 'counting a download failed'));
+  });
+}
+
+/**
+ * With --blobs-redirect on a store that has presigned URLs (S3): a whole-file GET is answered 302
+ * to a URL valid 5 minutes, and counted as a download. HEAD and Range requests stay with the
+ * daemon (a URL signed for GET answers no HEAD, and a resume must see the daemon's 206 or 416).
+ */
+async function redirected(ctx: Context, d: DownloadRouteDeps, blob: BlobRef, boxId: string, providerId: string): Promise<boolean> {
+  if (!d.config.blobsRedirect || !d.blobStore.downloadUrl || ctx.method !== 'GET' || ctx.get('range')) return false;
+  const url = await d.blobStore.downloadUrl(blob.sha256);
+  // The URL expires: no cache may keep the redirect.
+  ctx.set('Cache-Control', 'no-store');
+  ctx.redirect(url);
+  countOnFinish(ctx, d, boxId, providerId);
+  return true;
 }
 
 /** Streams the blob (or the requested range) and counts a download once its last byte is sent. */
@@ -53,11 +77,7 @@ async function send(ctx: Context, d: DownloadRouteDeps, blob: BlobRef, boxId: st
     return;
   }
   ctx.length = range.end - range.start + 1;
-  if (range.end === blob.size - 1) {
-    ctx.res.once('finish', () => {
-      d.registry.countDownload(boxId, providerId).catch((err: unknown) => d.log.error({ err }, 'counting a download failed'));
-    });
-  }
+  if (range.end === blob.size - 1) countOnFinish(ctx, d, boxId, providerId);
   // The status and headers are on the response already; the blob store writes the body.
   ctx.respond = false;
   try {
@@ -89,8 +109,8 @@ export function downloadRoutes(d: DownloadRouteDeps): Router {
   const handler = validated({ params: DownloadParams }, async (ctx, { params }) => {
     const ref = { username: params.username, box: params.box, version: params.version, provider: params.provider, architecture: params.arch };
     const found = await locate(d, ctx.state.principal as Principal, ref);
-    if (found.blob) await send(ctx, d, found.blob, found.box.id, found.providerId);
-    else ctx.redirect(found.redirect);
+    if (!found.blob) return ctx.redirect(found.redirect);
+    if (!(await redirected(ctx, d, found.blob, found.box.id, found.providerId))) await send(ctx, d, found.blob, found.box.id, found.providerId);
   });
   // @koa/router answers HEAD with the GET route; the handler then sends headers only.
   r.get(ROOT.download.path, handler);
