@@ -125,6 +125,16 @@ export function blobStoreContract(name: string, open: () => Promise<BlobStore>):
       expect(out.writableLength).toBe(0);
     });
 
+    it('spares a blob modified after the time a removal names', async () => {
+      const store = await open();
+      const before = new Date(Date.now() - 5000);
+      const { sha256 } = await store.commit(await store.write('fresh', Readable.from(['fresh'])));
+      expect(await store.remove(sha256, { untouchedSince: before })).toBe(false);
+      expect(await store.stat(sha256)).not.toBeNull();
+      expect(await store.remove(sha256, { untouchedSince: new Date(Date.now() + 5000) })).toBe(true);
+      expect(await store.stat(sha256)).toBeNull();
+    });
+
     it('reuses a stored blob', async () => {
       const store = await open();
       const ref = await store.commit(await store.write('x', Readable.from(['kept'])));

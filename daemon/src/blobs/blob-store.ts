@@ -68,7 +68,12 @@ export interface BlobStore {
    * missing or the write fails.
    */
   send(sha256: string, range: ByteRange, out: Writable): Promise<void>;
-  remove(sha256: string): Promise<void>;
+  /**
+   * Deletes a stored blob (missing is fine). With `untouchedSince`, spares it when it was modified
+   * (committed again, reused) after that time, and answers false: garbage collection's look, just
+   * before the delete, for an upload of the same content that marked it fresh after it was listed.
+   */
+  remove(sha256: string, opts?: { untouchedSince?: Date }): Promise<boolean>;
   /** Every stored blob with its last modification (commit or re-commit) time. */
   list(): AsyncIterable<{ sha256: string; modifiedAt: Date }>;
   /** Every upload staging area with its last modification time. */

@@ -110,8 +110,8 @@ export class BlobCollector {
     const removed: string[] = [];
     for await (const b of this.blobs.list()) {
       if (referenced.has(b.sha256) || b.modifiedAt.getTime() > cutoff) continue;
-      await this.blobs.remove(b.sha256);
-      removed.push(b.sha256);
+      // Looked at again just before the delete: an upload of the same content may have marked it fresh since the listing.
+      if (await this.blobs.remove(b.sha256, { untouchedSince: new Date(cutoff) })) removed.push(b.sha256);
     }
     return removed;
   }

@@ -178,8 +178,14 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
-  async remove(sha256: string): Promise<void> {
-    await rm(this.blobPath(sha256), { force: true });
+  async remove(sha256: string, opts: { untouchedSince?: Date } = {}): Promise<boolean> {
+    const path = this.blobPath(sha256);
+    if (opts.untouchedSince) {
+      const s = await stat(path).catch(() => null);
+      if (s && s.mtime > opts.untouchedSince) return false;
+    }
+    await rm(path, { force: true });
+    return true;
   }
 
   async *list(): AsyncIterable<{ sha256: string; modifiedAt: Date }> {

@@ -161,8 +161,14 @@ export class S3BlobStore implements BlobStore {
     await pipeline(body, count, out);
   }
 
-  async remove(sha256: string): Promise<void> {
-    await this.deleteKey(blobKey(this.location, sha256));
+  async remove(sha256: string, opts: { untouchedSince?: Date } = {}): Promise<boolean> {
+    const key = blobKey(this.location, sha256);
+    if (opts.untouchedSince) {
+      const head = await this.head(key);
+      if (head?.modifiedAt && head.modifiedAt > opts.untouchedSince) return false;
+    }
+    await this.deleteKey(key);
+    return true;
   }
 
   async *list(): AsyncIterable<{ sha256: string; modifiedAt: Date }> {
@@ -201,10 +207,10 @@ export class S3BlobStore implements BlobStore {
     return aborted;
   }
 
-  private async head(key: string): Promise<{ size: number } | null> {
+  private async head(key: string): Promise<{ size: number; modifiedAt?: Date } | null> {
     try {
       const h = await this.b.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: key }));
-      return { size: h.ContentLength ?? 0 };
+      return { size: h.ContentLength ?? 0, modifiedAt: h.LastModified };
     } catch (err) {
       if (isMissing(err)) return null;
       throw storeFailure(this.location, 'HeadObject', key, err);
