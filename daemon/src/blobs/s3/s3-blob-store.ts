@@ -151,14 +151,24 @@ export class S3BlobStore implements BlobStore {
    * range (then `out` is destroyed: a client must not take a short body for a whole one).
    */
   async send(sha256: string, range: ByteRange, out: Writable): Promise<void> {
-    const body = await this.open(blobKey(this.location, sha256), range);
+    const key = blobKey(this.location, sha256);
+    const body = await this.open(key, range);
     const expected = range.end - range.start + 1;
     let seen = 0;
     const count = new Transform({
       transform(chunk: Buffer, _enc, cb) { seen += chunk.length; cb(null, chunk); },
       flush(cb) { cb(seen === expected ? null : new Error(`S3 sent ${seen} of the ${expected} bytes asked for`)); },
     });
-    await pipeline(body, count, out);
+    // Which side broke first: a reset from S3 has the code of a client going away (ECONNRESET),
+    // and must not be logged as one.
+    let first: 'client' | 's3' | undefined;
+    out.once('close', () => { first ??= 'client'; });
+    body.once('error', () => { first ??= 's3'; });
+    try {
+      await pipeline(body, count, out);
+    } catch (err) {
+      throw first === 's3' ? storeFailure(this.location, 'GetObject', key, err) : err;
+    }
   }
 
   async remove(sha256: string, opts: { untouchedSince?: Date } = {}): Promise<boolean> {
