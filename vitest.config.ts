@@ -1,8 +1,30 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * BOXYARD_TEST_BACKEND picks where test daemons keep their state (test/global-setup.ts):
+ * `embedded` (default) runs everything on SQLite and the data folder; `postgres` runs the API,
+ * CLI and real-client tests again on PostgreSQL. Left out of that second pass: unit tests and the
+ * browser UI (they do not depend on where state is kept), and what only the data folder has.
+ */
+const SCALE_OUT_LEAVES_OUT = [
+  'daemon/**', 'test/ui/**', 'test/desktop/**', 'test/e2e/ui*.test.ts',
+  // backup, restore and check copy and verify a data folder's SQLite file and blob files; on
+  // PostgreSQL they refuse (test/multi-daemon.test.ts), pg_dump and bucket versioning do the job.
+  'test/data-backup.test.ts', 'test/data-check.test.ts', 'test/data-large.test.ts',
+  // the data folder's modes, its SQLite file damaged or replaced, its disk filling up
+  'test/data-folder.test.ts', 'test/data-health.test.ts', 'test/disk-space.test.ts', 'test/two-factor-secrets.test.ts',
+  // the launcher's processes and glibc settings: the same on any backend
+  'test/launcher.test.ts',
+  // start PostgreSQL clusters of their own, in the first pass
+  'test/schema-drift.test.ts', 'test/multi-daemon.test.ts',
+];
+
+const scaleOut = (process.env.BOXYARD_TEST_BACKEND ?? 'embedded') !== 'embedded';
 
 export default defineConfig({
   test: {
     include: ['daemon/**/*.test.ts', 'test/**/*.test.ts'],
+    exclude: scaleOut ? [...configDefaults.exclude, ...SCALE_OUT_LEAVES_OUT] : configDefaults.exclude,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

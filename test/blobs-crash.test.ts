@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { ADMIN } from './helpers/daemon';
 import { HttpClient } from './helpers/http';
 import { rawGet, rawPut } from './helpers/upload';
 import { spawnDaemon, type SpawnedDaemon } from './helpers/spawn-daemon';
+import { stagedUploadsIn, storedBlobsIn, storesInBucket } from './helpers/blobs';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'boxyard-crash-'));
 let daemon: SpawnedDaemon | undefined;
@@ -23,19 +24,14 @@ async function adminClient(url: string): Promise<HttpClient> {
   return new HttpClient(url, r.json.token);
 }
 
-/** Every file under blobs/sha256 (the visible, content-addressed store). */
-function blobFiles(): string[] {
-  const root = join(dataDir, 'blobs', 'sha256');
-  if (!existsSync(root)) return [];
-  return readdirSync(root).flatMap((fan) => readdirSync(join(root, fan)));
-}
-
-/** Starts a PUT announcing `size` bytes and streams random data slowly until the test kills the server. */
-function endlessUpload(url: string, size: number): void {
-  const body = new Readable({ read() { setTimeout(() => this.push(randomBytes(256 * 1024)), 5); } });
+/** Starts a PUT announcing `size` bytes and streams random data slowly until the test kills the server; counts what it sent. */
+function endlessUpload(url: string, size: number): { sent: number } {
+  const counter = { sent: 0 };
+  const body = new Readable({ read() { setTimeout(() => { counter.sent += 256 * 1024; this.push(randomBytes(256 * 1024)); }, 5); } });
   const req = request(url, { method: 'PUT', headers: { 'content-length': String(size), 'content-type': 'application/octet-stream' } });
   req.on('error', () => { /* the server was killed: expected */ });
   body.pipe(req);
+  return counter;
 }
 
 async function until(check: () => boolean, ms = 20_000): Promise<void> {
@@ -55,20 +51,19 @@ describe('a daemon killed in the middle of an upload', () => {
     expect((await admin.post('/api/v1/box/admin/crash/version/1.0.0/providers', { provider: { name: 'virtualbox' } })).status).toBe(200);
     const uploadPath: string = (await admin.get('/api/v1/box/admin/crash/version/1.0.0/provider/virtualbox/upload')).json.upload_path;
 
-    endlessUpload(uploadPath, 4 * 1024 * 1024 * 1024);
-    const uploads = join(dataDir, 'uploads');
-    await until(() => existsSync(uploads) && readdirSync(uploads).some((id) => {
-      const f = join(uploads, id, 'data');
-      return existsSync(f) && statSync(f).size > 2 * 1024 * 1024;
-    }));
+    // Past the first 8 MiB part an S3 store sends; a data folder has the bytes in uploads/ by then.
+    const upload = endlessUpload(uploadPath, 4 * 1024 * 1024 * 1024);
+    await until(() => upload.sent > 12 * 1024 * 1024);
     await daemon.kill('SIGKILL');
-    expect(readdirSync(uploads)).toHaveLength(1); // the partial file is there, but only in uploads/
-    expect(blobFiles()).toEqual([]);
+    // The partial bytes are staged only: in uploads/, or as parts of an open multipart upload,
+    // which is no object at all (the sweeper aborts it a day later).
+    expect(await stagedUploadsIn(dataDir)).toHaveLength((await storesInBucket(dataDir)) ? 0 : 1);
+    expect(await storedBlobsIn(dataDir)).toEqual([]);
 
     daemon = await spawnDaemon({ dataDir });
     admin = await adminClient(daemon.url);
-    expect(readdirSync(uploads)).toEqual([]); // collected at start
-    expect(blobFiles()).toEqual([]);
+    expect(await stagedUploadsIn(dataDir)).toEqual([]); // collected at start
+    expect(await storedBlobsIn(dataDir)).toEqual([]);
     const provider = await admin.get('/api/v1/box/admin/crash/version/1.0.0/provider/virtualbox');
     expect(provider.status).toBe(200);
     expect(provider.json.checksum).toBeNull();
@@ -83,7 +78,7 @@ describe('a daemon killed in the middle of an upload', () => {
     expect((await rawPut(uploadPath.replace(/^http:\/\/127\.0\.0\.1:\d+/, daemon.url), file)).status).toBe(200);
     expect((await admin.put('/api/v1/box/admin/crash/version/1.0.0/release')).status).toBe(200);
     const sha = createHash('sha256').update(file).digest('hex');
-    expect(blobFiles()).toEqual([sha]);
+    expect(await storedBlobsIn(dataDir)).toEqual([sha]);
     const got = await rawGet(`${daemon.url}${download}`);
     expect(got.status).toBe(200);
     expect(got.body.equals(file)).toBe(true);

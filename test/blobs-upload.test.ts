@@ -1,12 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
 import { createBox } from './helpers/registry';
-import { hostedProvider, providerRow, storedBlobs } from './helpers/blobs';
+import { hostedProvider, providerRow, stagedUploads, storedBlobs, storesInBucket } from './helpers/blobs';
 import { rawGet, rawPut, truncatedPut } from './helpers/upload';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -40,7 +38,7 @@ describe('plain upload (GET …/upload, PUT finalizes)', () => {
     const row = await providerRow(d, 'up', '1.0.0');
     expect(row).toMatchObject({ blob_sha256: sha256(file), size: file.length });
     expect(await storedBlobs(d)).toContain(sha256(file));
-    expect(readdirSync(join(d.dataDir, 'uploads'))).toEqual([]);
+    expect(await stagedUploads(d)).toEqual([]);
 
     const again = await rawPut(prep.json.upload_path, file);
     expect(again.status).toBe(404);
@@ -162,7 +160,7 @@ describe('refused uploads leave the provider as it was', () => {
     });
     expect((await providerRow(d, 'up', '3.0.1')).blob_sha256).toBeNull();
     expect(await storedBlobs(d)).toEqual(before);
-    expect(readdirSync(join(d.dataDir, 'uploads'))).toEqual([]);
+    expect(await stagedUploads(d)).toEqual([]);
   });
 
   it('lets a newer PUT take over a URL from one still streaming: the older is cut off and its bytes discarded', async () => {
@@ -176,7 +174,8 @@ describe('refused uploads leave the provider as it was', () => {
     const session = () => d.deps.db.selectFrom('upload_sessions').selectAll().where('provider_id', '=', providerId).executeTakeFirstOrThrow();
     await waitFor(async () => (await session()).state === 'receiving');
     const olderReceiver = (await session()).receiver;
-    expect(readdirSync(join(d.dataDir, 'uploads'))).toEqual([olderReceiver]);
+    // Its bytes are staged under its own name (in a bucket: parts of its open multipart upload).
+    expect(await stagedUploads(d)).toEqual((await storesInBucket(d.dataDir)) ? [] : [olderReceiver]);
 
     const file = randomBytes(30_000);
     const second = await rawPut(url, file);
@@ -185,7 +184,7 @@ describe('refused uploads leave the provider as it was', () => {
     expect(await providerRow(d, 'up', '3.0.2')).toMatchObject({ blob_sha256: sha256(file), size: file.length });
     expect(await session()).toMatchObject({ state: 'done', receiver: null });
     expect(await storedBlobs(d)).not.toContain(sha256(stalledFile));
-    await waitFor(async () => readdirSync(join(d.dataDir, 'uploads')).length === 0);
+    await waitFor(async () => (await stagedUploads(d)).length === 0);
     expect((await rawPut(url, file)).status).toBe(404);
   });
 
@@ -243,7 +242,7 @@ describe('upload URLs and the token that made them', () => {
     expect((await rawPut(url, file)).status).toBe(403);
     expect((await providerRow(d, 'up', '5.0.0')).blob_sha256).toBeNull();
     expect(await storedBlobs(d)).toEqual(before);
-    expect(readdirSync(join(d.dataDir, 'uploads'))).toEqual([]);
+    expect(await stagedUploads(d)).toEqual([]);
 
     // A URL made by a token that still works is not touched.
     expect((await rawPut(kept, file)).status).toBe(200);

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
 import { createBox } from './helpers/registry';
-import { hostedProvider, providerRow } from './helpers/blobs';
+import { hostedProvider, providerRow, stagedUploads } from './helpers/blobs';
 import { rawPut } from './helpers/upload';
 import { parseAnswer, rawConnect, rawGet, trickle, type RawConnection } from './helpers/sockets';
 
@@ -73,7 +71,7 @@ describe('timeouts against slow clients', () => {
     expect((await providerRow(d, 'slow', '1.0.0')).blob_sha256).toBeNull();
     expect((await rawPut(url, file)).status).toBe(200);
     expect((await providerRow(d, 'slow', '1.0.0')).size).toBe(file.length);
-    await until(async () => readdirSync(join(d.dataDir, 'uploads')).length === 0);
+    await until(async () => (await stagedUploads(d)).length === 0);
   });
 
   it('lets an upload on a slow link run longer than the idle time: idle, never total', async () => {

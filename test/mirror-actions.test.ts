@@ -120,11 +120,10 @@ describe('the mirroring API actions', () => {
       expect((await bHttp.get('/api/boxyard/cache/size')).json.cache).toEqual({ boxes: 0, files: 0, bytes: 0 });
       expect((await bHttp.get('/api/boxyard/cache')).json.boxes).toEqual([]);
       expect((await bHttp.get('/api/v1/box/lab/base')).status).toBe(404);
-      const blob = join(b.dataDir, 'blobs', 'sha256', sha256(file).slice(0, 2), sha256(file));
-      expect(existsSync(blob)).toBe(true);
+      expect(await b.deps.blobStore.stat(sha256(file))).toEqual({ sha256: sha256(file), size: file.length });
       const collected = await b.deps.blobCollector.run({ graceMs: 0 });
       expect(collected.blobs).toEqual([sha256(file)]);
-      expect(existsSync(blob)).toBe(false);
+      expect(await b.deps.blobStore.stat(sha256(file))).toBeNull();
 
       // The next use fetches it again.
       const again = await b.http.get('/lab/base');

@@ -1,6 +1,5 @@
+import { stagedUploads } from './helpers/blobs';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
@@ -47,8 +46,7 @@ describe('bad upstreams', () => {
     const job = await waitForJob(http, r.json.job.id);
     expect(job.state).toBe('failed');
     expect(await snapshot(d)).toEqual(before);
-    const uploads = join(d.dataDir, 'uploads');
-    if (existsSync(uploads)) expect(readdirSync(uploads).filter((f) => f.startsWith('mfile'))).toEqual([]);
+    expect((await stagedUploads(d)).filter((f) => f.startsWith('mfile'))).toEqual([]);
     return job;
   }
 

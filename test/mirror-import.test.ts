@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -9,7 +9,7 @@ import { pack } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
-import { providerRow, storedBlobs } from './helpers/blobs';
+import { providerRow, stagedUploads, storedBlobs } from './helpers/blobs';
 import { snapshot } from './helpers/registry';
 import { sha256 } from './helpers/mirror';
 import { rawGet, rawPut } from './helpers/upload';
@@ -84,7 +84,7 @@ function nextDiscard(): Promise<string> {
   });
 }
 
-const uploadsLeft = () => (existsSync(join(d.dataDir, 'uploads')) ? readdirSync(join(d.dataDir, 'uploads')) : []);
+const uploadsLeft = () => stagedUploads(d);
 
 /** Everything a refused import must leave as it was. */
 async function state() {
@@ -101,7 +101,7 @@ describe('PUT /api/boxyard/import/:username/:box/:version', () => {
     const box = await alice.http.get('/api/v2/box/lab/base');
     expect(box.json).toMatchObject({ private: true, versions: [{ version: '1.0.0', status: 'unreleased', providers: [{ name: 'libvirt', architecture: 'arm64', checksum: sha256(file), checksum_type: 'sha256' }] }] });
     expect((await d.http.get('/api/v2/box/lab/base')).status).toBe(404);
-    expect(uploadsLeft()).toEqual([]);
+    expect(await uploadsLeft()).toEqual([]);
   });
 
   it('defaults the architecture to unknown, and adds providers to a version that exists', async () => {
@@ -172,7 +172,7 @@ describe('refused imports change nothing', () => {
     expect(r.status, r.text).toBe(422);
     expect(r.json).toEqual({ success: false, errors: [expect.stringMatching(/^Checksum mismatch: the imported file's sha256 is [0-9a-f]{64}, but [0-9a-f]{64} was declared/)], code: 'conflict' });
     expect(await state()).toEqual(before);
-    expect(uploadsLeft()).toEqual([]);
+    expect(await uploadsLeft()).toEqual([]);
   });
 
   it('a body shorter than its Content-Length: 400 from the service, and nothing stored over HTTP', async () => {
@@ -186,7 +186,7 @@ describe('refused imports change nothing', () => {
     await truncatedImport('lab/short/1.0.0', file.length, file.subarray(0, 1000));
     expect(await discarded).toMatch(/^imp-/);
     expect(await state()).toEqual(before);
-    expect(uploadsLeft()).toEqual([]);
+    expect(await uploadsLeft()).toEqual([]);
   });
 
   it.each([
@@ -200,7 +200,7 @@ describe('refused imports change nothing', () => {
     expect(r.json.errors[0]).toMatch(message);
     expect(r.json.errors[0]).toMatch(/name the provider with \?provider=/);
     expect(await state()).toEqual(before);
-    expect(uploadsLeft()).toEqual([]);
+    expect(await uploadsLeft()).toEqual([]);
   });
 
   it('an unknown architecture in metadata.json: 403', async () => {
@@ -225,7 +225,7 @@ describe('refused imports change nothing', () => {
     expect(r.status, r.text).toBe(403);
     expect(r.json).toEqual({ success: false, errors: [expect.stringMatching(message)], code });
     expect(await state()).toEqual(before);
-    expect(uploadsLeft()).toEqual([]);
+    expect(await uploadsLeft()).toEqual([]);
   });
 
   it('no token: 401; a revoked token: 401', async () => {
@@ -247,7 +247,7 @@ describe('refused imports change nothing', () => {
     expect(r.json.errors[0]).toMatch(/may not change boxes of "lab"/);
     expect((await putImport('nobody/box/1.0.0', file)).status).toBe(404);
     expect(await state()).toEqual(before);
-    expect(uploadsLeft()).toEqual([]);
+    expect(await uploadsLeft()).toEqual([]);
   });
 
   it('a provider and architecture the version already has: 422', async () => {
@@ -256,7 +256,7 @@ describe('refused imports change nothing', () => {
     expect(r.status, r.text).toBe(422);
     expect(r.json.errors[0]).toMatch(/already has a provider "libvirt" for architecture "arm64"/);
     expect((await state()).rows).toEqual(before.rows);
-    expect(uploadsLeft()).toEqual([]);
+    expect(await uploadsLeft()).toEqual([]);
   });
 
   it('never reads the body as JSON, whatever its Content-Type', async () => {

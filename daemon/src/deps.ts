@@ -4,7 +4,7 @@ import { databaseFile, secretKeyFile, type Config } from './config';
 import { openStore, type Store } from './store/db';
 import { prepareDataFolder } from './store/data-folder';
 import { IntegrityCheck } from './store/integrity';
-import { DataHealth, folderBlobsProbe, postgresDatabaseProbe, sqliteDatabaseProbe } from './data/health';
+import { DataHealth, bucketProbe, folderBlobsProbe, postgresDatabaseProbe, sqliteDatabaseProbe } from './data/health';
 import { openPostgres } from './store/postgres';
 import type { Lifecycle } from './http/health';
 import { AdvisoryLockLeadership, SoleDaemon } from './store/leader';
@@ -82,13 +82,14 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
     ? new AdvisoryLockLeadership(config.database!, log, (config.agentPingSeconds * 1000) / 2)
     : new SoleDaemon();
   const blobs = buildBlobs({ config, db, registry, clock, ids, log, retained: () => mirrorRepo.retained() });
+  closers.push(blobs.close);
   const mirror = buildMirror({ db, repo: mirrorRepo, orgs, settings, registry, blobs: blobs.blobStore, clock, ids, log });
   // The daemon starts the SQLite database's integrity check (main.ts); /healthz reports it with the rest.
   const integrity = store.dialect === 'sqlite' ? new IntegrityCheck(databaseFile(config), log) : null;
   if (integrity) closers.push(() => integrity.stop());
   const health = new DataHealth({
     database: store.dialect === 'sqlite' ? sqliteDatabaseProbe(store.raw, databaseFile(config), integrity!) : postgresDatabaseProbe(db),
-    blobs: folderBlobsProbe(config.dataDir),
+    blobs: config.blobs ? bucketProbe(blobs.blobStore) : folderBlobsProbe(config.dataDir),
     space: blobs.space,
     clock,
   });

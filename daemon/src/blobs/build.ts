@@ -16,7 +16,7 @@ import { UploadService } from './uploads/service';
 import type { RegistryPort } from './registry-port';
 
 export interface BlobsWiring {
-  config: Pick<Config, 'dataDir' | 'uploadTtlHours' | 'diskReserveMb' | 'blobs'>;
+  config: Pick<Config, 'dataDir' | 'uploadTtlHours' | 'diskReserveMb' | 'blobs' | 'database'>;
   db: Kysely<Database>;
   registry: RegistryPort;
   clock: Clock;
@@ -43,7 +43,7 @@ export function buildBlobs(w: BlobsWiring) {
   const { store: blobStore, close } = blobStoreFor(w.config, space);
   const uploadRepo = new UploadRepository(w.db);
   const uploads = new UploadService(uploadRepo, blobStore, w.registry, w.clock, w.ids, w.config.uploadTtlHours);
-  const blobCollector = new BlobCollector(blobStore, uploadRepo, w.registry, w.clock, w.log, w.retained);
+  const blobCollector = new BlobCollector(blobStore, uploadRepo, w.registry, w.clock, w.log, w.retained, { shared: w.config.database !== undefined });
   /** `close`: frees the S3 client's connections (after the last request). */
   return { blobStore, uploads, blobCollector, space, close };
 }

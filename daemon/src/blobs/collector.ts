@@ -23,11 +23,16 @@ export interface CollectOptions {
   graceMs?: number;
 }
 
+/** A PUT that has not said it still streams for this long died with its daemon (uploads/service.ts beats every minute). */
+export const RECEIVING_STALE_MS = 3 * 60_000;
+
 /**
  * Garbage collection: blobs no provider (and no stored direct upload awaiting its callback)
  * points at, staging folders of uploads that are not streaming, and used or expired sessions.
- * Work left by an earlier process (a crash mid-upload) is recognised by its time: it is older than
- * `start()`, which only the daemon calls (CLI commands open the same data folder while it runs).
+ * Work left by a daemon that died mid-upload is recognised by its time: a receiving session
+ * silent for RECEIVING_STALE_MS; alone on a data folder, also anything older than `start()`,
+ * which only the daemon calls (CLI commands open the same data folder while it runs). Daemons
+ * sharing a database (`shared`) cannot tell another's live upload by its start time.
  */
 export class BlobCollector {
   private startedAt: Date;
@@ -40,14 +45,14 @@ export class BlobCollector {
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly retained: Retained = async () => ({ staging: new Set(), blobs: new Set() }),
-    private readonly defaultGraceMs = 10 * 60_000,
+    private readonly opts: { graceMs?: number; shared?: boolean } = {},
   ) {
     this.startedAt = clock.now();
   }
 
   /** One collection at a time: a call during a run waits for that run. */
   run(opts: CollectOptions = {}): Promise<CollectResult> {
-    this.running ??= this.collect(opts.graceMs ?? this.defaultGraceMs).finally(() => { this.running = null; });
+    this.running ??= this.collect(opts.graceMs ?? this.opts.graceMs ?? 10 * 60_000).finally(() => { this.running = null; });
     return this.running;
   }
 
@@ -67,7 +72,9 @@ export class BlobCollector {
 
   private async collect(graceMs: number): Promise<CollectResult> {
     const now = this.clock.now();
-    await this.uploads.reopenReceiving(this.startedAt.toISOString());
+    const stale = now.getTime() - RECEIVING_STALE_MS;
+    const dead = this.opts.shared ? stale : Math.max(this.startedAt.getTime(), stale);
+    await this.uploads.reopenReceiving(new Date(dead).toISOString());
     const sessions = await this.uploads.deleteFinished(now.toISOString());
     const cutoff = now.getTime() - graceMs;
     const uploads = await this.collectStaging(cutoff);
@@ -94,7 +101,7 @@ export class BlobCollector {
     const removed: string[] = [];
     for await (const s of this.blobs.listStaged()) {
       if (kept.has(s.uploadId)) continue;
-      const fromEarlierProcess = s.modifiedAt < this.startedAt;
+      const fromEarlierProcess = !this.opts.shared && s.modifiedAt < this.startedAt;
       if (streaming.has(s.uploadId) && !fromEarlierProcess) continue;
       if (!fromEarlierProcess && s.modifiedAt.getTime() > cutoff) continue;
       await this.blobs.discard(s.uploadId);

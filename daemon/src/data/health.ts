@@ -5,6 +5,7 @@ import type SqliteDatabase from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema';
 import type { DiskSpace } from '../blobs/disk-space';
+import type { BlobStore } from '../blobs/blob-store';
 import { humanBytes } from '../blobs/disk-space';
 import type { Clock } from '../lib/clock';
 import type { IntegrityCheck } from '../store/integrity';
@@ -139,5 +140,21 @@ export function folderBlobsProbe(dataDir: string): Probe {
       return failing(`The blob folder cannot be written (${reason(err)}): uploads and mirrors fail. Check the data folder's disk (read-only, or its owner and modes).`);
     }
     return { status: 'ok' };
+  };
+}
+
+/** Box files in a bucket: a look at one key answers (missing is fine), so the store is reachable and lets us in. */
+export function bucketProbe(store: Pick<BlobStore, 'stat'>, timeoutMs = 5000): Probe {
+  return async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs); });
+    try {
+      await Promise.race([store.stat('0'.repeat(64)), late]);
+      return { status: 'ok' };
+    } catch (err) {
+      return failing(`The bucket holding box files cannot be reached (${(err as Error).message}): uploads, downloads and mirrors fail. Check the store, its address and the credentials.`);
+    } finally {
+      clearTimeout(timer);
+    }
   };
 }

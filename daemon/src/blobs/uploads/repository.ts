@@ -50,7 +50,13 @@ export class UploadRepository {
     return row !== undefined;
   }
 
-  /** PUTs that were streaming in an earlier process (before `startedAt`) died with it: allow a retry. */
+  /** A PUT still streaming says so, so that it is not taken for one that died with its daemon. */
+  async touch(id: string, receiver: string, now: string): Promise<void> {
+    await this.db.updateTable('upload_sessions').set({ updated_at: now })
+      .where('id', '=', id).where('state', '=', 'receiving').where('receiver', '=', receiver).execute();
+  }
+
+  /** PUTs not heard of since `startedAt` died with their daemon (blobs/collector.ts): allow a retry. */
   async reopenReceiving(startedAt: string): Promise<number> {
     const r = await this.db.updateTable('upload_sessions').set({ state: 'open', receiver: null })
       .where('state', '=', 'receiving').where('updated_at', '<', startedAt).executeTakeFirst();

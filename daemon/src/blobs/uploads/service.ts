@@ -10,6 +10,8 @@ import { explainReceived } from './received-body';
 import type { UploadKind } from './tables';
 import type { UploadRepository, UploadSessionRow } from './repository';
 
+/** How often a PUT streaming says so (blobs/collector.ts RECEIVING_STALE_MS is three of these). */
+const RECEIVING_BEAT_MS = 60_000;
 /** A prepared upload: the secret its PUT URL carries, and the id a direct upload's callback names. */
 export interface PreparedUpload { secret: string; id: string }
 
@@ -74,6 +76,10 @@ export class UploadService {
     // The older PUT's connection is closed (its client, stalled or not, sees it cut off), unless
     // its body is all in: then it finds itself replaced when it settles, and answers so.
     this.receiving.set(s.id, { receiver, stop: () => { if (!body.readableEnded) body.destroy(); } });
+    // Still streaming, every minute: a PUT whose daemon died stops saying so, and garbage
+    // collection (in whichever daemon leads) opens the URL again (collector.ts).
+    const beat = setInterval(() => { this.repo.touch(s.id, receiver, this.now()).catch(() => undefined); }, RECEIVING_BEAT_MS);
+    beat.unref();
     try {
       accepted();
       const staged = await this.blobs.write(receiver, body, {
@@ -96,6 +102,7 @@ export class UploadService {
       await this.repo.settle(s.id, receiver, { state: 'open', updated_at: this.now() });
       throw explainReceived(err, 'upload');
     } finally {
+      clearInterval(beat);
       if (this.receiving.get(s.id)?.receiver === receiver) this.receiving.delete(s.id);
     }
   }

@@ -111,6 +111,7 @@ export function boxMetadataTap(): { tap: Transform; metadata: Promise<BoxMetadat
   const metadata = readBoxMetadata(sink).finally(close);
   // Awaited only after the write succeeded; a failed write must not leave an unhandled rejection.
   metadata.catch(() => {});
+  let ended = false;
   const tap = new Transform({
     transform(chunk: Buffer, _enc, cb) {
       if (!open || sink.write(chunk)) return cb(null, chunk);
@@ -118,11 +119,14 @@ export function boxMetadataTap(): { tap: Transform; metadata: Promise<BoxMetadat
       sink.once('drain', release);
     },
     flush(cb) {
+      ended = true;
       if (open) sink.end();
       cb();
     },
+    // A consumer may destroy the tap once it has read it all (an async iterator does, as the S3
+    // store's upload reads it): the reader then still finishes what the sink holds.
     destroy(err, cb) {
-      close();
+      if (err || !ended) close();
       cb(err);
     },
   });

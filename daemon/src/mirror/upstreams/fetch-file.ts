@@ -1,3 +1,4 @@
+import { ObjectStoreError } from '../../blobs/s3/s3-errors';
 import { Transform, type Readable } from 'node:stream';
 import { safeEqual } from '../../lib/crypto';
 import { AppError, InsufficientStorageError, UpstreamError } from '../../lib/errors';
@@ -35,8 +36,8 @@ export function explainStoreError(err: unknown, url: string): unknown {
   if (err instanceof SizeMismatchError) {
     return new TransientUpstreamError(`The upstream file ${url} was truncated: ${err.received} of ${err.expected} bytes arrived.`);
   }
-  // Local file-system errors keep their own code; anything else broke the upstream stream.
-  if (err instanceof AppError || (err as Error)?.name === 'AbortError' || (code && (err as NodeJS.ErrnoException).syscall)) return err;
+  // Local file-system errors and the bucket's own keep what they say; anything else broke the upstream stream.
+  if (err instanceof AppError || err instanceof ObjectStoreError || (err as Error)?.name === 'AbortError' || (code && (err as NodeJS.ErrnoException).syscall)) return err;
   return new TransientUpstreamError(`The download of ${url} broke off: ${(err as Error)?.message ?? String(err)}.`);
 }
 
