@@ -7,7 +7,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * browser UI (they do not depend on where state is kept), and what only the data folder has.
  */
 const SCALE_OUT_LEAVES_OUT = [
-  'daemon/**', 'test/ui/**', 'test/desktop/**', 'test/e2e/ui*.test.ts',
+  'daemon/**', 'test/ui/**', 'test/desktop/**', 'test/e2e/ui*.test.ts', 'test/e2e/mirror-ui.test.ts',
   // backup, restore and check copy and verify a data folder's SQLite file and blob files; on
   // PostgreSQL they refuse (test/multi-daemon.test.ts), pg_dump and bucket versioning do the job.
   'test/data-backup.test.ts', 'test/data-check.test.ts', 'test/data-large.test.ts',

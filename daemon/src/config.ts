@@ -81,8 +81,9 @@ export const Config = z.object({
   /** Open connections allowed from one client address; more are answered 503 and closed. */
   maxConnectionsPerAddress: intFrom(1, 1_000_000).default(128),
   /**
-   * On SIGTERM: how long /readyz answers 503 and requests in flight may finish before the rest
-   * are cut (behind a load balancer: longer than its health-check interval). 0 stops at once.
+   * On SIGTERM: how long the daemon keeps serving with /readyz answering 503, so that a load
+   * balancer stops sending it requests and those in flight finish (longer than the balancer's
+   * health-check interval). 0 stops at once.
    */
   drainSeconds: z.coerce.number().min(0).max(3600).default(0),
   /** Open connections allowed in all; 0 derives it from the process's open-file limit. */

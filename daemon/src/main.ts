@@ -54,13 +54,13 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
     deps,
     generatedAdminPassword: admin.generatedPassword,
     async close() {
+      // Behind a load balancer: /readyz answers 503 while the daemon still serves for
+      // drainSeconds, so the balancer stops sending requests and those in flight finish.
       deps.lifecycle.draining = true;
+      if (config.drainSeconds > 0) await new Promise((r) => setTimeout(r, config.drainSeconds * 1000));
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        // Idle keep-alive connections go now; requests in flight get drainSeconds to finish.
-        server.closeIdleConnections();
-        const cut = setTimeout(() => server.closeAllConnections(), config.drainSeconds * 1000);
-        server.once('close', () => clearTimeout(cut));
+        server.closeAllConnections();
       });
       await deps.close();
     },

@@ -106,20 +106,26 @@ export function sqliteDatabaseProbe(raw: SqliteDatabase.Database, databaseFile: 
   };
 }
 
-/** A PostgreSQL database: one read through the pool answers within `timeoutMs`. */
-export function postgresDatabaseProbe(db: Kysely<Database>, timeoutMs = 2000): Probe {
+/** A probe that is ok when `ask` answers within `timeoutMs`, and fails saying `why` otherwise. */
+function answersWithin(timeoutMs: number, ask: () => Promise<unknown>, why: (err: unknown) => string): Probe {
   return async () => {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs); });
     try {
-      await Promise.race([sql`select count(*) from schema_migrations`.execute(db), late]);
+      await Promise.race([ask(), late]);
       return { status: 'ok' };
     } catch (err) {
-      return failing(`The PostgreSQL database cannot be read (${reason(err)}): check that it runs and that this daemon reaches it.`);
+      return failing(why(err));
     } finally {
       clearTimeout(timer);
     }
   };
+}
+
+/** A PostgreSQL database: one read through the pool answers within `timeoutMs`. */
+export function postgresDatabaseProbe(db: Kysely<Database>, timeoutMs = 2000): Probe {
+  return answersWithin(timeoutMs, () => sql`select count(*) from schema_migrations`.execute(db),
+    (err) => `The PostgreSQL database cannot be read (${reason(err)}): check that it runs and that this daemon reaches it.`);
 }
 
 /** The data folder's blobs/ and uploads/: present, and writable (a file is created and removed). */
@@ -145,16 +151,6 @@ export function folderBlobsProbe(dataDir: string): Probe {
 
 /** Box files in a bucket: a look at one key answers (missing is fine), so the store is reachable and lets us in. */
 export function bucketProbe(store: Pick<BlobStore, 'stat'>, timeoutMs = 5000): Probe {
-  return async () => {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs); });
-    try {
-      await Promise.race([store.stat('0'.repeat(64)), late]);
-      return { status: 'ok' };
-    } catch (err) {
-      return failing(`The bucket holding box files cannot be reached (${(err as Error).message}): uploads, downloads and mirrors fail. Check the store, its address and the credentials.`);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+  return answersWithin(timeoutMs, () => store.stat('0'.repeat(64)),
+    (err) => `The bucket holding box files cannot be reached (${(err as Error).message}): uploads, downloads and mirrors fail. Check the store, its address and the credentials.`);
 }

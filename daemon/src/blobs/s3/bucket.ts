@@ -48,6 +48,10 @@ export function bucketOf(client: S3Client, loc: S3Location): Bucket {
  * an instance role) unless `extra` gives them (tests).
  */
 export function s3ClientFor(loc: S3Location, extra: Partial<S3ClientConfig> = {}): S3Client {
+  // The SDK prints a page on stderr at the first client under Node 20: its releases from 2027
+  // need Node 22. Boxyard pins the SDK in package-lock.json, so that is the project's to act on
+  // (docs/deploy.md), not the operator's at every start. An operator's own setting wins.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   return new S3Client({
     region: loc.region,
     ...(loc.endpoint ? { endpoint: loc.endpoint } : {}),
