@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run, startBaseline, startDaemon, type Proc } from './measure';
 import { fmt, ms, ratioRow, type Row } from './report';
-import type { Seed } from './seed';
+import { seedEnv, type Seed } from './seed';
 
 interface Endpoint {
   measure: string;
@@ -58,8 +58,8 @@ export function parseWrk(out: string): Wrk {
   return { rps: Number(rps[1]), p99: seconds(p99[1], p99[2]), requests: Number(requests[1]), errors };
 }
 
-function wrk(url: string, headers: string[], duration: number): Promise<Wrk> {
-  const args = ['-t1', '-c10', `-d${duration}s`, '--latency', '--timeout', '10s', ...headers.flatMap((h) => ['-H', h]), url];
+export function wrk(url: string, headers: string[], duration: number, connections = 10): Promise<Wrk> {
+  const args = ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '--timeout', '10s', ...headers.flatMap((h) => ['-H', h]), url];
   return run('wrk', args, { timeoutMs: (duration + 30) * 1000 }).then(parseWrk);
 }
 
@@ -70,7 +70,7 @@ export async function apiAtScale(work: string, s: Seed): Promise<Row[]> {
   mkdirSync(bodiesDir, { recursive: true });
   const procs: Proc[] = [];
   try {
-    const daemon = await startDaemon(s.dataDir);
+    const daemon = await startDaemon(s.dataDir, { env: seedEnv(s) });
     procs.push(daemon);
     const headersOf = (e: Endpoint) => [`Authorization: Bearer ${s.token}`, `Accept: ${e.jsonapi ? 'application/vnd.api+json' : 'application/json'}`];
     const sizes: number[] = [];
@@ -96,7 +96,7 @@ export async function apiAtScale(work: string, s: Seed): Promise<Row[]> {
       await wrk(`${koa.url}/${i}`, headers, 1);
       const k = await wrk(`${koa.url}/${i}`, headers, duration);
       const row = ratioRow(
-        `${e.measure} (${fmt(sizes[i] / 1024, 1)} KiB)`,
+        `${e.measure}${s.database ? ' on PostgreSQL' : ''} (${fmt(sizes[i] / 1024, 1)} KiB)`,
         `${fmt(d.rps)} req/s, p99 ${ms(d.p99)}`,
         `Koa fixed JSON ${fmt(k.rps)} req/s, p99 ${ms(k.p99)}`,
         d.rps, k.rps, e.min, { goal: 'p99 < 20 ms', ok: d.p99 < 0.02 },

@@ -15,8 +15,9 @@ import { apiAtScale } from './api';
 import { agentReports } from './agents';
 import { startup } from './start';
 import { mixedLoad } from './load';
+import { scaleOut } from './scale-out';
 
-const PARTS = ['transfers', 'start', 'api', 'agents', 'load'] as const;
+const PARTS = ['transfers', 'start', 'api', 'agents', 'load', 'scale-out'] as const;
 type Part = (typeof PARTS)[number];
 
 function parts(argv: string[]): Part[] {
@@ -69,6 +70,7 @@ async function main() {
         if (part === 'api') rows.push(...(await apiAtScale(work, await large())));
         if (part === 'agents') rows.push(...(await agentReports(work, await large())));
         if (part === 'load') rows.push(...(await mixedLoad(work)));
+        if (part === 'scale-out') rows.push(...(await scaleOut(work)));
       } catch (err) {
         rows.push(failed(part, err));
       }

@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 
@@ -12,7 +11,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
  * test runner): the API suite shares one server and gives each test a prefix of its own.
  *
  * Two engines:
- * - `s3rver` (npm, in-process, files in a temp folder): objects, ranges, copies, multipart uploads
+ * - `s3rver` (npm, in a process of its own, files in a temp folder): objects, ranges, copies, multipart uploads
  *   and presigned URLs. It lacks AbortMultipartUpload (405 MethodNotAllowed), ListMultipartUploads
  *   and UploadPartCopy (501 NotImplemented), and a copy of an object onto itself keeps its
  *   LastModified.
@@ -45,11 +44,6 @@ export interface S3ServerOptions {
 
 const REGION = 'us-east-1';
 
-interface S3rverInstance {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-}
-type S3rverClass = new (options: Record<string, unknown>) => S3rverInstance;
 
 function describe(engine: S3Engine, endpoint: string, bucket: string, credentials: TestS3['credentials'], close: () => Promise<void>): TestS3 {
   const client = () => new S3Client({ endpoint, region: REGION, forcePathStyle: true, credentials });
@@ -62,22 +56,33 @@ function describe(engine: S3Engine, endpoint: string, bucket: string, credential
   };
 }
 
+/** s3rver in a process of its own (s3rver-process.cjs): a fault of its own never takes the test runner down. */
 async function startS3rver(bucket: string): Promise<TestS3> {
-  // s3rver ships CommonJS without types.
-  const S3rver = createRequire(import.meta.url)('s3rver') as S3rverClass;
   const directory = mkdtempSync(join(tmpdir(), 'boxyard-s3rver-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket }] });
-  let address: AddressInfo;
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./s3rver-process.cjs', import.meta.url)), directory, bucket], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let port: number;
   try {
-    address = await server.run();
+    port = await new Promise<number>((resolve, reject) => {
+      let seen = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        const m = /\{"port":(\d+)\}/.exec(seen);
+        if (m) resolve(Number(m[1]));
+      });
+      child.once('exit', (code) => reject(new Error(`s3rver exited with ${code} before it listened`)));
+    });
   } catch (err) {
     rmSync(directory, { recursive: true, force: true });
     throw err;
   }
   // s3rver's own fixed keys: its signature checks are real, so the client must sign with them.
   const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
-  return describe('s3rver', `http://127.0.0.1:${address.port}`, bucket, credentials, async () => {
-    await server.close();
+  return describe('s3rver', `http://127.0.0.1:${port}`, bucket, credentials, async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
     rmSync(directory, { recursive: true, force: true });
   });
 }

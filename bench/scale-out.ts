@@ -1,0 +1,86 @@
+/**
+ * Issue 13, on a throwaway PostgreSQL cluster (initdb + pg_ctl on 127.0.0.1, as the tests start
+ * one): the api part's endpoints at 10,000 boxes × 10 versions and 1,000 agents with the daemon on
+ * PostgreSQL, against the same fixed-JSON Koa ceiling; then two daemons against one behind nginx
+ * (one worker, keep-alive to the daemons), `GET /api/v1/box/ORG/BOX` with wrk -c20. Both daemons
+ * share the database; box files are not involved (the seed's providers have external URLs).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureDatabase, startTestPostgres } from '../test/helpers/postgres';
+import { apiAtScale, wrk } from './api';
+import { freePort, start, startDaemon, waitFor, type Proc } from './measure';
+import { fmt, ms, type Row } from './report';
+import { seed, seedEnv, type Seed } from './seed';
+
+async function proxy(dir: string, port: number, daemons: string[]): Promise<Proc> {
+  mkdirSync(dir, { recursive: true });
+  const conf = join(dir, 'nginx.conf');
+  const user = process.getuid?.() === 0 ? 'user root;' : '';
+  const servers = daemons.map((u) => `server ${new URL(u).host};`).join(' ');
+  writeFileSync(conf, `daemon off; ${user} worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/nginx-error.log;
+events { worker_connections 256; }
+http { access_log off; client_body_temp_path ${dir}/ct; proxy_temp_path ${dir}/pt;
+  fastcgi_temp_path ${dir}/ft; uwsgi_temp_path ${dir}/ut; scgi_temp_path ${dir}/st;
+  upstream boxyard { ${servers} keepalive 32; }
+  server { listen 127.0.0.1:${port};
+    location / { proxy_pass http://boxyard; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header Host 127.0.0.1; } } }
+`);
+  const p = start('nginx', ['-c', conf, '-p', dir]);
+  await waitFor(`http://127.0.0.1:${port}/healthz`, { status: 200, child: p.child });
+  return p;
+}
+
+async function twoVsOne(work: string, s: Seed): Promise<Row> {
+  const duration = Number(process.env.BENCH_WRK_SECONDS ?? 10);
+  const procs: Proc[] = [];
+  try {
+    const a = await startDaemon(s.dataDir, { env: seedEnv(s) });
+    procs.push(a);
+    const otherDir = join(work, 'pg-second-daemon');
+    mkdirSync(otherDir, { recursive: true });
+    const b = await startDaemon(otherDir, { env: seedEnv(s) });
+    procs.push(b);
+    const path = `/api/v1/box/${s.org}/${s.box}`;
+    const headers = [`Authorization: Bearer ${s.token}`, 'Accept: application/json'];
+    const measure = async (name: string, daemons: string[]) => {
+      const port = await freePort();
+      const nginx = await proxy(join(work, `nginx-${name}`), port, daemons);
+      try {
+        await wrk(`http://127.0.0.1:${port}${path}`, headers, 1, 20);
+        return await wrk(`http://127.0.0.1:${port}${path}`, headers, duration, 20);
+      } finally {
+        await nginx.stop();
+      }
+    };
+    process.stderr.write('scale-out: nginx → one daemon, then → two daemons\n');
+    const one = await measure('one', [a.url]);
+    const two = await measure('two', [a.url, b.url]);
+    const errors = [one.errors && `one: ${one.errors}`, two.errors && `two: ${two.errors}`].filter(Boolean).join('; ');
+    return {
+      measure: `two daemons vs one behind nginx, \`GET /api/v1/box/ORG/BOX\` on PostgreSQL (wrk -c20)`,
+      value: `${fmt(two.rps)} req/s, p99 ${ms(two.p99)}`,
+      baseline: `one daemon ${fmt(one.rps)} req/s, p99 ${ms(one.p99)}`,
+      ratio: one.rps > 0 ? two.rps / one.rps : null,
+      goal: 'informational (2 cores shared by nginx, wrk, PostgreSQL and the daemons)',
+      pass: errors ? false : null,
+      ...(errors ? { note: errors } : {}),
+    };
+  } finally {
+    for (const p of procs.reverse()) await p.stop();
+  }
+}
+
+export async function scaleOut(work: string): Promise<Row[]> {
+  const cluster = await startTestPostgres();
+  try {
+    await ensureDatabase(cluster.url('postgres'), 'bench');
+    process.stderr.write('scale-out: seeding PostgreSQL: 10,000 boxes × 10 versions, 1,000 agents\n');
+    const s = await seed(join(work, 'pg-large'), { database: cluster.url('bench') });
+    const rows = await apiAtScale(work, s);
+    rows.push(await twoVsOne(work, s));
+    return rows;
+  } finally {
+    await cluster.stop();
+  }
+}
