@@ -13,6 +13,9 @@ const SCALE_OUT_LEAVES_OUT = [
   'test/data-backup.test.ts', 'test/data-check.test.ts', 'test/data-large.test.ts',
   // the data folder's modes, its SQLite file damaged or replaced, its disk filling up
   'test/data-folder.test.ts', 'test/data-health.test.ts', 'test/disk-space.test.ts', 'test/two-factor-secrets.test.ts',
+  // a mirror file resumed from its staged bytes, and a full data-folder disk: on S3 a file
+  // interrupted starts over (docs/deploy.md, "What differs")
+  'test/mirror-crash.test.ts',
   // the launcher's processes and glibc settings: the same on any backend
   'test/launcher.test.ts',
   // start PostgreSQL clusters of their own, in the first pass

@@ -13,7 +13,7 @@ afterAll(() => d.stop());
 describe('50 concurrent clients', () => {
   it('mix downloads, search, uploads, logins and agent reports without an error or a lost update', async () => {
     const r = await runLoadMix(d.url, { clients: 50, opsPerClient: 10, fileBytes: 64 * 1024, admin: { ...ADMIN, token: d.adminToken } });
-    expect(r.failures).toEqual([]);
+    expect(r.failures, r.failures.join('\n')).toEqual([]);
     expect(r.problems).toEqual([]);
     expect(['released', 'deleted']).toContain(r.race);
     const done = Object.values(r.ops).reduce((n, o) => n + o.ok, 0);

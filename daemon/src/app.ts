@@ -35,6 +35,10 @@ export function createApp(deps: Deps): Koa {
   // What reaches Koa's own error event is a client that went away mid-stream (a cut-off upload or
   // download): already handled by the route, so log it quietly instead of Koa's stderr dump.
   app.silent = true;
+  // Behind a proxy, ctx.ip is the address it appended to X-Forwarded-For (one hop: a client's own
+  // X-Forwarded-For entries are not believed).
+  app.proxy = deps.config.trustProxy;
+  app.maxIpsCount = 1;
   app.on('error', (err: unknown) => deps.log.debug({ reason: (err as Error | undefined)?.message }, 'request stream ended early'));
   // At debug level, a line per request (URL and headers scrubbed of credentials by the logger).
   if (deps.log.isLevelEnabled('debug')) app.use(requestLog(deps.log));

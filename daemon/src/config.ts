@@ -25,6 +25,11 @@ export const Config = z.object({
    * AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, a profile, an instance role).
    */
   blobs: z.string().regex(/^s3:\/\/[^/?#]+/, 'blobs: an s3://BUCKET/PREFIX URL').optional(),
+  /**
+   * Behind a load balancer or reverse proxy: the client's address is the last one in
+   * X-Forwarded-For (the proxy's own entry), for rate limits, login limits and logs.
+   */
+  trustProxy: bool.default(false),
   /** Downloads from an S3 store answer with a redirect to a short-lived presigned URL instead of streaming through the daemon. */
   blobsRedirect: bool.default(false),
   /** Base URL put in upload and download links; else taken from the request's Host. */
@@ -98,6 +103,7 @@ const ENV_KEYS: Record<string, keyof Config> = {
   BOXYARD_DATABASE_URL: 'database',
   BOXYARD_BLOBS: 'blobs',
   BOXYARD_BLOBS_REDIRECT: 'blobsRedirect',
+  BOXYARD_TRUST_PROXY: 'trustProxy',
   BOXYARD_PUBLIC_URL: 'publicUrl',
   BOXYARD_ALLOWED_HOSTS: 'allowedHosts',
   BOXYARD_LOG_LEVEL: 'logLevel',

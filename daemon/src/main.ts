@@ -31,14 +31,20 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
   // Background work runs in the daemon only, not in CLI commands that open the same data folder,
   // and in one daemon of several sharing a database (store/leader.ts).
   deps.onClose(await deps.leadership.whileLeading(async () => {
-    const stops = [
-      await deps.blobCollector.start(),
-      await deps.mirror.runner.start(),
-      deps.agents.watchdog.start(watchdogIntervalMs(config), (err) => deps.log.error({ err }, 'agent watchdog tick failed')),
-    ];
-    return async () => {
+    const stops: Array<() => Promise<void> | void> = [];
+    const stopAll = async () => {
       for (const stop of stops.reverse()) await stop();
     };
+    try {
+      stops.push(await deps.blobCollector.start());
+      stops.push(await deps.mirror.runner.start());
+      stops.push(deps.agents.watchdog.start(watchdogIntervalMs(config), (err) => deps.log.error({ err }, 'agent watchdog tick failed')));
+    } catch (err) {
+      // What started stops again: a later try starts everything anew.
+      await stopAll();
+      throw err;
+    }
+    return stopAll;
   }));
   const app = createApp(deps);
   const server = createHttpServer(app.callback(), connectionSettings(config), deps.log);

@@ -149,8 +149,16 @@ export function folderBlobsProbe(dataDir: string): Probe {
   };
 }
 
-/** Box files in a bucket: a look at one key answers (missing is fine), so the store is reachable and lets us in. */
-export function bucketProbe(store: Pick<BlobStore, 'stat'>, timeoutMs = 5000): Probe {
-  return answersWithin(timeoutMs, () => store.stat('0'.repeat(64)),
+/**
+ * Box files in a bucket: a listing of the store's blobs starts (a HEAD of a missing key would need
+ * s3:ListBucket to answer 404 rather than 403), so the store is reachable and lets us in.
+ */
+export function bucketProbe(store: Pick<BlobStore, 'list'>, timeoutMs = 5000): Probe {
+  const firstBlob = async () => {
+    const it = store.list()[Symbol.asyncIterator]();
+    await it.next();
+    await it.return?.();
+  };
+  return answersWithin(timeoutMs, firstBlob,
     (err) => `The bucket holding box files cannot be reached (${(err as Error).message}): uploads, downloads and mirrors fail. Check the store, its address and the credentials.`);
 }

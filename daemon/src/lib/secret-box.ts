@@ -19,8 +19,8 @@ export class SecretBox {
   }
 
   /**
-   * The key in `file`, created (0600, 32 random bytes as hex) when missing. A key that others can
-   * read is made owner-only. A damaged key file is an error that says what to do, never replaced:
+   * The key in `file`, created (0600, 32 random bytes as hex) when missing. A key of ours that
+   * others can read is made owner-only. A damaged key file is an error that says what to do, never replaced:
    * a new key could not open what the old one sealed.
    */
   static fromKeyFile(file: string): SecretBox {
@@ -34,7 +34,16 @@ export class SecretBox {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
-    if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+    // A key mounted by a container runtime (another owner, read-only) is guarded by its mount.
+    const st = statSync(file);
+    const ours = process.getuid === undefined || st.uid === process.getuid();
+    if (ours && (st.mode & 0o077) !== 0) {
+      try {
+        chmodSync(file, 0o600);
+      } catch (err) {
+        if (!['EROFS', 'EPERM'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+      }
+    }
     const text = readFileSync(file, 'utf8').trim();
     if (!/^[0-9a-f]{64}$/.test(text)) {
       throw new Error(`${file} is not a Boxyard secret key (64 hex digits). Restore it from a backup of the data folder; without it, two-factor secrets cannot be read.`);

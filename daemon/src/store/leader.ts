@@ -77,10 +77,16 @@ export class AdvisoryLockLeadership implements Leadership {
         await this.resign();
       }
     }
-    const client = new pg.Client({ connectionString: this.url, application_name: 'boxyard-leader' });
+    // Keepalives both ways: a leader whose host vanishes (no FIN) is let go by the server within
+    // seconds, not after the kernel's two hours; and a check that gets no answer fails in time.
+    const client = new pg.Client({
+      connectionString: this.url, application_name: 'boxyard-leader',
+      keepAlive: true, keepAliveInitialDelayMillis: 5000, query_timeout: this.retryMs, connectionTimeoutMillis: this.retryMs,
+    });
     client.on('error', () => undefined); // reported by the next check
     try {
       await client.connect();
+      await client.query('SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3');
       const got = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [ADVISORY_LOCKS.leader])).rows[0]?.ok === true;
       if (!got) {
         await client.end();

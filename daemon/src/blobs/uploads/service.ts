@@ -78,7 +78,12 @@ export class UploadService {
     this.receiving.set(s.id, { receiver, stop: () => { if (!body.readableEnded) body.destroy(); } });
     // Still streaming, every minute: a PUT whose daemon died stops saying so, and garbage
     // collection (in whichever daemon leads) opens the URL again (collector.ts).
-    const beat = setInterval(() => { this.repo.touch(s.id, receiver, this.now()).catch(() => undefined); }, RECEIVING_BEAT_MS);
+    // A newer PUT through another daemon took the URL over: this one stops streaming.
+    const beat = setInterval(() => {
+      this.repo.touch(s.id, receiver, this.now())
+        .then(() => this.repo.isReceiver(s.id, receiver))
+        .then((still) => { if (!still && !body.readableEnded) body.destroy(); }, () => undefined);
+    }, RECEIVING_BEAT_MS);
     beat.unref();
     try {
       accepted();

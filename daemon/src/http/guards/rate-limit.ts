@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import type { Pool } from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError, RateLimitedError } from '../../lib/errors';
+import { sha256Hex } from '../../lib/crypto';
 
 /** Makes a counter of `points` per `duration` seconds; keys of different counters never meet. */
 export type LimiterFactory = (opts: { keyPrefix: string; points: number; duration: number }) => RateLimiterAbstract;
@@ -48,6 +49,9 @@ export interface AttemptGuard {
 /** Errors that mean "wrong password or code": the only outcomes that stay counted. */
 const CREDENTIAL_FAILURES = new Set(['unauthorized', 'reauthentication_required']);
 
+/** An account as typed (up to 256 characters) in a short key: PostgreSQL's key column holds 255. */
+const digest = (account: string) => sha256Hex(account).slice(0, 32);
+
 const ADDRESS_FACTOR = 10;
 const ACCOUNT_FACTOR = 3;
 const ACCOUNT_WINDOW_S = 60;
@@ -66,9 +70,9 @@ export class LoginLimiter {
   constructor(attempts: number, limiters: LimiterFactory = memoryLimiters) {
     const window = 15 * 60;
     this.limits = [
-      { limiter: limiters({ keyPrefix: 'login-account-address', points: attempts, duration: window }), key: (ip, acc) => `${ip} ${acc}`, what: 'failed logins for this account from this address' },
+      { limiter: limiters({ keyPrefix: 'login-account-address', points: attempts, duration: window }), key: (ip, acc) => `${ip} ${digest(acc)}`, what: 'failed logins for this account from this address' },
       { limiter: limiters({ keyPrefix: 'login-address', points: attempts * ADDRESS_FACTOR, duration: window }), key: (ip) => ip, what: 'failed logins from this address' },
-      { limiter: limiters({ keyPrefix: 'login-account', points: attempts * ACCOUNT_FACTOR, duration: ACCOUNT_WINDOW_S }), key: (_, acc) => acc, what: 'failed logins for this account' },
+      { limiter: limiters({ keyPrefix: 'login-account', points: attempts * ACCOUNT_FACTOR, duration: ACCOUNT_WINDOW_S }), key: (_, acc) => digest(acc), what: 'failed logins for this account' },
     ];
   }
 
