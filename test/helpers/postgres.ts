@@ -1,9 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from './ports';
 
 /**
  * A throwaway PostgreSQL cluster for tests: Debian's `postgresql` binaries, `initdb` and `pg_ctl`
@@ -23,17 +23,6 @@ function binDir(): string {
   const found = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' }).stdout.trim();
   if (found) return join(found, '..');
   throw new Error('PostgreSQL is not installed (no initdb): install Debian\'s `postgresql` package (apt-get install -y postgresql)');
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startTestPostgres(): Promise<TestPostgres> {

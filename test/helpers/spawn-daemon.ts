@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MALLOC_ENV } from '../../bin/malloc-env.mjs';
 import { backendEnv } from './backend';
+import { freePort } from './ports';
 import { ADMIN } from './daemon';
 
 const BIN = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'bin', 'boxyard.mjs');
@@ -20,17 +20,7 @@ export interface SpawnedDaemon {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** A free TCP port on 127.0.0.1 (closed again before the daemon binds it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /**
  * The real daemon as a child process (`node bin/boxyard.mjs serve`), for tests that must kill it:
