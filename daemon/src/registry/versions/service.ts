@@ -1,7 +1,7 @@
 import type { Principal } from '../../auth/accounts-service';
 import type { Clock } from '../../lib/clock';
 import type { IdGen } from '../../lib/ids';
-import { ConflictError } from '../../lib/errors';
+import { ConflictError, NotFoundError } from '../../lib/errors';
 import type { RegistryAccess, VersionRef } from '../access';
 import { isUniqueViolation } from '../../store/storage-errors';
 import { isUsable, loadVersion, type VersionDetail } from '../details';
@@ -22,7 +22,9 @@ export class VersionService {
 
   private async result(box: BoxRecord, versionId: string): Promise<VersionResult> {
     const row = await this.repo.versionById(versionId);
-    return { box, version: await loadVersion(this.repo, row!) };
+    // Deleted by a request that ran at the same time (a release racing a delete of the version).
+    if (!row) throw new NotFoundError(`The version was deleted from ${box.username}/${box.name} while this request ran.`);
+    return { box, version: await loadVersion(this.repo, row) };
   }
 
   async get(p: Principal, ref: VersionRef): Promise<VersionResult> {
