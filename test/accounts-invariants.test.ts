@@ -42,7 +42,8 @@ describe('the last owner of an organization', () => {
       ann.put('/api/boxyard/organizations/duo/members/ann', { member: { role: 'member' } }),
       ben.delete('/api/boxyard/organizations/duo/members/ben'),
     ]);
-    expect([a.status, b.status].sort()).toEqual([200, 422].sort());
+    // Either may win (on PostgreSQL the database decides): exactly one is refused.
+    expect([[200, 422], [422, 204]]).toContainEqual([a.status, b.status]);
     expect((await roles('duo')).filter((r) => r.endsWith(':owner'))).toHaveLength(1);
   });
 });
