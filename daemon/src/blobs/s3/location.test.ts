@@ -15,6 +15,16 @@ describe('parseS3Location', () => {
     }
   });
 
+  it('reads a public endpoint for presigned URLs, validated like the endpoint, path-style following the endpoint', () => {
+    expect(parseS3Location('s3://boxes/p?endpoint=http://minio:9000&public_endpoint=https%3A%2F%2Fs3.example.org%2F')).toEqual({
+      bucket: 'boxes', prefix: 'p/', endpoint: 'http://minio:9000', publicEndpoint: 'https://s3.example.org', region: 'us-east-1', forcePathStyle: true,
+    });
+    expect(parseS3Location('s3://boxes/p?endpoint=http://minio:9000').publicEndpoint).toBeUndefined();
+    expect(parseS3Location('s3://boxes/p?public_endpoint=https://cdn.example.org/s3')).toMatchObject({
+      endpoint: undefined, publicEndpoint: 'https://cdn.example.org/s3', forcePathStyle: false,
+    });
+  });
+
   it('normalises the prefix to end in one slash, and decodes it', () => {
     expect(parseS3Location('s3://boxes/a//b/').prefix).toBe('a/b/');
     expect(parseS3Location('s3://boxes/a%20b').prefix).toBe('a b/');
@@ -31,7 +41,11 @@ describe('parseS3Location', () => {
     ['s3://boxes/x?endpoint=ftp://host', 'http:// or https://'],
     ['s3://boxes/x?endpoint=not a url', 'is not a URL'],
     ['s3://boxes/x?endpoint=http://k:secret@host', 'may not carry credentials'],
-    ['s3://boxes/x?regoin=eu-west-1', 'unknown parameter "regoin"'],
+    ['s3://boxes/x?regoin=eu-west-1', 'unknown parameter "regoin" (known: endpoint, public_endpoint, region)'],
+    ['s3://boxes/x?endpoint=http://minio:9000&public_endpoint=ftp://host', 'the public_endpoint must be an http:// or https:// URL'],
+    ['s3://boxes/x?public_endpoint=s3.example.org', 'the public_endpoint "s3.example.org" is not a URL'],
+    ['s3://boxes/x?public_endpoint=https://k:secret@s3.example.org', 'the public_endpoint may not carry credentials'],
+    ['s3://boxes/x?public_endpoint=https://s3.example.org/?a=b', 'the public_endpoint may not have a query or fragment'],
     ['s3://boxes/x?region=EU%20West', 'is not a region name'],
     ['s3://boxes/a/%2E%2E%2Fb', '".." segments'],
     ['s3://boxes/%E0%A4%A', 'percent-encoding'],
