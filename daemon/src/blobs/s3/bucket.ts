@@ -67,3 +67,14 @@ export function s3ClientFor(loc: S3Location, extra: Partial<S3ClientConfig> = {}
     ...extra,
   });
 }
+
+/**
+ * The client that signs download URLs: `client` itself, or, when the location has a public
+ * endpoint, a second client for that endpoint with `client`'s own credential provider (so the
+ * same keys, resolved once), region and path-style setting. It only signs: presigning sends no
+ * request, so it never opens a connection.
+ */
+export function presignClientFor(client: S3Client, loc: S3Location): S3Client {
+  if (!loc.publicEndpoint) return client;
+  return s3ClientFor({ ...loc, endpoint: loc.publicEndpoint }, { credentials: client.config.credentials });
+}

@@ -31,6 +31,16 @@ export function planParts(expectedSize?: number): PartPlan {
 }
 
 /**
+ * The most bytes the upload of a body of `expectedSize` bytes holds in memory: the parts being
+ * sent and the one being filled ((queueSize + 1) parts), or the whole body when it is smaller.
+ */
+export function memoryFor(expectedSize?: number): number {
+  const { partSize, queueSize } = planParts(expectedSize);
+  const parts = (queueSize + 1) * partSize;
+  return expectedSize === undefined ? parts : Math.min(parts, expectedSize);
+}
+
+/**
  * Fails the stream as soon as it runs past `expected` bytes, or ends short of it: the multipart
  * upload then sees a failed body and is aborted, instead of storing a wrong object.
  */

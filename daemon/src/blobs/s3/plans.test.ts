@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InsufficientStorageError } from '../../lib/errors';
 import { planCopy, S3_COPY_LIMITS } from './copy';
-import { MAX_PARTS, planParts } from './multipart-write';
+import { MAX_PARTS, memoryFor, planParts } from './multipart-write';
 import { MAX_OBJECT_BYTES, S3BlobStore } from './s3-blob-store';
 import { s3ClientFor } from './bucket';
 import { parseS3Location } from './location';
@@ -54,6 +54,20 @@ describe('planParts: the multipart upload of a body', () => {
       expect(partSize).toBeGreaterThanOrEqual(8 * MiB);
       expect(partSize * queueSize).toBeLessThanOrEqual(Math.max(32 * MiB, partSize));
     }
+  });
+});
+
+describe('memoryFor: what an upload takes from the store\'s memory budget', () => {
+  it.each([
+    [undefined, 48 * MiB],
+    [0, 0],
+    [MiB, MiB],
+    [9 * MiB, 9 * MiB],
+    [3 * GiB, 40 * MiB],
+    [100 * GiB, 33 * MiB],
+    [MAX_OBJECT_BYTES, 1050 * MiB],
+  ])('a body of %s bytes: %d (the parts sent and the one filling, or the body when smaller)', (size, bytes) => {
+    expect(memoryFor(size)).toBe(bytes);
   });
 });
 

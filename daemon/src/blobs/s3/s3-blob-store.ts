@@ -1,9 +1,6 @@
-import { Readable, Transform, type Writable } from 'node:stream';
+import { finished, Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  AbortMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListMultipartUploadsCommand, paginateListObjectsV2,
-  type MultipartUpload, type S3Client,
-} from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { InsufficientStorageError } from '../../lib/errors';
 import {
@@ -11,11 +8,13 @@ import {
   type BlobRef, type BlobStore, type ByteRange, type DigestAlgorithm, type StagedBlob, type WriteOptions,
 } from '../blob-store';
 import { humanBytes } from '../disk-space';
-import { digesterFor } from '../digester';
-import { bucketOf, blobKey, blobsPrefix, stagingKey, stagingPrefix, type Bucket } from './bucket';
+import { digesterFor, type Digester } from '../digester';
+import { bucketOf, blobKey, blobsPrefix, presignClientFor, stagingKey, stagingPrefix, type Bucket } from './bucket';
 import { copyObject, S3_COPY_LIMITS, type CopyLimits } from './copy';
 import type { S3Location } from './location';
-import { streamToKey } from './multipart-write';
+import { MemoryBudget, type Release } from './memory-budget';
+import { memoryFor, streamToKey } from './multipart-write';
+import { abortUpload, openUploads } from './open-uploads';
 import { isMissing, isUnsupported, missingBlob, storeFailure } from './s3-errors';
 
 /** S3's largest object. */
@@ -23,10 +22,14 @@ export const MAX_OBJECT_BYTES = 5 * 1024 ** 4;
 /** How long a presigned download URL is valid. */
 const DOWNLOAD_URL_SECONDS = 5 * 60;
 const READ_CHUNK = 1024 * 1024;
+/** Upload parts all writes together may hold in memory: about six uploads' worth of 8 MiB parts. */
+export const UPLOAD_MEMORY_BYTES = 256 * 1024 * 1024;
 
 export interface S3BlobStoreOptions {
   /** When a copy goes part by part (tests lower it to copy a few MiB that way). */
   copyLimits?: CopyLimits;
+  /** Bytes of upload parts all concurrent writes may buffer together (UPLOAD_MEMORY_BYTES; tests lower it). */
+  uploadMemoryBytes?: number;
 }
 
 /** `attachment; filename="…"` with an ASCII fallback and the UTF-8 name (RFC 6266). */
@@ -43,10 +46,19 @@ function attachment(filename: string): string {
 export class S3BlobStore implements BlobStore {
   private readonly b: Bucket;
   private readonly copyLimits: CopyLimits;
+  /** Signs download URLs: the client itself, or one for the location's public endpoint. */
+  private readonly presigner: S3Client;
+  /**
+   * What the writes in flight buffer: each upload holds up to (queueSize + 1) parts of 8 MiB or
+   * more (multipart-write.ts), so without a cap 20 concurrent uploads hold some 800 MiB.
+   */
+  readonly uploadMemory: MemoryBudget;
 
   constructor(client: S3Client, readonly location: S3Location, opts: S3BlobStoreOptions = {}) {
     this.b = bucketOf(client, location);
     this.copyLimits = opts.copyLimits ?? S3_COPY_LIMITS;
+    this.presigner = presignClientFor(client, location);
+    this.uploadMemory = new MemoryBudget(opts.uploadMemoryBytes ?? UPLOAD_MEMORY_BYTES);
   }
 
   /** No local disk holds the bytes: only S3's object size limit refuses. */
@@ -55,16 +67,43 @@ export class S3BlobStore implements BlobStore {
     throw new InsufficientStorageError(`A file of ${humanBytes(bytes)} is larger than the ${humanBytes(MAX_OBJECT_BYTES)} an S3 object can hold. Nothing was stored.`);
   }
 
+  /**
+   * Waits for room in the upload memory budget before reading anything of `body` (its client
+   * meanwhile sees TCP back-pressure), and gives the room back once the parts are sent or the
+   * write fails.
+   */
   async write(uploadId: string, body: Readable, opts: WriteOptions = {}): Promise<StagedBlob> {
     const key = stagingKey(this.location, uploadId);
     const algorithms = [...new Set<DigestAlgorithm>(['sha256', ...(opts.algorithms ?? [])])];
-    const digester = digesterFor(algorithms, opts.expectedSize);
+    const release = await this.roomFor(body, memoryFor(opts.expectedSize));
+    let digester: Digester | undefined;
     try {
+      digester = digesterFor(algorithms, opts.expectedSize);
       const size = await streamToKey(this.b, key, body, { digester, expectedSize: opts.expectedSize, highWaterMark: READ_CHUNK });
+      release();
       const digests = await digester.digest();
       return { uploadId, size, sha256: digests.sha256, digests };
     } finally {
-      digester.destroy();
+      release();
+      digester?.destroy();
+    }
+  }
+
+  /**
+   * A share of the upload memory budget. A body that fails or closes while it waits (its client
+   * gone, a newer PUT taking the URL over) gives up its place and rejects with the body's error.
+   * The body stays watched until the share is released, so that an error between the grant and
+   * the write's own listeners is still heard.
+   */
+  private async roomFor(body: Readable, bytes: number): Promise<Release> {
+    const gone = new AbortController();
+    const stop = finished(body, { writable: false }, (err) => { if (err) gone.abort(err); });
+    try {
+      const release = await this.uploadMemory.acquire(bytes, gone.signal);
+      return () => { stop(); release(); };
+    } catch (err) {
+      stop();
+      throw err;
     }
   }
 
@@ -103,7 +142,7 @@ export class S3BlobStore implements BlobStore {
     const key = stagingKey(this.location, uploadId);
     await this.deleteKey(key);
     try {
-      for (const u of await this.openUploads(key)) if (u.Key === key) await this.abort(u);
+      for (const u of await openUploads(this.b, key)) if (u.Key === key) await abortUpload(this.b, u);
     } catch (err) {
       // s3rver 3.7.1 (the tests' server) has no ListMultipartUploads: nothing to abort is known
       // there, and the sweeper (which reports this) is what cleans up after a crash anyway.
@@ -198,21 +237,24 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  /** A presigned GET of the blob, valid 5 minutes; `filename` becomes the download's Content-Disposition. */
+  /**
+   * A presigned GET of the blob, valid 5 minutes, signed for the location's public endpoint when
+   * it has one; `filename` becomes the download's Content-Disposition.
+   */
   async downloadUrl(sha256: string, filename?: string): Promise<string> {
     const key = blobKey(this.location, sha256);
     const command = new GetObjectCommand({
       Bucket: this.location.bucket, Key: key,
       ...(filename ? { ResponseContentDisposition: attachment(filename) } : {}),
     });
-    return this.b.call('presign GetObject', key, () => getSignedUrl(this.b.client, command, { expiresIn: DOWNLOAD_URL_SECONDS }));
+    return this.b.call('presign GetObject', key, () => getSignedUrl(this.presigner, command, { expiresIn: DOWNLOAD_URL_SECONDS }));
   }
 
   /** Aborts every multipart upload under the prefix begun before `olderThan` (crash leftovers, failed aborts). */
   async sweepMultipart(olderThan: Date): Promise<number> {
     let aborted = 0;
-    for (const u of await this.openUploads(this.location.prefix)) {
-      if (u.Initiated && u.Initiated < olderThan) aborted += (await this.abort(u)) ? 1 : 0;
+    for (const u of await openUploads(this.b, this.location.prefix)) {
+      if (u.Initiated && u.Initiated < olderThan) aborted += (await abortUpload(this.b, u)) ? 1 : 0;
     }
     return aborted;
   }
@@ -252,31 +294,6 @@ export class S3BlobStore implements BlobStore {
       const page = await this.b.call('ListObjectsV2', prefix, () => it.next());
       if (page.done) return;
       for (const o of page.value.Contents ?? []) if (o.Key && o.LastModified) yield { key: o.Key, modifiedAt: o.LastModified };
-    }
-  }
-
-  /** Every open multipart upload whose key starts with `prefix`, all pages. */
-  private async openUploads(prefix: string): Promise<MultipartUpload[]> {
-    const found: MultipartUpload[] = [];
-    let markers: { KeyMarker?: string; UploadIdMarker?: string } = {};
-    for (;;) {
-      const page = await this.b.call('ListMultipartUploads', prefix, () => this.b.client.send(new ListMultipartUploadsCommand({
-        Bucket: this.location.bucket, Prefix: prefix, ...markers,
-      })));
-      found.push(...(page.Uploads ?? []));
-      if (!page.IsTruncated) return found;
-      markers = { KeyMarker: page.NextKeyMarker, UploadIdMarker: page.NextUploadIdMarker };
-    }
-  }
-
-  /** True when aborted; false when it was gone already (another daemon's sweeper, its own completion). */
-  private async abort(u: MultipartUpload): Promise<boolean> {
-    try {
-      await this.b.client.send(new AbortMultipartUploadCommand({ Bucket: this.location.bucket, Key: u.Key, UploadId: u.UploadId }));
-      return true;
-    } catch (err) {
-      if ((err as { name?: string }).name === 'NoSuchUpload') return false;
-      throw storeFailure(this.location, 'AbortMultipartUpload', u.Key, err);
     }
   }
 }
