@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from './schema';
 import { NothingKept } from './cache/table-clock';
+import { namingPool } from './cache/named-statements';
 import { MIGRATIONS_DIR, readMigrations } from './migrations';
 import { ADVISORY_LOCKS } from './advisory-locks';
 import type { PostgresStore } from './db';
@@ -34,7 +35,7 @@ export async function openPostgres(url: string, opts: { log?: Logger; poolSize?:
     await pool.end();
     throw new Error(`PostgreSQL at ${redacted(url)}: ${(err as Error).message}`);
   }
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool) }) });
   return { dialect: 'postgres', db, pool, versions: new NothingKept(), close: () => db.destroy() };
 }
 

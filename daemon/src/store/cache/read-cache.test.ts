@@ -7,6 +7,7 @@ import { openStore, type SqliteStore } from '../db';
 import { prepare } from './prepared';
 import { ReadCache, cachedQuery, tablesRead } from './read-cache';
 import { CATCH_UP_MS, writeOf } from './table-versions';
+import { NothingKept } from './table-clock';
 
 let dir: string;
 let store: SqliteStore;
@@ -144,5 +145,20 @@ describe('ReadCache', () => {
     expect(loads).toBe(3);
     expect(await cache.get('a')).toBe('a');
     expect(loads).toBe(4);
+  });
+
+  it('on PostgreSQL (NothingKept) loads every time, keeps and freezes nothing', async () => {
+    let loads = 0;
+    const cache = new ReadCache<[string], { k: string }>(new NothingKept(), ['settings'], async (k) => { loads++; return { k }; });
+    const first = await cache.get('a');
+    expect(await cache.get('a')).toEqual({ k: 'a' });
+    expect(loads).toBe(2);
+    expect(Object.isFrozen(first)).toBe(false);
+    expect(cache.peek('a')).toBeUndefined();
+    const asked: string[][] = [];
+    const many = await cache.getMany(['a', 'b'], async (missing) => { asked.push(missing); return new Map([['a', { k: 'A' }]]); });
+    expect(many).toEqual([{ k: 'A' }, undefined]);
+    expect(await cache.getMany(['a'], async (missing) => { asked.push(missing); return new Map(); })).toEqual([undefined]);
+    expect(asked).toEqual([['a', 'b'], ['a']]);
   });
 });

@@ -39,6 +39,8 @@ export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
   }
 
   async get(...args: A): Promise<V> {
+    // PostgreSQL (NothingKept): what would be frozen and kept is never served again.
+    if (!this.versions.keeps) return this.load(...args);
     const key = keyOf(args);
     const at = this.versions.now();
     const hit = this.fresh(key);
@@ -58,6 +60,10 @@ export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
    * key it leaves out has the value undefined): a page of search hits is one query when cold.
    */
   async getMany(this: ReadCache<[string], V>, keys: readonly string[], loadMany: (missing: string[]) => Promise<Map<string, V>>): Promise<V[]> {
+    if (!this.versions.keeps) {
+      const loaded = keys.length > 0 ? await loadMany([...keys]) : new Map<string, V>();
+      return keys.map((k) => loaded.get(k) as V);
+    }
     const at = this.versions.now();
     const hits = keys.map((k) => this.fresh(keyOf([k])));
     const missing = keys.filter((_, i) => !hits[i]);

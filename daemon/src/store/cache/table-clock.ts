@@ -4,6 +4,8 @@
  * answers it from the daemon's own writes and `PRAGMA data_version`.
  */
 export interface TableClock {
+  /** False when nothing read may be kept at all: read caches then only load. */
+  readonly keeps: boolean;
   now(): number;
   unchangedSince(tables: readonly string[], at: number): boolean;
   /** Throws unless every name is a table: a cache keyed on a misread name would never be cleared. */
@@ -15,6 +17,7 @@ export interface TableClock {
  * read is kept: every read goes to the database.
  */
 export class NothingKept implements TableClock {
+  readonly keeps = false;
   now(): number {
     return 0;
   }

@@ -68,6 +68,7 @@ interface Schema {
  * stale answer, which is why this sits below every write instead of in the services.
  */
 export class TableVersions implements TableClock {
+  readonly keeps = true;
   private clock = 0;
   /** Nothing read before this is still good: another connection committed, or the schema changed. */
   private epoch = 0;
