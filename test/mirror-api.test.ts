@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../daemon/src/lib/clock';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
-import { serveFile, serveJson, sha256, staticServer, waitForJob, type StaticServer } from './helpers/mirror';
+import { serveFile, serveJson, sha256, staticServer, tricklingFile, waitForJob, type StaticServer } from './helpers/mirror';
 
 /** Upstreams and mirrors through the API: validation, who sees what, schedules and cancelling. */
 describe('mirror API', () => {
@@ -121,6 +121,26 @@ describe('mirror API', () => {
     expect(c.json.job).toMatchObject({ state: 'cancelled' });
     expect((await alice.post(`/api/boxyard/mirror-jobs/${jobId}/cancel`)).status).toBe(422);
     expect((await d.http.get('/labs/slow')).status).toBe(404);
+  });
+
+  it('a daemon whose running job was taken over (a new leader queued it again) stops downloading and leaves the job alone', async () => {
+    const file = tricklingFile();
+    s.route('/files/taken.box', file.handler);
+    s.route('/acme/taken', serveJson({ name: 'acme/taken', versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: '/files/taken.box' }] }] }));
+    const r = await alice.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/taken', target: 'labs/taken' } });
+    const jobId = r.json.job.id;
+    for (const until = Date.now() + 20_000; !s.requests.includes('GET /files/taken.box'); await new Promise((res) => setTimeout(res, 50))) {
+      if (Date.now() > until) throw new Error('the download did not start');
+    }
+    // What another daemon that took the lead does: queue it again, then run it as its own.
+    await d.deps.db.updateTable('mirror_jobs').set({ runner: 'runner-of-the-new-leader' }).where('id', '=', jobId).execute();
+    for (const until = Date.now() + 20_000; file.closed() === 0; await new Promise((res) => setTimeout(res, 50))) {
+      if (Date.now() > until) throw new Error('the download went on after the job was taken over');
+    }
+    // Neither failed nor queued again by this daemon: the new leader settles it.
+    const row = await d.deps.db.selectFrom('mirror_jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ state: 'running', runner: 'runner-of-the-new-leader', error_code: null });
+    expect((await alice.post(`/api/boxyard/mirror-jobs/${jobId}/cancel`)).status).toBe(200);
   });
 
   it('a failing scheduled mirror waits for its next turn instead of looping', async () => {

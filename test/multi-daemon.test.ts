@@ -10,6 +10,7 @@ import { createAgentToken, createOrg, createPool, JSONAPI } from './helpers/agen
 import { startS3Server, type TestS3 } from './helpers/s3-server';
 import { rawGet, rawPut } from './helpers/upload';
 import { runCli } from './helpers/cli';
+import { serveJson, staticServer, tricklingFile } from './helpers/mirror';
 import { createHash, randomBytes } from 'node:crypto';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -151,6 +152,35 @@ describe('two daemons on one PostgreSQL database and one bucket', () => {
       (r) => (r.json as { data?: { attributes: { status: string } } }).data?.attributes.status === 'unknown');
     expect(agent.status).toBe(200);
     expect((agent.json as { data: { attributes: { status: string } } }).data.attributes.status).toBe('unknown');
+  });
+
+  it('a mirror job cancelled through the daemon that does not lead stops downloading in the one that does', async () => {
+    const upstream = await staticServer();
+    try {
+      const file = tricklingFile();
+      upstream.route('/files/slow.box', file.handler);
+      upstream.route('/acme/slow', serveJson({ name: 'acme/slow', versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: '/files/slow.box' }] }] }));
+      // The daemons of the tests above are gone: A takes the lead (once PostgreSQL has seen the last leader go).
+      for (const d of daemons) await d.kill('SIGKILL');
+      const a = await start();
+      const b = await start(a.dir);
+      expect((await eventually(() => readyz(a.d), (r) => r.body.leader)).body.leader).toBe(true);
+      const token = await signIn(b.d);
+      const viaB = new HttpClient(b.d.url, token);
+      const r = await viaB.post('/api/boxyard/mirrors', { mirror: { upstream: { url: upstream.url }, source: 'acme/slow', target: 'admin/slow' } });
+      expect(r.status, r.text).toBe(201);
+      await eventually(async () => upstream.requests, (seen) => seen.includes('GET /files/slow.box'));
+      expect(upstream.requests).toContain('GET /files/slow.box');
+      const c = await viaB.post(`/api/boxyard/mirror-jobs/${r.json.job.id as string}/cancel`);
+      expect(c.status, c.text).toBe(200);
+      expect(c.json.job).toMatchObject({ state: 'cancelled' });
+      expect(await eventually(async () => file.closed(), (n) => n > 0)).toBe(1);
+      expect((await new HttpClient(a.d.url, token).get(`/api/boxyard/mirror-jobs/${r.json.job.id as string}`)).json.job).toMatchObject({ state: 'cancelled' });
+      await a.d.kill('SIGKILL');
+      await b.d.kill('SIGKILL');
+    } finally {
+      await upstream.close();
+    }
   });
 
   it('refuses backup, restore and check of state kept in PostgreSQL and a bucket, saying what to use', async () => {

@@ -81,9 +81,9 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
   const leadership = store.dialect === 'postgres'
     ? new AdvisoryLockLeadership(config.database!, log, (config.agentPingSeconds * 1000) / 2)
     : new SoleDaemon();
-  const blobs = buildBlobs({ config, db, registry, clock, ids, log, retained: () => mirrorRepo.retained() });
+  const blobs = buildBlobs({ config, db, registry, clock, ids, log, mirrorJobs: mirrorRepo });
   closers.push(blobs.close);
-  const mirror = buildMirror({ db, repo: mirrorRepo, orgs, settings, registry, blobs: blobs.blobStore, clock, ids, log });
+  const mirror = buildMirror({ db, repo: mirrorRepo, orgs, settings, registry, blobs: blobs.blobStore, holds: blobs.holds, clock, ids, log });
   // The daemon starts the SQLite database's integrity check (main.ts); /healthz reports it with the rest.
   const integrity = store.dialect === 'sqlite' ? new IntegrityCheck(databaseFile(config), log) : null;
   if (integrity) closers.push(() => integrity.stop());
@@ -98,7 +98,7 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
     accounts, tokens, twoFactor, passwords, settings, loginLimiter, limiters,
     orgs, orgAccess,
     registry,
-    imports: new ImportService(registry, blobs.blobStore, ids),
+    imports: new ImportService(registry, blobs.blobStore, blobs.holds, ids),
     agents,
     blobStore: blobs.blobStore, uploads: blobs.uploads, blobCollector: blobs.blobCollector,
     mirror,

@@ -106,3 +106,18 @@ export const serveJson = (doc: unknown): Handler => (_req, res) => {
   res.setHeader('content-type', 'application/json');
   res.end(typeof doc === 'string' ? doc : JSON.stringify(doc));
 };
+
+/**
+ * A file that never finishes arriving: 1000 bytes every 50 ms of a declared 10 MB, to stop a job
+ * while it downloads. `closed` counts downloads the daemon broke off.
+ */
+export function tricklingFile(): { handler: Handler; closed: () => number } {
+  let closed = 0;
+  const handler: Handler = (req, res) => {
+    res.setHeader('content-length', '10000000');
+    if (req.method === 'HEAD') { res.end(); return; }
+    const timer = setInterval(() => res.write(Buffer.alloc(1000, 7)), 50);
+    res.on('close', () => { clearInterval(timer); closed++; });
+  };
+  return { handler, closed: () => closed };
+}

@@ -4,7 +4,8 @@ import type { Config } from '../config';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import type { Database } from '../store/schema';
-import { BlobCollector, type Retained } from './collector';
+import { BlobCollector } from './collector';
+import { BlobHolds, type BlobReferrer } from './holds';
 import { DiskSpace } from './disk-space';
 import { FsBlobStore } from './fs-blob-store';
 import type { BlobStore } from './blob-store';
@@ -22,8 +23,8 @@ export interface BlobsWiring {
   clock: Clock;
   ids: IdGen;
   log: Logger;
-  /** What mirror jobs still need (kept by garbage collection). */
-  retained?: Retained;
+  /** What mirror jobs still need (kept by garbage collection): their staging and fetched blobs. */
+  mirrorJobs?: BlobReferrer & { retainedStaging(): Promise<Set<string>> };
 }
 
 /**
@@ -42,8 +43,14 @@ export function buildBlobs(w: BlobsWiring) {
   const space = DiskSpace.fromMegabytes(w.config.dataDir, w.config.diskReserveMb);
   const { store: blobStore, close } = blobStoreFor(w.config, space);
   const uploadRepo = new UploadRepository(w.db);
-  const uploads = new UploadService(uploadRepo, blobStore, w.registry, w.clock, w.ids, w.config.uploadTtlHours);
-  const blobCollector = new BlobCollector(blobStore, uploadRepo, w.registry, w.clock, w.log, w.retained, { shared: w.config.database !== undefined });
+  const holds = new BlobHolds(w.db, w.ids, w.clock);
+  const uploads = new UploadService(uploadRepo, blobStore, holds, w.registry, w.clock, w.ids, w.config.uploadTtlHours);
+  const mirror = w.mirrorJobs;
+  const blobCollector = new BlobCollector({
+    blobs: blobStore, uploads: uploadRepo, holds, clock: w.clock, log: w.log,
+    referrers: [w.registry, uploadRepo, ...(mirror ? [mirror] : [])],
+    retainedStaging: mirror && (() => mirror.retainedStaging()),
+  }, { shared: w.config.database !== undefined });
   /** `close`: frees the S3 client's connections (after the last request). */
-  return { blobStore, uploads, blobCollector, space, close };
+  return { blobStore, holds, uploads, blobCollector, space, close };
 }

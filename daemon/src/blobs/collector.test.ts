@@ -8,15 +8,16 @@ import type { BlobStore } from './blob-store';
 import { BlobCollector } from './collector';
 import { FsBlobStore } from './fs-blob-store';
 import type { UploadRepository } from './uploads/repository';
+import type { BlobHolds } from './holds';
 
 /** The upload sessions' side of a collection: none (what the blob store holds is under test). */
 const noSessions = {
   reopenReceiving: async () => 0,
   deleteFinished: async () => 0,
   liveIds: async () => new Set<string>(),
-  pendingDigests: async () => new Set<string>(),
 } as unknown as UploadRepository;
-const noReferences = { referencedBlobDigests: async () => new Set<string>() };
+/** Holds that only sweep: no blob is collected in these tests. */
+const holds = { sweep: async () => 0 } as unknown as BlobHolds;
 
 describe('BlobCollector: stale multipart uploads', () => {
   let dir: string;
@@ -39,7 +40,7 @@ describe('BlobCollector: stale multipart uploads', () => {
   it('aborts those older than 24 hours, or than the grace when it is longer, and counts them', async () => {
     const cutoffs: Date[] = [];
     const store = storeSweeping(async (olderThan) => { cutoffs.push(olderThan); return 3; });
-    const collector = new BlobCollector(store, noSessions, noReferences, clock, log);
+    const collector = new BlobCollector({ blobs: store, uploads: noSessions, referrers: [], holds, clock, log });
     expect(await collector.run({ graceMs: 0 })).toEqual({ blobs: [], uploads: [], sessions: 0, multipart: 3 });
     await collector.run({ graceMs: 48 * 3_600_000 });
     expect(cutoffs).toEqual([new Date('2026-05-31T12:00:00Z'), new Date('2026-05-30T12:00:00Z')]);
@@ -48,13 +49,13 @@ describe('BlobCollector: stale multipart uploads', () => {
 
   it('collects blobs still when the store cannot list its multipart uploads, with a warning', async () => {
     const store = storeSweeping(async () => { throw new Error('S3 ListMultipartUploads … failed: NotImplemented'); });
-    const collector = new BlobCollector(store, noSessions, noReferences, clock, log);
+    const collector = new BlobCollector({ blobs: store, uploads: noSessions, referrers: [], holds, clock, log });
     expect(await collector.run({ graceMs: 0 })).toEqual({ blobs: [], uploads: [], sessions: 0, multipart: 0 });
     expect(logged).toContainEqual(expect.objectContaining({ level: 40, msg: 'stale multipart uploads could not be swept' }));
   });
 
   it('sweeps nothing on a store without multipart uploads', async () => {
-    const collector = new BlobCollector(new FsBlobStore(dir), noSessions, noReferences, clock, log);
+    const collector = new BlobCollector({ blobs: new FsBlobStore(dir), uploads: noSessions, referrers: [], holds, clock, log });
     expect((await collector.run({ graceMs: 0 })).multipart).toBe(0);
   });
 });

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock';
 import type { BlobStore } from './blob-store';
+import type { BlobHolds, BlobReferrer } from './holds';
 import type { UploadRepository } from './uploads/repository';
-import type { RegistryPort } from './registry-port';
 
 export interface CollectResult {
   blobs: string[];
@@ -15,8 +15,19 @@ export interface CollectResult {
 /** Multipart uploads younger than this are spared whatever the grace: a multi-GB upload can stream for hours. */
 const MULTIPART_MIN_AGE_MS = 24 * 3_600_000;
 
-/** Staging folders and blobs another feature still needs (mirror jobs that will resume). */
-export type Retained = () => Promise<{ staging: Set<string>; blobs: Set<string> }>;
+/** Staging folders another feature still needs (mirror jobs that will resume). */
+export type RetainedStaging = () => Promise<Set<string>>;
+
+export interface CollectorDeps {
+  blobs: BlobStore;
+  uploads: UploadRepository;
+  /** Every feature pointing rows at blobs (providers, pending direct uploads, mirror jobs). */
+  referrers: BlobReferrer[];
+  holds: BlobHolds;
+  clock: Clock;
+  log: Logger;
+  retainedStaging?: RetainedStaging;
+}
 
 export interface CollectOptions {
   /** Spare blobs and staging folders touched this recently (a commit racing the collection). */
@@ -38,16 +49,17 @@ export class BlobCollector {
   private startedAt: Date;
   private running: Promise<CollectResult> | null = null;
 
-  constructor(
-    private readonly blobs: BlobStore,
-    private readonly uploads: UploadRepository,
-    private readonly registry: Pick<RegistryPort, 'referencedBlobDigests'>,
-    private readonly clock: Clock,
-    private readonly log: Logger,
-    private readonly retained: Retained = async () => ({ staging: new Set(), blobs: new Set() }),
-    private readonly opts: { graceMs?: number; shared?: boolean } = {},
-  ) {
-    this.startedAt = clock.now();
+  private readonly blobs: BlobStore;
+  private readonly uploads: UploadRepository;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+
+  constructor(private readonly d: CollectorDeps, private readonly opts: { graceMs?: number; shared?: boolean } = {}) {
+    this.blobs = d.blobs;
+    this.uploads = d.uploads;
+    this.clock = d.clock;
+    this.log = d.log;
+    this.startedAt = this.clock.now();
   }
 
   /** One collection at a time: a call during a run waits for that run. */
@@ -80,6 +92,7 @@ export class BlobCollector {
     const uploads = await this.collectStaging(cutoff);
     const blobs = await this.collectBlobs(cutoff);
     const multipart = await this.sweepMultipart(new Date(now.getTime() - Math.max(graceMs, MULTIPART_MIN_AGE_MS)));
+    await this.d.holds.sweep();
     if (blobs.length || uploads.length || sessions || multipart) this.log.info({ blobs: blobs.length, uploads: uploads.length, sessions, multipart }, 'garbage collected');
     return { blobs, uploads, sessions, multipart };
   }
@@ -97,7 +110,7 @@ export class BlobCollector {
 
   private async collectStaging(cutoff: number): Promise<string[]> {
     const streaming = await this.uploads.liveIds();
-    const { staging: kept } = await this.retained();
+    const kept = (await this.d.retainedStaging?.()) ?? new Set<string>();
     const removed: string[] = [];
     for await (const s of this.blobs.listStaged()) {
       if (kept.has(s.uploadId)) continue;
@@ -111,14 +124,15 @@ export class BlobCollector {
   }
 
   private async collectBlobs(cutoff: number): Promise<string[]> {
-    const referenced = await this.registry.referencedBlobDigests();
-    for (const d of await this.uploads.pendingDigests()) referenced.add(d);
-    for (const d of (await this.retained()).blobs) referenced.add(d);
+    const referenced = new Set<string>();
+    for (const r of this.d.referrers) for (const sha of await r.referencedBlobDigests()) referenced.add(sha);
     const removed: string[] = [];
     for await (const b of this.blobs.list()) {
       if (referenced.has(b.sha256) || b.modifiedAt.getTime() > cutoff) continue;
-      // Looked at again just before the delete: an upload of the same content may have marked it fresh since the listing.
-      if (await this.blobs.remove(b.sha256, { untouchedSince: new Date(cutoff) })) removed.push(b.sha256);
+      // Looked at again under a hold, just before the delete: a commit of the same content may
+      // have referenced it (or marked it fresh) since the listing; one that comes now waits.
+      const remove = () => this.blobs.remove(b.sha256, { untouchedSince: new Date(cutoff) });
+      if (await this.d.holds.collect(b.sha256, this.d.referrers, remove)) removed.push(b.sha256);
     }
     return removed;
   }

@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/accounts-service';
 import type { DigestAlgorithm } from './blob-store';
+import type { BlobReferrer } from './holds';
 
 /** A provider named by its box, version, provider name and architecture (the registry's own ref has more). */
 export interface ProviderLocator { username: string; box: string; version: string; provider: string; architecture?: string }
@@ -11,11 +12,9 @@ export interface ProviderFile { id: string; checksum: string | null; checksum_ty
  * What blobs/ needs from the box registry, which implements it (RegistryService, wired in deps.ts).
  * blobs/ owns this interface, so its arrows point down: it imports nothing of registry/.
  */
-export interface RegistryPort {
+export interface RegistryPort extends BlobReferrer {
   /** The provider the caller may read or manage; not found (404) otherwise. */
   resolveProvider(p: Principal, ref: ProviderLocator, need: 'read' | 'manage'): Promise<{ provider: ProviderFile }>;
   /** Points the provider at a stored blob (the commit of an upload). */
   attachBlob(providerId: string, blob: { sha256: string; size: number }): Promise<void>;
-  /** Every digest a provider points at: garbage collection keeps these. */
-  referencedBlobDigests(): Promise<Set<string>>;
 }

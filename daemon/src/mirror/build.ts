@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { OrgService } from '../orgs/service';
 import type { SettingsService } from '../auth/settings';
 import type { BlobStore } from '../blobs/blob-store';
+import type { BlobHolds } from '../blobs/holds';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import type { RegistryService } from '../registry/service';
@@ -25,6 +26,7 @@ export interface MirrorWiring {
   settings: SettingsService;
   registry: RegistryService;
   blobs: BlobStore;
+  holds: BlobHolds;
   clock: Clock;
   ids: IdGen;
   log: Logger;
@@ -34,13 +36,13 @@ export interface MirrorWiring {
 export function buildMirror(w: MirrorWiring) {
   const gate = new UpstreamGate(w.repo, w.settings, w.clock);
   const upstreams = new UpstreamService(w.repo, w.clock, w.ids);
-  const runner = new MirrorRunner({ repo: w.repo, gate, blobs: w.blobs, publisher: w.registry.publisher, orgs: w.orgs, clock: w.clock, ids: w.ids, log: w.log });
+  const runner = new MirrorRunner({ repo: w.repo, gate, blobs: w.blobs, holds: w.holds, publisher: w.registry.publisher, orgs: w.orgs, clock: w.clock, ids: w.ids, log: w.log });
   const mirrors = new MirrorService(w.repo, upstreams, w.orgs, runner, w.clock, w.ids);
-  const cache = new PullThroughCache({ repo: w.repo, gate, settings: w.settings, orgs: w.orgs, publisher: w.registry.publisher, blobs: w.blobs, clock: w.clock, log: w.log });
+  const cache = new PullThroughCache({ repo: w.repo, gate, settings: w.settings, orgs: w.orgs, publisher: w.registry.publisher, blobs: w.blobs, holds: w.holds, clock: w.clock, log: w.log });
   const probe = new UpstreamProbe(upstreams, gate, w.clock);
   const cacheAdmin = new CacheAdmin(w.repo, w.registry);
   const folderImport = new FolderImport(upstreams, mirrors, w.repo);
   const folderExport = new FolderExport(w.registry, w.blobs, w.clock);
-  return { repo: w.repo, log: w.log, gate, upstreams, runner, mirrors, cache, probe, cacheAdmin, folderImport, folderExport };
+  return { repo: w.repo, log: w.log, holds: w.holds, gate, upstreams, runner, mirrors, cache, probe, cacheAdmin, folderImport, folderExport };
 }
 export type MirrorFeature = ReturnType<typeof buildMirror>;

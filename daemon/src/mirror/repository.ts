@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database } from '../store/schema';
+import { inTransaction } from '../store/transaction';
 import { prepare } from '../store/cache/prepared';
 import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
 import type { TableClock } from '../store/cache/table-clock';
@@ -102,10 +103,10 @@ export class MirrorRepository {
       .where('id', '=', id).where('state', 'in', ACTIVE).where('publishing_at', 'is', null).executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
-  /** Marks a running job as publishing (it can no longer be cancelled); false when it was cancelled first. */
-  async startPublishing(id: string, now: string): Promise<boolean> {
+  /** Marks a job `runner` runs as publishing (it can no longer be cancelled); false when it was cancelled or taken first. */
+  async startPublishing(id: string, runner: string, now: string): Promise<boolean> {
     const r = await this.db.updateTable('mirror_jobs').set({ publishing_at: now, message: 'Publishing.', updated_at: now })
-      .where('id', '=', id).where('state', '=', 'running').executeTakeFirst();
+      .where('id', '=', id).where('state', '=', 'running').where('runner', '=', runner).executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
   /** Queued and running jobs of the mirrors reading from an upstream. */
@@ -119,14 +120,18 @@ export class MirrorRepository {
   async updateJob(id: string, patch: Updateable<MirrorJobsTable>) {
     await this.db.updateTable('mirror_jobs').set(patch).where('id', '=', id).execute();
   }
-  /** Moves a job between states only from the expected ones: a cancel and a finish cannot both win. */
-  async transitionJob(id: string, from: JobState[], patch: Updateable<MirrorJobsTable> & { state: JobState }): Promise<boolean> {
-    const r = await this.db.updateTable('mirror_jobs').set(patch).where('id', '=', id).where('state', 'in', from).executeTakeFirst();
-    return Number(r.numUpdatedRows) === 1;
+  /**
+   * Moves a job between states only from the expected ones (a cancel and a finish cannot both
+   * win), and with `runner`, only while that runner still has it.
+   */
+  async transitionJob(id: string, from: JobState[], patch: Updateable<MirrorJobsTable> & { state: JobState }, runner?: string): Promise<boolean> {
+    let q = this.db.updateTable('mirror_jobs').set(patch).where('id', '=', id).where('state', 'in', from);
+    if (runner !== undefined) q = q.where('runner', '=', runner);
+    return Number((await q.executeTakeFirst()).numUpdatedRows) === 1;
   }
-  /** Jobs that were running in an earlier process: queued again, to resume. */
+  /** Jobs that were running in an earlier process, or in a daemon that stopped leading: queued again, to resume. */
   async requeueRunning(now: string): Promise<number> {
-    const r = await this.db.updateTable('mirror_jobs').set({ state: 'queued', message: 'Resuming after a restart.', publishing_at: null, updated_at: now })
+    const r = await this.db.updateTable('mirror_jobs').set({ state: 'queued', runner: null, message: 'Resuming after a restart.', publishing_at: null, updated_at: now })
       .where('state', '=', 'running').executeTakeFirst();
     return Number(r.numUpdatedRows);
   }
@@ -135,20 +140,33 @@ export class MirrorRepository {
   filesOf(jobId: string): Promise<FileRow[]> {
     return this.db.selectFrom('mirror_files').selectAll().where('job_id', '=', jobId).orderBy('id').execute();
   }
-  async insertFiles(rows: Insertable<MirrorFilesTable>[]) {
-    if (rows.length) await this.db.insertInto('mirror_files').values(rows).execute();
+  /** A job's plan and files, recorded together while `runner` still has the job; false when it lost it. */
+  async savePlan(jobId: string, runner: string, patch: Updateable<MirrorJobsTable>, files: Insertable<MirrorFilesTable>[]): Promise<boolean> {
+    return inTransaction(this.db, async (trx) => {
+      const r = await trx.updateTable('mirror_jobs').set(patch).where('id', '=', jobId).where('state', '=', 'running').where('runner', '=', runner).executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return false;
+      if (files.length) await trx.insertInto('mirror_files').values(files).execute();
+      return true;
+    });
   }
   async updateFile(id: string, patch: Updateable<MirrorFilesTable>) {
     await this.db.updateTable('mirror_files').set(patch).where('id', '=', id).execute();
   }
-  /** Staging folders and blobs that unfinished jobs still need: garbage collection keeps them. */
-  async retained(): Promise<{ staging: Set<string>; blobs: Set<string> }> {
-    const rows = await this.db.selectFrom('mirror_files').innerJoin('mirror_jobs', 'mirror_jobs.id', 'mirror_files.job_id')
-      .select(['mirror_files.id', 'mirror_files.blob_sha256']).where('mirror_jobs.state', 'in', ACTIVE).execute();
-    return {
-      staging: new Set(rows.map((r) => r.id)),
-      blobs: new Set(rows.flatMap((r) => (r.blob_sha256 ? [r.blob_sha256] : []))),
-    };
+  /** Staging folders of the files of unfinished jobs: garbage collection keeps them. */
+  async retainedStaging(): Promise<Set<string>> {
+    const rows = await this.activeFiles(this.db).select('mirror_files.id').execute();
+    return new Set(rows.map((r) => r.id));
+  }
+  /** Blobs that unfinished jobs fetched and will publish: garbage collection keeps them. */
+  async referencedBlobDigests(): Promise<Set<string>> {
+    const rows = await this.activeFiles(this.db).select('mirror_files.blob_sha256').where('mirror_files.blob_sha256', 'is not', null).execute();
+    return new Set(rows.map((r) => r.blob_sha256!));
+  }
+  async referencesBlob(sha256: string, db: Kysely<Database> = this.db): Promise<boolean> {
+    return (await this.activeFiles(db).select('mirror_files.id').where('mirror_files.blob_sha256', '=', sha256).executeTakeFirst()) !== undefined;
+  }
+  private activeFiles(db: Kysely<Database>) {
+    return db.selectFrom('mirror_files').innerJoin('mirror_jobs', 'mirror_jobs.id', 'mirror_files.job_id').where('mirror_jobs.state', 'in', ACTIVE);
   }
 
   // ---- the pull-through cache's boxes ----

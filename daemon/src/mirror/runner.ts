@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { OrgService } from '../orgs/service';
 import type { BlobStore } from '../blobs/blob-store';
+import type { BlobHolds } from '../blobs/holds';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { AppError, NotFoundError, OfflineError } from '../lib/errors';
@@ -17,6 +18,7 @@ export interface RunnerDeps {
   repo: MirrorRepository;
   gate: UpstreamGate;
   blobs: BlobStore;
+  holds: BlobHolds;
   publisher: PublishService;
   orgs: OrgService;
   clock: Clock;
@@ -43,8 +45,15 @@ export class MirrorRunner {
   private stopping = false;
   /** Jobs run only where start() was called: in the daemon that leads (store/leader.ts). */
   private started = false;
+  /**
+   * Recorded on the jobs this process runs. A daemon that has just lost the lead does not know it
+   * yet: it finds the job taken (queued again by the new leader) at its next write, and stops.
+   */
+  private readonly self: string;
 
-  constructor(private readonly d: RunnerDeps) {}
+  constructor(private readonly d: RunnerDeps) {
+    this.self = d.ids.id('runner');
+  }
 
   private now = () => this.d.clock.now().toISOString();
 
@@ -127,10 +136,10 @@ export class MirrorRunner {
     const abort = new AbortController();
     this.current = { jobId: job.id, abort, startedAt: Date.now(), startBytes: job.bytes_done, bytes: job.bytes_done };
     try {
-      if (!(await this.d.repo.transitionJob(job.id, ['queued'], { state: 'running', message: 'Reading the upstream catalog.', started_at: job.started_at ?? this.now(), updated_at: this.now() }))) return;
+      if (!(await this.d.repo.transitionJob(job.id, ['queued'], { state: 'running', runner: this.self, message: 'Reading the upstream catalog.', started_at: job.started_at ?? this.now(), updated_at: this.now() }))) return;
       await this.execute(job, abort.signal);
     } catch (err) {
-      await this.settleFailure(job, err, abort.signal.aborted);
+      await this.settleFailure(job, err);
     } finally {
       this.current = null;
       if (!this.stopping) setImmediate(() => this.wake());
@@ -154,12 +163,12 @@ export class MirrorRunner {
     }
     signal.throwIfAborted();
     // From here the job can no longer be cancelled: it publishes everything or nothing.
-    if (!(await this.d.repo.startPublishing(job.id, this.now()))) throw new DOMException('cancelled', 'AbortError');
+    if (!(await this.d.repo.startPublishing(job.id, this.self, this.now()))) throw new DOMException('cancelled', 'AbortError');
     plan = await publishPlan(plan, mirror, done, this.d);
     const summary = plan.published?.length ? plan.published.map((p) => `${p.box} ${p.versions.join(', ') || '(nothing new)'}`).join('; ') : 'nothing new upstream';
     await this.d.repo.transitionJob(job.id, ['running'], {
       state: 'done', plan: JSON.stringify(plan), message: `Published ${summary}.`, finished_at: this.now(), updated_at: this.now(),
-    });
+    }, this.self);
   }
 
   private async plan(job: JobRow, mirror: MirrorRow, source: UpstreamSource, signal: AbortSignal): Promise<JobPlan> {
@@ -171,9 +180,9 @@ export class MirrorRunner {
         return ns ? this.d.publisher.versionNumbers(ns, box) : new Set();
       },
     });
-    await this.d.repo.insertFiles(files);
     const known = files.reduce((sum, f) => sum + (f.size ?? 0), 0);
-    await this.d.repo.updateJob(job.id, { plan: JSON.stringify(plan), files_total: files.length, bytes_total: known, message: `Fetching ${files.length} file(s).`, updated_at: this.now() });
+    const patch = { plan: JSON.stringify(plan), files_total: files.length, bytes_total: known, message: `Fetching ${files.length} file(s).`, updated_at: this.now() };
+    if (!(await this.d.repo.savePlan(job.id, this.self, patch, files))) throw new DOMException('cancelled', 'AbortError');
     return plan;
   }
 
@@ -183,11 +192,18 @@ export class MirrorRunner {
     const flush = async () => {
       last = Date.now();
       const job = await this.d.repo.job(jobId);
-      if (job) await this.d.repo.updateJob(jobId, { bytes_done: this.current?.bytes ?? job.bytes_done, updated_at: this.now() });
+      // Cancelled through another daemon, or taken over by a new leader: this download stops.
+      if (!job || job.state !== 'running' || job.runner !== this.self) {
+        if (this.current?.jobId === jobId) this.current.abort.abort();
+        return;
+      }
+      await this.d.repo.updateJob(jobId, { bytes_done: this.current?.bytes ?? job.bytes_done, updated_at: this.now() });
       await this.d.repo.updateFile(f.id, { bytes_done: fileBytes });
     };
-    const fetchOnce = () => fetchFile(f, source, this.d.blobs, {
+    const fetchOnce = () => fetchFile(f, source, this.d, {
       signal,
+      // Recorded under the commit's hold: the job's file references the blob before garbage collection may look.
+      settle: (blob) => this.d.repo.updateFile(f.id, { state: 'done', blob_sha256: blob.sha256, blob_size: blob.size, bytes_done: blob.size, size: blob.size }),
       onSize: (size) => void this.learnSize(jobId, f, size).catch((err: unknown) => this.d.log.warn({ err }, 'recording a file size failed')),
       onBytes: (n, kept) => {
         if (this.current) this.current.bytes += n;
@@ -211,7 +227,6 @@ export class MirrorRunner {
         await sleep(RETRY_DELAY_MS * attempt, undefined, { signal });
       }
     }
-    await this.d.repo.updateFile(f.id, { state: 'done', blob_sha256: blob.sha256, blob_size: blob.size, bytes_done: blob.size, size: blob.size });
     const job = (await this.d.repo.job(jobId))!;
     await this.d.repo.updateJob(jobId, { files_done: job.files_done + 1, bytes_done: this.current?.bytes ?? job.bytes_done, updated_at: this.now() });
     return blob;
@@ -226,21 +241,25 @@ export class MirrorRunner {
     if (job) await this.d.repo.updateJob(jobId, { bytes_total: job.bytes_total + size });
   }
 
-  /** Offline mid-job: back to the queue; cancelled: already settled; anything else fails the job. */
-  private async settleFailure(job: JobRow, err: unknown, aborted: boolean): Promise<void> {
+  /**
+   * Offline mid-job: back to the queue; cancelled, or taken over by the daemon that leads now:
+   * theirs to settle (its staging is left alone); anything else fails the job.
+   */
+  private async settleFailure(job: JobRow, err: unknown): Promise<void> {
     const now = this.now();
+    const current = await this.d.repo.job(job.id);
+    if (current?.state !== 'running' || current.runner !== this.self) return;
     if (err instanceof OfflineError || this.stopping) {
       // The daemon is stopping: the job resumes, with its staged bytes, when it starts again.
       const message = this.stopping ? 'Resuming when the daemon starts again.' : WAITING_OFFLINE;
-      await this.d.repo.transitionJob(job.id, ['running'], { state: 'queued', message, updated_at: now });
+      await this.d.repo.transitionJob(job.id, ['running'], { state: 'queued', runner: null, message, updated_at: now }, this.self);
       return;
     }
-    if (aborted && (await this.d.repo.job(job.id))?.state !== 'running') return;
     const known = err instanceof AppError;
     if (!known) this.d.log.error({ err, job: job.id }, 'mirror job failed');
     const message = known ? err.message : `Internal error: ${(err as Error)?.message ?? String(err)}`;
     await this.discardStaging(job.id);
-    await this.d.repo.transitionJob(job.id, ['running'], { state: 'failed', message, error_code: known ? err.code : 'internal', finished_at: now, updated_at: now });
+    await this.d.repo.transitionJob(job.id, ['running'], { state: 'failed', message, error_code: known ? err.code : 'internal', finished_at: now, updated_at: now }, this.self);
   }
 
   private async discardStaging(jobId: string): Promise<void> {

@@ -57,6 +57,8 @@ export interface MirrorJobsTable {
   started_at: string | null;
   finished_at: string | null;
   updated_at: string;
+  /** The daemon running it (its leadership's id); null while queued. */
+  runner: string | null;
 }
 
 export interface MirrorFilesTable {

@@ -173,4 +173,7 @@ export class RegistryRepository {
     const rows = await this.db.selectFrom('box_providers').select('blob_sha256').distinct().where('blob_sha256', 'is not', null).execute();
     return new Set(rows.map((r) => r.blob_sha256 as string));
   }
+  async referencesBlob(sha256: string, db: Kysely<Database> = this.db): Promise<boolean> {
+    return (await db.selectFrom('box_providers').select('id').where('blob_sha256', '=', sha256).limit(1).executeTakeFirst()) !== undefined;
+  }
 }

@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/accounts-service';
+import type { Database } from '../store/schema';
 import { nameKey } from '../contract/names';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
@@ -162,4 +164,5 @@ export class RegistryService {
 
   countDownload = (boxId: string, providerId?: string): Promise<void> => this.repo.countDownload(boxId, providerId);
   referencedBlobDigests = (): Promise<Set<string>> => this.repo.referencedBlobDigests();
+  referencesBlob = (sha256: string, db: Kysely<Database>): Promise<boolean> => this.repo.referencesBlob(sha256, db);
 }

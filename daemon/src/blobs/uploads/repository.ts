@@ -1,11 +1,12 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database } from '../../store/schema';
 import type { UploadSessionsTable, UploadState } from './tables';
+import type { BlobReferrer } from '../holds';
 
 export type UploadSessionRow = Selectable<UploadSessionsTable>;
 
-/** The only SQL of upload sessions. */
-export class UploadRepository {
+/** The only SQL of upload sessions; a referrer of the blobs of direct uploads awaiting their callback. */
+export class UploadRepository implements BlobReferrer {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(row: Insertable<UploadSessionsTable>): Promise<void> {
@@ -81,9 +82,14 @@ export class UploadRepository {
   }
 
   /** Stored direct uploads waiting for their callback: their blobs must not be collected. */
-  async pendingDigests(): Promise<Set<string>> {
+  async referencedBlobDigests(): Promise<Set<string>> {
     const rows = await this.db.selectFrom('upload_sessions').select('blob_sha256')
       .where('state', '=', 'received').where('blob_sha256', 'is not', null).execute();
     return new Set(rows.map((r) => r.blob_sha256!));
+  }
+
+  async referencesBlob(sha256: string, db: Kysely<Database> = this.db): Promise<boolean> {
+    const row = await db.selectFrom('upload_sessions').select('id').where('state', '=', 'received').where('blob_sha256', '=', sha256).executeTakeFirst();
+    return row !== undefined;
   }
 }

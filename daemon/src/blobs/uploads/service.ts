@@ -5,6 +5,7 @@ import type { IdGen } from '../../lib/ids';
 import { sha256Hex, safeEqual } from '../../lib/crypto';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors';
 import type { BlobStore, StagedBlob } from '../blob-store';
+import type { BlobHolds } from '../holds';
 import type { ProviderLocator, RegistryPort } from '../registry-port';
 import { explainReceived } from './received-body';
 import type { UploadKind } from './tables';
@@ -39,6 +40,7 @@ export class UploadService {
   constructor(
     private readonly repo: UploadRepository,
     private readonly blobs: BlobStore,
+    private readonly holds: BlobHolds,
     private readonly registry: RegistryPort,
     private readonly clock: Clock,
     private readonly ids: IdGen,
@@ -93,15 +95,18 @@ export class UploadService {
       });
       this.verify(s, staged);
       if (!(await this.repo.isReceiver(s.id, receiver))) throw new SupersededError();
-      const blob = await this.blobs.commit(staged);
-      const stored = { blob_sha256: blob.sha256, blob_size: blob.size, updated_at: this.now() };
-      if (s.kind === 'plain') {
-        // A PUT taking over between the check above and here stores its own whole file after this one.
-        await this.registry.attachBlob(s.provider_id, blob);
-        await this.repo.settle(s.id, receiver, { state: 'done', ...stored });
-      } else if (!(await this.repo.settle(s.id, receiver, { state: 'received', ...stored }))) {
-        throw new SupersededError();
-      }
+      // Stored and referenced under a hold: garbage collection of the same content waits or is waited for.
+      await this.holds.keep([staged.sha256], async () => {
+        const blob = await this.blobs.commit(staged);
+        const stored = { blob_sha256: blob.sha256, blob_size: blob.size, updated_at: this.now() };
+        if (s.kind === 'plain') {
+          // A PUT taking over between the check above and here stores its own whole file after this one.
+          await this.registry.attachBlob(s.provider_id, blob);
+          await this.repo.settle(s.id, receiver, { state: 'done', ...stored });
+        } else if (!(await this.repo.settle(s.id, receiver, { state: 'received', ...stored }))) {
+          throw new SupersededError();
+        }
+      });
     } catch (err) {
       await this.blobs.discard(receiver);
       await this.repo.settle(s.id, receiver, { state: 'open', updated_at: this.now() });

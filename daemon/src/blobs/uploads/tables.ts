@@ -27,7 +27,16 @@ export interface UploadSessionsTable {
   receiver: string | null;
 }
 
+/** A commit keeping a digest, or garbage collection deleting it (blobs/holds.ts). */
+export interface BlobHoldsTable {
+  holder: string;
+  sha256: string;
+  kind: 'keep' | 'collect';
+  created_at: string;
+}
+
 /** Tables of the blobs feature, as Kysely sees them. */
 export interface BlobTables {
   upload_sessions: UploadSessionsTable;
+  blob_holds: BlobHoldsTable;
 }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Namespace, OrgService } from '../../orgs/service';
 import type { SettingsService } from '../../auth/settings';
 import type { BlobStore } from '../../blobs/blob-store';
+import type { BlobHolds } from '../../blobs/holds';
 import type { Clock } from '../../lib/clock';
 import type { PublishService } from '../../registry/versions/publish-service';
 import { AccountName } from '../../contract/names';
@@ -18,6 +19,7 @@ export interface CacheDeps {
   orgs: OrgService;
   publisher: PublishService;
   blobs: BlobStore;
+  holds: BlobHolds;
   clock: Clock;
   log: Logger;
 }
@@ -75,19 +77,21 @@ export class PullThroughCache {
     const existing = ns ? await this.d.publisher.versionNumbers(ns, box) : new Set<string>();
     const planned = planBox(name, name, fetched, { providers: [], architectures: [] }, existing);
     const namespace = ns ?? (await this.namespaceFor(org));
-    const versions = [];
-    for (const v of planned.versions) {
-      const providers = [];
-      for (const p of v.providers) {
+    const sha256 = (p: { checksum: string | null; checksum_type: string | null }) => (p.checksum_type === 'sha256' && p.checksum ? p.checksum : null);
+    const digests = planned.versions.flatMap((v) => v.providers.flatMap((p) => sha256(p) ?? []));
+    // Reused and published under a hold: garbage collection of the same content waits or is waited for.
+    const result = await this.d.holds.keep(digests, async () => {
+      const versions = [];
+      for (const v of planned.versions) {
+        const providers = [];
         // A file this daemon already holds (same sha256) needs no fetch.
-        const held = p.checksum_type === 'sha256' && p.checksum ? await this.d.blobs.reuse(p.checksum) : null;
-        providers.push({ ...p, blob: held, source_url: p.url });
+        for (const p of v.providers) providers.push({ ...p, blob: sha256(p) ? await this.d.blobs.reuse(sha256(p)!) : null, source_url: p.url });
+        versions.push({ ...v, providers });
       }
-      versions.push({ ...v, providers });
-    }
-    const result = await this.d.publisher.publish({
-      namespace, name: box, short_description: planned.short_description, description: planned.description,
-      private: upstream.token !== null, versions, existing: 'skip', release: true,
+      return this.d.publisher.publish({
+        namespace, name: box, short_description: planned.short_description, description: planned.description,
+        private: upstream.token !== null, versions, existing: 'skip', release: true,
+      });
     });
     await this.d.repo.upsertCachedBox({ box_id: result.box.id, upstream_id: upstream.id, source: name, synced_at: this.d.clock.now().toISOString() });
     return true;

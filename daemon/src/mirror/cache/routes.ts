@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Principal } from '../../auth/accounts-service';
 import type { BlobStore } from '../../blobs/blob-store';
+import type { BlobHolds } from '../../blobs/holds';
 import type { IdGen } from '../../lib/ids';
 import { OfflineError } from '../../lib/errors';
 import type { RegistryService } from '../../registry/service';
@@ -27,6 +28,7 @@ export interface CacheRouteDeps {
   gate: UpstreamGate;
   registry: RegistryService;
   blobs: BlobStore;
+  holds: BlobHolds;
   ids: IdGen;
   log: Logger;
 }
@@ -119,8 +121,8 @@ async function store(d: CacheRouteDeps, provider: ProviderRow, body: PassThrough
       expectedSize: size ?? undefined,
     }).catch((err: unknown) => { throw explainStoreError(err, provider.source_url ?? ''); });
     verifyStaged(staged, { checksum: provider.checksum, checksum_type: provider.checksum_type, url: provider.source_url ?? '' });
-    const blob = await d.blobs.commit(staged);
-    await d.registry.publisher.attachFetched(provider.id, blob);
+    // Stored and referenced under a hold: garbage collection of the same content waits or is waited for.
+    await d.holds.keep([staged.sha256], async () => d.registry.publisher.attachFetched(provider.id, await d.blobs.commit(staged)));
   } catch (err) {
     body.resume();
     await d.blobs.discard(stagingId).catch(() => undefined);

@@ -3,6 +3,7 @@ import type { Principal } from '../../auth/accounts-service';
 import type { Namespace } from '../../orgs/service';
 import type { BlobRef, BlobStore, DigestAlgorithm, StagedBlob } from '../../blobs/blob-store';
 import { explainReceived } from '../../blobs/uploads/received-body';
+import type { BlobHolds } from '../../blobs/holds';
 import { ConflictError, ValidationError } from '../../lib/errors';
 import type { IdGen } from '../../lib/ids';
 import { safeEqual } from '../../lib/crypto';
@@ -60,6 +61,7 @@ export class ImportService {
   constructor(
     private readonly registry: RegistryForImport,
     private readonly blobs: BlobStore,
+    private readonly holds: BlobHolds,
     private readonly ids: IdGen,
   ) {}
 
@@ -67,11 +69,18 @@ export class ImportService {
     const input = checkRequest(req);
     const { ns } = await this.registry.access.namespace(p, input.username, 'manage');
     await this.blobs.ensureRoom(declaredSize ?? 0);
-    const { blob, provider, architecture } = await this.receive(input, body, declaredSize);
-    return this.publish(p, ns, input, blob, provider, architecture);
+    const { staged, provider, architecture } = await this.receive(input, body, declaredSize);
+    // Stored and published under a hold: garbage collection of the same content waits or is waited for.
+    return this.holds.keep([staged.sha256], async () => {
+      const blob = await this.blobs.commit(staged).catch(async (err: unknown) => {
+        await this.blobs.discard(staged.uploadId);
+        throw explainReceived(err, 'import');
+      });
+      return this.publish(p, ns, input, blob, provider, architecture);
+    });
   }
 
-  /** Stages, verifies and commits the body; anything wrong discards it and leaves no file behind. */
+  /** Stages and verifies the body; anything wrong discards it and leaves no file behind. */
   private async receive(input: Checked, body: Readable, declaredSize: number | undefined) {
     const stagingId = this.ids.id('imp');
     // Both given: the query says what the file is, so its metadata.json is not needed (vagrant
@@ -85,8 +94,7 @@ export class ImportService {
       });
       this.verify(input, staged);
       const { provider, architecture } = this.describe(input, reading ? await reading.metadata.catch((e: Error) => e) : {});
-      const blob = await this.blobs.commit(staged);
-      return { blob, provider, architecture };
+      return { staged, provider, architecture };
     } catch (err) {
       await this.blobs.discard(stagingId);
       throw explainReceived(err, 'import');

@@ -3,6 +3,7 @@ import { Transform, type Readable } from 'node:stream';
 import { safeEqual } from '../../lib/crypto';
 import { AppError, InsufficientStorageError, UpstreamError } from '../../lib/errors';
 import { SizeMismatchError, type BlobRef, type BlobStore, type DigestAlgorithm, type StagedBlob } from '../../blobs/blob-store';
+import type { BlobHolds } from '../../blobs/holds';
 import type { UpstreamSource } from './source';
 import { TransientUpstreamError } from './http';
 
@@ -20,6 +21,8 @@ export interface FetchOptions {
   onBytes?: (n: number, kept?: boolean) => void;
   /** Called once the whole size is known. */
   onSize?: (size: number) => void;
+  /** Points the caller's row at the stored file, under the same hold as the commit (blobs/holds.ts). */
+  settle?: (blob: BlobRef) => Promise<void>;
 }
 
 /** A pass-through that reports bytes as they go by. */
@@ -56,9 +59,14 @@ export function verifyStaged(staged: StagedBlob, task: Pick<FileTask, 'checksum'
  * verifies size and checksum, and commits. A file whose declared sha256 is already stored is not
  * fetched at all. On a failure the staged bytes stay for the next attempt, unless they are wrong.
  */
-export async function fetchFile(task: FileTask, source: UpstreamSource, blobs: BlobStore, opts: FetchOptions = {}): Promise<BlobRef> {
+export async function fetchFile(task: FileTask, source: UpstreamSource, store: { blobs: BlobStore; holds: BlobHolds }, opts: FetchOptions = {}): Promise<BlobRef> {
+  const { blobs, holds } = store;
+  const settled = async (blob: BlobRef) => { await opts.settle?.(blob); return blob; };
   if (task.checksum_type === 'sha256' && task.checksum) {
-    const have = await blobs.reuse(task.checksum);
+    const have = await holds.keep([task.checksum], async () => {
+      const found = await blobs.reuse(task.checksum!);
+      return found && settled(found);
+    });
     if (have) {
       opts.onSize?.(have.size);
       opts.onBytes?.(have.size, true);
@@ -96,9 +104,9 @@ export async function fetchFile(task: FileTask, source: UpstreamSource, blobs: B
     await blobs.discard(task.id);
     throw err;
   }
-  try {
-    return await blobs.commit(result);
-  } catch (err) {
-    throw explainStoreError(err, task.url);
-  }
+  const verified = result;
+  return holds.keep([verified.sha256], async () => {
+    const blob = await blobs.commit(verified).catch((err: unknown) => { throw explainStoreError(err, task.url); });
+    return settled(blob);
+  });
 }
