@@ -1,6 +1,7 @@
 import { inTransaction } from '../store/transaction';
 import type { Kysely, Selectable, Insertable } from 'kysely';
 import type { Database } from '../store/schema';
+import { prepare } from '../store/cache/prepared';
 import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
 import type { TableClock } from '../store/cache/table-clock';
 import { FINAL_STATUSES, hotAgentQueries } from './queries';
@@ -21,17 +22,26 @@ export class AgentsRepository {
   private readonly hot;
 
   /**
-   * Pages of agents and their pools' totals, kept until an agent or pool changes: a report moves
+   * Pages of agents with their pool's total, kept until an agent or pool changes: a report moves
    * its agent's ping, so while agents report a page lives at most one report; between reports (or
    * with none, as in a lab at night) every reader of a page shares one read. Turning 100 rows into
-   * JavaScript values cost more than the rest of the request.
+   * JavaScript values cost more than the rest of the request. The total (kept by triggers:
+   * migration 008) comes on each row of the page, so a page is one statement; only an empty page
+   * asks for the total alone. Each statement costs a round trip on PostgreSQL.
    */
-  private readonly pages: ReadCache<[string, number, number], readonly AgentView[]>;
+  private readonly pages: ReadCache<[string, number, number], { rows: readonly AgentView[]; total: number | null }>;
   private readonly totals: ReadCache<[string], number>;
 
   constructor(private readonly db: Kysely<Database>, versions: TableClock) {
     this.hot = hotAgentQueries(db);
-    this.pages = cachedQuery(versions, this.hot.page, (rows) => rows, 100);
+    const page = prepare(db, (poolId: string, limit: number, offset: number) => db.selectFrom('agents')
+      .innerJoin('agent_pools', 'agent_pools.id', 'agents.pool_id')
+      .select(['agents.id', 'agents.pool_id', 'agents.name', 'agents.status', 'agents.ip_address', 'agents.last_ping_at', 'agent_pools.agent_total as total'])
+      .where('agents.pool_id', '=', poolId).orderBy('agents.seq').limit(limit).offset(offset));
+    this.pages = cachedQuery(versions, page, (rows) => ({
+      rows: rows.map(({ total: _total, ...agent }) => agent),
+      total: rows.length > 0 ? Number(rows[0].total) : null,
+    }), 100);
     this.totals = cachedQuery(versions, this.hot.count, (rows) => Number(rows[0]?.n ?? 0), 1000);
   }
 
@@ -42,7 +52,8 @@ export class AgentsRepository {
   async listAgents(poolId: string, opts: { since?: string; offset: number; limit: number }): Promise<{ rows: readonly AgentView[]; total: number }> {
     const { since } = opts;
     if (since === undefined) {
-      return { rows: await this.pages.get(poolId, opts.limit, opts.offset), total: await this.totals.get(poolId) };
+      const page = await this.pages.get(poolId, opts.limit, opts.offset);
+      return { rows: page.rows, total: page.total ?? (await this.totals.get(poolId)) };
     }
     const rows = await this.hot.pageSince.all(poolId, since, opts.limit, opts.offset);
     const total = await this.hot.countSince.first(poolId, since);

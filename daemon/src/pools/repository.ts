@@ -69,8 +69,15 @@ export class PoolsRepository {
     this.byId = cachedQuery(versions, prepare(db, (id: string) => this.pools().where('agent_pools.id', '=', id)), (rows) => rows[0]);
     this.countOf = cachedQuery(versions, prepare(db, (orgId: string) => db.selectFrom('agent_pools').select((eb) => eb.fn.countAll<number>().as('n'))
       .where('organization_id', '=', orgId)), (rows) => Number(rows[0]?.n ?? 0));
+    // The organization's count comes on each row of the page (a window), so a page is one statement
+    // (a round trip on PostgreSQL); only an empty page asks for the count alone.
     this.pages = new Map(SORTS.map((sort) => [sortKey(sort), cachedQuery(versions, prepare(db, (orgId: string, limit: number, offset: number) =>
-      this.ordered(this.pools().where('agent_pools.organization_id', '=', orgId), sort).limit(limit).offset(offset)), (rows) => rows)]));
+      this.ordered(this.pools().where('agent_pools.organization_id', '=', orgId), sort)
+        .select((eb) => eb.fn.countAll<number>().over().as('pools_in_organization')).limit(limit).offset(offset)),
+    (rows) => ({
+      rows: rows.map(({ pools_in_organization: _n, ...pool }) => pool),
+      total: rows.length > 0 ? Number(rows[0].pools_in_organization) : null,
+    }))]));
   }
 
   /** Pools with their organization's name (`agent_count` is a column kept by triggers: migration 008). */
@@ -92,9 +99,9 @@ export class PoolsRepository {
   /** A page of an organization's pools, filtered and sorted in SQL. */
   async list(orgId: string, q: PoolQuery): Promise<{ rows: PoolRow[]; total: number; matching: number }> {
     if (q.search || q.usableBy !== undefined || q.usableByProject !== undefined) return this.filtered(orgId, q);
-    const total = await this.countInOrganization(orgId);
-    const rows = total > q.offset ? await this.pages.get(sortKey(q.sort))!.get(orgId, q.limit, q.offset) : [];
-    return { rows, total, matching: total };
+    const page = await this.pages.get(sortKey(q.sort))!.get(orgId, q.limit, q.offset);
+    const total = page.total ?? (await this.countInOrganization(orgId));
+    return { rows: page.rows, total, matching: total };
   }
 
   /** Both counts in one query, then the page of matching pools. */
