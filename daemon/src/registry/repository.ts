@@ -98,14 +98,13 @@ export class RegistryRepository {
     return this.current.getMany(boxIds, (missing) => this.loadCurrent(missing));
   }
   /**
-   * Three queries whatever the number of boxes: the numbers of the released versions (the highest
-   * is picked here, since SQL cannot order Ruby Gem versions), then the picked rows and their providers.
+   * Two queries whatever the number of boxes: the numbers of the released versions (the highest
+   * is picked here, since SQL cannot order Ruby Gem versions), then the picked rows with their providers.
    */
   private async loadCurrent(boxIds: string[]): Promise<Map<string, VersionDetail>> {
     const numbers = await this.hot.activeVersionNumbers.all(boxIds);
     const picked = [...groupBy(numbers, (v) => v.box_id).values()].map((vs) => sortByGemVersionDesc(vs, (v) => v.version)[0].id);
-    const byVersion = groupBy(await this.hot.providersOfVersions.all(picked), (p) => p.version_id);
-    return new Map((await this.hot.versionsById.all(picked)).map((version) => [version.box_id, { version, providers: byVersion.get(version.id) ?? [] }]));
+    return new Map((await this.hot.versionsById(picked)).map((d) => [d.version.box_id, d]));
   }
   version(boxId: string, version: string, db: Db = this.db): Promise<VersionRow | undefined> {
     return db.selectFrom('box_versions').selectAll().where('box_id', '=', boxId).where('version', '=', version).executeTakeFirst();

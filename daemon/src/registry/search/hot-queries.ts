@@ -11,10 +11,10 @@ import type { ProviderRow, VersionDetail, VersionRow } from '../tables';
 type JoinedRow = VersionRow & { [K in keyof ProviderRow as `p_${K & string}`]: ProviderRow[K] | null };
 
 /**
- * A box's versions, newest (by Ruby Gem ordering) first, each with its providers (by name), from
- * the rows of a versions-with-providers join (provider columns prefixed `p_`).
+ * Versions in the order of their rows, each with its providers (by name), from the rows of a
+ * versions-with-providers join (provider columns prefixed `p_`, a version's rows together).
  */
-function splitJoined(rows: JoinedRow[]): VersionDetail[] {
+function groupJoined(rows: JoinedRow[]): VersionDetail[] {
   const versions: VersionRow[] = [];
   const providers: ProviderRow[] = [];
   for (const { p_id, p_name, p_architecture, p_default_architecture, p_url, p_checksum, p_checksum_type, p_blob_sha256, p_size, p_source_url, p_created_at, p_updated_at, ...v } of rows) {
@@ -27,8 +27,11 @@ function splitJoined(rows: JoinedRow[]): VersionDetail[] {
     });
   }
   const byVersion = groupBy(providers, (p) => p.version_id);
-  return sortByGemVersionDesc(versions, (v) => v.version).map((version) => ({ version, providers: byVersion.get(version.id) ?? [] }));
+  return versions.map((version) => ({ version, providers: byVersion.get(version.id) ?? [] }));
 }
+
+/** A box's versions, newest (by Ruby Gem ordering) first, each with its providers (by name). */
+const splitJoined = (rows: JoinedRow[]): VersionDetail[] => sortByGemVersionDesc(groupJoined(rows), (d) => d.version.version);
 
 /**
  * The registry's lookups by path, built and compiled once per repository (store/cache/prepared.ts):
@@ -36,15 +39,16 @@ function splitJoined(rows: JoinedRow[]): VersionDetail[] {
  * path and its versions are kept in memory until their tables change (store/cache/read-cache.ts).
  */
 export function hotQueries(db: Kysely<Database>, tables: TableClock) {
-  // A box's versions with their providers in one query, provider columns prefixed (repository.ts splits them).
-  const withProviders = (boxId: string) => db.selectFrom('box_versions as v').leftJoin('box_providers as p', 'p.version_id', 'v.id')
+  // Versions with their providers in one query, provider columns prefixed (splitJoined splits them).
+  const joined = () => db.selectFrom('box_versions as v').leftJoin('box_providers as p', 'p.version_id', 'v.id')
     .selectAll('v')
     .select(['p.id as p_id', 'p.name as p_name', 'p.architecture as p_architecture', 'p.default_architecture as p_default_architecture',
       'p.url as p_url', 'p.checksum as p_checksum', 'p.checksum_type as p_checksum_type', 'p.blob_sha256 as p_blob_sha256',
-      'p.size as p_size', 'p.source_url as p_source_url', 'p.created_at as p_created_at', 'p.updated_at as p_updated_at'])
-    .where('v.box_id', '=', boxId);
-  const ordered = <Q extends ReturnType<typeof withProviders>>(q: Q) =>
+      'p.size as p_size', 'p.source_url as p_source_url', 'p.created_at as p_created_at', 'p.updated_at as p_updated_at']);
+  const withProviders = (boxId: string) => joined().where('v.box_id', '=', boxId);
+  const ordered = <Q extends ReturnType<typeof joined>>(q: Q) =>
     q.orderBy('v.created_at').orderBy('v.id').orderBy('p.name').orderBy('p.created_at').orderBy('p.id');
+  const byIds = new PreparedIdList(db, (ids) => ordered(joined().where('v.id', 'in', ids)));
   return {
     /** User and organization names never collide, so at most one owner matches. */
     boxByPath: cachedQuery(tables, prepare(db, (ownerKey: string, nameKey: string) => boxes(db).where('boxes.name_key', '=', nameKey).where((eb) => eb.or([
@@ -57,7 +61,8 @@ export function hotQueries(db: Kysely<Database>, tables: TableClock) {
     // Search pages and namespace listings: the current version of each box (details.ts loadSummaries).
     activeVersionNumbers: new PreparedIdList(db, (boxIds) => db.selectFrom('box_versions').select(['id', 'box_id', 'version'])
       .where('box_id', 'in', boxIds).where('status', '=', 'active').orderBy('box_id').orderBy('created_at').orderBy('id')),
-    versionsById: new PreparedIdList(db, (ids) => db.selectFrom('box_versions').selectAll().where('id', 'in', ids)),
+    // The picked versions with their providers: one statement, since each is a round trip on PostgreSQL.
+    versionsById: async (ids: string[]): Promise<VersionDetail[]> => groupJoined(await byIds.all(ids) as JoinedRow[]),
     providersOfVersions: new PreparedIdList(db, (ids) => db.selectFrom('box_providers').selectAll().where('version_id', 'in', ids)
       .orderBy('name').orderBy('created_at').orderBy('id')),
   };
