@@ -23,7 +23,6 @@ export function hotAgentQueries(db: Kysely<Database>) {
     report: prepare(db, (status: AgentStatus, at: string, ip: string, id: string, tokenId: string) => db.updateTable('agents')
       .set({ status, last_ping_at: at, ip_address: ip })
       .where('id', '=', id).where('token_id', '=', tokenId).where('status', 'not in', FINAL_STATUSES)),
-    page: prepare(db, (poolId: string, limit: number, offset: number) => ofPool(poolId).select(shown).orderBy('seq').limit(limit).offset(offset)),
     // Kept by triggers (migration 008): counting a thousand agents per page cost more than the page.
     count: prepare(db, (poolId: string) => db.selectFrom('agent_pools').select('agent_total as n').where('id', '=', poolId)),
     pageSince: prepare(db, (poolId: string, since: string, limit: number, offset: number) => pingedSince(poolId, since)

@@ -1,7 +1,11 @@
 import { PostgresAdapter, type Kysely, type Transaction } from 'kysely';
 
-/** PostgreSQL's "could not serialize access" and "deadlock detected": the transaction may simply run again. */
-const RETRYABLE = new Set(['40001', '40P01']);
+/**
+ * PostgreSQL's "could not serialize access" and "deadlock detected", and "cached plan must not
+ * change result type" (another daemon migrated under a prepared statement; its connection is
+ * closed when given back, cache/named-statements.ts): the transaction may simply run again.
+ */
+const RETRYABLE = new Set(['40001', '40P01', '0A000']);
 /**
  * PostgreSQL tracks what a SERIALIZABLE transaction read by index page, so transactions writing
  * neighbouring rows (50 clients publishing at once in test/load.test.ts) are refused now and then
