@@ -16,8 +16,8 @@ const SCALE_OUT_LEAVES_OUT = [
   // a mirror file resumed from its staged bytes, and a full data-folder disk: on S3 a file
   // interrupted starts over (docs/deploy.md, "What differs")
   'test/mirror-crash.test.ts',
-  // the launcher's processes and glibc settings: the same on any backend
-  'test/launcher.test.ts',
+  // the launcher's processes and glibc settings, and the deploy files: the same on any backend
+  'test/launcher.test.ts', 'test/deploy-files.test.ts',
   // start PostgreSQL clusters of their own, in the first pass
   'test/schema-drift.test.ts', 'test/multi-daemon.test.ts',
 ];
@@ -31,6 +31,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest's default is one worker fewer than the cores: one on CI's 2 cores. Most files wait on
+    // daemons, clients and browsers rather than compute, so two at a time take less time.
+    maxWorkers: 2,
     globalSetup: ['test/global-setup.ts'],
   },
 });
