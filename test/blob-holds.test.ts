@@ -5,7 +5,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BlobHolds, type BlobReferrer } from '../daemon/src/blobs/holds';
-import { ManualClock, systemClock } from '../daemon/src/lib/clock';
 import { randomIdGen } from '../daemon/src/lib/ids';
 import { openStore, type Store } from '../daemon/src/store/db';
 import { openPostgres } from '../daemon/src/store/postgres';
@@ -40,8 +39,8 @@ const rows = (db: Kysely<Database>, sha256: string) => db.selectFrom('blob_holds
 
 describe('BlobHolds', () => {
   it('a commit that comes while a deletion runs waits until the deletion has ended', async () => {
-    const collector = new BlobHolds(a, randomIdGen(), systemClock());
-    const committer = new BlobHolds(b, randomIdGen(), systemClock());
+    const collector = new BlobHolds(a, randomIdGen());
+    const committer = new BlobHolds(b, randomIdGen());
     let removed = false;
     let release!: () => void;
     const gate = new Promise<void>((r) => { release = r; });
@@ -60,8 +59,8 @@ describe('BlobHolds', () => {
   });
 
   it('a blob kept by a commit, or referenced, is spared, and nothing is removed', async () => {
-    const holds = new BlobHolds(a, randomIdGen(), systemClock());
-    const other = new BlobHolds(b, randomIdGen(), systemClock());
+    const holds = new BlobHolds(a, randomIdGen());
+    const other = new BlobHolds(b, randomIdGen());
     let calls = 0;
     const remove = async () => { calls++; return true; };
     const spared = await holds.keep([sha(2), sha(3)], async () => [await other.collect(sha(2), [nothing], remove), await other.collect(sha(3), [nothing], remove)]);
@@ -75,26 +74,26 @@ describe('BlobHolds', () => {
   });
 
   it('releases its rows when the work fails', async () => {
-    const holds = new BlobHolds(a, randomIdGen(), systemClock());
+    const holds = new BlobHolds(a, randomIdGen());
     await expect(holds.keep([sha(6)], async () => { throw new Error('commit failed'); })).rejects.toThrow('commit failed');
     await expect(holds.collect(sha(6), [nothing], async () => { throw new Error('delete failed'); })).rejects.toThrow('delete failed');
     expect(await rows(a, sha(6))).toEqual([]);
   });
 
-  it('rows left by a process that died stop counting, and are swept', async () => {
-    const clock = new ManualClock(new Date());
+  it('rows left by a process that died stop counting by the database clock, and are swept', async () => {
+    const before = (ms: number) => new Date(Date.now() - ms).toISOString();
     await a.insertInto('blob_holds').values([
-      { holder: 'dead-collector', sha256: sha(7), kind: 'collect', created_at: clock.now().toISOString() },
-      { holder: 'dead-committer', sha256: sha(8), kind: 'keep', created_at: clock.now().toISOString() },
+      { holder: 'dead-collector', sha256: sha(7), kind: 'collect', created_at: before(11 * 60_000) },
+      { holder: 'dead-committer', sha256: sha(8), kind: 'keep', created_at: before(25 * 3_600_000) },
+      { holder: 'live-committer', sha256: sha(9), kind: 'keep', created_at: before(23 * 3_600_000) },
     ]).execute();
-    clock.advance(61_000);
-    const holds = new BlobHolds(b, randomIdGen(), clock);
+    const holds = new BlobHolds(b, randomIdGen());
     expect(await holds.keep([sha(7)], async () => 'committed')).toBe('committed');
-    expect(await holds.collect(sha(8), [nothing], async () => true)).toBe(false);
-    clock.advance(24 * 3_600_000);
     expect(await holds.collect(sha(8), [nothing], async () => true)).toBe(true);
+    expect(await holds.collect(sha(9), [nothing], async () => true)).toBe(false);
     expect(await holds.sweep()).toBe(2);
     expect([...(await rows(a, sha(7))), ...(await rows(a, sha(8)))]).toEqual([]);
+    expect(await rows(a, sha(9))).toHaveLength(1);
   });
 
   it('many commits and deletions of the same digests at once: a referenced blob is never deleted', async () => {
@@ -123,8 +122,8 @@ describe('BlobHolds', () => {
       await sleep(Math.random() * 3);
       return stored.delete(s);
     });
-    const one = new BlobHolds(a, randomIdGen(), systemClock());
-    const two = new BlobHolds(b, randomIdGen(), systemClock());
+    const one = new BlobHolds(a, randomIdGen());
+    const two = new BlobHolds(b, randomIdGen());
     // Each worker starts its steps at random moments, so that every interleaving comes up.
     const worker = async (h: BlobHolds, step: (h: BlobHolds, s: string) => Promise<unknown>) => {
       for (let i = 0; i < 30; i++) {

@@ -43,7 +43,7 @@ export function buildBlobs(w: BlobsWiring) {
   const space = DiskSpace.fromMegabytes(w.config.dataDir, w.config.diskReserveMb);
   const { store: blobStore, close } = blobStoreFor(w.config, space);
   const uploadRepo = new UploadRepository(w.db);
-  const holds = new BlobHolds(w.db, w.ids, w.clock);
+  const holds = new BlobHolds(w.db, w.ids);
   const uploads = new UploadService(uploadRepo, blobStore, holds, w.registry, w.clock, w.ids, w.config.uploadTtlHours);
   const mirror = w.mirrorJobs;
   const blobCollector = new BlobCollector({

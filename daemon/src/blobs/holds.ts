@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import type { Database } from '../store/schema';
 import { inTransaction } from '../store/transaction';
@@ -13,8 +12,11 @@ export interface BlobReferrer {
   referencesBlob(sha256: string, db: Kysely<Database>): Promise<boolean>;
 }
 
-/** A deletion takes one call to the store: a `collect` row older than this was left by a process that died. */
-const COLLECT_STALE_MS = 60_000;
+/**
+ * A deletion takes one call to the store (seconds, with the S3 client's retries): a `collect` row
+ * older than this was left by a process that died. A commit of that digest waits until then.
+ */
+const COLLECT_STALE_MS = 10 * 60_000;
 /** A commit may copy a large object for many minutes: a `keep` row is taken for dead after a day. */
 const KEEP_STALE_MS = 24 * 3_600_000;
 /** How often a commit looks again while a deletion of its digest runs. */
@@ -26,14 +28,13 @@ const WAIT_STEP_MS = 50;
  * stores the file and points its rows at it; the collector deletes a blob only under a `collect`
  * row, taken in a transaction that found no `keep` row and no reference. So a blob is either
  * kept, or gone before the commit stores it again: never deleted under a row that points at it.
- * Time plays no part in this (daemons' clocks and the bucket's may differ), except to recognise
- * the rows of a process that died.
+ * Time plays no part in this except to recognise the rows of a process that died, and that time
+ * is the database's: daemons' clocks may differ.
  */
 export class BlobHolds {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly ids: IdGen,
-    private readonly clock: Clock,
   ) {}
 
   /** Runs `fn` (store the file, point a row at it) while garbage collection leaves `digests` alone. */
@@ -56,11 +57,12 @@ export class BlobHolds {
   async collect(sha256: string, referrers: BlobReferrer[], remove: () => Promise<boolean>): Promise<boolean> {
     const id = this.ids.id('hold');
     const marked = await inTransaction(this.db, async (trx) => {
+      const now = await databaseNow(trx);
       const kept = await trx.selectFrom('blob_holds').select('holder')
-        .where('sha256', '=', sha256).where('kind', '=', 'keep').where('created_at', '>', this.ago(KEEP_STALE_MS)).executeTakeFirst();
+        .where('sha256', '=', sha256).where('kind', '=', 'keep').where('created_at', '>', ago(now, KEEP_STALE_MS)).executeTakeFirst();
       if (kept) return false;
       for (const r of referrers) if (await r.referencesBlob(sha256, trx)) return false;
-      await trx.insertInto('blob_holds').values({ holder: id, sha256, kind: 'collect', created_at: this.at() }).execute();
+      await trx.insertInto('blob_holds').values({ holder: id, sha256, kind: 'collect', created_at: now.toISOString() }).execute();
       return true;
     });
     if (!marked) return false;
@@ -73,9 +75,10 @@ export class BlobHolds {
 
   /** Removes the rows of processes that died; the count. */
   async sweep(): Promise<number> {
+    const now = await databaseNow(this.db);
     const r = await this.db.deleteFrom('blob_holds').where((eb) => eb.or([
-      eb.and([eb('kind', '=', 'keep'), eb('created_at', '<=', this.ago(KEEP_STALE_MS))]),
-      eb.and([eb('kind', '=', 'collect'), eb('created_at', '<=', this.ago(COLLECT_STALE_MS))]),
+      eb.and([eb('kind', '=', 'keep'), eb('created_at', '<=', ago(now, KEEP_STALE_MS))]),
+      eb.and([eb('kind', '=', 'collect'), eb('created_at', '<=', ago(now, COLLECT_STALE_MS))]),
     ])).executeTakeFirst();
     return Number(r.numDeletedRows);
   }
@@ -83,19 +86,22 @@ export class BlobHolds {
   /** Takes the `keep` row unless a live deletion of one of the digests is under way. */
   private tryKeep(id: string, digests: string[]): Promise<boolean> {
     return inTransaction(this.db, async (trx) => {
+      const now = await databaseNow(trx);
       const collecting = await trx.selectFrom('blob_holds').select('holder')
-        .where('sha256', 'in', digests).where('kind', '=', 'collect').where('created_at', '>', this.ago(COLLECT_STALE_MS)).executeTakeFirst();
+        .where('sha256', 'in', digests).where('kind', '=', 'collect').where('created_at', '>', ago(now, COLLECT_STALE_MS)).executeTakeFirst();
       if (collecting) return false;
-      await trx.insertInto('blob_holds').values(digests.map((sha256) => ({ holder: id, sha256, kind: 'keep' as const, created_at: this.at() }))).execute();
+      await trx.insertInto('blob_holds').values(digests.map((sha256) => ({ holder: id, sha256, kind: 'keep' as const, created_at: now.toISOString() }))).execute();
       return true;
     });
   }
-
-  private at(): string {
-    return this.clock.now().toISOString();
-  }
-
-  private ago(ms: number): string {
-    return new Date(this.clock.now().getTime() - ms).toISOString();
-  }
 }
+
+/** The database server's time: one clock for every daemon sharing it. */
+async function databaseNow(db: Kysely<Database>): Promise<Date> {
+  const now = db.getExecutor().adapter instanceof PostgresAdapter
+    ? sql<{ now: string }>`select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as now`
+    : sql<{ now: string }>`select strftime('%Y-%m-%dT%H:%M:%fZ', 'now') as now`;
+  return new Date((await now.execute(db)).rows[0].now);
+}
+
+const ago = (now: Date, ms: number): string => new Date(now.getTime() - ms).toISOString();

@@ -129,7 +129,11 @@ export class MirrorRepository {
     if (runner !== undefined) q = q.where('runner', '=', runner);
     return Number((await q.executeTakeFirst()).numUpdatedRows) === 1;
   }
-  /** Jobs that were running in an earlier process, or in a daemon that stopped leading: queued again, to resume. */
+  /**
+   * Jobs that were running in an earlier process, or in a daemon that stopped leading: queued
+   * again, to resume (when a daemon starts leading; a runner that lost the lead finds its job
+   * taken and stops, mirror/runner.ts).
+   */
   async requeueRunning(now: string): Promise<number> {
     const r = await this.db.updateTable('mirror_jobs').set({ state: 'queued', runner: null, message: 'Resuming after a restart.', publishing_at: null, updated_at: now })
       .where('state', '=', 'running').executeTakeFirst();

@@ -101,6 +101,8 @@ export class MirrorRunner {
       this.stopping = true;
       this.current?.abort.abort();
       await this.ticking?.catch(() => undefined);
+      // A tick under way when this began may have started a job meanwhile.
+      this.current?.abort.abort();
       await this.running;
     };
   }
@@ -133,6 +135,7 @@ export class MirrorRunner {
   }
 
   private async run(job: JobRow): Promise<void> {
+    if (!this.started || this.stopping) return;
     const abort = new AbortController();
     this.current = { jobId: job.id, abort, startedAt: Date.now(), startBytes: job.bytes_done, bytes: job.bytes_done };
     try {
@@ -164,7 +167,8 @@ export class MirrorRunner {
     signal.throwIfAborted();
     // From here the job can no longer be cancelled: it publishes everything or nothing.
     if (!(await this.d.repo.startPublishing(job.id, this.self, this.now()))) throw new DOMException('cancelled', 'AbortError');
-    plan = await publishPlan(plan, mirror, done, this.d);
+    // Under a hold: the job's files stop counting as references once it is no longer active.
+    plan = await this.d.holds.keep([...done.values()].map((b) => b.sha256), () => publishPlan(plan, mirror, done, this.d));
     const summary = plan.published?.length ? plan.published.map((p) => `${p.box} ${p.versions.join(', ') || '(nothing new)'}`).join('; ') : 'nothing new upstream';
     await this.d.repo.transitionJob(job.id, ['running'], {
       state: 'done', plan: JSON.stringify(plan), message: `Published ${summary}.`, finished_at: this.now(), updated_at: this.now(),
@@ -258,8 +262,10 @@ export class MirrorRunner {
     const known = err instanceof AppError;
     if (!known) this.d.log.error({ err, job: job.id }, 'mirror job failed');
     const message = known ? err.message : `Internal error: ${(err as Error)?.message ?? String(err)}`;
-    await this.discardStaging(job.id);
-    await this.d.repo.transitionJob(job.id, ['running'], { state: 'failed', message, error_code: known ? err.code : 'internal', finished_at: now, updated_at: now }, this.self);
+    // Staging goes only once the failure is recorded as this runner's: a new owner resumes from it.
+    if (await this.d.repo.transitionJob(job.id, ['running'], { state: 'failed', message, error_code: known ? err.code : 'internal', finished_at: now, updated_at: now }, this.self)) {
+      await this.discardStaging(job.id);
+    }
   }
 
   private async discardStaging(jobId: string): Promise<void> {

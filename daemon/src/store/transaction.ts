@@ -1,11 +1,17 @@
 import { PostgresAdapter, type Kysely, type Transaction } from 'kysely';
+import { isStalePlan } from './cache/named-statements';
 
 /**
  * PostgreSQL's "could not serialize access" and "deadlock detected", and "cached plan must not
  * change result type" (another daemon migrated under a prepared statement; its connection is
  * closed when given back, cache/named-statements.ts): the transaction may simply run again.
  */
-const RETRYABLE = new Set(['40001', '40P01', '0A000']);
+const RETRYABLE = new Set(['40001', '40P01']);
+
+function retryable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return (typeof code === 'string' && RETRYABLE.has(code)) || isStalePlan(err);
+}
 /**
  * PostgreSQL tracks what a SERIALIZABLE transaction read by index page, so transactions writing
  * neighbouring rows (50 clients publishing at once in test/load.test.ts) are refused now and then
@@ -27,8 +33,7 @@ export async function inTransaction<DB, T>(db: Kysely<DB>, fn: (trx: Transaction
     try {
       return await db.transaction().setIsolationLevel('serializable').execute(fn);
     } catch (err) {
-      const code = (err as { code?: unknown } | null)?.code;
-      if (attempt >= ATTEMPTS || typeof code !== 'string' || !RETRYABLE.has(code)) throw err;
+      if (attempt >= ATTEMPTS || !retryable(err)) throw err;
       // Spread the retries of transactions that keep meeting each other: up to 2, 4, … 128 ms.
       await new Promise((r) => setTimeout(r, Math.random() * 2 ** Math.min(attempt, 7)));
     }

@@ -127,8 +127,14 @@ export class UploadService {
     if (s.state !== 'received' || !s.blob_sha256 || s.blob_size === null) {
       throw new ConflictError('The box file has not been uploaded yet: PUT it to the upload_path first, then call the callback.');
     }
-    await this.registry.attachBlob(provider.id, { sha256: s.blob_sha256, size: s.blob_size });
-    await this.repo.transition(s.id, 'received', { state: 'done', updated_at: this.now() });
+    const blob = { sha256: s.blob_sha256, size: s.blob_size };
+    // Under a hold, the session looked at again: garbage collection may have removed it (expired)
+    // and its file since it was read; while it is still there, its file is too.
+    await this.holds.keep([blob.sha256], async () => {
+      if ((await this.repo.byId(s.id))?.state !== 'received') throw new NotFoundError(`The direct upload "${uploadId}" expired before its callback. Upload the file again.`);
+      await this.registry.attachBlob(provider.id, blob);
+      await this.repo.transition(s.id, 'received', { state: 'done', updated_at: this.now() });
+    });
   }
 
   private async liveSession(secret: string): Promise<UploadSessionRow> {

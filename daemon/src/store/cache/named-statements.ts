@@ -7,6 +7,12 @@ import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kyse
  */
 const CHANGED_RESULT = '0A000';
 
+/** Whether `err` is that error (its SQLSTATE is all of "feature not supported", so the message says which). */
+export function isStalePlan(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return code === CHANGED_RESULT && /cached plan must not change result type/.test(String(message));
+}
+
 /**
  * Which SQL texts run as named (server-side prepared) statements, and under which name. PostgreSQL
  * parses and plans an unnamed statement on every run, and for the lookups every request makes (a
@@ -73,7 +79,7 @@ class NamingClient implements PostgresPoolClient {
     const name = this.stale ? undefined : this.names.nameOf(text);
     if (name === undefined) return this.client.query(text, values) as unknown as Promise<PostgresQueryResult<R>>;
     return (this.client.query({ name, text, values }) as unknown as Promise<PostgresQueryResult<R>>).catch((err: unknown) => {
-      if ((err as { code?: unknown }).code !== CHANGED_RESULT) throw err;
+      if (!isStalePlan(err)) throw err;
       this.stale = true;
       if (this.inTransaction) throw err;
       return this.client.query(text, values) as unknown as Promise<PostgresQueryResult<R>>;
