@@ -1,5 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type { ByteRange } from '../blob-store';
 
 /** The response was closed under the download: the client went away (normal, not a failure). */
@@ -23,13 +24,20 @@ export function isClientGone(err: unknown, out: Writable): boolean {
  * makes a new 1 MiB buffer per read, and V8 frees those only after some 64 MiB of them: eight
  * parallel downloads lifted the daemon's memory by 80 MiB that way (issue 9). Resolves once the
  * response has ended; rejects when the file or the connection fails (the caller destroys it).
+ *
+ * Every wait is also a wait for the response to close: Node's HTTP response drops the callback
+ * of a write made after its socket was destroyed but before the response heard of it (a client
+ * that resets at that moment), and a wait for that callback alone would never end.
  */
 export async function sendRange(file: FileHandle, range: ByteRange, out: Writable, chunk: number): Promise<void> {
+  const closed = finished(out).then(() => { throw new ClientGoneError(); });
+  closed.catch(() => undefined);
+  const orClosed = <T>(p: Promise<T>): Promise<T> => Promise.race([p, closed]);
   const buffers = [Buffer.allocUnsafeSlow(chunk), Buffer.allocUnsafeSlow(chunk)];
   const writing: Array<Promise<void>> = [Promise.resolve(), Promise.resolve()];
   let pos = range.start;
   for (let i = 0; pos <= range.end; i ^= 1) {
-    await writing[i];
+    await orClosed(writing[i]);
     if (out.destroyed) throw new ClientGoneError();
     const { bytesRead } = await file.read(buffers[i], 0, Math.min(chunk, range.end - pos + 1), pos);
     if (bytesRead === 0) throw new Error(`the file ended at byte ${pos}, before byte ${range.end}`);
@@ -41,6 +49,10 @@ export async function sendRange(file: FileHandle, range: ByteRange, out: Writabl
     done.catch(() => undefined);
     writing[i] = done;
   }
-  await Promise.all(writing);
-  await new Promise<void>((resolve) => out.end(resolve));
+  await orClosed(Promise.all(writing));
+  await new Promise<void>((resolve, reject) => {
+    out.end(resolve);
+    // Ended, or closed first: finished() settles either way.
+    finished(out).then(resolve, reject);
+  });
 }
