@@ -1,7 +1,8 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { IdGen } from '../lib/ids';
 import type { Database } from '../store/schema';
+import { databaseNow } from '../store/dialect';
 import { inTransaction } from '../store/transaction';
 
 /** Whoever points rows at blobs: garbage collection keeps what any of them references. */
@@ -94,14 +95,6 @@ export class BlobHolds {
       return true;
     });
   }
-}
-
-/** The database server's time: one clock for every daemon sharing it. */
-async function databaseNow(db: Kysely<Database>): Promise<Date> {
-  const now = db.getExecutor().adapter instanceof PostgresAdapter
-    ? sql<{ now: string }>`select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as now`
-    : sql<{ now: string }>`select strftime('%Y-%m-%dT%H:%M:%fZ', 'now') as now`;
-  return new Date((await now.execute(db)).rows[0].now);
 }
 
 const ago = (now: Date, ms: number): string => new Date(now.getTime() - ms).toISOString();

@@ -1,4 +1,5 @@
-import { PostgresAdapter, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import { isPostgres } from './dialect';
 import { isStalePlan } from './cache/named-statements';
 
 /**
@@ -28,7 +29,7 @@ const ATTEMPTS = 30;
  * must only touch the database.
  */
 export async function inTransaction<DB, T>(db: Kysely<DB>, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return db.transaction().execute(fn);
+  if (!isPostgres(db)) return db.transaction().execute(fn);
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction().setIsolationLevel('serializable').execute(fn);
