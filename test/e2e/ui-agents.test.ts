@@ -183,7 +183,8 @@ describe.skipIf(!haveChromium)('agents, pools and organizations in the web UI', 
     });
     await page.reload();
     await expect.poll(() => page.getByLabel('Agent-pool limit').inputValue()).toBe('4');
-    expect(await page.getByLabel('Default agent pool').inputValue()).toBe(second);
+    // The pool list arrives by its own request; until then the select has only "none".
+    await expect.poll(() => page.getByLabel('Default agent pool').inputValue()).toBe(second);
     await page.screenshot({ path: join(shots, 'organization.png'), fullPage: true });
   });
 });
