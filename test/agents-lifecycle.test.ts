@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../daemon/src/lib/clock';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
@@ -191,5 +194,36 @@ describe('listing agents', () => {
     expect((await bob.delete(`/api/v2/agents/${anAgent}`)).status).toBe(404);
     expect((await alice.get('/api/v2/agents/nonexisting')).status).toBe(404);
     expect((await alice.get('/api/v2/agent-pools/nonexisting/agents')).status).toBe(404);
+  });
+});
+
+describe('pings kept in memory (daemon/src/agents/pings.ts)', () => {
+  it('are written when the daemon stops: a daemon started anew on the same data shows the last one', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'boxyard-pings-'));
+    const c = new ManualClock();
+    try {
+      const first = await startTestDaemon({ clock: c, dataDir });
+      const carol = (await first.user('carol')).http.withContentType(JSONAPI);
+      await createOrg(carol, 'lab');
+      const p = await createPool(carol, 'lab', 'pool');
+      const agent = first.http.withToken((await createAgentToken(carol, p.id)).token);
+      const id = (await agent.post('/api/agent/register', { name: 'r' })).json.agent.id as string;
+      c.advance(7 * SECOND);
+      expect((await agent.post(`/api/agent/agents/${id}/status`, { status: 'idle' })).status).toBe(200);
+      c.advance(7 * SECOND);
+      expect((await agent.post(`/api/agent/agents/${id}/status`, { status: 'idle' })).status).toBe(200);
+      const last = c.now().toISOString();
+      await first.stop();
+      const again = await startTestDaemon({ clock: c, dataDir });
+      try {
+        const shown = await again.http.withToken(again.adminToken).get(`/api/v2/agents/${id}`);
+        expect(shown.status).toBe(200);
+        expect(shown.json.data.attributes).toMatchObject({ status: 'idle', 'last-ping-at': last });
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -73,9 +73,9 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
   const loginLimiter = new LoginLimiter(config.loginAttempts, limiters);
   const registry = new RegistryService(new RegistryRepository(db, store.versions), orgs, clock, ids);
   // Also registers the after-create hooks of the features above orgs/ (the default project).
-  const agents = buildAgentServices(db, store.versions, { orgs, access: orgAccess, repo: orgRepo }, clock, ids, config);
+  const agents = buildAgentServices(db, store.versions, { orgs, access: orgAccess, repo: orgRepo }, clock, ids, config, log);
 
-  const closers: Array<() => Promise<void> | void> = [];
+  const closers: Array<() => Promise<void> | void> = [agents.flushPings];
   // The daemon that runs the watchdog, garbage collection and scheduled mirrors; another takes
   // over within half a ping interval when it dies.
   const leadership = store.dialect === 'postgres'

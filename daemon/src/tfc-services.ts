@@ -4,6 +4,7 @@ import type { Database } from './store/schema';
 import type { Clock } from './lib/clock';
 import type { IdGen } from './lib/ids';
 import type { Config } from './config';
+import type { Logger } from 'pino';
 import type { OrganizationAccess } from './orgs/access';
 import type { OrgsRepository } from './orgs/repository';
 import type { OrgService } from './orgs/service';
@@ -28,11 +29,11 @@ export interface OrgWiring { orgs: OrgService; access: OrganizationAccess; repo:
  * the features above orgs/ register their part of a new organization (OrgService.afterCreate) and
  * answer what orgs/ asks of them (PoolOwners), so that orgs/ imports none of them.
  */
-export function buildAgentServices(db: Kysely<Database>, versions: TableClock, o: OrgWiring, clock: Clock, ids: IdGen, config: Config) {
+export function buildAgentServices(db: Kysely<Database>, versions: TableClock, o: OrgWiring, clock: Clock, ids: IdGen, config: Config, log: Logger) {
   const { access } = o;
   const workspacesRepo = new WorkspacesRepository(db);
   const poolsRepo = new PoolsRepository(db, versions);
-  const agentsRepo = new AgentsRepository(db, versions);
+  const agentsRepo = new AgentsRepository(db, versions, (err) => log.error({ err }, 'agent pings could not be written'));
   const tokensRepo = new AgentTokensRepository(db, versions);
   const pools = new PoolsService(access, poolsRepo, workspacesRepo, clock, ids);
   const projects = new ProjectsService(access, workspacesRepo, clock, ids);
@@ -46,6 +47,8 @@ export function buildAgentServices(db: Kysely<Database>, versions: TableClock, o
     agentTokens: new AgentTokensService(access, pools, poolsRepo, tokensRepo, clock, ids),
     agents: new AgentsService(access, pools, poolsRepo, agentsRepo),
     protocol: new AgentProtocolService(agentsRepo, tokensRepo, clock, ids, config.agentPingSeconds),
+    /** Writes the agent pings kept in memory (agents/pings.ts); the daemon's last step before the database closes. */
+    flushPings: () => agentsRepo.flushPings(),
     watchdog: new AgentWatchdog(agentsRepo, clock, { unknownAfterSeconds: config.agentUnknownAfterSeconds, erroredAfterSeconds: config.agentErroredAfterSeconds }),
   };
 }

@@ -7,6 +7,7 @@ import type { TableClock } from '../store/cache/table-clock';
 import { FINAL_STATUSES, hotAgentQueries } from './queries';
 import type { AgentStatus } from '../contract/wire-jsonapi';
 import type { AgentsTable } from './tables';
+import { PingBuffer, type Ping } from './pings';
 
 export type AgentRow = Selectable<AgentsTable>;
 /** What an agent's resource shows. */
@@ -32,8 +33,13 @@ export class AgentsRepository {
   private readonly pages: ReadCache<[string, number, number], { rows: readonly AgentView[]; total: number | null }>;
   private readonly totals: ReadCache<[string], number>;
 
-  constructor(private readonly db: Kysely<Database>, versions: TableClock) {
+  /** Reports that change only the ping, written a second later with the others (pings.ts). */
+  private readonly pings: PingBuffer;
+
+  /** `onPingError`: a batch of pings could not be written (logged by the daemon). */
+  constructor(private readonly db: Kysely<Database>, versions: TableClock, onPingError: (err: unknown) => void) {
     this.hot = hotAgentQueries(db);
+    this.pings = new PingBuffer((batch) => this.writePings(batch), onPingError);
     const page = prepare(db, (poolId: string, limit: number, offset: number) => db.selectFrom('agents')
       .innerJoin('agent_pools', 'agent_pools.id', 'agents.pool_id')
       .select(['agents.id', 'agents.pool_id', 'agents.name', 'agents.status', 'agents.ip_address', 'agents.last_ping_at', 'agent_pools.agent_total as total'])
@@ -45,12 +51,14 @@ export class AgentsRepository {
     this.totals = cachedQuery(versions, this.hot.count, (rows) => Number(rows[0]?.n ?? 0), 1000);
   }
 
-  agentById(id: string) {
+  async agentById(id: string) {
+    await this.pings.flush();
     return this.hot.agentById.first(id);
   }
   /** A page of a pool's agents in registration order, and how many there are (pages in SQL). */
   async listAgents(poolId: string, opts: { since?: string; offset: number; limit: number }): Promise<{ rows: readonly AgentView[]; total: number }> {
     const { since } = opts;
+    await this.pings.flush();
     if (since === undefined) {
       const page = await this.pages.get(poolId, opts.limit, opts.offset);
       return { rows: page.rows, total: page.total ?? (await this.totals.get(poolId)) };
@@ -64,34 +72,65 @@ export class AgentsRepository {
       const max = await trx.selectFrom('agents').select((eb) => eb.fn.max('seq').as('m')).executeTakeFirst();
       await trx.insertInto('agents').values({ ...row, seq: Number(max?.m ?? 0) + 1 }).execute();
     });
+    this.pings.wrote(row.id, row.token_id && LIVE_STATUSES.includes(row.status) ? { tokenId: row.token_id, status: row.status } : null);
   }
   /**
    * Records a report of the agent registered with `tokenId`, unless it reached a final status
    * meanwhile (the watchdog or a revoke may win the race): returns whether the report was taken.
-   * One statement when the status stays (most reports), setting only the ping, so that nothing
-   * kept per pool changes; a second one when it changes. Only a refused report needs a look at
-   * the agent, to say why.
+   * A report that only pings an agent this daemon last wrote with that token and status is kept
+   * in memory and written a second later with the others (pings.ts). Otherwise one statement when
+   * the status stays, setting only the ping, so that nothing kept per pool changes; a second one
+   * when it changes. Only a refused report needs a look at the agent, to say why.
    */
   async report(id: string, tokenId: string, patch: { status: AgentStatus; last_ping_at: string; ip_address: string }): Promise<boolean> {
-    if (!FINAL_STATUSES.includes(patch.status)) {
-      const pinged = await this.hot.ping.execute(patch.last_ping_at, patch.ip_address, id, tokenId, patch.status);
-      if (Number(pinged.numAffectedRows ?? 0) > 0) return true;
+    const { status, last_ping_at: at, ip_address: ip } = patch;
+    if (this.pings.take({ id, tokenId, status, at, ip })) return true;
+    let taken = false;
+    if (!FINAL_STATUSES.includes(status)) {
+      const pinged = await this.hot.ping.execute(at, ip, id, tokenId, status);
+      taken = Number(pinged.numAffectedRows ?? 0) > 0;
     }
-    const r = await this.hot.report.execute(patch.status, patch.last_ping_at, patch.ip_address, id, tokenId);
-    return Number(r.numAffectedRows ?? 0) > 0;
+    if (!taken) {
+      const r = await this.hot.report.execute(status, at, ip, id, tokenId);
+      taken = Number(r.numAffectedRows ?? 0) > 0;
+    }
+    this.pings.wrote(id, taken && LIVE_STATUSES.includes(status) ? { tokenId, status } : null);
+    return taken;
   }
+
+  /** Writes kept pings in one transaction (one commit a second instead of one per report); returns the agents it found no row for. */
+  private async writePings(batch: readonly Ping[]): Promise<Set<string>> {
+    return inTransaction(this.db, async (trx) => {
+      const missed = new Set<string>();
+      for (const p of batch) {
+        const r = await this.hot.ping.executeIn(trx, p.at, p.ip, p.id, p.tokenId, p.status);
+        if (Number(r.numAffectedRows ?? 0) === 0) missed.add(p.id);
+      }
+      return missed;
+    });
+  }
+
+  /** Writes the pings kept in memory; the daemon calls it as it stops. */
+  flushPings(): Promise<void> {
+    return this.pings.flush();
+  }
+
   async deleteAgent(id: string) {
     await this.db.deleteFrom('agents').where('id', '=', id).execute();
+    this.pings.wrote(id, null);
   }
 
   /** Live agents silent since `before` turn unknown. */
   async markUnknown(before: string): Promise<number> {
+    await this.pings.flush();
     const r = await this.db.updateTable('agents').set({ status: 'unknown' })
       .where('status', 'in', LIVE_STATUSES).where('last_ping_at', '<', before).executeTakeFirst();
+    if (r.numUpdatedRows > 0n) this.pings.forgetAll();
     return Number(r.numUpdatedRows);
   }
   /** Unknown agents silent since `before` turn errored. */
   async markErrored(before: string): Promise<number> {
+    // Unknown agents have no ping kept (pings.ts keeps those of live agents only).
     const r = await this.db.updateTable('agents').set({ status: 'errored' })
       .where('status', '=', 'unknown').where('last_ping_at', '<', before).executeTakeFirst();
     return Number(r.numUpdatedRows);

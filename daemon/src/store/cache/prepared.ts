@@ -15,8 +15,9 @@ const marker = (i: number) => `\u0000prepared-argument-${i}\u0000`;
  * (a token, a box by its path, a page of agents): at 10,000 boxes those lookups are what the API
  * spends its time on. The builder is called once with placeholders, which must each come out as
  * bound parameters; so its shape may not depend on the values (no `IN` list of varying length).
- * It runs on the database it was prepared for, never in a transaction: SQLite has one connection,
- * which a transaction holds until it ends, so such a query would wait for it forever.
+ * It runs on the database it was prepared for, or in a transaction of it with executeIn (never
+ * with execute while a transaction is open: SQLite has one connection, which a transaction holds
+ * until it ends, so such a query would wait for it forever).
  */
 export class PreparedQuery<A extends Bound[], R> {
   private readonly compiled: CompiledQuery<R>;
@@ -41,8 +42,13 @@ export class PreparedQuery<A extends Bound[], R> {
   }
 
   execute(...args: A): Promise<QueryResult<R>> {
+    return this.executeIn(this.db, ...args);
+  }
+
+  /** Runs it in `trx`, a transaction on the database it was prepared for. */
+  executeIn(trx: Kysely<Database>, ...args: A): Promise<QueryResult<R>> {
     const parameters = this.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
-    return this.db.executeQuery<R>({ ...this.compiled, parameters });
+    return trx.executeQuery<R>({ ...this.compiled, parameters });
   }
 
   async all(...args: A): Promise<R[]> {

@@ -43,9 +43,11 @@ interface Trigger { of?: string[]; writes: TriggerWrite[] }
 /**
  * How stale what other connections (a CLI command on the same data folder) committed may be, at
  * most, and only while requests come faster than this: the first request after a quiet spell
- * always catches up. Once a millisecond cost the pool list 4% of its time under load (bench/).
+ * always catches up. Once a millisecond cost the pool list 4% of its time under load (bench/);
+ * once every 5 ms was a pragma per agent report (1,000 agents every 10 s), a tenth of what the
+ * daemon spent on them. No other connection is the daemon's own: its writes are seen at once.
  */
-export const CATCH_UP_MS = 5;
+export const CATCH_UP_MS = 50;
 
 interface Schema {
   tables: Set<string>;
