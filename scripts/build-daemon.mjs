@@ -1,4 +1,4 @@
-// Bundles the daemon and CLI (daemon/src/cli.ts) into dist/daemon/cli.mjs with esbuild, so nothing
+// Bundles the daemon and CLI (daemon/src/cli.ts) into dist/daemon/cli.mjs (and chunks/) with esbuild, so nothing
 // is transpiled at run time. better-sqlite3 stays outside: it is a native module, rebuilt for
 // Electron in the desktop package. Migrations and the UI are read from the package at run time.
 import { build } from 'esbuild';
@@ -10,7 +10,13 @@ export async function buildDaemon() {
   await build({
     absWorkingDir: root,
     entryPoints: ['daemon/src/cli.ts'],
-    outfile: 'dist/daemon/cli.mjs',
+    outdir: 'dist/daemon',
+    // The PostgreSQL driver and the AWS SDK are imported only when the daemon is told to use them
+    // (deps.ts, blobs/build.ts): chunks of their own, never read by the embedded default, which
+    // otherwise spent most of its start compiling them and kept their source in memory.
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    outExtension: { '.js': '.mjs' },
     bundle: true,
     platform: 'node',
     target: 'node20',

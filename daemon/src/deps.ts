@@ -5,7 +5,6 @@ import { openStore, type Store } from './store/db';
 import { prepareDataFolder } from './store/data-folder';
 import { IntegrityCheck } from './store/integrity';
 import { DataHealth, bucketProbe, folderBlobsProbe, postgresDatabaseProbe, sqliteDatabaseProbe } from './data/health';
-import { openPostgres } from './store/postgres';
 import type { Lifecycle } from './http/health';
 import { AdvisoryLockLeadership, SoleDaemon } from './store/leader';
 import { systemClock, type Clock } from './lib/clock';
@@ -42,7 +41,10 @@ export interface DepsOptions {
 
 /** The database the config names: PostgreSQL when it gives a URL, else the data folder's SQLite file. */
 async function openDatabase(config: Config, log: Logger): Promise<Store> {
-  return config.database ? openPostgres(config.database, { log }) : openStore(databaseFile(config));
+  if (!config.database) return openStore(databaseFile(config));
+  // Loaded only when asked for: the driver and its setup cost the embedded default start time and memory.
+  const { openPostgres } = await import('./store/postgres');
+  return openPostgres(config.database, { log });
 }
 
 /** The only wiring file: builds repositories and services from the config and the database. */
@@ -75,13 +77,13 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
   // Also registers the after-create hooks of the features above orgs/ (the default project).
   const agents = buildAgentServices(db, store.versions, { orgs, access: orgAccess, repo: orgRepo }, clock, ids, config, log);
 
-  const closers: Array<() => Promise<void> | void> = [agents.flushPings];
+  const closers: Array<() => Promise<void> | void> = [agents.closePings];
   // The daemon that runs the watchdog, garbage collection and scheduled mirrors; another takes
   // over within half a ping interval when it dies.
   const leadership = store.dialect === 'postgres'
     ? new AdvisoryLockLeadership(config.database!, log, (config.agentPingSeconds * 1000) / 2)
     : new SoleDaemon();
-  const blobs = buildBlobs({ config, db, registry, clock, ids, log, mirrorJobs: mirrorRepo });
+  const blobs = await buildBlobs({ config, db, registry, clock, ids, log, mirrorJobs: mirrorRepo });
   closers.push(blobs.close);
   const mirror = buildMirror({ db, repo: mirrorRepo, orgs, settings, registry, blobs: blobs.blobStore, holds: blobs.holds, clock, ids, log });
   // The daemon starts the SQLite database's integrity check (main.ts); /healthz reports it with the rest.
@@ -110,8 +112,11 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
     /** Background work (watchdogs, garbage collection) registers its stop function here. */
     onClose: (fn: () => Promise<void> | void) => { closers.push(fn); },
     async close() {
-      for (const fn of closers.reverse()) await fn();
+      // Every closer runs, whichever failed before it: the agents' kept pings are written last.
+      const failures: unknown[] = [];
+      for (const fn of closers.reverse()) await Promise.resolve().then(fn).catch((err: unknown) => failures.push(err));
       await store.close();
+      if (failures.length > 0) throw failures[0];
     },
   };
 }

@@ -47,8 +47,8 @@ export function buildAgentServices(db: Kysely<Database>, versions: TableClock, o
     agentTokens: new AgentTokensService(access, pools, poolsRepo, tokensRepo, clock, ids),
     agents: new AgentsService(access, pools, poolsRepo, agentsRepo),
     protocol: new AgentProtocolService(agentsRepo, tokensRepo, clock, ids, config.agentPingSeconds),
-    /** Writes the agent pings kept in memory (agents/pings.ts); the daemon's last step before the database closes. */
-    flushPings: () => agentsRepo.flushPings(),
+    /** Writes the agent pings kept in memory (agents/pings.ts) and keeps no more; the daemon's last step before the database closes. */
+    closePings: () => agentsRepo.closePings(),
     watchdog: new AgentWatchdog(agentsRepo, clock, { unknownAfterSeconds: config.agentUnknownAfterSeconds, erroredAfterSeconds: config.agentErroredAfterSeconds }),
   };
 }

@@ -56,8 +56,28 @@ describe('PingBuffer', () => {
     buffer.wrote('a', { tokenId: 'at-1', status: 'busy' });
     await buffer.flush();
     expect(batches).toEqual([]);
-    buffer.forgetAll();
-    expect(buffer.take(ping('a', 2, 'busy'))).toBe(false);
+    expect(buffer.take(ping('a', 2, 'busy'))).toBe(true);
+    buffer.forget('a');
+    expect(buffer.take(ping('a', 3, 'busy'))).toBe(false);
+  });
+
+  it('keeps writing after a listener of its errors threw, and keeps nothing once closed', async () => {
+    let fail = true;
+    const batches: Ping[][] = [];
+    const buffer = new PingBuffer(async (b) => {
+      if (fail) throw new Error('disk full');
+      batches.push(b);
+      return new Set();
+    }, (err) => { throw err; });
+    buffer.wrote('a', { tokenId: 'at-1', status: 'idle' });
+    buffer.take(ping('a', 1));
+    await expect(buffer.flush()).resolves.toBeUndefined();
+    fail = false;
+    buffer.wrote('a', { tokenId: 'at-1', status: 'idle' });
+    buffer.take(ping('a', 2));
+    await buffer.close();
+    expect(batches).toEqual([[ping('a', 2)]]);
+    expect(buffer.take(ping('a', 3))).toBe(false);
   });
 });
 
@@ -112,6 +132,22 @@ describe('AgentsRepository with kept pings', () => {
     expect(await report('agent-2', 3)).toBe(false);
     expect(await stored('agent-1')).toEqual({ status: 'errored', last_ping_at: at(0), ip_address: '10.0.0.0' });
     expect(await stored('agent-2')).toBeUndefined();
+  });
+
+  it('a ping kept by one daemon for an agent another turned unknown makes it live again, and never goes back in time', async () => {
+    const other = new AgentsRepository(store.db, store.versions, (err) => errors.push(err));
+    expect(await report('agent-1', 1)).toBe(true);
+    // The other daemon (the leader) turns it unknown; this one still knows it idle and keeps its ping.
+    expect(await other.markUnknown(at(5))).toBe(2);
+    expect(await report('agent-1', 6)).toBe(true);
+    await repo.flushPings();
+    expect(await stored('agent-1')).toEqual({ status: 'idle', last_ping_at: at(6), ip_address: '10.0.0.6' });
+    // A newer ping written by the other daemon stays: this one's older kept ping is a miss.
+    expect(await other.report('agent-1', 'at-1', { status: 'idle', last_ping_at: at(9), ip_address: '10.0.0.9' })).toBe(true);
+    expect(await report('agent-1', 8)).toBe(true);
+    await repo.flushPings();
+    expect(await stored('agent-1')).toEqual({ status: 'idle', last_ping_at: at(9), ip_address: '10.0.0.9' });
+    expect(errors).toEqual([]);
   });
 
   it('writes at once what changes the status, and what the watchdog or a delete changed', async () => {

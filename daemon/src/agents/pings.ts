@@ -10,31 +10,43 @@ interface Known { tokenId: string; status: AgentStatus }
 export const PING_DELAY_MS = 1000;
 
 /**
+ * How long an agent stays known without a report: agents that vanish without a word (killed,
+ * their token deleted) are forgotten after one to two of these. One that reports less often
+ * than this is written at once every time, as before write-behind.
+ */
+const KNOWN_FOR_MS = 10 * 60_000;
+
+/**
  * Write-behind for agent pings. Most reports only say "still here, same status"; 1,000 agents
  * every 10 s made that a commit every 10 ms, which cost as much CPU as the rest of the request
  * (issue 9). A ping for an agent this daemon last wrote with the same token and status is kept
- * here and answered at once; the pings of a second are written together, each still conditioned
- * on the token and status (agents/queries.ts `ping`).
+ * here and answered at once; the pings of a second are written together, each conditioned on the
+ * token and a live status, and never over a newer ping (agents/queries.ts `keptPing`, `keptReport`).
  *
  * What this costs and why it is safe:
  * - Whoever reads agents through AgentsRepository flushes first, so this daemon's API, UI and
  *   watchdog never see an old ping. Another daemon on the same database sees a ping at most
  *   PING_DELAY_MS late, far below the watchdog's minutes.
- * - A change this daemon did not write (the agent deleted, or turned errored, by another daemon
- *   or the CLI) shows when its ping finds no row to update: the agent is forgotten, and its next
- *   report is written at once and told to stop. Such an agent hears "stop" one report late.
+ * - An agent deleted, or turned errored or exited, by another daemon or the CLI shows when its
+ *   kept ping finds no row to update: the agent is forgotten, and its next report to this daemon
+ *   is written at once and told to stop. Such an agent hears "stop" one report late, from each
+ *   daemon that knew it.
  * - A crash loses at most a second of pings; the agents report again.
  */
 export class PingBuffer {
-  private readonly known = new Map<string, Known>();
+  /** Two generations: an agent known in either is known; `previous` is dropped every KNOWN_FOR_MS. */
+  private known = new Map<string, Known>();
+  private previous = new Map<string, Known>();
+  private rotatedAt = performance.now();
   private pending = new Map<string, Ping>();
   private timer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
+  private closed = false;
 
   /**
-   * `write` stores pings and returns the ids it found no row for (with that token and status);
-   * `onError` hears of a batch that could not be written (those agents' next reports are written
-   * at once, and meet the error themselves).
+   * `write` stores pings and returns the ids it found no row for (deleted, final, another token,
+   * or a newer ping); `onError` hears of a batch that could not be written (those agents' next
+   * reports are written at once, and meet the error themselves).
    */
   constructor(
     private readonly write: (pings: Ping[]) => Promise<Set<string>>,
@@ -44,7 +56,8 @@ export class PingBuffer {
 
   /** Keeps `p` to write later when the agent is known with its token and status; false: write it now. */
   take(p: Ping): boolean {
-    const k = this.known.get(p.id);
+    if (this.closed) return false;
+    const k = this.lookup(p.id);
     if (!k || k.tokenId !== p.tokenId || k.status !== p.status) return false;
     this.pending.set(p.id, p);
     this.timer ??= setTimeout(() => void this.flush(), this.delayMs).unref();
@@ -57,13 +70,14 @@ export class PingBuffer {
    */
   wrote(id: string, now: Known | null): void {
     this.pending.delete(id);
+    this.forget(id);
     if (now) this.known.set(id, now);
-    else this.known.delete(id);
   }
 
-  /** Agents may have changed in ways this daemon cannot tell (the watchdog turned some): every next report is written at once. */
-  forgetAll(): void {
-    this.known.clear();
+  /** The agent's status changed in a way this daemon did not write (the watchdog turned it unknown): its next report is written at once. */
+  forget(id: string): void {
+    this.known.delete(id);
+    this.previous.delete(id);
   }
 
   /** Writes what is kept; resolves (never rejects) when every ping taken before the call is written or given up. */
@@ -76,12 +90,38 @@ export class PingBuffer {
     // One write at a time: a later batch never lands before an earlier one.
     this.chain = this.chain.then(async () => {
       try {
-        for (const id of await this.write(batch)) this.known.delete(id);
+        for (const id of await this.write(batch)) this.forget(id);
       } catch (err) {
-        for (const p of batch) this.known.delete(p.id);
-        this.onError(err);
+        for (const p of batch) this.forget(p.id);
+        try {
+          this.onError(err);
+        } catch {
+          // Whoever is told may not stop the next batch.
+        }
       }
     });
     return this.chain;
+  }
+
+  /** Writes what is kept and keeps nothing more: the daemon's last step before the database closes. */
+  close(): Promise<void> {
+    this.closed = true;
+    return this.flush();
+  }
+
+  private lookup(id: string): Known | undefined {
+    const now = performance.now();
+    if (now - this.rotatedAt >= KNOWN_FOR_MS) {
+      this.previous = this.known;
+      this.known = new Map();
+      this.rotatedAt = now;
+    }
+    const k = this.known.get(id);
+    if (k || !this.previous.has(id)) return k;
+    // Reported within two generations: known for another.
+    const again = this.previous.get(id)!;
+    this.previous.delete(id);
+    this.known.set(id, again);
+    return again;
   }
 }

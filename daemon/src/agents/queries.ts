@@ -23,6 +23,14 @@ export function hotAgentQueries(db: Kysely<Database>) {
     report: prepare(db, (status: AgentStatus, at: string, ip: string, id: string, tokenId: string) => db.updateTable('agents')
       .set({ status, last_ping_at: at, ip_address: ip })
       .where('id', '=', id).where('token_id', '=', tokenId).where('status', 'not in', FINAL_STATUSES)),
+    // A ping kept in memory (pings.ts), written a second later: never over a newer one.
+    keptPing: prepare(db, (at: string, ip: string, id: string, tokenId: string, status: AgentStatus) => db.updateTable('agents')
+      .set({ last_ping_at: at, ip_address: ip }).where('id', '=', id).where('token_id', '=', tokenId).where('status', '=', status)
+      .where('last_ping_at', '<=', at)),
+    // …or of an agent whose status changed meanwhile (the watchdog turned it unknown): as report does.
+    keptReport: prepare(db, (status: AgentStatus, at: string, ip: string, id: string, tokenId: string) => db.updateTable('agents')
+      .set({ status, last_ping_at: at, ip_address: ip })
+      .where('id', '=', id).where('token_id', '=', tokenId).where('status', 'not in', FINAL_STATUSES).where('last_ping_at', '<=', at)),
     // Kept by triggers (migration 008): counting a thousand agents per page cost more than the page.
     count: prepare(db, (poolId: string) => db.selectFrom('agent_pools').select('agent_total as n').where('id', '=', poolId)),
     pageSince: prepare(db, (poolId: string, since: string, limit: number, offset: number) => pingedSince(poolId, since)

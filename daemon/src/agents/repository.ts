@@ -1,4 +1,4 @@
-import { inTransaction } from '../store/transaction';
+import { inBatch, inTransaction } from '../store/transaction';
 import type { Kysely, Selectable, Insertable } from 'kysely';
 import type { Database } from '../store/schema';
 import { prepare } from '../store/cache/prepared';
@@ -98,24 +98,38 @@ export class AgentsRepository {
     return taken;
   }
 
-  /** Writes kept pings in one transaction (one commit a second instead of one per report); returns the agents it found no row for. */
-  private async writePings(batch: readonly Ping[]): Promise<Set<string>> {
-    return inTransaction(this.db, async (trx) => {
+  /**
+   * Writes kept pings in one transaction (one commit a second instead of one per report), in
+   * order of id; returns the agents it found no row for. A ping of an agent turned unknown
+   * meanwhile makes it live again, as a report written at once would have.
+   */
+  private writePings(batch: readonly Ping[]): Promise<Set<string>> {
+    const sorted = [...batch].sort((a, b) => (a.id < b.id ? -1 : 1));
+    return inBatch(this.db, async (trx) => {
       const missed = new Set<string>();
-      for (const p of batch) {
-        const r = await this.hot.ping.executeIn(trx, p.at, p.ip, p.id, p.tokenId, p.status);
-        if (Number(r.numAffectedRows ?? 0) === 0) missed.add(p.id);
+      for (const p of sorted) {
+        const pinged = await this.hot.keptPing.executeIn(trx, p.at, p.ip, p.id, p.tokenId, p.status);
+        if (Number(pinged.numAffectedRows ?? 0) > 0) continue;
+        const reported = await this.hot.keptReport.executeIn(trx, p.status, p.at, p.ip, p.id, p.tokenId);
+        if (Number(reported.numAffectedRows ?? 0) === 0) missed.add(p.id);
       }
       return missed;
     });
   }
 
-  /** Writes the pings kept in memory; the daemon calls it as it stops. */
+  /** Writes the pings kept in memory now (reads of agents do it themselves). */
   flushPings(): Promise<void> {
     return this.pings.flush();
   }
 
+  /** Writes the pings kept in memory and keeps no more; the daemon calls it as it stops. */
+  closePings(): Promise<void> {
+    return this.pings.close();
+  }
+
   async deleteAgent(id: string) {
+    // Forgotten before and after: a report taken in between is written at once, and refused.
+    this.pings.wrote(id, null);
     await this.db.deleteFrom('agents').where('id', '=', id).execute();
     this.pings.wrote(id, null);
   }
@@ -123,14 +137,15 @@ export class AgentsRepository {
   /** Live agents silent since `before` turn unknown. */
   async markUnknown(before: string): Promise<number> {
     await this.pings.flush();
-    const r = await this.db.updateTable('agents').set({ status: 'unknown' })
-      .where('status', 'in', LIVE_STATUSES).where('last_ping_at', '<', before).executeTakeFirst();
-    if (r.numUpdatedRows > 0n) this.pings.forgetAll();
-    return Number(r.numUpdatedRows);
+    const turned = await this.db.updateTable('agents').set({ status: 'unknown' })
+      .where('status', 'in', LIVE_STATUSES).where('last_ping_at', '<', before).returning('id').execute();
+    // Their next reports are written at once; a ping kept meanwhile makes its agent live again (writePings).
+    for (const { id } of turned) this.pings.forget(id);
+    return turned.length;
   }
   /** Unknown agents silent since `before` turn errored. */
   async markErrored(before: string): Promise<number> {
-    // Unknown agents have no ping kept (pings.ts keeps those of live agents only).
+    // Unknown agents are not known to pings.ts: their reports are written at once.
     const r = await this.db.updateTable('agents').set({ status: 'errored' })
       .where('status', '=', 'unknown').where('last_ping_at', '<', before).executeTakeFirst();
     return Number(r.numUpdatedRows);

@@ -9,9 +9,7 @@ import { BlobHolds, type BlobReferrer } from './holds';
 import { DiskSpace } from './disk-space';
 import { FsBlobStore } from './fs-blob-store';
 import type { BlobStore } from './blob-store';
-import { s3ClientFor } from './s3/bucket';
 import { parseS3Location } from './s3/location';
-import { S3BlobStore } from './s3/s3-blob-store';
 import { UploadRepository } from './uploads/repository';
 import { UploadService } from './uploads/service';
 import type { RegistryPort } from './registry-port';
@@ -31,17 +29,19 @@ export interface BlobsWiring {
  * The bucket the blobs setting names (credentials: the AWS SDK's default chain), else the data
  * folder. `space` is the data folder's disk either way: it still holds secret.key (and SQLite).
  */
-function blobStoreFor(config: BlobsWiring['config'], space: DiskSpace): { store: BlobStore; close: () => void } {
+async function blobStoreFor(config: BlobsWiring['config'], space: DiskSpace): Promise<{ store: BlobStore; close: () => void }> {
   if (!config.blobs) return { store: new FsBlobStore(config.dataDir, space), close: () => undefined };
   const location = parseS3Location(config.blobs);
+  // Loaded only when asked for: the AWS SDK was most of the embedded default's start time.
+  const [{ s3ClientFor }, { S3BlobStore }] = await Promise.all([import('./s3/bucket'), import('./s3/s3-blob-store')]);
   const client = s3ClientFor(location);
   return { store: new S3BlobStore(client, location), close: () => client.destroy() };
 }
 
 /** The blobs feature's services (called once from deps.ts). The daemon starts `blobCollector`. */
-export function buildBlobs(w: BlobsWiring) {
+export async function buildBlobs(w: BlobsWiring) {
   const space = DiskSpace.fromMegabytes(w.config.dataDir, w.config.diskReserveMb);
-  const { store: blobStore, close } = blobStoreFor(w.config, space);
+  const { store: blobStore, close } = await blobStoreFor(w.config, space);
   const uploadRepo = new UploadRepository(w.db);
   const holds = new BlobHolds(w.db, w.ids);
   const uploads = new UploadService(uploadRepo, blobStore, holds, w.registry, w.clock, w.ids, w.config.uploadTtlHours);

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import { ADVISORY_LOCKS } from './advisory-locks';
 
@@ -79,7 +79,9 @@ export class AdvisoryLockLeadership implements Leadership {
     }
     // Keepalives both ways: a leader whose host vanishes (no FIN) is let go by the server within
     // seconds, not after the kernel's two hours; and a check that gets no answer fails in time.
-    const client = new pg.Client({
+    // Loaded here, not at start: a daemon on SQLite never needs the driver (start time, memory).
+    const { default: driver } = await import('pg');
+    const client = new driver.Client({
       connectionString: this.url, application_name: 'boxyard-leader',
       keepAlive: true, keepAliveInitialDelayMillis: 5000, query_timeout: this.retryMs, connectionTimeoutMillis: this.retryMs,
     });

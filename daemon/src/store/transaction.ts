@@ -28,11 +28,26 @@ const ATTEMPTS = 30;
  * number of a list) hold when several daemons write at once. `fn` may run more than once: it
  * must only touch the database.
  */
-export async function inTransaction<DB, T>(db: Kysely<DB>, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+export function inTransaction<DB, T>(db: Kysely<DB>, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
   if (!isPostgres(db)) return db.transaction().execute(fn);
+  return retried(() => db.transaction().setIsolationLevel('serializable').execute(fn));
+}
+
+/**
+ * Runs `fn` in one transaction for one commit, where no rule spans its statements (a batch of
+ * updates each conditioned on its own row): PostgreSQL's default READ COMMITTED, which SERIALIZABLE
+ * would make refuse batches of neighbouring rows from two daemons. Retried on a deadlock or a
+ * stale plan; `fn` must write rows in a stable order (by key) so that two batches do not deadlock.
+ */
+export function inBatch<DB, T>(db: Kysely<DB>, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  if (!isPostgres(db)) return db.transaction().execute(fn);
+  return retried(() => db.transaction().execute(fn));
+}
+
+async function retried<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction().setIsolationLevel('serializable').execute(fn);
+      return await run();
     } catch (err) {
       if (attempt >= ATTEMPTS || !retryable(err)) throw err;
       // Spread the retries of transactions that keep meeting each other: up to 2, 4, … 128 ms.
