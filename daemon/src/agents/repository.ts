@@ -145,7 +145,8 @@ export class AgentsRepository {
   }
   /** Unknown agents silent since `before` turn errored. */
   async markErrored(before: string): Promise<number> {
-    // Unknown agents are not known to pings.ts: their reports are written at once.
+    // No kept ping is written here: the watchdog's markUnknown wrote them a moment before, and a
+    // ping kept since of an agent turned errored is refused when written (its agent hears "stop").
     const r = await this.db.updateTable('agents').set({ status: 'errored' })
       .where('status', '=', 'unknown').where('last_ping_at', '<', before).executeTakeFirst();
     return Number(r.numUpdatedRows);
