@@ -58,10 +58,39 @@ function merged(groups: Speaking[], prefix?: string): Merged {
   }
   const matched = (path: string) => routes.find((x) => x.layer.match(path))?.dialect;
   const near = (path: string) => bySegment.get(firstSegment(path, prefix));
-  const stack = outer.routes() as Koa.Middleware;
+  const dispatch = segmentRouters(outer, prefix);
+  const stack: Koa.Middleware = (ctx, next) => dispatch(ctx.path)(ctx, next);
   if (!prefix) return { stack, matched, near };
   const allowed = outer.allowedMethods() as Koa.Middleware;
   return { stack: (ctx, next) => stack(ctx, () => allowed(ctx, next)), matched, near };
+}
+
+/** A template's first segment that is plain text: no parameter, group, wildcard or pattern in it. */
+const LITERAL = /^[\w.~-]*$/;
+
+/**
+ * The routes of `outer` split by the first path segment below the prefix: a request is matched
+ * against the routes of its segment and those whose first segment is a parameter (or a pattern),
+ * in their registered order, which are all the routes that can match it. @koa/router tests every
+ * route of a router against every request: the /api/v2 mount has about a hundred, and testing
+ * them was the largest part of the router's time in a pool list (bench/, issue 9).
+ */
+function segmentRouters(outer: Router, prefix?: string): (path: string) => Koa.Middleware {
+  const segmentOf = (layer: (typeof outer.stack)[number]) => {
+    // Middleware (no methods) and pattern routes may match any segment.
+    if (layer.methods.length === 0 || typeof layer.path !== 'string') return undefined;
+    const seg = firstSegment(layer.path, prefix);
+    return LITERAL.test(seg) ? seg : undefined;
+  };
+  const routerOf = (keep: (seg: string | undefined) => boolean) => {
+    const r = new Router();
+    r.stack.push(...outer.stack.filter((layer) => keep(segmentOf(layer))));
+    return r.routes() as Koa.Middleware;
+  };
+  const literals = new Set(outer.stack.map(segmentOf).filter((seg) => seg !== undefined));
+  const bySeg = new Map([...literals].map((lit) => [lit, routerOf((seg) => seg === undefined || seg === lit)]));
+  const others = routerOf((seg) => seg === undefined);
+  return (path) => bySeg.get(firstSegment(path, prefix)) ?? others;
 }
 
 /**
