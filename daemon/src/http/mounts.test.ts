@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { afterEach, describe, expect, it } from 'vitest';
-import { routeTable, speaks } from './mounts';
+import { routeTable, segmentRouters, speaks } from './mounts';
+import { AGENT, BOX, BOXYARD, MOUNTS, ROOT, TFC, type Route } from './route-table';
 
 let server: Server | undefined;
 afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
@@ -70,5 +71,44 @@ describe('routeTable', () => {
     expect(await get(`${url}/api/v2`)).toMatchObject({ status: 200, body: { route: 'catalog', params: { org: 'api', box: 'v2' } } });
     expect(await get(`${url}/acme/web`)).toMatchObject({ status: 200, body: { route: 'catalog' } });
     expect((await get(`${url}/api/v2/nothing/here/at/all`)).status).toBe(404);
+  });
+});
+
+describe('segmentRouters', () => {
+  // Every template of the route table under the mounts it is served at, plus what the table has
+  // none of today: router middleware, and templates that go on from the prefix without a slash.
+  const mounted: Array<[string, Record<string, Route>[]]> = [
+    [MOUNTS.v1, [BOX]], [MOUNTS.v2, [BOX, TFC]], [MOUNTS.boxyard, [BOXYARD]], [MOUNTS.agent, [AGENT]], [MOUNTS.root, [ROOT]],
+  ];
+  const noop = () => undefined;
+  const values = ['x', 'box', 'Organizations', 'UPLOAD', 'a.b', '%2F', 'v2'];
+  const methods = ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'];
+
+  it.each(mounted)('tries, for every path, the same layers in the same order as one router of the mount (%s)', (prefix, groups) => {
+    const inner = new Router();
+    const templates = groups.flatMap((g) => Object.values(g).map((r) => r.path));
+    inner.use(noop);
+    for (const t of templates) inner.all(t, noop);
+    inner.get('{*rest}', noop);
+    const outer = new Router(prefix ? { prefix } : {});
+    outer.use(inner.routes());
+    const routerFor = segmentRouters(outer, prefix || undefined);
+    let compared = 0;
+    for (const t of [...templates, '/unknown/x']) {
+      for (const v of values) {
+        const path = `${prefix}${t.replace(/:\w+/g, v)}`;
+        for (const p of [path, `${path}/`, path.toUpperCase()]) {
+          for (const m of methods) {
+            const want = outer.match(p, m);
+            const got = routerFor(p).router!.match(p, m);
+            expect(got.path, `${m} ${p}`).toEqual(want.path);
+            expect(got.pathAndMethod, `${m} ${p}`).toEqual(want.pathAndMethod);
+            expect(got.route, `${m} ${p}`).toBe(want.route);
+            compared++;
+          }
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(100);
   });
 });

@@ -59,7 +59,7 @@ function merged(groups: Speaking[], prefix?: string): Merged {
   const matched = (path: string) => routes.find((x) => x.layer.match(path))?.dialect;
   const near = (path: string) => bySegment.get(firstSegment(path, prefix));
   const dispatch = segmentRouters(outer, prefix);
-  const stack: Koa.Middleware = (ctx, next) => dispatch(ctx.path)(ctx, next);
+  const stack: Koa.Middleware = (ctx, next) => (dispatch(ctx.path) as Koa.Middleware)(ctx, next);
   if (!prefix) return { stack, matched, near };
   const allowed = outer.allowedMethods() as Koa.Middleware;
   return { stack: (ctx, next) => stack(ctx, () => allowed(ctx, next)), matched, near };
@@ -75,17 +75,20 @@ const LITERAL = /^[\w.~-]*$/;
  * route of a router against every request: the /api/v2 mount has about a hundred, and testing
  * them was the largest part of the router's time in a pool list (bench/, issue 9).
  */
-function segmentRouters(outer: Router, prefix?: string): (path: string) => Koa.Middleware {
+export function segmentRouters(outer: Router, prefix?: string): (path: string) => ReturnType<Router['routes']> {
   const segmentOf = (layer: (typeof outer.stack)[number]) => {
-    // Middleware (no methods) and pattern routes may match any segment.
+    // Middleware (no methods) and pattern routes may match any segment, as may a template that
+    // goes on from the prefix without a slash (`{*rest}`).
     if (layer.methods.length === 0 || typeof layer.path !== 'string') return undefined;
-    const seg = firstSegment(layer.path, prefix);
+    const below = layer.path.slice(prefix?.length ?? 0);
+    if (below !== '' && !below.startsWith('/')) return undefined;
+    const seg = firstSegment(below);
     return LITERAL.test(seg) ? seg : undefined;
   };
   const routerOf = (keep: (seg: string | undefined) => boolean) => {
     const r = new Router();
     r.stack.push(...outer.stack.filter((layer) => keep(segmentOf(layer))));
-    return r.routes() as Koa.Middleware;
+    return r.routes();
   };
   const literals = new Set(outer.stack.map(segmentOf).filter((seg) => seg !== undefined));
   const bySeg = new Map([...literals].map((lit) => [lit, routerOf((seg) => seg === undefined || seg === lit)]));
