@@ -41,7 +41,7 @@ interface Merged {
 
 function merged(groups: Speaking[], prefix?: string): Merged {
   const outer = new Router(prefix ? { prefix } : {});
-  const routes: Array<{ layer: (typeof outer.stack)[number]; dialect: Dialect }> = [];
+  const routes: Array<{ layer: Layer; dialect: Dialect }> = [];
   for (const g of groups) {
     for (const r of g.routers) {
       const before = outer.stack.length;
@@ -53,8 +53,8 @@ function merged(groups: Speaking[], prefix?: string): Merged {
   // is the registry's, `/api/v2/organizations/…` go-tfe's): taken from the routes, not a list.
   const bySegment = new Map<string, Dialect>();
   for (const { layer, dialect } of routes) {
-    const seg = typeof layer.path === 'string' ? firstSegment(layer.path, prefix) : ':';
-    if (!seg.startsWith(':') && !bySegment.has(seg)) bySegment.set(seg, dialect);
+    const seg = literalSegment(layer, prefix);
+    if (seg !== undefined && !bySegment.has(seg)) bySegment.set(seg, dialect);
   }
   const matched = (path: string) => routes.find((x) => x.layer.match(path))?.dialect;
   const near = (path: string) => bySegment.get(firstSegment(path, prefix));
@@ -68,6 +68,21 @@ function merged(groups: Speaking[], prefix?: string): Merged {
 /** A template's first segment that is plain text: no parameter, group, wildcard or pattern in it. */
 const LITERAL = /^[\w.~-]*$/;
 
+type Layer = Router['stack'][number];
+
+/**
+ * A route's first path segment below the prefix when it is plain text, lower-cased; undefined
+ * when the route may match any segment: middleware (no methods), a pattern, a parameter, or a
+ * template that goes on from the prefix without a slash (`{*rest}`).
+ */
+function literalSegment(layer: Layer, prefix?: string): string | undefined {
+  if (layer.methods.length === 0 || typeof layer.path !== 'string') return undefined;
+  const below = layer.path.slice(prefix?.length ?? 0);
+  if (below !== '' && !below.startsWith('/')) return undefined;
+  const seg = firstSegment(below);
+  return LITERAL.test(seg) ? seg : undefined;
+}
+
 /**
  * The routes of `outer` split by the first path segment below the prefix: a request is matched
  * against the routes of its segment and those whose first segment is a parameter (or a pattern),
@@ -76,15 +91,7 @@ const LITERAL = /^[\w.~-]*$/;
  * them was the largest part of the router's time in a pool list (bench/, issue 9).
  */
 export function segmentRouters(outer: Router, prefix?: string): (path: string) => ReturnType<Router['routes']> {
-  const segmentOf = (layer: (typeof outer.stack)[number]) => {
-    // Middleware (no methods) and pattern routes may match any segment, as may a template that
-    // goes on from the prefix without a slash (`{*rest}`).
-    if (layer.methods.length === 0 || typeof layer.path !== 'string') return undefined;
-    const below = layer.path.slice(prefix?.length ?? 0);
-    if (below !== '' && !below.startsWith('/')) return undefined;
-    const seg = firstSegment(below);
-    return LITERAL.test(seg) ? seg : undefined;
-  };
+  const segmentOf = (layer: Layer) => literalSegment(layer, prefix);
   const routerOf = (keep: (seg: string | undefined) => boolean) => {
     const r = new Router();
     r.stack.push(...outer.stack.filter((layer) => keep(segmentOf(layer))));
