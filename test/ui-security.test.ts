@@ -186,14 +186,17 @@ describe('the UI session cookie', () => {
     const begin = await bob.http.post('/api/boxyard/two-factor/totp', { current_password: 'bob-password' });
     expect(begin.status, begin.text).toBeLessThan(300);
     const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(begin.json.two_factor.secret) });
-    const confirm = await bob.http.post('/api/boxyard/two-factor/totp/confirm', { two_factor: { code: totp.generate({ timestamp: Date.now() - 30_000 }) }, current_password: 'bob-password' });
+    // Confirmed with this step's code, signed in with the next one (a code counts once): both stay
+    // within the daemon's one step either way if a 30 s step ends in between.
+    const at = Date.now();
+    const confirm = await bob.http.post('/api/boxyard/two-factor/totp/confirm', { two_factor: { code: totp.generate({ timestamp: at }) }, current_password: 'bob-password' });
     expect(confirm.status, confirm.text).toBe(200);
 
     const noCode = await d.http.post('/api/boxyard/session', signInBody('bob', 'bob-password'), { headers: CSRF });
     expect(noCode.status).toBe(406);
     expect(noCode.json.two_factor.delivery_methods).toEqual(['app']);
     expect(noCode.headers.get('set-cookie')).toBeNull();
-    const ok = await d.http.post('/api/boxyard/session', signInBody('bob', 'bob-password', totp.generate()), { headers: CSRF });
+    const ok = await d.http.post('/api/boxyard/session', signInBody('bob', 'bob-password', totp.generate({ timestamp: at + 30_000 })), { headers: CSRF });
     expect(ok.status, ok.text).toBe(200);
     expect((await d.http.get('/api/boxyard/session', { headers: { cookie: cookieOf(ok) } })).json.user.username).toBe('bob');
   });
