@@ -310,3 +310,36 @@ describe('hostile input and members', () => {
     await d.deps.orgs.removeMember(org, 'bob');
   });
 });
+
+describe('the list of an organization with one pool (answers kept as bytes)', () => {
+  it('answers each change of the pool, its relationships or the count, and links from the URL asked', async () => {
+    await createOrg(alice, 'solo');
+    const pool = await createPool(alice, 'solo', 'only');
+    const list = (q = '') => alice.get(`/api/v2/organizations/solo/agent-pools${q}`);
+    const first = await list();
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toContain(JSONAPI);
+    expect(names(first)).toEqual(['only']);
+    expect(await list()).toMatchObject({ status: 200, text: first.text });
+
+    expect((await alice.patch(`/api/v2/agent-pools/${pool.id}`, doc('agent-pools', { name: 'renamed' }))).status).toBe(200);
+    expect(names(await list())).toEqual(['renamed']);
+    const ws = await createWorkspace(alice, 'solo', 'web', {}, { 'agent-pool': { data: { type: 'agent-pools', id: pool.id } } });
+    expect((await list()).json.data[0].relationships.workspaces.data).toEqual([{ type: 'workspaces', id: ws.id }]);
+    expect((await alice.patch(`/api/v2/agent-pools/${pool.id}`, doc('agent-pools', {}, { 'allowed-workspaces': refs('workspaces', [ws.id]) }))).status).toBe(200);
+    expect((await list()).json.data[0].relationships['allowed-workspaces'].data).toEqual([{ type: 'workspaces', id: ws.id }]);
+
+    const paged = await list('?page%5Bsize%5D=5');
+    expect(paged.json.links.self).toBe(`${d.url}/api/v2/organizations/solo/agent-pools?page%5Bnumber%5D=1&page%5Bsize%5D=5`);
+    expect((await list()).json.links.self).toBe(`${d.url}/api/v2/organizations/solo/agent-pools?page%5Bnumber%5D=1&page%5Bsize%5D=20`);
+    // The same pool and page, asked another way: the links follow the URL.
+    expect((await list('?sort=created-at')).json.links.self).toBe(`${d.url}/api/v2/organizations/solo/agent-pools?sort=created-at&page%5Bnumber%5D=1&page%5Bsize%5D=20`);
+    expect((await list('?page%5Bnumber%5D=1')).json.links.self).toBe(`${d.url}/api/v2/organizations/solo/agent-pools?page%5Bnumber%5D=1&page%5Bsize%5D=20`);
+    await setPoolLimit(alice, 'solo', 2);
+    await createPool(alice, 'solo', 'second');
+    const two = await list('?page%5Bsize%5D=1');
+    expect(names(two)).toEqual(['renamed']);
+    expect(two.json.meta['status-counts']).toEqual({ total: 2, matching: 2 });
+    expect(two.json.meta.pagination['total-count']).toBe(2);
+  });
+});

@@ -18,9 +18,9 @@ interface Entry { rest: readonly object[]; variants: Map<string, Buffer> }
 export class AnswerMemo {
   private readonly byFirst = new WeakMap<object, Entry>();
 
-  /** Answers `build()`'s value as JSON, from memory when `from` and `variant` were answered before. */
-  send(ctx: Context, from: readonly [object, ...object[]], variant: string, build: () => unknown): void {
-    ctx.type = 'application/json';
+  /** Answers `build()`'s value as JSON (`type`), from memory when `from` and `variant` were answered before. */
+  send(ctx: Context, from: readonly [object, ...object[]], variant: string, build: () => unknown, type = 'application/json'): void {
+    ctx.type = type;
     ctx.body = this.bytes(from, variant, build);
   }
 

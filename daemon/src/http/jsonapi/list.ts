@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { document, sendDocument, type Resource } from './document';
+import { document, sendDocument, type Document, type Resource } from './document';
 import { paginationLinks, paginationMeta, type Page } from './pagination';
 
 export interface ListOptions {
@@ -12,8 +12,13 @@ export interface ListOptions {
   meta?: Record<string, unknown>;
 }
 
-/** Answers a paginated collection: data, absolute links, `meta.pagination` and any extra meta. */
-export function sendList(ctx: Context, data: Resource[], o: ListOptions): void {
+/** A paginated collection: data, absolute links, `meta.pagination` and any extra meta. */
+export function listDocument(ctx: Context, data: Resource[], o: ListOptions): Document {
   const pagination = paginationMeta(o.page, o.totalCount);
-  sendDocument(ctx, document(data, { included: o.included, links: paginationLinks(ctx, o.base, pagination), meta: { pagination, ...o.meta } }));
+  return document(data, { included: o.included, links: paginationLinks(ctx, o.base, pagination), meta: { pagination, ...o.meta } });
+}
+
+/** Answers a paginated collection (listDocument). */
+export function sendList(ctx: Context, data: Resource[], o: ListOptions): void {
+  sendDocument(ctx, listDocument(ctx, data, o));
 }
