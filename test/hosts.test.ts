@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,34 +8,10 @@ import { AllowedHosts, hostOfHeader, type HostSources } from '../daemon/src/http
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { countRows, createBox } from './helpers/registry';
 import { spawnDaemon } from './helpers/spawn-daemon';
+import { withHost } from './helpers/with-host';
 
 // Issue 10: DNS rebinding and Host reflection. A page on attacker.example whose name is rebound to
 // the daemon's address sends `Host: attacker.example:PORT`; it must be refused before any route.
-
-interface Raw { status: number; headers: Record<string, string | string[] | undefined>; text: string; json: any } // eslint-disable-line @typescript-eslint/no-explicit-any
-
-/** A request with a chosen Host header (fetch() will not send one). */
-function withHost(url: string, host: string, opts: { method?: string; path?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Raw> {
-  const u = new URL(url);
-  const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-  return new Promise((resolve, reject) => {
-    const req = request({
-      host: u.hostname, port: u.port, method: opts.method ?? 'GET', path: opts.path ?? '/',
-      headers: { host, accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}), ...opts.headers },
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
-      res.on('end', () => {
-        let json: unknown;
-        try { json = JSON.parse(text); } catch { json = undefined; }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 const portOf = (d: TestDaemon) => new URL(d.url).port;
 

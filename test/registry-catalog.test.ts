@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
 import { createBox } from './helpers/registry';
+import { withHost } from './helpers/with-host';
 
 let d: TestDaemon;
 let alice: { token: string; http: HttpClient };
@@ -124,5 +125,26 @@ describe('links with a configured public URL', () => {
     expect(v.json.release_url).toBe('http://boxes.lan:8080/api/v2/box/bob/lan/version/1.0.0/release');
     const p = await bob.http.post('/api/v2/box/bob/lan/version/1.0.0/providers', { provider: { name: 'virtualbox', architecture: 'arm64' } });
     expect(p.json.download_url).toBe('http://boxes.lan:8080/bob/boxes/lan/versions/1.0.0/providers/virtualbox/arm64/vagrant.box');
+  });
+});
+
+describe('the catalog kept as bytes', () => {
+  it('follows the base URL of each request, the agent, the name asked and a release', async () => {
+    const hosted = (r: { json?: { versions: Array<{ providers: Array<{ architecture?: string; url: string }> }> } }) =>
+      r.json?.versions[0].providers.find((p) => p.architecture === 'arm64')?.url;
+    // Private since the tests above: asked with the owner's token.
+    const as = (agent: { headers: Record<string, string> }) => ({ headers: { ...agent.headers, authorization: `Bearer ${alice.token}` } });
+    const here = await d.http.get('/alice/cat', as(NEW));
+    expect(hosted(here)).toMatch(new RegExp(`^${d.url}/`));
+    const port = new URL(d.url).port;
+    const named = await withHost(d.url, `localhost:${port}`, { path: '/alice/cat', headers: as(NEW).headers });
+    expect(named.status).toBe(200);
+    expect(hosted(named)).toMatch(new RegExp(`^http://localhost:${port}/`));
+    expect((await d.http.get('/alice/cat', as(NEW))).text).toBe(here.text);
+    expect((await d.http.get('/Alice/cat', as(NEW))).json.name).toBe('Alice/cat');
+    expect((await d.http.get('/alice/cat', as(OLD))).json.versions[0].providers).toHaveLength(2);
+    expect((await alice.http.put(`${API}/version/2.0.0/release`)).status).toBe(200);
+    const released = await d.http.get('/alice/cat', as(NEW));
+    expect(released.json.versions.map((v: { version: string }) => v.version)).toEqual(['2.0.0', '1.0.0']);
   });
 });

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import { caller, type RegistryRouteDeps } from '../route-helpers';
 import { ROOT } from '../../http/route-table';
 import { Urls } from '../../http/urls';
+import { AnswerMemo } from '../../http/answer-memo';
 import { NotFoundError } from '../../lib/errors';
 import { catalogDocument, isLegacyVagrant } from './catalog';
 import { prefersPage } from './negotiate';
@@ -22,15 +23,19 @@ export interface CatalogRouteDeps extends RegistryRouteDeps {
  */
 export function catalogRoutes(d: CatalogRouteDeps): Router {
   const r = new Router();
+  const answers = new AnswerMemo();
   const serve = async (ctx: Context) => {
     const { org, box } = ctx.params as { org: string; box: string };
     const detail = await d.registry.catalog(caller(ctx), { username: org, box });
-    ctx.type = 'application/json';
-    ctx.body = catalogDocument(`${org}/${box}`, detail, Urls.of(ctx, d.config.publicUrl), {
+    const urls = Urls.of(ctx, d.config.publicUrl);
+    const opts = {
       legacy: isLegacyVagrant(ctx.get('user-agent')),
       // Set by the pull-through cache when its upstream cannot be reached for this request.
       heldOnly: ctx.state.catalogHeldOnly === true,
-    });
+    };
+    // A box from the read caches is the same frozen objects until it changes: its catalog is serialized once per variant.
+    const variant = `${urls.base} ${org}/${box} ${opts.legacy} ${opts.heldOnly}`;
+    answers.send(ctx, [detail.box, detail.versions], variant, () => catalogDocument(`${org}/${box}`, detail, urls, opts));
   };
   // The page is the same for every box; its status says whether this caller may see the box.
   const page = async (ctx: Context) => {
