@@ -63,6 +63,25 @@ export function wrk(url: string, headers: string[], duration: number, connection
   return run('wrk', args, { timeoutMs: (duration + 30) * 1000 }).then(parseWrk);
 }
 
+/**
+ * wrk against each url in turn, in BENCH_WRK_SLICES (5) slices of the duration each: this machine's
+ * speed drifts by up to 2x over tens of seconds (other tenants), and one long run of each side
+ * after the other put that drift into the ratio. Per url: requests per second over all its
+ * slices, and the worst slice's p99.
+ */
+export async function alternating(duration: number, urls: readonly string[], headers: string[]): Promise<Wrk[]> {
+  const slices = Math.max(1, Number(process.env.BENCH_WRK_SLICES ?? 5));
+  const runs: Wrk[][] = urls.map(() => []);
+  for (let n = 0; n < slices; n++) {
+    for (const [i, url] of urls.entries()) runs[i].push(await wrk(url, headers, Math.max(1, Math.round(duration / slices))));
+  }
+  return runs.map((r) => {
+    const seconds = r.reduce((t, w) => t + w.requests / w.rps, 0);
+    const requests = r.reduce((t, w) => t + w.requests, 0);
+    return { rps: requests / seconds, requests, p99: Math.max(...r.map((w) => w.p99)), errors: r.map((w) => w.errors).filter(Boolean).join('; ') };
+  });
+}
+
 export async function apiAtScale(work: string, s: Seed): Promise<Row[]> {
   const duration = Number(process.env.BENCH_WRK_SECONDS ?? 10);
   const list = endpoints(s);
@@ -90,11 +109,10 @@ export async function apiAtScale(work: string, s: Seed): Promise<Row[]> {
     for (const [i, e] of list.entries()) {
       process.stderr.write(`api: ${e.path}\n`);
       const headers = headersOf(e);
-      // One second of warm-up each (JIT, SQLite page cache), then the measured run.
+      // One second of warm-up each (JIT, SQLite page cache), then the measured runs.
       await wrk(daemon.url + e.path, headers, 1);
-      const d = await wrk(daemon.url + e.path, headers, duration);
       await wrk(`${koa.url}/${i}`, headers, 1);
-      const k = await wrk(`${koa.url}/${i}`, headers, duration);
+      const [d, k] = await alternating(duration, [daemon.url + e.path, `${koa.url}/${i}`], headers);
       const row = ratioRow(
         `${e.measure}${s.database ? ' on PostgreSQL' : ''} (${fmt(sizes[i] / 1024, 1)} KiB)`,
         `${fmt(d.rps)} req/s, p99 ${ms(d.p99)}`,
