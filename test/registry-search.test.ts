@@ -120,3 +120,18 @@ describe('GET /search', () => {
     expect(r.json.errors[0]).toMatch(message);
   });
 });
+
+describe('search pages kept as bytes', () => {
+  it('follow a new release, a box changed and the API version asked', async () => {
+    const release = (r: { json: { boxes: Array<{ current_version: { release_url: string; version: string } }> } }) => r.json.boxes[0].current_version;
+    const v1 = await d.http.get('/api/v1/search?q=debian');
+    expect(release(v1).release_url).toBe(`${d.url}/api/v1/box/alice/debian/version/1.0.0/release`);
+    expect((await d.http.get('/api/v1/search?q=debian')).text).toBe(v1.text);
+    expect(release(await d.http.get('/api/v2/search?q=debian')).release_url).toBe(`${d.url}/api/v2/box/alice/debian/version/1.0.0/release`);
+    await publish(alice.http, 'alice', 'debian', '2.0.0');
+    expect(release(await d.http.get('/api/v1/search?q=debian')).version).toBe('2.0.0');
+    expect((await alice.http.put('/api/v1/box/alice/debian', { box: { short_description: 'Debian testing' } })).status).toBe(200);
+    expect((await d.http.get('/api/v1/search?q=debian')).json.boxes[0].short_description).toBe('Debian testing');
+    expect((await d.http.get('/api/v1/search?q=nothing-like-it')).json).toEqual({ boxes: [] });
+  });
+});

@@ -11,6 +11,9 @@ import type { BoxDetail } from './details';
 import { versionRoutes } from './versions/routes';
 import { providerRoutes } from './providers/routes';
 
+/** Stands for a hit without a released version in a kept answer's sources. */
+const NO_VERSION = Object.freeze({});
+
 /** The box registry API (users, search, boxes, versions, providers), mounted under /api/v1 and /api/v2. */
 export function registryRoutes(d: RegistryRouteDeps): Router {
   const r = new Router();
@@ -34,7 +37,11 @@ export function registryRoutes(d: RegistryRouteDeps): Router {
     const hits = await d.registry.search(caller(ctx), query);
     const links = linksFor(ctx, d.config);
     // vagrant_cloud 3.0.5 raises on any top-level key besides `boxes`.
-    ctx.body = { boxes: hits.map((b) => boxSummaryJson(b, links)) };
+    const build = () => ({ boxes: hits.map((b) => boxSummaryJson(b, links)) });
+    // Hits from the read caches are the same frozen boxes and versions until one changes: the page is serialized once.
+    const from = hits.flatMap((h) => [h.box, h.current ?? NO_VERSION]);
+    if (from.length > 0) answers.send(ctx, [from[0], ...from.slice(1)], `${links.urls.base} ${links.api}`, build);
+    else ctx.body = build();
   }));
 
   r.post(BOX.boxes.path, validated({ body: CreateBoxBody }, async (ctx, { body }) => {
