@@ -59,8 +59,9 @@ export function poolsRoutes(d: PoolsRouteDeps): Router {
     const list = { base, page, totalCount: matching, meta: { 'status-counts': { total, matching } } };
     if (include.has('workspaces')) {
       sendList(ctx, views.map(poolResource), { ...list, included: await includedWorkspaces(views) });
-    } else if (views.length > 0) {
-      // Pools from the read caches come as the same frozen views until they change: their answer is kept as bytes.
+    } else if (views.length > 0 && ctx.query.access_token === undefined) {
+      // Pools from the read caches come as the same frozen views until they change: their answer is
+      // kept as bytes, keyed by the URL (not one that carries a token).
       answers.send(ctx, [views[0], ...views.slice(1)], `${base} ${ctx.url} ${total} ${matching}`, () => listDocument(ctx, views.map(poolResource), list), JSONAPI_TYPE);
     } else {
       sendList(ctx, [], list);
