@@ -334,6 +334,10 @@ describe('the list of an organization with one pool (answers kept as bytes)', ()
     expect((await list()).json.links.self).toBe(`${d.url}/api/v2/organizations/solo/agent-pools?page%5Bnumber%5D=1&page%5Bsize%5D=20`);
     // The same pool and page, asked another way: the links follow the URL.
     expect((await list('?sort=created-at')).json.links.self).toBe(`${d.url}/api/v2/organizations/solo/agent-pools?sort=created-at&page%5Bnumber%5D=1&page%5Bsize%5D=20`);
+    // Asked with the token in the URL: the same pool, built for this request.
+    const tokenInUrl = await d.http.get(`/api/v2/organizations/solo/agent-pools?access_token=${encodeURIComponent(aliceToken)}`);
+    expect(names(tokenInUrl)).toEqual(['renamed']);
+    expect(tokenInUrl.json.links.self).toBe(`${d.url}/api/v2/organizations/solo/agent-pools?page%5Bnumber%5D=1&page%5Bsize%5D=20`);
     expect((await list('?page%5Bnumber%5D=1')).json.links.self).toBe(`${d.url}/api/v2/organizations/solo/agent-pools?page%5Bnumber%5D=1&page%5Bsize%5D=20`);
     await setPoolLimit(alice, 'solo', 2);
     await createPool(alice, 'solo', 'second');

@@ -64,7 +64,7 @@ export function poolsRoutes(d: PoolsRouteDeps): Router {
       // kept as bytes, keyed by the URL (not one that carries a token).
       answers.send(ctx, [views[0], ...views.slice(1)], `${base} ${ctx.url} ${total} ${matching}`, () => listDocument(ctx, views.map(poolResource), list), JSONAPI_TYPE);
     } else {
-      sendList(ctx, [], list);
+      sendList(ctx, views.map(poolResource), list);
     }
   }));
   r.post(TFC.agentPools.path, validated({ params: OrgParams, body: S.PoolCreateBody }, async (ctx, { params, body }) => {
