@@ -1,10 +1,14 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { clientIdle, connectionSettings, openFileLimit } from './connections';
+import { clientIdle, connectionSettings, createHttpServer, openFileLimit } from './connections';
 
 const config = (env: Record<string, string> = {}) => loadConfig(env, { dataDir: '/tmp/x' });
 
@@ -46,6 +50,7 @@ describe('an idle connection', () => {
   it('is dropped when its client stopped sending a body it reads, or stopped reading an answer, or after an answer', () => {
     expect(clientIdle(inFlight({ complete: false }, { headersSent: false }))).toBe(true);
     expect(clientIdle(inFlight({ complete: true }, { headersSent: true }))).toBe(true);
+    expect(clientIdle('answered')).toBe(true);
   });
 
   it('is kept while the daemon is behind: a body it paused or has not read yet, a whole request it works on', () => {
@@ -56,5 +61,47 @@ describe('an idle connection', () => {
 
   it('before any request is left to the headers deadline (408)', () => {
     expect(clientIdle(undefined)).toBe(false);
+  });
+});
+
+describe('a keep-alive connection between requests', () => {
+  // V8's collector, for this test's process only: whether the server still holds an answer.
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+
+  it('holds no answered request, and is still closed when idle for longer than the keep-alive time', async () => {
+    const answers: Array<WeakRef<ServerResponse>> = [];
+    const sockets = new Set<unknown>();
+    const server = createHttpServer((req, res) => {
+      answers.push(new WeakRef(res));
+      sockets.add(req.socket);
+      res.end('{}');
+    }, { headersTimeoutMs: 20_000, bodyIdleMs: 60_000, keepAliveMs: 2500, maxPerAddress: 10, maxTotal: 10 }, pino({ level: 'silent' }));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = () => new Promise<number>((resolve, reject) => {
+      request({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: '/', agent }, (res) => {
+        res.resume();
+        // The socket goes back to the agent's pool a tick after the answer's end.
+        res.on('end', () => setImmediate(() => resolve(res.statusCode!)));
+      }).on('error', reject).end();
+    });
+    try {
+      expect([await get(), await get()]).toEqual([200, 200]);
+      expect(sockets.size).toBe(1);
+      const [socket] = sockets as Set<NodeJS.EventEmitter>;
+      sockets.clear();
+      const closed = new Promise((r) => socket.once('close', r));
+      for (let i = 0; i < 5 && answers.some((a) => a.deref()); i++) {
+        await new Promise((r) => setImmediate(r));
+        gc();
+      }
+      // The connection is open (closed only after 2.5 s idle), and neither answer is held by it.
+      expect(answers.map((a) => a.deref() === undefined)).toEqual([true, true]);
+      await closed;
+    } finally {
+      agent.destroy();
+      await new Promise((r) => server.close(r));
+    }
   });
 });

@@ -50,6 +50,8 @@ export function connectionSettings(c: ConnectionConfig, { fdLimit }: { fdLimit: 
 }
 
 type InFlight = { req: IncomingMessage; res: ServerResponse };
+/** A connection's state: a request under way, or its last request read whole and answered. */
+type ConnectionState = InFlight | 'answered';
 
 /**
  * Whether a connection that moved no byte for `bodyIdleMs` (or, between requests, `keepAliveMs`)
@@ -59,16 +61,21 @@ type InFlight = { req: IncomingMessage; res: ServerResponse };
  * may take longer than the idle time, and its client waits for the answer) or has stopped reading
  * a body its disk or hashing cannot keep up with. Before any request the headers deadline answers.
  */
-export function clientIdle(r: InFlight | undefined): boolean {
+export function clientIdle(r: ConnectionState | undefined): boolean {
   if (!r) return false;
+  if (r === 'answered') return true;
   if (!r.req.complete) return !(r.req.isPaused() || r.req.readableLength > 0);
   return r.res.headersSent;
 }
 
 function idlePolicy(server: Server): void {
-  const current = new WeakMap<Socket, InFlight>();
+  const current = new WeakMap<Socket, ConnectionState>();
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
-    current.set(req.socket, { req, res });
+    const socket = req.socket;
+    current.set(socket, { req, res });
+    // Not the answered request itself: kept for each idle keep-alive connection (1,000 agents'
+    // for 10 s each), it outlived young-generation GCs into the old generation (issue 9).
+    res.once('finish', () => { if (req.complete) current.set(socket, 'answered'); });
   });
   server.on('timeout', (socket: Socket) => {
     if (clientIdle(current.get(socket))) socket.destroy();
