@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import pino from 'pino';
@@ -101,6 +101,30 @@ describe('a keep-alive connection between requests', () => {
       await closed;
     } finally {
       agent.destroy();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
+
+describe('pipelined requests', () => {
+  it('a request under way is not taken for an idle connection when the answer before it finishes', async () => {
+    // The second request takes longer than the idle time while its connection moves no byte: it is
+    // the daemon that works, so the connection stays.
+    const server = createHttpServer((req, res) => {
+      if (req.url === '/slow') setTimeout(() => res.end('slow'), 1000);
+      else res.end('fast');
+    }, { headersTimeoutMs: 20_000, bodyIdleMs: 300, keepAliveMs: 2500, maxPerAddress: 10, maxTotal: 10 }, pino({ level: 'silent' }));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      let text = '';
+      socket.setEncoding('utf8').on('data', (d: string) => { text += d; });
+      const ended = new Promise((r) => socket.once('close', r));
+      socket.write('GET /fast HTTP/1.1\r\nHost: x\r\n\r\nGET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      await ended;
+      expect(text.match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+      expect(text).toMatch(/fast[\s\S]*slow$/);
+    } finally {
       await new Promise((r) => server.close(r));
     }
   });

@@ -72,10 +72,14 @@ function idlePolicy(server: Server): void {
   const current = new WeakMap<Socket, ConnectionState>();
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
-    current.set(socket, { req, res });
+    const state = { req, res };
+    current.set(socket, state);
     // Not the answered request itself: kept for each idle keep-alive connection (1,000 agents'
-    // for 10 s each), it outlived young-generation GCs into the old generation (issue 9).
-    res.once('finish', () => { if (req.complete) current.set(socket, 'answered'); });
+    // for 10 s each), it outlived young-generation GCs into the old generation (issue 9). Unless
+    // a pipelined request came meanwhile: that one is under way.
+    res.once('finish', () => {
+      if (req.complete && current.get(socket) === state) current.set(socket, 'answered');
+    });
   });
   server.on('timeout', (socket: Socket) => {
     if (clientIdle(current.get(socket))) socket.destroy();
