@@ -20,8 +20,9 @@ export interface RunningDaemon {
 export async function startDaemon(config: Config, opts: DepsOptions = {}): Promise<RunningDaemon> {
   const deps = await buildDeps(config, opts);
   // PRAGMA quick_check on a worker thread (store/integrity.ts): damage found within the wait stops
-  // the start before anything is written. The app and server, which write nothing, are built
-  // meanwhile: the check takes the whole wait on a large database (issue 9's start row).
+  // the start before it writes anything of its own (migrations ran when the store opened). The app
+  // and server, which write nothing, are built meanwhile: the check takes the whole wait on a
+  // large database (issue 9's start row).
   const checked = deps.integrity?.start(config.startCheckWaitMs).then(() => undefined, (err: unknown) => err);
   const app = createApp(deps);
   const server = createHttpServer(app.callback(), connectionSettings(config), deps.log);

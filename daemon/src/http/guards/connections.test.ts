@@ -96,7 +96,7 @@ describe('a keep-alive connection between requests', () => {
         await new Promise((r) => setImmediate(r));
         gc();
       }
-      // The connection is open (closed only after 2.5 s idle), and neither answer is held by it.
+      // The connection is open (closed after 2.5 s idle at the earliest), and neither answer is held by it.
       expect(answers.map((a) => a.deref() === undefined)).toEqual([true, true]);
       await closed;
     } finally {
