@@ -28,8 +28,31 @@ function refusal(message: string): string {
     + `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
-/** A connection the guard counts: busy from its start until an answer ends, idle between requests. */
-interface Tracked { socket: Socket; address: string; idle: boolean; gone: boolean }
+type InFlight = { req: IncomingMessage; res: ServerResponse };
+/** A connection's request: one under way, or its last one read whole and answered. */
+type ConnectionState = InFlight | 'answered';
+
+/**
+ * A connection the guard counts: busy from its start until an answer ends, idle between requests.
+ * Between requests it keeps only the string 'answered', never its last request and response:
+ * kept for 10 s by each of 1,000 agents, those outlived young-generation GCs (issue 9).
+ */
+interface Tracked { socket: Socket; address: string; idle: boolean; gone: boolean; request: ConnectionState | undefined }
+
+/**
+ * Whether a connection that moved no byte for `bodyIdleMs` (or, between requests, `keepAliveMs`)
+ * is the client's fault and is dropped: a request body that stopped coming (a stalled upload or
+ * trickled JSON), an answer nobody reads (a stalled download), idleness after an answer. Not
+ * when the daemon itself is behind: it works on a whole request (fsyncing a multi-gigabyte upload
+ * may take longer than the idle time, and its client waits for the answer) or has stopped reading
+ * a body its disk or hashing cannot keep up with. Before any request the headers deadline answers.
+ */
+export function clientIdle(r: ConnectionState | undefined): boolean {
+  if (!r) return false;
+  if (r === 'answered') return true;
+  if (!r.req.complete) return !(r.req.isPaused() || r.req.readableLength > 0);
+  return r.res.headersSent;
+}
 
 /**
  * Caps connections before Node's HTTP parser sees them, so one address flooding (slowloris)
@@ -57,7 +80,8 @@ export class ConnectionGuard {
   /**
    * Puts the guard in front of the server's own connection handling. `http.Server` handles a
    * socket in its 'connection' listener; the guard calls it only for sockets it admits, and
-   * follows each request to tell busy connections from idle ones.
+   * follows each request to tell busy connections from idle ones and, when one times out, whether
+   * the client is at fault (`clientIdle`).
    */
   install(server: Server): void {
     const own = server.listeners('connection') as Array<(socket: Socket) => void>;
@@ -68,8 +92,17 @@ export class ConnectionGuard {
     server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
       const t = this.tracked.get(req.socket);
       if (!t) return;
+      const request = { req, res };
+      t.request = request;
       if (t.idle) this.markBusy(t);
-      res.once('finish', () => { if (!t.gone && !t.socket.destroyed) this.markIdle(t); });
+      res.once('finish', () => {
+        if (!t.gone && !t.socket.destroyed) this.markIdle(t);
+        // Only the latest request marks it: a pipelined one that came meanwhile is under way.
+        if (req.complete && t.request === request) t.request = 'answered';
+      });
+    });
+    server.on('timeout', (socket: Socket) => {
+      if (clientIdle(this.tracked.get(socket)?.request)) socket.destroy();
     });
   }
 
@@ -89,7 +122,7 @@ export class ConnectionGuard {
       this.refuse(socket, address, `The server is at its limit of ${this.caps.maxTotal} connections. Retry in a few seconds.`, ALL);
       return false;
     }
-    const t: Tracked = { socket, address, idle: true, gone: false };
+    const t: Tracked = { socket, address, idle: true, gone: false, request: undefined };
     this.tracked.set(socket, t);
     this.total++;
     this.markBusy(t);

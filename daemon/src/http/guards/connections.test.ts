@@ -8,7 +8,8 @@ import { runInNewContext } from 'node:vm';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config';
-import { clientIdle, connectionSettings, createHttpServer, openFileLimit } from './connections';
+import { clientIdle } from './connection-guard';
+import { connectionSettings, createHttpServer, openFileLimit } from './connections';
 
 const config = (env: Record<string, string> = {}) => loadConfig(env, { dataDir: '/tmp/x' });
 

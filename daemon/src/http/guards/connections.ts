@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../../config';
 import { ConnectionGuard } from './connection-guard';
@@ -49,43 +48,6 @@ export function connectionSettings(c: ConnectionConfig, { fdLimit }: { fdLimit: 
   };
 }
 
-type InFlight = { req: IncomingMessage; res: ServerResponse };
-/** A connection's state: a request under way, or its last request read whole and answered. */
-type ConnectionState = InFlight | 'answered';
-
-/**
- * Whether a connection that moved no byte for `bodyIdleMs` (or, between requests, `keepAliveMs`)
- * is the client's fault and is dropped: a request body that stopped coming (a stalled upload or
- * trickled JSON), an answer nobody reads (a stalled download), idleness after an answer. Not
- * when the daemon itself is behind: it works on a whole request (fsyncing a multi-gigabyte upload
- * may take longer than the idle time, and its client waits for the answer) or has stopped reading
- * a body its disk or hashing cannot keep up with. Before any request the headers deadline answers.
- */
-export function clientIdle(r: ConnectionState | undefined): boolean {
-  if (!r) return false;
-  if (r === 'answered') return true;
-  if (!r.req.complete) return !(r.req.isPaused() || r.req.readableLength > 0);
-  return r.res.headersSent;
-}
-
-function idlePolicy(server: Server): void {
-  const current = new WeakMap<Socket, ConnectionState>();
-  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
-    const socket = req.socket;
-    const state = { req, res };
-    current.set(socket, state);
-    // Not the answered request itself: kept for each idle keep-alive connection (1,000 agents'
-    // for 10 s each), it outlived young-generation GCs into the old generation (issue 9). Unless
-    // a pipelined request came meanwhile: that one is under way.
-    res.once('finish', () => {
-      if (req.complete && current.get(socket) === state) current.set(socket, 'answered');
-    });
-  });
-  server.on('timeout', (socket: Socket) => {
-    if (clientIdle(current.get(socket))) socket.destroy();
-  });
-}
-
 /**
  * The daemon's HTTP server: timeouts against slow clients (slowloris) that still let a
  * multi-gigabyte upload on a slow link finish (idle, never total: `requestTimeout` stays 0; small
@@ -104,8 +66,8 @@ export function createHttpServer(handler: RequestListener, s: ConnectionSettings
   server.requestTimeout = 0;
   server.headersTimeout = s.headersTimeoutMs;
   server.keepAliveTimeout = s.keepAliveMs;
+  // A connection that times out is dropped only when its client is at fault (connection-guard.ts).
   server.timeout = s.bodyIdleMs;
-  idlePolicy(server);
   new ConnectionGuard({ maxPerAddress: s.maxPerAddress, maxTotal: s.maxTotal }, log).install(server);
   return server;
 }
