@@ -5,6 +5,7 @@
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { freePort } from '../test/helpers/spawn-daemon';
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -29,6 +30,10 @@ export async function makeFile(path: string, mb: number): Promise<void> {
   const out = createWriteStream(path);
   for (let i = 0; i < mb; i++) if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
   await new Promise<void>((resolve, reject) => { out.once('error', reject); out.end(() => resolve()); });
+  // On disk before anything is measured: its writeback would otherwise share the disk with
+  // whichever upload came first (always the daemon's).
+  const fh = await open(path, 'r');
+  try { await fh.sync(); } finally { await fh.close(); }
 }
 
 

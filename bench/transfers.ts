@@ -93,8 +93,10 @@ export async function transfers(work: string): Promise<Row[]> {
     const up = { daemon: [] as number[], base: [] as number[] };
     for (let i = 0; i < rounds; i++) {
       process.stderr.write(`transfers: upload round ${i + 1}/${rounds}\n`);
-      up.daemon.push(await upload(uploads[i], file, size));
-      up.base.push(await upload(`${sink.url}/file.box`, file, size));
+      // In turn first (ABBA), so neither one always follows the other's fsync.
+      const ours = () => upload(uploads[i], file, size).then((x) => up.daemon.push(x));
+      const base = () => upload(`${sink.url}/file.box`, file, size).then((x) => up.base.push(x));
+      for (const step of i % 2 ? [base, ours] : [ours, base]) await step();
     }
     // Releasing makes the box file downloadable without a token, as `vagrant box add` fetches it.
     await api(daemon.url, 'PUT', `/api/v1/box/${ADMIN.username}/bench/version/1.0.0/release`, { token });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { BufferPool } from './buffer-pool';
 import { isClientGone, sendRange } from './send-range';
 
 const dir = mkdtempSync(join(tmpdir(), 'boxyard-send-range-'));
@@ -15,30 +16,48 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** A slow sink that keeps copies of what it was given, as a socket would send them later. */
 function sink() {
   const got: Buffer[] = [];
+  /** The memory each write was given (a buffer's backing store). */
+  const used = new Set<ArrayBufferLike>();
   const out = new Writable({
     highWaterMark: 16,
-    write(chunk: Buffer, _enc, cb) { got.push(Buffer.from(chunk)); setTimeout(cb, 1); },
+    write(chunk: Buffer, _enc, cb) { got.push(Buffer.from(chunk)); used.add(chunk.buffer); setTimeout(cb, 1); },
   });
-  return { out, got };
+  return { out, got, used };
 }
 
 describe('sendRange', () => {
   it('writes exactly the range through two reused buffers, then ends', async () => {
     const fh = await open(file, 'r');
     const { out, got } = sink();
-    await sendRange(fh, { start: 123, end: 9_876 }, out, 1000);
+    await sendRange(fh, { start: 123, end: 9_876 }, out, new BufferPool(1000, 2));
     await fh.close();
     expect(out.writableEnded).toBe(true);
     expect(Buffer.concat(got).equals(bytes.subarray(123, 9_877))).toBe(true);
     expect(got.length).toBe(10);
   });
 
+  it('gives its buffers back for the next download once every write completed, and not after a failure', async () => {
+    const fh = await open(file, 'r');
+    const pool = new BufferPool(1000, 2);
+    const { out, used } = sink();
+    await sendRange(fh, { start: 0, end: 9_999 }, out, pool);
+    const back = [pool.take(), pool.take()];
+    expect(back.map((b) => used.has(b.buffer))).toEqual([true, true]);
+
+    const gone = sink();
+    gone.out.destroy();
+    for (const b of back) pool.give(b);
+    await expect(sendRange(fh, { start: 0, end: 9_999 }, gone.out, pool)).rejects.toThrow();
+    expect(back).not.toContain(pool.take());
+    await fh.close();
+  });
+
   it('rejects when the client goes away, and when the file is shorter than the range', async () => {
     const fh = await open(file, 'r');
     const { out } = sink();
     out.destroy();
-    await expect(sendRange(fh, { start: 0, end: 9_999 }, out, 1000)).rejects.toThrow();
-    await expect(sendRange(fh, { start: 0, end: 20_000 }, sink().out, 4096)).rejects.toThrow(/ended at byte 10000/);
+    await expect(sendRange(fh, { start: 0, end: 9_999 }, out, new BufferPool(1000, 2))).rejects.toThrow();
+    await expect(sendRange(fh, { start: 0, end: 20_000 }, sink().out, new BufferPool(4096, 2))).rejects.toThrow(/ended at byte 10000/);
     await fh.close();
   });
 
@@ -49,7 +68,7 @@ describe('sendRange', () => {
     let writes = 0;
     // Closed once both buffers are out, while the first write's callback is awaited.
     out.write = (() => { if (++writes === 2) setImmediate(() => out.destroy()); return true; }) as typeof out.write;
-    const sending = sendRange(fh, { start: 0, end: 9_999 }, out, 1000);
+    const sending = sendRange(fh, { start: 0, end: 9_999 }, out, new BufferPool(1000, 2));
     const err = await sending.then(() => null, (e: unknown) => e);
     expect(err).not.toBeNull();
     expect(isClientGone(err, new Writable())).toBe(true);
