@@ -80,7 +80,7 @@ async function main() {
     rmSync(work, { recursive: true, force: true });
   }
   const settings = [
-    `BENCH_SIZE_MB=${process.env.BENCH_SIZE_MB ?? 1024}`, `BENCH_ROUNDS=${process.env.BENCH_ROUNDS ?? 2}`,
+    `BENCH_SIZE_MB=${process.env.BENCH_SIZE_MB ?? 1024}`, `BENCH_ROUNDS=${process.env.BENCH_ROUNDS ?? 2}`, `BENCH_UPLOAD_ROUNDS=${process.env.BENCH_UPLOAD_ROUNDS ?? 4}`,
     `BENCH_WRK_SECONDS=${process.env.BENCH_WRK_SECONDS ?? 10}`, `BENCH_WRK_SLICES=${process.env.BENCH_WRK_SLICES ?? 5}`, `BENCH_AGENT_SECONDS=${process.env.BENCH_AGENT_SECONDS ?? 30}`, `BENCH_AGENT_WARM_SECONDS=${process.env.BENCH_AGENT_WARM_SECONDS ?? 60}`,
     `BENCH_START_RUNS=${process.env.BENCH_START_RUNS ?? 3}`, `BENCH_LOAD_SECONDS=${process.env.BENCH_LOAD_SECONDS ?? 30}`,
   ].join(' ') + `; daemon bundle ${built}${bundle() === built ? '' : ` (**rebuilt by someone else during the run**, now ${bundle()}: parts after that measured another build)`}`;

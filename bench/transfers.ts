@@ -3,7 +3,8 @@
  * streams, a Range request) against nginx `sendfile` serving the very same blob file, uploads
  * with `curl -T` against a bare Node server that streams to a file and fsyncs
  * (baselines/node-sink.mjs), and the daemon's resident memory idle and at its peak meanwhile.
- * Each figure is the best of BENCH_ROUNDS rounds (default 2), taken alternately with its baseline.
+ * Each figure is the best of BENCH_ROUNDS rounds (default 2; uploads BENCH_UPLOAD_ROUNDS, default
+ * 4), taken alternately with its baseline.
  */
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,6 +74,9 @@ const best = (xs: number[]) => Math.max(...xs);
 export async function transfers(work: string): Promise<Row[]> {
   const sizeMb = Number(process.env.BENCH_SIZE_MB ?? 1024);
   const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
+  // More rounds for uploads: each ends in a 1 GiB fsync, and this disk's speed at that varies
+  // from upload to upload (daemon 320-573, bare Node 213-577 MiB/s in six rounds of each).
+  const upRounds = Math.max(1, Number(process.env.BENCH_UPLOAD_ROUNDS ?? 4));
   const file = join(work, 'file.box');
   process.stderr.write(`transfers: writing a ${sizeMb} MiB file\n`);
   await makeFile(file, sizeMb);
@@ -85,14 +89,14 @@ export async function transfers(work: string): Promise<Row[]> {
     await sleep(2_000);
     const idleRss = rssMiB(daemon.pid);
     const token = await adminToken(daemon.url);
-    const { uploads, download: url } = await prepare(daemon.url, token, rounds);
+    const { uploads, download: url } = await prepare(daemon.url, token, Math.max(rounds, upRounds));
     const sink = await startBaseline('node-sink.mjs', [join(work, 'sink')]);
     procs.push(sink);
     const rss = rssSampler(daemon.pid);
 
     const up = { daemon: [] as number[], base: [] as number[] };
-    for (let i = 0; i < rounds; i++) {
-      process.stderr.write(`transfers: upload round ${i + 1}/${rounds}\n`);
+    for (let i = 0; i < upRounds; i++) {
+      process.stderr.write(`transfers: upload round ${i + 1}/${upRounds}\n`);
       // In turn first (ABBA), so neither one always follows the other's fsync.
       const ours = () => upload(uploads[i], file, size).then((x) => up.daemon.push(x));
       const base = () => upload(`${sink.url}/file.box`, file, size).then((x) => up.base.push(x));
@@ -130,7 +134,10 @@ export async function transfers(work: string): Promise<Row[]> {
       row(`download ${label} with curl, 1 stream`, d.one, n.one, 'nginx sendfile', 0.8),
       row('download, 8 parallel curl streams (aggregate)', d.eight, n.eight, 'nginx sendfile', 0.8),
       row('download, Range request (`curl -r N-`, second half)', d.range, n.range, 'nginx sendfile', 0.8),
-      row(`upload ${label} with curl -T (hashed, fsynced)`, up.daemon, up.base, 'bare Node stream-to-file + fsync', 0.7),
+      {
+        ...row(`upload ${label} with curl -T (hashed, fsynced)`, up.daemon, up.base, 'bare Node stream-to-file + fsync', 0.7),
+        note: `MiB/s per round: Boxyard ${up.daemon.map((x) => fmt(x)).join(', ')}; bare Node ${up.base.map((x) => fmt(x)).join(', ')}`,
+      },
       {
         measure: 'daemon RSS idle / peak during transfers (uploads, downloads)', value: `${fmt(idleRss)} / ${fmt(peakRss)} MiB (${fmt(upPeak)}, ${fmt(downPeak)})`, baseline: '—', ratio: null,
         goal: '< 100 / < 150 MiB', pass: idleRss < 100 && peakRss < 150,
