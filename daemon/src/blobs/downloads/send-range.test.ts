@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -59,6 +59,16 @@ describe('sendRange', () => {
     await expect(sendRange(fh, { start: 0, end: 9_999 }, out, new BufferPool(1000, 2))).rejects.toThrow();
     await expect(sendRange(fh, { start: 0, end: 20_000 }, sink().out, new BufferPool(4096, 2))).rejects.toThrow(/ended at byte 10000/);
     await fh.close();
+  });
+
+  it('rejects, leaving no rejection unhandled, when the client goes away during the last read', async () => {
+    const { out } = sink();
+    // Closed while the file is read, so the write after it fails once the wait for the writes began.
+    const fh = { read: async (buffer: Buffer) => { out.destroy(); await new Promise((r) => setImmediate(r)); return { bytesRead: 1000, buffer }; } };
+    const err = await sendRange(fh as unknown as FileHandle, { start: 0, end: 999 }, out, new BufferPool(1000, 2)).then(() => null, (e: unknown) => e);
+    expect(isClientGone(err, new Writable())).toBe(true);
+    // A rejection nobody handled would be reported after this tick.
+    await new Promise((r) => setTimeout(r, 20));
   });
 
   it('rejects when the response closes under a write whose callback never comes (a reset socket)', async () => {

@@ -35,16 +35,19 @@ export async function sendRange(file: FileHandle, range: ByteRange, out: Writabl
   // One listener for the response's end, not a reaction per wait: reactions to a promise pending
   // for the whole download (two per MiB) outlived young-generation GCs and lifted the heap by
   // 40 MiB over rounds of eight downloads (issue 9).
-  let gone: ClientGoneError | undefined;
+  let ended: Error | undefined;
   let stopWait: ((err: Error) => void) | undefined;
-  const unlisten = finished(out, () => {
-    gone = new ClientGoneError();
-    stopWait?.(gone);
+  const unlisten = finished(out, (err) => {
+    ended = err ?? new ClientGoneError();
+    stopWait?.(ended);
   });
-  const orClosed = <T>(p: Promise<T>): Promise<T> => (gone ? Promise.reject(gone) : new Promise<T>((resolve, reject) => {
-    stopWait = reject;
+  // Always subscribed to `p` as well: a write that fails after the response closed must not
+  // leave a rejection unhandled (Node stops the process for one).
+  const orClosed = <T>(p: Promise<T>): Promise<T> => new Promise<T>((resolve, reject) => {
+    if (ended) reject(ended);
+    else stopWait = reject;
     p.then(resolve, reject);
-  }));
+  });
   const chunk = pool.size;
   const buffers = [pool.take(), pool.take()];
   const writing: Array<Promise<void>> = [Promise.resolve(), Promise.resolve()];
