@@ -59,6 +59,7 @@ export class DaemonSupervisor {
     const child = this.child;
     this.child = null;
     if (child && child.exitCode === null && child.signalCode === null) {
+      this.setStatus({ state: 'stopping', url: null });
       const exited = new Promise<void>((r) => child.once('exit', () => r()));
       child.kill('SIGTERM');
       // The daemon closes its database on SIGTERM; a hung one is killed after 5 s.

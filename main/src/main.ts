@@ -56,9 +56,16 @@ class DesktopShell {
     });
   }
 
+  /** Counts the daemon's status changes: a settings read counts only if none came after it. */
+  private changes = 0;
+
   private statusChanged(s: SupervisorStatus): void {
+    const run = ++this.changes;
     if (s.state !== 'running') this.switches = null;
-    else void this.settingsCli.read().then((sw) => { this.switches = sw; this.updateTray(); }, () => undefined);
+    else {
+      // A read that ends after a later change (the daemon stopping, say) is stale: the tray keeps what it has.
+      void this.settingsCli.read().then((sw) => { if (run === this.changes) { this.switches = sw; this.updateTray(); } }, () => undefined);
+    }
     this.updateTray();
   }
 

@@ -57,6 +57,7 @@ describe('DaemonSupervisor', () => {
 
     const pid = s.pid()!;
     await s.stop();
+    expect(states.slice(-2).map((st) => st.state)).toEqual(['stopping', 'stopped']);
     expect(s.current().state).toBe('stopped');
     expect(() => process.kill(pid, 0)).toThrow();
   });

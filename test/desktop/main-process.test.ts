@@ -64,8 +64,8 @@ describe('desktop main process (bundled, fake Electron)', () => {
     expect(win.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false });
     expect(existsSync(win.webPreferences.preload)).toBe(true);
     expect(events.find((e) => e.loadURL)?.loadURL).toBe(`http://127.0.0.1:${port}/ui/`);
-    // Quit waits for the daemon to stop before the app exits.
-    expect(events.filter((e) => !e.menu).slice(-3)).toEqual([{ quitDeferred: true }, { tooltip: 'Boxyard: Daemon stopped' }, { exit: 0 }]);
+    // Quit waits for the daemon to stop before the app exits; the tray says so meanwhile.
+    expect(events.filter((e) => !e.menu).slice(-4)).toEqual([{ quitDeferred: true }, { tooltip: 'Boxyard: Daemon stopping' }, { tooltip: 'Boxyard: Daemon stopped' }, { exit: 0 }]);
     // The daemon went down with the app: nothing listens on its port any more.
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
     expect(existsSync(join(userData, 'data', 'boxyard.db'))).toBe(true);

@@ -19,7 +19,7 @@ export const DesktopSettings = z.object({
 export type DesktopSettings = z.infer<typeof DesktopSettings>;
 export const DEFAULT_DESKTOP_SETTINGS: DesktopSettings = { lanAccess: false, port: DEFAULT_PORT };
 
-export const DaemonState = z.enum(['starting', 'running', 'restarting', 'stopped', 'failed']);
+export const DaemonState = z.enum(['starting', 'running', 'restarting', 'stopping', 'stopped', 'failed']);
 export type DaemonState = z.infer<typeof DaemonState>;
 
 export const DesktopInfo = z.object({
