@@ -118,6 +118,7 @@ export async function transfers(work: string): Promise<Row[]> {
     await api(daemon.url, 'PUT', `/api/v1/box/${ADMIN.username}/bench/version/1.0.0/release`, { token });
     // Downloads fetch the first round's box; nginx serves its blob file. A hosted box advertises the daemon's sha256.
     const shown = await api(daemon.url, 'GET', `/api/v1/box/${ADMIN.username}/bench/version/1.0.0/provider/virtualbox`, { token });
+    if (typeof shown.checksum !== 'string') throw new Error(`the uploaded box advertises no sha256: ${JSON.stringify(shown)}`);
     const url: string = shown.download_url;
     const upPeak = rss.stop();
     const rssDown = rssSampler(daemon.pid);

@@ -109,7 +109,8 @@ export class DaemonSupervisor {
         adminLines = null;
       } else if (ADMIN_CREATED.test(line)) adminLines = [line];
       const m = LISTENING.exec(line);
-      if (m) {
+      // A daemon being stopped or replaced is not the one running (its first-run password still counts).
+      if (m && this.child === child) {
         this.setStatus({ state: 'running', url: m[1], lastError: null });
         this.settle({ url: m[1] });
       }

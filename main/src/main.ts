@@ -56,17 +56,25 @@ class DesktopShell {
     });
   }
 
-  /** Counts the daemon's status changes: a settings read counts only if none came after it. */
-  private changes = 0;
+  /** Counts the daemon's runs and stops: a settings answer counts only in the run it was asked in. */
+  private run = 0;
+  private last: Pick<SupervisorStatus, 'state' | 'url'> = { state: 'stopped', url: null };
 
   private statusChanged(s: SupervisorStatus): void {
-    const run = ++this.changes;
-    if (s.state !== 'running') this.switches = null;
-    else {
-      // A read that ends after a later change (the daemon stopping, say) is stale: the tray keeps what it has.
-      void this.settingsCli.read().then((sw) => { if (run === this.changes) { this.switches = sw; this.updateTray(); } }, () => undefined);
+    // A new state or URL is a new run (or none); a change of lastError alone keeps the switches.
+    if (s.state !== this.last.state || s.url !== this.last.url) {
+      this.run++;
+      this.switches = null;
+      if (s.state === 'running') this.showSwitches(this.settingsCli.read(), () => undefined);
     }
+    this.last = { state: s.state, url: s.url };
     this.updateTray();
+  }
+
+  /** Shows the switches the settings CLI answers, unless the daemon stopped or restarted meanwhile. */
+  private showSwitches(answer: Promise<RuntimeSwitches>, failed: (e: Error) => void): void {
+    const run = this.run;
+    void answer.then((sw) => { if (run === this.run) { this.switches = sw; this.updateTray(); } }, failed);
   }
 
   private updateTray(): void {
@@ -77,10 +85,8 @@ class DesktopShell {
   private lanUrls = (): string[] => (this.supervisor.current().url ? lanUrls(this.settings.lanAccess, this.settings.port, networkInterfaces()) : []);
 
   private setOffline = (offline: boolean): void => {
-    void this.settingsCli.setOffline(offline).then(
-      (sw) => { this.switches = sw; this.updateTray(); },
-      (e: Error) => void this.electron.dialog.showMessageBox({ type: 'error', title: 'Boxyard', message: 'The offline switch could not be changed.', detail: e.message }),
-    );
+    this.showSwitches(this.settingsCli.setOffline(offline),
+      (e) => void this.electron.dialog.showMessageBox({ type: 'error', title: 'Boxyard', message: 'The offline switch could not be changed.', detail: e.message }));
   };
 
   info = (): DesktopInfo => ({ version: this.electron.app.getVersion(), dataDir: this.dataDir, ...this.supervisor.current(), settings: this.settings, lanUrls: this.lanUrls() });

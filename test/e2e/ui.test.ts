@@ -53,7 +53,9 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
   it('creates a box, a version and an external provider, releases it and shows the vagrant snippet', async () => {
 
     await page.getByRole('link', { name: 'New box' }).click();
-    await page.getByLabel('Name').fill('e2e-box');
+    // On its own page: until the route has changed, the boxes list's "Sort by" (whose options include Name) is on screen.
+    await page.getByRole('heading', { name: 'New box' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('e2e-box');
     await page.getByLabel('Short description').fill('Made by the UI test');
     await page.getByRole('button', { name: 'Create box' }).click();
     await page.getByRole('heading', { name: `${ADMIN.username}/e2e-box` }).waitFor();
