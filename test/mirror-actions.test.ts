@@ -60,7 +60,7 @@ describe('the mirroring API actions', () => {
     it('answers the failure with its code: a wrong token, a host that does not answer, a catalog that is not one', async () => {
       const bad = await test(await upstream({ name: 'a-bad-token', url: a.url, token: 'not-a-token' }));
       expect(bad.status).toBe(200);
-      expect(bad.json.test).toMatchObject({ ok: false, code: 'upstream_failed', message: expect.stringMatching(/401.*check the upstream token/) });
+      expect(bad.json.test).toMatchObject({ ok: false, code: 'upstream_failed', message: expect.stringMatching(/401.*refuses the token/) });
       const gone = await staticServer();
       const goneUrl = gone.url;
       await gone.close();

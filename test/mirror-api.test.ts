@@ -31,6 +31,8 @@ describe('mirror API', () => {
     s.route('/acme/slow', serveJson({ name: 'acme/slow', versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: '/files/slow.box' }] }] }));
     d = await startTestDaemon({ clock });
     admin = d.http.withToken(d.adminToken);
+    // Upstreams of non-administrators reach only public addresses and those allowed (issue 31).
+    expect((await admin.put('/api/boxyard/settings', { settings: { mirror_allowed_hosts: ['127.0.0.1', '::1'] } })).status).toBe(200);
     alice = (await d.user('alice', { orgs: ['labs'] })).http;
     bob = (await d.user('bob')).http;
   });
@@ -87,7 +89,7 @@ describe('mirror API', () => {
     expect(forbidden.status).toBe(403);
     const r = await bob.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/box', target: 'bobs/box', run: false } });
     expect(r.status, r.text).toBe(201);
-    expect(r.json).toMatchObject({ job: null, mirror: { target: 'bobs/box', private: false, last_job: null } });
+    expect(r.json).toMatchObject({ job: null, mirror: { target: 'bobs/box', private: null, follow_revocations: false, parallel: 4, last_job: null } });
     expect((await bob.get('/api/boxyard/organizations/bobs')).json.organization.members).toEqual([expect.objectContaining({ username: 'bob', role: 'owner' })]);
     expect((await alice.get(`/api/boxyard/mirrors/${r.json.mirror.id}`)).status).toBe(404);
     expect((await bob.delete(`/api/boxyard/mirrors/${r.json.mirror.id}`)).status).toBe(204);

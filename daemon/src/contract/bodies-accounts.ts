@@ -71,6 +71,8 @@ export const SettingsBody = z.object({
     offline: z.boolean().optional(),
     pull_through_upstream_id: z.string().min(1).max(64).nullable().optional(),
     cache_max_age_minutes: z.number().int().min(0).max(525_600).optional(),
+    /** Each an address, a network (CIDR), a host name or `*.domain` (the daemon checks which). */
+    mirror_allowed_hosts: z.array(z.string().trim().min(1).max(255)).max(200).optional(),
   }),
 });
 

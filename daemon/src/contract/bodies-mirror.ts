@@ -42,7 +42,12 @@ const filterFields = {
   /** Empty or absent: every provider (and architecture). */
   providers: z.array(BoxName).max(50).optional(),
   architectures: z.array(z.enum(ARCHITECTURES)).max(ARCHITECTURES.length).optional(),
-  private: z.boolean().optional(),
+  /** true: always private; false: always public; null or absent: as the upstream says (its box API). */
+  private: z.boolean().nullable().optional(),
+  /** Revoke a mirrored version when the upstream revokes it. */
+  follow_revocations: z.boolean().optional(),
+  /** Files of one job downloaded at once (the daemon bounds its total across jobs). */
+  parallel: z.number().int().min(1).max(16).optional(),
   interval_minutes: z.number().int().min(1).max(525_600).nullable().optional(),
   retain: z.number().int().min(1).max(10_000).nullable().optional(),
 };

@@ -28,6 +28,8 @@ export const ERROR_CODES = [
   'maintenance',
   'offline',
   'upstream_failed',
+  // An upstream address a non-administrator may not reach (lib/address-policy.ts).
+  'address_not_allowed',
   'insufficient_storage',
   'internal',
 ] as const;

@@ -102,6 +102,11 @@ export const RuntimeSettingsJson = z.object({
   pull_through_upstream_id: z.string().nullable(),
   /** A cached box's catalog is asked upstream again when older than this (Verdaccio's maxage). */
   cache_max_age_minutes: z.number(),
+  /**
+   * Hosts and networks (`192.168.1.20`, `10.0.0.0/8`, `boxyard.lab`, `*.lab`) that upstreams made by
+   * non-administrators may reach besides public addresses (server-side request forgery).
+   */
+  mirror_allowed_hosts: z.array(z.string()),
 });
 export type RuntimeSettingsJson = z.infer<typeof RuntimeSettingsJson>;
 export const SettingsAnswer = z.object({ settings: RuntimeSettingsJson });

@@ -19,6 +19,10 @@ export type JobState = (typeof JOB_STATES)[number];
  */
 export const ACTIVE_JOB_STATES: readonly JobState[] = ['queued', 'running'];
 
+/** How visible a mirror's boxes are: as the upstream says (its box API), or always private or public. */
+export const MIRROR_VISIBILITIES = ['upstream', 'private', 'public'] as const;
+export type MirrorVisibility = (typeof MIRROR_VISIBILITIES)[number];
+
 /** An upstream: never its token, only whether it has one. */
 export const UpstreamJson = z.object({
   id: z.string(),
@@ -55,7 +59,13 @@ export const JobJson = z.object({
   started_at: time.nullable(),
   finished_at: time.nullable(),
   /** What the job published, once it has: each box with its new versions (and those retention removed). */
-  published: z.array(z.object({ box: z.string(), versions: z.array(z.string()), pruned: z.array(z.string()).optional() })),
+  published: z.array(z.object({
+    box: z.string(), versions: z.array(z.string()), pruned: z.array(z.string()).optional(),
+    /** Taken from the upstream on this run: box fields (`short_description`, `description`, `private`), version descriptions, revocations. */
+    updated: z.array(z.string()).optional(), described: z.array(z.string()).optional(), revoked: z.array(z.string()).optional(),
+  })),
+  /** Boxes of an organization the upstream listed but would not show, with why. */
+  skipped: z.array(z.object({ box: z.string(), reason: z.string() })),
 });
 export type JobJson = z.infer<typeof JobJson>;
 
@@ -71,7 +81,10 @@ export const MirrorJson = z.object({
   /** Empty: every provider (and architecture). */
   providers: z.array(z.string()),
   architectures: z.array(z.string()),
-  private: z.boolean(),
+  /** true: always private; false: always public; null: as the upstream says. */
+  private: z.boolean().nullable(),
+  follow_revocations: z.boolean(),
+  parallel: z.number(),
   interval_minutes: z.number().nullable(),
   retain: z.number().nullable(),
   next_run_at: time.nullable(),

@@ -69,5 +69,6 @@ export class TooManyConnectionsError extends make('too_many_connections') {}
 export class MaintenanceError extends make('maintenance') {}
 export class OfflineError extends make('offline') {}
 export class UpstreamError extends make('upstream_failed') {}
+export class AddressNotAllowedError extends make('address_not_allowed') {}
 export class InsufficientStorageError extends make('insufficient_storage') {}
 export class InternalError extends make('internal') {}

@@ -13,6 +13,7 @@ import { PullThroughCache } from './cache/pull-through';
 import type { MirrorRepository } from './repository';
 import { MirrorRunner } from './runner';
 import { UpstreamGate } from './upstreams/http';
+import { Outbound } from './upstreams/outbound';
 import { UpstreamService } from './upstreams/service';
 import { UpstreamProbe } from './upstreams/probe';
 import { CacheAdmin } from './cache/admin';
@@ -34,8 +35,9 @@ export interface MirrorWiring {
 
 /** The mirror feature's services (called once from deps.ts). The daemon starts `runner`. */
 export function buildMirror(w: MirrorWiring) {
-  const gate = new UpstreamGate(w.repo, w.settings, w.clock);
-  const upstreams = new UpstreamService(w.repo, w.clock, w.ids);
+  const outbound = new Outbound(async () => ({ allowed: (await w.settings.get()).mirror_allowed_hosts }));
+  const gate = new UpstreamGate(w.repo, w.settings, w.clock, outbound);
+  const upstreams = new UpstreamService(w.repo, w.clock, w.ids, outbound);
   const runner = new MirrorRunner({ repo: w.repo, gate, blobs: w.blobs, holds: w.holds, publisher: w.registry.publisher, orgs: w.orgs, clock: w.clock, ids: w.ids, log: w.log });
   const mirrors = new MirrorService(w.repo, upstreams, w.orgs, runner, w.clock, w.ids);
   const cache = new PullThroughCache({ repo: w.repo, gate, settings: w.settings, orgs: w.orgs, publisher: w.registry.publisher, blobs: w.blobs, holds: w.holds, clock: w.clock, log: w.log });

@@ -5,14 +5,23 @@ import type { MirrorRow } from './repository';
 import type { MirrorFilesTable } from './tables';
 import type { UpstreamSource } from './upstreams/source';
 import { UpstreamError } from '../lib/errors';
+import { UpstreamRefusedError } from './upstreams/http';
+import type { FetchedCatalog } from './upstreams/source';
+import type { UpstreamBoxInfo } from './upstreams/catalog-schema';
 
 export type JobProvider = PlannedProvider & { file_id: string };
 export type JobBox = Omit<PlannedBox, 'versions'> & { versions: Array<{ version: string; description: string; providers: JobProvider[] }> };
 /** What a job publishes (stored as JSON on the job, so a resumed job publishes the same). */
 export interface JobPlan {
   boxes: JobBox[];
+  /** Boxes of an organization the upstream listed but would not show, with why. */
+  skipped?: Array<{ box: string; reason: string }>;
   /** Filled in once published. */
-  published?: Array<{ box: string; versions: string[]; pruned?: string[] }>;
+  published?: Array<{
+    box: string; versions: string[]; pruned?: string[];
+    /** Followed from the upstream: box fields, versions whose description changed, versions revoked. */
+    updated?: string[]; described?: string[]; revoked?: string[];
+  }>;
 }
 
 export interface PlanContext {
@@ -35,6 +44,27 @@ async function boxesOf(mirror: MirrorRow, ctx: PlanContext): Promise<Array<{ sou
   });
 }
 
+const NOT_THERE = 'the upstream has no such box, or it is private (give the upstream a token that may see it)';
+
+/**
+ * A box's catalog and what its box API says. A box the upstream will not show is skipped (with
+ * why) when it is one of an organization's; a mirror of that one box fails. A refused token
+ * (401) fails either.
+ */
+async function readBox(source: string, ctx: PlanContext, many: boolean): Promise<{ fetched: FetchedCatalog; info: UpstreamBoxInfo | null } | { skipped: string }> {
+  try {
+    const fetched = await ctx.source.catalog(source, ctx.signal);
+    if (!fetched) {
+      if (many) return { skipped: NOT_THERE };
+      throw new UpstreamError(`The upstream has no box ${source} (or it is private: give the upstream a token that may see it).`);
+    }
+    return { fetched, info: await ctx.source.info(source, ctx.signal) };
+  } catch (err) {
+    if (many && err instanceof UpstreamRefusedError && err.status === 403) return { skipped: err.message };
+    throw err;
+  }
+}
+
 /**
  * Reads the upstream catalogs of a mirror and decides every file to fetch. Sizes are asked
  * ahead (HEAD) so the job can report progress and an ETA; unknown sizes are learnt on download.
@@ -43,14 +73,18 @@ export async function buildJobPlan(mirror: MirrorRow, jobId: string, ctx: PlanCo
   // Versions retention would delete at once are not fetched at all.
   const latest = mirror.retain ? Math.min(mirror.latest ?? mirror.retain, mirror.retain) : mirror.latest;
   const filter = { versions: mirror.versions, latest, providers: parseList(mirror.providers), architectures: parseList(mirror.architectures) };
-  const plan: JobPlan = { boxes: [] };
+  const plan: JobPlan = { boxes: [], skipped: [] };
   const files: Insertable<MirrorFilesTable>[] = [];
   const byUrl = new Map<string, string>();
+  const many = !mirror.source.includes('/');
   for (const { source, target } of await boxesOf(mirror, ctx)) {
     checkedBoxName(target, 'The mirror target');
-    const fetched = await ctx.source.catalog(source, ctx.signal);
-    if (!fetched) throw new UpstreamError(`The upstream has no box ${source} (or it is private: give the upstream a token).`);
-    const planned = planBox(source, target, fetched, filter, await ctx.localVersions(target));
+    const read = await readBox(source, ctx, many);
+    if ('skipped' in read) {
+      plan.skipped!.push({ box: source, reason: read.skipped });
+      continue;
+    }
+    const planned = planBox(source, target, read.fetched, filter, await ctx.localVersions(target), read.info);
     const versions = [];
     for (const v of planned.versions) {
       const providers: JobProvider[] = [];
@@ -59,8 +93,7 @@ export async function buildJobPlan(mirror: MirrorRow, jobId: string, ctx: PlanCo
         if (!fileId) {
           fileId = ctx.ids.id('mfile');
           byUrl.set(p.url, fileId);
-          const size = await ctx.source.size(p.url, ctx.signal);
-          files.push({ id: fileId, job_id: jobId, url: p.url, checksum: p.checksum, checksum_type: p.checksum_type, size, bytes_done: 0, state: 'pending' });
+          files.push({ id: fileId, job_id: jobId, url: p.url, checksum: p.checksum, checksum_type: p.checksum_type, size: null, bytes_done: 0, state: 'pending' });
         }
         providers.push({ ...p, file_id: fileId });
       }
@@ -68,5 +101,18 @@ export async function buildJobPlan(mirror: MirrorRow, jobId: string, ctx: PlanCo
     }
     plan.boxes.push({ ...planned, versions });
   }
+  await askSizes(files, ctx);
   return { plan, files };
+}
+
+/** HEAD of every file, a few at once (an organization is hundreds of files). */
+async function askSizes(files: Insertable<MirrorFilesTable>[], ctx: PlanContext, atOnce = 8): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const f = files[next++];
+      f.size = await ctx.source.size(f.url, ctx.signal);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(atOnce, files.length) }, worker));
 }

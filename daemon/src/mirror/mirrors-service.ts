@@ -7,8 +7,12 @@ import type { JobRow, MirrorRepository, MirrorRow } from './repository';
 import type { MirrorRunner } from './runner';
 import type { CreateMirror, UpdateMirror } from './schemas';
 import type { UpstreamService } from './upstreams/service';
+import type { MirrorVisibility } from '../contract/wire-mirror';
 
 type Caller = NonNullable<Principal>;
+
+/** The wire's `private` (true, false, or null: as the upstream says) as stored. */
+const visibilityOf = (p: boolean | null | undefined): MirrorVisibility => (p === true ? 'private' : p === false ? 'public' : 'upstream');
 
 /**
  * Mirrors (what to copy from which upstream into which local box or organization) and their
@@ -54,7 +58,8 @@ export class MirrorService {
       id, upstream_id: upstream.id, source: input.source, target,
       versions: input.versions ?? null, latest: input.latest ?? null,
       providers: JSON.stringify(input.providers ?? []), architectures: JSON.stringify(input.architectures ?? []),
-      private: (input.private ?? Boolean(upstream.token)) ? 1 : 0,
+      visibility: visibilityOf(input.private), follow_revocations: input.follow_revocations ? 1 : 0,
+      ...(input.parallel ? { parallel: input.parallel } : {}),
       interval_minutes: input.interval_minutes ?? null, retain: input.retain ?? null,
       next_run_at: this.nextRun(input.interval_minutes ?? null), created_by: p.user.id, created_at: now, updated_at: now,
     });
@@ -79,7 +84,9 @@ export class MirrorService {
       ...(set('latest') ? { latest: patch.latest ?? null, ...(patch.latest ? { versions: null } : {}) } : {}),
       ...(patch.providers ? { providers: JSON.stringify(patch.providers) } : {}),
       ...(patch.architectures ? { architectures: JSON.stringify(patch.architectures) } : {}),
-      ...(patch.private !== undefined ? { private: patch.private ? 1 : 0 } : {}),
+      ...(patch.private !== undefined ? { visibility: visibilityOf(patch.private) } : {}),
+      ...(patch.follow_revocations !== undefined ? { follow_revocations: patch.follow_revocations ? 1 : 0 } : {}),
+      ...(patch.parallel !== undefined ? { parallel: patch.parallel } : {}),
       ...(set('interval_minutes') ? { interval_minutes: patch.interval_minutes ?? null, next_run_at: this.nextRun(patch.interval_minutes ?? null) } : {}),
       ...(set('retain') ? { retain: patch.retain ?? null } : {}),
       updated_at: this.now(),

@@ -4,7 +4,7 @@ import { BoxName, isArchitecture } from '../contract/bodies-registry';
 import { DEFAULT_ARCHITECTURE } from '../registry/schemas';
 import { normalizeChecksum } from '../registry/providers/checksums';
 import type { DigestAlgorithm } from '../blobs/blob-store';
-import type { UpstreamCatalog, UpstreamProvider } from './upstreams/catalog-schema';
+import type { UpstreamBoxInfo, UpstreamCatalog, UpstreamProvider } from './upstreams/catalog-schema';
 import { selectVersions, type VersionSelection } from './version-filter';
 
 /** One provider file to fetch and publish. `url` is absolute (resolved against the catalog's URL). */
@@ -17,6 +17,15 @@ export interface PlannedProvider {
   checksum_type: DigestAlgorithm | null;
 }
 export interface PlannedVersion { version: string; description: string; providers: PlannedProvider[] }
+/** What the upstream says of the box beyond its catalog (its box API), which a mirror follows. */
+export interface UpstreamMeta {
+  short_description: string;
+  description: string;
+  /** Null: the upstream does not say. */
+  private: boolean | null;
+  /** Every version it shows, in any state (revoked ones too). */
+  versions: Array<{ version: string; description: string; status: string }>;
+}
 export interface PlannedBox {
   /** "ORG/BOX" upstream and here. */
   source: string;
@@ -24,6 +33,8 @@ export interface PlannedBox {
   short_description: string;
   description: string;
   versions: PlannedVersion[];
+  /** Null: a catalog-only upstream (descriptions are set once, when the box is made). */
+  upstream: UpstreamMeta | null;
 }
 
 export interface PlanFilter extends VersionSelection {
@@ -65,13 +76,29 @@ function plannedProvider(box: string, version: string, p: UpstreamProvider, base
   return { name: p.name, architecture, default_architecture: p.default_architecture ?? false, url, ...sum };
 }
 
+/** The box API's Markdown (Vagrant Cloud's `description_markdown`; an export's `description`). */
+const markdown = (o: { description_markdown?: string | null; description?: string | null }) => o.description_markdown ?? o.description ?? '';
+
+/** What a mirror takes from the upstream's box API; versions that are not Ruby Gem versions are left out. */
+export function upstreamMeta(info: UpstreamBoxInfo): UpstreamMeta {
+  return {
+    short_description: info.short_description ?? '',
+    description: markdown(info),
+    private: info.private ?? null,
+    versions: (info.versions ?? []).filter((v) => isGemVersion(v.version))
+      .map((v) => ({ version: v.version, description: markdown(v), status: v.status ?? 'active' })),
+  };
+}
+
 /**
  * Turns an upstream catalog into what a job fetches and publishes: released versions only,
  * filtered by version constraint or latest N, providers and architectures; versions the local box
- * already has are left out. Anything invalid refuses the whole box.
+ * already has are left out. Anything invalid refuses the whole box. Where the upstream has a box
+ * API (`info`), descriptions come from it, as the box's owner wrote them.
  */
-export function planBox(source: string, target: string, fetched: { catalog: UpstreamCatalog; base: string }, filter: PlanFilter, existing: Set<string>): PlannedBox {
+export function planBox(source: string, target: string, fetched: { catalog: UpstreamCatalog; base: string }, filter: PlanFilter, existing: Set<string>, info: UpstreamBoxInfo | null = null): PlannedBox {
   const { catalog, base } = fetched;
+  const meta = info ? upstreamMeta(info) : null;
   const released = catalog.versions.filter((v) => !v.status || v.status === 'active');
   for (const v of released) if (!isGemVersion(v.version)) refuse(source, `has a version "${v.version}" that is not a Ruby Gem version`);
   const chosen = new Set(selectVersions(released.map((v) => v.version), filter));
@@ -83,13 +110,15 @@ export function planBox(source: string, target: string, fetched: { catalog: Upst
         && (filter.architectures.length === 0 || filter.architectures.includes(p.architecture)));
     const keys = new Set(providers.map((p) => `${p.name}/${p.architecture}`));
     if (keys.size !== providers.length) refuse(source, `lists a provider twice for one architecture in version ${v.version}`);
-    if (providers.length) versions.push({ version: v.version, description: v.description_markdown ?? v.description ?? '', providers });
+    const described = meta?.versions.find((m) => m.version === v.version);
+    if (providers.length) versions.push({ version: v.version, description: described?.description ?? markdown(v), providers });
   }
   return {
     source, target,
-    short_description: catalog.short_description ?? '',
+    short_description: meta?.short_description ?? catalog.short_description ?? '',
     // Catalogs (Boxyard's, vagrant's convention) fill `description` with the short one when there is no other.
-    description: catalog.description && catalog.description !== catalog.short_description ? catalog.description : '',
+    description: meta?.description ?? (catalog.description && catalog.description !== catalog.short_description ? catalog.description : ''),
     versions,
+    upstream: meta,
   };
 }

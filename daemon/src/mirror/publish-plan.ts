@@ -14,15 +14,21 @@ export async function publishPlan(
   mirror: MirrorRow,
   blobs: Map<string, { sha256: string; size: number }>,
   d: { publisher: PublishService; orgs: OrgService },
+  /** Private when neither the mirror nor the upstream says: an upstream read with a token is private. */
+  privateByDefault: boolean,
 ): Promise<JobPlan> {
   const published: NonNullable<JobPlan['published']> = [];
   for (const box of plan.boxes) {
     const [namespace, name] = box.target.split('/');
     const ns = await d.orgs.namespace(namespace);
     if (!ns) throw new NotFoundError(`The mirror's target "${namespace}" no longer exists; create it and run the mirror again.`);
+    const isPrivate = mirror.visibility === 'upstream' ? box.upstream?.private ?? privateByDefault : mirror.visibility === 'private';
+    const follow = box.upstream && {
+      ...box.upstream, private: isPrivate, revocations: mirror.follow_revocations === 1, mirrorId: mirror.id,
+    };
     const result = box.versions.length === 0 && !(await d.publisher.box(ns, name)) ? null : await d.publisher.publish({
       namespace: ns, name, short_description: box.short_description, description: box.description,
-      private: mirror.private === 1, existing: 'skip', release: true, mirrorId: mirror.id,
+      private: isPrivate, existing: 'skip', release: true, mirrorId: mirror.id, ...(follow ? { follow } : {}),
       versions: box.versions.map((v) => ({
         version: v.version, description: v.description,
         providers: v.providers.map((p) => ({
@@ -32,7 +38,12 @@ export async function publishPlan(
       })),
     });
     const pruned = result && mirror.retain ? await d.publisher.prune(result.box.id, mirror.id, mirror.retain) : [];
-    published.push({ box: box.target, versions: result?.versions ?? [], ...(pruned.length ? { pruned } : {}) });
+    const f = result?.followed;
+    published.push({
+      box: box.target, versions: result?.versions ?? [], ...(pruned.length ? { pruned } : {}),
+      ...(f?.changed.length ? { updated: f.changed } : {}), ...(f?.described.length ? { described: f.described } : {}),
+      ...(f?.revoked.length ? { revoked: f.revoked } : {}),
+    });
   }
   return { ...plan, published };
 }

@@ -168,7 +168,7 @@ export class MirrorRunner {
     // From here the job can no longer be cancelled: it publishes everything or nothing.
     if (!(await this.d.repo.startPublishing(job.id, this.self, this.now()))) throw new DOMException('cancelled', 'AbortError');
     // Under a hold: the job's files stop counting as references once it is no longer active.
-    plan = await this.d.holds.keep([...done.values()].map((b) => b.sha256), () => publishPlan(plan, mirror, done, this.d));
+    plan = await this.d.holds.keep([...done.values()].map((b) => b.sha256), () => publishPlan(plan, mirror, done, this.d, upstream.token !== null));
     const summary = plan.published?.length ? plan.published.map((p) => `${p.box} ${p.versions.join(', ') || '(nothing new)'}`).join('; ') : 'nothing new upstream';
     await this.d.repo.transitionJob(job.id, ['running'], {
       state: 'done', plan: JSON.stringify(plan), message: `Published ${summary}.`, finished_at: this.now(), updated_at: this.now(),

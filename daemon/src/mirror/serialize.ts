@@ -21,7 +21,7 @@ export function jobJson(j: JobRow, speed: Speed) {
     bytes_total: j.bytes_total, bytes_done: j.bytes_done, files_total: j.files_total, files_done: j.files_done,
     rate_bytes_per_second: speed.rate, eta_seconds: speed.eta,
     created_at: j.created_at, started_at: j.started_at, finished_at: j.finished_at,
-    published: plan?.published ?? [],
+    published: plan?.published ?? [], skipped: plan?.skipped ?? [],
   };
 }
 
@@ -31,7 +31,8 @@ export function mirrorJson(m: MirrorRow, u: UpstreamRow | undefined, last: Retur
     upstream: u ? { id: u.id, name: u.name, url: u.url, kind: u.kind } : null,
     source: m.source, target: m.target, versions: m.versions, latest: m.latest,
     providers: parseList(m.providers), architectures: parseList(m.architectures),
-    private: m.private === 1, interval_minutes: m.interval_minutes, retain: m.retain, next_run_at: m.next_run_at,
+    private: m.visibility === 'upstream' ? null : m.visibility === 'private',
+    follow_revocations: m.follow_revocations === 1, parallel: m.parallel, interval_minutes: m.interval_minutes, retain: m.retain, next_run_at: m.next_run_at,
     last_job: last, created_at: m.created_at, updated_at: m.updated_at,
   };
 }

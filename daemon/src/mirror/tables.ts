@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 import type { DigestAlgorithm } from '../blobs/blob-store';
-import type { JobState, UpstreamKind } from '../contract/wire-mirror';
+import type { JobState, MirrorVisibility, UpstreamKind } from '../contract/wire-mirror';
 
 export interface UpstreamsTable {
   id: string;
@@ -17,6 +17,8 @@ export interface UpstreamsTable {
   paused_until: string | null;
   last_error: string | null;
   created_by: string | null;
+  /** 1: made or pointed elsewhere by a non-administrator; reaches only allowed addresses (lib/address-policy.ts). */
+  restricted: Generated<number>;
   created_at: string;
   updated_at: string;
 }
@@ -31,7 +33,12 @@ export interface MirrorsTable {
   /** JSON arrays of names; [] means all. */
   providers: string;
   architectures: string;
-  private: number;
+  /** How visible its boxes are: as the upstream says, or always private or public. */
+  visibility: Generated<MirrorVisibility>;
+  /** 1: a version the upstream revokes is revoked here too. */
+  follow_revocations: Generated<number>;
+  /** Files of one job downloaded at once. */
+  parallel: Generated<number>;
   interval_minutes: number | null;
   retain: number | null;
   next_run_at: string | null;

@@ -1,4 +1,5 @@
 import { inTransaction } from '../store/transaction';
+import { UpstreamRecords } from './upstream-records';
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { nameKey } from '../contract/names';
 import type { Database } from '../store/schema';
@@ -34,7 +35,11 @@ export class RegistryRepository {
   private readonly current: ReadCache<[string], VersionDetail | undefined>;
 
   /** `textIndex`: what narrows search text queries; by default the database's own (text-search.ts). */
+  /** What mirrors last took from their upstreams for boxes and versions. */
+  readonly records: UpstreamRecords;
+
   constructor(private readonly db: Kysely<Database>, versions: TableClock, opts: { textIndex?: TextIndex } = {}) {
+    this.records = new UpstreamRecords(db);
     this.hot = hotQueries(db, versions);
     this.current = new ReadCache(versions, ['box_versions', 'box_providers'], async (id) => (await this.loadCurrent([id])).get(id), 5000);
     this.searches = new SearchQueries(db, versions, opts.textIndex ?? textIndexOf(db));

@@ -55,12 +55,31 @@ export interface ProviderDownloadsTable {
   downloads: Generated<number>;
 }
 
+/** What a mirror last took from the upstream for a box (a local value equal to it was not edited here). */
+export interface MirroredBoxesTable {
+  box_id: string;
+  mirror_id: string | null;
+  short_description: string;
+  description: string;
+  private: number;
+  synced_at: string;
+}
+
+/** The same for a version's description. */
+export interface MirroredVersionsTable {
+  version_id: string;
+  description: string;
+  synced_at: string;
+}
+
 /** Tables of the box registry, as Kysely sees them. */
 export interface RegistryTables {
   boxes: BoxesTable;
   box_versions: BoxVersionsTable;
   box_providers: BoxProvidersTable;
   provider_downloads: ProviderDownloadsTable;
+  mirrored_boxes: MirroredBoxesTable;
+  mirrored_versions: MirroredVersionsTable;
 }
 
 export type BoxRow = Selectable<BoxesTable>;

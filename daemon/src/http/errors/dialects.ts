@@ -50,6 +50,8 @@ const STATUS: Record<ErrorCode, number | { box: number; jsonapi: number }> = {
   // The pull-through cache while offline: what it does not hold is simply not there.
   offline: 404,
   upstream_failed: 502,
+  // Server-side request forgery refused: the address is checked, never tried.
+  address_not_allowed: 422,
   insufficient_storage: 507,
   internal: 500,
 };
@@ -77,6 +79,7 @@ const TITLES: Record<ErrorCode, string> = {
   maintenance: 'service unavailable',
   offline: 'offline',
   upstream_failed: 'bad gateway',
+  address_not_allowed: 'address not allowed',
   insufficient_storage: 'insufficient storage',
   internal: 'internal server error',
 };

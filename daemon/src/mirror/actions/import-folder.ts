@@ -35,7 +35,8 @@ export class FolderImport {
     for (const box of folder.boxes) {
       const existing = mine.find((m) => nameKey(m.source) === nameKey(box.name));
       if (!existing) {
-        const created = await this.mirrors.create(p, { upstream_id: upstream.id, source: box.name, run: true, private: box.catalog.private ?? undefined });
+        // Visibility as the export's catalog says (the mirror follows its upstream).
+        const created = await this.mirrors.create(p, { upstream_id: upstream.id, source: box.name, run: true });
         started.push({ mirror: created.mirror, job: created.job! });
         continue;
       }

@@ -24,8 +24,28 @@ export const UpstreamCatalog = z.object({
   name: z.string().max(256).nullish(),
   description: z.string().max(100_000).nullish(),
   short_description: z.string().max(1024).nullish(),
+  /** Exports (and Boxyard's own catalogs' box API) say; vagrant's catalog does not. */
+  private: z.boolean().nullish(),
   versions: z.array(UpstreamVersion).max(10_000),
 });
+/**
+ * What a registry says of a box beyond its catalog (`GET /api/v2/box/ORG/BOX`, Vagrant Cloud's
+ * box API; another Boxyard's too), and what an export's catalog says: visibility, both
+ * descriptions, each version's description and status.
+ */
+export const UpstreamBoxInfo = z.object({
+  short_description: z.string().max(1024).nullish(),
+  description_markdown: z.string().max(100_000).nullish(),
+  description: z.string().max(100_000).nullish(),
+  private: z.boolean().nullish(),
+  versions: z.array(z.object({
+    version: z.string(),
+    status: z.string().max(32).nullish(),
+    description_markdown: z.string().max(100_000).nullish(),
+    description: z.string().max(100_000).nullish(),
+  })).max(10_000).nullish(),
+});
+export type UpstreamBoxInfo = z.infer<typeof UpstreamBoxInfo>;
 export type UpstreamProvider = z.infer<typeof UpstreamProvider>;
 export type UpstreamCatalog = z.infer<typeof UpstreamCatalog>;
 

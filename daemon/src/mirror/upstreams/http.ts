@@ -1,13 +1,20 @@
 import { Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Clock } from '../../lib/clock';
-import { OfflineError, UpstreamError } from '../../lib/errors';
+import { AddressNotAllowedError, OfflineError, UpstreamError } from '../../lib/errors';
 import type { MirrorRepository, UpstreamRow } from '../repository';
+import type { Outbound } from './outbound';
 
 const MAX_REDIRECTS = 10;
 
 /** A failure that may pass: the network, a timeout, a 5xx or 429, a broken or short body. Worth a retry. */
 export class TransientUpstreamError extends UpstreamError {}
+/** The upstream refused the token (401) or the caller (403): its own words are in the message. */
+export class UpstreamRefusedError extends UpstreamError {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
 
 export interface GateSettings { isOffline(): Promise<boolean> }
 export interface GetOptions {
@@ -26,6 +33,7 @@ export class UpstreamGate {
     private readonly repo: MirrorRepository,
     private readonly settings: GateSettings,
     private readonly clock: Clock,
+    private readonly outbound: Outbound,
   ) {}
 
   isOffline = (): Promise<boolean> => this.settings.isOffline();
@@ -97,12 +105,16 @@ export class UpstreamGate {
       }
       // A resume asked past the end: the caller checks what it already holds.
       if (res.status === 416 && opts.range) return res;
+      if (res.status === 401 || res.status === 403) {
+        await this.succeeded(u);
+        throw new UpstreamRefusedError(res.status, `Upstream "${u.name}" answered ${res.status} for ${current}${await saying(res)}: ${
+          res.status === 401 ? 'it refuses the token' : 'the token may not see this'}${u.token ? '' : ' (the upstream has no token)'}.`);
+      }
       if (!res.ok) {
         await res.body?.cancel();
         await this.succeeded(u);
         if (res.status === 404 || res.status === 410) return null;
-        const why = res.status === 401 || res.status === 403 ? ': check the upstream token' : '';
-        throw new UpstreamError(`Upstream "${u.name}" answered ${res.status} for ${current}${why}.`);
+        throw new UpstreamError(`Upstream "${u.name}" answered ${res.status} for ${current}.`);
       }
       await this.succeeded(u);
       return res;
@@ -120,9 +132,11 @@ export class UpstreamGate {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), u.timeout_seconds * 1000);
     try {
-      return await fetch(url, { method: opts.method ?? 'GET', headers, redirect: 'manual', signal: opts.signal ? AbortSignal.any([opts.signal, timeout.signal]) : timeout.signal });
+      const signal = opts.signal ? AbortSignal.any([opts.signal, timeout.signal]) : timeout.signal;
+      return await this.outbound.fetch(url, { method: opts.method ?? 'GET', headers, redirect: 'manual', signal }, u.restricted === 1);
     } catch (err) {
-      if (opts.signal?.aborted) throw err;
+      // A refused address is the upstream's definition, not its failure: the breaker does not count it.
+      if (opts.signal?.aborted || err instanceof AddressNotAllowedError) throw err;
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       const message = timeout.signal.aborted
         ? `Upstream "${u.name}" did not answer within ${u.timeout_seconds} s (${url}).`
@@ -161,4 +175,36 @@ export class UpstreamGate {
     source.on('error', (err) => guarded.destroy(err));
     return source.pipe(guarded);
   }
+}
+
+/** What an upstream said in its refusal (Vagrant Cloud's `{"errors":[…]}`), quoted; read up to 4 KiB. */
+async function saying(res: Response): Promise<string> {
+  const text = await readSome(res, 4096);
+  try {
+    const errors = (JSON.parse(text) as { errors?: unknown }).errors;
+    const said = Array.isArray(errors) ? errors.map((e) => (typeof e === 'string' ? e : (e as { detail?: string })?.detail ?? '')).filter(Boolean).join('; ') : '';
+    return said ? ` ("${said.slice(0, 300)}")` : '';
+  } catch {
+    return '';
+  }
+}
+
+async function readSome(res: Response, limit: number): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } catch {
+    return '';
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, limit);
 }

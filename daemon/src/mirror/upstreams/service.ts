@@ -8,11 +8,15 @@ import { isUniqueViolation } from '../../store/storage-errors';
 import type { MirrorRepository, UpstreamRow } from '../repository';
 import type { CreateUpstream, UpdateUpstream } from '../schemas';
 import { detectKind, isRemote } from './source';
+import type { Outbound } from './outbound';
 
 /** Scheme, host and port: a token follows its upstream only to the same origin. */
 const originOf = (url: string): string | null => (isRemote({ url }) ? new URL(url).origin : null);
 
 type Caller = NonNullable<Principal>;
+
+/** An upstream set by a non-administrator reaches only allowed addresses; the daemon's own and administrators' any. */
+const restrictedFor = (p: Caller | null): number => (p && !p.user.is_admin ? 1 : 0);
 
 /** A readable default name: the host, or the folder's name. */
 function nameFromUrl(url: string): string {
@@ -29,6 +33,7 @@ export class UpstreamService {
     private readonly repo: MirrorRepository,
     private readonly clock: Clock,
     private readonly ids: IdGen,
+    private readonly outbound: Outbound,
   ) {}
 
   private now = () => this.clock.now().toISOString();
@@ -44,7 +49,7 @@ export class UpstreamService {
   }
 
   async create(p: Caller | null, input: CreateUpstream): Promise<UpstreamRow> {
-    this.mayUse(p, input.url);
+    await this.mayUse(p, input.url);
     const id = this.ids.id('ups');
     const now = this.now();
     const name = input.name ?? (await this.freeName(nameFromUrl(input.url)));
@@ -53,15 +58,15 @@ export class UpstreamService {
       ...(input.timeout_seconds ? { timeout_seconds: input.timeout_seconds } : {}),
       ...(input.max_failures ? { max_failures: input.max_failures } : {}),
       ...(input.pause_minutes !== undefined ? { pause_minutes: input.pause_minutes } : {}),
-      paused_until: null, last_error: null, created_by: p?.user.id ?? null, created_at: now, updated_at: now,
+      paused_until: null, last_error: null, created_by: p?.user.id ?? null, restricted: restrictedFor(p), created_at: now, updated_at: now,
     }));
     return (await this.repo.upstream(id))!;
   }
 
   async update(p: Caller, id: string, patch: UpdateUpstream): Promise<UpstreamRow> {
     const u = await this.get(p, id);
-    if (patch.url) this.mayUse(p, patch.url);
-    await this.write(u, patch);
+    if (patch.url) await this.mayUse(p, patch.url);
+    await this.write(u, patch, p);
     return (await this.repo.upstream(id))!;
   }
 
@@ -90,11 +95,11 @@ export class UpstreamService {
     return (await this.repo.upstream(existing.id))!;
   }
 
-  private async write(u: UpstreamRow, patch: UpdateUpstream) {
+  private async write(u: UpstreamRow, patch: UpdateUpstream, by: Caller | null = null) {
     const name = patch.name ?? u.name;
     await this.guard(name, () => this.repo.updateUpstream(u.id, {
       name, name_key: nameKey(name),
-      ...(patch.url ? { url: patch.url, kind: patch.kind ?? detectKind(patch.url) } : patch.kind ? { kind: patch.kind } : {}),
+      ...(patch.url ? { url: patch.url, kind: patch.kind ?? detectKind(patch.url), restricted: restrictedFor(by) } : patch.kind ? { kind: patch.kind } : {}),
       // A new address of another origin does not inherit the token meant for the old one.
       ...(patch.token !== undefined ? { token: patch.token }
         : patch.url && originOf(patch.url) !== originOf(u.url) ? { token: null } : {}),
@@ -107,11 +112,16 @@ export class UpstreamService {
     }));
   }
 
-  /** Folders on the daemon's disk are read with the daemon's rights: administrators only. */
-  private mayUse(p: Caller | null, url: string) {
-    if (p && !isRemote({ url }) && !p.user.is_admin) {
+  /**
+   * Folders on the daemon's disk are read with the daemon's rights: administrators only. A
+   * non-administrator's network upstream must be a public address or one allowed in settings.
+   */
+  async mayUse(p: Caller | null, url: string): Promise<void> {
+    if (!p || p.user.is_admin) return;
+    if (!isRemote({ url })) {
       throw new ForbiddenError("Only administrators may use a folder on the daemon's disk as an upstream; import it with boxyard import instead.");
     }
+    await this.outbound.check(url);
   }
 
   private async freeName(base: string): Promise<string> {

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { nameKey } from '../../contract/names';
 import { UpstreamError } from '../../lib/errors';
 import { describeIssues } from '../../http/validate';
-import { ExportManifest, MANIFEST_FILE, UpstreamCatalog } from './catalog-schema';
+import { ExportManifest, MANIFEST_FILE, UpstreamBoxInfo, UpstreamCatalog } from './catalog-schema';
 import type { UpstreamRow } from '../repository';
 import type { UpstreamKind } from '../../contract/wire-mirror';
 import type { UpstreamGate } from './http';
@@ -20,6 +20,11 @@ export interface FetchedCatalog { catalog: UpstreamCatalog; base: string }
 export interface UpstreamSource {
   /** The catalog of `box` ("ORG/BOX"); null when the upstream has no such box. */
   catalog(box: string, signal?: AbortSignal): Promise<FetchedCatalog | null>;
+  /**
+   * What the upstream says of the box beyond its catalog (a registry's box API, an export's
+   * catalog); null when it has no such thing (a catalog URL, a server without a box API).
+   */
+  info(box: string, signal?: AbortSignal): Promise<UpstreamBoxInfo | null>;
   /** Every box ("ORG/BOX") of an organization. */
   listBoxes(org: string, signal?: AbortSignal): Promise<string[]>;
   open(url: string, offset: number, signal?: AbortSignal): Promise<OpenedFile>;
@@ -74,6 +79,17 @@ class HttpSource implements UpstreamSource {
     const res = await this.gate.find(this.u, url, { accept: 'application/json', signal });
     if (!res) return null;
     return { catalog: parseJson(this.u, UpstreamCatalog, await boundedText(this.u, this.gate, res), url), base: res.url || url };
+  }
+
+  async info(box: string, signal?: AbortSignal): Promise<UpstreamBoxInfo | null> {
+    if (this.single) return null;
+    // HCP Vagrant and newer servers answer v2; Vagrant Cloud's older API v1. A server with neither has only catalogs.
+    for (const api of ['v2', 'v1']) {
+      const url = `${this.base}/api/${api}/box/${splitBox(box)}`;
+      const res = await this.gate.find(this.u, url, { accept: 'application/json', signal });
+      if (res) return parseJson(this.u, UpstreamBoxInfo, await boundedText(this.u, this.gate, res), url);
+    }
+    return null;
   }
 
   async listBoxes(org: string, signal?: AbortSignal): Promise<string[]> {
@@ -176,6 +192,13 @@ class FolderSource implements UpstreamSource {
     const text = await this.read(path);
     if (text === null) return null;
     return { catalog: parseJson(this.u, UpstreamCatalog, text, path), base: pathToFileURL(path).toString() };
+  }
+
+  /** An export's catalog carries what the box API would say (mirror/actions/export-layout.ts). */
+  async info(box: string): Promise<UpstreamBoxInfo | null> {
+    if (this.single) return null;
+    const c = await this.catalog(box);
+    return c ? (c.catalog as UpstreamBoxInfo) : null;
   }
 
   async listBoxes(org: string): Promise<string[]> {

@@ -8,6 +8,7 @@ import { isUniqueViolation } from '../../store/storage-errors';
 import { compareGemVersions } from './gem-version';
 import type { BoxRecord, RegistryRepository } from '../repository';
 import type { DigestAlgorithm } from '../../blobs/blob-store';
+import { followUpstream, type Followed, type UpstreamFields } from './follow-upstream';
 
 export interface PublishedProvider {
   name: string;
@@ -40,8 +41,10 @@ export interface PublishInput {
   /** Released at once (mirrors, the cache), or only when asked (imports). */
   release: boolean;
   mirrorId?: string | null;
+  /** A mirror of an upstream with a box API: the box and its versions follow it (follow-upstream.ts). */
+  follow?: UpstreamFields;
 }
-export interface PublishResult { box: BoxRecord; versions: string[] }
+export interface PublishResult { box: BoxRecord; versions: string[]; followed?: Followed }
 
 /**
  * Writes boxes, versions and providers whose files are already stored, in one transaction, so a
@@ -95,7 +98,8 @@ export class PublishService {
       written.push(v.version);
     }
     if (written.length) await this.repo.updateBox(box.id, { updated_at: now }, trx);
-    return { box, versions: written };
+    const followed = input.follow ? await followUpstream(trx, this.repo, box, input.follow, now) : undefined;
+    return { box, versions: written, ...(followed ? { followed } : {}) };
   }
 
   private async addProviders(trx: Db, box: BoxRecord, versionId: string, v: PublishedVersion, now: string) {
@@ -140,6 +144,13 @@ export class PublishService {
       for (const v of drop) await this.repo.deleteVersion(v.id, trx);
       return drop.map((v) => v.version);
     });
+  }
+
+  /** What a mirror last took from the upstream for the box and its versions, to tell what was edited here; undefined: none. */
+  async followedRecord(box: BoxRecord) {
+    const rec = await this.repo.records.box(box.id);
+    if (!rec) return undefined;
+    return { box: rec, versions: new Map((await this.repo.records.versions(box.id)).map((v) => [v.version, v.synced])) };
   }
 
   /** The cache fetched a provider's file: point the provider at the stored blob. */

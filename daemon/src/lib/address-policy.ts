@@ -1,0 +1,104 @@
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { AddressNotAllowedError } from './errors';
+
+/**
+ * Which addresses an upstream made by a non-administrator may reach (server-side request
+ * forgery; Gitea's migrations settings are the model: local networks refused unless allowed):
+ * public unicast addresses, and whatever an administrator lists in `mirror_allowed_hosts`: an
+ * address (`192.168.1.20`), a network (`192.168.1.0/24`, `fd00::/8`), a host name (`boxyard.lab`)
+ * or every name under a domain (`*.lab`). An allowed name is trusted with whatever it resolves to.
+ * Administrators' upstreams, and the daemon's own (`--upstream`), are not limited.
+ */
+export interface AddressRules {
+  /** The administrator's list, as stored; entries that parse as nothing match nothing. */
+  allowed: readonly string[];
+}
+
+/** One entry of `mirror_allowed_hosts`: whether it is something the policy understands. */
+export function isAllowedHostEntry(entry: string): boolean {
+  const e = entry.trim();
+  if (isIP(e)) return true;
+  if (e.includes('/')) {
+    try {
+      ipaddr.parseCIDR(e);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  return /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(e);
+}
+
+const bare = (host: string) => host.replace(/^\[|\]$/g, '').toLowerCase();
+
+/** Whether a host name (not an address) is one the administrator allowed. */
+export function nameAllowed(host: string, rules: AddressRules): boolean {
+  const name = bare(host).replace(/\.$/, '');
+  return rules.allowed.some((raw) => {
+    const e = raw.trim().toLowerCase();
+    if (e.startsWith('*.')) return name.endsWith(e.slice(1));
+    return !isIP(e) && !e.includes('/') && e === name;
+  });
+}
+
+/** Whether an address is public unicast or inside an allowed address or network. */
+export function addressAllowed(address: string, rules: AddressRules): boolean {
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    // ::ffff:10.0.0.1 is 10.0.0.1.
+    ip = ipaddr.process(bare(address));
+  } catch {
+    return false;
+  }
+  if (ip.range() === 'unicast') return true;
+  return rules.allowed.some((raw) => {
+    const e = raw.trim();
+    try {
+      if (!e.includes('/')) return isIP(e) !== 0 && ipaddr.process(e).toString() === ip.toString();
+      let [net, bits] = ipaddr.parseCIDR(e);
+      if (net.kind() === 'ipv6' && (net as ipaddr.IPv6).isIPv4MappedAddress()) [net, bits] = [(net as ipaddr.IPv6).toIPv4Address(), bits - 96];
+      return net.kind() === ip.kind() && ip.match(net, bits);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * The refusal: it names the address and what to do, and is the same whether or not anything
+ * answers there (nothing was asked).
+ */
+export function refused(host: string, address?: string): AddressNotAllowedError {
+  const what = address && bare(address) !== bare(host) ? `${host} (${address})` : host;
+  return new AddressNotAllowedError(
+    `${what} is not a public address. Only an administrator may mirror from it, or allow it in Settings (mirror_allowed_hosts).`,
+    { field: 'url' },
+  );
+}
+
+/** Throws when `host`, an address literal, may not be reached; names are checked as they resolve. */
+export function checkLiteral(host: string, rules: AddressRules): void {
+  const h = bare(host);
+  if (isIP(h) && !addressAllowed(h, rules)) throw refused(host);
+}
+
+export type Resolve = (host: string) => Promise<Array<{ address: string; family: number }>>;
+
+/**
+ * Checks a host as a connection would reach it: an address literal itself, an allowed name as
+ * it is, any other name by every address it resolves to (one refused address refuses it all).
+ * Answers the addresses checked, which the connection then uses (no second lookup to rebind).
+ */
+export async function checkHost(host: string, rules: AddressRules, resolve: Resolve): Promise<Array<{ address: string; family: number }>> {
+  const h = bare(host);
+  const family = isIP(h);
+  if (family) {
+    checkLiteral(h, rules);
+    return [{ address: h, family }];
+  }
+  const addresses = await resolve(h);
+  if (nameAllowed(h, rules)) return addresses;
+  for (const a of addresses) if (!addressAllowed(a.address, rules)) throw refused(host, a.address);
+  return addresses;
+}

@@ -1,0 +1,69 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { promisify } from 'node:util';
+import { AddressNotAllowedError } from '../../lib/errors';
+import { checkHost, checkLiteral, type AddressRules, type Resolve } from '../../lib/address-policy';
+
+const lookupAll = promisify(dnsLookup);
+const systemResolve: Resolve = (host) => lookupAll(host, { all: true }) as Promise<LookupAddress[]>;
+
+type LookupCallback = (err: Error | null, address: string | LookupAddress[], family?: number) => void;
+type Undici = typeof import('undici');
+
+/**
+ * Opens the daemon's outbound HTTP connections to upstreams. An unrestricted upstream (an
+ * administrator's, the daemon's own) uses Node's fetch. A restricted one connects through an
+ * agent whose DNS lookup checks every address a name resolves to (address-policy.ts) and hands
+ * the connection exactly those: nothing is looked up twice, so a name cannot rebind between the
+ * check and the connection. Address literals, which are never looked up, are checked before
+ * each request, and the caller sends every redirect hop through here. undici is loaded on the
+ * first restricted request (the embedded default rarely needs it).
+ */
+export class Outbound {
+  private restricted?: Promise<{ undici: Undici; agent: InstanceType<Undici['Agent']> }>;
+
+  constructor(
+    private readonly rules: () => Promise<AddressRules>,
+    private readonly resolve: Resolve = systemResolve,
+  ) {}
+
+  async fetch(url: string, init: RequestInit, restricted: boolean): Promise<Response> {
+    if (!restricted) return fetch(url, init);
+    checkLiteral(new URL(url).hostname, await this.rules());
+    const { undici, agent } = await (this.restricted ??= this.load());
+    try {
+      return (await undici.fetch(url, { ...(init as object), dispatcher: agent })) as unknown as Response;
+    } catch (err) {
+      // The lookup's refusal arrives as fetch's "fetch failed" with it as the cause.
+      const cause = (err as { cause?: unknown }).cause;
+      throw cause instanceof AddressNotAllowedError ? cause : err;
+    }
+  }
+
+  /**
+   * Whether a non-administrator may point an upstream at `url` (asked when it is set): refused
+   * addresses fail; a name that does not resolve now is checked when it is used.
+   */
+  async check(url: string): Promise<void> {
+    try {
+      await checkHost(new URL(url).hostname, await this.rules(), this.resolve);
+    } catch (err) {
+      if (err instanceof AddressNotAllowedError) throw err;
+    }
+  }
+
+  /** net.connect's lookup option: every address checked, and only those used. */
+  lookup = (host: string, options: { all?: boolean }, callback: LookupCallback): void => {
+    void (async () => checkHost(host, await this.rules(), this.resolve))().then(
+      (addresses) => {
+        if (options.all) callback(null, addresses);
+        else callback(null, addresses[0].address, addresses[0].family);
+      },
+      (err: Error) => callback(err, []),
+    );
+  };
+
+  private async load() {
+    const undici = await import('undici');
+    return { undici, agent: new undici.Agent({ connect: { lookup: this.lookup as never } }) };
+  }
+}
