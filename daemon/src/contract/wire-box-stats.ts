@@ -21,6 +21,8 @@ export const VersionStatsJson = z.object({
   version: z.string(),
   downloads: z.number(),
   providers: z.array(ProviderStatsJson),
+  /** A mirrored version's description: as the upstream last said (`upstream`), changed here (`edited`); null: not from an upstream's box API. */
+  upstream: z.enum(['upstream', 'edited']).nullable(),
 });
 export type VersionStatsJson = z.infer<typeof VersionStatsJson>;
 
@@ -31,6 +33,15 @@ export const BoxStatsAnswer = z.object({
     /** The caller may edit the box, its versions and providers (a member of its namespace, or an administrator). */
     may_manage: z.boolean(),
     versions: z.array(VersionStatsJson),
+    /**
+     * A box a mirror follows (its upstream has a box API): which fields are still as the upstream
+     * last said, which were edited here (a later run leaves those alone). Null: not such a box.
+     */
+    upstream: z.object({
+      mirror_id: z.string().nullable(),
+      synced_at: z.string(),
+      fields: z.object({ short_description: z.enum(['upstream', 'edited']), description: z.enum(['upstream', 'edited']), private: z.enum(['upstream', 'edited']) }),
+    }).nullable(),
   }),
 });
 export type BoxStatsAnswer = z.infer<typeof BoxStatsAnswer>;

@@ -1,10 +1,17 @@
+import type { MirroredBoxRow } from './upstream-records';
 import type { BoxRecord, ProviderRow, RegistryRepository, VersionDetail, VersionRow } from './repository';
 
 export type { VersionDetail };
 /** A box with its versions, newest (by Ruby Gem ordering) first. */
 export interface BoxDetail { box: BoxRecord; versions: readonly VersionDetail[] }
 /** A box with each provider's finished downloads (by provider id) and whether the caller may change it. */
-export interface BoxStats { detail: BoxDetail; downloads: ReadonlyMap<string, number>; mayManage: boolean }
+export interface BoxStats {
+  detail: BoxDetail;
+  downloads: ReadonlyMap<string, number>;
+  mayManage: boolean;
+  /** What a mirror last took from its upstream for the box and its versions (by number); undefined: not mirrored so. */
+  followed?: { box: MirroredBoxRow; versions: ReadonlyMap<string, string | null> };
+}
 /** A box with only its current version: what search hits and namespace listings show. */
 export interface BoxSummary { box: BoxRecord; current: VersionDetail | undefined }
 

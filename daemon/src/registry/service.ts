@@ -83,7 +83,8 @@ export class RegistryService {
     const { box } = await this.access.box(p, ref, 'read');
     const detail = await loadDetail(this.repo, box);
     const downloads = await this.repo.providerDownloads(detail.versions.flatMap((v) => v.providers.map((e) => e.id)));
-    return { detail, downloads, mayManage: await this.access.mayManage(p, box) };
+    const followed = await this.publisher.followedRecord(box);
+    return { detail, downloads, mayManage: await this.access.mayManage(p, box), ...(followed ? { followed } : {}) };
   }
 
   async createBox(p: Principal, input: NewBox): Promise<BoxDetail> {

@@ -9,12 +9,25 @@ import type { RegistryService } from './service';
 
 export interface StatsRouteDeps { registry: Pick<RegistryService, 'stats'> }
 
+/** Whether a local value is still what the mirror last took from the upstream, or was edited here. */
+const origin = (local: string | number, synced: string | number | null | undefined): 'upstream' | 'edited' | null =>
+  synced === null || synced === undefined ? null : local === synced ? 'upstream' : 'edited';
+
 export function boxStatsJson(s: BoxStats): BoxStatsAnswer {
+  const f = s.followed;
   const versions = s.detail.versions.map((v) => {
     const providers = v.providers.map((p) => ({ name: p.name, architecture: p.architecture, size: p.size, downloads: s.downloads.get(p.id) ?? 0 }));
-    return { version: v.version.version, downloads: providers.reduce((n, p) => n + p.downloads, 0), providers };
+    return { version: v.version.version, downloads: providers.reduce((n, p) => n + p.downloads, 0), providers, upstream: origin(v.version.description, f?.versions.get(v.version.version)) };
   });
-  return { stats: { downloads: s.detail.box.downloads, may_manage: s.mayManage, versions } };
+  const box = s.detail.box;
+  const upstream = f ? {
+    mirror_id: f.box.mirror_id, synced_at: f.box.synced_at,
+    fields: {
+      short_description: origin(box.short_description, f.box.short_description)!, description: origin(box.description, f.box.description)!,
+      private: origin(box.private, f.box.private)!,
+    },
+  } : null;
+  return { stats: { downloads: box.downloads, may_manage: s.mayManage, versions, upstream } };
 }
 
 /**
