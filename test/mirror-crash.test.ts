@@ -144,8 +144,16 @@ describe('a mirror onto a full disk', () => {
       const m = await http.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/huge' } });
       expect(m.status, m.text).toBe(201);
       const job = await waitForJob(http, m.json.job.id);
-      expect(job).toMatchObject({ state: 'failed', error_code: 'insufficient_storage' });
-      expect(job.message).toMatch(/disk holding Boxyard's data folder is full/);
+      // Its size is known ahead (HEAD): the plan does not fit, and the job fails before fetching anything, giving both sizes.
+      expect(job).toMatchObject({ state: 'failed', error_code: 'insufficient_storage', files_done: 0, bytes_done: 0 });
+      expect(job.message).toMatch(/needs 6\.0 MiB, and the disk holding Boxyard's data folder has [\d.]+ (KiB|MiB) free/);
+      // A file whose size is not told ahead fills the disk as it streams in.
+      s.route('/acme/unsized', serveJson({ name: 'acme/unsized', versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/unsized.box` }] }] }));
+      s.route('/unsized.box', (req, res) => { if (req.method === 'HEAD') { res.statusCode = 405; res.end(); } else res.end(file); });
+      const streamed = await waitForJob(http, (await http.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/unsized' } })).json.job.id);
+      expect(streamed).toMatchObject({ state: 'failed', error_code: 'insufficient_storage' });
+      expect(streamed.message).toMatch(/disk holding Boxyard's data folder is full/);
+      expect((await http.get('/api/v1/box/acme/unsized')).status).toBe(404);
       expect((await http.get('/api/v1/box/acme/huge')).status).toBe(404);
       expect((await http.get('/api/v1/user/acme')).json.boxes).toEqual([]);
       // The space is given back: a small mirror still fits.

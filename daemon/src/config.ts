@@ -75,6 +75,8 @@ export const Config = z.object({
   upstreamToken: z.string().min(1).optional(),
   /** Free space (MiB) kept on the data folder's disk: uploads, mirror and cache downloads that would eat into it are refused (507); 0 switches the check off. */
   diskReserveMb: intFrom(0, 10_000_000).default(512),
+  /** Files all mirror jobs together download at once (each job also keeps to its own `parallel`). */
+  mirrorDownloads: intFrom(1, 64).default(8),
   /** How long start waits for the database's integrity check (`PRAGMA quick_check`) before serving while it finishes in the background. */
   startCheckWaitMs: intFrom(0, 600_000).default(300),
   /** A request's headers must arrive within this many seconds (slowloris); answered 408 otherwise. */
@@ -122,6 +124,7 @@ const ENV_KEYS: Record<string, keyof Config> = {
   BOXYARD_UPSTREAM: 'upstream',
   BOXYARD_UPSTREAM_TOKEN: 'upstreamToken',
   BOXYARD_DISK_RESERVE_MB: 'diskReserveMb',
+  BOXYARD_MIRROR_DOWNLOADS: 'mirrorDownloads',
   BOXYARD_START_CHECK_WAIT_MS: 'startCheckWaitMs',
   BOXYARD_HEADERS_TIMEOUT_SECONDS: 'headersTimeoutSeconds',
   BOXYARD_BODY_IDLE_SECONDS: 'bodyIdleSeconds',

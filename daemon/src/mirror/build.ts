@@ -4,6 +4,7 @@ import type { OrgService } from '../orgs/service';
 import type { SettingsService } from '../auth/settings';
 import type { BlobStore } from '../blobs/blob-store';
 import type { BlobHolds } from '../blobs/holds';
+import type { DiskSpace } from '../blobs/disk-space';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import type { RegistryService } from '../registry/service';
@@ -28,6 +29,10 @@ export interface MirrorWiring {
   registry: RegistryService;
   blobs: BlobStore;
   holds: BlobHolds;
+  /** The data folder's disk when blobs are stored there (a mirror's plan must fit it). */
+  space?: DiskSpace;
+  /** Files all mirror jobs download at once. */
+  downloads: number;
   clock: Clock;
   ids: IdGen;
   log: Logger;
@@ -38,7 +43,9 @@ export function buildMirror(w: MirrorWiring) {
   const outbound = new Outbound(async () => ({ allowed: (await w.settings.get()).mirror_allowed_hosts }));
   const gate = new UpstreamGate(w.repo, w.settings, w.clock, outbound);
   const upstreams = new UpstreamService(w.repo, w.clock, w.ids, outbound);
-  const runner = new MirrorRunner({ repo: w.repo, gate, blobs: w.blobs, holds: w.holds, publisher: w.registry.publisher, orgs: w.orgs, clock: w.clock, ids: w.ids, log: w.log });
+  const runner = new MirrorRunner({
+    repo: w.repo, gate, blobs: w.blobs, holds: w.holds, space: w.space, publisher: w.registry.publisher, orgs: w.orgs, clock: w.clock, ids: w.ids, log: w.log,
+  }, w.downloads);
   const mirrors = new MirrorService(w.repo, upstreams, w.orgs, runner, w.clock, w.ids);
   const cache = new PullThroughCache({ repo: w.repo, gate, settings: w.settings, orgs: w.orgs, publisher: w.registry.publisher, blobs: w.blobs, holds: w.holds, clock: w.clock, log: w.log });
   const probe = new UpstreamProbe(upstreams, gate, w.clock);

@@ -120,6 +120,10 @@ export class MirrorRepository {
   async updateJob(id: string, patch: Updateable<MirrorJobsTable>) {
     await this.db.updateTable('mirror_jobs').set(patch).where('id', '=', id).execute();
   }
+  /** A file's size learnt while it downloads joins the job's total (several downloads may learn theirs at once). */
+  async addToTotal(id: string, bytes: number) {
+    await this.db.updateTable('mirror_jobs').set((eb) => ({ bytes_total: eb('bytes_total', '+', bytes) })).where('id', '=', id).execute();
+  }
   /**
    * Moves a job between states only from the expected ones (a cancel and a finish cannot both
    * win), and with `runner`, only while that runner still has it.

@@ -1,0 +1,197 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import pLimit, { type LimitFunction } from 'p-limit';
+import type { Logger } from 'pino';
+import type { OrgService } from '../orgs/service';
+import type { BlobStore } from '../blobs/blob-store';
+import type { BlobHolds } from '../blobs/holds';
+import type { DiskSpace } from '../blobs/disk-space';
+import type { Clock } from '../lib/clock';
+import type { IdGen } from '../lib/ids';
+import { NotFoundError } from '../lib/errors';
+import type { PublishService } from '../registry/versions/publish-service';
+import { fetchFile } from './upstreams/fetch-file';
+import { buildJobPlan, type JobPlan } from './job-plan';
+import type { FileRow, JobRow, MirrorRepository, MirrorRow } from './repository';
+import { sourceFor, type UpstreamSource } from './upstreams/source';
+import { TransientUpstreamError, type UpstreamGate } from './upstreams/http';
+import { publishPlan } from './publish-plan';
+import { bytesToFetch, storageFit, unfit } from './plan-storage';
+
+export interface RunnerDeps {
+  repo: MirrorRepository;
+  gate: UpstreamGate;
+  blobs: BlobStore;
+  holds: BlobHolds;
+  /** The data folder's disk (none on a bucket): a plan that does not fit fails at once. */
+  space?: DiskSpace;
+  publisher: PublishService;
+  orgs: OrgService;
+  clock: Clock;
+  ids: IdGen;
+  log: Logger;
+}
+
+/** Attempts per file, the pause growing by RETRY_DELAY_MS each time. */
+const RETRIES = 3;
+const RETRY_DELAY_MS = 1000;
+/** Progress is written to the database at most this often (and when a file completes). */
+const PROGRESS_EVERY_MS = 250;
+
+export const cancelled = () => new DOMException('cancelled', 'AbortError');
+
+/**
+ * One job as this process runs it: reads the upstream, plans, checks the plan fits the disk,
+ * downloads its files (up to the mirror's `parallel` at once, each also taking one of the
+ * daemon's `downloads` slots, shared by every job), then publishes. Its bytes give the rate and
+ * ETA. Throws what failed it; the runner settles that.
+ */
+export class JobRun {
+  readonly abort = new AbortController();
+  private readonly startedAt = Date.now();
+  private startBytes: number;
+  private bytes: number;
+  private filesDone: number;
+  private lastFlush = 0;
+
+  constructor(
+    readonly job: JobRow,
+    private readonly d: RunnerDeps,
+    private readonly self: string,
+    /** The daemon's total of concurrent downloads, across jobs. */
+    private readonly downloads: LimitFunction,
+  ) {
+    this.startBytes = job.bytes_done;
+    this.bytes = job.bytes_done;
+    this.filesDone = job.files_done;
+  }
+
+  private now = () => this.d.clock.now().toISOString();
+
+  /** Bytes per second since this process started the job, and seconds left. */
+  speed(job: JobRow): { rate: number | null; eta: number | null } {
+    const seconds = (Date.now() - this.startedAt) / 1000;
+    const rate = seconds > 0.5 ? Math.round((this.bytes - this.startBytes) / seconds) : null;
+    const left = job.bytes_total - job.bytes_done;
+    return { rate, eta: rate && left >= 0 ? Math.round(left / rate) : null };
+  }
+
+  async execute(): Promise<void> {
+    const { job } = this;
+    const signal = this.abort.signal;
+    const mirror = await this.d.repo.mirror(job.mirror_id);
+    const upstream = mirror && (await this.d.repo.upstream(mirror.upstream_id));
+    if (!mirror || !upstream) throw new NotFoundError('The mirror or its upstream was deleted.');
+    const source = sourceFor(upstream, this.d.gate);
+    let plan: JobPlan = job.plan ? JSON.parse(job.plan) as JobPlan : await this.plan(mirror, source, signal);
+    const files = await this.d.repo.filesOf(job.id);
+    const pending = files.filter((f) => f.state !== 'done' || f.blob_sha256 === null || f.blob_size === null);
+    const fit = await storageFit(this.d.space, (await bytesToFetch(pending, this.d.blobs)).bytes);
+    if (!fit.fits) throw unfit(fit);
+    // Progress restarts from what is stored: finished files now, staged bytes as each resumes.
+    this.bytes = this.startBytes = files.reduce((sum, f) => sum + (f.state === 'done' ? f.blob_size ?? 0 : 0), 0);
+    this.filesDone = files.length - pending.length;
+    const done = new Map<string, { sha256: string; size: number }>();
+    for (const f of files) if (!pending.includes(f)) done.set(f.id, { sha256: f.blob_sha256!, size: f.blob_size! });
+    const own = pLimit(mirror.parallel);
+    try {
+      await Promise.all(pending.map((f) => own(() => this.downloads(async () => {
+        signal.throwIfAborted();
+        done.set(f.id, await this.download(f, source, signal));
+      }))));
+    } catch (err) {
+      // One file failed the job: the others stop too (their staged bytes stay for a re-run).
+      own.clearQueue();
+      this.abort.abort();
+      throw err;
+    }
+    signal.throwIfAborted();
+    // From here the job can no longer be cancelled: it publishes everything or nothing.
+    if (!(await this.d.repo.startPublishing(job.id, this.self, this.now()))) throw cancelled();
+    // Under a hold: the job's files stop counting as references once it is no longer active.
+    plan = await this.d.holds.keep([...done.values()].map((b) => b.sha256), () => publishPlan(plan, mirror, done, this.d, upstream.token !== null));
+    await this.d.repo.transitionJob(job.id, ['running'], {
+      state: 'done', plan: JSON.stringify(plan), message: summary(plan), finished_at: this.now(), updated_at: this.now(),
+    }, this.self);
+  }
+
+  private async plan(mirror: MirrorRow, source: UpstreamSource, signal: AbortSignal): Promise<JobPlan> {
+    const { plan, files } = await buildJobPlan(mirror, this.job.id, {
+      source, ids: this.d.ids, signal,
+      localVersions: async (target) => {
+        const [namespace, box] = target.split('/');
+        const ns = await this.d.orgs.namespace(namespace);
+        return ns ? this.d.publisher.versionNumbers(ns, box) : new Set();
+      },
+    });
+    const known = files.reduce((sum, f) => sum + (f.size ?? 0), 0);
+    const patch = { plan: JSON.stringify(plan), files_total: files.length, bytes_total: known, message: `Fetching ${files.length} file(s).`, updated_at: this.now() };
+    if (!(await this.d.repo.savePlan(this.job.id, this.self, patch, files))) throw cancelled();
+    return plan;
+  }
+
+  /** Writes the job's progress; a job cancelled through another daemon, or taken over by a new leader, stops here. */
+  private async flush(fileId: string, fileBytes: number): Promise<void> {
+    this.lastFlush = Date.now();
+    const job = await this.d.repo.job(this.job.id);
+    if (!job || job.state !== 'running' || job.runner !== this.self) {
+      this.abort.abort();
+      return;
+    }
+    await this.d.repo.updateJob(this.job.id, { bytes_done: this.bytes, updated_at: this.now() });
+    await this.d.repo.updateFile(fileId, { bytes_done: fileBytes });
+  }
+
+  private async download(f: FileRow, source: UpstreamSource, signal: AbortSignal): Promise<{ sha256: string; size: number }> {
+    let fileBytes = 0;
+    const fetchOnce = () => fetchFile(f, source, this.d, {
+      signal,
+      // Recorded under the commit's hold: the job's file references the blob before garbage collection may look.
+      settle: (blob) => this.d.repo.updateFile(f.id, { state: 'done', blob_sha256: blob.sha256, blob_size: blob.size, bytes_done: blob.size, size: blob.size }),
+      onSize: (size) => void this.learnSize(f, size).catch((err: unknown) => this.d.log.warn({ err }, 'recording a file size failed')),
+      onBytes: (n, kept) => {
+        this.bytes += n;
+        if (kept) this.startBytes += n;
+        fileBytes += n;
+        if (Date.now() - this.lastFlush > PROGRESS_EVERY_MS) void this.flush(f.id, fileBytes).catch(() => undefined);
+      },
+    });
+    let blob: { sha256: string; size: number } | undefined;
+    // A connection that breaks is asked again for the rest (Range), a few times, before the job fails.
+    for (let attempt = 1; !blob; attempt++) {
+      const before = fileBytes;
+      try {
+        blob = await fetchOnce();
+      } catch (err) {
+        if (!(err instanceof TransientUpstreamError) || attempt >= RETRIES) throw err;
+        this.bytes -= fileBytes - before;
+        fileBytes = before;
+        this.d.log.warn({ err, job: this.job.id, url: f.url, attempt }, 'mirror download interrupted; resuming');
+        await this.d.repo.updateJob(this.job.id, { message: `Resuming ${f.url} after: ${err.message}`, updated_at: this.now() });
+        await sleep(RETRY_DELAY_MS * attempt, undefined, { signal });
+      }
+    }
+    this.filesDone++;
+    await this.d.repo.updateJob(this.job.id, { files_done: this.filesDone, bytes_done: this.bytes, updated_at: this.now() });
+    return blob;
+  }
+
+  /** A file whose size was unknown at planning adds it to the job's total once it is known. */
+  private async learnSize(f: FileRow, size: number): Promise<void> {
+    if (f.size !== null) return;
+    f.size = size;
+    await this.d.repo.updateFile(f.id, { size });
+    await this.d.repo.addToTotal(this.job.id, size);
+  }
+}
+
+/** The done job's message: what it published, followed and skipped. */
+function summary(plan: JobPlan): string {
+  const boxes = plan.published ?? [];
+  const changed = boxes.map((p) => {
+    const what = [p.versions.length ? p.versions.join(', ') : '', p.updated?.length ? `updated ${p.updated.join(', ')}` : '',
+      p.described?.length ? `notes of ${p.described.join(', ')}` : '', p.revoked?.length ? `revoked ${p.revoked.join(', ')}` : ''].filter(Boolean);
+    return what.length ? `${p.box} ${what.join('; ')}` : '';
+  }).filter(Boolean);
+  const skipped = plan.skipped?.length ? ` Skipped ${plan.skipped.length} box(es) the upstream would not show: ${plan.skipped.map((s) => s.box).join(', ')}.` : '';
+  return `${changed.length ? `Published ${changed.join('; ')}` : 'Nothing new upstream'}.${skipped}`;
+}
