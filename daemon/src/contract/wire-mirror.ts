@@ -94,6 +94,43 @@ export const MirrorJson = z.object({
 });
 export type MirrorJson = z.infer<typeof MirrorJson>;
 
+/**
+ * `POST /mirror-plans`: what a mirror with these settings would fetch now, and whether it fits
+ * the disk (`storage`'s figures are null on a bucket). Nothing is made.
+ */
+export const MirrorPlanJson = z.object({
+  source: z.string(),
+  target: z.string(),
+  upstream: z.object({ url: z.string(), kind: z.enum(UPSTREAM_KINDS), has_token: z.boolean() }),
+  boxes: z.array(z.object({
+    source: z.string(),
+    target: z.string(),
+    /** The local box exists already (only versions it lacks are fetched). */
+    exists: z.boolean(),
+    /** How visible the copy will be. */
+    private: z.boolean(),
+    versions: z.array(z.object({ version: z.string(), files: z.number(), bytes: z.number() })),
+    files: z.number(),
+    bytes: z.number(),
+  })),
+  skipped: z.array(z.object({ box: z.string(), reason: z.string() })),
+  totals: z.object({
+    boxes: z.number(), versions: z.number(), files: z.number(), bytes: z.number(),
+    /** Files whose size the upstream did not tell (learnt as they download; not in `bytes`). */
+    unknown_sizes: z.number(),
+  }),
+  storage: z.object({
+    /** Bytes still to fetch: files stored here already (same sha256) are not. */
+    needed_bytes: z.number(),
+    free_bytes: z.number().nullable(),
+    reserve_bytes: z.number().nullable(),
+    free_after_bytes: z.number().nullable(),
+    fits: z.boolean(),
+  }),
+});
+export type MirrorPlanJson = z.infer<typeof MirrorPlanJson>;
+export const MirrorPlanAnswer = z.object({ plan: MirrorPlanJson });
+
 /** A box the pull-through cache holds, and how many of its provider files it has fetched. */
 export const CachedBoxJson = z.object({
   tag: z.string(),

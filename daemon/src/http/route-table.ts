@@ -137,6 +137,7 @@ export const BOXYARD = {
   mirrors: route('/mirrors'),
   mirror: route('/mirrors/:id'),
   mirrorRun: route('/mirrors/:id/run'),
+  mirrorPlans: route('/mirror-plans'),
   mirrorJobs: route('/mirror-jobs'),
   mirrorJob: route('/mirror-jobs/:id'),
   mirrorJobCancel: route('/mirror-jobs/:id/cancel'),

@@ -12,7 +12,7 @@ import type { MirrorVisibility } from '../contract/wire-mirror';
 type Caller = NonNullable<Principal>;
 
 /** The wire's `private` (true, false, or null: as the upstream says) as stored. */
-const visibilityOf = (p: boolean | null | undefined): MirrorVisibility => (p === true ? 'private' : p === false ? 'public' : 'upstream');
+export const visibilityOf = (p: boolean | null | undefined): MirrorVisibility => (p === true ? 'private' : p === false ? 'public' : 'upstream');
 
 /**
  * Mirrors (what to copy from which upstream into which local box or organization) and their

@@ -6,6 +6,9 @@ import { ApiError, BoxyardClient, collect, positiveInt, withServerOptions, type 
 import { createMeter, type Meter, type Progress } from './meter';
 import { BOXYARD } from '../../http/route-table';
 import { pathTo } from '../../http/urls';
+import type { MirrorPlanJson } from '../../contract/wire-mirror';
+import { clientLines } from '../../contract/client-lines';
+import { planRefusal, renderPlan } from './mirror-plan';
 
 /** A mirror job as `GET /api/boxyard/mirror-jobs/:id` answers it (docs/mirroring-api.md). */
 interface Job {
@@ -18,7 +21,8 @@ interface Job {
   files_done: number;
   rate_bytes_per_second: number | null;
   eta_seconds: number | null;
-  published: Array<{ box: string; versions: string[] }>;
+  published: Array<{ box: string; versions: string[]; updated?: string[]; described?: string[]; revoked?: string[] }>;
+  skipped: Array<{ box: string; reason: string }>;
 }
 
 interface MirrorOptions extends ServerOptions {
@@ -32,6 +36,10 @@ interface MirrorOptions extends ServerOptions {
   every?: number;
   keep?: number;
   private?: boolean;
+  public?: boolean;
+  followRevocations?: boolean;
+  parallel?: number;
+  dryRun?: boolean;
   detach?: boolean;
 }
 
@@ -61,7 +69,10 @@ export function mirrorBody(source: string, o: MirrorOptions, cwd: string) {
       latest: o.latest,
       providers: list(o.provider),
       architectures: list(o.architecture),
-      private: o.private ? true : undefined,
+      // Neither: as the upstream says (its box API); a catalog-only upstream read with a token: private.
+      private: o.private ? true : o.public ? false : undefined,
+      follow_revocations: o.followRevocations ? true : undefined,
+      parallel: o.parallel,
       interval_minutes: o.every,
       retain: o.keep,
       run: true,
@@ -80,10 +91,16 @@ const progressOf = (j: Job): Progress => ({
   label: j.message ?? j.state,
 });
 
-function published(j: Job): string {
+function published(j: Job, server: string): string {
   const boxes = j.published.filter((b) => b.versions.length);
-  if (!boxes.length) return 'Nothing new: every selected version is already here.';
-  return boxes.map((b) => `published ${b.box} ${b.versions.join(', ')}`).join('\n');
+  const lines = boxes.length ? boxes.map((b) => `published ${b.box} ${b.versions.join(', ')}`) : ['Nothing new: every selected version is already here.'];
+  for (const b of j.published) {
+    const followed = [b.updated?.length ? `updated ${b.updated.join(', ')}` : '', b.described?.length ? `release notes of ${b.described.join(', ')}` : '',
+      b.revoked?.length ? `revoked ${b.revoked.join(', ')}` : ''].filter(Boolean);
+    if (followed.length) lines.push(`followed ${b.box}: ${followed.join('; ')}`);
+  }
+  for (const s of j.skipped) lines.push(`skipped ${s.box}: ${s.reason}`);
+  return [...lines, '', ...clientLines(server, j.published.map((b) => b.box), true)].join('\n');
 }
 
 /** Ctrl-C cancels the job (a second one leaves at once: the listener is gone). */
@@ -116,7 +133,7 @@ async function follow(client: BoxyardClient, first: Job, out: NodeJS.WriteStream
     meter.update(progressOf(job));
     meter.stop();
     if (job.state !== 'done') throw new Error(`mirror job ${job.id} ${job.state}: ${job.message ?? 'no reason given'}`);
-    out.write(`${published(job)}\n`);
+    out.write(`${published(job, client.server)}\n`);
     return 0;
   } finally {
     process.removeListener('SIGINT', onSigint);
@@ -125,7 +142,15 @@ async function follow(client: BoxyardClient, first: Job, out: NodeJS.WriteStream
 
 async function runMirror(source: string, o: MirrorOptions, out: NodeJS.WriteStream): Promise<number> {
   const client = new BoxyardClient(o);
-  const created = await client.json<{ mirror: { id: string; target: string }; job: Job | null }>('POST', pathTo('boxyard', BOXYARD.mirrors, {}), mirrorBody(source, o, process.cwd()));
+  const body = mirrorBody(source, o, process.cwd());
+  // The plan first: a refused token, a box the token cannot see or a disk too small show before anything is made.
+  const { plan } = await client.json<{ plan: MirrorPlanJson }>('POST', pathTo('boxyard', BOXYARD.mirrorPlans, {}), body);
+  // With --detach stdout is for scripts: the ids only.
+  (o.detach ? process.stderr : out).write(renderPlan(plan));
+  const refusal = planRefusal(plan);
+  if (refusal) throw new Error(refusal);
+  if (o.dryRun) return 0;
+  const created = await client.json<{ mirror: { id: string; target: string }; job: Job | null }>('POST', pathTo('boxyard', BOXYARD.mirrors, {}), body);
   if (!created.job) throw new Error(`mirror ${created.mirror.id} was created, but the daemon started no job for it.`);
   if (o.detach) {
     out.write(`mirror ${created.mirror.id}\njob ${created.job.id}\n`);
@@ -148,7 +173,11 @@ export function mirrorCommand(program: Command): void {
     .option('--architecture <arch>', 'only this architecture (repeat or comma-separate for several)', collect)
     .option('--every <minutes>', 'run again on this schedule', positiveInt)
     .option('--keep <n>', 'keep only the newest N mirrored versions', positiveInt)
-    .option('--private', 'make new boxes private (the default when the upstream has a token)')
+    .addOption(new Option('--private', 'make the boxes private, whatever the upstream says').conflicts('public'))
+    .option('--public', 'make the boxes public, whatever the upstream says (default: as the upstream says; a catalog read with a token: private)')
+    .option('--follow-revocations', 'revoke a mirrored version when the upstream revokes it')
+    .option('--parallel <n>', 'files downloaded at once (default 4)', positiveInt)
+    .option('--dry-run', 'print the boxes, versions, files and bytes it would fetch and the free space after; change nothing')
     .option('--detach', 'print the mirror and job ids and return at once')
     .action(async (source: string, o: MirrorOptions) => {
       const code = await runMirror(source, o, process.stdout);

@@ -1,0 +1,109 @@
+import type { Principal } from '../auth/accounts-service';
+import type { OrgService } from '../orgs/service';
+import type { BlobStore } from '../blobs/blob-store';
+import type { DiskSpace } from '../blobs/disk-space';
+import type { IdGen } from '../lib/ids';
+import { ForbiddenError } from '../lib/errors';
+import type { PublishService } from '../registry/versions/publish-service';
+import type { MirrorPlanJson } from '../contract/wire-mirror';
+import { buildJobPlan } from './job-plan';
+import { bytesToFetch, storageFit } from './plan-storage';
+import type { MirrorRow, UpstreamRow } from './repository';
+import type { CreateMirror } from './schemas';
+import type { UpstreamGate } from './upstreams/http';
+import type { UpstreamService } from './upstreams/service';
+import { detectKind, sourceFor } from './upstreams/source';
+import { visibilityOf } from './mirrors-service';
+
+type Caller = NonNullable<Principal>;
+
+export interface PlanDeps {
+  upstreams: UpstreamService;
+  orgs: OrgService;
+  gate: UpstreamGate;
+  blobs: BlobStore;
+  space?: DiskSpace;
+  publisher: PublishService;
+  ids: IdGen;
+}
+
+/**
+ * "A plan before the copy" (`boxyard mirror --dry-run`, the Move from HCP Vagrant page): what a
+ * mirror with these settings would fetch now (boxes, versions, files, bytes), what the upstream
+ * would not show, and whether it fits the disk. It reads the upstream as the job would and
+ * writes nothing: no upstream, organization or mirror is made. A token the upstream refuses
+ * fails it with the upstream's words.
+ */
+export class MirrorPlans {
+  constructor(private readonly d: PlanDeps) {}
+
+  async plan(p: Caller, input: CreateMirror): Promise<MirrorPlanJson> {
+    const target = input.target ?? input.source;
+    await this.checkTarget(p, target);
+    const upstream = await this.upstreamFor(p, input);
+    const source = sourceFor(upstream, this.d.gate);
+    // A token is tried first, as vagrant checks it: a refusal says so, rather than "no such box".
+    if (upstream.token && upstream.kind === 'registry') await source.probe();
+    const mirror: MirrorRow = {
+      id: 'plan', upstream_id: upstream.id, source: input.source, target, versions: input.versions ?? null, latest: input.latest ?? null,
+      providers: JSON.stringify(input.providers ?? []), architectures: JSON.stringify(input.architectures ?? []),
+      visibility: visibilityOf(input.private), follow_revocations: input.follow_revocations ? 1 : 0, parallel: input.parallel ?? 4,
+      interval_minutes: null, retain: input.retain ?? null, next_run_at: null, created_by: p.user.id, created_at: '', updated_at: '',
+    };
+    const { plan, files } = await buildJobPlan(mirror, 'plan', {
+      source, ids: this.d.ids,
+      localVersions: async (t) => {
+        const [namespace, box] = t.split('/');
+        const ns = await this.d.orgs.namespace(namespace);
+        return ns ? this.d.publisher.versionNumbers(ns, box) : new Set();
+      },
+    });
+    const sizeOf = new Map(files.map((f) => [f.id, f]));
+    const fetch = await bytesToFetch(files.map((f) => ({ checksum: f.checksum ?? null, checksum_type: f.checksum_type ?? null, size: f.size ?? null })), this.d.blobs);
+    const boxes = await Promise.all(plan.boxes.map(async (b) => {
+      const [namespace, name] = b.target.split('/');
+      const ns = await this.d.orgs.namespace(namespace);
+      const versions = b.versions.map((v) => {
+        const ids = [...new Set(v.providers.map((pr) => pr.file_id))];
+        return { version: v.version, files: ids.length, bytes: ids.reduce((n, id) => n + (sizeOf.get(id)?.size ?? 0), 0) };
+      });
+      return {
+        source: b.source, target: b.target, exists: Boolean(ns && (await this.d.publisher.box(ns, name))),
+        private: mirror.visibility === 'upstream' ? b.upstream?.private ?? upstream.token !== null : mirror.visibility === 'private',
+        versions, files: versions.reduce((n, v) => n + v.files, 0), bytes: versions.reduce((n, v) => n + v.bytes, 0),
+      };
+    }));
+    return {
+      source: input.source, target, upstream: { url: upstream.url, kind: upstream.kind, has_token: upstream.token !== null },
+      boxes, skipped: plan.skipped ?? [],
+      totals: {
+        boxes: boxes.length, versions: boxes.reduce((n, b) => n + b.versions.length, 0), files: files.length,
+        bytes: files.reduce((n, f) => n + (f.size ?? 0), 0), unknown_sizes: files.filter((f) => f.size === null).length,
+      },
+      storage: await storageFit(this.d.space, fetch.bytes),
+    };
+  }
+
+  /** The target must be the caller's to publish in, or not exist yet (a mirror would make it, theirs). */
+  private async checkTarget(p: Caller, target: string) {
+    const name = target.split('/')[0];
+    const ns = await this.d.orgs.namespace(name);
+    if (ns && !(await this.d.orgs.isMember(p, ns))) {
+      throw new ForbiddenError(`You may not publish boxes in "${name}". Ask an owner of "${name}" to make you a member.`);
+    }
+  }
+
+  /** The caller's upstream (by id, or by URL with its stored token unless another is given), or one held only for this plan. */
+  private async upstreamFor(p: Caller, input: CreateMirror): Promise<UpstreamRow> {
+    if (input.upstream_id) return this.d.upstreams.get(p, input.upstream_id);
+    const { url, token } = input.upstream!;
+    await this.d.upstreams.mayUse(p, url);
+    const mine = (await this.d.upstreams.list(p)).find((u) => u.url === url);
+    if (mine) return { ...mine, token: token ?? mine.token };
+    return {
+      id: 'plan', name: url.startsWith('http') ? new URL(url).host : url, name_key: '', kind: detectKind(url), url, token: token ?? null,
+      timeout_seconds: 30, max_failures: 3, pause_minutes: 5, failures: 0, paused_until: null, last_error: null,
+      created_by: p.user.id, restricted: p.user.is_admin ? 0 : 1, created_at: '', updated_at: '',
+    };
+  }
+}
