@@ -6,12 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import { mirrorOnce, publishHosted, serveFile, serveJson, staticServer, type StaticServer } from '../helpers/mirror';
 import { makeBoxFile, run, vagrantInstalled } from '../helpers/vagrant';
+import { startHcpUpstream, type HcpUpstream } from '../helpers/hcp-upstream';
 
 /*
  * The unmodified Debian `vagrant` 2.3.4 installs boxes from a Boxyard that copied them from
  * elsewhere, with the upstreams stopped: a mirror of another daemon, a mirror of a plain
  * catalog JSON on a static server (sha1 checksum), and the pull-through cache (twice, the second
- * time with its upstream gone). Mandatory when CI=true.
+ * time with its upstream gone), and an organization copied from a stand-in for HCP Vagrant (box
+ * API, 302s to presigned storage, a private box, sha512). Mandatory when CI=true.
  */
 const installed = vagrantInstalled();
 const mandatory = process.env.CI === 'true';
@@ -22,8 +24,10 @@ describe.runIf(installed || mandatory)('real vagrant CLI against mirrored and ca
   let mirror: TestDaemon;
   let cache: TestDaemon;
   let s: StaticServer;
+  let hcp: HcpUpstream;
   let work: string;
   let upstreamStopped = false;
+  let hcpStopped = false;
   const vagrant = (server: string, home: string, args: string[]) => run('vagrant', args, {
     VAGRANT_HOME: join(work, home), VAGRANT_CHECKPOINT_DISABLE: '1', VAGRANT_SERVER_URL: server, VAGRANT_NO_COLOR: '1',
   });
@@ -43,6 +47,12 @@ describe.runIf(installed || mandatory)('real vagrant CLI against mirrored and ca
       versions: [{ version: '0.3.0', providers: [{ name: 'virtualbox', url: 'files/tool.box', checksum: createHash('sha1').update(tool).digest('hex'), checksum_type: 'sha1' }] }],
     }));
     s.route('/catalogs/files/tool.box', serveFile(tool));
+    const hcpBox = await makeBoxFile(join(work, 'hcp.box'));
+    const version = (description: string) => ({ version: '2.0.0', status: 'active' as const, description, providers: [{ name: 'virtualbox', architecture: 'amd64', default_architecture: true, file: hcpBox, checksum_type: 'sha512' as const }] });
+    hcp = await startHcpUpstream({ token: 'hcp-e2e', boxes: [
+      { org: 'hashi', name: 'open', private: false, short_description: 'open', description: '# Open', versions: [version('Open release.')] },
+      { org: 'hashi', name: 'closed', private: true, short_description: 'closed', description: '# Closed', versions: [version('Closed release.')] },
+    ] });
     mirror = await startTestDaemon();
     cache = await startTestDaemon({ config: { upstream: upstream.url } });
   });
@@ -51,6 +61,7 @@ describe.runIf(installed || mandatory)('real vagrant CLI against mirrored and ca
     await mirror?.stop();
     await cache?.stop();
     await s?.close();
+    if (!hcpStopped) await hcp?.stop();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
@@ -88,5 +99,25 @@ describe.runIf(installed || mandatory)('real vagrant CLI against mirrored and ca
     expect(r.output).toContain('Calculating and comparing box checksum');
     expect(r.output).toContain("Successfully added box 'acme/web' (v1.0.0) for 'virtualbox'!");
     expect(added('home-cache-2', 'acme/web', '1.0.0')).toBe(true);
+  });
+
+  it('copies an HCP Vagrant organization, then vagrant installs its public box, and its private one with a token, with HCP gone', async () => {
+    const http = mirror.http.withToken(mirror.adminToken);
+    const { job } = await mirrorOnce(http, { upstream: { url: hcp.url, token: 'hcp-e2e' }, source: 'hashi' });
+    expect(job.state, job.message ?? '').toBe('done');
+    await hcp.stop();
+    hcpStopped = true;
+    const open = await vagrant(mirror.url, 'home-hcp', ['box', 'add', 'hashi/open', '--provider', 'virtualbox']);
+    expect(open.code, open.output).toBe(0);
+    expect(open.output).toContain("Successfully added box 'hashi/open' (v2.0.0) for 'virtualbox'!");
+    // Private stays private: without a token vagrant cannot see it; with one of the mirror's, it installs.
+    const hidden = await vagrant(mirror.url, 'home-hcp', ['box', 'add', 'hashi/closed', '--provider', 'virtualbox']);
+    expect(hidden.code).not.toBe(0);
+    const closed = await run('vagrant', ['box', 'add', 'hashi/closed', '--provider', 'virtualbox'], {
+      VAGRANT_HOME: join(work, 'home-hcp'), VAGRANT_CHECKPOINT_DISABLE: '1', VAGRANT_SERVER_URL: mirror.url, VAGRANT_NO_COLOR: '1', VAGRANT_CLOUD_TOKEN: mirror.adminToken,
+    });
+    expect(closed.code, closed.output).toBe(0);
+    expect(closed.output).toContain('Calculating and comparing box checksum');
+    expect(added('home-hcp', 'hashi/closed', '2.0.0')).toBe(true);
   });
 });
