@@ -141,6 +141,9 @@ describe('a mirror onto a full disk', () => {
     try {
       const http = await login(d.url);
       await http.post('/api/boxyard/organizations', { organization: { name: 'acme' } });
+      const plan = await http.post('/api/boxyard/mirror-plans', { mirror: { upstream: { url: s.url }, source: 'acme/huge' } });
+      expect(plan.json.plan.storage).toMatchObject({ needed_bytes: file.length, fits: false });
+      expect(plan.json.plan.storage.free_bytes).toBeLessThan(file.length);
       const m = await http.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/huge' } });
       expect(m.status, m.text).toBe(201);
       const job = await waitForJob(http, m.json.job.id);

@@ -3,14 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
 import { startHcpUpstream, type HcpBox, type HcpUpstream } from './helpers/hcp-upstream';
-import { waitForJob } from './helpers/mirror';
 import { runCli } from './helpers/cli';
 
 /**
  * Issue 31, "a plan before the copy": `POST /api/boxyard/mirror-plans` says what a mirror would
  * fetch (boxes, versions, files, bytes), what the upstream would not show, and whether it fits
- * the disk, and makes nothing; a refused token fails it with the upstream's words; a job whose
- * plan does not fit fails at once.
+ * the disk, and makes nothing; a refused token fails it with the upstream's words (a plan that
+ * does not fit: test/mirror-crash.test.ts).
  */
 describe('mirror plans', () => {
   const TOKEN = 'plan-token';
@@ -59,8 +58,10 @@ describe('mirror plans', () => {
     ]));
     expect(plan.skipped).toEqual([{ box: 'hashi/hidden', reason: expect.stringMatching(/403/) }]);
     expect(plan.totals).toEqual({ boxes: 2, versions: 4, files: 6, bytes: 4 * amd.length + 2 * arm.length, unknown_sizes: 0 });
-    expect(plan.storage).toMatchObject({ needed_bytes: 4 * amd.length + 2 * arm.length, fits: true, reserve_bytes: 512 * 1024 * 1024 });
-    expect(plan.storage.free_after_bytes).toBe(plan.storage.free_bytes - plan.storage.needed_bytes);
+    expect(plan.storage).toMatchObject({ needed_bytes: 4 * amd.length + 2 * arm.length, fits: true });
+    // A bucket has no free space to count (the scale-out pass); the data folder's disk has (test/mirror-crash.test.ts: one too small).
+    if (process.env.BOXYARD_TEST_S3_URL) expect(plan.storage).toMatchObject({ free_bytes: null, reserve_bytes: null, free_after_bytes: null });
+    else expect(plan.storage).toMatchObject({ reserve_bytes: 512 * 1024 * 1024, free_after_bytes: plan.storage.free_bytes - plan.storage.needed_bytes });
     expect(plan.upstream).toEqual({ url: hcp.url, kind: 'registry', has_token: true });
     // Nothing was fetched but sizes (HEAD), and nothing made.
     expect(hcp.requests.filter((q) => q.server === 'storage' && q.method === 'GET')).toEqual([]);
@@ -82,25 +83,6 @@ describe('mirror plans', () => {
     expect((await alice.post('/api/boxyard/mirror-plans', { mirror: { source: 'hashi' } })).status).toBe(403);
   });
 
-  it('a plan that does not fit says so; its job fails at once, with both sizes, having fetched nothing', async () => {
-    const tight = await startTestDaemon({ config: { diskReserveMb: 10_000_000 } });
-    try {
-      const http = tight.http.withToken(tight.adminToken);
-      const mirror = { upstream: { url: hcp.url, token: TOKEN }, source: 'hashi/web' };
-      const plan = (await http.post('/api/boxyard/mirror-plans', { mirror })).json.plan;
-      expect(plan.storage).toMatchObject({ fits: false, needed_bytes: 2 * amd.length + arm.length });
-      const fetched = () => hcp.requests.filter((q) => q.server === 'storage' && q.method === 'GET').length;
-      const before = fetched();
-      const job = await waitForJob(http, (await http.post('/api/boxyard/mirrors', { mirror })).json.job.id);
-      expect(job).toMatchObject({ state: 'failed', error_code: 'insufficient_storage', files_done: 0, bytes_done: 0 });
-      expect(job.message).toMatch(/needs 117 KiB, and the disk holding Boxyard's data folder has .+ free, 9\.5 TiB of which Boxyard keeps in reserve/);
-      expect(fetched()).toBe(before);
-      expect((await http.get('/api/v1/box/hashi/web')).status).toBe(404);
-    } finally {
-      await tight.stop();
-    }
-  });
-
   it('the CLI: --dry-run prints the plan and changes nothing; without it the copy follows and ends with the lines to give users', async () => {
     const env = { BOXYARD_SERVER: d.url, BOXYARD_TOKEN: d.adminToken, BOXYARD_UPSTREAM_TOKEN: TOKEN };
     const dry = await runCli(['mirror', '--upstream', hcp.url, 'hashi', '--dry-run'], env);
@@ -110,7 +92,7 @@ describe('mirror plans', () => {
     expect(dry.stdout).toMatch(/^ {2}hashi\/secret \(new\) private: /m);
     expect(dry.stdout).toMatch(/^ {2}skipped hashi\/hidden: .*403/m);
     expect(dry.stdout).toMatch(/^total: 2 boxes, 4 versions, 6 files, /m);
-    expect(dry.stdout).toMatch(/^to fetch: .*; free now .*, after .*: fits$/m);
+    expect(dry.stdout).toMatch(process.env.BOXYARD_TEST_S3_URL ? /^to fetch: .* \(into the bucket: no disk to check\)$/m : /^to fetch: .*; free now .*, after .*: fits$/m);
     await nothingMade();
     const bad = await runCli(['mirror', '--upstream', hcp.url, 'hashi', '--dry-run'], { ...env, BOXYARD_UPSTREAM_TOKEN: 'wrong' });
     expect(bad.code).toBe(1);
