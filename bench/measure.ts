@@ -4,7 +4,7 @@
  * process of its own; this process only orchestrates and reads /proc.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, createWriteStream, fsyncSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { freePort } from '../test/helpers/spawn-daemon';
 import { request } from 'node:http';
@@ -36,6 +36,22 @@ export async function makeFile(path: string, mb: number): Promise<void> {
   try { await fh.sync(); } finally { await fh.close(); }
 }
 
+/**
+ * Makes a file's content new, as every release's box is: the 8 bytes at `at` (default the first)
+ * become `n`, on disk before anything reads it. A daemon meeting content it already stores would
+ * skip or drop it, which a new box never lets it do.
+ */
+export function stamp(file: string, n: number, at = 0): void {
+  const fd = openSync(file, 'r+');
+  try {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(BigInt(n));
+    writeSync(fd, b, 0, 8, at);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** Runs a command to completion; rejects with its stderr on a non-zero exit. */
 export function run(cmd: string, args: string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
@@ -191,19 +207,26 @@ export async function adminToken(base: string): Promise<string> {
   return r.token as string;
 }
 
-/** nginx serving `file` at `/file.box` on `port` with sendfile on, as it ships: the baseline for downloads. */
-export async function startNginx(dir: string, file: string, port: number): Promise<Proc> {
+/**
+ * nginx with sendfile on, as it ships, serving `files` (URL path → file on disk) on `port`: the
+ * baseline for downloads. `.json` paths go out as application/json. Resolves once the first path answers 200.
+ */
+export async function startNginx(dir: string, port: number, files: Record<string, string>): Promise<Proc> {
   const conf = join(dir, 'nginx.conf');
   // As root, nginx's workers would otherwise run as nobody and could not read the daemon's data folder.
   const user = process.getuid?.() === 0 ? 'user root;' : '';
+  const locations = Object.entries(files)
+    .map(([path, file]) => `location = ${path} { ${path.endsWith('.json') ? 'default_type application/json; ' : ''}alias ${file}; }`)
+    .join('\n    ');
   writeFileSync(conf, `daemon off; ${user} worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/nginx-error.log;
 events { worker_connections 64; }
 http { access_log off; sendfile on; tcp_nopush on; client_body_temp_path ${dir}/ct; proxy_temp_path ${dir}/pt;
   fastcgi_temp_path ${dir}/ft; uwsgi_temp_path ${dir}/ut; scgi_temp_path ${dir}/st;
-  server { listen 127.0.0.1:${port}; default_type application/octet-stream; location = /file.box { alias ${file}; } } }
+  server { listen 127.0.0.1:${port}; default_type application/octet-stream;
+    ${locations} } }
 `);
   const p = start('nginx', ['-c', conf, '-p', dir]);
-  await waitFor(`http://127.0.0.1:${port}/file.box`, { status: 200, child: p.child });
+  await waitFor(`http://127.0.0.1:${port}${Object.keys(files)[0]}`, { status: 200, child: p.child });
   return p;
 }
 

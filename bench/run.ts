@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- PART…]`: issue 9's table, every row against a baseline measured in the same
- * run, appended to bench/RESULTS.md with the machine and date. Parts: transfers, api, agents,
- * start, load (all by default), and scale-out (PostgreSQL; by name only). See bench/README.md for what each measures and the settings.
+ * run, appended to bench/RESULTS.md with the machine and date. Parts: transfers, mirror, api,
+ * agents, start, load (all by default), and scale-out (PostgreSQL; by name only). See bench/README.md for what each measures and the settings.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -11,13 +11,14 @@ import { now, ROOT, run, since } from './measure';
 import { machine, record, type Row } from './report';
 import { seed, type Seed } from './seed';
 import { transfers } from './transfers';
+import { mirrorFromUpstream } from './mirror';
 import { apiAtScale } from './api';
 import { agentReports } from './agents';
 import { startup } from './start';
 import { mixedLoad } from './load';
 import { scaleOut } from './scale-out';
 
-const PARTS = ['transfers', 'start', 'api', 'agents', 'load', 'scale-out'] as const;
+const PARTS = ['transfers', 'mirror', 'start', 'api', 'agents', 'load', 'scale-out'] as const;
 type Part = (typeof PARTS)[number];
 
 function parts(argv: string[]): Part[] {
@@ -67,6 +68,7 @@ async function main() {
     for (const part of chosen) {
       try {
         if (part === 'transfers') rows.push(...(await transfers(work)));
+        if (part === 'mirror') rows.push(...(await mirrorFromUpstream(work)));
         if (part === 'start') rows.push(...(await startup(await large())));
         if (part === 'api') rows.push(...(await apiAtScale(work, await large())));
         if (part === 'agents') rows.push(...(await agentReports(work, await large())));
@@ -81,6 +83,7 @@ async function main() {
   }
   const settings = [
     `BENCH_SIZE_MB=${process.env.BENCH_SIZE_MB ?? 1024}`, `BENCH_ROUNDS=${process.env.BENCH_ROUNDS ?? 2}`, `BENCH_UPLOAD_ROUNDS=${process.env.BENCH_UPLOAD_ROUNDS ?? 4}`,
+    `BENCH_MIRROR_FILE_MB=${process.env.BENCH_MIRROR_FILE_MB ?? 512}`, `BENCH_MIRROR_ROUNDS=${process.env.BENCH_MIRROR_ROUNDS ?? 2}`,
     `BENCH_WRK_SECONDS=${process.env.BENCH_WRK_SECONDS ?? 10}`, `BENCH_WRK_SLICES=${process.env.BENCH_WRK_SLICES ?? 5}`, `BENCH_AGENT_SECONDS=${process.env.BENCH_AGENT_SECONDS ?? 30}`, `BENCH_AGENT_WARM_SECONDS=${process.env.BENCH_AGENT_WARM_SECONDS ?? 60}`,
     `BENCH_START_RUNS=${process.env.BENCH_START_RUNS ?? 3}`, `BENCH_LOAD_SECONDS=${process.env.BENCH_LOAD_SECONDS ?? 30}`,
   ].join(' ') + `; daemon bundle ${built}${bundle() === built ? '' : ` (**rebuilt by someone else during the run**, now ${bundle()}: parts after that measured another build)`}`;

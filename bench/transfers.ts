@@ -6,11 +6,11 @@
  * Each figure is the best of BENCH_ROUNDS rounds (default 2; uploads BENCH_UPLOAD_ROUNDS, default
  * 4), taken alternately with its baseline.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ADMIN, adminToken, api, freePort, makeFile, now, rssMiB, rssSampler, run, since, sleep,
-  startBaseline, startDaemon, startNginx, type Proc,
+  stamp, startBaseline, startDaemon, startNginx, type Proc,
 } from './measure';
 import { fmt, mibps, ratioRow, type Row } from './report';
 
@@ -47,24 +47,6 @@ async function upload(url: string, file: string, size: number): Promise<number> 
 
 /** Where the daemon stores the blob of this digest (blobs/sha256/ab/abcd…). */
 const blobFile = (dataDir: string, sha256: string) => join(dataDir, 'blobs', 'sha256', sha256.slice(0, 2), sha256);
-
-/**
- * Makes the file's content new for the next upload round, as every release's box is: its first
- * 8 bytes become `round`, on disk before the upload. Identical bytes again would make the daemon
- * drop its staged copy of content it already stores: an unlink that a new box never pays, and
- * on this disk (ext4 mounted with online `discard`) unlinking 1 GiB takes 0.18 s.
- */
-function stamp(file: string, round: number): void {
-  const fd = openSync(file, 'r+');
-  try {
-    const b = Buffer.alloc(8);
-    b.writeBigUInt64LE(BigInt(round));
-    writeSync(fd, b, 0, 8, 0);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** Hosted providers to upload to, one upload URL per round (each URL takes one upload). */
 async function prepare(base: string, token: string, rounds: number): Promise<string[]> {
@@ -108,6 +90,9 @@ export async function transfers(work: string): Promise<Row[]> {
     const up = { daemon: [] as number[], base: [] as number[] };
     for (let i = 0; i < upRounds; i++) {
       process.stderr.write(`transfers: upload round ${i + 1}/${upRounds}\n`);
+      // New content each round (its first 8 bytes): identical bytes again would make the daemon drop
+      // its staged copy of content it already stores, an unlink that a new box never pays (on this
+      // disk, ext4 mounted with online `discard`, unlinking 1 GiB takes 0.18 s).
       stamp(file, i);
       // In turn first (ABBA), so neither one always follows the other's fsync.
       const ours = () => upload(uploads[i], file, size).then((x) => up.daemon.push(x));
@@ -126,7 +111,7 @@ export async function transfers(work: string): Promise<Row[]> {
     const port = await freePort();
     const nginxDir = join(work, 'nginx');
     mkdirSync(nginxDir);
-    const nginx = await startNginx(nginxDir, blobFile(join(work, 'data'), shown.checksum), port);
+    const nginx = await startNginx(nginxDir, port, { '/file.box': blobFile(join(work, 'data'), shown.checksum) });
     procs.push(nginx);
     const nginxUrl = `http://127.0.0.1:${port}/file.box`;
     const half = Math.floor(size / 2);

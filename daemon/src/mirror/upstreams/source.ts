@@ -10,7 +10,7 @@ import { describeIssues } from '../../http/validate';
 import { ExportManifest, MANIFEST_FILE, UpstreamBoxInfo, UpstreamCatalog } from './catalog-schema';
 import type { UpstreamRow } from '../repository';
 import type { UpstreamKind } from '../../contract/wire-mirror';
-import type { UpstreamGate } from './http';
+import { UpstreamRefusedError, type UpstreamGate } from './http';
 
 /** The bytes of one upstream file from `offset` on (0 when the upstream ignored the range). */
 export interface OpenedFile { body: Readable; offset: number; size: number | null }
@@ -86,7 +86,11 @@ class HttpSource implements UpstreamSource {
     // HCP Vagrant and newer servers answer v2; Vagrant Cloud's older API v1. A server with neither has only catalogs.
     for (const api of ['v2', 'v1']) {
       const url = `${this.base}/api/${api}/box/${splitBox(box)}`;
-      const res = await this.gate.find(this.u, url, { accept: 'application/json', signal });
+      // A server that lets the catalog be read but not its API has, for this copy, only the catalog.
+      const res = await this.gate.find(this.u, url, { accept: 'application/json', signal }).catch((err: unknown) => {
+        if (err instanceof UpstreamRefusedError) return null;
+        throw err;
+      });
       if (res) return parseJson(this.u, UpstreamBoxInfo, await boundedText(this.u, this.gate, res), url);
     }
     return null;
