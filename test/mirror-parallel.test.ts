@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { serveJson, sha256, staticServer, waitForJob, type Handler, type StaticServer } from './helpers/mirror';
@@ -74,5 +76,21 @@ describe('parallel mirror downloads', () => {
     for (const id of jobs) expect((await waitForJob(admin, id)).state).toBe('done');
     // Both jobs' files are counted together: never more than 2 at once in all.
     expect(a.stats.most).toBe(2);
+  });
+
+  it('one file failing fails the job: the files under way stop, nothing is published and no staged bytes are left', async () => {
+    s = await staticServer();
+    const { files } = gatedFiles(s, 3, 5, 'f');
+    s.route('/acme/broken', serveJson({
+      name: 'acme/broken',
+      versions: files.map((_f, i) => ({ version: `1.0.${i}`, providers: [{ name: 'virtualbox', url: `/f/${i}.box`, checksum_type: 'sha256', checksum: i === 1 ? '0'.repeat(64) : sha256(files[i]) }] })),
+    }));
+    d = await startTestDaemon();
+    const admin = d.http.withToken(d.adminToken);
+    const r = await admin.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/broken', parallel: 3 } });
+    const job = await waitForJob(admin, r.json.job.id);
+    expect(job).toMatchObject({ state: 'failed', error_code: 'upstream_failed', message: expect.stringMatching(/Checksum mismatch for .*\/f\/1\.box/) });
+    expect((await admin.get('/api/v1/box/acme/broken')).status).toBe(404);
+    if (!process.env.BOXYARD_TEST_S3_URL) expect(readdirSync(join(d.dataDir, 'uploads'))).toEqual([]);
   });
 });

@@ -93,15 +93,17 @@ export class JobRun {
     const done = new Map<string, { sha256: string; size: number }>();
     for (const f of files) if (!pending.includes(f)) done.set(f.id, { sha256: f.blob_sha256!, size: f.blob_size! });
     const own = pLimit(mirror.parallel);
+    const downloads = pending.map((f) => own(() => this.downloads(async () => {
+      signal.throwIfAborted();
+      done.set(f.id, await this.download(f, source, signal));
+    })));
     try {
-      await Promise.all(pending.map((f) => own(() => this.downloads(async () => {
-        signal.throwIfAborted();
-        done.set(f.id, await this.download(f, source, signal));
-      }))));
+      await Promise.all(downloads);
     } catch (err) {
-      // One file failed the job: the others stop too (their staged bytes stay for a re-run).
-      own.clearQueue();
+      // One file failed the job: the others stop too (those not begun fail at once), and have
+      // stopped writing before the job is settled.
       this.abort.abort();
+      await Promise.allSettled(downloads);
       throw err;
     }
     signal.throwIfAborted();
