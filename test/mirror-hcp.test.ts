@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
-import { startHcpUpstream, type HcpBox, type HcpUpstream } from './helpers/hcp-upstream';
+import { startHcpUpstream, type HcpUpstream } from './helpers/hcp-upstream';
+import { hcpOrganization } from './helpers/hcp-upstream-boxes';
 import { mirrorOnce, sha256, waitForJob } from './helpers/mirror';
 
 /**
@@ -20,21 +21,8 @@ describe('mirroring an HCP Vagrant organization', () => {
   let d: TestDaemon;
   let admin: HttpClient;
 
-  const box = (name: string, extra: Partial<HcpBox> = {}): HcpBox => ({
-    org: 'hashi', name, private: false, short_description: `${name}: a base box`, description: `# ${name}\n\nBuilt with *Packer*.\n\n- item`,
-    versions: [
-      { version: '1.0.0', status: 'active', description: 'First **release**.', providers: [{ name: 'virtualbox', architecture: 'amd64', default_architecture: true, file: amd }] },
-      { version: '1.1.0', status: 'active', description: 'Adds arm64.', providers: [
-        { name: 'virtualbox', architecture: 'amd64', default_architecture: true, file: amd },
-        { name: 'virtualbox', architecture: 'arm64', default_architecture: false, file: arm, checksum_type: 'sha512' },
-      ] },
-      { version: '0.9.0', status: 'revoked', description: 'Broken.', providers: [{ name: 'virtualbox', architecture: 'amd64', file: amd }] },
-    ],
-    ...extra,
-  });
-
   beforeAll(async () => {
-    hcp = await startHcpUpstream({ token: TOKEN, boxes: [box('web'), box('secret', { private: true }), box('hidden', { hiddenFromToken: true })] });
+    hcp = await startHcpUpstream({ token: TOKEN, boxes: hcpOrganization({ amd, arm }) });
     d = await startTestDaemon();
     admin = d.http.withToken(d.adminToken);
   });

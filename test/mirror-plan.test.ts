@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
-import { startHcpUpstream, type HcpBox, type HcpUpstream } from './helpers/hcp-upstream';
+import { startHcpUpstream, type HcpUpstream } from './helpers/hcp-upstream';
+import { hcpOrganization } from './helpers/hcp-upstream-boxes';
 import { runCli } from './helpers/cli';
 
 /**
@@ -19,20 +20,8 @@ describe('mirror plans', () => {
   let d: TestDaemon;
   let admin: HttpClient;
 
-  const box = (name: string, extra: Partial<HcpBox> = {}): HcpBox => ({
-    org: 'hashi', name, private: false, short_description: name, description: '',
-    versions: [
-      { version: '1.0.0', status: 'active', description: '', providers: [{ name: 'virtualbox', architecture: 'amd64', default_architecture: true, file: amd }] },
-      { version: '1.1.0', status: 'active', description: '', providers: [
-        { name: 'virtualbox', architecture: 'amd64', default_architecture: true, file: amd },
-        { name: 'libvirt', architecture: 'arm64', file: arm, checksum_type: 'sha512' },
-      ] },
-    ],
-    ...extra,
-  });
-
   beforeAll(async () => {
-    hcp = await startHcpUpstream({ token: TOKEN, boxes: [box('web'), box('secret', { private: true }), box('hidden', { hiddenFromToken: true })] });
+    hcp = await startHcpUpstream({ token: TOKEN, boxes: hcpOrganization({ amd, arm }) });
     d = await startTestDaemon();
     admin = d.http.withToken(d.adminToken);
   });
@@ -67,7 +56,7 @@ describe('mirror plans', () => {
     expect(hcp.requests.filter((q) => q.server === 'storage' && q.method === 'GET')).toEqual([]);
     await nothingMade();
     // --as, a version filter and --public shape it as they would the job.
-    const narrowed = await admin.post('/api/boxyard/mirror-plans', { mirror: { upstream: { url: hcp.url, token: TOKEN }, source: 'hashi/secret', target: 'lab/secret', latest: 1, providers: ['libvirt'], private: false } });
+    const narrowed = await admin.post('/api/boxyard/mirror-plans', { mirror: { upstream: { url: hcp.url, token: TOKEN }, source: 'hashi/secret', target: 'lab/secret', latest: 1, architectures: ['arm64'], private: false } });
     expect(narrowed.json.plan.boxes).toEqual([{ source: 'hashi/secret', target: 'lab/secret', exists: false, private: false, versions: [{ version: '1.1.0', files: 1, bytes: arm.length }], files: 1, bytes: arm.length }]);
   });
 

@@ -103,3 +103,24 @@ export function catalogJson(box: HcpBox, url: string) {
     })),
   };
 }
+
+/**
+ * A maintainer's organization as the mirroring tests copy it: `web` (public), `secret` (private)
+ * and `hidden` (listed, but the token may not see it), each with 1.0.0 (amd64), 1.1.0 (amd64 and
+ * arm64 with a sha512 checksum) and a revoked 0.9.0, with Markdown descriptions and release notes.
+ */
+export function hcpOrganization(files: { amd: Buffer; arm: Buffer }, org = 'hashi'): HcpBox[] {
+  const box = (name: string, extra: Partial<HcpBox> = {}): HcpBox => ({
+    org, name, private: false, short_description: `${name}: a base box`, description: `# ${name}\n\nBuilt with *Packer*.\n\n- item`,
+    versions: [
+      { version: '1.0.0', status: 'active', description: 'First **release**.', providers: [{ name: 'virtualbox', architecture: 'amd64', default_architecture: true, file: files.amd }] },
+      { version: '1.1.0', status: 'active', description: 'Adds arm64.', providers: [
+        { name: 'virtualbox', architecture: 'amd64', default_architecture: true, file: files.amd },
+        { name: 'virtualbox', architecture: 'arm64', default_architecture: false, file: files.arm, checksum_type: 'sha512' },
+      ] },
+      { version: '0.9.0', status: 'revoked', description: 'Broken.', providers: [{ name: 'virtualbox', architecture: 'amd64', file: files.amd }] },
+    ],
+    ...extra,
+  });
+  return [box('web'), box('secret', { private: true }), box('hidden', { hiddenFromToken: true })];
+}
