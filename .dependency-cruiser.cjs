@@ -9,22 +9,24 @@
  * and the wiring passes the implementation in.
  */
 const SRC = '^daemon/src/';
-const FOLDERS = ['contract', 'lib', 'store', 'http', 'auth', 'orgs', 'workspaces', 'pools', 'agents', 'blobs', 'registry', 'mirror', 'ui', 'data'];
+const FOLDERS = ['contract', 'lib', 'store', 'http', 'tls', 'auth', 'orgs', 'workspaces', 'pools', 'agents', 'blobs', 'registry', 'mirror', 'ui', 'data'];
 const BELOW = {
   contract: [],
   lib: ['contract'],
   store: ['lib', 'contract'],
   http: ['store', 'lib', 'contract'],
-  auth: ['http', 'store', 'lib', 'contract'],
-  orgs: ['auth', 'http', 'store', 'lib', 'contract'],
-  workspaces: ['orgs', 'auth', 'http', 'store', 'lib', 'contract'],
-  pools: ['workspaces', 'orgs', 'auth', 'http', 'store', 'lib', 'contract'],
-  agents: ['pools', 'workspaces', 'orgs', 'auth', 'http', 'store', 'lib', 'contract'],
-  blobs: ['auth', 'http', 'store', 'lib', 'contract'],
-  registry: ['blobs', 'orgs', 'auth', 'http', 'store', 'lib', 'contract'],
-  mirror: ['registry', 'blobs', 'orgs', 'auth', 'http', 'store', 'lib', 'contract'],
-  ui: ['mirror', 'registry', 'blobs', 'orgs', 'auth', 'http', 'store', 'lib', 'contract'],
-  data: ['mirror', 'registry', 'blobs', 'orgs', 'auth', 'http', 'store', 'lib', 'contract'],
+  // HTTPS: the certificate sources and the listener (issue 32).
+  tls: ['http', 'store', 'lib', 'contract'],
+  auth: ['tls', 'http', 'store', 'lib', 'contract'],
+  orgs: ['auth', 'tls', 'http', 'store', 'lib', 'contract'],
+  workspaces: ['orgs', 'auth', 'tls', 'http', 'store', 'lib', 'contract'],
+  pools: ['workspaces', 'orgs', 'auth', 'tls', 'http', 'store', 'lib', 'contract'],
+  agents: ['pools', 'workspaces', 'orgs', 'auth', 'tls', 'http', 'store', 'lib', 'contract'],
+  blobs: ['auth', 'tls', 'http', 'store', 'lib', 'contract'],
+  registry: ['blobs', 'orgs', 'auth', 'tls', 'http', 'store', 'lib', 'contract'],
+  mirror: ['registry', 'blobs', 'orgs', 'auth', 'tls', 'http', 'store', 'lib', 'contract'],
+  ui: ['mirror', 'registry', 'blobs', 'orgs', 'auth', 'tls', 'http', 'store', 'lib', 'contract'],
+  data: ['mirror', 'registry', 'blobs', 'orgs', 'auth', 'tls', 'http', 'store', 'lib', 'contract'],
 };
 
 const layer = (name) => ({

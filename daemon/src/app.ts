@@ -7,6 +7,8 @@ import { authenticate } from './auth/middleware';
 import { setSecurityHeaders } from './http/guards/security-headers';
 import { AllowedHosts, hostGuard } from './http/guards/hosts';
 import { SessionCookie } from './http/session-cookie';
+import { httpsGuard } from './http/guards/https';
+import { caRoutes } from './tls/build';
 import { maintenance } from './http/guards/maintenance';
 import { requestRateLimit } from './http/guards/rate-limit';
 import { health } from './http/health';
@@ -68,9 +70,12 @@ export function createApp(deps: Deps): Koa {
   // Security headers first, so that error answers carry them too; then a Host this daemon does not
   // answer to (DNS rebinding) is refused before any route, /healthz and the UI included. Errors
   // are answered in the dialect of the mount the request is for.
-  app.use(errorMiddleware(deps.log, table.dialectOf, [setSecurityHeaders, hostGuard(new AllowedHosts(deps.config))]));
+  // With HTTPS on, a plain-HTTP request is answered there too (http/guards/https.ts), before authentication.
+  const https = deps.tls ? [httpsGuard({ httpsPort: () => deps.listening.port, publicUrl: deps.config.publicUrl, hsts: deps.tls.publicTrust })] : [];
+  app.use(errorMiddleware(deps.log, table.dialectOf, [setSecurityHeaders, hostGuard(new AllowedHosts(deps.config)), ...https]));
   app.use(authenticate(deps.tokens, cookie));
   app.use(health(deps.health, deps.lifecycle, deps.leadership));
+  app.use(caRoutes(deps.tls));
   // The web UI (/ui/, and / redirects there) goes before any catch-all catalog route such as /:org/:box.
   app.use(webUi(uiDir));
 

@@ -3,7 +3,10 @@ import { loadConfig, type Config } from './config';
 import { serve } from './main';
 import { buildDeps, type Deps } from './deps';
 import { VERSION } from './version';
-import { hostname } from 'node:os';
+import { homedir, hostname } from 'node:os';
+import { join } from 'node:path';
+import { clientFetch } from './tls/client-fetch';
+import { trust } from './tls/trust';
 import { BoxyardAgent } from './agents/agent-client';
 import { mirrorCommand } from './mirror/cli/mirror';
 import { importCommand } from './mirror/cli/import';
@@ -32,6 +35,10 @@ function configFrom(opts: Record<string, unknown>): Config {
     maintenance: opts.maintenance,
     offline: opts.offline,
     upstream: opts.upstream,
+    tls: opts.tls,
+    tlsCert: opts.tlsCert,
+    tlsKey: opts.tlsKey,
+    httpPort: opts.httpPort,
     logLevel: opts.logLevel ?? (opts.quiet ? 'silent' : undefined),
   });
 }
@@ -62,6 +69,10 @@ export function buildCli(): Command {
     .option('--offline', 'open no outbound connection at all: mirror jobs wait, the cache serves what it holds')
     .option('--blobs-redirect', 'with --blobs: answer downloads with a redirect to a short-lived presigned URL')
     .option('--upstream <url>', 'pull-through cache: answer boxes that are not local from this upstream (token: env BOXYARD_UPSTREAM_TOKEN)')
+    .option('--tls <mode>', 'HTTPS: auto (a certificate from the daemon\'s own CA, kept in the data folder) or off (env BOXYARD_TLS)')
+    .option('--tls-cert <file>', 'HTTPS with your own certificate (PEM, leaf first; reloaded on SIGHUP and when it changes)')
+    .option('--tls-key <file>', 'the key of --tls-cert (PEM)')
+    .option('--http-port <port>', 'with HTTPS: a plain-HTTP port that redirects browsers to HTTPS')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent')
     .action(async (opts) => serve(configFrom(opts)));
 
@@ -97,16 +108,25 @@ export function buildCli(): Command {
     .requiredOption('--url <url>', 'the daemon URL, e.g. http://boxyard.lan:4780')
     .option('--token <token>', 'an agent token of the pool (or env BOXYARD_AGENT_TOKEN, which keeps it out of ps)')
     .option('--name <name>', 'the agent name shown in the pool (default: this host name)')
+    .option('--ca-file <file>', 'trust this CA too: a daemon on --tls auto (written by boxyard trust; env BOXYARD_CA_FILE)')
     .action(async (o) => {
       const token = o.token ?? process.env.BOXYARD_AGENT_TOKEN;
       if (!token) throw new Error('an agent token is required: --token or env BOXYARD_AGENT_TOKEN');
       const stop = new AbortController();
       process.once('SIGINT', () => stop.abort());
       process.once('SIGTERM', () => stop.abort());
-      const agent = new BoxyardAgent({ url: o.url, token, name: o.name ?? hostname(), log: (line) => print(`${new Date().toISOString()} ${line}`) });
+      const fetchImpl = await clientFetch(o.caFile ?? process.env.BOXYARD_CA_FILE);
+      const agent = new BoxyardAgent({ url: o.url, token, name: o.name ?? hostname(), fetch: fetchImpl, log: (line) => print(`${new Date().toISOString()} ${line}`) });
       const exit = await agent.run(stop.signal);
       print(`${new Date().toISOString()} agent stopped: ${exit.reason}`);
       process.exit(exit.code);
+    });
+
+  program.command('trust <url>').description('trust a daemon on --tls auto: fetch its CA, check its fingerprint, write a CA bundle for client tools (README "HTTPS")')
+    .requiredOption('--fingerprint <sha256>', 'the CA fingerprint the daemon printed at start (colons optional)')
+    .option('--out <file>', 'the CA bundle to write', join(homedir(), '.config', 'boxyard', 'ca-bundle.pem'))
+    .action(async (url: string, o: { fingerprint: string; out: string }) => {
+      for (const line of await trust(url, o.fingerprint, o.out)) print(line);
     });
 
   // Mirroring, import and export talk to a running daemon over HTTP (README "Keep your boxes").

@@ -95,7 +95,18 @@ export const Config = z.object({
   drainSeconds: z.coerce.number().min(0).max(3600).default(0),
   /** Open connections allowed in all; 0 derives it from the process's open-file limit. */
   maxConnections: intFrom(0, 10_000_000).default(0),
-});
+  /**
+   * HTTPS (tls/): `auto` a certificate from the daemon's own CA in DATA/tls/, `files` the user's
+   * own (`tlsCert`, `tlsKey`; given alone they choose it). Off: plain HTTP.
+   */
+  tls: z.enum(['off', 'auto', 'files']).optional(),
+  tlsCert: z.string().min(1).optional(),
+  tlsKey: z.string().min(1).optional(),
+  /** A plain-HTTP port that redirects browsers to HTTPS (and answers ACME's HTTP-01 challenges). */
+  httpPort: intFrom(1, 65535).optional(),
+}).transform((c) => ({ ...c, tls: c.tls ?? (c.tlsCert || c.tlsKey ? 'files' as const : 'off' as const) }))
+  .refine((c) => c.tls !== 'files' || (c.tlsCert && c.tlsKey), { message: 'tls: your own certificate needs both --tls-cert FILE and --tls-key FILE', path: ['tlsCert'] })
+  .refine((c) => c.tls === 'files' || (!c.tlsCert && !c.tlsKey), { message: 'tls: --tls-cert and --tls-key go with your own certificate, not with --tls auto', path: ['tls'] });
 export type Config = z.infer<typeof Config>;
 
 const ENV_KEYS: Record<string, keyof Config> = {
@@ -132,6 +143,10 @@ const ENV_KEYS: Record<string, keyof Config> = {
   BOXYARD_MAX_CONNECTIONS_PER_ADDRESS: 'maxConnectionsPerAddress',
   BOXYARD_MAX_CONNECTIONS: 'maxConnections',
   BOXYARD_DRAIN_SECONDS: 'drainSeconds',
+  BOXYARD_TLS: 'tls',
+  BOXYARD_TLS_CERT: 'tlsCert',
+  BOXYARD_TLS_KEY: 'tlsKey',
+  BOXYARD_HTTP_PORT: 'httpPort',
 };
 
 export const defaultDataDir = (): string => envPaths('boxyard', { suffix: '' }).data;

@@ -28,6 +28,7 @@ import { buildBlobs } from './blobs/build';
 import { buildAgentServices } from './tfc-services';
 import { MirrorRepository } from './mirror/repository';
 import { buildMirror } from './mirror/build';
+import { certificateSource } from './tls/build';
 import { ImportService } from './mirror/import/service';
 import { OverviewQueries } from './data/overview';
 
@@ -85,6 +86,7 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
     : new SoleDaemon();
   const blobs = await buildBlobs({ config, db, registry, clock, ids, log, mirrorJobs: mirrorRepo });
   closers.push(blobs.close);
+  const tls = certificateSource(config, log);
   const mirror = buildMirror({ db, repo: mirrorRepo, orgs, settings, registry, blobs: blobs.blobStore, holds: blobs.holds, space: config.blobs ? undefined : blobs.space, downloads: config.mirrorDownloads, clock, ids, log });
   // The daemon starts the SQLite database's integrity check (main.ts); /healthz reports it with the rest.
   const integrity = store.dialect === 'sqlite' ? new IntegrityCheck(databaseFile(config), log) : null;
@@ -94,6 +96,7 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
     blobs: config.blobs ? bucketProbe(blobs.blobStore) : folderBlobsProbe(config.dataDir),
     space: blobs.space,
     clock,
+    ...(tls ? { tls: () => tls.status() } : {}),
   });
   return {
     config, log, clock, ids, store, db,
@@ -105,6 +108,10 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
     blobStore: blobs.blobStore, uploads: blobs.uploads, blobCollector: blobs.blobCollector,
     mirror,
     integrity, health, leadership,
+    /** HTTPS: where the certificate comes from (null: plain HTTP); main.ts starts it and listens with it. */
+    tls,
+    /** Where the daemon listens, once it does (the HTTPS guard names its port). */
+    listening: { port: config.port },
     /** Whether the daemon is stopping (/readyz answers 503 from then on). */
     lifecycle: { draining: false } as Lifecycle,
     /** The overview page's SQL, and what else it reports (ui: data/overview-routes.ts). */

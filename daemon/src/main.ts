@@ -1,6 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { createServer as createNetServer, type Server as NetServer } from 'node:net';
+import { SecureListener } from './tls/listener';
 import type { Config } from './config';
+import { isLoopback } from './http/guards/hosts';
 import { DEFAULT_HOST, LAN_HOST } from './contract/ipc';
 import { buildDeps, type Deps, type DepsOptions } from './deps';
 import { createApp } from './app';
@@ -34,6 +37,11 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
     await deps.close();
     throw damaged;
   }
+  // A certificate that cannot be had stops the start before anything runs (never plain HTTP instead).
+  const secure = await startTls(deps, config).catch(async (err: unknown) => {
+    await deps.close();
+    throw err;
+  });
   const admin = await deps.accounts.ensureAdmin(config.adminUsername, config.adminPassword);
   const sealed = await deps.twoFactor.sealStoredSecrets();
   if (sealed > 0) deps.log.info({ users: sealed }, 'encrypted stored TOTP secrets with secret.key');
@@ -59,14 +67,18 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
     }
     return stopAll;
   }));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  let listeners: Port[];
+  try {
+    listeners = await listen(server, secure, config);
+  } catch (err) {
+    await deps.close();
+    throw err;
+  }
+  const { port } = listeners[0].address() as AddressInfo;
+  deps.listening.port = port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host === LAN_HOST ? DEFAULT_HOST : config.host;
   return {
-    url: `http://${host}:${port}`,
+    url: `${deps.tls ? 'https' : 'http'}://${host}:${port}`,
     server,
     deps,
     generatedAdminPassword: admin.generatedPassword,
@@ -75,13 +87,41 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
       // drainSeconds, so the balancer stops sending requests and those in flight finish.
       deps.lifecycle.draining = true;
       if (config.drainSeconds > 0) await new Promise((r) => setTimeout(r, config.drainSeconds * 1000));
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      deps.tls?.stop();
+      // The ports stop taking connections, and those open (all the HTTP server's) are closed.
+      const stopped = listeners.map((l) => l.close());
+      server.closeAllConnections();
+      await Promise.all(stopped);
       await deps.close();
     },
   };
+}
+
+/**
+ * Opens the daemon's ports: plain HTTP, or with a certificate source the HTTPS port (a bad
+ * certificate stops the start: never plain HTTP instead) and `--http-port`, whose connections the
+ * same HTTP server answers (redirects to HTTPS). The first is the daemon's own port.
+ */
+interface Port { address(): AddressInfo | string | null; close(): Promise<void> }
+
+/** The HTTPS listener with the first certificate, which later ones replace; undefined: plain HTTP. */
+async function startTls(deps: Deps, config: Config): Promise<((server: Server) => SecureListener) | undefined> {
+  if (!deps.tls) return undefined;
+  let listener: SecureListener | undefined;
+  const first = await deps.tls.start((c) => listener?.update(c));
+  return (server) => (listener = new SecureListener(server, first, config.headersTimeoutSeconds * 1000));
+}
+
+async function listen(server: Server, secure: ((server: Server) => SecureListener) | undefined, config: Config): Promise<Port[]> {
+  const open = (s: NetServer, port: number, close = () => new Promise<void>((r) => s.close(() => r()))) => new Promise<Port>((resolve, reject) => {
+    s.once('error', reject);
+    s.listen(port, config.host, () => resolve({ address: () => s.address(), close }));
+  });
+  if (!secure) return [await open(server, config.port)];
+  const tls = secure(server);
+  const opened = [await open(tls.server, config.port, () => tls.close())];
+  if (config.httpPort) opened.push(await open(createNetServer((socket) => server.emit('connection', socket)), config.httpPort));
+  return opened;
 }
 
 /** `boxyard serve`: starts, prints the URL (and a generated admin password once), stops on signals. */
@@ -108,6 +148,12 @@ export async function serve(config: Config): Promise<void> {
     process.stdout.write(`Created administrator "${config.adminUsername}" with password: ${d.generatedAdminPassword}\n(shown once; change it with: boxyard user password ${config.adminUsername})\n`);
   }
   process.stdout.write(`Boxyard listening on ${d.url} (data: ${config.dataDir})\n`);
+  const ca = d.deps.tls?.ca;
+  if (ca) process.stdout.write(`HTTPS with Boxyard's local CA: trust ${d.url}/ca.pem after checking its SHA-256 fingerprint\n  ${ca.fingerprint}\n  (npx boxyard trust ${d.url} --fingerprint ${ca.fingerprint.replace(/:/g, '')})\n`);
+  if (!d.deps.tls && !isLoopback(config.host)) {
+    process.stderr.write(`Warning: serving ${config.host} over plain HTTP: passwords, tokens and box files cross the network unencrypted. Start with --tls auto (or --tls-cert/--tls-key).\n`);
+  }
+  process.on('SIGHUP', () => void d.deps.tls?.reload());
   started = d;
   if (stopping) return stop(stopping);
   // Started by bin/boxyard.mjs as its child: stop when it is gone, however it ended.

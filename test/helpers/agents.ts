@@ -51,8 +51,8 @@ export interface AgentProcess {
 }
 
 /** Starts a real `boxyard agent` process (node bin/boxyard.mjs agent …). */
-export function spawnAgent(url: string, token: string, name: string): AgentProcess {
-  const proc = spawn(process.execPath, ['bin/boxyard.mjs', 'agent', '--url', url, '--name', name], {
+export function spawnAgent(url: string, token: string, name: string, extra: string[] = []): AgentProcess {
+  const proc = spawn(process.execPath, ['bin/boxyard.mjs', 'agent', '--url', url, '--name', name, ...extra], {
     cwd: ROOT, env: { ...process.env, BOXYARD_AGENT_TOKEN: token }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -9,6 +9,7 @@ import type { Clock } from '../../daemon/src/lib/clock';
 import type { PasswordHasher } from '../../daemon/src/lib/crypto';
 import { HttpClient } from './http';
 import { backendFor } from './backend';
+import { clientFetch } from '../../daemon/src/tls/client-fetch';
 
 export const ADMIN = { username: 'admin', password: 'admin-password-1' };
 
@@ -24,7 +25,11 @@ export interface TestDaemon extends RunningDaemon {
 }
 
 /** A real daemon on 127.0.0.1 with a free port and a temporary data folder. */
-export async function startTestDaemon(opts: { config?: Partial<Config>; clock?: Clock; dataDir?: string; log?: Logger; passwords?: PasswordHasher } = {}): Promise<TestDaemon> {
+export async function startTestDaemon(opts: {
+  config?: Partial<Config>; clock?: Clock; dataDir?: string; log?: Logger; passwords?: PasswordHasher;
+  /** A CA file the daemon's HTTPS certificate chains to (`--tls-cert`); `--tls auto`'s own CA is trusted without. */
+  caFile?: string;
+} = {}): Promise<TestDaemon> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'boxyard-test-'));
   // Every test connects from 127.0.0.1, a whole LAN's worth of clients from one address: the
   // per-address connection cap is lifted as the rate limit is (test/hostile-connections sets both).
@@ -33,7 +38,9 @@ export async function startTestDaemon(opts: { config?: Partial<Config>; clock?: 
     maxConnectionsPerAddress: 100_000, ...(await backendFor(dataDir)), ...opts.config,
   });
   const d = await startDaemon(config, { clock: opts.clock, passwords: opts.passwords, log: opts.log ?? pino({ level: process.env.BOXYARD_TEST_LOG ?? 'silent' }) });
-  const http = new HttpClient(d.url);
+  // On HTTPS the test's requests trust the daemon's CA (its own, written to the data folder, or the one given).
+  const caFile = opts.caFile ?? (d.deps.tls?.ca ? join(dataDir, 'tls', 'ca.pem') : undefined);
+  const http = new HttpClient(d.url, undefined, 'application/json', await clientFetch(caFile));
   const login = async (username: string, password: string) => {
     const r = await http.post('/api/v1/authenticate', { user: { login: username, password } });
     if (r.status !== 200) throw new Error(`login ${username} failed: ${r.status} ${r.text}`);

@@ -19,13 +19,15 @@ export class HttpClient {
     readonly baseUrl: string,
     private readonly token?: string,
     private readonly contentType = 'application/json',
+    /** A fetch that trusts the daemon's CA, for a daemon on HTTPS (tls/client-fetch.ts). */
+    readonly send: typeof fetch = fetch,
   ) {}
 
   withToken(token: string | undefined): HttpClient {
-    return new HttpClient(this.baseUrl, token, this.contentType);
+    return new HttpClient(this.baseUrl, token, this.contentType, this.send);
   }
   withContentType(type: string): HttpClient {
-    return new HttpClient(this.baseUrl, this.token, type);
+    return new HttpClient(this.baseUrl, this.token, type, this.send);
   }
 
   async request(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResponse> {
@@ -36,7 +38,7 @@ export class HttpClient {
       body = opts.raw ? (opts.body as string | Uint8Array) : JSON.stringify(opts.body);
       if (!('content-type' in headers)) headers['content-type'] = this.contentType;
     }
-    const res = await fetch(path.startsWith('http') ? path : this.baseUrl + path, { method, headers, body: body as RequestInit['body'], redirect: 'manual' });
+    const res = await this.send(path.startsWith('http') ? path : this.baseUrl + path, { method, headers, body: body as RequestInit['body'], redirect: 'manual' });
     const text = await res.text();
     let json: unknown;
     try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }

@@ -17,6 +17,8 @@ export interface AgentClientOptions {
   /** First and longest wait between retries while the daemon cannot be reached. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /** How requests are sent (`--ca-file`: one that trusts the daemon's CA; tls/client-fetch.ts). */
+  fetch?: typeof fetch;
   /** The status reported on each interval; Boxyard agents run no jobs yet, so they are idle. */
   status?: () => 'idle' | 'busy';
 }
@@ -88,7 +90,7 @@ export class BoxyardAgent {
 
   /** An answer, or undefined for a retryable failure (logged). Throws when the daemon is unreachable. */
   private async attempt(path: string, body: unknown, signal: AbortSignal): Promise<Answer | undefined> {
-    const res = await fetch(this.base + path, {
+    const res = await (this.o.fetch ?? fetch)(this.base + path, {
       method: 'POST',
       headers: { authorization: `Bearer ${this.o.token}`, 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify(body),

@@ -12,6 +12,8 @@ export const ERROR_CODES = [
   'not_found',
   'method_not_allowed',
   'misdirected',
+  // Plain HTTP sent to the HTTPS port, or an API request to the plain-HTTP port (http/guards/https.ts).
+  'https_required',
   'validation',
   'conflict',
   'precondition_failed',

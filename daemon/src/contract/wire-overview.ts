@@ -35,7 +35,7 @@ export const OverviewJson = z.object({
   /** The daemon's version (package.json). */
   version: z.string(),
   /** What `/healthz` reports. */
-  health: z.object({ status: z.enum(['ok', 'degraded', 'failing']), checks: z.object({ database: CheckJson, blobs: CheckJson, disk: CheckJson }) }),
+  health: z.object({ status: z.enum(['ok', 'degraded', 'failing']), checks: z.object({ database: CheckJson, blobs: CheckJson, disk: CheckJson, tls: CheckJson.optional() }) }),
   /** The URLs colleagues reach this daemon at: the public URL, or one per network address when it serves the LAN; empty when it listens on this machine only. */
   lan_urls: z.array(z.string()),
   storage: z.object({

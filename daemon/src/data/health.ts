@@ -21,7 +21,8 @@ export interface Check {
 export interface HealthReport {
   /** `failing` (HTTP 503): the database or the blob folder cannot serve; `degraded`: uploads are refused for want of space. */
   status: 'ok' | 'degraded' | 'failing';
-  checks: { database: Check; blobs: Check; disk: Check };
+  /** `tls` with HTTPS on: a certificate that could not be renewed or reloaded (the one before is still served: degraded). */
+  checks: { database: Check; blobs: Check; disk: Check; tls?: Check };
 }
 
 /** One part of the report: the database, or where box files are kept. */
@@ -32,6 +33,8 @@ export interface DataHealthDeps {
   blobs: Probe;
   space: DiskSpace;
   clock: Clock;
+  /** With HTTPS on: whether the certificate source is well (tls/certificates.ts). */
+  tls?: () => { ok: boolean; message: string };
 }
 
 /** A report is reused for this long: `/healthz` may be asked many times a second, the disk is touched at most once. */
@@ -62,8 +65,10 @@ export class DataHealth {
 
   private async measure(): Promise<HealthReport> {
     const [database, blobs, disk] = await Promise.all([this.d.database(), this.d.blobs(), this.disk()]);
-    const status = database.status === 'failing' || blobs.status === 'failing' ? 'failing' : disk.status === 'low' ? 'degraded' : 'ok';
-    return { status, checks: { database, blobs, disk } };
+    const t = this.d.tls?.();
+    const tls: Check | undefined = t && (t.ok ? { status: 'ok' } : { status: 'failing', detail: t.message });
+    const status = database.status === 'failing' || blobs.status === 'failing' ? 'failing' : disk.status === 'low' || tls?.status === 'failing' ? 'degraded' : 'ok';
+    return { status, checks: { database, blobs, disk, ...(tls ? { tls } : {}) } };
   }
 
   private async disk(): Promise<Check> {

@@ -74,6 +74,9 @@ export const ROOT = {
   /** For load balancers: 503 while the daemon drains before it stops, or cannot serve. */
   readyz: route('/readyz'),
   terraformDiscovery: route('/.well-known/terraform.json'),
+  /** `--tls auto`: the daemon's CA, for clients to trust (PEM, and DER for operating systems' certificate stores). */
+  caPem: route('/ca.pem'),
+  caCrt: route('/ca.crt'),
   /** Tried first by vagrant ≥ 2.4. */
   catalogV2: route('/api/v2/vagrant/:org/:box'),
   catalog: route('/:org/:box'),

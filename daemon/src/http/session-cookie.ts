@@ -19,15 +19,15 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /**
  * The web UI's sign-in: the session's API token in an httpOnly, SameSite=Strict cookie, so script
  * in the page (injected or not) never holds it, and Secure with the `__Host-` prefix when the public
- * URL is https. Requests that the cookie authenticates and that change something must also carry
+ * URL is https or the daemon serves HTTPS itself. Requests that the cookie authenticates and that change something must also carry
  * the CSRF header.
  */
 export class SessionCookie {
   readonly name: string;
   readonly secure: boolean;
 
-  constructor(config: Pick<Config, 'publicUrl'>) {
-    this.secure = config.publicUrl?.startsWith('https:') ?? false;
+  constructor(config: Pick<Config, 'publicUrl' | 'tls'>) {
+    this.secure = config.tls !== 'off' || (config.publicUrl?.startsWith('https:') ?? false);
     this.name = this.secure ? '__Host-boxyard-session' : 'boxyard-session';
   }
 

@@ -54,6 +54,7 @@ export class ForbiddenError extends make('forbidden') {}
 export class NotFoundError extends make('not_found') {}
 export class MethodNotAllowedError extends make('method_not_allowed') {}
 export class MisdirectedError extends make('misdirected') {}
+export class HttpsRequiredError extends make('https_required') {}
 export class ValidationError extends make('validation') {}
 export class ConflictError extends make('conflict') {}
 export class PreconditionFailedError extends make('precondition_failed') {}

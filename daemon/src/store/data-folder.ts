@@ -7,6 +7,11 @@ export const PRIVATE_FILE = 0o600;
 
 /** Folders every data folder has (the blob store's layout: blobs/fs-blob-store.ts). */
 const FOLDERS = ['blobs', join('blobs', 'sha256'), 'uploads'];
+/**
+ * `--tls auto`'s CA (tls/local-ca.ts) is not tightened but refused when loose: its key may have
+ * been read already, and the user must know (and may want a new CA).
+ */
+const CHECKED_ELSEWHERE = new Set(['tls']);
 
 export interface PreparedDataFolder {
   /** Files and folders whose modes were tightened (an older version's data folder). */
@@ -23,13 +28,14 @@ function tighten(path: string, mode: number, wanted: number): boolean {
 }
 
 /** Every folder 0700 and file 0600 below `dir` (symbolic links are left alone); how many changed. */
-function tightenTree(dir: string): number {
+function tightenTree(dir: string, top = dir): number {
   let changed = 0;
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, e.name);
+    if (CHECKED_ELSEWHERE.has(e.name) && dir === top) continue;
     if (e.isDirectory()) {
       changed += Number(tighten(path, statSync(path).mode, PRIVATE_DIR));
-      changed += tightenTree(path);
+      changed += tightenTree(path, top);
     } else if (e.isFile()) {
       changed += Number(tighten(path, statSync(path).mode, PRIVATE_FILE));
     }
@@ -63,6 +69,7 @@ export function prepareDataFolder(dataDir: string, databaseFile: string | null):
     try { fchmodSync(fd, PRIVATE_FILE); } finally { closeSync(fd); }
   }
   for (const e of readdirSync(dataDir, { withFileTypes: true })) {
+    if (CHECKED_ELSEWHERE.has(e.name)) continue;
     const path = join(dataDir, e.name);
     const st = statSync(path);
     // Another user's file is theirs to guard: a secret.key mounted read-only by a container runtime.

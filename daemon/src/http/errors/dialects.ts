@@ -30,6 +30,8 @@ const STATUS: Record<ErrorCode, number | { box: number; jsonapi: number }> = {
   method_not_allowed: 405,
   // A Host header this daemon does not answer to (http/guards/hosts.ts): DNS rebinding, or a name to allow.
   misdirected: 421,
+  // As nginx answers plain HTTP on its HTTPS port; nothing was done with the request.
+  https_required: 400,
   validation: { box: 403, jsonapi: 422 },
   conflict: 422,
   precondition_failed: 412,
@@ -64,6 +66,7 @@ const TITLES: Record<ErrorCode, string> = {
   not_found: 'not found',
   method_not_allowed: 'method not allowed',
   misdirected: 'misdirected request',
+  https_required: 'https required',
   validation: 'invalid attribute',
   conflict: 'unprocessable entity',
   precondition_failed: 'precondition failed',

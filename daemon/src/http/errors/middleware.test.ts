@@ -100,7 +100,7 @@ describe('errorMiddleware', () => {
 describe('every dialect answers every code', () => {
   const BOX_STATUS: Record<ErrorCode, number> = {
     bad_request: 400, bad_parameter: 403, unauthorized: 401, forbidden: 403, not_found: 404, method_not_allowed: 405,
-    misdirected: 421, validation: 403, conflict: 422, precondition_failed: 412, two_factor_required: 406,
+    misdirected: 421, https_required: 400, validation: 403, conflict: 422, precondition_failed: 412, two_factor_required: 406,
     reauthentication_required: 403, last_owner: 422, last_admin: 422, limit_reached: 422, payload_too_large: 413, request_timeout: 408,
     rate_limited: 429, too_many_connections: 503, maintenance: 503, offline: 404, upstream_failed: 502, address_not_allowed: 422,
     insufficient_storage: 507, internal: 500,

@@ -14,13 +14,16 @@ export type DialectOf = (ctx: Context) => Dialect;
  * the mount the request went to (`dialectOf`), answers unmatched routes 404, and logs unknown
  * errors once with the request id (their details never reach the client).
  */
-export function errorMiddleware(log: Logger, dialectOf: DialectOf, checks: ReadonlyArray<(ctx: Context) => void> = []): Middleware {
+/** A check every request passes first; 'answered' when it answered the request itself (nothing else runs). */
+export type RequestCheck = (ctx: Context) => void | 'answered';
+
+export function errorMiddleware(log: Logger, dialectOf: DialectOf, checks: readonly RequestCheck[] = []): Middleware {
   return async (ctx, next) => {
     echoRequestId(ctx);
     try {
       // Checks every request passes first (the Host), whose refusals are rendered here: plain
       // calls rather than middleware frames of their own.
-      for (const check of checks) check(ctx);
+      for (const check of checks) if (check(ctx) === 'answered') return;
       await next();
       // The router answers unknown paths and unserved methods with a bare status: give them a body in the mount's dialect.
       if (ctx.status === 404 && ctx.body === undefined) {

@@ -19,6 +19,12 @@ export const systemHostSources: HostSources = {
 const WILDCARD_BINDS = new Set(['0.0.0.0', '::', '[::]', '']);
 const LOOPBACK = ['localhost', '127.0.0.1', '::1'];
 
+/** A bind address only this machine reaches (plain HTTP is fine there; anywhere else the daemon warns). */
+export const isLoopback = (host: string): boolean => {
+  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return LOOPBACK.includes(h) || h.startsWith('127.');
+};
+
 /** Lower case, no brackets around an IPv6 address, no zone, no trailing dot. */
 function normalize(name: string): string {
   return name.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '').replace(/\.$/, '');

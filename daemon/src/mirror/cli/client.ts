@@ -2,6 +2,8 @@ import { createReadStream } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Transform } from 'node:stream';
+import { rootCertificates } from 'node:tls';
+import { clientFetch, readCaFile } from '../../tls/client-fetch';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../../contract/ipc';
 import { errorCodeOf, type ErrorCode } from '../../contract/error-codes';
@@ -10,6 +12,8 @@ import { errorCodeOf, type ErrorCode } from '../../contract/error-codes';
 export interface ServerOptions {
   server: string;
   token?: string;
+  /** A CA to trust besides the system's (a daemon on --tls auto). */
+  caFile?: string;
 }
 
 export const DEFAULT_SERVER = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
@@ -18,7 +22,8 @@ export const DEFAULT_SERVER = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
 export function withServerOptions(c: Command): Command {
   return c
     .addOption(new Option('--server <url>', 'the Boxyard daemon').env('BOXYARD_SERVER').default(DEFAULT_SERVER))
-    .addOption(new Option('--token <token>', 'a Boxyard API token (e.g. from boxyard token create USER)').env('BOXYARD_TOKEN'));
+    .addOption(new Option('--token <token>', 'a Boxyard API token (e.g. from boxyard token create USER)').env('BOXYARD_TOKEN'))
+    .addOption(new Option('--ca-file <file>', 'trust this CA too: a daemon on --tls auto (written by boxyard trust)').env('BOXYARD_CA_FILE'));
 }
 
 /**
@@ -67,6 +72,7 @@ function unreachable(server: string, err: unknown): Error {
  */
 export class BoxyardClient {
   readonly server: string;
+  private fetcher?: Promise<typeof fetch>;
   constructor(private readonly opts: ServerOptions) {
     this.server = opts.server.replace(/\/+$/, '');
   }
@@ -83,8 +89,9 @@ export class BoxyardClient {
 
   async fetch(path: string, init: RequestInit = {}): Promise<Response> {
     const url = this.url(path);
+    const send = await (this.fetcher ??= clientFetch(this.opts.caFile));
     try {
-      return await fetch(url, { ...init, headers: this.headers(url, init.headers as Record<string, string> | undefined) });
+      return await send(url, { ...init, headers: this.headers(url, init.headers as Record<string, string> | undefined) });
     } catch (err) {
       throw unreachable(this.server, err);
     }
@@ -106,11 +113,13 @@ export class BoxyardClient {
    * PUTs a file with Content-Length, streamed from disk (memory does not grow with its size);
    * `onBytes` hears of every chunk sent. Answers the parsed JSON body.
    */
-  putFile<T>(path: string, file: string, size: number, onBytes: (n: number) => void = () => {}): Promise<T> {
+  async putFile<T>(path: string, file: string, size: number, onBytes: (n: number) => void = () => {}): Promise<T> {
     const url = new URL(this.url(path));
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const ca = this.opts.caFile ? [...rootCertificates, await readCaFile(this.opts.caFile)] : undefined;
     return new Promise<T>((resolve, reject) => {
       const req = send(url, {
+        ...(ca ? { ca } : {}),
         method: 'PUT',
         headers: this.headers(url.toString(), { 'content-type': 'application/octet-stream', 'content-length': String(size), accept: 'application/json' }),
       }, (res) => void readAnswer<T>(res, `PUT ${url.pathname}`).then(resolve, reject));

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { promisify } from 'node:util';
 import { AddressNotAllowedError } from '../../lib/errors';
+import { loadUndici } from '../../lib/undici';
 import { checkHost, checkLiteral, type AddressRules, type Resolve } from '../../lib/address-policy';
 
 const lookupAll = promisify(dnsLookup);
@@ -63,7 +64,7 @@ export class Outbound {
   };
 
   private async load() {
-    const undici = await import('undici');
+    const undici = await loadUndici();
     return { undici, agent: new undici.Agent({ connect: { lookup: this.lookup as never } }) };
   }
 }

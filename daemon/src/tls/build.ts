@@ -1,0 +1,36 @@
+import { X509Certificate } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import { NotFoundError } from '../lib/errors';
+import { ROOT } from '../http/route-table';
+import { AutoCertificates, FileCertificates, type CertificateSource } from './certificates';
+
+/** The certificate source the config asks for; null: plain HTTP. */
+export function certificateSource(config: Config, log: Logger): CertificateSource | null {
+  if (config.tls === 'auto') return new AutoCertificates({ dataDir: config.dataDir, host: config.host, publicUrl: config.publicUrl, log });
+  if (config.tls === 'files') return new FileCertificates({ cert: config.tlsCert!, key: config.tlsKey!, log });
+  return null;
+}
+
+/**
+ * `GET /ca.pem` (PEM) and `GET /ca.crt` (DER, as operating systems import it): the local CA of
+ * `--tls auto`, to anyone, so that clients can trust it (after checking its fingerprint:
+ * `boxyard trust`). 404 when the certificate is not from a local CA.
+ */
+export function caRoutes(source: CertificateSource | null): Middleware {
+  return (ctx, next) => {
+    const pem = ctx.path === ROOT.caPem.path;
+    if ((!pem && ctx.path !== ROOT.caCrt.path) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+    if (!source?.ca) throw new NotFoundError('This daemon has no local CA to trust: it serves plain HTTP, or a certificate from a public CA or of your own (--tls auto makes one).');
+    ctx.set('Cache-Control', 'no-cache');
+    if (pem) {
+      ctx.type = 'application/x-pem-file';
+      ctx.body = source.ca.pem;
+    } else {
+      ctx.type = 'application/x-x509-ca-cert';
+      ctx.body = new X509Certificate(source.ca.pem).raw;
+    }
+    return undefined;
+  };
+}

@@ -1,0 +1,162 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { readFile, unwatchFile, watchFile } from 'node:fs';
+import { promisify } from 'node:util';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { LocalCa, SERVER_DAYS, TlsSetupError, fingerprintOf } from './local-ca';
+import { serverNames } from './names';
+
+const read = promisify(readFile);
+
+/** The certificate the daemon serves now: its key, its chain (leaf first), and when it ends. */
+export interface ServedCertificate { key: string; cert: string; notAfter: Date }
+
+/** What /healthz and the overview say of the certificate. */
+export interface TlsStatus { ok: boolean; mode: 'auto' | 'files'; not_after: string | null; message: string }
+
+/**
+ * Where the daemon's certificate comes from (issue 32: the daemon's own CA or the user's files;
+ * ACME to come); the listener (tls/listener.ts) does not know which. `start` gives the first certificate
+ * or throws what is wrong (the daemon does not start, never falling back to plain HTTP); later
+ * certificates reach `onChange`.
+ */
+export interface CertificateSource {
+  readonly mode: TlsStatus['mode'];
+  /** Publicly trusted (the user's own): HSTS is sent only then. */
+  readonly publicTrust: boolean;
+  /** The local CA clients trust (auto only): served at /ca.pem, its fingerprint shown. */
+  readonly ca: { pem: string; fingerprint: string } | null;
+  start(onChange: (c: ServedCertificate) => void): Promise<ServedCertificate>;
+  /** Reads or renews now (SIGHUP). */
+  reload(): Promise<void>;
+  status(): TlsStatus;
+  stop(): void;
+}
+
+const RENEW_CHECK_MS = 3_600_000;
+/** A certificate of the local CA is issued again this many days before it ends. */
+const RENEW_DAYS = 30;
+
+/** `--tls auto`: the daemon's own CA issues its certificate, for every name LAN clients use, again when it nears its end or the names change. */
+export class AutoCertificates implements CertificateSource {
+  readonly mode = 'auto';
+  readonly publicTrust = false;
+  ca: { pem: string; fingerprint: string } | null = null;
+  private local?: LocalCa;
+  private served?: ServedCertificate;
+  private timer?: NodeJS.Timeout;
+  private problem: string | null = null;
+
+  constructor(private readonly o: { dataDir: string; host: string; publicUrl?: string; log: Logger; names?: () => string[] }) {}
+
+  private names = () => this.o.names?.() ?? serverNames(this.o.host, this.o.publicUrl);
+
+  async start(onChange: (c: ServedCertificate) => void): Promise<ServedCertificate> {
+    this.local = await LocalCa.open(join(this.o.dataDir, 'tls'), 'Boxyard');
+    this.ca = { pem: this.local.certPem, fingerprint: this.local.fingerprint };
+    this.served = await this.ensure();
+    this.timer = setInterval(() => {
+      const before = this.served;
+      void this.reload().then(() => { if (this.served !== before && this.served?.cert !== before?.cert) onChange(this.served!); });
+    }, RENEW_CHECK_MS);
+    this.timer.unref();
+    return this.served;
+  }
+
+  /** Issues a certificate again when the one on disk nears its end or lacks a name (a new address). */
+  private async ensure(): Promise<ServedCertificate> {
+    const names = this.names();
+    const have = await this.local!.current(names, RENEW_DAYS);
+    if (have) return have;
+    const issued = await this.local!.issue(names);
+    this.o.log.info({ names, not_after: issued.notAfter }, 'issued a server certificate from the local CA');
+    return issued;
+  }
+
+  async reload(): Promise<void> {
+    try {
+      this.served = await this.ensure();
+      this.problem = null;
+    } catch (err) {
+      this.problem = `renewing the certificate failed: ${(err as Error).message}`;
+      this.o.log.error({ err }, 'renewing the local CA certificate failed; still serving the current one');
+    }
+  }
+
+  status(): TlsStatus {
+    return { ok: this.problem === null, mode: this.mode, not_after: this.served?.notAfter.toISOString() ?? null, message: this.problem ?? `local CA ${this.ca?.fingerprint ?? ''}, server certificate for ${SERVER_DAYS} days` };
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/** Checks a key and certificate chain as a start-up would: readable, matching, in their dates. */
+export async function loadCertificateFiles(certFile: string, keyFile: string, now = new Date()): Promise<ServedCertificate> {
+  const text = async (f: string, what: string) => read(f, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new TlsSetupError(`Cannot read the TLS ${what} ${f}: ${err.code ?? err.message}.`);
+  });
+  const [cert, key] = await Promise.all([text(certFile, 'certificate'), text(keyFile, 'key')]);
+  let leaf: X509Certificate;
+  try {
+    leaf = new X509Certificate(cert);
+  } catch {
+    throw new TlsSetupError(`${certFile} holds no PEM certificate.`);
+  }
+  let privateKey;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch {
+    throw new TlsSetupError(`${keyFile} holds no PEM private key (an encrypted key is not supported).`);
+  }
+  if (!leaf.checkPrivateKey(privateKey)) throw new TlsSetupError(`${keyFile} is not the key of the certificate in ${certFile}.`);
+  const notAfter = new Date(leaf.validTo);
+  if (notAfter <= now) throw new TlsSetupError(`The certificate in ${certFile} expired on ${notAfter.toISOString()}.`);
+  if (new Date(leaf.validFrom) > now) throw new TlsSetupError(`The certificate in ${certFile} is not valid before ${new Date(leaf.validFrom).toISOString()}.`);
+  return { key, cert, notAfter };
+}
+
+const WATCH_MS = 5000;
+
+/** `--tls-cert FILE --tls-key FILE`: the user's own, read again on SIGHUP and when either file changes; a bad new pair is logged and the old one kept. */
+export class FileCertificates implements CertificateSource {
+  readonly mode = 'files';
+  readonly publicTrust = true;
+  readonly ca = null;
+  private served?: ServedCertificate;
+  private onChange: (c: ServedCertificate) => void = () => {};
+  private problem: string | null = null;
+  private readonly changed = () => void this.reload();
+
+  constructor(private readonly o: { cert: string; key: string; log: Logger }) {}
+
+  async start(onChange: (c: ServedCertificate) => void): Promise<ServedCertificate> {
+    this.served = await loadCertificateFiles(this.o.cert, this.o.key);
+    this.onChange = onChange;
+    for (const f of [this.o.cert, this.o.key]) watchFile(f, { interval: WATCH_MS, persistent: false }, this.changed);
+    return this.served;
+  }
+
+  async reload(): Promise<void> {
+    try {
+      const next = await loadCertificateFiles(this.o.cert, this.o.key);
+      this.problem = null;
+      if (next.cert === this.served?.cert && next.key === this.served.key) return;
+      this.served = next;
+      this.o.log.info({ cert: this.o.cert, fingerprint: fingerprintOf(next.cert), not_after: next.notAfter }, 'reloaded the TLS certificate');
+      this.onChange(next);
+    } catch (err) {
+      this.problem = `the certificate files could not be reloaded: ${(err as Error).message} (still serving the one read before)`;
+      this.o.log.error({ err }, 'reloading the TLS certificate failed; still serving the one read before');
+    }
+  }
+
+  status(): TlsStatus {
+    return { ok: this.problem === null, mode: this.mode, not_after: this.served?.notAfter.toISOString() ?? null, message: this.problem ?? `certificate ${this.o.cert}` };
+  }
+
+  stop(): void {
+    for (const f of [this.o.cert, this.o.key]) unwatchFile(f, this.changed);
+  }
+}

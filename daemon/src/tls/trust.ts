@@ -1,0 +1,58 @@
+import { createHash, X509Certificate } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { request } from 'node:https';
+import { request as plainRequest } from 'node:http';
+import { ROOT } from '../http/route-table';
+
+/** Where Debian, Ubuntu and Alpine keep the system's CA bundle (Fedora's too), kept in the bundle written. */
+const SYSTEM_BUNDLES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt'];
+
+const hex = (fp: string) => fp.replace(/[^0-9a-f]/gi, '').toUpperCase();
+
+/** GET without checking the server's certificate: what it sends is checked against the fingerprint instead. */
+function fetchUnverified(url: URL): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const send = url.protocol === 'https:' ? request : plainRequest;
+    const req = send(url, { rejectUnauthorized: false, timeout: 15_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks).toString('utf8')) : reject(new Error(`${url} answered ${res.statusCode}: is the daemon started with --tls auto?`))));
+    });
+    req.on('timeout', () => req.destroy(new Error(`${url} did not answer within 15 s`)));
+    req.on('error', (err) => reject(new Error(`cannot reach ${url}: ${err.message}`)));
+    req.end();
+  });
+}
+
+/**
+ * `boxyard trust URL --fingerprint SHA256`: fetches the daemon's CA (`/ca.pem`), checks its
+ * SHA-256 fingerprint against the one the daemon printed (or its overview page shows), and writes
+ * a CA bundle for client tools: the system's CAs and this one, so `SSL_CERT_FILE` trusts both.
+ * Answers the lines to set it up.
+ */
+export async function trust(server: string, fingerprint: string, out: string): Promise<string[]> {
+  const url = new URL(ROOT.caPem.path, server.replace(/\/+$/, '') + '/');
+  const pem = await fetchUnverified(url);
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(pem);
+  } catch {
+    throw new Error(`${url} sent no PEM certificate`);
+  }
+  const actual = createHash('sha256').update(cert.raw).digest('hex').toUpperCase();
+  if (hex(fingerprint) !== actual) {
+    throw new Error(`the CA at ${url} has the fingerprint ${actual.match(/../g)!.join(':')}, not the one given: do not trust it (someone may be in between), and check the fingerprint the daemon printed`);
+  }
+  const system = await Promise.all(SYSTEM_BUNDLES.map((f) => readFile(f, 'utf8').catch(() => '')));
+  await mkdir(dirname(out), { recursive: true });
+  await writeFile(out, `${system.find(Boolean) ?? ''}\n# Boxyard local CA of ${url.origin}, fingerprint ${actual}\n${pem.trim()}\n`, { mode: 0o644 });
+  const origin = url.origin;
+  return [
+    `trusted ${cert.subject.replace(/\n/g, ', ')} (${actual.match(/../g)!.join(':')}); CA bundle written to ${out}`,
+    '# vagrant, Packer, Terraform, curl:',
+    `export SSL_CERT_FILE=${out} CURL_CA_BUNDLE=${out}`,
+    `# or per box: vagrant box add --cacert ${out} …, or config.vm.box_download_ca_cert = "${out}"`,
+    `boxyard agent --url ${origin} --ca-file ${out} …`,
+  ];
+}
