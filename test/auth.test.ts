@@ -169,7 +169,7 @@ describe('rate limits and maintenance', () => {
     const { http: alice } = await d.user('maintuser');
     expect((await alice.put('/api/boxyard/settings', { settings: { maintenance: true } })).status).toBe(403);
     expect((await admin.put('/api/boxyard/settings', { settings: { maintenance: true } })).json).toEqual({
-      settings: { maintenance: true, offline: false, offline_forced: false, pull_through_upstream_id: null, cache_max_age_minutes: 30 },
+      settings: { maintenance: true, offline: false, offline_forced: false, pull_through_upstream_id: null, cache_max_age_minutes: 30, mirror_allowed_hosts: [] },
     });
     // Who is signed in still answers (the UI learns there who may switch it off); the rest does not.
     expect((await alice.get('/api/boxyard/user')).json.user).toMatchObject({ username: 'maintuser', admin: false });

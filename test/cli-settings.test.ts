@@ -15,7 +15,7 @@ describe('boxyard settings', () => {
   it('prints the settings as JSON', async () => {
     const r = await cli();
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ maintenance: false, offline: false, offline_forced: false, pull_through_upstream_id: null, cache_max_age_minutes: 30 });
+    expect(JSON.parse(r.stdout)).toEqual({ maintenance: false, offline: false, offline_forced: false, pull_through_upstream_id: null, cache_max_age_minutes: 30, mirror_allowed_hosts: [] });
   });
 
   it('switches offline on and off, and the running daemon answers with it', async () => {

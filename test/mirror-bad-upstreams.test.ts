@@ -46,7 +46,8 @@ describe('bad upstreams', () => {
     const job = await waitForJob(http, r.json.job.id);
     expect(job.state).toBe('failed');
     expect(await snapshot(d)).toEqual(before);
-    expect((await stagedUploads(d)).filter((f) => f.startsWith('mfile'))).toEqual([]);
+    // The failure is recorded first (a daemon that takes the job over resumes from the staging), then the staging goes.
+    await expect.poll(async () => (await stagedUploads(d)).filter((f) => f.startsWith('mfile')), { timeout: 10_000 }).toEqual([]);
     return job;
   }
 

@@ -70,6 +70,8 @@ describe('creating an organization writes all of it in one go, whichever way', (
     s = await staticServer();
     s.route('/cachy/box', serveJson({ name: 'cachy/box', versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: '/files/1.box' }] }] }));
     d = await startTestDaemon({ config: { upstream: s.url } });
+    // olive is no administrator: her upstream on this machine must be allowed (issue 31).
+    await d.http.withToken(d.adminToken).put('/api/boxyard/settings', { settings: { mirror_allowed_hosts: ['127.0.0.1'] } });
     olive = (await d.user('olive')).http;
   });
   afterAll(async () => {

@@ -10,6 +10,7 @@ import { OrganizationsPage } from './pages/organizations-page';
 import { OrganizationPage } from './pages/organization-page';
 import { SettingsPage } from './pages/settings-page';
 import { MirrorsPage } from './pages/mirrors-page';
+import { MovePage } from './pages/move-page';
 import { OfflineBadge } from './components/mirror/offline-settings';
 import { DesktopWelcome } from './components/desktop-welcome';
 import { Notices } from './components/notices';
@@ -75,6 +76,12 @@ function SignInRoute() {
   return <LoginPage />;
 }
 
+/** `/move`, the short address of Move from HCP Vagrant (under Mirrors, whose link it lights), keeping `?job=`. */
+function ToMove() {
+  const { search } = useLocation();
+  return <Navigate to={`/mirrors/move${search}`} replace />;
+}
+
 /**
  * The public catalogue (the boxes list and box pages) for anyone; everything else for signed-in
  * users. Routes that need a session go inside RequireSignIn.
@@ -98,6 +105,8 @@ export function App() {
             <Route path="/overview" element={<OverviewPage />} />
             <Route path="/boxes/new" element={<NewBoxPage />} />
             <Route path="/mirrors" element={<MirrorsPage />} />
+            <Route path="/mirrors/move" element={<MovePage />} />
+            <Route path="/move" element={<ToMove />} />
             <Route path="/agent-pools" element={<AgentPoolsPage />} />
             <Route path="/agent-pools/:org" element={<AgentPoolsPage />} />
             <Route path="/agent-pools/:org/:poolId" element={<AgentPoolPage />} />

@@ -70,6 +70,7 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
       { name: 'box', path: `/ui/boxes/${ADMIN.username}/ubuntu-24.04`, heading: `${ADMIN.username}/ubuntu-24.04` },
       { name: 'new-box', path: '/ui/boxes/new', heading: /new box/i },
       { name: 'mirrors', path: '/ui/mirrors', heading: 'Mirrors' },
+      { name: 'move', path: '/ui/mirrors/move', heading: 'Move from HCP Vagrant' },
       { name: 'agent-pools', path: '/ui/agent-pools/lab', heading: 'Agent pools' },
       { name: 'agent-pool', path: `/ui/agent-pools/lab/${poolId}`, heading: 'builders' },
       { name: 'organizations', path: '/ui/organizations', heading: 'Organizations' },

@@ -3,7 +3,7 @@ import { apiPath, type Fetcher } from './client';
 import { putFile } from './uploads';
 import { load } from './load';
 import {
-  CacheAnswer, CreatedMirrorAnswer, ImportAnswer, JobAnswer, JobsAnswer, MirrorsAnswer, UpstreamAnswer, UpstreamsAnswer,
+  CacheAnswer, CreatedMirrorAnswer, ImportAnswer, JobAnswer, JobsAnswer, MirrorPlanAnswer, MirrorsAnswer, UpstreamAnswer, UpstreamsAnswer,
   type ImportResultJson,
 } from '../../../daemon/src/contract/wire-mirror';
 import type { CreateMirror, CreateUpstream, UpdateMirror } from '../../../daemon/src/contract/bodies-mirror';
@@ -31,6 +31,9 @@ export const listMirrors = (api: Fetcher) =>
   load(api, MirrorsAnswer, `${B}/mirrors`).then((r) => r.mirrors);
 export const createMirror = (api: Fetcher, mirror: NewMirror) =>
   load(api, CreatedMirrorAnswer, `${B}/mirrors`, { method: 'POST', body: { mirror } });
+/** What a mirror with these settings would fetch now, and whether it fits the disk; nothing is made. */
+export const planMirror = (api: Fetcher, mirror: NewMirror) =>
+  load(api, MirrorPlanAnswer, `${B}/mirror-plans`, { method: 'POST', body: { mirror } }).then((r) => r.plan);
 export const updateMirror = (api: Fetcher, id: string, mirror: z.input<typeof UpdateMirror>) =>
   load(api, MirrorAnswer, apiPath(`${B}/mirrors`, id), { method: 'PATCH', body: { mirror } }).then((r) => r.mirror);
 export const deleteMirror = (api: Fetcher, id: string) => api(apiPath(`${B}/mirrors`, id), { method: 'DELETE' });
@@ -39,6 +42,8 @@ export const runMirror = (api: Fetcher, id: string) =>
 
 export const listJobs = (api: Fetcher, mirrorId: string) =>
   load(api, JobsAnswer, `${B}/mirror-jobs?${new URLSearchParams({ mirror: mirrorId })}`).then((r) => r.jobs);
+export const getJob = (api: Fetcher, id: string) =>
+  load(api, JobAnswer, apiPath(`${B}/mirror-jobs`, id)).then((r) => r.job);
 export const cancelJob = (api: Fetcher, id: string) =>
   load(api, JobAnswer, `${apiPath(`${B}/mirror-jobs`, id)}/cancel`, { method: 'POST' }).then((r) => r.job);
 

@@ -41,6 +41,8 @@ export const queryKeys = {
   upstreams: ['upstreams'],
   mirrors: ['mirrors'],
   jobs: (mirrorId: string) => ['jobs', mirrorId],
+  /** One job, as the Move from HCP Vagrant page follows it. */
+  job: (id: string) => ['job', id],
   cache: ['cache'],
 } as const satisfies Record<string, QueryKey | ((...args: string[]) => QueryKey)>;
 

@@ -30,8 +30,8 @@ async function copyText(value: string, el: HTMLElement | null): Promise<boolean>
   return document.execCommand('copy');
 }
 
-/** Text shown in a code block with a Copy button (snippets, secrets). */
-export function CopyField({ value, label }: { value: string; label: string }) {
+/** Text shown in a code block with a Copy button (snippets, secrets); `lines` keeps its line breaks (a Vagrantfile). */
+export function CopyField({ value, label, lines }: { value: string; label: string; lines?: boolean }) {
   const [state, setState] = useState<'idle' | 'copied' | 'select'>('idle');
   const ref = useRef<HTMLElement>(null);
   const copy = async () => {
@@ -40,7 +40,7 @@ export function CopyField({ value, label }: { value: string; label: string }) {
     setTimeout(() => setState('idle'), 2000);
   };
   return (
-    <div className="copy-field">
+    <div className={lines ? 'copy-field copy-lines' : 'copy-field'}>
       <code ref={ref} aria-label={label}>{value}</code>
       <button type="button" onClick={() => void copy()}>{state === 'copied' ? 'Copied' : state === 'select' ? 'Press Ctrl+C' : 'Copy'}</button>
     </div>

@@ -10,6 +10,7 @@ import { Markdown } from './markdown';
 import { TextEdit } from './box/text-edit';
 import { ProviderRow } from './box/provider-row';
 import { plural } from './box/counts';
+import { NOTES_EDITED_HERE } from './box/upstream-note';
 
 interface VersionCardProps {
   user: string;
@@ -54,13 +55,14 @@ export function VersionCard({ user, name, version, stats, manage }: VersionCardP
         <StatusBadge status={version.status} />
         <span className="muted">{formatTime(version.created_at)}</span>
         {stats && <span className="muted">{plural(stats.downloads, 'download')}</span>}
+        {stats?.upstream === 'edited' && <span className="badge" title={NOTES_EDITED_HERE}>notes edited here</span>}
         <span className="spacer" />
         {manage && <VersionActions user={user} name={name} version={version} />}
       </header>
       <Markdown source={version.description_markdown} />
       {manage && <TextEdit label={`Description of ${version.version}`} value={version.description_markdown} multiline save={saveDescription} />}
       {version.providers.length > 0 && (
-        <table className="providers">
+        <table className="providers cards">
           <thead><tr><th>Provider</th><th>Architecture</th><th>Size</th><th>Downloads</th><th>File</th><th>Checksum</th><th />{manage && <th />}</tr></thead>
           <tbody>
             {version.providers.map((p) => (

@@ -11,6 +11,7 @@ import type { BoxJson } from '../../../daemon/src/contract/wire-registry';
 import { BoxAbout } from '../components/box/box-about';
 import { UseIt } from '../components/box/use-it';
 import { VersionList } from '../components/box/version-list';
+import { UpstreamNote } from '../components/box/upstream-note';
 import '../components/box/box.css';
 
 function NewVersionForm({ user, name }: { user: string; name: string }) {
@@ -72,6 +73,7 @@ export function BoxPage() {
   return (
     <>
       <Heading box={b} manage={manage} signedIn={signedIn} />
+      <UpstreamNote upstream={stats.data?.upstream} />
       <BoxAbout box={b} manage={manage} />
       <UseIt box={b} />
       <Section title="Versions" actions={manage ? <NewVersionForm user={user} name={name} /> : undefined}>

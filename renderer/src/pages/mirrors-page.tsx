@@ -1,3 +1,4 @@
+import { Link } from 'react-router-dom';
 import { CachedBoxes } from '../components/mirror/cached-boxes';
 import { NewMirrorForm } from '../components/mirror/mirror-form';
 import { MirrorList } from '../components/mirror/mirror-list';
@@ -10,7 +11,10 @@ import { FolderTransfer } from '../components/mirror/folder-transfer';
 export function MirrorsPage() {
   return (
     <>
-      <div className="page-head"><h1>Mirrors</h1></div>
+      <div className="page-head">
+        <h1>Mirrors</h1>
+        <Link className="button primary" to="/mirrors/move">Move from HCP Vagrant</Link>
+      </div>
       <OfflineNote />
       <Upstreams />
       <Section title="Mirrors">

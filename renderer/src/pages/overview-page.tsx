@@ -7,21 +7,12 @@ import type { ActivityJson, OverviewJson } from '../../../daemon/src/contract/wi
 import { CopyField, ErrorNote, Loading, Section, StatusBadge } from '../components/ui';
 import { formatBytes } from '../components/format';
 import { When } from '../components/relative-time';
+import { Stat } from '../components/stat';
 
 /** `/`: the overview for a signed-in user, the public catalogue for anyone else. */
 export function Home() {
   const { signedIn } = useSession();
   return <Navigate to={signedIn ? '/overview' : '/boxes'} replace />;
-}
-
-function Stat({ label, value, note }: { label: string; value: string; note?: string }) {
-  return (
-    <div className="stat">
-      <span className="stat-value">{value}</span>
-      <span className="stat-label">{label}</span>
-      {note && <span className="muted stat-note">{note}</span>}
-    </div>
-  );
 }
 
 function Storage({ o }: { o: OverviewJson }) {
@@ -93,7 +84,10 @@ export function OverviewPage() {
   const q = useQuery({ queryKey: queryKeys.overview, queryFn: () => getOverview(api) });
   return (
     <>
-      <div className="page-head"><h1>Overview</h1></div>
+      <div className="page-head">
+        <h1>Overview</h1>
+        <Link className="button" to="/mirrors/move">Move from HCP Vagrant</Link>
+      </div>
       {q.isLoading ? <Loading what="the overview" /> : <ErrorNote error={q.error} />}
       {q.data && (
         <>

@@ -4,6 +4,7 @@ import { useSession } from '../api/session';
 import { ApiTokens } from '../components/tokens/api-tokens';
 import { DesktopSettings } from '../components/desktop-settings';
 import { OfflineSettings } from '../components/mirror/offline-settings';
+import { AllowedHosts } from '../components/mirror/allowed-hosts';
 import { TwoFactor } from '../components/two-factor';
 import { ChangePassword } from '../components/change-password';
 import { Users } from '../components/users';
@@ -36,6 +37,7 @@ export function SettingsPage() {
       <div className="page-head"><h1>Settings</h1></div>
       {bridge && <DesktopSettings bridge={bridge} />}
       <OfflineSettings />
+      {admin && <AllowedHosts />}
       <ApiTokens />
       <ChangePassword />
       <TwoFactor />

@@ -14,7 +14,7 @@ const publishedText = (j: JobJson) => j.published.map((p) => `${p.box} ${p.versi
 /** The bar and the numbers of one job: bytes, files, rate, ETA, its message, and Cancel while it runs. */
 export function JobProgress({ job, mirrorId }: { job: JobJson; mirrorId: string }) {
   const { api } = useSession();
-  const cancel = useAction(() => cancelJob(api, job.id), [queryKeys.jobs(mirrorId), queryKeys.mirrors]);
+  const cancel = useAction(() => cancelJob(api, job.id), [queryKeys.jobs(mirrorId), queryKeys.job(job.id), queryKeys.mirrors]);
   const active = ACTIVE_JOB_STATES.includes(job.state);
   const total = job.bytes_total;
   const done = job.bytes_done;
@@ -35,7 +35,11 @@ export function JobProgress({ job, mirrorId }: { job: JobJson; mirrorId: string 
         {active && <span>ETA {formatDuration(job.eta_seconds)}</span>}
         <span>{job.finished_at ? <>finished <When iso={job.finished_at} /></> : <>started <When iso={job.started_at ?? job.created_at} /></>}</span>
       </div>
-      {job.message && <p className={job.state === 'failed' ? 'error' : 'muted'} role={job.state === 'failed' ? 'alert' : undefined}>{job.message}</p>}
+      {job.message && (
+        <p className={job.state === 'failed' ? 'error' : 'muted'} role={job.state === 'failed' ? 'alert' : undefined}>
+          {job.message}{job.state === 'failed' && job.error_code && <span className="small-text"> ({job.error_code})</span>}
+        </p>
+      )}
       {/* The daemon's own message usually says what was published already. */}
       {job.state === 'done' && !job.message && publishedText(job) && <p className="muted">Published {publishedText(job)}.</p>}
       <ErrorNote error={cancel.error} />
@@ -64,6 +68,18 @@ function JobHistory({ jobs }: { jobs: JobJson[] }) {
   );
 }
 
+/** When a job this page watched stops being active, the lists that show its results are fetched again. */
+export function useResultsWhenFinished(active: boolean): void {
+  const qc = useQueryClient();
+  const wasActive = useRef(active);
+  useEffect(() => {
+    if (wasActive.current && !active) {
+      for (const queryKey of mirrorResults) void qc.invalidateQueries({ queryKey });
+    }
+    wasActive.current = active;
+  }, [active, qc]);
+}
+
 /**
  * A mirror's jobs, newest first: the newest with its live bar, older ones on demand. Polls every
  * second while a job is queued or running; when one finishes, the lists that show its results refresh.
@@ -78,14 +94,7 @@ export function MirrorJobs({ mirrorId, hint }: { mirrorId: string; hint?: JobJso
     refetchInterval: (q) => ((q.state.data ?? []).some((j) => ACTIVE_JOB_STATES.includes(j.state)) ? 1000 : false),
   });
   const newest = jobs.data?.[0] ?? hint ?? null;
-  const active = newest ? ACTIVE_JOB_STATES.includes(newest.state) : false;
-  const wasActive = useRef(active);
-  useEffect(() => {
-    if (wasActive.current && !active) {
-      for (const queryKey of mirrorResults) void qc.invalidateQueries({ queryKey });
-    }
-    wasActive.current = active;
-  }, [active, qc]);
+  useResultsWhenFinished(newest ? ACTIVE_JOB_STATES.includes(newest.state) : false);
   // The mirror list saw a job this query has not (a scheduled run): fetch again.
   const hintId = hint?.id;
   const unseen = !!hintId && !!jobs.data && !jobs.data.some((j) => j.id === hintId);
