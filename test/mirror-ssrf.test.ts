@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTestDaemon, type TestDaemon } from './helpers/daemon';
-import type { HttpClient } from './helpers/http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ADMIN, startTestDaemon, type TestDaemon } from './helpers/daemon';
+import { HttpClient } from './helpers/http';
+import { spawnDaemon } from './helpers/spawn-daemon';
 import { serveFile, serveJson, staticServer, waitForJob, type StaticServer } from './helpers/mirror';
 
 /**
@@ -123,5 +127,27 @@ describe('upstream addresses of non-administrators', () => {
     const taken = await admin.patch(`/api/boxyard/upstreams/${made.json.upstream.id}`, { upstream: { url: s.url } });
     expect(taken.status, taken.text).toBe(200);
     expect((await alice.post(`/api/boxyard/upstreams/${made.json.upstream.id}/test`, {})).json.test).toMatchObject({ ok: true });
+  });
+
+  it('the bundled daemon, as users start it, connects a non-administrator\'s upstream through the checked lookup', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'boxyard-ssrf-'));
+    const spawned = await spawnDaemon({ dataDir });
+    try {
+      const login = async (user: string, password: string) => {
+        const r = await new HttpClient(spawned.url).post('/api/v1/authenticate', { user: { login: user, password } });
+        expect(r.status, r.text).toBe(200);
+        return new HttpClient(spawned.url, r.json.token as string);
+      };
+      const root = await login(ADMIN.username, ADMIN.password);
+      expect((await root.put('/api/boxyard/settings', { settings: { mirror_allowed_hosts: ['127.0.0.1'] } })).status).toBe(200);
+      expect((await root.post('/api/boxyard/users', { user: { username: 'carol', password: 'carol-password-1' } })).status).toBe(201);
+      const carol = await login('carol', 'carol-password-1');
+      const r = await carol.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/box', target: 'carol/box' } });
+      expect(r.status, r.text).toBe(201);
+      expect(await waitForJob(carol, r.json.job.id)).toMatchObject({ state: 'done', published: [{ box: 'carol/box', versions: ['1.0.0'] }] });
+    } finally {
+      await spawned.kill();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
