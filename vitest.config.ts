@@ -18,6 +18,8 @@ const SCALE_OUT_LEAVES_OUT = [
   'test/mirror-crash.test.ts',
   // the launcher's processes and glibc settings, and the deploy files: the same on any backend
   'test/launcher.test.ts', 'test/deploy-files.test.ts',
+  // HTTPS: the listener, certificates and clients over TLS are the same on any backend
+  'test/tls.test.ts', 'test/e2e/vagrant-https.test.ts',
   // start PostgreSQL clusters of their own, in the first pass
   'test/schema-drift.test.ts', 'test/multi-daemon.test.ts',
 ];
