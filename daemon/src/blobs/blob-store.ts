@@ -22,6 +22,8 @@ export interface WriteOptions {
   algorithms?: DigestAlgorithm[];
   /** The declared Content-Length: fewer (or more) bytes is a failed upload. */
   expectedSize?: number;
+  /** Called once the whole body is written, before it is made durable (fsync) and checked. */
+  received?: () => void;
 }
 
 /** An inclusive byte range, as in HTTP `Range: bytes=start-end`. */

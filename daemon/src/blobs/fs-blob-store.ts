@@ -104,6 +104,7 @@ export class FsBlobStore implements BlobStore {
       const guard = this.space?.guard(opts.expectedSize === undefined ? undefined : opts.expectedSize - kept);
       const stages: Array<Transform> = guard ? [guard, hashingTap(digester, counter)] : [hashingTap(digester, counter)];
       await pipeline([input.source, ...stages, out]);
+      opts.received?.();
       await chmod(file, PRIVATE_FILE);
       await fsyncFile(file);
       const size = kept + counter.bytes;

@@ -92,20 +92,26 @@ export class JobRun {
     this.filesDone = files.length - pending.length;
     const done = new Map<string, { sha256: string; size: number }>();
     for (const f of files) if (!pending.includes(f)) done.set(f.id, { sha256: f.blob_sha256!, size: f.blob_size! });
+    // A download holds its slots until its last byte has arrived: making the file durable
+    // (fsync) and checking it run beside the next downloads. The first failure stops the rest.
     const own = pLimit(mirror.parallel);
-    const downloads = pending.map((f) => own(() => this.downloads(async () => {
-      signal.throwIfAborted();
-      done.set(f.id, await this.download(f, source, signal));
-    })));
-    try {
-      await Promise.all(downloads);
-    } catch (err) {
-      // One file failed the job: the others stop too (those not begun fail at once), and have
-      // stopped writing before the job is settled.
-      this.abort.abort();
-      await Promise.allSettled(downloads);
-      throw err;
-    }
+    const runs: Array<Promise<void>> = [];
+    let failure: unknown;
+    const slots = pending.map((f) => own(() => this.downloads(() => new Promise<void>((free) => {
+      const run = (async () => {
+        signal.throwIfAborted();
+        done.set(f.id, await this.download(f, source, signal, free));
+      })().catch((err: unknown) => {
+        failure ??= err;
+        this.abort.abort();
+      });
+      runs.push(run);
+      void run.then(free);
+    }))));
+    await Promise.all(slots);
+    // Every download has stopped writing before the job is settled (its staging may then go).
+    await Promise.all(runs);
+    if (failure !== undefined) throw failure;
     signal.throwIfAborted();
     // From here the job can no longer be cancelled: it publishes everything or nothing.
     if (!(await this.d.repo.startPublishing(job.id, this.self, this.now()))) throw cancelled();
@@ -143,10 +149,10 @@ export class JobRun {
     await this.d.repo.updateFile(fileId, { bytes_done: fileBytes });
   }
 
-  private async download(f: FileRow, source: UpstreamSource, signal: AbortSignal): Promise<{ sha256: string; size: number }> {
+  private async download(f: FileRow, source: UpstreamSource, signal: AbortSignal, received: () => void): Promise<{ sha256: string; size: number }> {
     let fileBytes = 0;
     const fetchOnce = () => fetchFile(f, source, this.d, {
-      signal,
+      signal, received,
       // Recorded under the commit's hold: the job's file references the blob before garbage collection may look.
       settle: (blob) => this.d.repo.updateFile(f.id, { state: 'done', blob_sha256: blob.sha256, blob_size: blob.size, bytes_done: blob.size, size: blob.size }),
       onSize: (size) => void this.learnSize(f, size).catch((err: unknown) => this.d.log.warn({ err }, 'recording a file size failed')),

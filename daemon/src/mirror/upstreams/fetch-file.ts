@@ -23,6 +23,8 @@ export interface FetchOptions {
   onSize?: (size: number) => void;
   /** Points the caller's row at the stored file, under the same hold as the commit (blobs/holds.ts). */
   settle?: (blob: BlobRef) => Promise<void>;
+  /** Called once every byte has arrived, before the file is made durable and checked. */
+  received?: () => void;
 }
 
 /** A pass-through that reports bytes as they go by. */
@@ -90,6 +92,7 @@ export async function fetchFile(task: FileTask, source: UpstreamSource, store: {
       offset: opened.offset,
       algorithms: task.checksum_type ? [task.checksum_type] : [],
       expectedSize: opened.size ?? undefined,
+      received: opts.received,
     });
   } catch (err) {
     opened.body.destroy();
