@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import { connect as netConnect } from 'node:net';
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { expiredCertificate, testCa } from './helpers/certificates';
 import { runCli } from './helpers/cli';
+import { mirrorOnce } from './helpers/mirror';
 import { JSONAPI, createAgentToken, createOrg, createPool, spawnAgent } from './helpers/agents';
 
 const run = promisify(execFile);
@@ -225,6 +227,38 @@ describe('boxyard trust', () => {
       expect(wrong.stderr).toMatch(/has the fingerprint .*not the one given: do not trust it/);
     } finally {
       await d.stop();
+    }
+  });
+});
+
+describe('a mirror of another lab\'s Boxyard on --tls auto', () => {
+  it('trusts the CA given for that upstream alone; without it the job fails on the certificate', async () => {
+    const a = await startTestDaemon({ config: { tls: 'auto' } });
+    const b = await startTestDaemon();
+    try {
+      const ha = a.http.withToken(a.adminToken);
+      const file = randomBytes(70_000);
+      expect((await ha.post('/api/boxyard/organizations', { organization: { name: 'lab' } })).status).toBe(201);
+      expect((await ha.post('/api/v1/boxes', { box: { username: 'lab', name: 'web', is_private: false } })).status).toBe(200);
+      expect((await ha.post('/api/v1/box/lab/web/versions', { version: { version: '1.0.0' } })).status).toBe(200);
+      expect((await ha.post('/api/v1/box/lab/web/version/1.0.0/providers', { provider: { name: 'virtualbox', url: null } })).status).toBe(200);
+      const up = await ha.get('/api/v1/box/lab/web/version/1.0.0/provider/virtualbox/upload');
+      expect((await a.http.request('PUT', up.json.upload_path, { body: file, raw: true, headers: { 'content-type': 'application/octet-stream' } })).status).toBe(200);
+      expect((await ha.put('/api/v1/box/lab/web/version/1.0.0/release')).status).toBe(200);
+
+      const hb = b.http.withToken(b.adminToken);
+      const without = await mirrorOnce(hb, { upstream: { url: a.url }, source: 'lab/web' });
+      expect(without.job).toMatchObject({ state: 'failed', error_code: 'upstream_failed', message: expect.stringMatching(/CERT|certificate/) });
+      expect((await hb.post('/api/boxyard/upstreams', { upstream: { url: `${a.url}/x`, ca: 'not a certificate' } })).status).toBe(403);
+      const ca = readFileSync(join(a.dataDir, 'tls', 'ca.pem'), 'utf8');
+      const trusted = await mirrorOnce(hb, { upstream: { url: a.url, ca }, source: 'lab/web' });
+      expect(trusted.job).toMatchObject({ state: 'done', published: [{ box: 'lab/web', versions: ['1.0.0'] }] });
+      expect((await b.http.get('/lab/web')).json.versions[0].providers[0].checksum).toBe(createHash('sha256').update(file).digest('hex'));
+      const upstreams = (await hb.get('/api/boxyard/upstreams')).json.upstreams;
+      expect(upstreams).toEqual([expect.objectContaining({ url: a.url, ca_fingerprint: a.deps.tls!.ca!.fingerprint })]);
+    } finally {
+      await b.stop();
+      await a.stop();
     }
   });
 });

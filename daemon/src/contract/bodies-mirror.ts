@@ -18,6 +18,8 @@ export const UpstreamUrl = z.string().min(1).max(2048);
 
 const upstreamFields = {
   kind: z.enum(UPSTREAM_KINDS).optional(),
+  /** A CA certificate (PEM) to trust for this upstream (another lab's Boxyard on --tls auto); null clears it. */
+  ca: z.string().min(1).max(16_384).nullable().optional(),
   timeout_seconds: z.number().int().min(1).max(3600).optional(),
   max_failures: z.number().int().min(1).max(1000).optional(),
   pause_minutes: z.number().int().min(0).max(10_080).optional(),
@@ -55,7 +57,7 @@ const filterFields = {
 export const CreateMirror = z.object({
   /** An upstream by id, or one given inline (one of them). */
   upstream_id: z.string().min(1).max(64).optional(),
-  upstream: z.object({ url: UpstreamUrl, token: Token.nullish() }).optional(),
+  upstream: z.object({ url: UpstreamUrl, token: Token.nullish(), ca: upstreamFields.ca }).optional(),
   source: BoxOrOrg,
   /** Absent: the same name as the source. */
   target: BoxOrOrg.optional(),

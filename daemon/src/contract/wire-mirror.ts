@@ -30,6 +30,8 @@ export const UpstreamJson = z.object({
   url: z.string(),
   kind: z.enum(UPSTREAM_KINDS),
   has_token: z.boolean(),
+  /** The SHA-256 fingerprint of the CA trusted for this upstream, or null (the system's CAs only). */
+  ca_fingerprint: z.string().nullable(),
   timeout_seconds: z.number(),
   max_failures: z.number(),
   pause_minutes: z.number(),

@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { CreateMirror, CreateUpstream, UpdateMirror, UpdateUpstream, UpstreamUrl, VersionConstraint } from '../contract/bodies-mirror';
@@ -27,15 +28,24 @@ const Constraint = VersionConstraint.refine((c) => {
   }
 }, 'versions must be a constraint such as ">= 1.0, < 2.0" or "~> 1.2"');
 
-export const CreateUpstreamBody = z.object({ upstream: CreateUpstream.extend({ url: Url }) });
-export const UpdateUpstreamBody = z.object({ upstream: UpdateUpstream.extend({ url: Url.optional() }) });
+/** A PEM certificate Node can read (the CA an upstream's certificate chains to). */
+const CaPem = CreateUpstream.shape.ca.unwrap().unwrap().refine((pem) => {
+  try {
+    return new X509Certificate(pem).ca;
+  } catch {
+    return false;
+  }
+}, 'ca must be a PEM CA certificate (-----BEGIN CERTIFICATE-----), such as the /ca.pem of a Boxyard on --tls auto').nullable().optional();
+
+export const CreateUpstreamBody = z.object({ upstream: CreateUpstream.extend({ url: Url, ca: CaPem }) });
+export const UpdateUpstreamBody = z.object({ upstream: UpdateUpstream.extend({ url: Url.optional(), ca: CaPem }) });
 
 const oneSelection = (m: { versions?: string | null; latest?: number | null }) => !(m.versions && m.latest);
 const SELECTION = { message: 'give versions or latest, not both', path: ['latest'] };
 
 export const CreateMirrorBody = z.object({
   mirror: CreateMirror.extend({
-    upstream: CreateMirror.shape.upstream.unwrap().extend({ url: Url }).optional(),
+    upstream: CreateMirror.shape.upstream.unwrap().extend({ url: Url, ca: CaPem }).optional(),
     versions: Constraint.nullable().optional(),
   }).refine(oneSelection, SELECTION)
     .refine((m) => Boolean(m.upstream_id) !== Boolean(m.upstream), { message: 'give upstream_id or upstream, one of them', path: ['upstream_id'] })

@@ -10,6 +10,8 @@ export interface UpstreamsTable {
   url: string;
   /** Write-only: never serialized. */
   token: string | null;
+  /** A CA (PEM) trusted for this upstream besides the system's: another lab's Boxyard on --tls auto. */
+  ca: string | null;
   timeout_seconds: Generated<number>;
   max_failures: Generated<number>;
   pause_minutes: Generated<number>;

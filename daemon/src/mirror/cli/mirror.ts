@@ -9,6 +9,7 @@ import { pathTo } from '../../http/urls';
 import type { MirrorPlanJson } from '../../contract/wire-mirror';
 import { clientLines } from '../../contract/client-lines';
 import { planRefusal, renderPlan } from './mirror-plan';
+import { readCaFile } from '../../tls/client-fetch';
 
 /** A mirror job as `GET /api/boxyard/mirror-jobs/:id` answers it (docs/mirroring-api.md). */
 interface Job {
@@ -28,6 +29,8 @@ interface Job {
 interface MirrorOptions extends ServerOptions {
   upstream: string;
   upstreamToken?: string;
+  /** A CA file the upstream's certificate chains to (another lab's Boxyard on --tls auto). */
+  upstreamCa?: string;
   as?: string;
   versions?: string;
   latest?: number;
@@ -58,11 +61,11 @@ export function upstreamUrl(value: string, cwd: string): string {
 }
 
 /** The `POST /api/boxyard/mirrors` body; absent options are left to the daemon's defaults. */
-export function mirrorBody(source: string, o: MirrorOptions, cwd: string) {
+export function mirrorBody(source: string, o: MirrorOptions, cwd: string, ca?: string) {
   const list = (v?: string[]) => (v && v.length ? v : undefined);
   return {
     mirror: {
-      upstream: { url: upstreamUrl(o.upstream, cwd), ...(o.upstreamToken ? { token: o.upstreamToken } : {}) },
+      upstream: { url: upstreamUrl(o.upstream, cwd), ...(o.upstreamToken ? { token: o.upstreamToken } : {}), ...(ca ? { ca } : {}) },
       source,
       target: o.as,
       versions: o.versions,
@@ -142,7 +145,7 @@ async function follow(client: BoxyardClient, first: Job, out: NodeJS.WriteStream
 
 async function runMirror(source: string, o: MirrorOptions, out: NodeJS.WriteStream): Promise<number> {
   const client = new BoxyardClient(o);
-  const body = mirrorBody(source, o, process.cwd());
+  const body = mirrorBody(source, o, process.cwd(), o.upstreamCa ? await readCaFile(o.upstreamCa) : undefined);
   // The plan first: a refused token, a box the token cannot see or a disk too small show before anything is made.
   const { plan } = await client.json<{ plan: MirrorPlanJson }>('POST', pathTo('boxyard', BOXYARD.mirrorPlans, {}), body);
   // With --detach stdout is for scripts: the ids only.
@@ -166,6 +169,7 @@ export function mirrorCommand(program: Command): void {
     .description('copy boxes (SOURCE is ORG/BOX or ORG) from an upstream into the daemon, and keep them current (see README "Keep your boxes")'))
     .requiredOption('--upstream <url>', 'Vagrant Cloud / HCP Vagrant, another Boxyard, a catalog JSON URL, or a folder written by boxyard export')
     .addOption(new Option('--upstream-token <token>', "the upstream's token (private boxes)").env('BOXYARD_UPSTREAM_TOKEN'))
+    .option('--upstream-ca <file>', "a CA the upstream's certificate chains to, trusted for it alone (another lab's Boxyard on --tls auto: its /ca.pem)")
     .option('--as <target>', 'local ORG/BOX (or ORG) to mirror into (default: SOURCE)')
     .addOption(new Option('--versions <range>', 'a version constraint, e.g. ">= 1.0, < 2.0" or "~> 1.2"').conflicts('latest'))
     .addOption(new Option('--latest <n>', 'only the newest N versions').argParser(positiveInt))

@@ -133,7 +133,7 @@ export class UpstreamGate {
     const timer = setTimeout(() => timeout.abort(), u.timeout_seconds * 1000);
     try {
       const signal = opts.signal ? AbortSignal.any([opts.signal, timeout.signal]) : timeout.signal;
-      return await this.outbound.fetch(url, { method: opts.method ?? 'GET', headers, redirect: 'manual', signal }, u.restricted === 1);
+      return await this.outbound.fetch(url, { method: opts.method ?? 'GET', headers, redirect: 'manual', signal }, { restricted: u.restricted === 1, ca: u.ca });
     } catch (err) {
       // A refused address is the upstream's definition, not its failure: the breaker does not count it.
       if (opts.signal?.aborted || err instanceof AddressNotAllowedError) throw err;

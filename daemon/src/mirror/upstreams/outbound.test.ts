@@ -27,7 +27,7 @@ describe('Outbound.lookup', () => {
   });
 
   it('refuses an address literal before any request, and lets an unresolvable name through to its lookup', async () => {
-    await expect(outbound.fetch('http://127.0.0.1:9/x', {}, true)).rejects.toThrow(AddressNotAllowedError);
+    await expect(outbound.fetch('http://127.0.0.1:9/x', {}, { restricted: true, ca: null })).rejects.toThrow(AddressNotAllowedError);
     await expect(outbound.check('http://[fe80::1]/')).rejects.toThrow(AddressNotAllowedError);
     await expect(outbound.check('http://nowhere.example/')).resolves.toBeUndefined();
   });

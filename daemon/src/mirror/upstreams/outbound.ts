@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { promisify } from 'node:util';
+import { rootCertificates } from 'node:tls';
 import { AddressNotAllowedError } from '../../lib/errors';
 import { loadUndici } from '../../lib/undici';
 import { checkHost, checkLiteral, type AddressRules, type Resolve } from '../../lib/address-policy';
@@ -12,25 +13,37 @@ type Undici = typeof import('undici');
 
 /**
  * Opens the daemon's outbound HTTP connections to upstreams. An unrestricted upstream (an
- * administrator's, the daemon's own) uses Node's fetch. A restricted one connects through an
+ * administrator's, the daemon's own) uses Node's fetch; one with a CA of its own an agent that
+ * trusts it besides the system's CAs. A restricted one connects through an
  * agent whose DNS lookup checks every address a name resolves to (address-policy.ts) and hands
  * the connection exactly those: nothing is looked up twice, so a name cannot rebind between the
  * check and the connection. Address literals, which are never looked up, are checked before
  * each request, and the caller sends every redirect hop through here. undici is loaded on the
  * first restricted request (the embedded default rarely needs it).
  */
+/** How one upstream connects: limited to allowed addresses, and with a CA of its own to trust. */
+export interface Reach { restricted: boolean; ca: string | null }
+
 export class Outbound {
-  private restricted?: Promise<{ undici: Undici; agent: InstanceType<Undici['Agent']> }>;
+  /** One agent (a connection pool) per kind of reach; upstreams with the same CA share one. */
+  private readonly agents = new Map<string, Promise<{ undici: Undici; agent: InstanceType<Undici['Agent']> }>>();
 
   constructor(
     private readonly rules: () => Promise<AddressRules>,
     private readonly resolve: Resolve = systemResolve,
   ) {}
 
-  async fetch(url: string, init: RequestInit, restricted: boolean): Promise<Response> {
-    if (!restricted) return fetch(url, init);
-    checkLiteral(new URL(url).hostname, await this.rules());
-    const { undici, agent } = await (this.restricted ??= this.load());
+  async fetch(url: string, init: RequestInit, reach: Reach): Promise<Response> {
+    if (!reach.restricted && !reach.ca) return fetch(url, init);
+    if (reach.restricted) checkLiteral(new URL(url).hostname, await this.rules());
+    const key = `${reach.restricted}:${reach.ca ?? ''}`;
+    let loaded = this.agents.get(key);
+    if (!loaded) {
+      loaded = this.load(reach);
+      // A few upstreams at most: a CA changed many times leaves agents behind that idle out.
+      if (this.agents.size < 64) this.agents.set(key, loaded);
+    }
+    const { undici, agent } = await loaded;
     try {
       return (await undici.fetch(url, { ...(init as object), dispatcher: agent })) as unknown as Response;
     } catch (err) {
@@ -63,8 +76,12 @@ export class Outbound {
     );
   };
 
-  private async load() {
+  private async load(reach: Reach) {
     const undici = await loadUndici();
-    return { undici, agent: new undici.Agent({ connect: { lookup: this.lookup as never } }) };
+    const connect = {
+      ...(reach.restricted ? { lookup: this.lookup as never } : {}),
+      ...(reach.ca ? { ca: [...rootCertificates, reach.ca] } : {}),
+    };
+    return { undici, agent: new undici.Agent({ connect }) };
   }
 }

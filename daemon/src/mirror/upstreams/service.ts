@@ -54,7 +54,7 @@ export class UpstreamService {
     const now = this.now();
     const name = input.name ?? (await this.freeName(nameFromUrl(input.url)));
     await this.guard(name, () => this.repo.insertUpstream({
-      id, name, name_key: nameKey(name), kind: input.kind ?? detectKind(input.url), url: input.url, token: input.token ?? null,
+      id, name, name_key: nameKey(name), kind: input.kind ?? detectKind(input.url), url: input.url, token: input.token ?? null, ca: input.ca ?? null,
       ...(input.timeout_seconds ? { timeout_seconds: input.timeout_seconds } : {}),
       ...(input.max_failures ? { max_failures: input.max_failures } : {}),
       ...(input.pause_minutes !== undefined ? { pause_minutes: input.pause_minutes } : {}),
@@ -74,11 +74,11 @@ export class UpstreamService {
     await this.repo.deleteUpstream((await this.get(p, id)).id);
   }
 
-  /** The caller's upstream with this URL (its token updated when one is given), or a new one. */
-  async byUrl(p: Caller, url: string, token: string | null | undefined): Promise<UpstreamRow> {
+  /** The caller's upstream with this URL (its token and CA updated when given), or a new one. */
+  async byUrl(p: Caller, url: string, token: string | null | undefined, ca?: string | null): Promise<UpstreamRow> {
     const mine = (await this.list(p)).find((u) => u.url === url);
-    if (!mine) return this.create(p, { url, token });
-    if (token && token !== mine.token) await this.write(mine, { token });
+    if (!mine) return this.create(p, { url, token, ca });
+    if ((token && token !== mine.token) || (ca && ca !== mine.ca)) await this.write(mine, { ...(token ? { token } : {}), ...(ca ? { ca } : {}) });
     return (await this.repo.upstream(mine.id))!;
   }
 
@@ -101,6 +101,7 @@ export class UpstreamService {
       name, name_key: nameKey(name),
       ...(patch.url ? { url: patch.url, kind: patch.kind ?? detectKind(patch.url), restricted: restrictedFor(by) } : patch.kind ? { kind: patch.kind } : {}),
       // A new address of another origin does not inherit the token meant for the old one.
+      ...(patch.ca !== undefined ? { ca: patch.ca } : {}),
       ...(patch.token !== undefined ? { token: patch.token }
         : patch.url && originOf(patch.url) !== originOf(u.url) ? { token: null } : {}),
       ...(patch.timeout_seconds ? { timeout_seconds: patch.timeout_seconds } : {}),
