@@ -87,6 +87,12 @@ describe('--tls auto: the daemon\'s own CA', () => {
     expect((await run('curl', ['-sS', '--fail', '--cacert', caFile, `${d.url}/healthz`])).stdout).toContain('"status":"ok"');
   });
 
+  it('the overview tells the CA\'s fingerprint and when the certificate ends', async () => {
+    const o = (await d.http.withToken(d.adminToken).get('/api/boxyard/overview')).json.overview;
+    expect(o.tls).toEqual({ mode: 'auto', fingerprint: d.deps.tls!.ca!.fingerprint, not_after: expect.stringMatching(/^\d{4}-/) });
+    expect(Date.parse(o.tls.not_after) - Date.now()).toBeGreaterThan(80 * 86_400_000);
+  });
+
   it('hands out https:// URLs and a Secure session cookie', async () => {
     const admin = d.http.withToken(d.adminToken);
     expect((await admin.post('/api/v1/boxes', { box: { username: 'admin', name: 'web', is_private: false } })).status).toBe(200);

@@ -115,7 +115,7 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
     /** Whether the daemon is stopping (/readyz answers 503 from then on). */
     lifecycle: { draining: false } as Lifecycle,
     /** The overview page's SQL, and what else it reports (ui: data/overview-routes.ts). */
-    overview: { overview: new OverviewQueries(db), health, space: blobs.space, config },
+    overview: { overview: new OverviewQueries(db), health, space: blobs.space, config, tls },
     /** Background work (watchdogs, garbage collection) registers its stop function here. */
     onClose: (fn: () => Promise<void> | void) => { closers.push(fn); },
     async close() {

@@ -7,9 +7,23 @@ export interface InterfaceAddress { address: string; family: string; internal: b
  * while LAN access is off, since the daemon then listens on 127.0.0.1 only. The desktop app's
  * welcome screen and tray (main/) and the daemon's overview page both show them.
  */
-export function lanUrls(lanAccess: boolean, port: number, interfaces: Partial<Record<string, InterfaceAddress[]>>): string[] {
+export function lanUrls(lanAccess: boolean, port: number, interfaces: Partial<Record<string, InterfaceAddress[]>>, scheme: 'http' | 'https' = 'http'): string[] {
   if (!lanAccess) return [];
   return Object.values(interfaces).flatMap((list) => list ?? [])
     .filter((a) => a.family === 'IPv4' && !a.internal && !a.address.startsWith('169.254.'))
-    .map((a) => `http://${a.address}:${port}`);
+    .map((a) => `${scheme}://${a.address}:${port}`);
+}
+
+/**
+ * How a client trusts a daemon on `--tls auto` (README "HTTPS"): `boxyard trust` prints these
+ * after writing the bundle, the overview page shows them with the command that writes it.
+ */
+export function trustLines(server: string, bundle: string): string[] {
+  const base = server.replace(/\/+$/, '');
+  return [
+    '# vagrant, Packer, Terraform, curl:',
+    `export SSL_CERT_FILE=${bundle} CURL_CA_BUNDLE=${bundle}`,
+    `# or per box: vagrant box add --cacert ${bundle} …, or config.vm.box_download_ca_cert = "${bundle}"`,
+    `boxyard agent --url ${base} --ca-file ${bundle} …`,
+  ];
 }

@@ -10,6 +10,7 @@ import { lanUrls } from '../contract/lan';
 import { LAN_HOST } from '../contract/ipc';
 import type { OverviewJson } from '../contract/wire-overview';
 import type { HealthReport } from './health';
+import type { CertificateSource } from '../tls/certificates';
 import { ACTIVITY_LIMIT, type OverviewQueries, type Viewer } from './overview';
 
 export interface OverviewRouteDeps {
@@ -17,6 +18,8 @@ export interface OverviewRouteDeps {
   health: { report(): Promise<HealthReport> };
   space: DiskSpace;
   config: Pick<Config, 'host' | 'publicUrl'>;
+  /** HTTPS's certificate source (null: plain HTTP). */
+  tls: Pick<CertificateSource, 'status' | 'ca'> | null;
 }
 
 const LOOPBACK = /^(127\.|::1$|localhost$)/;
@@ -26,11 +29,11 @@ const LOOPBACK = /^(127\.|::1$|localhost$)/;
  * interface, one URL per network address; else the one address it listens on, unless that is
  * this machine's loopback (no one else reaches it).
  */
-function colleaguesUrls(config: OverviewRouteDeps['config'], port: number): string[] {
+function colleaguesUrls(config: OverviewRouteDeps['config'], port: number, scheme: 'http' | 'https'): string[] {
   if (config.publicUrl) return [config.publicUrl];
-  if (config.host === LAN_HOST || config.host === '::') return lanUrls(true, port, networkInterfaces());
+  if (config.host === LAN_HOST || config.host === '::') return lanUrls(true, port, networkInterfaces(), scheme);
   if (LOOPBACK.test(config.host)) return [];
-  return [`http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`];
+  return [`${scheme}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`];
 }
 
 async function overviewOf(d: OverviewRouteDeps, ctx: Context, viewer: Viewer): Promise<OverviewJson> {
@@ -41,7 +44,8 @@ async function overviewOf(d: OverviewRouteDeps, ctx: Context, viewer: Viewer): P
   return {
     version: VERSION,
     health: { status: health.status, checks: health.checks },
-    lan_urls: colleaguesUrls(d.config, ctx.req.socket.localPort ?? 0),
+    lan_urls: colleaguesUrls(d.config, ctx.req.socket.localPort ?? 0, d.tls ? 'https' : 'http'),
+    tls: d.tls && { mode: d.tls.status().mode, not_after: d.tls.status().not_after, fingerprint: d.tls.ca?.fingerprint ?? null },
     storage: { files_bytes: filesBytes, disk_free_bytes: disk.free, disk_total_bytes: disk.total, reserve_bytes: d.space.reserveBytes },
     counts,
     // Each list holds its newest ACTIVITY_LIMIT, so the newest of all three are among them.

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { request } from 'node:https';
 import { request as plainRequest } from 'node:http';
 import { ROOT } from '../http/route-table';
+import { trustLines } from '../contract/lan';
 
 /** Where Debian, Ubuntu and Alpine keep the system's CA bundle (Fedora's too), kept in the bundle written. */
 const SYSTEM_BUNDLES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt'];
@@ -47,12 +48,5 @@ export async function trust(server: string, fingerprint: string, out: string): P
   const system = await Promise.all(SYSTEM_BUNDLES.map((f) => readFile(f, 'utf8').catch(() => '')));
   await mkdir(dirname(out), { recursive: true });
   await writeFile(out, `${system.find(Boolean) ?? ''}\n# Boxyard local CA of ${url.origin}, fingerprint ${actual}\n${pem.trim()}\n`, { mode: 0o644 });
-  const origin = url.origin;
-  return [
-    `trusted ${cert.subject.replace(/\n/g, ', ')} (${actual.match(/../g)!.join(':')}); CA bundle written to ${out}`,
-    '# vagrant, Packer, Terraform, curl:',
-    `export SSL_CERT_FILE=${out} CURL_CA_BUNDLE=${out}`,
-    `# or per box: vagrant box add --cacert ${out} …, or config.vm.box_download_ca_cert = "${out}"`,
-    `boxyard agent --url ${origin} --ca-file ${out} …`,
-  ];
+  return [`trusted ${cert.subject.replace(/\n/g, ', ')} (${actual.match(/../g)!.join(':')}); CA bundle written to ${out}`, ...trustLines(url.origin, out)];
 }

@@ -8,6 +8,7 @@ import { CopyField, ErrorNote, Loading, Section, StatusBadge } from '../componen
 import { formatBytes } from '../components/format';
 import { When } from '../components/relative-time';
 import { Stat } from '../components/stat';
+import { trustLines } from '../../../daemon/src/contract/lan';
 
 /** `/`: the overview for a signed-in user, the public catalogue for anyone else. */
 export function Home() {
@@ -40,11 +41,33 @@ function Server({ o }: { o: OverviewJson }) {
       {o.lan_urls.length > 0
         ? o.lan_urls.map((url) => <CopyField key={url} label="LAN URL" value={url} />)
         : <p className="muted">This server listens on this machine only ({window.location.origin}). Start it with <code>--host 0.0.0.0</code> (or switch LAN access on in the desktop app) to serve the LAN.</p>}
+      <Https o={o} />
       <p>Boxyard <strong>{o.version}</strong> · health <StatusBadge status={o.health.status} /></p>
       {failing.length > 0 && (
         <ul className="plain">{failing.map(([name, c]) => <li key={name}><strong>{name}</strong>: {c.status}{c.detail ? ` — ${c.detail}` : ''}</li>)}</ul>
       )}
     </Section>
+  );
+}
+
+const BUNDLE = '~/.config/boxyard/ca-bundle.pem';
+
+/** HTTPS: with the daemon's own CA, its fingerprint and how a client trusts it (README "HTTPS"). */
+function Https({ o }: { o: OverviewJson }) {
+  if (!o.tls) {
+    return <p className="muted">Served over plain HTTP: start the daemon with <code>--tls auto</code> so that passwords and tokens do not cross the network in clear.</p>;
+  }
+  const until = o.tls.not_after ? <> (certificate until <When iso={o.tls.not_after} />)</> : null;
+  if (!o.tls.fingerprint) return <p>HTTPS with your own certificate{until}.</p>;
+  const server = o.lan_urls[0] ?? window.location.origin;
+  return (
+    <>
+      <h3>HTTPS with Boxyard's own CA{until}</h3>
+      <p>Clients trust the CA once, after checking that its SHA-256 fingerprint is this one:</p>
+      <CopyField label="CA fingerprint (SHA-256)" value={o.tls.fingerprint} />
+      <CopyField label="Client setup" lines value={[`npx boxyard trust ${server} --fingerprint ${o.tls.fingerprint.replace(/:/g, '')}`, ...trustLines(server, BUNDLE)].join('\n')} />
+      <p className="muted">The CA itself: <a href="/ca.pem">/ca.pem</a> (PEM), <a href="/ca.crt">/ca.crt</a> (for an operating system's certificate store).</p>
+    </>
   );
 }
 
