@@ -120,3 +120,23 @@ describe.skipIf(!available)("go-tfe's own agent pool tests against Boxyard", () 
     expect(orgs.json.data).toEqual([]);
   }, 240_000);
 });
+
+// Issue 32: Terraform's Go client over HTTPS (--tls auto), trusting only the daemon's CA (Go reads SSL_CERT_FILE).
+describe.skipIf(!available)('go-tfe over HTTPS, trusting the daemon\'s own CA', () => {
+  let daemon: TestDaemon;
+  let token: string;
+  beforeAll(async () => {
+    daemon = await startTestDaemon({ config: { tls: 'auto' } });
+    token = (await daemon.user('gotfe')).token;
+  }, 240_000);
+  afterAll(async () => { await daemon?.stop(); });
+
+  it('runs TestAgentPools* with SSL_CERT_FILE set to the CA, and fails without it', async () => {
+    const address = daemon.url.replace('127.0.0.1', 'localhost');
+    const caFile = join(daemon.dataDir, 'tls', 'ca.pem');
+    await expectAllPass(testBinary(), { TFE_ADDRESS: address, TFE_TOKEN: token, SSL_CERT_FILE: caFile }, '^TestAgentPools', EXPECTED);
+    const refused = await run(testBinary(), { TFE_ADDRESS: address, TFE_TOKEN: token, SSL_CERT_FILE: '/etc/ssl/certs/ca-certificates.crt' }, '^TestAgentPoolsList$');
+    expect(refused.code, refused.out).not.toBe(0);
+    expect(refused.out).toMatch(/certificate signed by unknown authority/);
+  }, 240_000);
+});
