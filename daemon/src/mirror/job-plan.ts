@@ -3,10 +3,11 @@ import type { IdGen } from '../lib/ids';
 import { checkedBoxName, planBox, type PlannedBox, type PlannedProvider } from './planner';
 import type { MirrorRow } from './repository';
 import type { MirrorFilesTable } from './tables';
-import type { UpstreamSource } from './upstreams/source';
+import type { FetchedCatalog, UpstreamSource } from './upstreams/source';
 import { UpstreamError } from '../lib/errors';
 import { UpstreamRefusedError } from './upstreams/http';
-import type { FetchedCatalog } from './upstreams/source';
+import type { OrgService } from '../orgs/service';
+import type { PublishService } from '../registry/versions/publish-service';
 import type { UpstreamBoxInfo } from './upstreams/catalog-schema';
 
 export type JobProvider = PlannedProvider & { file_id: string };
@@ -33,6 +34,15 @@ export interface PlanContext {
 }
 
 export const parseList = (json: string): string[] => JSON.parse(json) as string[];
+
+/** `PlanContext.localVersions`: the versions the local box `ORG/BOX` has (none when it or its namespace does not exist). */
+export function localVersionsOf(d: { orgs: OrgService; publisher: PublishService }): (target: string) => Promise<Set<string>> {
+  return async (target) => {
+    const [namespace, box] = target.split('/');
+    const ns = await d.orgs.namespace(namespace);
+    return ns ? d.publisher.versionNumbers(ns, box) : new Set();
+  };
+}
 
 /** The ORG/BOX pairs a mirror covers: one box, or every box of an organization upstream. */
 async function boxesOf(mirror: MirrorRow, ctx: PlanContext): Promise<Array<{ source: string; target: string }>> {

@@ -10,7 +10,7 @@ import type { IdGen } from '../lib/ids';
 import { NotFoundError } from '../lib/errors';
 import type { PublishService } from '../registry/versions/publish-service';
 import { fetchFile } from './upstreams/fetch-file';
-import { buildJobPlan, type JobPlan } from './job-plan';
+import { buildJobPlan, localVersionsOf, type JobPlan } from './job-plan';
 import type { FileRow, JobRow, MirrorRepository, MirrorRow } from './repository';
 import { sourceFor, type UpstreamSource } from './upstreams/source';
 import { TransientUpstreamError, type UpstreamGate } from './upstreams/http';
@@ -125,11 +125,7 @@ export class JobRun {
   private async plan(mirror: MirrorRow, source: UpstreamSource, signal: AbortSignal): Promise<JobPlan> {
     const { plan, files } = await buildJobPlan(mirror, this.job.id, {
       source, ids: this.d.ids, signal,
-      localVersions: async (target) => {
-        const [namespace, box] = target.split('/');
-        const ns = await this.d.orgs.namespace(namespace);
-        return ns ? this.d.publisher.versionNumbers(ns, box) : new Set();
-      },
+      localVersions: localVersionsOf(this.d),
     });
     const known = files.reduce((sum, f) => sum + (f.size ?? 0), 0);
     const patch = { plan: JSON.stringify(plan), files_total: files.length, bytes_total: known, message: `Fetching ${files.length} file(s).`, updated_at: this.now() };

@@ -6,8 +6,9 @@ import type { IdGen } from '../lib/ids';
 import { ForbiddenError } from '../lib/errors';
 import type { PublishService } from '../registry/versions/publish-service';
 import type { MirrorPlanJson } from '../contract/wire-mirror';
-import { buildJobPlan } from './job-plan';
+import { buildJobPlan, localVersionsOf } from './job-plan';
 import { bytesToFetch, storageFit } from './plan-storage';
+import { copyIsPrivate } from './publish-plan';
 import type { MirrorRow, UpstreamRow } from './repository';
 import type { CreateMirror } from './schemas';
 import type { UpstreamGate } from './upstreams/http';
@@ -52,11 +53,7 @@ export class MirrorPlans {
     };
     const { plan, files } = await buildJobPlan(mirror, 'plan', {
       source, ids: this.d.ids,
-      localVersions: async (t) => {
-        const [namespace, box] = t.split('/');
-        const ns = await this.d.orgs.namespace(namespace);
-        return ns ? this.d.publisher.versionNumbers(ns, box) : new Set();
-      },
+      localVersions: localVersionsOf(this.d),
     });
     const sizeOf = new Map(files.map((f) => [f.id, f]));
     const fetch = await bytesToFetch(files.map((f) => ({ checksum: f.checksum ?? null, checksum_type: f.checksum_type ?? null, size: f.size ?? null })), this.d.blobs);
@@ -69,7 +66,7 @@ export class MirrorPlans {
       });
       return {
         source: b.source, target: b.target, exists: Boolean(ns && (await this.d.publisher.box(ns, name))),
-        private: mirror.visibility === 'upstream' ? b.upstream?.private ?? upstream.token !== null : mirror.visibility === 'private',
+        private: copyIsPrivate(mirror, b, upstream.token !== null),
         versions, files: versions.reduce((n, v) => n + v.files, 0), bytes: versions.reduce((n, v) => n + v.bytes, 0),
       };
     }));

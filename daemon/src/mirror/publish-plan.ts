@@ -1,8 +1,16 @@
 import type { OrgService } from '../orgs/service';
 import { NotFoundError } from '../lib/errors';
 import type { PublishService } from '../registry/versions/publish-service';
-import type { JobPlan } from './job-plan';
+import type { JobBox, JobPlan } from './job-plan';
 import type { MirrorRow } from './repository';
+
+/**
+ * Whether a mirror's copy of a box is private: as the mirror says, else as the upstream's box API
+ * says, else (a catalog-only upstream) private when the upstream is read with a token.
+ */
+export function copyIsPrivate(mirror: Pick<MirrorRow, 'visibility'>, box: Pick<JobBox, 'upstream'>, privateByDefault: boolean): boolean {
+  return mirror.visibility === 'upstream' ? box.upstream?.private ?? privateByDefault : mirror.visibility === 'private';
+}
 
 /**
  * Publishes a job's fetched files: each box in one transaction (so it is seen as it was, or with
@@ -22,7 +30,7 @@ export async function publishPlan(
     const [namespace, name] = box.target.split('/');
     const ns = await d.orgs.namespace(namespace);
     if (!ns) throw new NotFoundError(`The mirror's target "${namespace}" no longer exists; create it and run the mirror again.`);
-    const isPrivate = mirror.visibility === 'upstream' ? box.upstream?.private ?? privateByDefault : mirror.visibility === 'private';
+    const isPrivate = copyIsPrivate(mirror, box, privateByDefault);
     const follow = box.upstream && {
       ...box.upstream, private: isPrivate, revocations: mirror.follow_revocations === 1, mirrorId: mirror.id,
     };
