@@ -237,6 +237,8 @@ describe.skipIf(!haveChromium)('Move from HCP Vagrant in the web UI (headless Ch
     const hostsForm = page.getByRole('form', { name: 'Allowed upstream hosts' });
     await hostsForm.getByText('Upstreams made by users who are not administrators may reach only public addresses and these hosts or networks.').waitFor();
     const field = hostsForm.getByLabel('Allowed hosts and networks');
+    // The button is enabled once the stored settings arrived (they fill the field).
+    await expect.poll(() => hostsForm.getByRole('button', { name: 'Save allowed hosts' }).isEnabled()).toBe(true);
     await field.fill('192.168.1.20\n 10.0.0.0/8 \n\nboxyard.lab\n*.lab');
     await hostsForm.getByRole('button', { name: 'Save allowed hosts' }).click();
     await hostsForm.getByText('Saved.').waitFor();

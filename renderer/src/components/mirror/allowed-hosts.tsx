@@ -17,8 +17,10 @@ export function AllowedHosts() {
   const { api } = useSession();
   const settings = useRuntimeSettings();
   const [text, setText] = useState('');
+  const [edited, setEdited] = useState(false);
   const hosts = settings.data?.mirror_allowed_hosts;
-  useEffect(() => { if (hosts) setText(hosts.join('\n')); }, [hosts]);
+  // The stored list fills the field, unless the user began typing before it arrived.
+  useEffect(() => { if (hosts && !edited) setText(hosts.join('\n')); }, [hosts, edited]);
   const save = useAction((list: string[]) => updateSettings(api, { mirror_allowed_hosts: list }), [queryKeys.settings]);
   const submit = (e: FormEvent) => { e.preventDefault(); save.mutate(linesOf(text)); };
   return (
@@ -29,7 +31,7 @@ export function AllowedHosts() {
           One a line: an address (<code className="nowrap">192.168.1.20</code>), a network (<code className="nowrap">10.0.0.0/8</code>), a host name (<code className="nowrap">boxyard.lab</code>) or every host of a domain (<code className="nowrap">*.lab</code>).
         </p>
         <label>Allowed hosts and networks
-          <textarea name="mirror_allowed_hosts" rows={5} value={text} onChange={(e) => { setText(e.target.value); save.reset(); }} aria-describedby="allowed-hosts-note" spellCheck={false} />
+          <textarea name="mirror_allowed_hosts" rows={5} value={text} onChange={(e) => { setText(e.target.value); setEdited(true); save.reset(); }} aria-describedby="allowed-hosts-note" spellCheck={false} />
         </label>
         <ErrorNote error={settings.error ?? save.error} />
         <div className="row">
