@@ -8,7 +8,7 @@ import { setSecurityHeaders } from './http/guards/security-headers';
 import { AllowedHosts, hostGuard } from './http/guards/hosts';
 import { SessionCookie } from './http/session-cookie';
 import { httpsGuard } from './http/guards/https';
-import { caRoutes } from './tls/build';
+import { acmeChallenges, caRoutes } from './tls/build';
 import { maintenance } from './http/guards/maintenance';
 import { requestRateLimit } from './http/guards/rate-limit';
 import { health } from './http/health';
@@ -72,6 +72,7 @@ export function createApp(deps: Deps): Koa {
   // are answered in the dialect of the mount the request is for.
   // With HTTPS on, a plain-HTTP request is answered there too (http/guards/https.ts), before authentication.
   const https = deps.tls ? [httpsGuard({ httpsPort: () => deps.listening.port, publicUrl: deps.config.publicUrl, hsts: deps.tls.publicTrust })] : [];
+  if (deps.tls?.challenge) app.use(acmeChallenges(deps.tls));
   app.use(errorMiddleware(deps.log, table.dialectOf, [setSecurityHeaders, hostGuard(new AllowedHosts(deps.config)), ...https]));
   app.use(authenticate(deps.tokens, cookie));
   app.use(health(deps.health, deps.lifecycle, deps.leadership));

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { loadConfig, type Config } from './config';
+import { LETS_ENCRYPT, loadConfig, type Config } from './config';
 import { serve } from './main';
 import { buildDeps, type Deps } from './deps';
 import { VERSION } from './version';
@@ -39,6 +39,9 @@ function configFrom(opts: Record<string, unknown>): Config {
     tlsCert: opts.tlsCert,
     tlsKey: opts.tlsKey,
     httpPort: opts.httpPort,
+    acmeDirectory: opts.acmeDirectory,
+    acmeEmail: opts.acmeEmail,
+    acmeCaFile: opts.acmeCaFile,
     logLevel: opts.logLevel ?? (opts.quiet ? 'silent' : undefined),
   });
 }
@@ -69,10 +72,13 @@ export function buildCli(): Command {
     .option('--offline', 'open no outbound connection at all: mirror jobs wait, the cache serves what it holds')
     .option('--blobs-redirect', 'with --blobs: answer downloads with a redirect to a short-lived presigned URL')
     .option('--upstream <url>', 'pull-through cache: answer boxes that are not local from this upstream (token: env BOXYARD_UPSTREAM_TOKEN)')
-    .option('--tls <mode>', 'HTTPS: auto (a certificate from the daemon\'s own CA, kept in the data folder) or off (env BOXYARD_TLS)')
+    .option('--tls <mode>', 'HTTPS: auto (a certificate from the daemon\'s own CA, kept in the data folder), acme (from Let\'s Encrypt or --acme-directory, for --public-url https://NAME) or off (env BOXYARD_TLS)')
     .option('--tls-cert <file>', 'HTTPS with your own certificate (PEM, leaf first; reloaded on SIGHUP and when it changes)')
     .option('--tls-key <file>', 'the key of --tls-cert (PEM)')
-    .option('--http-port <port>', 'with HTTPS: a plain-HTTP port that redirects browsers to HTTPS')
+    .option('--http-port <port>', 'with HTTPS: a plain-HTTP port that redirects browsers to HTTPS and answers ACME\'s HTTP-01 challenges (80 with --tls acme)')
+    .option('--acme-directory <url>', `with --tls acme: the ACME CA's directory, whose terms you agree to (default Let's Encrypt: ${LETS_ENCRYPT}; env BOXYARD_ACME_DIRECTORY)`)
+    .option('--acme-email <address>', 'with --tls acme: where the CA may write about the certificate (env BOXYARD_ACME_EMAIL)')
+    .option('--acme-ca-file <file>', 'with --tls acme: the CA of a private ACME server\'s own HTTPS (step-ca, pebble; env BOXYARD_ACME_CA_FILE)')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent')
     .action(async (opts) => serve(configFrom(opts)));
 

@@ -4,6 +4,16 @@ import { z } from 'zod';
 import { DEFAULT_HOST, DEFAULT_PORT } from './contract/ipc';
 import { LOG_LEVELS } from './lib/log';
 
+/** Let's Encrypt's production directory: `--tls acme` without `--acme-directory`. */
+export const LETS_ENCRYPT = 'https://acme-v02.api.letsencrypt.org/directory';
+
+/** An https public URL whose host is a DNS name (not an address): what an ACME CA issues for. */
+function isAcmeName(publicUrl: string | undefined): boolean {
+  if (!publicUrl?.startsWith('https://')) return false;
+  const host = new URL(publicUrl).hostname;
+  return host.includes('.') && !/^[\d.]+$/.test(host) && !host.startsWith('[');
+}
+
 const intFrom = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const bool = z.union([z.boolean(), z.enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off', ''])]).transform(
   (v) => v === true || v === '1' || v === 'true' || v === 'yes' || v === 'on',
@@ -97,16 +107,29 @@ export const Config = z.object({
   maxConnections: intFrom(0, 10_000_000).default(0),
   /**
    * HTTPS (tls/): `auto` a certificate from the daemon's own CA in DATA/tls/, `files` the user's
-   * own (`tlsCert`, `tlsKey`; given alone they choose it). Off: plain HTTP.
+   * own (`tlsCert`, `tlsKey`; given alone they choose it), `acme` one for the public URL's name
+   * from an ACME CA (`acmeDirectory`, `acmeEmail`). Off: plain HTTP.
    */
-  tls: z.enum(['off', 'auto', 'files']).optional(),
+  tls: z.enum(['off', 'auto', 'files', 'acme']).optional(),
   tlsCert: z.string().min(1).optional(),
   tlsKey: z.string().min(1).optional(),
-  /** A plain-HTTP port that redirects browsers to HTTPS (and answers ACME's HTTP-01 challenges). */
+  /** The ACME CA's directory; choosing it agrees to that CA's terms of service. */
+  acmeDirectory: z.url().default(LETS_ENCRYPT),
+  /** Where the ACME CA writes about the account (expiry notices); optional. */
+  acmeEmail: z.email().optional(),
+  /** The ACME directory's own CA, for a private ACME server (step-ca, pebble); a public CA needs none. */
+  acmeCaFile: z.string().min(1).optional(),
+  /** A plain-HTTP port that redirects browsers to HTTPS and answers ACME's HTTP-01 challenges (80 with `acme`). */
   httpPort: intFrom(1, 65535).optional(),
-}).transform((c) => ({ ...c, tls: c.tls ?? (c.tlsCert || c.tlsKey ? 'files' as const : 'off' as const) }))
+}).transform((c) => {
+  const tls = c.tls ?? (c.tlsCert || c.tlsKey ? 'files' as const : 'off' as const);
+  return { ...c, tls, httpPort: c.httpPort ?? (tls === 'acme' ? 80 : undefined) };
+})
   .refine((c) => c.tls !== 'files' || (c.tlsCert && c.tlsKey), { message: 'tls: your own certificate needs both --tls-cert FILE and --tls-key FILE', path: ['tlsCert'] })
-  .refine((c) => c.tls === 'files' || (!c.tlsCert && !c.tlsKey), { message: 'tls: --tls-cert and --tls-key go with your own certificate, not with --tls auto', path: ['tls'] });
+  .refine((c) => c.tls === 'files' || (!c.tlsCert && !c.tlsKey), { message: 'tls: --tls-cert and --tls-key go with your own certificate, not with --tls auto or acme', path: ['tls'] })
+  .refine((c) => c.tls !== 'acme' || isAcmeName(c.publicUrl), { message: 'tls: --tls acme needs --public-url https://NAME, a DNS name that resolves to this machine (the certificate is for it)', path: ['publicUrl'] })
+  .refine((c) => c.tls !== 'acme' || !c.offline, { message: 'tls: --tls acme asks an ACME CA for its certificate, which --offline forbids (use --tls auto or --tls-cert/--tls-key)', path: ['tls'] })
+  .refine((c) => c.tls === 'acme' || (!c.acmeEmail && !c.acmeCaFile), { message: 'tls: --acme-email and --acme-ca-file go with --tls acme', path: ['tls'] });
 export type Config = z.infer<typeof Config>;
 
 const ENV_KEYS: Record<string, keyof Config> = {
@@ -147,6 +170,9 @@ const ENV_KEYS: Record<string, keyof Config> = {
   BOXYARD_TLS_CERT: 'tlsCert',
   BOXYARD_TLS_KEY: 'tlsKey',
   BOXYARD_HTTP_PORT: 'httpPort',
+  BOXYARD_ACME_DIRECTORY: 'acmeDirectory',
+  BOXYARD_ACME_EMAIL: 'acmeEmail',
+  BOXYARD_ACME_CA_FILE: 'acmeCaFile',
 };
 
 export const defaultDataDir = (): string => envPaths('boxyard', { suffix: '' }).data;

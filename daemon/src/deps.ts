@@ -86,7 +86,7 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
     : new SoleDaemon();
   const blobs = await buildBlobs({ config, db, registry, clock, ids, log, mirrorJobs: mirrorRepo });
   closers.push(blobs.close);
-  const tls = certificateSource(config, log);
+  const tls = certificateSource(config, log, clock);
   const mirror = buildMirror({ db, repo: mirrorRepo, orgs, settings, registry, blobs: blobs.blobStore, holds: blobs.holds, space: config.blobs ? undefined : blobs.space, downloads: config.mirrorDownloads, clock, ids, log });
   // The daemon starts the SQLite database's integrity check (main.ts); /healthz reports it with the rest.
   const integrity = store.dialect === 'sqlite' ? new IntegrityCheck(databaseFile(config), log) : null;

@@ -37,8 +37,15 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
     await deps.close();
     throw damaged;
   }
-  // A certificate that cannot be had stops the start before anything runs (never plain HTTP instead).
-  const secure = await startTls(deps, config).catch(async (err: unknown) => {
+  // With HTTPS, `--http-port` opens first: ACME's HTTP-01 challenge arrives there while the first
+  // certificate is obtained. A certificate that cannot be had stops the start before anything
+  // runs (never plain HTTP instead).
+  let plain: Port | undefined;
+  const secure = await (async () => {
+    if (deps.tls && config.httpPort) plain = await openPort(createNetServer((socket) => server.emit('connection', socket)), config.httpPort, config.host);
+    return startTls(deps, config);
+  })().catch(async (err: unknown) => {
+    await plain?.close();
     await deps.close();
     throw err;
   });
@@ -69,8 +76,9 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
   }));
   let listeners: Port[];
   try {
-    listeners = await listen(server, secure, config);
+    listeners = [await listen(server, secure, config), ...(plain ? [plain] : [])];
   } catch (err) {
+    await plain?.close();
     await deps.close();
     throw err;
   }
@@ -98,9 +106,8 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
 }
 
 /**
- * Opens the daemon's ports: plain HTTP, or with a certificate source the HTTPS port (a bad
- * certificate stops the start: never plain HTTP instead) and `--http-port`, whose connections the
- * same HTTP server answers (redirects to HTTPS). The first is the daemon's own port.
+ * A port of the daemon: its own (plain HTTP, or HTTPS), and with HTTPS `--http-port`, whose
+ * connections the same HTTP server answers (redirects to HTTPS, ACME challenges).
  */
 interface Port { address(): AddressInfo | string | null; close(): Promise<void> }
 
@@ -112,16 +119,18 @@ async function startTls(deps: Deps, config: Config): Promise<((server: Server) =
   return (server) => (listener = new SecureListener(server, first, config.headersTimeoutSeconds * 1000));
 }
 
-async function listen(server: Server, secure: ((server: Server) => SecureListener) | undefined, config: Config): Promise<Port[]> {
-  const open = (s: NetServer, port: number, close = () => new Promise<void>((r) => s.close(() => r()))) => new Promise<Port>((resolve, reject) => {
+function openPort(s: NetServer, port: number, host: string, close = () => new Promise<void>((r) => s.close(() => r()))): Promise<Port> {
+  return new Promise<Port>((resolve, reject) => {
     s.once('error', reject);
-    s.listen(port, config.host, () => resolve({ address: () => s.address(), close }));
+    s.listen(port, host, () => resolve({ address: () => s.address(), close }));
   });
-  if (!secure) return [await open(server, config.port)];
+}
+
+/** The daemon's own port: plain HTTP, or HTTPS (which also answers a plain request, telling it to use https://). */
+async function listen(server: Server, secure: ((server: Server) => SecureListener) | undefined, config: Config): Promise<Port> {
+  if (!secure) return openPort(server, config.port, config.host);
   const tls = secure(server);
-  const opened = [await open(tls.server, config.port, () => tls.close())];
-  if (config.httpPort) opened.push(await open(createNetServer((socket) => server.emit('connection', socket)), config.httpPort));
-  return opened;
+  return openPort(tls.server, config.port, config.host, () => tls.close());
 }
 
 /** `boxyard serve`: starts, prints the URL (and a generated admin password once), stops on signals. */
@@ -151,7 +160,7 @@ export async function serve(config: Config): Promise<void> {
   const ca = d.deps.tls?.ca;
   if (ca) process.stdout.write(`HTTPS with Boxyard's local CA: trust ${d.url}/ca.pem after checking its SHA-256 fingerprint\n  ${ca.fingerprint}\n  (npx boxyard trust ${d.url} --fingerprint ${ca.fingerprint.replace(/:/g, '')})\n`);
   if (!d.deps.tls && !isLoopback(config.host)) {
-    process.stderr.write(`Warning: serving ${config.host} over plain HTTP: passwords, tokens and box files cross the network unencrypted. Start with --tls auto (or --tls-cert/--tls-key).\n`);
+    process.stderr.write(`Warning: serving ${config.host} over plain HTTP: passwords, tokens and box files cross the network unencrypted. Start with --tls auto (or --tls-cert/--tls-key, or --tls acme).\n`);
   }
   process.on('SIGHUP', () => void d.deps.tls?.reload());
   started = d;

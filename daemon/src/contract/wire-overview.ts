@@ -50,7 +50,7 @@ export const OverviewJson = z.object({
    * HTTPS (null: plain HTTP): where the certificate comes from, when it ends, and with `--tls auto`
    * the local CA's SHA-256 fingerprint, which clients check before they trust it (`boxyard trust`).
    */
-  tls: z.object({ mode: z.enum(['auto', 'files']), not_after: z.string().nullable(), fingerprint: z.string().nullable() }).nullable(),
+  tls: z.object({ mode: z.enum(['auto', 'files', 'acme']), not_after: z.string().nullable(), fingerprint: z.string().nullable() }).nullable(),
   /** What the caller may see: boxes, their versions, and distinct stored files. */
   counts: z.object({ boxes: z.number(), versions: z.number(), files: z.number() }),
   /** Newest first. */

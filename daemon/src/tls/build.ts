@@ -2,14 +2,17 @@ import { X509Certificate } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
+import type { Clock } from '../lib/clock';
 import { NotFoundError } from '../lib/errors';
 import { ROOT } from '../http/route-table';
 import { AutoCertificates, FileCertificates, type CertificateSource } from './certificates';
+import { AcmeCertificates } from './acme';
 
 /** The certificate source the config asks for; null: plain HTTP. */
-export function certificateSource(config: Config, log: Logger): CertificateSource | null {
+export function certificateSource(config: Config, log: Logger, clock: Clock): CertificateSource | null {
   if (config.tls === 'auto') return new AutoCertificates({ dataDir: config.dataDir, host: config.host, publicUrl: config.publicUrl, log });
   if (config.tls === 'files') return new FileCertificates({ cert: config.tlsCert!, key: config.tlsKey!, log });
+  if (config.tls === 'acme') return new AcmeCertificates({ dataDir: config.dataDir, name: new URL(config.publicUrl!).hostname, directory: config.acmeDirectory, email: config.acmeEmail, caFile: config.acmeCaFile, log, clock });
   return null;
 }
 
@@ -31,6 +34,24 @@ export function caRoutes(source: CertificateSource | null): Middleware {
       ctx.type = 'application/x-x509-ca-cert';
       ctx.body = new X509Certificate(source.ca.pem).raw;
     }
+    return undefined;
+  };
+}
+
+const CHALLENGE = /^\/\.well-known\/acme-challenge\/([A-Za-z0-9_-]+)$/;
+
+/**
+ * ACME's HTTP-01 challenge (`--tls acme`), answered on the plain-HTTP port before any other check:
+ * the CA asks for the public name, which may not be a Host the daemon otherwise answers, over
+ * plain HTTP, which the daemon otherwise redirects. Unknown tokens go on (404).
+ */
+export function acmeChallenges(source: CertificateSource): Middleware {
+  return (ctx, next) => {
+    const token = ctx.method === 'GET' ? CHALLENGE.exec(ctx.path)?.[1] : undefined;
+    const answer = token ? source.challenge?.(token) : undefined;
+    if (answer === undefined) return next();
+    ctx.type = 'text/plain';
+    ctx.body = answer;
     return undefined;
   };
 }

@@ -12,21 +12,23 @@ const read = promisify(readFile);
 export interface ServedCertificate { key: string; cert: string; notAfter: Date }
 
 /** What /healthz and the overview say of the certificate. */
-export interface TlsStatus { ok: boolean; mode: 'auto' | 'files'; not_after: string | null; message: string }
+export interface TlsStatus { ok: boolean; mode: 'auto' | 'files' | 'acme'; not_after: string | null; message: string }
 
 /**
- * Where the daemon's certificate comes from (issue 32: the daemon's own CA or the user's files;
- * ACME to come); the listener (tls/listener.ts) does not know which. `start` gives the first certificate
+ * Where the daemon's certificate comes from (issue 32: the daemon's own CA, the user's files, or
+ * ACME: tls/acme.ts); the listener (tls/listener.ts) does not know which. `start` gives the first certificate
  * or throws what is wrong (the daemon does not start, never falling back to plain HTTP); later
  * certificates reach `onChange`.
  */
 export interface CertificateSource {
   readonly mode: TlsStatus['mode'];
-  /** Publicly trusted (the user's own): HSTS is sent only then. */
+  /** Publicly trusted (ACME, the user's own): HSTS is sent only then. */
   readonly publicTrust: boolean;
   /** The local CA clients trust (auto only): served at /ca.pem, its fingerprint shown. */
   readonly ca: { pem: string; fingerprint: string } | null;
   start(onChange: (c: ServedCertificate) => void): Promise<ServedCertificate>;
+  /** ACME only: the answer to an HTTP-01 challenge token being validated now. */
+  challenge?(token: string): string | undefined;
   /** Reads or renews now (SIGHUP). */
   reload(): Promise<void>;
   status(): TlsStatus;

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { rootCertificates } from 'node:tls';
-import { loadUndici } from '../lib/undici';
+import { loadUndici } from '../lib/lazy-modules';
 
 /**
  * fetch for Boxyard's own clients (`boxyard agent`, `mirror`, `import`, `export`): with

@@ -32,16 +32,16 @@ export function fingerprintOf(pem: string): string {
 
 export class TlsSetupError extends Error {}
 
-/** Refuses a folder or key that others may read: the CA key signs whatever the daemon's clients trust. */
-async function checkPrivate(path: string, kind: 'folder' | 'file'): Promise<void> {
+/** Refuses a folder or key that others may read: the CA key signs whatever the daemon's clients trust (an ACME key is the daemon's identity). */
+export async function checkPrivate(path: string, kind: 'folder' | 'file'): Promise<void> {
   const s = await stat(path);
   if ((s.mode & 0o077) !== 0) {
     const want = kind === 'folder' ? '0700' : '0600';
-    throw new TlsSetupError(`${path} may be read by other users (mode ${(s.mode & 0o777).toString(8)}); it holds Boxyard's CA key. Make it ${want} (chmod ${want} ${path}) and start again.`);
+    throw new TlsSetupError(`${path} may be read by other users (mode ${(s.mode & 0o777).toString(8)}); it holds Boxyard's TLS keys. Make it ${want} (chmod ${want} ${path}) and start again.`);
   }
 }
 
-async function writePrivate(path: string, text: string): Promise<void> {
+export async function writePrivate(path: string, text: string): Promise<void> {
   await writeFile(`${path}.tmp`, text, { mode: 0o600 });
   await chmod(`${path}.tmp`, 0o600);
   await rename(`${path}.tmp`, path);

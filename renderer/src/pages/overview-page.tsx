@@ -58,7 +58,7 @@ function Https({ o }: { o: OverviewJson }) {
     return <p className="muted">Served over plain HTTP: start the daemon with <code>--tls auto</code> so that passwords and tokens do not cross the network in clear.</p>;
   }
   const until = o.tls.not_after ? <> (certificate until <When iso={o.tls.not_after} />)</> : null;
-  if (!o.tls.fingerprint) return <p>HTTPS with your own certificate{until}.</p>;
+  if (!o.tls.fingerprint) return <p>HTTPS with {o.tls.mode === 'acme' ? 'a certificate from an ACME CA, renewed by the daemon' : 'your own certificate'}{until}.</p>;
   const server = o.lan_urls[0] ?? window.location.origin;
   return (
     <>

@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { promisify } from 'node:util';
 import { rootCertificates } from 'node:tls';
 import { AddressNotAllowedError } from '../../lib/errors';
-import { loadUndici } from '../../lib/undici';
+import { loadUndici } from '../../lib/lazy-modules';
 import { checkHost, checkLiteral, type AddressRules, type Resolve } from '../../lib/address-policy';
 
 const lookupAll = promisify(dnsLookup);
