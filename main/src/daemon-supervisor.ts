@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { MALLOC_ENV } from '../../bin/malloc-env.mjs';
-import { DEFAULT_HOST, LAN_HOST, type DaemonState, type DesktopSettings } from '../../daemon/src/contract/ipc';
+import { DEFAULT_HOST, LAN_HOST, servesHttps, type DaemonState, type DesktopSettings } from '../../daemon/src/contract/ipc';
 
 export interface SupervisorStatus { state: DaemonState; url: string | null; lastError: string | null }
 
@@ -85,9 +85,10 @@ export class DaemonSupervisor {
     this.opts.onChange?.(this.current());
   }
 
-  /** The daemon's arguments for these settings: LAN access is `--host 0.0.0.0`. */
+  /** The daemon's arguments for these settings: LAN access is `--host 0.0.0.0`, over HTTPS (`--tls auto`) unless switched off. */
   args(s: DesktopSettings): string[] {
-    return [this.opts.script, 'serve', '--data', this.opts.dataDir, '--host', s.lanAccess ? LAN_HOST : DEFAULT_HOST, '--port', String(s.port)];
+    const tls = servesHttps(s) ? ['--tls', 'auto'] : [];
+    return [this.opts.script, 'serve', '--data', this.opts.dataDir, '--host', s.lanAccess ? LAN_HOST : DEFAULT_HOST, '--port', String(s.port), ...tls];
   }
 
   private spawnChild(state: DaemonState): void {

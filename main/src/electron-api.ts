@@ -56,6 +56,8 @@ export interface ElectronMain {
   ipcMain: { handle(channel: string, listener: (event: IpcMainInvokeEventLike, ...args: unknown[]) => unknown): void };
   shell: { openExternal(url: string): Promise<void>; openPath(path: string): Promise<string> };
   clipboard: { writeText(text: string): void };
+  /** Available once the app is ready. The request's certificate `data` is PEM; 0 trusts, -3 leaves it to Chromium. */
+  session: { defaultSession: { setCertificateVerifyProc(proc: (request: { hostname: string; certificate: { data: string } }, callback: (code: number) => void) => void): void } };
   dialog: { showMessageBox(options: { type?: 'info' | 'error'; title?: string; message: string; detail?: string; buttons?: string[] }): Promise<{ response: number }> };
 }
 

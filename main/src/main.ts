@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { DesktopInfo, DesktopSettings, Welcome } from '../../daemon/src/contract/ipc';
+import { servesHttps, type DesktopInfo, type DesktopSettings, type Welcome } from '../../daemon/src/contract/ipc';
+import { caCertificateFile, fingerprintOf } from '../../daemon/src/tls/fingerprint';
+import { daemonCertificateVerifier } from './daemon-trust';
 import { DaemonSupervisor, type SupervisorStatus } from './daemon-supervisor';
 import { DaemonSettingsCli, type RuntimeSwitches } from './daemon-settings';
 import { lanUrls } from '../../daemon/src/contract/lan';
@@ -82,14 +85,24 @@ class DesktopShell {
     this.tray?.update(this.supervisor.current(), { lanUrl: this.lanUrls()[0] ?? null, offline: sw && { on: sw.offline, forced: sw.offline_forced } });
   }
 
-  private lanUrls = (): string[] => (this.supervisor.current().url ? lanUrls(this.settings.lanAccess, this.settings.port, networkInterfaces()) : []);
+  private https = (): boolean => this.supervisor.current().url?.startsWith('https://') ?? false;
+  private lanUrls = (): string[] => (this.supervisor.current().url ? lanUrls(this.settings.lanAccess, this.settings.port, networkInterfaces(), this.https() ? 'https' : 'http') : []);
+  /** The CA colleagues trust (README "HTTPS"): its fingerprint, while the daemon serves HTTPS. */
+  private caFingerprint = (): string | null => {
+    if (!this.https() || !servesHttps(this.settings)) return null;
+    try {
+      return fingerprintOf(readFileSync(caCertificateFile(this.dataDir), 'utf8'));
+    } catch {
+      return null;
+    }
+  };
 
   private setOffline = (offline: boolean): void => {
     this.showSwitches(this.settingsCli.setOffline(offline),
       (e) => void this.electron.dialog.showMessageBox({ type: 'error', title: 'Boxyard', message: 'The offline switch could not be changed.', detail: e.message }));
   };
 
-  info = (): DesktopInfo => ({ version: this.electron.app.getVersion(), dataDir: this.dataDir, ...this.supervisor.current(), settings: this.settings, lanUrls: this.lanUrls() });
+  info = (): DesktopInfo => ({ version: this.electron.app.getVersion(), dataDir: this.dataDir, ...this.supervisor.current(), settings: this.settings, lanUrls: this.lanUrls(), caFingerprint: this.caFingerprint() });
   origin = (): string | null => { const u = this.supervisor.current().url; return u ? new URL(u).origin : null; };
 
   openWindow = (): void => {
@@ -139,6 +152,11 @@ class DesktopShell {
   }
 
   async ready(): Promise<void> {
+    // The window trusts the daemon's own CA for the daemon's host, and only there.
+    this.electron.session.defaultSession.setCertificateVerifyProc(daemonCertificateVerifier({
+      dataDir: this.dataDir,
+      daemonHost: () => { const u = this.supervisor.current().url; return u ? new URL(u).hostname : null; },
+    }));
     this.tray = new AppTray(this.electron, join(ROOT, 'main', 'assets', 'tray.png'), {
       openWindow: this.openWindow,
       openInBrowser: () => { const u = this.supervisor.current().url; if (u) openExternalWebUrl(this.electron.shell, `${u}/ui/`); },

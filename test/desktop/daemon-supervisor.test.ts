@@ -44,7 +44,7 @@ describe('DaemonSupervisor', () => {
   it('starts the daemon, reports its URL and the generated admin password, restarts it after a crash, stops it', async () => {
     const { s, states, passwords } = supervisor();
     const port = await freePort();
-    const url = await s.start({ lanAccess: false, port });
+    const url = await s.start({ lanAccess: false, lanHttps: true, port });
     expect(url).toBe(`http://127.0.0.1:${port}`);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect(passwords[0]).toMatch(/Created administrator "admin" with password: \S+/);
@@ -62,11 +62,12 @@ describe('DaemonSupervisor', () => {
     expect(() => process.kill(pid, 0)).toThrow();
   });
 
-  it('passes the data folder, and binds all interfaces only with LAN access on', () => {
+  it('passes the data folder, and binds all interfaces only with LAN access on, over HTTPS unless switched off', () => {
     const { s } = supervisor();
-    const local = s.args({ lanAccess: false, port: 4780 });
+    const local = s.args({ lanAccess: false, lanHttps: true, port: 4780 });
     expect(local).toEqual([SCRIPT, 'serve', '--data', expect.any(String), '--host', '127.0.0.1', '--port', '4780']);
-    expect(s.args({ lanAccess: true, port: 8080 }).slice(4)).toEqual(['--host', '0.0.0.0', '--port', '8080']);
+    expect(s.args({ lanAccess: true, lanHttps: true, port: 8080 }).slice(4)).toEqual(['--host', '0.0.0.0', '--port', '8080', '--tls', 'auto']);
+    expect(s.args({ lanAccess: true, lanHttps: false, port: 8080 }).slice(4)).toEqual(['--host', '0.0.0.0', '--port', '8080']);
   });
 
   it('gives up with the error when the daemon cannot start', async () => {
@@ -75,7 +76,7 @@ describe('DaemonSupervisor', () => {
     const port = await freePort();
     await new Promise<void>((r) => blocker.listen(port, '127.0.0.1', r));
     cleanups.push(() => new Promise<void>((r) => blocker.close(() => r())));
-    await expect(s.start({ lanAccess: false, port })).rejects.toThrow(/keeps stopping/);
+    await expect(s.start({ lanAccess: false, lanHttps: true, port })).rejects.toThrow(/keeps stopping/);
     expect(s.current().state).toBe('failed');
     expect(s.current().lastError).toMatch(/EADDRINUSE|address already in use/i);
   });

@@ -9,9 +9,9 @@ type Handler = (event: IpcMainInvokeEventLike, ...args: unknown[]) => unknown;
 function harness(origin: string | null = 'http://127.0.0.1:4780') {
   const handlers = new Map<string, Handler>();
   const electron = { ipcMain: { handle: (channel: string, h: Handler) => void handlers.set(channel, h) } } as unknown as ElectronMain;
-  let settings: DesktopSettings = { lanAccess: false, port: 4780 };
+  let settings: DesktopSettings = { lanAccess: false, lanHttps: true, port: 4780 };
   const saved: DesktopSettings[] = [];
-  const info = (): DesktopInfo => ({ version: '0.1.0', dataDir: '/data', url: origin, state: 'running', lastError: null, settings, lanUrls: [] });
+  const info = (): DesktopInfo => ({ version: '0.1.0', dataDir: '/data', url: origin, state: 'running', lastError: null, settings, lanUrls: [], caFingerprint: null });
   let welcome: { username: string; password: string } | null = { username: 'admin', password: 'generated-password-1' };
   registerIpc(electron, {
     info,
@@ -34,9 +34,11 @@ describe('desktop IPC bridge (main side)', () => {
   it('answers pages from the daemon and checks what comes back', async () => {
     const h = harness();
     await expect(h.call(IPC.info, 'http://127.0.0.1:4780/ui/settings')).resolves.toMatchObject({ state: 'running', settings: { port: 4780 } });
-    await expect(h.call(IPC.saveSettings, 'http://127.0.0.1:4780/ui/settings', { lanAccess: true, port: 8080 }))
-      .resolves.toMatchObject({ settings: { lanAccess: true, port: 8080 } });
-    expect(h.saved).toEqual([{ lanAccess: true, port: 8080 }]);
+    await expect(h.call(IPC.saveSettings, 'http://127.0.0.1:4780/ui/settings', { lanAccess: true, lanHttps: false, port: 8080 }))
+      .resolves.toMatchObject({ settings: { lanAccess: true, lanHttps: false, port: 8080 } });
+    // Settings from before the HTTPS switch: HTTPS is on.
+    await h.call(IPC.saveSettings, 'http://127.0.0.1:4780/ui/settings', { lanAccess: true, port: 8080 });
+    expect(h.saved).toEqual([{ lanAccess: true, lanHttps: false, port: 8080 }, { lanAccess: true, lanHttps: true, port: 8080 }]);
   });
 
   it('hands the first run password to the daemon page once: dismissed, it is gone', async () => {
@@ -54,7 +56,7 @@ describe('desktop IPC bridge (main side)', () => {
 
   it('rejects malformed settings without saving them', async () => {
     const h = harness();
-    for (const bad of [{ lanAccess: 'yes', port: 80 }, { lanAccess: true, port: 0 }, { lanAccess: true, port: 70000 }, JSON.parse('{"__proto__":{"port":80},"lanAccess":true}'), null]) {
+    for (const bad of [{ lanAccess: 'yes', port: 80 }, { lanAccess: true, lanHttps: 'no', port: 80 }, { lanAccess: true, port: 0 }, { lanAccess: true, port: 70000 }, JSON.parse('{"__proto__":{"port":80},"lanAccess":true}'), null]) {
       await expect(h.call(IPC.saveSettings, 'http://127.0.0.1:4780/ui/', bad)).rejects.toThrow();
     }
     expect(h.saved).toEqual([]);

@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +58,8 @@ describe('desktop main process (bundled, fake Electron)', () => {
     expect(seen.welcome).toEqual({ username: 'admin', password: expect.stringMatching(/^\S{12,}$/) });
     expect(seen.afterDismiss).toBeNull();
     expect(seen.lanUrls).toEqual([]);
+    // Loopback only: plain HTTP, no CA to show.
+    expect(seen.caFingerprint).toBeNull();
     // LAN access is off: the tray cannot copy a LAN URL.
     expect(events.filter((e) => e.menu).at(-1)?.menu).toContain('Copy LAN URL (LAN access is off)');
 
@@ -73,6 +76,7 @@ describe('desktop main process (bundled, fake Electron)', () => {
 
   it('turns the daemon offline from the tray, and a later run has no welcome', async () => {
     const port = await freePort();
+    // Settings saved before the HTTPS switch existed: LAN access then means HTTPS (--tls auto).
     writeFileSync(join(userData, 'settings.json'), JSON.stringify({ lanAccess: true, port }));
     const { code, events } = await runMain(userData, [], { FAKE_TRAY_OFFLINE: '1' });
     expect(code).toBe(0);
@@ -85,9 +89,16 @@ describe('desktop main process (bundled, fake Electron)', () => {
     expect(offline.at(-1)).toEqual({ checked: false, enabled: false });
     expect(events.at(-1)).toEqual({ exit: 0 });
     expect(events.find((e) => 'welcome' in e)?.welcome).toBeNull();
-    // LAN access on: every external IPv4 address of this machine is a URL for colleagues.
+    // LAN access on: every external IPv4 address of this machine is a URL for colleagues, over HTTPS.
     const lan = events.find((e) => 'lanUrls' in e)!.lanUrls as string[];
-    for (const u of lan) expect(u).toMatch(new RegExp(`^http://\\d+\\.\\d+\\.\\d+\\.\\d+:${port}$`));
+    for (const u of lan) expect(u).toMatch(new RegExp(`^https://\\d+\\.\\d+\\.\\d+\\.\\d+:${port}$`));
+    expect(events.find((e) => e.loadURL)?.loadURL).toBe(`https://127.0.0.1:${port}/ui/`);
+    expect(events.some((e) => e.tooltip === `Boxyard: Running at https://127.0.0.1:${port}`)).toBe(true);
+    // The window trusts the daemon's own CA for the daemon's host, and leaves any other host to Chromium.
+    expect(events.find((e) => e.verify)?.verify).toEqual({ daemon: 0, other: -3 });
+    // The fingerprint shown is the CA's in the data folder.
+    const ca = new X509Certificate(readFileSync(join(userData, 'data', 'tls', 'ca.pem'), 'utf8'));
+    expect(events.find((e) => 'caFingerprint' in e)?.caFingerprint).toBe(ca.fingerprint256);
     // The switch is in the data folder: the daemon starts offline next time too.
     const settings = execFileSync(process.execPath, [join(ROOT, 'bin/boxyard.mjs'), 'settings', '--data', join(userData, 'data')], { encoding: 'utf8' });
     expect(JSON.parse(settings)).toMatchObject({ offline: true });

@@ -14,10 +14,12 @@ function fakeBridge(password: string) {
   const w = window as unknown as Record<string, unknown>;
   const calls: unknown[] = [];
   let welcome: unknown = { username: 'admin', password };
-  let settings = { lanAccess: false, port: 4780 };
+  let settings = { lanAccess: false, lanHttps: true, port: 4780 };
+  const https = () => settings.lanAccess && settings.lanHttps;
   const info = () => ({
     version: '0.0.0-test', dataDir: '/home/lab/.config/Boxyard/data', url: location.origin, state: 'running', lastError: null, settings,
-    lanUrls: settings.lanAccess ? ['http://192.168.1.20:4780'] : [],
+    lanUrls: settings.lanAccess ? [`${https() ? 'https' : 'http'}://192.168.1.20:4780`] : [],
+    caFingerprint: https() ? '9A:92:FA:00:6F:EB' : null,
   });
   w.bridgeCalls = calls;
   w.boxyard = {
@@ -56,13 +58,15 @@ describe.skipIf(!haveChromium)('desktop welcome screen in headless Chromium', ()
 
     await welcome.getByLabel(/Serve the local network/).check();
     await welcome.getByLabel('URL for colleagues').waitFor();
-    await expect(welcome.getByLabel('URL for colleagues').textContent()).resolves.toBe('http://192.168.1.20:4780');
+    await expect(welcome.getByLabel('URL for colleagues').textContent()).resolves.toBe('https://192.168.1.20:4780');
+    // Over HTTPS by default: the CA fingerprint colleagues check is shown with it.
+    await expect(welcome.getByLabel(/CA fingerprint/).textContent()).resolves.toBe('9A:92:FA:00:6F:EB');
     await welcome.getByRole('button', { name: 'Open the data folder' }).click();
 
     await welcome.getByRole('button', { name: 'I have saved the password' }).click();
     await welcome.waitFor({ state: 'detached' });
     expect(await page.evaluate(() => (window as unknown as { bridgeCalls: unknown[] }).bridgeCalls)).toEqual([
-      ['saveSettings', { lanAccess: true, port: 4780 }], ['openDataDir'], ['dismissWelcome'],
+      ['saveSettings', { lanAccess: true, lanHttps: true, port: 4780 }], ['openDataDir'], ['dismissWelcome'],
     ]);
     // The password it showed signs in (the UI opens on the public catalogue, with a "Sign in" link).
     await page.getByRole('link', { name: 'Sign in' }).click();
@@ -70,6 +74,19 @@ describe.skipIf(!haveChromium)('desktop welcome screen in headless Chromium', ()
     await page.getByLabel('Password').fill(ADMIN.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('.topbar .who', { hasText: ADMIN.username }).waitFor();
+
+    // Settings: the HTTPS switch (on with LAN access), and switching it off saves it.
+    // Within the app (a page load would start a new bridge with its first settings).
+    await page.getByRole('link', { name: 'Settings' }).click();
+    const desktop = page.locator('section.card', { has: page.getByRole('heading', { name: 'Desktop app' }) });
+    const httpsSwitch = desktop.getByLabel(/Over HTTPS, with Boxyard's own certificate authority/);
+    await httpsSwitch.waitFor();
+    expect(await httpsSwitch.isChecked()).toBe(true);
+    await expect(desktop.getByLabel(/CA fingerprint/).textContent()).resolves.toBe('9A:92:FA:00:6F:EB');
+    await httpsSwitch.uncheck();
+    await desktop.getByRole('button', { name: 'Save and restart the daemon' }).click();
+    await desktop.getByLabel(/CA fingerprint/).waitFor({ state: 'detached' });
+    expect((await page.evaluate(() => (window as unknown as { bridgeCalls: unknown[] }).bridgeCalls)).at(-1)).toEqual(['saveSettings', { lanAccess: true, lanHttps: false, port: 4780 }]);
     expect(cspViolations).toEqual([]);
   });
 

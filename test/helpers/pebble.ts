@@ -74,6 +74,7 @@ export async function startPebble(o: { httpPort: number }): Promise<Pebble> {
     throw err;
   });
   const caPem = readFileSync(ca.caFile, 'utf8');
+  const kill = () => Promise.all([stopped(pebble), stopped(chall)]).then(() => undefined);
   return {
     directory: `https://127.0.0.1:${listen}/dir`,
     caFile: ca.caFile,
@@ -84,9 +85,9 @@ export async function startPebble(o: { httpPort: number }): Promise<Pebble> {
         res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`pebble /roots/0: ${res.statusCode}`))));
       }).on('error', reject);
     }),
-    kill: () => Promise.all([stopped(pebble), stopped(chall)]).then(() => undefined),
+    kill,
     async stop() {
-      await this.kill();
+      await kill();
       rmSync(dir, { recursive: true, force: true });
       rmSync(ca.dir, { recursive: true, force: true });
     },

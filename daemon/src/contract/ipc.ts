@@ -14,10 +14,14 @@ export const LAN_HOST = '0.0.0.0';
 export const DesktopSettings = z.object({
   /** Serve the LAN (`--host 0.0.0.0`) instead of this machine only. */
   lanAccess: z.boolean(),
+  /** With LAN access: HTTPS from Boxyard's own CA (`--tls auto`), on unless switched off (settings saved before it had it). */
+  lanHttps: z.boolean().default(true),
   port: z.number().int().min(1).max(65535),
 });
 export type DesktopSettings = z.infer<typeof DesktopSettings>;
-export const DEFAULT_DESKTOP_SETTINGS: DesktopSettings = { lanAccess: false, port: DEFAULT_PORT };
+export const DEFAULT_DESKTOP_SETTINGS: DesktopSettings = { lanAccess: false, lanHttps: true, port: DEFAULT_PORT };
+/** Whether these settings serve HTTPS (`--tls auto`): only the LAN needs it. */
+export const servesHttps = (s: DesktopSettings): boolean => s.lanAccess && s.lanHttps;
 
 export const DaemonState = z.enum(['starting', 'running', 'restarting', 'stopping', 'stopped', 'failed']);
 export type DaemonState = z.infer<typeof DaemonState>;
@@ -33,6 +37,8 @@ export const DesktopInfo = z.object({
   settings: DesktopSettings,
   /** The URLs other machines reach the daemon at (one per network address); empty while LAN access is off. */
   lanUrls: z.array(z.string()),
+  /** Over HTTPS: the SHA-256 fingerprint of Boxyard's CA, which colleagues check before they trust it; else null. */
+  caFingerprint: z.string().nullable(),
 });
 export type DesktopInfo = z.infer<typeof DesktopInfo>;
 

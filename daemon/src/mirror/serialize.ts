@@ -1,6 +1,6 @@
 import type { CachedBoxRow, JobRow, MirrorRow, UpstreamRow } from './repository';
 import type { JobPlan } from './job-plan';
-import { fingerprintOf } from '../tls/local-ca';
+import { fingerprintOf } from '../tls/fingerprint';
 import { parseList } from './job-plan';
 
 /** An upstream as the API shows it: never its token, only whether it has one. */

@@ -8,7 +8,8 @@ import type { Clock } from '../lib/clock';
 import { loadAcmeClient } from '../lib/lazy-modules';
 import type { CertificateSource, ServedCertificate, TlsStatus } from './certificates';
 import { clientFetch, readCaFile } from './client-fetch';
-import { checkPrivate, fingerprintOf, TlsSetupError, writePrivate } from './local-ca';
+import { checkPrivate, TlsSetupError, writePrivate } from './local-ca';
+import { fingerprintOf } from './fingerprint';
 
 const ACCOUNT_KEY = 'account-key.pem';
 /** The account's URL at its directory: later orders use it instead of registering again. */

@@ -3,7 +3,8 @@ import { readFile, unwatchFile, watchFile } from 'node:fs';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { LocalCa, SERVER_DAYS, TlsSetupError, fingerprintOf } from './local-ca';
+import { LocalCa, SERVER_DAYS, TlsSetupError } from './local-ca';
+import { fingerprintOf } from './fingerprint';
 import { serverNames } from './names';
 
 const read = promisify(readFile);

@@ -1,9 +1,10 @@
-import { createHash, createPrivateKey, webcrypto, X509Certificate as NodeX509 } from 'node:crypto';
+import { createPrivateKey, webcrypto, X509Certificate as NodeX509 } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
 import { normalName } from './names';
+import { CA_FILE, fingerprintOf } from './fingerprint';
 
 /**
  * `--tls auto`: a certificate authority of the daemon's own, kept in `DATA/tls/` (the folder 0700,
@@ -12,7 +13,6 @@ import { normalName } from './names';
  * what they check); server certificates last 90 days and are issued again before that, or when
  * the names they must carry change. Keys are ECDSA P-256.
  */
-export const CA_FILE = 'ca.pem';
 const CA_KEY = 'ca-key.pem';
 const SERVER_FILE = 'server.pem';
 const SERVER_KEY = 'server-key.pem';
@@ -23,12 +23,6 @@ const CA_DAYS = 3650;
 export const SERVER_DAYS = 90;
 
 export interface IssuedCertificate { key: string; cert: string; notAfter: Date; names: string[] }
-
-/** Lower-case hex pairs joined by colons, as browsers and `openssl x509 -fingerprint -sha256` show it. */
-export function fingerprintOf(pem: string): string {
-  const der = new NodeX509(pem).raw;
-  return createHash('sha256').update(der).digest('hex').toUpperCase().match(/../g)!.join(':');
-}
 
 export class TlsSetupError extends Error {}
 

@@ -1,12 +1,12 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { DEFAULT_DESKTOP_SETTINGS, type DesktopBridge, type DesktopInfo } from '../../../daemon/src/contract/ipc';
-import { ErrorNote, Section } from './ui';
+import { CopyField, ErrorNote, Section } from './ui';
 
 declare global {
   interface Window { boxyard?: DesktopBridge }
 }
 
-/** LAN access, port and data folder: only inside the desktop app, through the preload bridge. */
+/** LAN access (over HTTPS unless switched off), port and data folder: only inside the desktop app, through the preload bridge. */
 export function DesktopSettings({ bridge }: { bridge: DesktopBridge }) {
   const [info, setInfo] = useState<DesktopInfo | null>(null);
   const [draft, setDraft] = useState(DEFAULT_DESKTOP_SETTINGS);
@@ -32,6 +32,8 @@ export function DesktopSettings({ bridge }: { bridge: DesktopBridge }) {
       {info && <p className="muted">Daemon {info.state}{info.url ? ` at ${info.url}` : ''}. Version {info.version}.{info.lastError ? ` Last error: ${info.lastError}` : ''}</p>}
       <form className="stack" onSubmit={(e) => void save(e)}>
         <label className="check"><input type="checkbox" checked={draft.lanAccess} onChange={(e) => setDraft({ ...draft, lanAccess: e.target.checked })} /> Serve the local network (other machines can reach this Boxyard)</label>
+        <label className="check"><input type="checkbox" checked={draft.lanHttps} disabled={!draft.lanAccess} onChange={(e) => setDraft({ ...draft, lanHttps: e.target.checked })} /> Over HTTPS, with Boxyard&apos;s own certificate authority (recommended: without it passwords and tokens cross the network in clear)</label>
+        {info?.caFingerprint && <CopyField label="CA fingerprint (SHA-256): colleagues check it before they trust the CA (Overview shows their setup lines)" value={info.caFingerprint} />}
         <label>Port<input type="number" min={1} max={65535} value={draft.port} onChange={(e) => setDraft({ ...draft, port: Number(e.target.value) })} /></label>
         <div className="row">
           <button type="submit" className="primary">Save and restart the daemon</button>

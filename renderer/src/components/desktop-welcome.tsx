@@ -46,7 +46,10 @@ export function DesktopWelcome({ bridge }: { bridge: DesktopBridge | undefined }
             {' '}Serve the local network, so that colleagues&apos; machines can use this Boxyard
           </label>
           {info.lanUrls.length > 0
-            ? <>{info.lanUrls.map((u) => <CopyField key={u} label="URL for colleagues" value={u} />)}</>
+            ? <>
+                {info.lanUrls.map((u) => <CopyField key={u} label="URL for colleagues" value={u} />)}
+                {info.caFingerprint && <CopyField label="Boxyard's CA fingerprint (SHA-256), for colleagues to check: npx boxyard trust URL --fingerprint …" value={info.caFingerprint} />}
+              </>
             : <p className="muted">Only this computer reaches Boxyard{info.url ? ` (${info.url})` : ''}. Turn on the local network to give colleagues a URL.</p>}
           <p className="muted">Boxes and the database are kept in <code>{info.dataDir}</code>. <button type="button" className="link" onClick={() => void bridge.openDataDir()}>Open the data folder</button></p>
         </>

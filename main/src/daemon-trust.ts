@@ -1,0 +1,33 @@
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { caCertificateFile } from '../../daemon/src/tls/fingerprint';
+
+/** What Electron's `setCertificateVerifyProc` asks about, as far as this reads it. */
+export interface VerifyRequest { hostname: string; certificate: { data: string } }
+
+/** Electron's answers: 0 trusts the certificate, -3 keeps Chromium's own verdict. */
+const TRUSTED = 0;
+const CHROMIUM_DECIDES = -3;
+
+/**
+ * The app window trusts the daemon it started on `--tls auto` (the LAN switch's HTTPS): a server
+ * certificate issued by the CA in the daemon's data folder, within its dates, naming the host the
+ * window loads, is trusted for that host alone. Every other certificate is Chromium's to judge, as
+ * in any browser; nothing is trusted system-wide.
+ */
+export function daemonCertificateVerifier(o: { dataDir: string; daemonHost: () => string | null; now?: () => Date }) {
+  const trusted = (req: VerifyRequest): boolean => {
+    if (req.hostname !== o.daemonHost()) return false;
+    try {
+      const ca = new X509Certificate(readFileSync(caCertificateFile(o.dataDir), 'utf8'));
+      const leaf = new X509Certificate(req.certificate.data);
+      const now = o.now?.() ?? new Date();
+      const named = isIP(req.hostname) ? leaf.checkIP(req.hostname) : leaf.checkHost(req.hostname);
+      return leaf.checkIssued(ca) && leaf.verify(ca.publicKey) && new Date(leaf.validFrom) <= now && now < new Date(leaf.validTo) && named !== undefined;
+    } catch {
+      return false;
+    }
+  };
+  return (req: VerifyRequest, callback: (code: number) => void): void => callback(trusted(req) ? TRUSTED : CHROMIUM_DECIDES);
+}
