@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import { connect as netConnect } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -62,7 +63,8 @@ describe('--tls auto: the daemon\'s own CA', () => {
 
   beforeAll(async () => {
     httpPort = 20000 + Math.floor(Math.random() * 20000);
-    d = await startTestDaemon({ config: { tls: 'auto', httpPort } });
+    // Agents report every 5 s: longer than undici's default keep-alive (4 s) unless the daemon's hint is read.
+    d = await startTestDaemon({ config: { tls: 'auto', httpPort, agentPingSeconds: 5 } });
   });
   afterAll(async () => { await d?.stop(); });
 
@@ -130,17 +132,25 @@ describe('--tls auto: the daemon\'s own CA', () => {
     expect(post).toContain('"code":"https_required"');
   });
 
-  it('boxyard agent --ca-file registers and reports over HTTPS; without the CA it cannot connect', async () => {
+  it('boxyard agent --ca-file registers and reports over HTTPS on one kept-alive connection; without the CA it cannot connect', async () => {
     const alice = (await d.user('alice')).http.withContentType(JSONAPI);
     await createOrg(alice, 'acme');
     const pool = await createPool(alice, 'acme', 'pool');
     const t = await createAgentToken(alice, pool.id);
     const caFile = join(d.dataDir, 'tls', 'ca.pem');
+    // The connections the agent's requests came on: one handshake for all of them.
+    const sockets = new Set<unknown>();
+    let requests = 0;
+    const seen = (req: IncomingMessage) => { if (req.url?.startsWith('/api/agent/')) { requests++; sockets.add(req.socket); } };
+    d.server.on('request', seen);
     const agent = spawnAgent(d.url, t.token, 'tls-agent', ['--ca-file', caFile]);
     try {
       await agent.waitFor(/registered as (agent-\S+) in pool/);
+      await expect.poll(() => requests, { timeout: 20_000, interval: 200 }).toBeGreaterThanOrEqual(3);
+      expect(sockets.size, 'register and two reports 5 s apart on one TLS connection').toBe(1);
     } finally {
       agent.proc.kill('SIGTERM');
+      d.server.off('request', seen);
     }
     expect(await agent.exited).toBe(0);
     const untrusting = spawnAgent(d.url, t.token, 'no-ca');
