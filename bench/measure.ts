@@ -8,6 +8,7 @@ import { closeSync, createWriteStream, fsyncSync, openSync, readFileSync, writeF
 import { open } from 'node:fs/promises';
 import { freePort } from '../test/helpers/spawn-daemon';
 import { request } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -66,7 +67,8 @@ export function run(cmd: string, args: string[], opts: { timeoutMs?: number; env
 /** The status code of a GET (no body kept), or 0 when nothing answers. */
 export function probe(url: string): Promise<number> {
   return new Promise((resolve) => {
-    const req = request(url, { agent: false }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)); });
+    // Over HTTPS only to see that it answers: the bench's own CA is not this process's to trust.
+    const req = (url.startsWith('https:') ? httpsRequest : request)(url, { agent: false, rejectUnauthorized: false }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)); });
     req.on('error', () => resolve(0));
     req.setTimeout(2_000, () => { req.destroy(); resolve(0); });
     req.end();
@@ -126,12 +128,12 @@ export interface Daemon extends Proc {
 }
 
 /** `node bin/boxyard.mjs serve --data DIR` on a free port, as a user starts it (through its launcher); resolves at the first /healthz 200. */
-export async function startDaemon(dataDir: string, opts: { env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<Daemon> {
+export async function startDaemon(dataDir: string, opts: { env?: Record<string, string>; nodeArgs?: string[]; args?: string[] } = {}): Promise<Daemon> {
   const port = await freePort();
   // BENCH_CPU_PROF=DIR: every daemon writes a V8 CPU profile there when it stops (open in Chrome DevTools).
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const t0 = now();
-  const p = start(process.execPath, [...prof, ...(opts.nodeArgs ?? []), BIN, 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', String(port)], {
+  const p = start(process.execPath, [...prof, ...(opts.nodeArgs ?? []), BIN, 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', String(port), ...(opts.args ?? [])], {
     env: {
       ...process.env,
       BOXYARD_ADMIN_USERNAME: ADMIN.username, BOXYARD_ADMIN_PASSWORD: ADMIN.password,
@@ -139,7 +141,7 @@ export async function startDaemon(dataDir: string, opts: { env?: Record<string, 
       ...opts.env,
     },
   });
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${opts.args?.includes('--tls') ? 'https' : 'http'}://127.0.0.1:${port}`;
   try {
     await waitFor(`${url}/healthz`, { status: 200, child: p.child, everyMs: 5, timeoutMs: 60_000 });
   } catch (err) {
@@ -190,20 +192,20 @@ export function cpuSeconds(pid: number): number {
 }
 
 /** A JSON request for setup (not measured); throws on a status ≥ 300. */
-export async function api(base: string, method: string, path: string, opts: { token?: string; body?: unknown; jsonapi?: boolean } = {}): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- setup convenience
+export async function api(base: string, method: string, path: string, opts: { token?: string; body?: unknown; jsonapi?: boolean; send?: typeof fetch } = {}): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- setup convenience
   const type = opts.jsonapi ? 'application/vnd.api+json' : 'application/json';
   const headers: Record<string, string> = { accept: type };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined) headers['content-type'] = type;
-  const res = await fetch(base + path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const res = await (opts.send ?? fetch)(base + path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
   return text ? JSON.parse(text) : undefined;
 }
 
 /** A token of the bench administrator. */
-export async function adminToken(base: string): Promise<string> {
-  const r = await api(base, 'POST', '/api/v1/authenticate', { body: { user: { login: ADMIN.username, password: ADMIN.password } } });
+export async function adminToken(base: string, send?: typeof fetch): Promise<string> {
+  const r = await api(base, 'POST', '/api/v1/authenticate', { send, body: { user: { login: ADMIN.username, password: ADMIN.password } } });
   return r.token as string;
 }
 
@@ -211,7 +213,7 @@ export async function adminToken(base: string): Promise<string> {
  * nginx with sendfile on, as it ships, serving `files` (URL path → file on disk) on `port`: the
  * baseline for downloads. `.json` paths go out as application/json. Resolves once the first path answers 200.
  */
-export async function startNginx(dir: string, port: number, files: Record<string, string>): Promise<Proc> {
+export async function startNginx(dir: string, port: number, files: Record<string, string>, tls?: { cert: string; key: string }): Promise<Proc> {
   const conf = join(dir, 'nginx.conf');
   // As root, nginx's workers would otherwise run as nobody and could not read the daemon's data folder.
   const user = process.getuid?.() === 0 ? 'user root;' : '';
@@ -222,19 +224,23 @@ export async function startNginx(dir: string, port: number, files: Record<string
 events { worker_connections 64; }
 http { access_log off; sendfile on; tcp_nopush on; client_body_temp_path ${dir}/ct; proxy_temp_path ${dir}/pt;
   fastcgi_temp_path ${dir}/ft; uwsgi_temp_path ${dir}/ut; scgi_temp_path ${dir}/st;
-  server { listen 127.0.0.1:${port}; default_type application/octet-stream;
+  server { listen 127.0.0.1:${port}${tls ? ` ssl; ssl_protocols TLSv1.2 TLSv1.3; ssl_certificate ${tls.cert}; ssl_certificate_key ${tls.key}` : ''}; default_type application/octet-stream;
     ${locations} } }
 `);
   const p = start('nginx', ['-c', conf, '-p', dir]);
-  await waitFor(`http://127.0.0.1:${port}${Object.keys(files)[0]}`, { status: 200, child: p.child });
+  await waitFor(`${tls ? 'https' : 'http'}://127.0.0.1:${port}${Object.keys(files)[0]}`, { status: 200, child: p.child });
   return p;
 }
 
-/** A baseline server script from bench/baselines, in its own process; resolves once it listens. */
-export async function startBaseline(script: string, args: string[]): Promise<Proc & { url: string }> {
+/**
+ * A baseline server script from bench/baselines, in its own process; resolves once it listens.
+ * With `tls`, it serves HTTPS with that certificate chain and key (env BASELINE_TLS_CERT/_KEY).
+ */
+export async function startBaseline(script: string, args: string[], tls?: { cert: string; key: string }): Promise<Proc & { url: string }> {
   const port = await freePort();
-  const p = start(process.execPath, [join(ROOT, 'bench', 'baselines', script), String(port), ...args]);
-  const url = `http://127.0.0.1:${port}`;
+  const env = tls ? { ...process.env, BASELINE_TLS_CERT: tls.cert, BASELINE_TLS_KEY: tls.key } : process.env;
+  const p = start(process.execPath, [join(ROOT, 'bench', 'baselines', script), String(port), ...args], { env });
+  const url = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   await waitFor(`${url}/healthz`, { child: p.child });
   return { ...p, url };
 }

@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- PART…]`: issue 9's table, every row against a baseline measured in the same
- * run, appended to bench/RESULTS.md with the machine and date. Parts: transfers, mirror, api,
+ * run, appended to bench/RESULTS.md with the machine and date. Parts: transfers, tls, mirror, api,
  * agents, start, load (all by default), and scale-out (PostgreSQL; by name only). See bench/README.md for what each measures and the settings.
  */
 import { createHash } from 'node:crypto';
@@ -17,8 +17,9 @@ import { agentReports } from './agents';
 import { startup } from './start';
 import { mixedLoad } from './load';
 import { scaleOut } from './scale-out';
+import { tlsTransfers } from './tls';
 
-const PARTS = ['transfers', 'mirror', 'start', 'api', 'agents', 'load', 'scale-out'] as const;
+const PARTS = ['transfers', 'tls', 'mirror', 'start', 'api', 'agents', 'load', 'scale-out'] as const;
 type Part = (typeof PARTS)[number];
 
 function parts(argv: string[]): Part[] {
@@ -68,6 +69,7 @@ async function main() {
     for (const part of chosen) {
       try {
         if (part === 'transfers') rows.push(...(await transfers(work)));
+        if (part === 'tls') rows.push(...(await tlsTransfers(work)));
         if (part === 'mirror') rows.push(...(await mirrorFromUpstream(work)));
         if (part === 'start') rows.push(...(await startup(await large())));
         if (part === 'api') rows.push(...(await apiAtScale(work, await large())));

@@ -23,46 +23,46 @@ async function curl(args: string[]): Promise<Curl> {
   return { status, bytes: Math.max(down, up), seconds: t };
 }
 
-/** MiB/s of one download, checking the status and the byte count. */
-async function download(url: string, expect: { status: number; bytes: number }, range?: string): Promise<number> {
-  const r = await curl([...(range ? ['-r', range] : []), url]);
+/** MiB/s of one download, checking the status and the byte count; `extra`: more curl options (TLS). */
+export async function download(url: string, expect: { status: number; bytes: number }, range?: string, extra: string[] = []): Promise<number> {
+  const r = await curl([...extra, ...(range ? ['-r', range] : []), url]);
   if (r.status !== expect.status || r.bytes !== expect.bytes) throw new Error(`GET ${url}${range ? ` (range ${range})` : ''}: ${r.status}, ${r.bytes} bytes (expected ${expect.status}, ${expect.bytes})`);
   return r.bytes / 2 ** 20 / r.seconds;
 }
 
 /** Aggregate MiB/s of `n` curl processes downloading the whole file at once (wall clock). */
-async function parallel(url: string, n: number, size: number): Promise<number> {
+export async function parallel(url: string, n: number, size: number, extra: string[] = []): Promise<number> {
   const t0 = now();
-  const all = await Promise.all(Array.from({ length: n }, () => curl([url])));
+  const all = await Promise.all(Array.from({ length: n }, () => curl([...extra, url])));
   const s = since(t0);
   for (const r of all) if (r.status !== 200 || r.bytes !== size) throw new Error(`parallel GET ${url}: ${r.status}, ${r.bytes} bytes`);
   return (n * size) / 2 ** 20 / s;
 }
 
-async function upload(url: string, file: string, size: number): Promise<number> {
-  const r = await curl(['-T', file, url]);
+export async function upload(url: string, file: string, size: number, extra: string[] = []): Promise<number> {
+  const r = await curl([...extra, '-T', file, url]);
   if (r.status >= 300 || r.bytes !== size) throw new Error(`PUT ${url}: ${r.status}, ${r.bytes} bytes sent`);
   return r.bytes / 2 ** 20 / r.seconds;
 }
 
 /** Where the daemon stores the blob of this digest (blobs/sha256/ab/abcd…). */
-const blobFile = (dataDir: string, sha256: string) => join(dataDir, 'blobs', 'sha256', sha256.slice(0, 2), sha256);
+export const blobFile = (dataDir: string, sha256: string) => join(dataDir, 'blobs', 'sha256', sha256.slice(0, 2), sha256);
 
 /** Hosted providers to upload to, one upload URL per round (each URL takes one upload). */
-async function prepare(base: string, token: string, rounds: number): Promise<string[]> {
+export async function prepare(base: string, token: string, rounds: number, send?: typeof fetch): Promise<string[]> {
   const box = `/api/v1/box/${ADMIN.username}/bench`;
-  await api(base, 'POST', '/api/v1/boxes', { token, body: { box: { username: ADMIN.username, name: 'bench', is_private: false } } });
+  await api(base, 'POST', '/api/v1/boxes', { token, send, body: { box: { username: ADMIN.username, name: 'bench', is_private: false } } });
   const uploads: string[] = [];
   for (let i = 0; i < rounds; i++) {
     const v = `1.0.${i}`;
-    await api(base, 'POST', `${box}/versions`, { token, body: { version: { version: v } } });
-    await api(base, 'POST', `${box}/version/${v}/providers`, { token, body: { provider: { name: 'virtualbox' } } });
-    uploads.push((await api(base, 'GET', `${box}/version/${v}/provider/virtualbox/upload`, { token })).upload_path);
+    await api(base, 'POST', `${box}/versions`, { token, send, body: { version: { version: v } } });
+    await api(base, 'POST', `${box}/version/${v}/providers`, { token, send, body: { provider: { name: 'virtualbox' } } });
+    uploads.push((await api(base, 'GET', `${box}/version/${v}/provider/virtualbox/upload`, { token, send })).upload_path);
   }
   return uploads;
 }
 
-const best = (xs: number[]) => Math.max(...xs);
+export const best = (xs: number[]) => Math.max(...xs);
 
 export async function transfers(work: string): Promise<Row[]> {
   const sizeMb = Number(process.env.BENCH_SIZE_MB ?? 1024);

@@ -2,8 +2,10 @@
 // is an endpoint's real answer; GET /N answers the N-th one, serialized by Koa on every request
 // (as any JSON handler must), so the ceiling has the same body size as the daemon's answer. With
 // one file, every other path (and method) gets it too: the agents' reports (bench/agents.ts).
+// With BASELINE_TLS_CERT and BASELINE_TLS_KEY (PEM files), over HTTPS as Node serves it out of the box.
 //   node koa-fixed.mjs PORT BODY.json…
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:https';
 import Koa from 'koa';
 
 const [port, ...files] = process.argv.slice(2);
@@ -17,7 +19,8 @@ app.use((ctx) => {
   ctx.type = 'application/json';
   ctx.body = body;
 });
-const server = app.listen(Number(port), '127.0.0.1');
+const tls = process.env.BASELINE_TLS_CERT && { cert: readFileSync(process.env.BASELINE_TLS_CERT), key: readFileSync(process.env.BASELINE_TLS_KEY) };
+const server = tls ? createServer(tls, app.callback()).listen(Number(port), '127.0.0.1') : app.listen(Number(port), '127.0.0.1');
 // As long as the daemon keeps an idle connection (http/guards/connections.ts): with Node's 5 s, each
 // agent's report every 10 s would come on a new connection here and on the same one there.
 server.keepAliveTimeout = 65_000;

@@ -85,9 +85,13 @@ export class DaemonSupervisor {
     this.opts.onChange?.(this.current());
   }
 
-  /** The daemon's arguments for these settings: LAN access is `--host 0.0.0.0`, over HTTPS (`--tls auto`) unless switched off. */
+  /**
+   * The daemon's arguments for these settings: LAN access is `--host 0.0.0.0`, over HTTPS unless
+   * switched off: with your own certificate files when given, else Boxyard's CA (`--tls auto`).
+   */
   args(s: DesktopSettings): string[] {
-    const tls = servesHttps(s) ? ['--tls', 'auto'] : [];
+    const own = s.tlsCert && s.tlsKey ? ['--tls-cert', s.tlsCert, '--tls-key', s.tlsKey] : ['--tls', 'auto'];
+    const tls = servesHttps(s) ? own : [];
     return [this.opts.script, 'serve', '--data', this.opts.dataDir, '--host', s.lanAccess ? LAN_HOST : DEFAULT_HOST, '--port', String(s.port), ...tls];
   }
 

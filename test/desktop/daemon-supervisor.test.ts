@@ -68,6 +68,9 @@ describe('DaemonSupervisor', () => {
     expect(local).toEqual([SCRIPT, 'serve', '--data', expect.any(String), '--host', '127.0.0.1', '--port', '4780']);
     expect(s.args({ lanAccess: true, lanHttps: true, port: 8080 }).slice(4)).toEqual(['--host', '0.0.0.0', '--port', '8080', '--tls', 'auto']);
     expect(s.args({ lanAccess: true, lanHttps: false, port: 8080 }).slice(4)).toEqual(['--host', '0.0.0.0', '--port', '8080']);
+    const own = { tlsCert: '/etc/ssl/b.pem', tlsKey: '/etc/ssl/b-key.pem' };
+    expect(s.args({ lanAccess: true, lanHttps: true, port: 8080, ...own }).slice(4)).toEqual(['--host', '0.0.0.0', '--port', '8080', '--tls-cert', own.tlsCert, '--tls-key', own.tlsKey]);
+    expect(s.args({ lanAccess: false, lanHttps: true, port: 8080, ...own }).slice(4)).toEqual(['--host', '127.0.0.1', '--port', '8080']);
   });
 
   it('gives up with the error when the daemon cannot start', async () => {

@@ -79,14 +79,21 @@ describe.skipIf(!haveChromium)('desktop welcome screen in headless Chromium', ()
     // Within the app (a page load would start a new bridge with its first settings).
     await page.getByRole('link', { name: 'Settings' }).click();
     const desktop = page.locator('section.card', { has: page.getByRole('heading', { name: 'Desktop app' }) });
-    const httpsSwitch = desktop.getByLabel(/Over HTTPS, with Boxyard's own certificate authority/);
+    const httpsSwitch = desktop.getByLabel(/^Over HTTPS/);
     await httpsSwitch.waitFor();
     expect(await httpsSwitch.isChecked()).toBe(true);
     await expect(desktop.getByLabel(/CA fingerprint/).textContent()).resolves.toBe('9A:92:FA:00:6F:EB');
+    // Your own certificate instead of the CA: both files, saved as given.
+    await desktop.getByLabel('Your own certificate (optional)').fill('/etc/ssl/boxyard/fullchain.pem');
+    await desktop.getByLabel('Its key').fill('/etc/ssl/boxyard/privkey.pem');
+    await desktop.getByRole('button', { name: 'Save and restart the daemon' }).click();
+    await expect.poll(async () => (await page.evaluate(() => (window as unknown as { bridgeCalls: unknown[] }).bridgeCalls)).at(-1)).toEqual(
+      ['saveSettings', { lanAccess: true, lanHttps: true, port: 4780, tlsCert: '/etc/ssl/boxyard/fullchain.pem', tlsKey: '/etc/ssl/boxyard/privkey.pem' }]);
     await httpsSwitch.uncheck();
     await desktop.getByRole('button', { name: 'Save and restart the daemon' }).click();
     await desktop.getByLabel(/CA fingerprint/).waitFor({ state: 'detached' });
-    expect((await page.evaluate(() => (window as unknown as { bridgeCalls: unknown[] }).bridgeCalls)).at(-1)).toEqual(['saveSettings', { lanAccess: true, lanHttps: false, port: 4780 }]);
+    expect((await page.evaluate(() => (window as unknown as { bridgeCalls: unknown[] }).bridgeCalls)).at(-1)).toEqual(
+      ['saveSettings', { lanAccess: true, lanHttps: false, port: 4780, tlsCert: '/etc/ssl/boxyard/fullchain.pem', tlsKey: '/etc/ssl/boxyard/privkey.pem' }]);
     expect(cspViolations).toEqual([]);
   });
 

@@ -16,8 +16,11 @@ export const DesktopSettings = z.object({
   lanAccess: z.boolean(),
   /** With LAN access: HTTPS from Boxyard's own CA (`--tls auto`), on unless switched off (settings saved before it had it). */
   lanHttps: z.boolean().default(true),
+  /** With LAN HTTPS: your own certificate chain and key (PEM files, `--tls-cert/--tls-key`) instead of Boxyard's CA; both or neither. */
+  tlsCert: z.string().trim().min(1).max(4096).optional(),
+  tlsKey: z.string().trim().min(1).max(4096).optional(),
   port: z.number().int().min(1).max(65535),
-});
+}).refine((s) => !s.tlsCert === !s.tlsKey, { message: 'your own certificate needs both its file and its key file', path: ['tlsKey'] });
 export type DesktopSettings = z.infer<typeof DesktopSettings>;
 export const DEFAULT_DESKTOP_SETTINGS: DesktopSettings = { lanAccess: false, lanHttps: true, port: DEFAULT_PORT };
 /** Whether these settings serve HTTPS (`--tls auto`): only the LAN needs it. */

@@ -32,7 +32,14 @@ export function DesktopSettings({ bridge }: { bridge: DesktopBridge }) {
       {info && <p className="muted">Daemon {info.state}{info.url ? ` at ${info.url}` : ''}. Version {info.version}.{info.lastError ? ` Last error: ${info.lastError}` : ''}</p>}
       <form className="stack" onSubmit={(e) => void save(e)}>
         <label className="check"><input type="checkbox" checked={draft.lanAccess} onChange={(e) => setDraft({ ...draft, lanAccess: e.target.checked })} /> Serve the local network (other machines can reach this Boxyard)</label>
-        <label className="check"><input type="checkbox" checked={draft.lanHttps} disabled={!draft.lanAccess} onChange={(e) => setDraft({ ...draft, lanHttps: e.target.checked })} /> Over HTTPS, with Boxyard&apos;s own certificate authority (recommended: without it passwords and tokens cross the network in clear)</label>
+        <label className="check"><input type="checkbox" checked={draft.lanHttps} disabled={!draft.lanAccess} onChange={(e) => setDraft({ ...draft, lanHttps: e.target.checked })} /> Over HTTPS (recommended: without it passwords and tokens cross the network in clear)</label>
+        {draft.lanAccess && draft.lanHttps && (
+          <>
+            <p className="muted">With Boxyard&apos;s own certificate authority, unless you give your own certificate and key (PEM files; read again when they change).</p>
+            <label>Your own certificate (optional)<input value={draft.tlsCert ?? ''} placeholder="/etc/ssl/boxyard/fullchain.pem" onChange={(e) => setDraft({ ...draft, tlsCert: e.target.value || undefined })} /></label>
+            <label>Its key<input value={draft.tlsKey ?? ''} placeholder="/etc/ssl/boxyard/privkey.pem" onChange={(e) => setDraft({ ...draft, tlsKey: e.target.value || undefined })} /></label>
+          </>
+        )}
         {info?.caFingerprint && <CopyField label="CA fingerprint (SHA-256): colleagues check it before they trust the CA (Overview shows their setup lines)" value={info.caFingerprint} />}
         <label>Port<input type="number" min={1} max={65535} value={draft.port} onChange={(e) => setDraft({ ...draft, port: Number(e.target.value) })} /></label>
         <div className="row">
