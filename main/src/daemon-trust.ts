@@ -1,7 +1,8 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { caCertificateFile } from '../../daemon/src/tls/fingerprint';
+import { join } from 'node:path';
+import { LOCAL_CA_FILE } from '../../daemon/src/contract/lan';
 
 /** What Electron's `setCertificateVerifyProc` asks about, as far as this reads it. */
 export interface VerifyRequest { hostname: string; certificate: { data: string } }
@@ -20,7 +21,7 @@ export function daemonCertificateVerifier(o: { dataDir: string; daemonHost: () =
   const trusted = (req: VerifyRequest): boolean => {
     if (req.hostname !== o.daemonHost()) return false;
     try {
-      const ca = new X509Certificate(readFileSync(caCertificateFile(o.dataDir), 'utf8'));
+      const ca = new X509Certificate(readFileSync(join(o.dataDir, LOCAL_CA_FILE), 'utf8'));
       const leaf = new X509Certificate(req.certificate.data);
       const now = o.now?.() ?? new Date();
       const named = isIP(req.hostname) ? leaf.checkIP(req.hostname) : leaf.checkHost(req.hostname);

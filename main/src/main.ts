@@ -1,12 +1,12 @@
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
 import { servesHttps, type DesktopInfo, type DesktopSettings, type Welcome } from '../../daemon/src/contract/ipc';
-import { caCertificateFile, fingerprintOf } from '../../daemon/src/tls/fingerprint';
 import { daemonCertificateVerifier } from './daemon-trust';
 import { DaemonSupervisor, type SupervisorStatus } from './daemon-supervisor';
 import { DaemonSettingsCli, type RuntimeSwitches } from './daemon-settings';
-import { lanUrls } from '../../daemon/src/contract/lan';
+import { LOCAL_CA_FILE, lanUrls } from '../../daemon/src/contract/lan';
 import type { BrowserWindowLike, ElectronMain } from './electron-api';
 import { registerIpc } from './ipc';
 import { SettingsStore } from './settings-store';
@@ -91,7 +91,7 @@ class DesktopShell {
   private caFingerprint = (): string | null => {
     if (!this.https() || !servesHttps(this.settings)) return null;
     try {
-      return fingerprintOf(readFileSync(caCertificateFile(this.dataDir), 'utf8'));
+      return new X509Certificate(readFileSync(join(this.dataDir, LOCAL_CA_FILE), 'utf8')).fingerprint256;
     } catch {
       return null;
     }

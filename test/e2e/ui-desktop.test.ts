@@ -79,7 +79,7 @@ describe.skipIf(!haveChromium)('desktop welcome screen in headless Chromium', ()
     // Within the app (a page load would start a new bridge with its first settings).
     await page.getByRole('link', { name: 'Settings' }).click();
     const desktop = page.locator('section.card', { has: page.getByRole('heading', { name: 'Desktop app' }) });
-    const httpsSwitch = desktop.getByLabel(/^Over HTTPS/);
+    const httpsSwitch = desktop.getByLabel(/Over HTTPS \(recommended/);
     await httpsSwitch.waitFor();
     expect(await httpsSwitch.isChecked()).toBe(true);
     await expect(desktop.getByLabel(/CA fingerprint/).textContent()).resolves.toBe('9A:92:FA:00:6F:EB');

@@ -1,3 +1,9 @@
+/**
+ * Where `--tls auto` keeps its CA certificate in the data folder (tls/local-ca.ts), which the
+ * desktop app's window trusts for its daemon (main/src/daemon-trust.ts).
+ */
+export const LOCAL_CA_FILE = 'tls/ca.pem';
+
 /** A network address as Node's `os.networkInterfaces()` lists it, as far as `lanUrls` reads it. */
 export interface InterfaceAddress { address: string; family: string; internal: boolean }
 

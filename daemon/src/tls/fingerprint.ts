@@ -1,12 +1,9 @@
-import { createHash, X509Certificate } from 'node:crypto';
-import { join } from 'node:path';
+import { X509Certificate } from 'node:crypto';
+import { basename } from 'node:path';
+import { LOCAL_CA_FILE } from '../contract/lan';
 
-/** The CA certificate `--tls auto` keeps in the data folder (tls/local-ca.ts); the desktop app trusts it too. */
-export const CA_FILE = 'ca.pem';
-export const caCertificateFile = (dataDir: string): string => join(dataDir, 'tls', CA_FILE);
+/** The CA certificate `--tls auto` keeps in the data folder (tls/local-ca.ts): its file name there. */
+export const CA_FILE = basename(LOCAL_CA_FILE);
 
-/** Upper-case hex pairs joined by colons, as browsers and `openssl x509 -fingerprint -sha256` show it. */
-export function fingerprintOf(pem: string): string {
-  const der = new X509Certificate(pem).raw;
-  return createHash('sha256').update(der).digest('hex').toUpperCase().match(/../g)!.join(':');
-}
+/** Upper-case hex pairs joined by colons, as browsers and `openssl x509 -fingerprint -sha256` show it (Node's own). */
+export const fingerprintOf = (pem: string): string => new X509Certificate(pem).fingerprint256;
