@@ -22,7 +22,25 @@ export function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
+/** The path to the first string (or key) holding NUL, which PostgreSQL cannot store in text (SQLite can): refused on both alike. */
+function nulAt(value: unknown, path: string[] = []): string[] | undefined {
+  if (typeof value === 'string') return value.includes('\0') ? path : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    if (k.includes('\0')) return [...path, k];
+    const at = nulAt(v, [...path, k]);
+    if (at) return at;
+  }
+  return undefined;
+}
+
 function parse<T extends ZodType>(schema: T, value: unknown, where: 'body' | 'query' | 'params'): z.output<T> {
+  const nul = nulAt(value);
+  if (nul) {
+    const message = `Invalid ${where === 'body' ? 'request body' : where === 'query' ? 'query parameter' : 'path'}: ${nul.length ? `${nul.join('.')}: ` : ''}text may not hold the NUL character (\\u0000)`;
+    if (where === 'query') throw new BadParameterError(message, { field: nul.join('.') });
+    throw new ValidationError(message, where === 'body' && nul.length > 0 ? { field: nul.join('.') } : {});
+  }
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const message = `Invalid ${where === 'body' ? 'request body' : where === 'query' ? 'query parameter' : 'path'}: ${describeIssues(r.error)}`;
