@@ -27,7 +27,7 @@ export const ms = (seconds: number) => `${fmt(seconds * 1000, seconds < 0.1 ? 1 
 export function ratioRow(measure: string, value: string, baseline: string, v: number, b: number, min: number, extra?: { goal: string; ok: boolean }): Row {
   const ratio = b > 0 ? v / b : 0;
   const ok = ratio >= min && (extra?.ok ?? true);
-  return { measure, value, baseline, ratio, goal: `≥ ${min.toFixed(1)}${extra ? `, ${extra.goal}` : ''}`, pass: ok };
+  return { measure, value, baseline, ratio, goal: `≥ ${min.toFixed(Number.isInteger(Math.round(min * 1000) / 100) ? 1 : 2)}${extra ? `, ${extra.goal}` : ''}`, pass: ok };
 }
 
 function git(args: string[]): string {

@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- PART…]`: issue 9's table, every row against a baseline measured in the same
- * run, appended to bench/RESULTS.md with the machine and date. Parts: transfers, tls, mirror, api,
+ * run, appended to bench/RESULTS.md with the machine and date. Parts: transfers, tls, mirror, api, metrics,
  * agents, start, load (all by default), and scale-out (PostgreSQL; by name only). See bench/README.md for what each measures and the settings.
  */
 import { createHash } from 'node:crypto';
@@ -18,8 +18,9 @@ import { startup } from './start';
 import { mixedLoad } from './load';
 import { scaleOut } from './scale-out';
 import { tlsTransfers } from './tls';
+import { metricsCost } from './metrics-cost';
 
-const PARTS = ['transfers', 'tls', 'mirror', 'start', 'api', 'agents', 'load', 'scale-out'] as const;
+const PARTS = ['transfers', 'tls', 'mirror', 'start', 'api', 'metrics', 'agents', 'load', 'scale-out'] as const;
 type Part = (typeof PARTS)[number];
 
 function parts(argv: string[]): Part[] {
@@ -73,6 +74,7 @@ async function main() {
         if (part === 'mirror') rows.push(...(await mirrorFromUpstream(work)));
         if (part === 'start') rows.push(...(await startup(await large())));
         if (part === 'api') rows.push(...(await apiAtScale(work, await large())));
+        if (part === 'metrics') rows.push(...(await metricsCost(work, await large())));
         if (part === 'agents') rows.push(...(await agentReports(work, await large())));
         if (part === 'load') rows.push(...(await mixedLoad(work)));
         if (part === 'scale-out') rows.push(...(await scaleOut(work)));

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load, loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
@@ -70,5 +72,28 @@ describe('deploy/: Dockerfile, Compose, nginx and Kubernetes agree with the daem
     const env = Object.fromEntries(container.env.map((e) => [e.name, e.value ?? examples[e.name] ?? 'from-a-secret']));
     expect(loadConfig({ ...image, ...env })).toMatchObject({ port: 8080, trustProxy: true, database: examples.BOXYARD_DATABASE_URL, drainSeconds: 20 });
     expect(docs.find((d) => d.kind === 'Service')).toBeDefined();
+  });
+
+  it('the Prometheus scrape config is valid (promtool), scrapes every Compose daemon with the token they are given', async () => {
+    const prom = load(deploy('prometheus.yml')) as { scrape_configs: Array<{ metrics_path: string; authorization: { type: string; credentials_file: string }; static_configs: Array<{ targets: string[] }> }> };
+    const job = prom.scrape_configs[0];
+    expect(job.metrics_path).toBe('/metrics');
+    const port = loadConfig({ ...image, ...daemons[0][1].environment }).port;
+    expect(job.static_configs[0].targets.sort()).toEqual(daemons.map(([name]) => `${name}:${port}`).sort());
+    for (const [, s] of daemons) expect(loadConfig({ ...image, ...s.environment }).metricsToken).toBe(deploy('boxyard-metrics-token').trim());
+    expect(job.authorization.credentials_file).toBe('/etc/prometheus/boxyard-metrics-token');
+    const prometheus = compose.services.prometheus as ComposeService & { volumes: string[] };
+    expect(prometheus.volumes).toContain('./boxyard-metrics-token:/etc/prometheus/boxyard-metrics-token:ro');
+    const have = spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0;
+    expect(have || process.env.CI !== 'true', 'CI=true requires promtool (apt-get install prometheus)').toBe(true);
+    if (have) {
+      // promtool reads the token file: the same config with the file beside it.
+      const dir = mkdtempSync(join(tmpdir(), 'boxyard-prom-'));
+      writeFileSync(join(dir, 'token'), deploy('boxyard-metrics-token'));
+      writeFileSync(join(dir, 'prometheus.yml'), deploy('prometheus.yml').replace('/etc/prometheus/boxyard-metrics-token', join(dir, 'token')));
+      const checked = spawnSync('promtool', ['check', 'config', join(dir, 'prometheus.yml')], { encoding: 'utf8' });
+      rmSync(dir, { recursive: true, force: true });
+      expect(checked.status, checked.stdout + checked.stderr).toBe(0);
+    }
   });
 });

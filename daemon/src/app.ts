@@ -30,6 +30,7 @@ import { sessionRoutes } from './ui/session-routes';
 import { overviewRoutes } from './data/overview-routes';
 import { boxListRoutes } from './ui/box-list-routes';
 import { statsRoutes } from './registry/stats-routes';
+import { metricsRoute } from './data/metrics-routes';
 
 /** Builds the Koa application. Never listens and reads no globals: tests call it directly. */
 export function createApp(deps: Deps): Koa {
@@ -72,8 +73,12 @@ export function createApp(deps: Deps): Koa {
   // are answered in the dialect of the mount the request is for.
   // With HTTPS on, a plain-HTTP request is answered there too (http/guards/https.ts), before authentication.
   const https = deps.tls ? [httpsGuard({ httpsPort: () => deps.listening.port, publicUrl: deps.config.publicUrl, hsts: deps.tls.publicTrust })] : [];
+  // Every request counted by route template once answered (GET /metrics: data/metrics-routes.ts).
+  if (deps.metrics) app.use(deps.metrics.middleware());
   if (deps.tls?.challenge) app.use(acmeChallenges(deps.tls));
   app.use(errorMiddleware(deps.log, table.dialectOf, [setSecurityHeaders, hostGuard(new AllowedHosts(deps.config)), ...https]));
+  // Before authentication: the scrape token is not a user's token.
+  if (deps.metrics) app.use(metricsRoute(deps.metrics, deps.config.metricsToken));
   app.use(authenticate(deps.tokens, cookie));
   app.use(health(deps.health, deps.lifecycle, deps.leadership));
   app.use(caRoutes(deps.tls));

@@ -119,6 +119,10 @@ export const Config = z.object({
   acmeEmail: z.email().optional(),
   /** The ACME directory's own CA, for a private ACME server (step-ca, pebble); a public CA needs none. */
   acmeCaFile: z.string().min(1).optional(),
+  /** Prometheus metrics (GET /metrics, and the counting behind it); off: neither. */
+  metrics: bool.default(true),
+  /** Lets Prometheus scrape /metrics from beyond this machine with `Authorization: Bearer` it (loopback needs none). */
+  metricsToken: z.string().min(16, 'metricsToken: at least 16 characters').optional(),
   /** A plain-HTTP port that redirects browsers to HTTPS and answers ACME's HTTP-01 challenges (80 with `acme`). */
   httpPort: intFrom(1, 65535).optional(),
 }).transform((c) => {
@@ -170,6 +174,8 @@ const ENV_KEYS: Record<string, keyof Config> = {
   BOXYARD_TLS_CERT: 'tlsCert',
   BOXYARD_TLS_KEY: 'tlsKey',
   BOXYARD_HTTP_PORT: 'httpPort',
+  BOXYARD_METRICS: 'metrics',
+  BOXYARD_METRICS_TOKEN: 'metricsToken',
   BOXYARD_ACME_DIRECTORY: 'acmeDirectory',
   BOXYARD_ACME_EMAIL: 'acmeEmail',
   BOXYARD_ACME_CA_FILE: 'acmeCaFile',

@@ -31,6 +31,8 @@ import { buildMirror } from './mirror/build';
 import { certificateSource } from './tls/build';
 import { ImportService } from './mirror/import/service';
 import { OverviewQueries } from './data/overview';
+import { Metrics } from './http/metrics';
+import { registerScrapedMetrics } from './data/metrics-routes';
 
 export interface DepsOptions {
   clock?: Clock;
@@ -84,10 +86,13 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
   const leadership = store.dialect === 'postgres'
     ? new AdvisoryLockLeadership(config.database!, log, (config.agentPingSeconds * 1000) / 2)
     : new SoleDaemon();
-  const blobs = await buildBlobs({ config, db, registry, clock, ids, log, mirrorJobs: mirrorRepo });
+  // Prometheus metrics (http/metrics.ts): one registry per daemon, served at /metrics.
+  const metrics = config.metrics ? new Metrics() : undefined;
+  if (metrics) registerScrapedMetrics(metrics, { store, leadership });
+  const blobs = await buildBlobs({ config, db, registry, clock, ids, log, metrics, mirrorJobs: mirrorRepo });
   closers.push(blobs.close);
   const tls = certificateSource(config, log, clock);
-  const mirror = buildMirror({ db, repo: mirrorRepo, orgs, settings, registry, blobs: blobs.blobStore, holds: blobs.holds, space: config.blobs ? undefined : blobs.space, downloads: config.mirrorDownloads, clock, ids, log });
+  const mirror = buildMirror({ db, repo: mirrorRepo, orgs, settings, registry, blobs: blobs.blobStore, holds: blobs.holds, space: config.blobs ? undefined : blobs.space, downloads: config.mirrorDownloads, metrics, clock, ids, log });
   // The daemon starts the SQLite database's integrity check (main.ts); /healthz reports it with the rest.
   const integrity = store.dialect === 'sqlite' ? new IntegrityCheck(databaseFile(config), log) : null;
   if (integrity) closers.push(() => integrity.stop());
@@ -107,7 +112,7 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
     agents,
     blobStore: blobs.blobStore, uploads: blobs.uploads, blobCollector: blobs.blobCollector,
     mirror,
-    integrity, health, leadership,
+    integrity, health, leadership, metrics,
     /** HTTPS: where the certificate comes from (null: plain HTTP); main.ts starts it and listens with it. */
     tls,
     /** Where the daemon listens, once it does (the HTTPS guard names its port). */

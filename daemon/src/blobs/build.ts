@@ -13,6 +13,7 @@ import { parseS3Location } from './s3/location';
 import { UploadRepository } from './uploads/repository';
 import { UploadService } from './uploads/service';
 import type { RegistryPort } from './registry-port';
+import type { Metrics } from '../http/metrics';
 
 export interface BlobsWiring {
   config: Pick<Config, 'dataDir' | 'uploadTtlHours' | 'diskReserveMb' | 'blobs' | 'database'>;
@@ -21,6 +22,8 @@ export interface BlobsWiring {
   clock: Clock;
   ids: IdGen;
   log: Logger;
+  /** Counts stored uploads (metrics). */
+  metrics?: Metrics;
   /** What mirror jobs still need (kept by garbage collection): their staging and fetched blobs. */
   mirrorJobs?: BlobReferrer & { retainedStaging(): Promise<Set<string>> };
 }
@@ -44,7 +47,7 @@ export async function buildBlobs(w: BlobsWiring) {
   const { store: blobStore, close } = await blobStoreFor(w.config, space);
   const uploadRepo = new UploadRepository(w.db);
   const holds = new BlobHolds(w.db, w.ids);
-  const uploads = new UploadService(uploadRepo, blobStore, holds, w.registry, w.clock, w.ids, w.config.uploadTtlHours);
+  const uploads = new UploadService(uploadRepo, blobStore, holds, w.registry, w.clock, w.ids, w.config.uploadTtlHours, w.metrics);
   const mirror = w.mirrorJobs;
   const blobCollector = new BlobCollector({
     blobs: blobStore, uploads: uploadRepo, holds, clock: w.clock, log: w.log,

@@ -76,6 +76,8 @@ export const ROOT = {
   terraformDiscovery: route('/.well-known/terraform.json'),
   /** `--tls auto`: the daemon's CA, for clients to trust (PEM, and DER for operating systems' certificate stores). */
   caPem: route('/ca.pem'),
+  /** Prometheus' scrape (data/metrics-routes.ts): loopback, or the scrape token. */
+  metrics: route('/metrics'),
   caCrt: route('/ca.crt'),
   /** Tried first by vagrant ≥ 2.4. */
   catalogV2: route('/api/v2/vagrant/:org/:box'),

@@ -21,6 +21,7 @@ import { UpstreamProbe } from './upstreams/probe';
 import { CacheAdmin } from './cache/admin';
 import { FolderImport } from './actions/import-folder';
 import { FolderExport } from './actions/export-folder';
+import type { Metrics } from '../http/metrics';
 
 export interface MirrorWiring {
   db: Kysely<Database>;
@@ -34,6 +35,7 @@ export interface MirrorWiring {
   space?: DiskSpace;
   /** Files all mirror jobs download at once. */
   downloads: number;
+  metrics?: Metrics;
   clock: Clock;
   ids: IdGen;
   log: Logger;
@@ -45,7 +47,7 @@ export function buildMirror(w: MirrorWiring) {
   const gate = new UpstreamGate(w.repo, w.settings, w.clock, outbound);
   const upstreams = new UpstreamService(w.repo, w.clock, w.ids, outbound);
   const runner = new MirrorRunner({
-    repo: w.repo, gate, blobs: w.blobs, holds: w.holds, space: w.space, publisher: w.registry.publisher, orgs: w.orgs, clock: w.clock, ids: w.ids, log: w.log,
+    repo: w.repo, gate, blobs: w.blobs, holds: w.holds, space: w.space, publisher: w.registry.publisher, orgs: w.orgs, clock: w.clock, ids: w.ids, log: w.log, metrics: w.metrics,
   }, w.downloads);
   const mirrors = new MirrorService(w.repo, upstreams, w.orgs, runner, w.clock, w.ids);
   const cache = new PullThroughCache({ repo: w.repo, gate, settings: w.settings, orgs: w.orgs, publisher: w.registry.publisher, blobs: w.blobs, holds: w.holds, clock: w.clock, log: w.log });

@@ -16,6 +16,7 @@ import { sourceFor, type UpstreamSource } from './upstreams/source';
 import { TransientUpstreamError, type UpstreamGate } from './upstreams/http';
 import { publishPlan } from './publish-plan';
 import { bytesToFetch, storageFit, unfit } from './plan-storage';
+import type { Metrics } from '../http/metrics';
 
 export interface RunnerDeps {
   repo: MirrorRepository;
@@ -29,6 +30,8 @@ export interface RunnerDeps {
   clock: Clock;
   ids: IdGen;
   log: Logger;
+  /** Counts the bytes fetched from upstreams (metrics). */
+  metrics?: Pick<Metrics, 'mirrorFetched'>;
 }
 
 /** Attempts per file, the pause growing by RETRY_DELAY_MS each time. */
@@ -155,6 +158,7 @@ export class JobRun {
       onBytes: (n, kept) => {
         this.bytes += n;
         if (kept) this.startBytes += n;
+        else this.d.metrics?.mirrorFetched(n);
         fileBytes += n;
         if (Date.now() - this.lastFlush > PROGRESS_EVERY_MS) void this.flush(f.id, fileBytes).catch(() => undefined);
       },

@@ -29,6 +29,8 @@ export interface SqliteStore extends StoreBase {
 export interface PostgresStore extends StoreBase {
   dialect: 'postgres';
   pool: Pool;
+  /** Times a query found every pool connection busy and waited (metrics). */
+  poolWaits: { count: number };
 }
 
 export type Store = SqliteStore | PostgresStore;

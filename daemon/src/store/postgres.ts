@@ -35,8 +35,9 @@ export async function openPostgres(url: string, opts: { log?: Logger; poolSize?:
     await pool.end();
     throw new Error(`PostgreSQL at ${redacted(url)}: ${(err as Error).message}`);
   }
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool) }) });
-  return { dialect: 'postgres', db, pool, versions: new NothingKept(), close: () => db.destroy() };
+  const poolWaits = { count: 0 };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool, poolWaits) }) });
+  return { dialect: 'postgres', db, pool, poolWaits, versions: new NothingKept(), close: () => db.destroy() };
 }
 
 /**

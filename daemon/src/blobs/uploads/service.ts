@@ -10,6 +10,7 @@ import type { ProviderLocator, RegistryPort } from '../registry-port';
 import { explainReceived } from './received-body';
 import type { UploadKind } from './tables';
 import type { UploadRepository, UploadSessionRow } from './repository';
+import type { Metrics } from '../../http/metrics';
 
 /** How often a PUT streaming says so (blobs/collector.ts RECEIVING_STALE_MS is three of these). */
 const RECEIVING_BEAT_MS = 60_000;
@@ -45,6 +46,7 @@ export class UploadService {
     private readonly clock: Clock,
     private readonly ids: IdGen,
     private readonly ttlHours: number,
+    private readonly metrics?: Pick<Metrics, 'transferred'>,
   ) {}
 
   private now = () => this.clock.now().toISOString();
@@ -107,6 +109,7 @@ export class UploadService {
           throw new SupersededError();
         }
       });
+      this.metrics?.transferred('upload', staged.size);
     } catch (err) {
       await this.blobs.discard(receiver);
       await this.repo.settle(s.id, receiver, { state: 'open', updated_at: this.now() });

@@ -94,10 +94,12 @@ class NamingClient implements PostgresPoolClient {
 }
 
 /** The pool Kysely is given: the same connections, each wrapped once. */
-export function namingPool(pool: pg.Pool, names = new StatementNames()): PostgresPool {
+export function namingPool(pool: pg.Pool, waits: { count: number } = { count: 0 }, names = new StatementNames()): PostgresPool {
   const wrapped = new WeakMap<pg.PoolClient, NamingClient>();
   return {
     async connect() {
+      // Every connection busy and no room for another: this query waits for one (metrics).
+      if (pool.idleCount === 0 && pool.totalCount >= (pool.options.max ?? 10)) waits.count++;
       const client = await pool.connect();
       let w = wrapped.get(client);
       if (!w) {

@@ -40,11 +40,18 @@ export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
 
   async get(...args: A): Promise<V> {
     // PostgreSQL (NothingKept): what would be frozen and kept is never served again.
-    if (!this.versions.keeps) return this.load(...args);
+    if (!this.versions.keeps) {
+      this.versions.lookups.misses++;
+      return this.load(...args);
+    }
     const key = keyOf(args);
     const at = this.versions.now();
     const hit = this.fresh(key);
-    if (hit) return hit.value;
+    if (hit) {
+      this.versions.lookups.hits++;
+      return hit.value;
+    }
+    this.versions.lookups.misses++;
     // Stamped before it runs: a write while it runs leaves the entry stale at once.
     return this.keep(key, await this.load(...args), at);
   }
@@ -52,7 +59,10 @@ export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
   /** The value for `args` if it is in memory and still good, without loading it: a hot path's look that needs no await. */
   peek(...args: A): V | undefined {
     this.versions.now();
-    return this.fresh(keyOf(args))?.value;
+    const hit = this.fresh(keyOf(args));
+    // A miss is counted by the get() that follows it.
+    if (hit) this.versions.lookups.hits++;
+    return hit?.value;
   }
 
   /**
@@ -61,12 +71,15 @@ export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
    */
   async getMany(this: ReadCache<[string], V>, keys: readonly string[], loadMany: (missing: string[]) => Promise<Map<string, V>>): Promise<V[]> {
     if (!this.versions.keeps) {
+      this.versions.lookups.misses += keys.length;
       const loaded = keys.length > 0 ? await loadMany([...keys]) : new Map<string, V>();
       return keys.map((k) => loaded.get(k) as V);
     }
     const at = this.versions.now();
     const hits = keys.map((k) => this.fresh(keyOf([k])));
     const missing = keys.filter((_, i) => !hits[i]);
+    this.versions.lookups.hits += keys.length - missing.length;
+    this.versions.lookups.misses += missing.length;
     const loaded = missing.length > 0 ? await loadMany(missing) : new Map<string, V>();
     return keys.map((k, i) => { const hit = hits[i]; return hit ? hit.value : this.keep(keyOf([k]), loaded.get(k) as V, at); });
   }

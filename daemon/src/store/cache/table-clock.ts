@@ -6,6 +6,8 @@
 export interface TableClock {
   /** False when nothing read may be kept at all: read caches then only load. */
   readonly keeps: boolean;
+  /** Read-cache lookups served from memory or loaded, counted by the caches for metrics. */
+  readonly lookups: { hits: number; misses: number };
   now(): number;
   unchangedSince(tables: readonly string[], at: number): boolean;
   /** Throws unless every name is a table: a cache keyed on a misread name would never be cleared. */
@@ -18,6 +20,7 @@ export interface TableClock {
  */
 export class NothingKept implements TableClock {
   readonly keeps = false;
+  readonly lookups = { hits: 0, misses: 0 };
   now(): number {
     return 0;
   }

@@ -71,6 +71,7 @@ interface Schema {
  */
 export class TableVersions implements TableClock {
   readonly keeps = true;
+  readonly lookups = { hits: 0, misses: 0 };
   private clock = 0;
   /** Nothing read before this is still good: another connection committed, or the schema changed. */
   private epoch = 0;

@@ -1,0 +1,47 @@
+/**
+ * What Prometheus metrics cost the API (issue 33: within 5%): two daemons on copies of the large
+ * database, one as it ships (metrics on, and scraped every 15 s as Prometheus would) and one with
+ * BOXYARD_METRICS=0, measured with wrk in alternating slices on the catalog, the box and the
+ * agents list.
+ */
+import { join } from 'node:path';
+import { alternating, wrk } from './api';
+import { probe, run, startDaemon, type Proc } from './measure';
+import { fmt, ratioRow, type Row } from './report';
+import type { Seed } from './seed';
+
+export async function metricsCost(work: string, s: Seed): Promise<Row[]> {
+  if (s.database) throw new Error('metrics cost is measured on the embedded database');
+  const duration = Number(process.env.BENCH_WRK_SECONDS ?? 10);
+  const [on, off] = [join(work, 'metrics-on'), join(work, 'metrics-off')];
+  for (const dir of [on, off]) await run('cp', ['-a', s.dataDir, dir]);
+  const procs: Proc[] = [];
+  let scraper: NodeJS.Timeout | undefined;
+  try {
+    const withMetrics = await startDaemon(on);
+    procs.push(withMetrics);
+    const without = await startDaemon(off, { env: { BOXYARD_METRICS: '0' } });
+    procs.push(without);
+    if ((await probe(`${without.url}/metrics`)) !== 404) throw new Error('BOXYARD_METRICS=0 still serves /metrics');
+    scraper = setInterval(() => void probe(`${withMetrics.url}/metrics`), 15_000);
+    const endpoints = [
+      { measure: 'catalog `GET /ORG/BOX`', path: `/${s.org}/${s.box}`, accept: 'application/json' },
+      { measure: '`GET /api/v1/box/ORG/BOX`', path: `/api/v1/box/${s.org}/${s.box}`, accept: 'application/json' },
+      { measure: 'agents list, page of 100', path: `/api/v2/agent-pools/${s.poolId}/agents?page%5Bsize%5D=100`, accept: 'application/vnd.api+json' },
+    ];
+    const rows: Row[] = [];
+    for (const e of endpoints) {
+      process.stderr.write(`metrics: ${e.path}\n`);
+      const headers = [`Authorization: Bearer ${s.token}`, `Accept: ${e.accept}`];
+      for (const d of [withMetrics, without]) await wrk(d.url + e.path, headers, 1);
+      const [a, b] = await alternating(duration, [withMetrics.url + e.path, without.url + e.path], headers);
+      const row = ratioRow(`metrics' cost: ${e.measure}, with metrics / without`, `${fmt(a.rps)} req/s`, `BOXYARD_METRICS=0 ${fmt(b.rps)} req/s`, a.rps, b.rps, 0.95);
+      if (a.errors || b.errors) { row.note = [a.errors, b.errors].filter(Boolean).join('; '); row.pass = false; }
+      rows.push(row);
+    }
+    return rows;
+  } finally {
+    clearInterval(scraper);
+    for (const p of procs.reverse()) await p.stop();
+  }
+}

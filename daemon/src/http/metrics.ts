@@ -1,0 +1,119 @@
+import type { Context, Middleware } from 'koa';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ROOT } from './route-table';
+
+/** Paths answered outside the routers, each its own label; any other path no route matched is `unmatched`. */
+const FIXED = new Set(['/healthz', '/readyz', '/metrics', '/ca.pem', '/ca.crt', '/.well-known/terraform.json']);
+
+/**
+ * The route a request is counted under: the template @koa/router matched (`/api/v1/box/:username/:name`),
+ * never the raw path, so that the number of series stays bounded whatever clients ask.
+ */
+export function routeLabel(ctx: Context): string {
+  const matched = (ctx as Context & { _matchedRoute?: string | RegExp })._matchedRoute;
+  if (typeof matched === 'string') return matched;
+  if (FIXED.has(ctx.path)) return ctx.path;
+  if (ctx.path === '/' || ctx.path === '/ui' || ctx.path.startsWith('/ui/')) return '/ui';
+  return 'unmatched';
+}
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** A gauge measured when Prometheus scrapes: each label set with its value (labels absent now read 0). */
+export interface ScrapedGauge {
+  name: string;
+  help: string;
+  label?: string;
+  /** Label values always shown, 0 when absent from `read()`. */
+  known?: readonly string[];
+  read(): Promise<Record<string, number>> | Record<string, number>;
+}
+
+/**
+ * The daemon's Prometheus metrics (issue 33), one registry per daemon. Requests are counted by
+ * route template, method and status with a latency histogram; transfers, mirror bytes and
+ * read-cache lookups are counted where they happen; the rest (agents by status, mirror jobs by
+ * state, leadership, the database pool) is read when scraped. Served by data/metrics-routes.ts.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'route' | 'method' | 'status'>;
+  private readonly latency: Histogram<'route' | 'method'>;
+  private readonly bytes: Counter<'direction'>;
+  private readonly transfers: Counter<'direction'>;
+  private readonly mirrorBytes: Counter;
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    // Gauges named like counters (promtool check metrics refuses them); the per-type series stay.
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) this.registry.removeSingleMetric(name);
+    const registers = [this.registry];
+    this.requests = new Counter({ name: 'boxyard_http_requests_total', help: 'HTTP requests answered, by route template, method and status.', labelNames: ['route', 'method', 'status'], registers });
+    this.latency = new Histogram({
+      name: 'boxyard_http_request_duration_seconds', help: 'Time from a request to the end of its answer, by route template and method.',
+      labelNames: ['route', 'method'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60], registers,
+    });
+    this.bytes = new Counter({ name: 'boxyard_transfer_bytes_total', help: 'Box file bytes received by uploads and sent by downloads.', labelNames: ['direction'], registers });
+    this.transfers = new Counter({ name: 'boxyard_transfers_total', help: 'Completed box file uploads and downloads.', labelNames: ['direction'], registers });
+    this.mirrorBytes = new Counter({ name: 'boxyard_mirror_fetched_bytes_total', help: 'Bytes mirror jobs fetched from upstreams.', registers });
+    for (const d of ['upload', 'download']) { this.bytes.inc({ direction: d }, 0); this.transfers.inc({ direction: d }, 0); }
+  }
+
+  /** Counts every request once its answer is sent or cut off. Mounted first (app.ts). */
+  middleware(): Middleware {
+    return (ctx, next) => {
+      const started = process.hrtime.bigint();
+      ctx.res.once('close', () => {
+        const route = routeLabel(ctx);
+        const method = METHODS.has(ctx.method) ? ctx.method : 'OTHER';
+        const status = ctx.res.statusCode;
+        this.requests.inc({ route, method, status: String(status) });
+        this.latency.observe({ route, method }, Number(process.hrtime.bigint() - started) / 1e9);
+        // A box file sent whole or in part (stored, or passed on from the pull-through cache's upstream).
+        if (route === ROOT.download.path && method === 'GET' && (status === 200 || status === 206) && ctx.res.writableFinished) {
+          this.transferred('download', Number(ctx.res.getHeader('content-length') ?? 0));
+        }
+      });
+      return next();
+    };
+  }
+
+  /** A box file stored by an upload, or sent whole or in part by a download. */
+  transferred(direction: 'upload' | 'download', bytes: number): void {
+    this.bytes.inc({ direction }, bytes);
+    this.transfers.inc({ direction });
+  }
+
+  mirrorFetched(bytes: number): void {
+    if (bytes > 0) this.mirrorBytes.inc(bytes);
+  }
+
+  /** Counts kept elsewhere (read-cache hits and misses), monotonic, reported as a counter at each scrape. */
+  countedElsewhere(o: { name: string; help: string; label: string; read(): Record<string, number> }): void {
+    new Counter({
+      name: o.name, help: o.help, labelNames: [o.label], registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [value, n] of Object.entries(o.read())) this.inc({ [o.label]: value }, n);
+      },
+    });
+  }
+
+  scraped(g: ScrapedGauge): void {
+    const label = g.label;
+    new Gauge({
+      name: g.name, help: g.help, labelNames: label ? [label] : [], registers: [this.registry],
+      async collect() {
+        const values = await g.read();
+        this.reset();
+        for (const k of g.known ?? []) if (label) this.set({ [label]: k }, 0);
+        for (const [k, v] of Object.entries(values)) (label ? this.set({ [label]: k }, v) : this.set(v));
+      },
+    });
+  }
+
+  /** The text exposition format, and its content type. */
+  async exposition(): Promise<{ type: string; text: string }> {
+    return { type: this.registry.contentType, text: await this.registry.metrics() };
+  }
+}
