@@ -87,11 +87,13 @@ export class DaemonSupervisor {
 
   /**
    * The daemon's arguments for these settings: LAN access is `--host 0.0.0.0`, over HTTPS unless
-   * switched off: with your own certificate files when given, else Boxyard's CA (`--tls auto`).
+   * switched off: with your own certificate files, or one from Let's Encrypt for the public URL
+   * given (HTTP-01 on port 80), else Boxyard's CA (`--tls auto`).
    */
   args(s: DesktopSettings): string[] {
-    const own = s.tlsCert && s.tlsKey ? ['--tls-cert', s.tlsCert, '--tls-key', s.tlsKey] : ['--tls', 'auto'];
-    const tls = servesHttps(s) ? own : [];
+    const acme = s.acmeUrl ? ['--tls', 'acme', '--public-url', s.acmeUrl, ...(s.acmeEmail ? ['--acme-email', s.acmeEmail] : [])] : undefined;
+    const own = s.tlsCert && s.tlsKey ? ['--tls-cert', s.tlsCert, '--tls-key', s.tlsKey] : undefined;
+    const tls = servesHttps(s) ? (acme ?? own ?? ['--tls', 'auto']) : [];
     return [this.opts.script, 'serve', '--data', this.opts.dataDir, '--host', s.lanAccess ? LAN_HOST : DEFAULT_HOST, '--port', String(s.port), ...tls];
   }
 

@@ -71,6 +71,8 @@ describe('DaemonSupervisor', () => {
     const own = { tlsCert: '/etc/ssl/b.pem', tlsKey: '/etc/ssl/b-key.pem' };
     expect(s.args({ lanAccess: true, lanHttps: true, port: 8080, ...own }).slice(4)).toEqual(['--host', '0.0.0.0', '--port', '8080', '--tls-cert', own.tlsCert, '--tls-key', own.tlsKey]);
     expect(s.args({ lanAccess: false, lanHttps: true, port: 8080, ...own }).slice(4)).toEqual(['--host', '127.0.0.1', '--port', '8080']);
+    expect(s.args({ lanAccess: true, lanHttps: true, port: 443, acmeUrl: 'https://boxes.example.org', acmeEmail: 'ops@example.org' }).slice(4))
+      .toEqual(['--host', '0.0.0.0', '--port', '443', '--tls', 'acme', '--public-url', 'https://boxes.example.org', '--acme-email', 'ops@example.org']);
   });
 
   it('gives up with the error when the daemon cannot start', async () => {

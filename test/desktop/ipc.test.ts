@@ -56,7 +56,8 @@ describe('desktop IPC bridge (main side)', () => {
 
   it('rejects malformed settings without saving them', async () => {
     const h = harness();
-    for (const bad of [{ lanAccess: 'yes', port: 80 }, { lanAccess: true, lanHttps: 'no', port: 80 }, { lanAccess: true, port: 80, tlsCert: '/a.pem' }, { lanAccess: true, port: 0 }, { lanAccess: true, port: 70000 }, JSON.parse('{"__proto__":{"port":80},"lanAccess":true}'), null]) {
+    for (const bad of [{ lanAccess: 'yes', port: 80 }, { lanAccess: true, lanHttps: 'no', port: 80 }, { lanAccess: true, port: 80, tlsCert: '/a.pem' }, { lanAccess: true, port: 443, acmeUrl: 'http://boxes.example.org' },
+      { lanAccess: true, port: 443, acmeUrl: 'https://boxes.example.org', tlsCert: '/a.pem', tlsKey: '/a-key.pem' }, { lanAccess: true, port: 0 }, { lanAccess: true, port: 70000 }, JSON.parse('{"__proto__":{"port":80},"lanAccess":true}'), null]) {
       await expect(h.call(IPC.saveSettings, 'http://127.0.0.1:4780/ui/', bad)).rejects.toThrow();
     }
     expect(h.saved).toEqual([]);

@@ -35,9 +35,11 @@ export function DesktopSettings({ bridge }: { bridge: DesktopBridge }) {
         <label className="check"><input type="checkbox" checked={draft.lanHttps} disabled={!draft.lanAccess} onChange={(e) => setDraft({ ...draft, lanHttps: e.target.checked })} /> Over HTTPS (recommended: without it passwords and tokens cross the network in clear)</label>
         {draft.lanAccess && draft.lanHttps && (
           <>
-            <p className="muted">With Boxyard&apos;s own certificate authority, unless you give your own certificate and key (PEM files; read again when they change).</p>
+            <p className="muted">With Boxyard&apos;s own certificate authority, unless you give your own certificate and key (PEM files; read again when they change), or a public URL for a certificate from Let&apos;s Encrypt (its name must resolve to this computer, with port 80 reachable from the internet; you agree to Let&apos;s Encrypt&apos;s terms).</p>
             <label>Your own certificate (optional)<input value={draft.tlsCert ?? ''} placeholder="/etc/ssl/boxyard/fullchain.pem" onChange={(e) => setDraft({ ...draft, tlsCert: e.target.value || undefined })} /></label>
             <label>Its key<input value={draft.tlsKey ?? ''} placeholder="/etc/ssl/boxyard/privkey.pem" onChange={(e) => setDraft({ ...draft, tlsKey: e.target.value || undefined })} /></label>
+            <label>Or a Let&apos;s Encrypt certificate for the public URL (optional)<input value={draft.acmeUrl ?? ''} placeholder="https://boxes.example.org" onChange={(e) => setDraft({ ...draft, acmeUrl: e.target.value || undefined })} /></label>
+            {draft.acmeUrl && <label>E-mail for Let&apos;s Encrypt (optional)<input type="email" value={draft.acmeEmail ?? ''} onChange={(e) => setDraft({ ...draft, acmeEmail: e.target.value || undefined })} /></label>}
           </>
         )}
         {info?.caFingerprint && <CopyField label="CA fingerprint (SHA-256): colleagues check it before they trust the CA (Overview shows their setup lines)" value={info.caFingerprint} />}
