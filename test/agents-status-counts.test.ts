@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { ManualClock } from '../daemon/src/lib/clock';
-import { AgentStatusCountsAnswer } from '../daemon/src/contract/wire-agent-counts';
-import { OrganizationJson } from '../daemon/src/contract/wire-jsonapi';
-import type { UpdateOrganizationDocument } from '../daemon/src/contract/bodies-jsonapi';
+import { AgentStatusCountsAnswer } from '../daemon/src/contract/wire/agent-counts';
+import { OrganizationJson } from '../daemon/src/contract/wire/jsonapi';
+import type { UpdateOrganizationDocument } from '../daemon/src/contract/bodies/jsonapi';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
 import { JSONAPI, createAgentToken, createPool, setPoolLimit } from './helpers/agents';

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import type * as BM from '../daemon/src/contract/bodies-mirror';
-import * as M from '../daemon/src/contract/wire-mirror';
+import type * as BM from '../daemon/src/contract/bodies/mirror';
+import * as M from '../daemon/src/contract/wire/mirror';
 import { cachedBoxJson, jobJson, mirrorJson, upstreamJson } from '../daemon/src/mirror/serialize';
 import { conforms, fits } from './helpers/contract';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
@@ -15,7 +15,7 @@ import { rawPut } from './helpers/upload';
 import { makeBoxFile } from './helpers/vagrant';
 
 // The mirroring API against the wire contract the web UI speaks (daemon/src/contract/, issue 11):
-// bodies typed by contract/bodies-mirror.ts are accepted, answers parse with contract/wire-mirror.ts
+// bodies typed by contract/bodies/mirror.ts are accepted, answers parse with contract/wire/mirror.ts
 // and carry nothing it leaves out. Daemon A is the upstream; B mirrors and caches it.
 
 fits<M.UpstreamJson>()(upstreamJson);

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import * as A from '../daemon/src/contract/wire-accounts';
-import * as J from '../daemon/src/contract/wire-jsonapi';
-import * as R from '../daemon/src/contract/wire-registry';
-import type * as BA from '../daemon/src/contract/bodies-accounts';
-import type * as BJ from '../daemon/src/contract/bodies-jsonapi';
-import type * as BR from '../daemon/src/contract/bodies-registry';
+import * as A from '../daemon/src/contract/wire/accounts';
+import * as J from '../daemon/src/contract/wire/jsonapi';
+import * as R from '../daemon/src/contract/wire/registry';
+import type * as BA from '../daemon/src/contract/bodies/accounts';
+import type * as BJ from '../daemon/src/contract/bodies/jsonapi';
+import type * as BR from '../daemon/src/contract/bodies/registry';
 import { tokenCreated, tokenListed, userSelf } from '../daemon/src/auth/serialize';
 import { organizationSummary } from '../daemon/src/orgs/resources';
 import { boxJson, boxSummaryJson, providerJson, versionJson } from '../daemon/src/registry/serialize';

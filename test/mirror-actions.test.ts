@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExportLine } from '../daemon/src/contract/wire-mirror-actions';
+import { ExportLine } from '../daemon/src/contract/wire/mirror-actions';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
 import { publishHosted, sha256, staticServer, waitForJob } from './helpers/mirror';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OverviewAnswer, type OverviewJson } from '../daemon/src/contract/wire-overview';
+import { OverviewAnswer, type OverviewJson } from '../daemon/src/contract/wire/overview';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
 import { conforms } from './helpers/contract';

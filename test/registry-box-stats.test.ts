@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BoxStatsAnswer } from '../daemon/src/contract/wire-box-stats';
+import { BoxStatsAnswer } from '../daemon/src/contract/wire/box-stats';
 import { conforms } from './helpers/contract';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';

@@ -40,7 +40,7 @@ describe('runtime boundaries', () => {
     const files = sources('daemon/src/contract');
     expect(files.length).toBeGreaterThan(3);
     const outside = files.flatMap((f) => importsOf(f).map((s) => ({ f, s })))
-      .filter(({ f, s }) => s !== 'zod' && !(s.startsWith('./') && target(f, s).startsWith('daemon/src/contract/')));
+      .filter(({ f, s }) => s !== 'zod' && !(s.startsWith('.') && target(f, s).startsWith('daemon/src/contract/')));
     expect(outside).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BoxListAnswer } from '../daemon/src/contract/wire-box-list';
+import { BoxListAnswer } from '../daemon/src/contract/wire/box-list';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
 import { createBox, publish } from './helpers/registry';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../daemon/src/lib/clock';
-import { ApiTokensAnswer } from '../daemon/src/contract/wire-accounts';
+import { ApiTokensAnswer } from '../daemon/src/contract/wire/accounts';
 import { ADMIN, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpResponse } from './helpers/http';
 

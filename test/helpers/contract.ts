@@ -5,7 +5,7 @@ import type { HttpResponse } from './http';
 type Answer = Pick<HttpResponse, 'status' | 'text' | 'json'>;
 
 /**
- * The answer as the contract (daemon/src/contract/wire-*.ts) describes it: the schema accepts it,
+ * The answer as the contract (daemon/src/contract/wire/*.ts) describes it: the schema accepts it,
  * and parsing drops nothing (zod strips keys a schema does not name), so the daemon sends no key
  * the contract leaves out. Answers the parsed body.
  */

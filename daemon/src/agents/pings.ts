@@ -1,4 +1,4 @@
-import type { AgentStatus } from '../contract/wire-jsonapi';
+import type { AgentStatus } from '../contract/wire/jsonapi';
 
 /** A report that changes nothing but the agent's ping: its time and address. */
 export interface Ping { id: string; tokenId: string; status: AgentStatus; at: string; ip: string }

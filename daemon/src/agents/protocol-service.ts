@@ -3,7 +3,7 @@ import type { IdGen } from '../lib/ids';
 import { safeEqual, sha256Hex } from '../lib/crypto';
 import { NotFoundError, UnauthorizedError } from '../lib/errors';
 import type { AgentTokenRow, AgentTokensRepository } from '../pools/tokens-repository';
-import type { AgentStatus } from '../contract/wire-jsonapi';
+import type { AgentStatus } from '../contract/wire/jsonapi';
 import type { AgentRow, AgentsRepository } from './repository';
 
 /** What an agent reports of itself; `unknown` and `errored` are the watchdog's. */

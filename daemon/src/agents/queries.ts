@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema';
 import { prepare } from '../store/cache/prepared';
-import type { AgentStatus } from '../contract/wire-jsonapi';
+import type { AgentStatus } from '../contract/wire/jsonapi';
 
 /** Statuses an agent never leaves: a late report is answered "stop". */
 export const FINAL_STATUSES: readonly AgentStatus[] = ['errored', 'exited'];

@@ -5,7 +5,7 @@ import { prepare } from '../store/cache/prepared';
 import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
 import type { TableClock } from '../store/cache/table-clock';
 import { FINAL_STATUSES, hotAgentQueries } from './queries';
-import type { AgentStatus } from '../contract/wire-jsonapi';
+import type { AgentStatus } from '../contract/wire/jsonapi';
 import type { AgentsTable } from './tables';
 import { PingBuffer, type Ping } from './pings';
 

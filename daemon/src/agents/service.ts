@@ -5,7 +5,7 @@ import type { AgentRow, AgentsRepository } from './repository';
 import type { PoolsRepository } from '../pools/repository';
 import type { PoolsService } from '../pools/service';
 // The statuses in which an agent may be deleted (HCP Terraform's rule): the UI offers Delete by the same list.
-import { DELETABLE_AGENT_STATUSES as DELETABLE_STATUSES } from '../contract/wire-jsonapi';
+import { DELETABLE_AGENT_STATUSES as DELETABLE_STATUSES } from '../contract/wire/jsonapi';
 
 /** Agents as users see them: listed per pool, shown, deleted once they are gone. */
 export class AgentsService {

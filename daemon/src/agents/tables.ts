@@ -1,4 +1,4 @@
-import type { AgentStatus } from '../contract/wire-jsonapi';
+import type { AgentStatus } from '../contract/wire/jsonapi';
 
 export interface AgentsTable {
   id: string;

@@ -1,7 +1,7 @@
 import type { PasswordHasher } from '../lib/crypto';
 import type { AttemptGuard } from '../http/guards/rate-limit';
 import { ReauthenticationError, UnauthorizedError, ValidationError } from '../lib/errors';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../contract/bodies-accounts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../contract/bodies/accounts';
 import { nameKey } from '../contract/names';
 import type { AccountRepository, UserRow } from './repository';
 import type { TwoFactorService } from './two-factor/two-factor';

@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError, ValidationError } from '../lib/errors';
 import { isAllowedHostEntry } from '../lib/address-policy';
-import type { RuntimeSettingsJson } from '../contract/wire-accounts';
+import type { RuntimeSettingsJson } from '../contract/wire/accounts';
 import type { AccountRepository } from './repository';
 
 const KEYS = ['maintenance', 'offline', 'pull_through_upstream_id', 'cache_max_age_minutes', 'mirror_allowed_hosts'] as const;

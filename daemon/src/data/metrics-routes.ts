@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { sql, type Kysely } from 'kysely';
-import { AGENT_STATUSES } from '../contract/wire-jsonapi';
-import { JOB_STATES } from '../contract/wire-mirror';
+import { AGENT_STATUSES } from '../contract/wire/jsonapi';
+import { JOB_STATES } from '../contract/wire/mirror';
 import { ForbiddenError } from '../lib/errors';
 import type { LeaderSource } from '../http/health';
 import { isLoopback } from '../http/guards/hosts';

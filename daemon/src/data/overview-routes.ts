@@ -8,7 +8,7 @@ import { requireUser } from '../auth/middleware';
 import type { DiskSpace } from '../blobs/disk-space';
 import { lanUrls } from '../contract/lan';
 import { LAN_HOST } from '../contract/ipc';
-import type { OverviewJson } from '../contract/wire-overview';
+import type { OverviewJson } from '../contract/wire/overview';
 import type { HealthReport } from './health';
 import type { CertificateSource } from '../tls/certificates';
 import { ACTIVITY_LIMIT, type OverviewQueries, type Viewer } from './overview';

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../store/schema';
-import type { ActivityJson } from '../contract/wire-overview';
-import type { JobState } from '../contract/wire-mirror';
+import type { ActivityJson } from '../contract/wire/overview';
+import type { JobState } from '../contract/wire/mirror';
 
 /** Whose view: an administrator sees everything, anyone else public boxes and their own namespaces'. */
 export type Viewer = { all: true } | { userId: string };

@@ -1,7 +1,7 @@
 import { inTransaction } from '../store/transaction';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema';
-import { ACTIVE_JOB_STATES } from '../contract/wire-mirror';
+import { ACTIVE_JOB_STATES } from '../contract/wire/mirror';
 
 /** The three kinds of row that name a blob (the collector keeps exactly these: collector.ts). */
 export type ReferenceKind = 'provider' | 'upload' | 'mirror-file';

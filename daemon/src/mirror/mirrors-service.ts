@@ -7,7 +7,7 @@ import type { JobRow, MirrorRepository, MirrorRow } from './repository';
 import type { MirrorRunner } from './runner';
 import type { CreateMirror, UpdateMirror } from './schemas';
 import type { UpstreamService } from './upstreams/service';
-import type { MirrorVisibility } from '../contract/wire-mirror';
+import type { MirrorVisibility } from '../contract/wire/mirror';
 
 type Caller = NonNullable<Principal>;
 

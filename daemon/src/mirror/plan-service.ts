@@ -5,7 +5,7 @@ import type { DiskSpace } from '../blobs/disk-space';
 import type { IdGen } from '../lib/ids';
 import { ForbiddenError } from '../lib/errors';
 import type { PublishService } from '../registry/versions/publish-service';
-import type { MirrorPlanJson } from '../contract/wire-mirror';
+import type { MirrorPlanJson } from '../contract/wire/mirror';
 import { buildJobPlan, localVersionsOf } from './job-plan';
 import { bytesToFetch, storageFit } from './plan-storage';
 import { copyIsPrivate } from './publish-plan';

@@ -1,6 +1,6 @@
 import { AppError, UpstreamError } from '../lib/errors';
 import { AccountName, isGemVersion } from '../contract/names';
-import { BoxName, isArchitecture } from '../contract/bodies-registry';
+import { BoxName, isArchitecture } from '../contract/bodies/registry';
 import { DEFAULT_ARCHITECTURE } from '../registry/schemas';
 import { normalizeChecksum } from '../registry/providers/checksums';
 import type { DigestAlgorithm } from '../blobs/blob-store';

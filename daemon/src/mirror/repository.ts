@@ -4,7 +4,7 @@ import { inTransaction } from '../store/transaction';
 import { prepare } from '../store/cache/prepared';
 import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
 import type { TableClock } from '../store/cache/table-clock';
-import { ACTIVE_JOB_STATES as ACTIVE, type JobState } from '../contract/wire-mirror';
+import { ACTIVE_JOB_STATES as ACTIVE, type JobState } from '../contract/wire/mirror';
 import type { CachedBoxesTable, MirrorFilesTable, MirrorJobsTable, MirrorsTable, UpstreamsTable } from './tables';
 
 export type UpstreamRow = Selectable<UpstreamsTable>;

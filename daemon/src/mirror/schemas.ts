@@ -1,11 +1,11 @@
 import { X509Certificate } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { CreateMirror, CreateUpstream, UpdateMirror, UpdateUpstream, UpstreamUrl, VersionConstraint } from '../contract/bodies-mirror';
+import { CreateMirror, CreateUpstream, UpdateMirror, UpdateUpstream, UpstreamUrl, VersionConstraint } from '../contract/bodies/mirror';
 import { parseConstraint } from './version-filter';
 
 /*
- * The fields of each change: contract/bodies-mirror.ts (the web UI sends them too). Here: what
+ * The fields of each change: contract/bodies/mirror.ts (the web UI sends them too). Here: what
  * needs the daemon to check, and the rules between fields.
  */
 

@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 import type { DigestAlgorithm } from '../blobs/blob-store';
-import type { JobState, MirrorVisibility, UpstreamKind } from '../contract/wire-mirror';
+import type { JobState, MirrorVisibility, UpstreamKind } from '../contract/wire/mirror';
 
 export interface UpstreamsTable {
   id: string;

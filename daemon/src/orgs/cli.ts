@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { ORGANIZATION_ROLES } from '../contract/wire-accounts';
+import { ORGANIZATION_ROLES } from '../contract/wire/accounts';
 import type { Deps } from '../deps';
 import { DATA_HELP, print, type WithDeps } from '../auth/cli-accounts';
 

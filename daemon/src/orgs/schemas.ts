@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { Email } from '../contract/bodies-accounts';
+import { Email } from '../contract/bodies/accounts';
 import {
   CreateOrganizationDocument, UpdateOrganizationDocument, type OrganizationAttributes, type OrganizationRelationships,
-} from '../contract/bodies-jsonapi';
+} from '../contract/bodies/jsonapi';
 import { NameParams } from '../http/params';
 import type { OrganizationInput } from './tfc-service';
 
-/* Organization bodies of Boxyard's own API (/api/boxyard); those the web UI sends too: contract/bodies-accounts.ts. */
-export { CreateOrganizationBody, MemberBody } from '../contract/bodies-accounts';
+/* Organization bodies of Boxyard's own API (/api/boxyard); those the web UI sends too: contract/bodies/accounts.ts. */
+export { CreateOrganizationBody, MemberBody } from '../contract/bodies/accounts';
 export const UpdateOrganizationBody = z.object({
   organization: z.object({
     email: Email.nullish(),
@@ -17,7 +17,7 @@ export const UpdateOrganizationBody = z.object({
 });
 export const MemberParams = NameParams.extend({ username: z.string().min(1).max(256) });
 
-/* Organization bodies of the JSON:API (contract/bodies-jsonapi.ts), wire → domain: wire names stay there, here and in resources.ts. */
+/* Organization bodies of the JSON:API (contract/bodies/jsonapi.ts), wire → domain: wire names stay there, here and in resources.ts. */
 const organizationInput = (a: Partial<z.infer<typeof OrganizationAttributes>> = {}, r: z.infer<typeof OrganizationRelationships> = {}): OrganizationInput => ({
   name: a.name, email: a.email, agentPoolLimit: a['agent-pool-limit'], collaboratorAuthPolicy: a['collaborator-auth-policy'],
   costEstimationEnabled: a['cost-estimation-enabled'], sessionRemember: a['session-remember'], sessionTimeout: a['session-timeout'],

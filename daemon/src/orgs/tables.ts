@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
-import type { OrganizationRole } from '../contract/wire-accounts';
-import type { ExecutionMode } from '../contract/wire-jsonapi';
+import type { OrganizationRole } from '../contract/wire/accounts';
+import type { ExecutionMode } from '../contract/wire/jsonapi';
 
 /** Organizations share the users' name space: `name_key` is unique across both (contract/names.ts). */
 export interface OrganizationsTable {

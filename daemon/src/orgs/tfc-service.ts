@@ -3,7 +3,7 @@ import type { Page } from '../http/jsonapi/pagination';
 import type { OrganizationAccess, Caller } from './access';
 import type { OrganizationRow, OrgsRepository, TfcSettingsRow } from './repository';
 import type { OrgService } from './service';
-import type { ExecutionMode } from '../contract/wire-jsonapi';
+import type { ExecutionMode } from '../contract/wire/jsonapi';
 
 export interface OrganizationView {
   org: OrganizationRow;

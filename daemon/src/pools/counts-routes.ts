@@ -4,7 +4,7 @@ import { BOXYARD } from '../http/route-table';
 import { requireUser } from '../auth/middleware';
 import { validated } from '../http/validate';
 import { NameParams, queryValue } from '../http/params';
-import { MAX_COUNTED_POOLS, noAgents, type AgentStatusCountsAnswer } from '../contract/wire-agent-counts';
+import { MAX_COUNTED_POOLS, noAgents, type AgentStatusCountsAnswer } from '../contract/wire/agent-counts';
 import type { PoolsService } from './service';
 
 /** `?pools=apool-a,apool-b`: the pools of the page the UI shows; absent, every pool of the organization. */

@@ -6,7 +6,7 @@ import { NotFoundError } from '../lib/errors';
 import type { ProviderRef } from './access';
 import type { RegistryService } from './service';
 import type { Links } from './serialize';
-import { isArchitecture } from '../contract/bodies-registry';
+import { isArchitecture } from '../contract/bodies/registry';
 
 export interface RegistryRouteDeps {
   registry: RegistryService;

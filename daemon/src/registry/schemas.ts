@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import {
   ArchitectureName, CreateBox, CreateProvider, CreateVersion, Text, UpdateBox, UpdateProvider, UpdateVersion,
-} from '../contract/bodies-registry';
+} from '../contract/bodies/registry';
 import { queryValue, Segment } from '../http/params';
-import { SEARCH_SORTS, type SearchSort } from '../contract/wire-box-list';
+import { SEARCH_SORTS, type SearchSort } from '../contract/wire/box-list';
 
 /** What a provider created without an architecture (API v1, gem 3.0.5) is recorded as. */
 export const DEFAULT_ARCHITECTURE = 'unknown';
@@ -17,7 +17,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const enveloped = <T extends z.ZodType>(key: string, inner: T) =>
   z.preprocess((body) => (isObject(body) && Object.hasOwn(body, key) && isObject(body[key]) ? body[key] : body), inner);
 
-/* The fields of each change: contract/bodies-registry.ts (the web UI sends them too). */
+/* The fields of each change: contract/bodies/registry.ts (the web UI sends them too). */
 export const CreateBoxBody = enveloped('box', CreateBox);
 export const UpdateBoxBody = enveloped('box', UpdateBox);
 export const CreateVersionBody = enveloped('version', CreateVersion);

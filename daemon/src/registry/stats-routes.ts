@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { BOXYARD } from '../http/route-table';
 import { validated } from '../http/validate';
-import type { BoxStatsAnswer } from '../contract/wire-box-stats';
+import type { BoxStatsAnswer } from '../contract/wire/box-stats';
 import type { BoxStats } from './details';
 import { BoxParams } from './schemas';
 import { caller } from './route-helpers';

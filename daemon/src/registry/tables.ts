@@ -1,6 +1,6 @@
 import type { Generated, Selectable } from 'kysely';
 import type { DigestAlgorithm } from '../blobs/blob-store';
-import type { VersionStatus } from '../contract/wire-registry';
+import type { VersionStatus } from '../contract/wire/registry';
 
 export interface BoxesTable {
   id: string;

@@ -5,7 +5,7 @@ import { queryValue } from '../http/params';
 import { validated } from '../http/validate';
 import { requireUser } from '../auth/middleware';
 import type { Config } from '../config';
-import type { BoxListAnswer } from '../contract/wire-box-list';
+import type { BoxListAnswer } from '../contract/wire/box-list';
 import { caller, linksFor } from '../registry/route-helpers';
 import { SearchFields, withDefaultOrder } from '../registry/schemas';
 import { boxSummaryJson } from '../registry/serialize';

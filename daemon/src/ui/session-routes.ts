@@ -8,7 +8,7 @@ import type { TokenService } from '../auth/tokens-service';
 import { CreateTokenBody } from '../auth/schemas';
 import { userSelf } from '../auth/serialize';
 import { browserName } from './browser-name';
-import type { SessionAnswer } from '../contract/wire-accounts';
+import type { SessionAnswer } from '../contract/wire/accounts';
 
 export interface SessionRouteDeps {
   tokens: TokenService;

@@ -4,7 +4,7 @@ import type { IdGen } from '../lib/ids';
 import { ConflictError, NotFoundError, ValidationError } from '../lib/errors';
 import type { Page } from '../http/jsonapi/pagination';
 import type { Caller, OrganizationAccess } from '../orgs/access';
-import type { ExecutionMode } from '../contract/wire-jsonapi';
+import type { ExecutionMode } from '../contract/wire/jsonapi';
 import { NO_TRIGGERS, settingsColumns, settingsOf, withTriggerRule, type WorkspaceSettings } from './settings';
 import { nameKey } from '../contract/names';
 import type { WorkspacesRepository } from './repository';

@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { ExecutionMode } from '../contract/wire-jsonapi';
+import type { ExecutionMode } from '../contract/wire/jsonapi';
 
 export interface ProjectsTable {
   id: string;

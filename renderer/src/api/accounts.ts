@@ -4,10 +4,10 @@ import { load } from './load';
 import {
   ApiTokensAnswer, CreatedTokenJson, OrganizationDetailAnswer, OrganizationsAnswer, SettingsAnswer, SmsCodeSentAnswer,
   TotpSetupAnswer, TwoFactorMethodsAnswer, SessionAnswer, UserAnswer, UsersAnswer, type OrganizationRole, type UserJson,
-} from '../../../daemon/src/contract/wire-accounts';
+} from '../../../daemon/src/contract/wire/accounts';
 import type {
   CreateOrganizationBody, CreateTokenBody, CreateUserBody, MemberBody, NewTokenBody, RequestCodeBody, SettingsBody, UpdateUserBody,
-} from '../../../daemon/src/contract/bodies-accounts';
+} from '../../../daemon/src/contract/bodies/accounts';
 
 const B = '/api/boxyard';
 

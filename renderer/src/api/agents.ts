@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import { apiPath, type Fetcher } from './client';
 import { load } from './load';
-import { AgentJson, AgentPoolJson, AgentTokenJson, many, one } from '../../../daemon/src/contract/wire-jsonapi';
-import type { CreateAgentTokenDocument, CreatePoolDocument, UpdatePoolDocument } from '../../../daemon/src/contract/bodies-jsonapi';
-import { AgentStatusCountsAnswer, MAX_COUNTED_POOLS } from '../../../daemon/src/contract/wire-agent-counts';
+import { AgentJson, AgentPoolJson, AgentTokenJson, many, one } from '../../../daemon/src/contract/wire/jsonapi';
+import type { CreateAgentTokenDocument, CreatePoolDocument, UpdatePoolDocument } from '../../../daemon/src/contract/bodies/jsonapi';
+import { AgentStatusCountsAnswer, MAX_COUNTED_POOLS } from '../../../daemon/src/contract/wire/agent-counts';
 
 const V2 = '/api/v2';
 const J = { jsonapi: true } as const;

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import { apiPath, type Fetcher } from './client';
 import { load } from './load';
-import type { CreateBox, CreateProvider, CreateVersion, UpdateBox, UpdateVersion } from '../../../daemon/src/contract/bodies-registry';
-import { BoxStatsAnswer } from '../../../daemon/src/contract/wire-box-stats';
-import { BoxJson, ProviderJson, UploadTargetJson, VersionJson } from '../../../daemon/src/contract/wire-registry';
+import type { CreateBox, CreateProvider, CreateVersion, UpdateBox, UpdateVersion } from '../../../daemon/src/contract/bodies/registry';
+import { BoxStatsAnswer } from '../../../daemon/src/contract/wire/box-stats';
+import { BoxJson, ProviderJson, UploadTargetJson, VersionJson } from '../../../daemon/src/contract/wire/registry';
 
 const V1 = '/api/v1';
 export const boxPath = (user: string, name: string) => apiPath(`${V1}/box`, user, name);

@@ -2,7 +2,7 @@ import type { QueryKey } from '@tanstack/react-query';
 import type { Fetcher } from './client';
 import { load } from './load';
 import { queryKeys } from './query-keys';
-import { BoxListAnswer, type SearchSort } from '../../../daemon/src/contract/wire-box-list';
+import { BoxListAnswer, type SearchSort } from '../../../daemon/src/contract/wire/box-list';
 
 /**
  * The boxes list: one request per page (`GET /api/boxyard/boxes`), whatever the number of boxes.

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { Fetcher } from './client';
 import { load } from './load';
-import { TwoFactorMethodsAnswer, type DeliveryMethod } from '../../../daemon/src/contract/wire-accounts';
-import type { ProofBody, SmsEnableBody, TotpConfirmBody } from '../../../daemon/src/contract/bodies-accounts';
+import { TwoFactorMethodsAnswer, type DeliveryMethod } from '../../../daemon/src/contract/wire/accounts';
+import type { ProofBody, SmsEnableBody, TotpConfirmBody } from '../../../daemon/src/contract/bodies/accounts';
 
 const B = '/api/boxyard';
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Fetcher, RequestOptions } from './client';
 
-// The shapes themselves are the daemon's wire contract (daemon/src/contract/wire-*.ts): the same
+// The shapes themselves are the daemon's wire contract (daemon/src/contract/wire/*.ts): the same
 // schemas its tests hold its answers to, so the page and the daemon cannot drift apart unnoticed.
 
 /** Fetches and checks an answer's shape, naming the path when the daemon sends something unexpected. */

@@ -5,11 +5,11 @@ import { load } from './load';
 import {
   CacheAnswer, CreatedMirrorAnswer, ImportAnswer, JobAnswer, JobsAnswer, MirrorPlanAnswer, MirrorsAnswer, UpstreamAnswer, UpstreamsAnswer,
   type ImportResultJson,
-} from '../../../daemon/src/contract/wire-mirror';
-import type { CreateMirror, CreateUpstream, UpdateMirror } from '../../../daemon/src/contract/bodies-mirror';
+} from '../../../daemon/src/contract/wire/mirror';
+import type { CreateMirror, CreateUpstream, UpdateMirror } from '../../../daemon/src/contract/bodies/mirror';
 import {
   CachePurgeAnswer, CacheSizeAnswer, ExportLine, ImportFolderAnswer, MirrorAnswer, UpstreamTestAnswer, type ExportRequest,
-} from '../../../daemon/src/contract/wire-mirror-actions';
+} from '../../../daemon/src/contract/wire/mirror-actions';
 import { ApiError, CSRF_HEADERS, errorMessages } from './client';
 
 const B = '/api/boxyard';

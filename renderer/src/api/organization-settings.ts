@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import { apiPath, type Fetcher } from './client';
 import { load } from './load';
-import { OrganizationJson, one, type ExecutionMode } from '../../../daemon/src/contract/wire-jsonapi';
-import type { UpdateOrganizationDocument } from '../../../daemon/src/contract/bodies-jsonapi';
+import { OrganizationJson, one, type ExecutionMode } from '../../../daemon/src/contract/wire/jsonapi';
+import type { UpdateOrganizationDocument } from '../../../daemon/src/contract/bodies/jsonapi';
 
 // An organization's agent settings as HCP Terraform shows them (JSON:API under /api/v2): the
 // agent-pool limit and the defaults for new workspaces, which Boxyard's own organization answer

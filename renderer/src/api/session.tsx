@@ -2,7 +2,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useState, t
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, makeFetcher, type Fetcher } from './client';
 import { currentSession, logout } from './accounts';
-import type { UserJson } from '../../../daemon/src/contract/wire-accounts';
+import type { UserJson } from '../../../daemon/src/contract/wire/accounts';
 import { queryKeys } from './query-keys';
 
 export interface Session {

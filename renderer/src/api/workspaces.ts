@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import { apiPath, type Fetcher } from './client';
 import { load } from './load';
-import { WorkspaceJson, many, one } from '../../../daemon/src/contract/wire-jsonapi';
-import type { CreateWorkspaceDocument, UpdateWorkspaceDocument } from '../../../daemon/src/contract/bodies-jsonapi';
+import { WorkspaceJson, many, one } from '../../../daemon/src/contract/wire/jsonapi';
+import type { CreateWorkspaceDocument, UpdateWorkspaceDocument } from '../../../daemon/src/contract/bodies/jsonapi';
 
 const V2 = '/api/v2';
 const J = { jsonapi: true } as const;

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { deleteAgent, listAgents } from '../api/agents';
-import { DELETABLE_AGENT_STATUSES } from '../../../daemon/src/contract/wire-jsonapi';
+import { DELETABLE_AGENT_STATUSES } from '../../../daemon/src/contract/wire/jsonapi';
 import { useSession } from '../api/session';
 import { queryKeys } from '../api/query-keys';
 import { ErrorNote, Loading, Section, StatusBadge, useAction } from './ui';

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { changePassword } from '../api/accounts';
 import { isApiError } from '../api/client';
 import { useSession } from '../api/session';
-import { MIN_PASSWORD_LENGTH } from '../../../daemon/src/contract/bodies-accounts';
+import { MIN_PASSWORD_LENGTH } from '../../../daemon/src/contract/bodies/accounts';
 import { ErrorNote, Section, useAction } from './ui';
 import { queryKeys } from '../api/query-keys';
 

@@ -4,7 +4,7 @@ import { listPools } from '../api/agents';
 import { useSession } from '../api/session';
 import { getOrganizationSettings, updateOrganizationSettings } from '../api/organization-settings';
 import { queryKeys } from '../api/query-keys';
-import { EXECUTION_MODES, type ExecutionMode, type OrganizationJson } from '../../../daemon/src/contract/wire-jsonapi';
+import { EXECUTION_MODES, type ExecutionMode, type OrganizationJson } from '../../../daemon/src/contract/wire/jsonapi';
 import { ErrorNote, Loading, Section, useAction } from './ui';
 
 const MODE_WORDS: Record<ExecutionMode, string> = { remote: 'remote (on the server)', local: 'local (on the user\'s machine)', agent: 'agent (on an agent pool)' };

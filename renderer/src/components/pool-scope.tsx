@@ -4,7 +4,7 @@ import { setPoolScope } from '../api/agents';
 import { useSession } from '../api/session';
 import { listWorkspaces } from '../api/workspaces';
 import { idsOf } from '../api/load';
-import type { AgentPoolJson } from '../../../daemon/src/contract/wire-jsonapi';
+import type { AgentPoolJson } from '../../../daemon/src/contract/wire/jsonapi';
 import { ErrorNote, Section, useAction } from './ui';
 import { queryKeys } from '../api/query-keys';
 

@@ -6,7 +6,7 @@ import { ErrorNote } from './ui';
 import { UploadProgress, useUpload } from './use-upload';
 import { UploadDrop } from './upload-drop';
 import { queryKeys } from '../api/query-keys';
-import { ARCHITECTURES, type Architecture } from '../../../daemon/src/contract/bodies-registry';
+import { ARCHITECTURES, type Architecture } from '../../../daemon/src/contract/bodies/registry';
 import { DIGEST_ALGORITHMS, type DigestAlgorithm } from '../../../daemon/src/contract/checksums';
 
 /** Suggestions only: any provider name vagrant knows is accepted. */

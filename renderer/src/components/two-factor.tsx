@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { toString as qrSvg } from 'qrcode/lib/browser';
 import { beginTotp, twoFactorMethods } from '../api/accounts';
 import { confirmTotp, disableTwoFactor, enableSms } from '../api/credentials';
-import type { DeliveryMethod } from '../../../daemon/src/contract/wire-accounts';
+import type { DeliveryMethod } from '../../../daemon/src/contract/wire/accounts';
 import { useSession } from '../api/session';
 import { CopyField, ErrorNote, Section, confirmed, useAction } from './ui';
 import { queryKeys } from '../api/query-keys';

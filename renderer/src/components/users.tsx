@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { createUser, deleteUser, listUsers } from '../api/accounts';
 import { useSession } from '../api/session';
-import { MIN_PASSWORD_LENGTH } from '../../../daemon/src/contract/bodies-accounts';
+import { MIN_PASSWORD_LENGTH } from '../../../daemon/src/contract/bodies/accounts';
 import { ErrorNote, Loading, Section, confirmed, useAction } from './ui';
 import { queryKeys } from '../api/query-keys';
 import { When } from './relative-time';

@@ -1,8 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { deleteVersion, setVersionStatus, updateVersion } from '../api/boxes';
 import { useSession } from '../api/session';
-import type { VersionJson } from '../../../daemon/src/contract/wire-registry';
-import type { VersionStatsJson } from '../../../daemon/src/contract/wire-box-stats';
+import type { VersionJson } from '../../../daemon/src/contract/wire/registry';
+import type { VersionStatsJson } from '../../../daemon/src/contract/wire/box-stats';
 import { ErrorNote, StatusBadge, confirmed, formatTime, useAction } from './ui';
 import { ProviderForm } from './provider-form';
 import { queryKeys, boxViews } from '../api/query-keys';

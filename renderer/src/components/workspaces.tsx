@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { listPools } from '../api/agents';
 import { useSession } from '../api/session';
 import { createWorkspace, deleteWorkspace, listWorkspaces, setWorkspacePool } from '../api/workspaces';
-import type { AgentPoolJson, WorkspaceJson } from '../../../daemon/src/contract/wire-jsonapi';
+import type { AgentPoolJson, WorkspaceJson } from '../../../daemon/src/contract/wire/jsonapi';
 import { ErrorNote, Loading, Section, confirmed, useAction } from './ui';
 import { queryKeys } from '../api/query-keys';
 

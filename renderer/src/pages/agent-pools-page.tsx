@@ -8,8 +8,8 @@ import { useNamespaces } from '../api/use-namespaces';
 import { ErrorNote, Loading, Section, useAction } from '../components/ui';
 import { PoolLimitNote } from '../components/pool-limit-note';
 import { queryKeys } from '../api/query-keys';
-import { AGENT_STATUSES } from '../../../daemon/src/contract/wire-jsonapi';
-import { noAgents, type AgentStatusCounts } from '../../../daemon/src/contract/wire-agent-counts';
+import { AGENT_STATUSES } from '../../../daemon/src/contract/wire/jsonapi';
+import { noAgents, type AgentStatusCounts } from '../../../daemon/src/contract/wire/agent-counts';
 import { When } from '../components/relative-time';
 
 function NewPoolForm({ org }: { org: string }) {

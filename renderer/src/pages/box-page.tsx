@@ -7,7 +7,7 @@ import { ErrorNote, Loading, Section, confirmed, useAction } from '../components
 import { useCachedBox } from '../components/mirror/cached-boxes';
 import { ImportDrop } from '../components/mirror/import-drop';
 import { queryKeys } from '../api/query-keys';
-import type { BoxJson } from '../../../daemon/src/contract/wire-registry';
+import type { BoxJson } from '../../../daemon/src/contract/wire/registry';
 import { BoxAbout } from '../components/box/box-about';
 import { UseIt } from '../components/box/use-it';
 import { VersionList } from '../components/box/version-list';

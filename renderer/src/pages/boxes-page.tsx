@@ -3,7 +3,7 @@ import { Link, useLocation, useSearchParams } from 'react-router-dom';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useSession } from '../api/session';
 import { boxListKey, listBoxes, paramsOf, queryOf, type BoxListParams } from '../api/catalogue';
-import type { BoxSummaryJson } from '../../../daemon/src/contract/wire-registry';
+import type { BoxSummaryJson } from '../../../daemon/src/contract/wire/registry';
 import { ErrorNote, Loading, Section } from '../components/ui';
 import { ImportDrop } from '../components/mirror/import-drop';
 import { BoxFilters } from '../components/catalogue/box-filters';

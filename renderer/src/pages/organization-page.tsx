@@ -7,7 +7,7 @@ import { ErrorNote, Loading, Section, confirmed, useAction } from '../components
 import { Workspaces } from '../components/workspaces';
 import { OrganizationAgentSettings } from '../components/organization-agent-settings';
 import { queryKeys } from '../api/query-keys';
-import { ORGANIZATION_ROLES, type MemberJson, type OrganizationRole } from '../../../daemon/src/contract/wire-accounts';
+import { ORGANIZATION_ROLES, type MemberJson, type OrganizationRole } from '../../../daemon/src/contract/wire/accounts';
 import { When } from '../components/relative-time';
 
 function Members({ org, members }: { org: string; members: MemberJson[] }) {

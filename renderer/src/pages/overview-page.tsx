@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { getOverview } from '../api/overview';
 import { useSession } from '../api/session';
 import { queryKeys } from '../api/query-keys';
-import type { ActivityJson, OverviewJson } from '../../../daemon/src/contract/wire-overview';
+import type { ActivityJson, OverviewJson } from '../../../daemon/src/contract/wire/overview';
 import { CopyField, ErrorNote, Loading, Section, StatusBadge } from '../components/ui';
 import { formatBytes } from '../components/format';
 import { When } from '../components/relative-time';

@@ -6,7 +6,7 @@ import { SecretBox } from '../../lib/secret-box';
 import { ValidationError } from '../../lib/errors';
 import type { AccountRepository, UserRow } from '../repository';
 import type { SmsSender } from './sms-sender';
-import type { DeliveryMethod } from '../../contract/wire-accounts';
+import type { DeliveryMethod } from '../../contract/wire/accounts';
 
 const SMS_CODE_TTL_MS = 10 * 60 * 1000;
 const PERIOD = 30;

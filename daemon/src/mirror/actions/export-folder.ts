@@ -10,7 +10,7 @@ import type { Clock } from '../../lib/clock';
 import { ConflictError, ForbiddenError, ValidationError } from '../../lib/errors';
 import type { RegistryService } from '../../registry/service';
 import { sortByGemVersionDesc } from '../../registry/versions/gem-version';
-import type { ExportLine, ExportRequest } from '../../contract/wire-mirror-actions';
+import type { ExportLine, ExportRequest } from '../../contract/wire/mirror-actions';
 import { parseBoxSpec, type PlannedBox, type PlannedFile } from '../cli/export-plan';
 import { writeJsonAtomic } from '../cli/files';
 import { MANIFEST_FILE, exportFileName, type ExportManifest } from '../upstreams/catalog-schema';

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { requireUser } from '../../auth/middleware';
 import type { ErrorCode } from '../../contract/error-codes';
-import { ExportBody, ImportFolderBody, type ExportLine } from '../../contract/wire-mirror-actions';
+import { ExportBody, ImportFolderBody, type ExportLine } from '../../contract/wire/mirror-actions';
 import { BOXYARD } from '../../http/route-table';
 import { queryValue } from '../../http/params';
 import { validated } from '../../http/validate';

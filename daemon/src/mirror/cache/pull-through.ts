@@ -6,7 +6,7 @@ import type { BlobHolds } from '../../blobs/holds';
 import type { Clock } from '../../lib/clock';
 import type { PublishService } from '../../registry/versions/publish-service';
 import { AccountName } from '../../contract/names';
-import { BoxName } from '../../contract/bodies-registry';
+import { BoxName } from '../../contract/bodies/registry';
 import { planBox } from '../planner';
 import type { MirrorRepository, UpstreamRow } from '../repository';
 import { sourceFor } from '../upstreams/source';

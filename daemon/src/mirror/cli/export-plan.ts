@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describeIssues } from '../../http/validate';
 import { isGemVersion } from '../../contract/names';
-import { BoxName, isArchitecture } from '../../contract/bodies-registry';
+import { BoxName, isArchitecture } from '../../contract/bodies/registry';
 import { DEFAULT_ARCHITECTURE } from '../../registry/schemas';
 import { exportFileName, UpstreamCatalog } from '../upstreams/catalog-schema';
 import { ApiError, type BoxyardClient } from './client';

@@ -1,4 +1,4 @@
-import type { MirrorPlanJson } from '../../contract/wire-mirror';
+import type { MirrorPlanJson } from '../../contract/wire/mirror';
 import { formatBytes } from './meter';
 
 /** A plan as `boxyard mirror` prints it before the copy (and alone with --dry-run). */

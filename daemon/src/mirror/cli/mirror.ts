@@ -6,7 +6,7 @@ import { ApiError, BoxyardClient, collect, positiveInt, withServerOptions, type 
 import { createMeter, type Meter, type Progress } from './meter';
 import { BOXYARD } from '../../http/route-table';
 import { pathTo } from '../../http/urls';
-import type { MirrorPlanJson } from '../../contract/wire-mirror';
+import type { MirrorPlanJson } from '../../contract/wire/mirror';
 import { clientLines } from '../../contract/client-lines';
 import { planRefusal, renderPlan } from './mirror-plan';
 import { readCaFile } from '../../tls/client-fetch';

@@ -3,7 +3,7 @@ import { BOXYARD } from '../../http/route-table';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { requireUser } from '../../auth/middleware';
-import { Text } from '../../contract/bodies-registry';
+import { Text } from '../../contract/bodies/registry';
 import { queryValue, Segment } from '../../http/params';
 import { validated } from '../../http/validate';
 import type { ImportService } from './service';

@@ -9,7 +9,7 @@ import { UpstreamError } from '../../lib/errors';
 import { describeIssues } from '../../http/validate';
 import { ExportManifest, MANIFEST_FILE, UpstreamBoxInfo, UpstreamCatalog } from './catalog-schema';
 import type { UpstreamRow } from '../repository';
-import type { UpstreamKind } from '../../contract/wire-mirror';
+import type { UpstreamKind } from '../../contract/wire/mirror';
 import { UpstreamRefusedError, type UpstreamGate } from './http';
 
 /** The bytes of one upstream file from `offset` on (0 when the upstream ignored the range). */

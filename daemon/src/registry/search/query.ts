@@ -7,7 +7,7 @@ import type { TableClock } from '../../store/cache/table-clock';
 import { boxes } from '../box-query';
 import type { BoxRecord } from '../tables';
 import { containsPhrase, ftsPhrase, type TextIndex } from './text';
-import type { SearchSort } from '../../contract/wire-box-list';
+import type { SearchSort } from '../../contract/wire/box-list';
 
 export interface SearchFilter {
   q?: string;

@@ -1,8 +1,8 @@
 import { deleteProvider, type ProviderRef } from '../../api/boxes';
 import { useSession } from '../../api/session';
 import { queryKeys } from '../../api/query-keys';
-import type { ProviderJson } from '../../../../daemon/src/contract/wire-registry';
-import type { ProviderStatsJson } from '../../../../daemon/src/contract/wire-box-stats';
+import type { ProviderJson } from '../../../../daemon/src/contract/wire/registry';
+import type { ProviderStatsJson } from '../../../../daemon/src/contract/wire/box-stats';
 import { CopyField, ErrorNote, confirmed, useAction } from '../ui';
 import { UploadProgress, useUpload } from '../use-upload';
 import { UploadDrop } from '../upload-drop';

@@ -1,4 +1,4 @@
-import type { BoxStatsAnswer } from '../../../../daemon/src/contract/wire-box-stats';
+import type { BoxStatsAnswer } from '../../../../daemon/src/contract/wire/box-stats';
 import { When } from '../relative-time';
 
 type Follows = NonNullable<BoxStatsAnswer['stats']['upstream']>;

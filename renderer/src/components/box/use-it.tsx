@@ -1,5 +1,5 @@
 import { boxAddSnippet, vagrantfileSnippet } from '../../api/boxes';
-import type { BoxJson } from '../../../../daemon/src/contract/wire-registry';
+import type { BoxJson } from '../../../../daemon/src/contract/wire/registry';
 import { CopyField, Section } from '../ui';
 import { plural } from './counts';
 

@@ -1,6 +1,6 @@
 import { useSearchParams } from 'react-router-dom';
-import type { VersionJson } from '../../../../daemon/src/contract/wire-registry';
-import type { BoxStatsAnswer } from '../../../../daemon/src/contract/wire-box-stats';
+import type { VersionJson } from '../../../../daemon/src/contract/wire/registry';
+import type { BoxStatsAnswer } from '../../../../daemon/src/contract/wire/box-stats';
 import { VersionCard } from '../version-card';
 
 /** Versions per page: a box with a hundred versions stays a short page. */

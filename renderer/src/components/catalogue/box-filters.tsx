@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { ARCHITECTURES } from '../../../../daemon/src/contract/bodies-registry';
+import { ARCHITECTURES } from '../../../../daemon/src/contract/bodies/registry';
 import { LIST_SORTS, type BoxListParams, type ListSort } from '../../api/catalogue';
 
 const SORT_LABELS: Record<ListSort, string> = { downloads: 'Most downloaded', updated: 'Recently updated', name: 'Name' };

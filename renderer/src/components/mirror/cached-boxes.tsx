@@ -1,7 +1,7 @@
 import { Link } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
 import { cacheSize, listCache, purgeCache } from '../../api/mirrors';
-import type { CachedBoxJson } from '../../../../daemon/src/contract/wire-mirror';
+import type { CachedBoxJson } from '../../../../daemon/src/contract/wire/mirror';
 import { useSession } from '../../api/session';
 import { ErrorNote, Loading, Section, confirmed, useAction } from '../ui';
 import { formatBytes } from '../format';

@@ -1,7 +1,7 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { exportFolder, importFolder, splitList } from '../../api/mirrors';
-import type { ExportLine } from '../../../../daemon/src/contract/wire-mirror-actions';
+import type { ExportLine } from '../../../../daemon/src/contract/wire/mirror-actions';
 import { useSession } from '../../api/session';
 import { formatBytes } from '../format';
 import { ErrorNote, Section, useAction } from '../ui';

@@ -1,7 +1,7 @@
 import { useState, type DragEvent, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { importBoxFile } from '../../api/mirrors';
-import type { ImportResultJson } from '../../../../daemon/src/contract/wire-mirror';
+import type { ImportResultJson } from '../../../../daemon/src/contract/wire/mirror';
 import { useNamespaces } from '../../api/use-namespaces';
 import { formatBytes } from '../format';
 import { ErrorNote } from '../ui';

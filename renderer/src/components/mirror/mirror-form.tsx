@@ -5,7 +5,7 @@ import { useSession } from '../../api/session';
 import { numberOrUndefined } from '../format';
 import { ErrorNote, useAction } from '../ui';
 import { queryKeys } from '../../api/query-keys';
-import { ARCHITECTURES, isArchitecture, type Architecture } from '../../../../daemon/src/contract/bodies-registry';
+import { ARCHITECTURES, isArchitecture, type Architecture } from '../../../../daemon/src/contract/bodies/registry';
 
 interface Draft {
   upstream: string; source: string; target: string; versionMode: 'all' | 'range' | 'latest'; versions: string; latest: string;

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { cancelJob, listJobs } from '../../api/mirrors';
-import { ACTIVE_JOB_STATES, type JobJson } from '../../../../daemon/src/contract/wire-mirror';
+import { ACTIVE_JOB_STATES, type JobJson } from '../../../../daemon/src/contract/wire/mirror';
 import { useSession } from '../../api/session';
 import { formatBytes, formatDuration } from '../format';
 import { ErrorNote, StatusBadge, useAction } from '../ui';

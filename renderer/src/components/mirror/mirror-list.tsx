@@ -1,7 +1,7 @@
 import { Link } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
 import { deleteMirror, listMirrors, runMirror } from '../../api/mirrors';
-import { ACTIVE_JOB_STATES, type MirrorJson } from '../../../../daemon/src/contract/wire-mirror';
+import { ACTIVE_JOB_STATES, type MirrorJson } from '../../../../daemon/src/contract/wire/mirror';
 import { useSession } from '../../api/session';
 import { MirrorJobs } from './mirror-jobs';
 import { ErrorNote, Loading, confirmed, useAction } from '../ui';

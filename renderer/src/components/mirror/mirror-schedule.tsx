@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { updateMirror } from '../../api/mirrors';
-import type { MirrorJson } from '../../../../daemon/src/contract/wire-mirror';
+import type { MirrorJson } from '../../../../daemon/src/contract/wire/mirror';
 import { useSession } from '../../api/session';
 import { numberOrUndefined } from '../format';
 import { ErrorNote, formatTime, useAction } from '../ui';

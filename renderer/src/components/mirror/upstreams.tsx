@@ -1,8 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { createUpstream, deleteUpstream, listUpstreams, testUpstream, type NewUpstream } from '../../api/mirrors';
-import type { UpstreamJson } from '../../../../daemon/src/contract/wire-mirror';
-import type { UpstreamTestJson } from '../../../../daemon/src/contract/wire-mirror-actions';
+import type { UpstreamJson } from '../../../../daemon/src/contract/wire/mirror';
+import type { UpstreamTestJson } from '../../../../daemon/src/contract/wire/mirror-actions';
 import { useSession } from '../../api/session';
 import { numberOrUndefined } from '../format';
 import { ErrorNote, Loading, Section, confirmed, useAction } from '../ui';

@@ -1,7 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { planMirror, type NewMirror } from '../../api/mirrors';
 import { useSession } from '../../api/session';
-import { MIRROR_VISIBILITIES, type MirrorPlanJson, type MirrorVisibility } from '../../../../daemon/src/contract/wire-mirror';
+import { MIRROR_VISIBILITIES, type MirrorPlanJson, type MirrorVisibility } from '../../../../daemon/src/contract/wire/mirror';
 import { numberOrUndefined } from '../format';
 import { ErrorNote, useAction } from '../ui';
 

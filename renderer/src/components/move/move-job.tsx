@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { getJob } from '../../api/mirrors';
 import { useSession } from '../../api/session';
 import { queryKeys } from '../../api/query-keys';
-import { ACTIVE_JOB_STATES } from '../../../../daemon/src/contract/wire-mirror';
+import { ACTIVE_JOB_STATES } from '../../../../daemon/src/contract/wire/mirror';
 import { JobProgress, useResultsWhenFinished } from '../mirror/mirror-jobs';
 import { ErrorNote, Loading, Section } from '../ui';
 import { MoveResult } from './move-result';

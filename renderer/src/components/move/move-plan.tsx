@@ -1,7 +1,7 @@
 import { createMirror } from '../../api/mirrors';
 import { useSession } from '../../api/session';
 import { queryKeys } from '../../api/query-keys';
-import type { JobJson, MirrorPlanJson } from '../../../../daemon/src/contract/wire-mirror';
+import type { JobJson, MirrorPlanJson } from '../../../../daemon/src/contract/wire/mirror';
 import { formatBytes } from '../format';
 import { Stat } from '../stat';
 import { ErrorNote, Section, useAction } from '../ui';

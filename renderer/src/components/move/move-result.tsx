@@ -4,7 +4,7 @@ import { getOverview } from '../../api/overview';
 import { useSession } from '../../api/session';
 import { queryKeys } from '../../api/query-keys';
 import { clientLines } from '../../../../daemon/src/contract/client-lines';
-import type { JobJson } from '../../../../daemon/src/contract/wire-mirror';
+import type { JobJson } from '../../../../daemon/src/contract/wire/mirror';
 import { fieldWords } from '../box/upstream-note';
 import { CopyField, Loading, Section } from '../ui';
 import { SkippedBoxes } from './move-plan';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isGemVersion, MAX_VERSION_LENGTH, PathName } from './names';
+import { isGemVersion, MAX_VERSION_LENGTH, PathName } from '../names';
 
 /**
  * What the box registry's changes take (Vagrant Cloud API v1/v2: `POST /boxes`, `…/versions`,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ARCHITECTURES, BoxName } from './bodies-registry';
-import { AccountName } from './names';
-import { UPSTREAM_KINDS } from './wire-mirror';
+import { ARCHITECTURES, BoxName } from './registry';
+import { AccountName } from '../names';
+import { UPSTREAM_KINDS } from '../wire/mirror';
 
 /**
  * What the mirroring API's changes take (under /api/boxyard; docs/mirroring-api.md): the part

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JOB_STATES } from './wire-mirror';
+import { JOB_STATES } from './mirror';
 
 /**
  * `GET /api/boxyard/overview`: the web UI's first page for a signed-in user, as the daemon sends it

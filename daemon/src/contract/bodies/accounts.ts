@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { AccountName } from './names';
-import { ORGANIZATION_ROLES } from './wire-accounts';
+import { AccountName } from '../names';
+import { ORGANIZATION_ROLES } from '../wire/accounts';
 
 /**
  * What Boxyard's account changes take (under /api/boxyard, and the token requests of /api/v1)

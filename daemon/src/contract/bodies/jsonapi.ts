@@ -1,7 +1,7 @@
 import { z, type ZodType } from 'zod';
-import { EXECUTION_MODES } from './wire-jsonapi';
-import { AccountName } from './names';
-import { Email } from './bodies-accounts';
+import { EXECUTION_MODES } from '../wire/jsonapi';
+import { AccountName } from '../names';
+import { Email } from './accounts';
 
 /**
  * What the HCP Terraform-compatible API's changes take (JSON:API under /api/v2): the request

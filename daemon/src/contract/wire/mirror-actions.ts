@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ERROR_CODES } from './error-codes';
-import { JobJson, MirrorJson } from './wire-mirror';
+import { ERROR_CODES } from '../error-codes';
+import { JobJson, MirrorJson } from './mirror';
 
 /**
  * The mirroring API's actions beside its resources (under /api/boxyard; docs/mirroring-api.md):

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AGENT_STATUSES, type AgentStatus } from './wire-jsonapi';
+import { AGENT_STATUSES, type AgentStatus } from './jsonapi';
 
 /**
  * `GET /api/boxyard/organizations/:name/agent-status-counts`: how many agents of each status each

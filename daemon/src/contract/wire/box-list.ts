@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BoxSummaryJson } from './wire-registry';
+import { BoxSummaryJson } from './registry';
 
 /**
  * The web UI's box list, `GET /api/boxyard/boxes` (daemon/src/ui/box-list-routes.ts): a page of
