@@ -132,3 +132,12 @@ describe('the NUL character', () => {
     expect(await dbSnapshot()).toBe(before);
   });
 });
+
+describe('a body nested very deep', () => {
+  it('is answered without a crash (the NUL check walks it without recursion)', async () => {
+    const deep = `{"box":${'['.repeat(200_000)}"a\\u0000"${']'.repeat(200_000)}}`;
+    const r = await api.put('/api/v1/box/fuzzer/target', deep, { raw: true });
+    expect(r.status, r.text).toBeLessThan(500);
+    expect(r.status).toBeGreaterThanOrEqual(400);
+  });
+});

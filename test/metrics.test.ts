@@ -111,10 +111,13 @@ describe('GET /metrics (Prometheus)', () => {
     expect(refused.json).toMatchObject({ code: 'forbidden', errors: [expect.stringMatching(/BOXYARD_METRICS_TOKEN/)] });
     expect((await d.http.get('/metrics', { headers: { ...far, authorization: `Bearer ${d.adminToken}` } })).status).toBe(403);
     expect((await d.http.get('/metrics', { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(403);
+    // The daemon trusts X-Forwarded-For for client addresses, but a forwarded request is never "this machine":
+    // anyone reaching it directly could write 127.0.0.1 there.
+    expect((await d.http.get('/metrics', { headers: { 'x-forwarded-for': '127.0.0.1' } })).status).toBe(403);
     const allowed = await d.http.get('/metrics', { headers: { ...far, authorization: `Bearer ${SCRAPE_TOKEN}` } });
     expect(allowed.status).toBe(200);
     expect(allowed.text).toContain('# TYPE boxyard_http_requests_total counter');
     // The refusals are counted too, under the fixed label.
-    expect(value((await d.http.get('/metrics')).text, 'boxyard_http_requests_total{route="/metrics",method="GET",status="403"}')).toBe(3);
+    expect(value((await d.http.get('/metrics')).text, 'boxyard_http_requests_total{route="/metrics",method="GET",status="403"}')).toBe(4);
   });
 });

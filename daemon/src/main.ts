@@ -49,6 +49,19 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
     await deps.close();
     throw err;
   });
+  // Whatever fails from here on closes what was opened: the certificate's renewal and the plain port.
+  deps.onClose(() => deps.tls?.stop());
+  try {
+    return await serveWith(deps, config, server, secure, plain);
+  } catch (err) {
+    await plain?.close();
+    await deps.close();
+    throw err;
+  }
+}
+
+/** The rest of the start, once the certificate is had: accounts, background work, the daemon's own port. */
+async function serveWith(deps: Deps, config: Config, server: Server, secure: ((server: Server) => SecureListener) | undefined, plain: Port | undefined): Promise<RunningDaemon> {
   const admin = await deps.accounts.ensureAdmin(config.adminUsername, config.adminPassword);
   const sealed = await deps.twoFactor.sealStoredSecrets();
   if (sealed > 0) deps.log.info({ users: sealed }, 'encrypted stored TOTP secrets with secret.key');
@@ -74,14 +87,7 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
     }
     return stopAll;
   }));
-  let listeners: Port[];
-  try {
-    listeners = [await listen(server, secure, config), ...(plain ? [plain] : [])];
-  } catch (err) {
-    await plain?.close();
-    await deps.close();
-    throw err;
-  }
+  const listeners = [await listen(server, secure, config), ...(plain ? [plain] : [])];
   const { port } = listeners[0].address() as AddressInfo;
   deps.listening.port = port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host === LAN_HOST ? DEFAULT_HOST : config.host;
@@ -115,8 +121,12 @@ interface Port { address(): AddressInfo | string | null; close(): Promise<void> 
 async function startTls(deps: Deps, config: Config): Promise<((server: Server) => SecureListener) | undefined> {
   if (!deps.tls) return undefined;
   let listener: SecureListener | undefined;
-  const first = await deps.tls.start((c) => listener?.update(c));
-  return (server) => (listener = new SecureListener(server, first, config.headersTimeoutSeconds * 1000));
+  // A certificate renewed before the listener exists (one due at start) is the one it begins with.
+  let latest = await deps.tls.start((c) => {
+    latest = c;
+    listener?.update(c);
+  });
+  return (server) => (listener = new SecureListener(server, latest, config.headersTimeoutSeconds * 1000));
 }
 
 function openPort(s: NetServer, port: number, host: string, close = () => new Promise<void>((r) => s.close(() => r()))): Promise<Port> {

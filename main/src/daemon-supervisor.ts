@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { MALLOC_ENV } from '../../bin/malloc-env.mjs';
-import { DEFAULT_HOST, LAN_HOST, servesHttps, type DaemonState, type DesktopSettings } from '../../daemon/src/contract/ipc';
+import { DEFAULT_HOST, LAN_HOST, httpsMode, type DaemonState, type DesktopSettings } from '../../daemon/src/contract/ipc';
 
 export interface SupervisorStatus { state: DaemonState; url: string | null; lastError: string | null }
 
@@ -91,9 +91,12 @@ export class DaemonSupervisor {
    * given (HTTP-01 on port 80), else Boxyard's CA (`--tls auto`).
    */
   args(s: DesktopSettings): string[] {
-    const acme = s.acmeUrl ? ['--tls', 'acme', '--public-url', s.acmeUrl, ...(s.acmeEmail ? ['--acme-email', s.acmeEmail] : [])] : undefined;
-    const own = s.tlsCert && s.tlsKey ? ['--tls-cert', s.tlsCert, '--tls-key', s.tlsKey] : undefined;
-    const tls = servesHttps(s) ? (acme ?? own ?? ['--tls', 'auto']) : [];
+    const tls = {
+      off: [],
+      auto: ['--tls', 'auto'],
+      files: ['--tls-cert', s.tlsCert!, '--tls-key', s.tlsKey!],
+      acme: ['--tls', 'acme', '--public-url', s.acmeUrl!, ...(s.acmeEmail ? ['--acme-email', s.acmeEmail] : [])],
+    }[httpsMode(s)];
     return [this.opts.script, 'serve', '--data', this.opts.dataDir, '--host', s.lanAccess ? LAN_HOST : DEFAULT_HOST, '--port', String(s.port), ...tls];
   }
 

@@ -12,20 +12,24 @@ const TRUSTED = 0;
 const CHROMIUM_DECIDES = -3;
 
 /**
- * The app window trusts the daemon it started on `--tls auto` (the LAN switch's HTTPS): a server
- * certificate issued by the CA in the daemon's data folder, within its dates, naming the host the
- * window loads, is trusted for that host alone. Every other certificate is Chromium's to judge, as
- * in any browser; nothing is trusted system-wide.
+ * The app window trusts the daemon it started, for the host the window loads and that host alone:
+ * on `--tls auto` a server certificate issued by the CA in the daemon's data folder, within its
+ * dates, naming that host; with your own or an ACME certificate (`servedFile` names it: it names
+ * the public host, not the address the window loads) exactly that certificate, within its dates.
+ * Every other certificate is Chromium's to judge, as in any browser; nothing is trusted system-wide.
  */
-export function daemonCertificateVerifier(o: { dataDir: string; daemonHost: () => string | null; now?: () => Date }) {
+export function daemonCertificateVerifier(o: { dataDir: string; daemonHost: () => string | null; servedFile?: () => string | null; now?: () => Date }) {
   const trusted = (req: VerifyRequest): boolean => {
     if (req.hostname !== o.daemonHost()) return false;
     try {
-      const ca = new X509Certificate(readFileSync(join(o.dataDir, LOCAL_CA_FILE), 'utf8'));
       const leaf = new X509Certificate(req.certificate.data);
       const now = o.now?.() ?? new Date();
+      if (new Date(leaf.validFrom) > now || now >= new Date(leaf.validTo)) return false;
+      const served = o.servedFile?.();
+      if (served) return new X509Certificate(readFileSync(served, 'utf8')).fingerprint256 === leaf.fingerprint256;
+      const ca = new X509Certificate(readFileSync(join(o.dataDir, LOCAL_CA_FILE), 'utf8'));
       const named = isIP(req.hostname) ? leaf.checkIP(req.hostname) : leaf.checkHost(req.hostname);
-      return leaf.checkIssued(ca) && leaf.verify(ca.publicKey) && new Date(leaf.validFrom) <= now && now < new Date(leaf.validTo) && named !== undefined;
+      return leaf.checkIssued(ca) && leaf.verify(ca.publicKey) && named !== undefined;
     } catch {
       return false;
     }

@@ -2,11 +2,11 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
-import { servesHttps, type DesktopInfo, type DesktopSettings, type Welcome } from '../../daemon/src/contract/ipc';
+import { httpsMode, type DesktopInfo, type DesktopSettings, type Welcome } from '../../daemon/src/contract/ipc';
 import { daemonCertificateVerifier } from './daemon-trust';
 import { DaemonSupervisor, type SupervisorStatus } from './daemon-supervisor';
 import { DaemonSettingsCli, type RuntimeSwitches } from './daemon-settings';
-import { LOCAL_CA_FILE, lanUrls } from '../../daemon/src/contract/lan';
+import { ACME_CERT_FILE, LOCAL_CA_FILE, lanUrls } from '../../daemon/src/contract/lan';
 import type { BrowserWindowLike, ElectronMain } from './electron-api';
 import { registerIpc } from './ipc';
 import { SettingsStore } from './settings-store';
@@ -89,7 +89,8 @@ class DesktopShell {
   private lanUrls = (): string[] => (this.supervisor.current().url ? lanUrls(this.settings.lanAccess, this.settings.port, networkInterfaces(), this.https() ? 'https' : 'http') : []);
   /** The CA colleagues trust (README "HTTPS"): its fingerprint, while the daemon serves HTTPS. */
   private caFingerprint = (): string | null => {
-    if (!this.https() || !servesHttps(this.settings)) return null;
+    // Only Boxyard's own CA has a fingerprint to check; your own or an ACME certificate is trusted as any site's.
+    if (!this.https() || httpsMode(this.settings) !== 'auto') return null;
     try {
       return new X509Certificate(readFileSync(join(this.dataDir, LOCAL_CA_FILE), 'utf8')).fingerprint256;
     } catch {
@@ -156,6 +157,8 @@ class DesktopShell {
     this.electron.session.defaultSession.setCertificateVerifyProc(daemonCertificateVerifier({
       dataDir: this.dataDir,
       daemonHost: () => { const u = this.supervisor.current().url; return u ? new URL(u).hostname : null; },
+      // Your own or an ACME certificate names the public host, not the address the window loads: exactly that certificate is trusted there.
+      servedFile: () => ({ files: this.settings.tlsCert ?? null, acme: join(this.dataDir, ACME_CERT_FILE), auto: null, off: null })[httpsMode(this.settings)],
     }));
     this.tray = new AppTray(this.electron, join(ROOT, 'main', 'assets', 'tray.png'), {
       openWindow: this.openWindow,

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -39,5 +39,23 @@ describe('the desktop window\'s trust in its daemon (--tls auto)', () => {
     expect(await ask('localhost')).toBe(-3);
     host = 'localhost';
     expect(await ask('localhost', 'not a certificate')).toBe(-3);
+  });
+
+  it('with your own (or an ACME) certificate, trusts exactly the one the daemon serves, for its host, within its dates', async () => {
+    const data = dataDir();
+    const own = await (await LocalCa.open(join(dataDir(), 'tls'), 'Own')).issue(['boxes.example.org']);
+    const file = join(data, 'own.pem');
+    writeFileSync(file, own.cert);
+    let now = new Date();
+    const verify = daemonCertificateVerifier({ dataDir: data, daemonHost: () => '127.0.0.1', servedFile: () => file, now: () => now });
+    const ask = (hostname: string, pem: string) => new Promise<number>((r) => verify({ hostname, certificate: { data: pem } }, r));
+    const leaf = own.cert.slice(0, own.cert.indexOf('-----END CERTIFICATE-----') + 25);
+    // It names boxes.example.org, not 127.0.0.1: trusted there because it is the very certificate served.
+    expect(await ask('127.0.0.1', leaf)).toBe(0);
+    expect(await ask('boxes.example.org', leaf)).toBe(-3);
+    const other = await (await LocalCa.open(join(dataDir(), 'tls'), 'Other')).issue(['boxes.example.org']);
+    expect(await ask('127.0.0.1', other.cert)).toBe(-3);
+    now = new Date(Date.now() + 91 * DAY);
+    expect(await ask('127.0.0.1', leaf)).toBe(-3);
   });
 });

@@ -97,6 +97,8 @@ describe.runIf(installed || mandatory)('--tls acme against pebble', () => {
     const down = `https://127.0.0.1:${await freePort()}/dir`;
     await expect(serve(dataDir, port, down)).rejects.toThrow(new RegExp(`exited with 1:[\\s\\S]*Could not get a certificate for ${NAME} from the ACME directory ${down.replace(/[./]/g, '\\$&')}: the directory cannot be reached \\(ECONNREFUSED\\)`));
     await expect(run('curl', ['-sS', `http://127.0.0.1:${port}/healthz`])).rejects.toMatchObject({ code: 7 });
+    // The plain port, opened for the challenge before the order, is closed again.
+    await expect(run('curl', ['-sS', `http://127.0.0.1:${httpPort}/`])).rejects.toMatchObject({ code: 7 });
   });
 
   describe('renewal', () => {

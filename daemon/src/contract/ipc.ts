@@ -30,8 +30,12 @@ export const DesktopSettings = z.object({
   .refine((s) => !(s.acmeUrl && s.tlsCert), { message: 'either your own certificate or one from Let\'s Encrypt, not both', path: ['acmeUrl'] });
 export type DesktopSettings = z.infer<typeof DesktopSettings>;
 export const DEFAULT_DESKTOP_SETTINGS: DesktopSettings = { lanAccess: false, lanHttps: true, port: DEFAULT_PORT };
-/** Whether these settings serve HTTPS (`--tls auto`): only the LAN needs it. */
-export const servesHttps = (s: DesktopSettings): boolean => s.lanAccess && s.lanHttps;
+/** Where these settings' certificate comes from: only the LAN is served over HTTPS. */
+export function httpsMode(s: DesktopSettings): 'off' | 'auto' | 'files' | 'acme' {
+  if (!s.lanAccess || !s.lanHttps) return 'off';
+  if (s.acmeUrl) return 'acme';
+  return s.tlsCert && s.tlsKey ? 'files' : 'auto';
+}
 
 export const DaemonState = z.enum(['starting', 'running', 'restarting', 'stopping', 'stopped', 'failed']);
 export type DaemonState = z.infer<typeof DaemonState>;

@@ -3,6 +3,8 @@
  * desktop app's window trusts for its daemon (main/src/daemon-trust.ts).
  */
 export const LOCAL_CA_FILE = 'tls/ca.pem';
+/** Where `--tls acme` keeps the certificate it obtained (tls/acme.ts): the desktop window trusts exactly it. */
+export const ACME_CERT_FILE = 'tls/acme/cert.pem';
 
 /** A network address as Node's `os.networkInterfaces()` lists it, as far as `lanUrls` reads it. */
 export interface InterfaceAddress { address: string; family: string; internal: boolean }

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { sql, type Kysely } from 'kysely';
 import { AGENT_STATUSES } from '../contract/wire/jsonapi';
 import { JOB_STATES } from '../contract/wire/mirror';
@@ -35,6 +35,17 @@ export function registerScrapedMetrics(m: Metrics, d: { store: Store; leadership
   m.countedElsewhere({ name: 'boxyard_db_pool_waits_total', help: 'Times a query found every PostgreSQL pool connection busy and waited.', label: 'pool', read: () => ({ main: store.poolWaits.count }) });
 }
 
+/**
+ * A scrape from this machine itself: the connection's own address is loopback (an IPv4 one mapped
+ * into IPv6 too, as a daemon on `::` sees it) and no proxy forwarded it. Never X-Forwarded-For:
+ * with `trustProxy` anyone reaching the daemon directly could write 127.0.0.1 there, and behind a
+ * proxy on this machine every client would look local.
+ */
+function fromThisMachine(ctx: Context): boolean {
+  const address = (ctx.req.socket.remoteAddress ?? '').replace(/^::ffff:/i, '');
+  return isLoopback(address) && !ctx.get('x-forwarded-for') && !ctx.get('forwarded');
+}
+
 /** Equal without telling how much of it matched. */
 function sameSecret(given: string, want: string): boolean {
   const a = Buffer.from(given);
@@ -51,7 +62,7 @@ export function metricsRoute(m: Metrics, token: string | undefined): Middleware 
   return async (ctx, next) => {
     if (ctx.path !== ROOT.metrics.path || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
     const bearer = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
-    const allowed = token ? (bearer !== undefined && sameSecret(bearer, token)) || (!bearer && isLoopback(ctx.ip)) : isLoopback(ctx.ip);
+    const allowed = token ? (bearer !== undefined && sameSecret(bearer, token)) || (!bearer && fromThisMachine(ctx)) : fromThisMachine(ctx);
     if (!allowed) {
       throw new ForbiddenError(token
         ? 'Metrics answer to this machine, or to the scrape token (BOXYARD_METRICS_TOKEN) as a Bearer token.'

@@ -128,8 +128,14 @@ export class Metrics {
     new Gauge({
       name: g.name, help: g.help, labelNames: label ? [label] : [], registers: [this.registry],
       async collect() {
-        const values = await g.read();
         this.reset();
+        let values: Record<string, number>;
+        try {
+          values = await g.read();
+        } catch {
+          // The database down: this gauge is left out (not shown as zeros); the rest of the scrape answers.
+          return;
+        }
         for (const k of g.known ?? []) if (label) this.set({ [label]: k }, 0);
         for (const [k, v] of Object.entries(values)) (label ? this.set({ [label]: k }, v) : this.set(v));
       },

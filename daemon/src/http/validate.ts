@@ -22,14 +22,30 @@ export function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-/** The path to the first string (or key) holding NUL, which PostgreSQL cannot store in text (SQLite can): refused on both alike. */
-function nulAt(value: unknown, path: string[] = []): string[] | undefined {
-  if (typeof value === 'string') return value.includes('\0') ? path : undefined;
-  if (typeof value !== 'object' || value === null) return undefined;
-  for (const [k, v] of Object.entries(value)) {
-    if (k.includes('\0')) return [...path, k];
-    const at = nulAt(v, [...path, k]);
-    if (at) return at;
+/**
+ * The path to the first string (or key) holding NUL, which PostgreSQL cannot store in text (SQLite
+ * can): refused on both alike. A walk with a list of its own, not recursion: a body nested a
+ * million deep must not overflow the stack.
+ */
+function nulAt(value: unknown): string[] | undefined {
+  // Each entry: a value, and where it sits (its key and its parent's entry), so no path is copied per value.
+  interface At { value: unknown; key?: string; parent?: At }
+  const pathOf = (at: At | undefined, last?: string): string[] => {
+    const keys = last === undefined ? [] : [last];
+    for (let a = at; a?.key !== undefined; a = a.parent) keys.unshift(a.key);
+    return keys;
+  };
+  const todo: At[] = [{ value }];
+  for (let at = todo.pop(); at; at = todo.pop()) {
+    const v = at.value;
+    if (typeof v === 'string') {
+      if (v.includes('\0')) return pathOf(at);
+    } else if (typeof v === 'object' && v !== null) {
+      for (const [key, child] of Object.entries(v)) {
+        if (key.includes('\0')) return pathOf(at, key);
+        todo.push({ value: child, key, parent: at });
+      }
+    }
   }
   return undefined;
 }

@@ -2,7 +2,8 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { Agent } from 'node:https';
 import { rootCertificates } from 'node:tls';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { ACME_CERT_FILE } from '../contract/lan';
 import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock';
 import { loadAcmeClient } from '../lib/lazy-modules';
@@ -15,7 +16,7 @@ const ACCOUNT_KEY = 'account-key.pem';
 /** The account's URL at its directory: later orders use it instead of registering again. */
 const ACCOUNT = 'account.json';
 const KEY = 'key.pem';
-const CERT = 'cert.pem';
+const CERT = basename(ACME_CERT_FILE);
 /** Which directory and name the stored certificate is for: another of either asks for a new one. */
 const ORDER = 'order.json';
 
@@ -57,9 +58,10 @@ export class AcmeCertificates implements CertificateSource {
   private failures = 0;
   private timer?: NodeJS.Timeout;
   private stopped = false;
+  private running?: Promise<void>;
 
   constructor(private readonly o: AcmeOptions) {
-    this.dir = join(o.dataDir, 'tls', 'acme');
+    this.dir = join(o.dataDir, dirname(ACME_CERT_FILE));
   }
 
   /** The key authorization for an HTTP-01 token being validated now. */
@@ -81,10 +83,10 @@ export class AcmeCertificates implements CertificateSource {
     return this.served;
   }
 
-  /** SIGHUP: renews now if it is due. */
-  async reload(): Promise<void> {
+  /** SIGHUP: renews now if it is due (or waits for the renewal already running). */
+  reload(): Promise<void> {
     clearTimeout(this.timer);
-    await this.tick();
+    return this.tick();
   }
 
   status(): TlsStatus {
@@ -111,10 +113,19 @@ export class AcmeCertificates implements CertificateSource {
     this.timer.unref();
   }
 
-  private async tick(): Promise<void> {
+  /** One check (and renewal) at a time: a SIGHUP during a scheduled renewal joins it. */
+  private tick(): Promise<void> {
+    this.running ??= this.check().finally(() => { this.running = undefined; });
+    return this.running;
+  }
+
+  private async check(): Promise<void> {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
     if (this.due()) {
       try {
         const next = await this.obtain();
+        if (this.stopped) return;
         this.served = next;
         this.problem = null;
         this.failures = 0;
@@ -199,8 +210,9 @@ export class AcmeCertificates implements CertificateSource {
     });
     if (!accountUrl) await writeFile(join(this.dir, ACCOUNT), JSON.stringify({ directory: this.o.directory, url: client.getAccountUrl() }));
     // The certificate before its key: a start between the two finds them mismatched and orders again.
-    await writeFile(join(this.dir, `${CERT}.tmp`), cert);
-    await rename(join(this.dir, `${CERT}.tmp`), join(this.dir, CERT));
+    const tmp = join(this.dir, `${CERT}.${process.pid}.${Date.now()}.tmp`);
+    await writeFile(tmp, cert);
+    await rename(tmp, join(this.dir, CERT));
     await writePrivate(join(this.dir, KEY), key.toString());
     await writeFile(join(this.dir, ORDER), JSON.stringify({ directory: this.o.directory, name: this.o.name }));
     const notAfter = new Date(new X509Certificate(cert).validTo);
