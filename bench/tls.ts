@@ -9,8 +9,8 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientFetch } from '../daemon/src/tls/client-fetch';
-import { adminToken, api, freePort, makeFile, rssSampler, run, stamp, startBaseline, startDaemon, startNginx, type Proc } from './measure';
-import { best, blobFile, download, parallel, prepare, upload } from './transfers';
+import { adminToken, api, freePort, makeFile, rssSampler, run, startBaseline, startDaemon, startNginx, type Proc } from './measure';
+import { best, blobFile, downloadRounds, prepare, uploadRounds } from './transfers';
 import { alternating, wrk } from './api';
 import { fmt, mibps, ms, ratioRow, type Row } from './report';
 
@@ -56,14 +56,7 @@ export async function tlsTransfers(work: string): Promise<Row[]> {
     procs.push(sink);
     let rss = rssSampler(daemon.pid);
 
-    const up = { daemon: [] as number[], base: [] as number[] };
-    for (let i = 0; i < upRounds; i++) {
-      process.stderr.write(`tls: upload round ${i + 1}/${upRounds}\n`);
-      stamp(file, i);
-      const ours = () => upload(uploads[i], file, size, tls).then((x) => up.daemon.push(x));
-      const base = () => upload(`${sink.url}/file.box`, file, size, tls).then((x) => up.base.push(x));
-      for (const step of i % 2 ? [base, ours] : [ours, base]) await step();
-    }
+    const up = await uploadRounds({ part: 'tls', uploads, sinkUrl: sink.url, file, size, rounds: upRounds, curl: tls });
     const box = `/api/v1/box/admin/bench`;
     await api(daemon.url, 'PUT', `${box}/version/1.0.0/release`, { token, send });
     const shown = await api(daemon.url, 'GET', `${box}/version/1.0.0/provider/virtualbox`, { token, send });
@@ -76,15 +69,7 @@ export async function tlsTransfers(work: string): Promise<Row[]> {
     mkdirSync(nginxDir);
     procs.push(await startNginx(nginxDir, port, { '/file.box': blobFile(dataDir, shown.checksum as string) }, cert));
     const nginxUrl = `https://127.0.0.1:${port}/file.box`;
-    const d = { one: [] as number[], eight: [] as number[] };
-    const n = { one: [] as number[], eight: [] as number[] };
-    for (let i = 0; i < rounds; i++) {
-      process.stderr.write(`tls: download round ${i + 1}/${rounds}\n`);
-      d.one.push(await download(url, { status: 200, bytes: size }, undefined, tls));
-      n.one.push(await download(nginxUrl, { status: 200, bytes: size }, undefined, tls));
-      d.eight.push(await parallel(url, 8, size, tls));
-      n.eight.push(await parallel(nginxUrl, 8, size, tls));
-    }
+    const { d, n } = await downloadRounds({ part: 'tls', url, baseUrl: nginxUrl, size, rounds, curl: tls });
     const downPeak = rss.stop();
 
     // The API: the catalog and the box answer, each against Koa answering the same body over HTTPS.

@@ -24,14 +24,14 @@ async function curl(args: string[]): Promise<Curl> {
 }
 
 /** MiB/s of one download, checking the status and the byte count; `extra`: more curl options (TLS). */
-export async function download(url: string, expect: { status: number; bytes: number }, range?: string, extra: string[] = []): Promise<number> {
+async function download(url: string, expect: { status: number; bytes: number }, range?: string, extra: string[] = []): Promise<number> {
   const r = await curl([...extra, ...(range ? ['-r', range] : []), url]);
   if (r.status !== expect.status || r.bytes !== expect.bytes) throw new Error(`GET ${url}${range ? ` (range ${range})` : ''}: ${r.status}, ${r.bytes} bytes (expected ${expect.status}, ${expect.bytes})`);
   return r.bytes / 2 ** 20 / r.seconds;
 }
 
 /** Aggregate MiB/s of `n` curl processes downloading the whole file at once (wall clock). */
-export async function parallel(url: string, n: number, size: number, extra: string[] = []): Promise<number> {
+async function parallel(url: string, n: number, size: number, extra: string[] = []): Promise<number> {
   const t0 = now();
   const all = await Promise.all(Array.from({ length: n }, () => curl([...extra, url])));
   const s = since(t0);
@@ -39,7 +39,7 @@ export async function parallel(url: string, n: number, size: number, extra: stri
   return (n * size) / 2 ** 20 / s;
 }
 
-export async function upload(url: string, file: string, size: number, extra: string[] = []): Promise<number> {
+async function upload(url: string, file: string, size: number, extra: string[] = []): Promise<number> {
   const r = await curl([...extra, '-T', file, url]);
   if (r.status >= 300 || r.bytes !== size) throw new Error(`PUT ${url}: ${r.status}, ${r.bytes} bytes sent`);
   return r.bytes / 2 ** 20 / r.seconds;
@@ -64,6 +64,40 @@ export async function prepare(base: string, token: string, rounds: number, send?
 
 export const best = (xs: number[]) => Math.max(...xs);
 
+/**
+ * `rounds` uploads of `file` to Boxyard (one upload URL each) and to the sink, in turn: each round
+ * with new content (its first 8 bytes), since identical bytes again would make the daemon drop its
+ * staged copy of content it already stores, an unlink that a new box never pays (on this disk, ext4
+ * mounted with online `discard`, unlinking 1 GiB takes 0.18 s); and each side first in turn (ABBA),
+ * so neither always follows the other's fsync. MiB/s per round. `curl`: more options (TLS).
+ */
+export async function uploadRounds(o: { part: string; uploads: string[]; sinkUrl: string; file: string; size: number; rounds: number; curl?: string[] }) {
+  const up = { daemon: [] as number[], base: [] as number[] };
+  for (let i = 0; i < o.rounds; i++) {
+    process.stderr.write(`${o.part}: upload round ${i + 1}/${o.rounds}\n`);
+    stamp(o.file, i);
+    const ours = () => upload(o.uploads[i], o.file, o.size, o.curl).then((x) => up.daemon.push(x));
+    const base = () => upload(`${o.sinkUrl}/file.box`, o.file, o.size, o.curl).then((x) => up.base.push(x));
+    for (const step of i % 2 ? [base, ours] : [ours, base]) await step();
+  }
+  return up;
+}
+
+/** `rounds` of downloads of the whole file (1 stream, then 8 at once) and, with `range`, of its second half: Boxyard's URL and the baseline's in turn. MiB/s per round. */
+export async function downloadRounds(o: { part: string; url: string; baseUrl: string; size: number; rounds: number; range?: boolean; curl?: string[] }) {
+  const half = Math.floor(o.size / 2);
+  const d = { one: [] as number[], eight: [] as number[], range: [] as number[] };
+  const n = { one: [] as number[], eight: [] as number[], range: [] as number[] };
+  for (let i = 0; i < o.rounds; i++) {
+    process.stderr.write(`${o.part}: download round ${i + 1}/${o.rounds}\n`);
+    for (const [to, url] of [[d, o.url], [n, o.baseUrl]] as const) to.one.push(await download(url, { status: 200, bytes: o.size }, undefined, o.curl));
+    for (const [to, url] of [[d, o.url], [n, o.baseUrl]] as const) to.eight.push(await parallel(url, 8, o.size, o.curl));
+    if (!o.range) continue;
+    for (const [to, url] of [[d, o.url], [n, o.baseUrl]] as const) to.range.push(await download(url, { status: 206, bytes: o.size - half }, `${half}-`, o.curl));
+  }
+  return { d, n };
+}
+
 export async function transfers(work: string): Promise<Row[]> {
   const sizeMb = Number(process.env.BENCH_SIZE_MB ?? 1024);
   const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
@@ -87,18 +121,7 @@ export async function transfers(work: string): Promise<Row[]> {
     procs.push(sink);
     const rss = rssSampler(daemon.pid);
 
-    const up = { daemon: [] as number[], base: [] as number[] };
-    for (let i = 0; i < upRounds; i++) {
-      process.stderr.write(`transfers: upload round ${i + 1}/${upRounds}\n`);
-      // New content each round (its first 8 bytes): identical bytes again would make the daemon drop
-      // its staged copy of content it already stores, an unlink that a new box never pays (on this
-      // disk, ext4 mounted with online `discard`, unlinking 1 GiB takes 0.18 s).
-      stamp(file, i);
-      // In turn first (ABBA), so neither one always follows the other's fsync.
-      const ours = () => upload(uploads[i], file, size).then((x) => up.daemon.push(x));
-      const base = () => upload(`${sink.url}/file.box`, file, size).then((x) => up.base.push(x));
-      for (const step of i % 2 ? [base, ours] : [ours, base]) await step();
-    }
+    const up = await uploadRounds({ part: 'transfers', uploads, sinkUrl: sink.url, file, size, rounds: upRounds });
     // Releasing makes the box file downloadable without a token, as `vagrant box add` fetches it.
     await api(daemon.url, 'PUT', `/api/v1/box/${ADMIN.username}/bench/version/1.0.0/release`, { token });
     // Downloads fetch the first round's box; nginx serves its blob file. A hosted box advertises the daemon's sha256.
@@ -114,18 +137,7 @@ export async function transfers(work: string): Promise<Row[]> {
     const nginx = await startNginx(nginxDir, port, { '/file.box': blobFile(join(work, 'data'), shown.checksum) });
     procs.push(nginx);
     const nginxUrl = `http://127.0.0.1:${port}/file.box`;
-    const half = Math.floor(size / 2);
-    const d = { one: [] as number[], eight: [] as number[], range: [] as number[] };
-    const n = { one: [] as number[], eight: [] as number[], range: [] as number[] };
-    for (let i = 0; i < rounds; i++) {
-      process.stderr.write(`transfers: download round ${i + 1}/${rounds}\n`);
-      d.one.push(await download(url, { status: 200, bytes: size }));
-      n.one.push(await download(nginxUrl, { status: 200, bytes: size }));
-      d.eight.push(await parallel(url, 8, size));
-      n.eight.push(await parallel(nginxUrl, 8, size));
-      d.range.push(await download(url, { status: 206, bytes: size - half }, `${half}-`));
-      n.range.push(await download(nginxUrl, { status: 206, bytes: size - half }, `${half}-`));
-    }
+    const { d, n } = await downloadRounds({ part: 'transfers', url, baseUrl: nginxUrl, size, rounds, range: true });
     const downPeak = rssDown.stop();
     const peakRss = Math.max(upPeak, downPeak);
 
