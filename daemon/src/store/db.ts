@@ -8,6 +8,7 @@ import { DatabaseDamagedError } from './integrity';
 import { isDatabaseDamage } from './storage-errors';
 import { MIGRATIONS_DIR, readMigrations } from './migrations';
 import type { TableClock } from './cache/table-clock';
+import type { NotifiedTables } from './cache/notified-tables';
 
 interface StoreBase {
   db: Kysely<Database>;
@@ -29,6 +30,8 @@ export interface SqliteStore extends StoreBase {
 export interface PostgresStore extends StoreBase {
   dialect: 'postgres';
   pool: Pool;
+  /** When each table last changed, from this daemon's writes and other daemons' notifications. */
+  versions: NotifiedTables;
   /** Times a query found every pool connection busy and waited (metrics). */
   poolWaits: { count: number };
 }

@@ -45,7 +45,8 @@ export function readMigrations(dialect: Dialect, dir = MIGRATIONS_DIR): Migratio
 /**
  * What only one database has, which the drift test leaves out: search's text index (SQLite's FTS5
  * table with its key table and the triggers that fill it; PostgreSQL's pg_trgm indexes), and the
- * rate-limit counters several daemons share (one daemon on SQLite counts in memory).
+ * rate-limit counters several daemons share (one daemon on SQLite counts in memory), and the
+ * trigger on each PostgreSQL table that tells other daemons of its writes.
  */
 export const DIALECT_ONLY = {
   sqlite: {
@@ -53,5 +54,6 @@ export const DIALECT_ONLY = {
     triggers: new Set(['boxes_search_insert', 'boxes_search_update', 'boxes_search_delete', 'organizations_search_rename', 'users_search_rename']),
     indexes: /^$/,
   },
-  postgres: { tables: /^rate_limits$/, triggers: new Set<string>(), indexes: /_trgm$/ },
+  // The trigger that notifies other daemons' read caches of writes (store/cache/notified-tables.ts).
+  postgres: { tables: /^rate_limits$/, triggers: new Set<string>(['boxyard_tables_notify']), indexes: /_trgm$/ },
 } as const;

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from './schema';
-import { NothingKept } from './cache/table-clock';
+import { ENSURE_NOTIFY_TRIGGERS, NotifiedTables, TABLES_CHANNEL } from './cache/notified-tables';
 import { namingPool } from './cache/named-statements';
 import { MIGRATIONS_DIR, readMigrations } from './migrations';
 import { ADVISORY_LOCKS } from './advisory-locks';
@@ -35,14 +35,27 @@ export async function openPostgres(url: string, opts: { log?: Logger; poolSize?:
     await pool.end();
     throw new Error(`PostgreSQL at ${redacted(url)}: ${(err as Error).message}`);
   }
+  let versions: NotifiedTables;
+  try {
+    versions = await NotifiedTables.open(pool, url, opts.log);
+  } catch (err) {
+    await pool.end();
+    throw new Error(`PostgreSQL at ${redacted(url)}: ${(err as Error).message}`);
+  }
   const poolWaits = { count: 0 };
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool, poolWaits) }) });
-  return { dialect: 'postgres', db, pool, poolWaits, versions: new NothingKept(), close: () => db.destroy() };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool, { waits: poolWaits, tracker: versions }) }) });
+  const close = async () => {
+    await versions.close();
+    await db.destroy();
+  };
+  return { dialect: 'postgres', db, pool, poolWaits, versions, close };
 }
 
 /**
  * Applies the migrations not applied yet, all in one transaction, under an advisory lock: daemons
- * started together wait for the first one's migration and then find nothing left to do.
+ * started together wait for the first one's migration and then find nothing left to do. Every
+ * table gets the trigger that tells other daemons' read caches of writes (cache/notified-tables.ts),
+ * and when the schema changed they are told to read it again.
  */
 export async function migratePostgres(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<string[]> {
   const client = await pool.connect();
@@ -58,6 +71,8 @@ export async function migratePostgres(pool: pg.Pool, dir = MIGRATIONS_DIR): Prom
       await client.query('INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)', [m.name, new Date().toISOString()]);
       applied.push(m.name);
     }
+    await client.query(ENSURE_NOTIFY_TRIGGERS);
+    if (applied.length > 0) await client.query(`NOTIFY ${TABLES_CHANNEL}, '*'`);
     await client.query('COMMIT');
     return applied;
   } catch (err) {

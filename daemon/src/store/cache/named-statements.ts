@@ -53,6 +53,13 @@ export class StatementNames {
   }
 }
 
+/** What tells the read caches of this daemon's writes (notified-tables.ts). */
+export interface WriteTracker {
+  /** Before a statement runs: moves on the tables it may write and returns them (null: all), or undefined when it writes none. */
+  wrote(sql: string): readonly string[] | null | undefined;
+  moveOn(tables: readonly string[] | null): void;
+}
+
 const TX_BEGIN = /^\s*(begin|start\s+transaction)\b/i;
 const TX_END = /^\s*(commit|rollback|end)\s*$/i;
 
@@ -66,7 +73,9 @@ const TX_END = /^\s*(commit|rollback|end)\s*$/i;
 class NamingClient implements PostgresPoolClient {
   private inTransaction = false;
   private stale = false;
-  constructor(private readonly client: pg.PoolClient, private readonly names: StatementNames) {}
+  /** Tables the open transaction wrote, moved on again when it ends (null: all). */
+  private written: Array<readonly string[] | null> = [];
+  constructor(private readonly client: pg.PoolClient, private readonly names: StatementNames, private readonly tracker?: WriteTracker) {}
 
   query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
   query<R>(cursor: never): never;
@@ -74,8 +83,23 @@ class NamingClient implements PostgresPoolClient {
     if (typeof sqlOrCursor !== 'string') return this.client.query(sqlOrCursor) as never;
     const text = sqlOrCursor;
     const values = parameters as unknown[];
+    const ending = TX_END.test(text);
     if (TX_BEGIN.test(text)) this.inTransaction = true;
-    else if (TX_END.test(text)) this.inTransaction = false;
+    else if (ending) this.inTransaction = false;
+    const written = this.tracker?.wrote(text);
+    const run = this.run<R>(text, values);
+    if (!this.tracker) return run;
+    const tracker = this.tracker;
+    // Moved on again once what was written is committed (or not): reads begun since saw the old rows.
+    if (written !== undefined && this.inTransaction) this.written.push(written);
+    else if (written !== undefined) return run.finally(() => tracker.moveOn(written));
+    if (!ending || this.written.length === 0) return run;
+    const all = this.written;
+    this.written = [];
+    return run.finally(() => { for (const t of all) tracker.moveOn(t); });
+  }
+
+  private run<R>(text: string, values: unknown[]): Promise<PostgresQueryResult<R>> {
     const name = this.stale ? undefined : this.names.nameOf(text);
     if (name === undefined) return this.client.query(text, values) as unknown as Promise<PostgresQueryResult<R>>;
     return (this.client.query({ name, text, values }) as unknown as Promise<PostgresQueryResult<R>>).catch((err: unknown) => {
@@ -90,11 +114,14 @@ class NamingClient implements PostgresPoolClient {
     // true: pg closes the connection instead of pooling it.
     this.client.release(this.stale || undefined);
     this.inTransaction = false;
+    for (const t of this.written) this.tracker?.moveOn(t);
+    this.written = [];
   }
 }
 
 /** The pool Kysely is given: the same connections, each wrapped once. */
-export function namingPool(pool: pg.Pool, waits: { count: number } = { count: 0 }, names = new StatementNames()): PostgresPool {
+export function namingPool(pool: pg.Pool, opts: { waits?: { count: number }; tracker?: WriteTracker; names?: StatementNames } = {}): PostgresPool {
+  const { waits = { count: 0 }, tracker, names = new StatementNames() } = opts;
   const wrapped = new WeakMap<pg.PoolClient, NamingClient>();
   return {
     async connect() {
@@ -103,7 +130,7 @@ export function namingPool(pool: pg.Pool, waits: { count: number } = { count: 0 
       const client = await pool.connect();
       let w = wrapped.get(client);
       if (!w) {
-        w = new NamingClient(client, names);
+        w = new NamingClient(client, names, tracker);
         wrapped.set(client, w);
       }
       return w;

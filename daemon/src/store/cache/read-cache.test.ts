@@ -6,8 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type SqliteStore } from '../db';
 import { prepare } from './prepared';
 import { ReadCache, cachedQuery, tablesRead } from './read-cache';
-import { CATCH_UP_MS, writeOf } from './table-versions';
-import { NothingKept } from './table-clock';
+import { CATCH_UP_MS } from './table-versions';
+import { TableMarks } from './table-clock';
+import { WriteGraph, writeOf } from './write-graph';
+
+/** A clock that vouches for nothing while `keeps` is false (PostgreSQL while its notifications are not heard). */
+class Switchable extends TableMarks {
+  keeps = false;
+  constructor() {
+    super(new WriteGraph({ tables: ['settings'], foreignKeys: [], triggers: [] }));
+  }
+}
 
 let dir: string;
 let store: SqliteStore;
@@ -147,9 +156,9 @@ describe('ReadCache', () => {
     expect(loads).toBe(4);
   });
 
-  it('on PostgreSQL (NothingKept) loads every time, keeps and freezes nothing', async () => {
+  it('while the clock cannot vouch for anything, loads every time, keeps and freezes nothing', async () => {
     let loads = 0;
-    const cache = new ReadCache<[string], { k: string }>(new NothingKept(), ['settings'], async (k) => { loads++; return { k }; });
+    const cache = new ReadCache<[string], { k: string }>(new Switchable(), ['settings'], async (k) => { loads++; return { k }; });
     const first = await cache.get('a');
     expect(await cache.get('a')).toEqual({ k: 'a' });
     expect(loads).toBe(2);
@@ -160,5 +169,27 @@ describe('ReadCache', () => {
     expect(many).toEqual([{ k: 'A' }, undefined]);
     expect(await cache.getMany(['a'], async (missing) => { asked.push(missing); return new Map(); })).toEqual([undefined]);
     expect(asked).toEqual([['a', 'b'], ['a']]);
+  });
+
+  it('serves nothing it kept while the clock cannot vouch for it, and keeps again once it can', async () => {
+    const clock = new Switchable();
+    clock.keeps = true;
+    let loads = 0;
+    const cache = new ReadCache<[string], { k: string }>(clock, ['settings'], async (k) => { loads++; return { k }; });
+    await cache.get('a');
+    await cache.get('a');
+    expect(loads).toBe(1);
+    clock.keeps = false;
+    expect(cache.peek('a')).toBeUndefined();
+    await cache.get('a');
+    expect(loads).toBe(2);
+    clock.keeps = true;
+    expect(cache.peek('a')).toEqual({ k: 'a' });
+    clock.moveOn(['settings']);
+    expect(cache.peek('a')).toBeUndefined();
+    clock.moveOn(null);
+    await cache.get('a');
+    await cache.get('a');
+    expect(loads).toBe(3);
   });
 });

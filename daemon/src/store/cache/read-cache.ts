@@ -39,7 +39,7 @@ export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
   }
 
   async get(...args: A): Promise<V> {
-    // PostgreSQL (NothingKept): what would be frozen and kept is never served again.
+    // The clock cannot vouch for anything (PostgreSQL while its notifications are not heard).
     if (!this.versions.keeps) {
       this.versions.lookups.misses++;
       return this.load(...args);

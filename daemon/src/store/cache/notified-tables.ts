@@ -1,0 +1,200 @@
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { TableMarks } from './table-clock';
+import { WriteGraph, writeOf, type SchemaFacts } from './write-graph';
+
+/** The channel every write transaction notifies, once per table it wrote, with the table's name (`*`: the schema changed). */
+export const TABLES_CHANNEL = 'boxyard_tables';
+/** The statement trigger that notifies, on every table but those of UNNOTIFIED. */
+export const NOTIFY_TRIGGER = 'boxyard_tables_notify';
+/**
+ * Tables no read cache reads, left without the trigger: `rate_limits` is written on every request
+ * when request limits are on, and notifying every daemon of each would cost more than it tells.
+ * NotifiedTables does not count them as tables, so a cache over one cannot be made.
+ */
+export const UNNOTIFIED = ['rate_limits', 'schema_migrations'];
+
+/**
+ * Gives every table of the schema the notifying trigger it lacks: run after the migrations, in
+ * their transaction (store/postgres.ts), so that a table a migration adds notifies too.
+ */
+export const ENSURE_NOTIFY_TRIGGERS = `DO $$
+DECLARE t record;
+BEGIN
+  CREATE OR REPLACE FUNCTION ${NOTIFY_TRIGGER}() RETURNS trigger LANGUAGE plpgsql AS $f$
+  BEGIN PERFORM pg_notify('${TABLES_CHANNEL}', TG_TABLE_NAME); RETURN NULL; END $f$;
+  FOR t IN SELECT c.oid, c.relname FROM pg_class c
+    WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
+      AND c.relname NOT IN (${UNNOTIFIED.map((n) => `'${n}'`).join(', ')})
+      AND NOT EXISTS (SELECT 1 FROM pg_trigger g WHERE g.tgrelid = c.oid AND g.tgname = '${NOTIFY_TRIGGER}')
+  LOOP
+    EXECUTE format('CREATE TRIGGER ${NOTIFY_TRIGGER} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON %I FOR EACH STATEMENT EXECUTE FUNCTION ${NOTIFY_TRIGGER}()', t.relname);
+  END LOOP;
+END $$`;
+
+/** The schema as PostgreSQL's catalog holds it: notified tables and views, foreign keys, triggers with their functions' bodies. */
+async function postgresFacts(client: pg.Client | pg.Pool): Promise<SchemaFacts> {
+  const q = async <R extends pg.QueryResultRow>(text: string) => (await client.query<R>(text)).rows;
+  const tables = await q<{ name: string; kind: string; notified: boolean }>(`SELECT c.relname AS name, c.relkind AS kind,
+      EXISTS (SELECT 1 FROM pg_trigger g WHERE g.tgrelid = c.oid AND g.tgname = '${NOTIFY_TRIGGER}') AS notified
+    FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm')`);
+  const foreignKeys = await q<{ child: string; parent: string }>(`SELECT conrelid::regclass::text AS child, confrelid::regclass::text AS parent
+    FROM pg_constraint WHERE contype = 'f' AND connamespace = current_schema()::regnamespace`);
+  const triggers = await q<{ table: string; head: string; body: string }>(`SELECT c.relname AS table, pg_get_triggerdef(g.oid) AS head, p.prosrc AS body
+    FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid JOIN pg_proc p ON p.oid = g.tgfoid
+    WHERE NOT g.tgisinternal AND g.tgname <> '${NOTIFY_TRIGGER}' AND c.relnamespace = current_schema()::regnamespace`);
+  return {
+    // A table without the trigger is not one whose changes this daemon hears of: no cache may read it.
+    tables: tables.filter((t) => t.notified || t.kind === 'v' || t.kind === 'm').map((t) => t.name),
+    foreignKeys: foreignKeys.map((f) => ({ child: f.child.replace(/^.*\./, ''), parent: f.parent.replace(/^.*\./, '') })),
+    triggers,
+  };
+}
+
+/** Statements that write no table: transaction control, settings, and plain SELECTs (`FOR UPDATE` locks, it does not write). */
+const WRITES_NOTHING = /^\s*(begin|start\s+transaction|commit|rollback|end|savepoint|release|set|show|listen|notify|select)\b/i;
+/** A statement that may or may not write, told by whether it holds a write (`with … as (update …) select …`). */
+const MAYBE_READ = /^\s*(\(|with\b)/i;
+
+/** How often the listening connection is asked to answer, and how old its last answer may be while caches serve. */
+export interface Liveness { heartbeatMs: number; deadMs: number }
+const LIVENESS: Liveness = { heartbeatMs: 25, deadMs: 80 };
+
+/**
+ * The read caches' clock on PostgreSQL (table-clock.ts). This daemon's own writes move their tables
+ * on twice: when the statement runs, as on SQLite, and again when it commits (store/cache/
+ * named-statements.ts), since on a pool a read on another connection may start between the two
+ * and would otherwise keep what it read before the commit as fresh. Other daemons' writes arrive
+ * as notifications: every table but UNNOTIFIED has a statement trigger that notifies TABLES_CHANNEL
+ * with its name, delivered when the writing transaction commits, whoever wrote (a daemon, a
+ * `boxyard` command, psql); one connection of this daemon listens. It also answers a `SELECT 1`
+ * every `heartbeatMs`: while its last answer to a query sent more than `deadMs` ago is missing, or
+ * the connection is lost, caches serve nothing (keeps is false) and it reconnects; once it listens
+ * again everything read before is dropped, since notifications in between were lost.
+ */
+export class NotifiedTables extends TableMarks {
+  private client: pg.Client | null = null;
+  /** When the last heartbeat answered was sent: every notification committed before it has been heard. */
+  private confirmedAt = -Infinity;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private pending = false;
+  private retryMs = 100;
+  private retry: NodeJS.Timeout | null = null;
+  private closed = false;
+  private readonly writers = new Map<string, (() => readonly string[] | null) | null>();
+
+  private constructor(private readonly url: string, private readonly log: Logger | undefined, graph: WriteGraph, private readonly liveness: Liveness) {
+    super(graph);
+  }
+
+  /** Reads the schema through `pool`, then listens (a first failure is logged and retried, caches serving nothing meanwhile). */
+  static async open(pool: pg.Pool, url: string, log?: Logger, liveness = LIVENESS): Promise<NotifiedTables> {
+    const clock = new NotifiedTables(url, log, new WriteGraph(await postgresFacts(pool)), liveness);
+    await clock.listen();
+    clock.heartbeat = setInterval(() => clock.beat(), liveness.heartbeatMs);
+    clock.heartbeat.unref();
+    return clock;
+  }
+
+  get keeps(): boolean {
+    return this.client !== null && performance.now() - this.confirmedAt < this.liveness.deadMs;
+  }
+
+  /** For a statement about to run: moves its tables on and returns them (null: all), or undefined when it cannot write. */
+  wrote(sql: string): readonly string[] | null | undefined {
+    let w = this.writers.get(sql);
+    if (w === undefined) {
+      w = WRITES_NOTHING.test(sql) || (MAYBE_READ.test(sql) && !writeOf(sql)) ? null : this.writer(sql);
+      if (this.writers.size >= 2000) this.writers.clear();
+      this.writers.set(sql, w);
+    }
+    return w ? w() : undefined;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.retry) clearTimeout(this.retry);
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => undefined);
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({
+      connectionString: this.url, application_name: 'boxyard-notify',
+      keepAlive: true, keepAliveInitialDelayMillis: 5000, connectionTimeoutMillis: 5000, query_timeout: 5000,
+    });
+    client.on('error', (err) => this.lost(client, err));
+    client.on('end', () => this.lost(client));
+    client.on('notification', (n) => this.heard(n.payload ?? '*'));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${TABLES_CHANNEL}`);
+      const sent = performance.now();
+      // Read after LISTEN: a migration committed since is heard of, and the schema read is its own.
+      this.graph = new WriteGraph(await postgresFacts(client));
+      if (this.closed) throw new Error('closed');
+      this.forgetAll();
+      this.client = client;
+      this.confirmedAt = sent;
+      if (this.retryMs > 100) this.log?.info('listening for other daemons\' writes again: read caches serve again');
+      this.retryMs = 100;
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      if (!this.closed) this.reconnect(err as Error);
+    }
+  }
+
+  private heard(payload: string): void {
+    if (payload === '*') {
+      void this.schemaChanged();
+      return;
+    }
+    this.moveOn(this.graph.has(payload) ? this.graph.affectedBy(payload) : null);
+  }
+
+  /** Another daemon migrated: the schema is read again, caches serving nothing until then. */
+  private async schemaChanged(): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    this.client = null;
+    this.forgetAll();
+    try {
+      const sent = performance.now();
+      this.graph = new WriteGraph(await postgresFacts(client));
+      this.forgetAll();
+      if (this.closed) return;
+      this.client = client;
+      this.confirmedAt = sent;
+    } catch (err) {
+      this.client = client;
+      this.lost(client, err as Error);
+    }
+  }
+
+  private beat(): void {
+    const client = this.client;
+    if (!client || this.pending) return;
+    this.pending = true;
+    const sent = performance.now();
+    client.query('SELECT 1').then(() => {
+      if (this.client === client) this.confirmedAt = sent;
+    }, (err: Error) => this.lost(client, err)).finally(() => { this.pending = false; });
+  }
+
+  private lost(client: pg.Client | null, err?: Error): void {
+    if (!client || client !== this.client) return;
+    this.client = null;
+    this.forgetAll();
+    void client.end().catch(() => undefined);
+    if (!this.closed) this.reconnect(err ?? new Error('the connection ended'));
+  }
+
+  private reconnect(err: Error): void {
+    this.log?.warn({ reason: err.message, retryMs: this.retryMs }, 'not hearing other daemons\' writes: read caches serve nothing until listening again');
+    this.retry = setTimeout(() => { this.retry = null; void this.listen(); }, this.retryMs);
+    this.retry.unref();
+    this.retryMs = Math.min(this.retryMs * 2, 5000);
+  }
+}
