@@ -14,6 +14,7 @@ import { transfers } from './transfers';
 import { mirrorFromUpstream } from './mirror';
 import { apiAtScale } from './api';
 import { agentReports } from './agents';
+import { agentsAtScale } from './agents-scale';
 import { startup } from './start';
 import { mixedLoad } from './load';
 import { scaleOut } from './scale-out';
@@ -75,7 +76,7 @@ async function main() {
         if (part === 'start') rows.push(...(await startup(await large())));
         if (part === 'api') rows.push(...(await apiAtScale(work, await large())));
         if (part === 'metrics') rows.push(...(await metricsCost(work, await large())));
-        if (part === 'agents') rows.push(...(await agentReports(work, await large())));
+        if (part === 'agents') rows.push(...(await agentReports(work, await large())), await agentsAtScale(work));
         if (part === 'load') rows.push(...(await mixedLoad(work)));
         if (part === 'scale-out') rows.push(...(await scaleOut(work)));
       } catch (err) {

@@ -12,6 +12,7 @@ import { apiAtScale, wrk } from './api';
 import { freePort, start, startDaemon, waitFor, type Proc } from './measure';
 import { fmt, ms, type Row } from './report';
 import { seed, seedEnv, type Seed } from './seed';
+import { agentsAtScale } from './agents-scale';
 
 async function proxy(dir: string, port: number, daemons: string[]): Promise<Proc> {
   mkdirSync(dir, { recursive: true });
@@ -79,6 +80,8 @@ export async function scaleOut(work: string): Promise<Row[]> {
     const s = await seed(join(work, 'pg-large'), { database: cluster.url('bench') });
     const rows = await apiAtScale(work, s);
     rows.push(await twoVsOne(work, s));
+    await ensureDatabase(cluster.url('postgres'), 'agents');
+    rows.push(await agentsAtScale(work, cluster.url('agents')));
     return rows;
   } finally {
     await cluster.stop();

@@ -1,6 +1,7 @@
-// Baseline for the API: Koa answering a fixed JSON value, in its own process. Each file argument
-// is an endpoint's real answer; GET /N answers the N-th one, serialized by Koa on every request
-// (as any JSON handler must), so the ceiling has the same body size as the daemon's answer. With
+// Baseline for the API: Koa answering a fixed JSON, in its own process. Each file argument is an
+// endpoint's real answer; GET /N answers the N-th one as the same text every time (the ceiling any
+// Koa handler has: a daemon that keeps its answers as bytes can come near it), so the ceiling has
+// the same body size as the daemon's answer. Independent runs measure against such a ceiling. With
 // one file, every other path (and method) gets it too: the agents' reports (bench/agents.ts).
 // With BASELINE_TLS_CERT and BASELINE_TLS_KEY (PEM files), over HTTPS as Node serves it out of the box.
 //   node koa-fixed.mjs PORT BODY.json…
@@ -9,7 +10,7 @@ import { createServer } from 'node:https';
 import Koa from 'koa';
 
 const [port, ...files] = process.argv.slice(2);
-const bodies = files.map((f) => JSON.parse(readFileSync(f, 'utf8')));
+const bodies = files.map((f) => JSON.stringify(JSON.parse(readFileSync(f, 'utf8'))));
 
 const app = new Koa();
 app.use((ctx) => {

@@ -9,6 +9,8 @@ import { AgentTokensRepository } from '../pools/tokens-repository';
 import { PingBuffer, type Ping } from './pings';
 
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+/** Earlier than any ping: nothing turns errored. */
+const LONG_AGO = '1970-01-01T00:00:00.000Z';
 const ping = (id: string, s: number, status: Ping['status'] = 'idle'): Ping => ({ id, tokenId: 'at-1', status, at: at(s), ip: '10.0.0.1' });
 
 describe('PingBuffer', () => {
@@ -138,7 +140,7 @@ describe('AgentsRepository with kept pings', () => {
     const other = new AgentsRepository(store.db, store.versions, (err) => errors.push(err));
     expect(await report('agent-1', 1)).toBe(true);
     // The other daemon (the leader) turns it unknown; this one still knows it idle and keeps its ping.
-    expect(await other.markUnknown(at(5))).toBe(2);
+    expect(await other.markSilent(at(5), LONG_AGO)).toEqual({ unknown: 2, errored: 0 });
     expect(await report('agent-1', 6)).toBe(true);
     await repo.flushPings();
     expect(await stored('agent-1')).toEqual({ status: 'idle', last_ping_at: at(6), ip_address: '10.0.0.6' });
@@ -158,7 +160,7 @@ describe('AgentsRepository with kept pings', () => {
     expect(await stored('agent-1')).toMatchObject({ status: 'exited' });
     expect(await report('agent-1', 4, 'idle')).toBe(false);
     expect(await report('agent-2', 1)).toBe(true);
-    expect(await repo.markUnknown(at(5))).toBe(1);
+    expect(await repo.markSilent(at(5), LONG_AGO)).toEqual({ unknown: 1, errored: 0 });
     expect(await stored('agent-2')).toMatchObject({ status: 'unknown', last_ping_at: at(1) });
     // The watchdog turned it unknown: its next report is written at once, and makes it idle again.
     expect(await report('agent-2', 6)).toBe(true);

@@ -134,21 +134,23 @@ export class AgentsRepository {
     this.pings.wrote(id, null);
   }
 
-  /** Live agents silent since `before` turn unknown. */
-  async markUnknown(before: string): Promise<number> {
+  /**
+   * The watchdog's tick, one statement whatever the number of agents: live agents silent since
+   * `unknownBefore` turn unknown, and unknown ones (or live ones) silent since `erroredBefore`
+   * turn errored. Kept pings are written first, so that an agent that reported is not turned.
+   */
+  async markSilent(unknownBefore: string, erroredBefore: string): Promise<{ unknown: number; errored: number }> {
     await this.pings.flush();
-    const turned = await this.db.updateTable('agents').set({ status: 'unknown' })
-      .where('status', 'in', LIVE_STATUSES).where('last_ping_at', '<', before).returning('id').execute();
+    const turned = await this.db.updateTable('agents')
+      .set((eb) => ({ status: eb.case().when(eb.or([eb('status', '=', 'unknown'), eb('last_ping_at', '<', erroredBefore)])).then('errored').else('unknown').end() }))
+      .where((eb) => eb.or([
+        eb.and([eb('status', 'in', LIVE_STATUSES), eb('last_ping_at', '<', unknownBefore)]),
+        eb.and([eb('status', '=', 'unknown'), eb('last_ping_at', '<', erroredBefore)]),
+      ]))
+      .returning(['id', 'status']).execute();
     // Their next reports are written at once; a ping kept meanwhile makes its agent live again (writePings).
     for (const { id } of turned) this.pings.forget(id);
-    return turned.length;
-  }
-  /** Unknown agents silent since `before` turn errored. */
-  async markErrored(before: string): Promise<number> {
-    // No kept ping is written here: the watchdog's markUnknown wrote them a moment before, and a
-    // ping kept since of an agent turned errored is refused when written (its agent hears "stop").
-    const r = await this.db.updateTable('agents').set({ status: 'errored' })
-      .where('status', '=', 'unknown').where('last_ping_at', '<', before).executeTakeFirst();
-    return Number(r.numUpdatedRows);
+    const unknown = turned.filter((t) => t.status === 'unknown').length;
+    return { unknown, errored: turned.length - unknown };
   }
 }

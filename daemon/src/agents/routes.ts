@@ -4,7 +4,9 @@ import { requireUser } from '../auth/middleware';
 import { baseUrl } from '../http/base-url';
 import { validated } from '../http/validate';
 import { document, sendDocument, sendNoContent } from '../http/jsonapi/document';
-import { sendList } from '../http/jsonapi/list';
+import { listDocument } from '../http/jsonapi/list';
+import { AnswerMemo } from '../http/answer-memo';
+import { JSONAPI_TYPE } from '../contract/headers';
 import { pageOf } from '../http/jsonapi/pagination';
 import type { Config } from '../config';
 import { IdParams } from '../http/params';
@@ -17,10 +19,13 @@ export interface AgentsRouteDeps { agents: AgentsService; config: Pick<Config, '
 /** A pool's agents. */
 export function agentsRoutes(d: AgentsRouteDeps): Router {
   const r = new Router();
+  // A page the read cache kept (frozen rows) is serialized once, until an agent or the pool changes.
+  const answers = new AnswerMemo();
   r.get(TFC.poolAgents.path, validated({ params: IdParams, query: S.AgentListQuery }, async (ctx, { params, query }) => {
     const page = pageOf(query);
     const { rows, total } = await d.agents.list(requireUser(ctx), params.id, query['filter[last-ping-since]'], page);
-    sendList(ctx, rows.map(agentResource), { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total });
+    const list = { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total };
+    answers.send(ctx, [rows], `${list.base} ${ctx.url} ${total}`, () => listDocument(ctx, rows.map(agentResource), list), JSONAPI_TYPE);
   }));
   r.get(TFC.agent.path, validated({ params: IdParams }, async (ctx, { params }) => {
     sendDocument(ctx, document(agentResource(await d.agents.show(requireUser(ctx), params.id))));

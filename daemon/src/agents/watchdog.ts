@@ -23,9 +23,7 @@ export class AgentWatchdog {
     const now = this.clock.now().getTime();
     const unknownBefore = new Date(now - this.times.unknownAfterSeconds * 1000).toISOString();
     const erroredBefore = new Date(now - (this.times.unknownAfterSeconds + this.times.erroredAfterSeconds) * 1000).toISOString();
-    const unknown = await this.repo.markUnknown(unknownBefore);
-    const errored = await this.repo.markErrored(erroredBefore);
-    return { unknown, errored };
+    return this.repo.markSilent(unknownBefore, erroredBefore);
   }
 
   /** Ticks on a real interval until the returned function is called (registered with deps.onClose). */
