@@ -119,15 +119,13 @@ export function start(cmd: string, args: string[], opts: { env?: NodeJS.ProcessE
 
 export interface Daemon extends Proc {
   url: string;
-  /** The daemon's own process: on Linux bin/boxyard.mjs starts it as a child (bin/malloc-env.mjs), and `pid` is that child. */
+  /** The daemon's process: bin/boxyard.mjs, as spawned. */
   pid: number;
-  /** The process that was spawned: bin/boxyard.mjs, which passes signals on to the daemon. */
-  launcherPid: number;
   /** Seconds from spawn to the first `/healthz` 200. */
   startSeconds: number;
 }
 
-/** `node bin/boxyard.mjs serve --data DIR` on a free port, as a user starts it (through its launcher); resolves at the first /healthz 200. */
+/** `node bin/boxyard.mjs serve --data DIR` on a free port, as a user starts it; resolves at the first /healthz 200. */
 export async function startDaemon(dataDir: string, opts: { env?: Record<string, string>; nodeArgs?: string[]; args?: string[] } = {}): Promise<Daemon> {
   const port = await freePort();
   // BENCH_CPU_PROF=DIR: every daemon writes a V8 CPU profile there when it stops (open in Chrome DevTools).
@@ -148,31 +146,29 @@ export async function startDaemon(dataDir: string, opts: { env?: Record<string, 
     await p.stop();
     throw new Error(`${String(err)}\n${p.output()}`);
   }
-  return { ...p, url, startSeconds: since(t0), launcherPid: p.pid, pid: childOf(p.pid) ?? p.pid };
+  return { ...p, url, startSeconds: since(t0) };
 }
 
-/** The one child of a process (Linux /proc), if it has one. */
-function childOf(pid: number): number | undefined {
+/** A process and its descendants (Linux /proc): what a user sees running for one command. */
+function tree(pid: number): number[] {
+  let kids: number[] = [];
   try {
-    const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-    return kids.length === 1 ? kids[0] : undefined;
-  } catch { return undefined; }
-}
-
-/** Memory only this process holds (anonymous pages, not the shared program text), in MiB. */
-export function anonMiB(pid: number): number {
-  try {
-    const m = /Anonymous:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : 0;
-  } catch { return 0; }
+    kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch { /* gone */ }
+  return [pid, ...kids.flatMap(tree)];
 }
 
 /** Resident memory of a process in MiB (VmRSS), or 0 once it is gone. */
-export function rssMiB(pid: number): number {
+function ownRssMiB(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) / 1024 : 0;
   } catch { return 0; }
+}
+
+/** Resident memory of a process and every process it started, summed (shared pages counted in each, as `ps` shows them), in MiB. */
+export function rssMiB(pid: number): number {
+  return tree(pid).reduce((t, p) => t + ownRssMiB(p), 0);
 }
 
 /** Samples a process's resident memory every 50 ms; `stop()` gives the peak in MiB. */

@@ -21,7 +21,7 @@ export async function buildDaemon() {
     platform: 'node',
     target: 'node20',
     format: 'esm',
-    external: ['better-sqlite3'],
+    external: ['better-sqlite3', 'koffi'],
     // Bundled CommonJS dependencies call require(): give the ES module one.
     banner: { js: "import { createRequire as __boxyardRequire } from 'node:module'; const require = __boxyardRequire(import.meta.url);" },
     sourcemap: 'linked',

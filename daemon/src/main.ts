@@ -5,6 +5,7 @@ import { SecureListener } from './tls/listener';
 import type { Config } from './config';
 import { isLoopback } from './http/guards/hosts';
 import { DEFAULT_HOST, LAN_HOST } from './contract/ipc';
+import { tuneMalloc } from './lib/malloc-tuning';
 import { buildDeps, type Deps, type DepsOptions } from './deps';
 import { createApp } from './app';
 import { connectionSettings, createHttpServer } from './http/guards/connections';
@@ -162,7 +163,10 @@ export async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // Before the daemon allocates much; a platform koffi cannot load on only costs memory under load.
+  const malloc = await tuneMalloc().catch((err: unknown) => `malloc settings not applied: ${(err as Error).message}`);
   const d = await startDaemon(config);
+  d.deps.log.info({ malloc }, 'malloc');
   if (d.generatedAdminPassword) {
     process.stdout.write(`Created administrator "${config.adminUsername}" with password: ${d.generatedAdminPassword}\n(shown once; change it with: boxyard user password ${config.adminUsername})\n`);
   }
@@ -175,9 +179,4 @@ export async function serve(config: Config): Promise<void> {
   process.on('SIGHUP', () => void d.deps.tls?.reload());
   started = d;
   if (stopping) return stop(stopping);
-  // Started by bin/boxyard.mjs as its child: stop when it is gone, however it ended.
-  if (process.channel) {
-    process.channel.unref();
-    process.once('disconnect', () => void stop('launcher exited'));
-  }
 }

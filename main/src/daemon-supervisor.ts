@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { MALLOC_ENV } from '../../bin/malloc-env.mjs';
 import { DEFAULT_HOST, LAN_HOST, httpsMode, type DaemonState, type DesktopSettings } from '../../daemon/src/contract/ipc';
 
 export interface SupervisorStatus { state: DaemonState; url: string | null; lastError: string | null }
@@ -103,8 +102,8 @@ export class DaemonSupervisor {
   private spawnChild(state: DaemonState): void {
     if (!this.settings) return;
     this.setStatus({ state, url: null });
-    // With MALLOC_ENV set, bin/boxyard.mjs is the daemon itself (no launcher child): this is the process to watch and stop.
-    const child = spawn(this.opts.command, this.args(this.settings), { env: { ...this.opts.env, ...MALLOC_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // bin/boxyard.mjs is the daemon itself: this is the process to watch and stop.
+    const child = spawn(this.opts.command, this.args(this.settings), { env: this.opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     this.watchOutput(child);
     child.once('error', (e) => this.setStatus({ lastError: e.message }));

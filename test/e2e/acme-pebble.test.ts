@@ -48,7 +48,7 @@ describe.runIf(installed || mandatory)('--tls acme against pebble', () => {
   });
 
   const serve = async (dataDir: string, port: number, directory = pebble.directory) => spawnDaemon({
-    dataDir, port, launcher: true,
+    dataDir, port,
     args: ['--tls', 'acme', '--public-url', `https://${NAME}:${port}`, '--acme-directory', directory, '--acme-email', 'ops@boxyard.test', '--acme-ca-file', pebble.caFile, '--http-port', String(httpPort)],
   });
   const curl = (port: number, path: string, extra: string[] = ['--cacert', rootFile]) =>

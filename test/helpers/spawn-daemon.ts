@@ -3,7 +3,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MALLOC_ENV } from '../../bin/malloc-env.mjs';
 import { backendEnv } from './backend';
 import { freePort } from './ports';
 import { ADMIN } from './daemon';
@@ -25,17 +24,14 @@ export { freePort };
 /**
  * The real daemon as a child process (`node bin/boxyard.mjs serve`), for tests that must kill it:
  * crash safety, restarts on the same data folder. Resolves once it prints its listening line.
- * With MALLOC_ENV already set, bin/boxyard.mjs runs the daemon itself (no launcher process), so
- * a signal sent here reaches the daemon; `launcher: true` starts it as users do, launcher and all.
+ * bin/boxyard.mjs is the daemon itself, so a signal sent here reaches it.
  */
-export async function spawnDaemon(opts: { dataDir: string; port?: number; env?: Record<string, string>; prefix?: string[]; args?: string[]; launcher?: boolean }): Promise<SpawnedDaemon> {
+export async function spawnDaemon(opts: { dataDir: string; port?: number; env?: Record<string, string>; prefix?: string[]; args?: string[] }): Promise<SpawnedDaemon> {
   const port = opts.port ?? (await freePort());
   // `prefix` runs the daemon under another command (e.g. unshare, for a small disk of its own).
   const argv = [...(opts.prefix ?? []), process.execPath, BIN, 'serve', '--data', opts.dataDir, '--port', String(port), '--host', '127.0.0.1', ...(opts.args ?? [])];
-  const env: NodeJS.ProcessEnv = { ...process.env, ...MALLOC_ENV };
-  if (opts.launcher) for (const k of Object.keys(MALLOC_ENV)) delete env[k];
   const child = spawn(argv[0], argv.slice(1), {
-    env: { ...env, ...(await backendEnv(opts.dataDir)), BOXYARD_ADMIN_USERNAME: ADMIN.username, BOXYARD_ADMIN_PASSWORD: ADMIN.password, BOXYARD_LOG_LEVEL: 'warn', BOXYARD_REQUESTS_PER_MINUTE: '0', BOXYARD_MAX_CONNECTIONS_PER_ADDRESS: '100000', ...opts.env },
+    env: { ...process.env, ...(await backendEnv(opts.dataDir)), BOXYARD_ADMIN_USERNAME: ADMIN.username, BOXYARD_ADMIN_PASSWORD: ADMIN.password, BOXYARD_LOG_LEVEL: 'warn', BOXYARD_REQUESTS_PER_MINUTE: '0', BOXYARD_MAX_CONNECTIONS_PER_ADDRESS: '100000', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

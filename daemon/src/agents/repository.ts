@@ -142,7 +142,7 @@ export class AgentsRepository {
   async markSilent(unknownBefore: string, erroredBefore: string): Promise<{ unknown: number; errored: number }> {
     await this.pings.flush();
     const turned = await this.db.updateTable('agents')
-      .set((eb) => ({ status: eb.case().when(eb.or([eb('status', '=', 'unknown'), eb('last_ping_at', '<', erroredBefore)])).then('errored').else('unknown').end() }))
+      .set((eb) => ({ status: eb.case().when(eb.or([eb('status', '=', 'unknown'), eb('last_ping_at', '<', erroredBefore)])).then('errored').else('unknown').end().$castTo<AgentStatus>() }))
       .where((eb) => eb.or([
         eb.and([eb('status', 'in', LIVE_STATUSES), eb('last_ping_at', '<', unknownBefore)]),
         eb.and([eb('status', '=', 'unknown'), eb('last_ping_at', '<', erroredBefore)]),

@@ -19,3 +19,8 @@ export async function loadUndici(): Promise<Undici> {
 export async function loadAcmeClient(): Promise<Acme> {
   return exportsOf<Acme>(await import('acme-client'), 'Client');
 }
+
+/** koffi (lib/malloc-tuning.ts): a native library, loaded only by `serve` on Linux. */
+export async function loadKoffi(): Promise<typeof import('koffi')> {
+  return exportsOf<typeof import('koffi')>(await import('koffi'), 'load');
+}
