@@ -3,7 +3,9 @@
 // as a real agent does (its fetch keeps the connection for the daemon's `Keep-Alive: timeout=`,
 // which outlasts the ping interval). BENCH_AGENT_NEW_CONNECTIONS=1: a new connection per report.
 //   node agents-report.mjs URL AGENT_TOKEN IDS.json INTERVAL_S DURATION_S
-// Prints {"sent","ok","failed","stop","p99_ms"} as JSON when done.
+// Prints {"sent","ok","failed","stop","errors","p99_ms","steady_p99_ms"} as JSON when done
+// (errors: failures by status or error code; steady: the reports after the first interval;
+// p99_by_interval_ms: each interval's p99).
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 
@@ -11,8 +13,14 @@ const [url, token, idsFile, intervalS, durationS] = process.argv.slice(2);
 const ids = JSON.parse(readFileSync(idsFile, 'utf8'));
 const interval = Number(intervalS) * 1000;
 const end = Date.now() + Number(durationS) * 1000;
-const stats = { sent: 0, ok: 0, failed: 0, stop: 0 };
+const stats = { sent: 0, ok: 0, failed: 0, stop: 0, errors: {} };
 const latencies = [];
+// After the first interval every agent has connected once: reports from then on show the steady state.
+const steadyFrom = Date.now() + interval;
+const steady = [];
+const startedAt = Date.now();
+/** Latencies per interval, for p99 by interval. */
+const windows = [];
 
 const fresh = process.env.BENCH_AGENT_NEW_CONNECTIONS === '1';
 const connections = new Map(ids.map((id) => [id, fresh ? false : new Agent({ keepAlive: true, maxSockets: 1 })]));
@@ -29,12 +37,14 @@ function report(id) {
       res.on('data', (c) => { text += c; });
       res.on('end', () => {
         latencies.push(performance.now() - t0);
-        if (res.statusCode === 200) stats.ok++; else stats.failed++;
+        if (Date.now() >= steadyFrom) steady.push(performance.now() - t0);
+        (windows[Math.floor((Date.now() - startedAt) / interval)] ??= []).push(performance.now() - t0);
+        if (res.statusCode === 200) stats.ok++; else { stats.failed++; stats.errors[res.statusCode] = (stats.errors[res.statusCode] ?? 0) + 1; }
         if (text.includes('"stop"')) stats.stop++;
         resolve();
       });
     });
-    req.on('error', () => { stats.failed++; resolve(); });
+    req.on('error', (err) => { stats.failed++; stats.errors[err.code] = (stats.errors[err.code] ?? 0) + 1; resolve(); });
     stats.sent++;
     req.end(body);
   });
@@ -54,8 +64,10 @@ ids.forEach((id, i) => {
 
 setTimeout(async () => {
   await Promise.all(pending);
-  latencies.sort((a, b) => a - b);
-  const p99 = latencies.length ? latencies[Math.floor(latencies.length * 0.99)] : 0;
-  process.stdout.write(`${JSON.stringify({ ...stats, p99_ms: Math.round(p99 * 10) / 10 })}\n`);
+  const p99 = (xs) => {
+    xs.sort((a, b) => a - b);
+    return xs.length ? Math.round(xs[Math.floor(xs.length * 0.99)] * 10) / 10 : 0;
+  };
+  process.stdout.write(`${JSON.stringify({ ...stats, p99_ms: p99(latencies), steady_p99_ms: p99(steady), p99_by_interval_ms: [...windows].map((w) => p99(w ?? [])) })}\n`);
   process.exit(0);
 }, end - Date.now() + 50);

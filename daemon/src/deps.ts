@@ -79,6 +79,7 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
   const registry = new RegistryService(new RegistryRepository(db, store.versions), orgs, clock, ids);
   // Also registers the after-create hooks of the features above orgs/ (the default project).
   const agents = buildAgentServices(db, store.versions, { orgs, access: orgAccess, repo: orgRepo }, clock, ids, config, log);
+  await agents.knowLiveAgents();
 
   const closers: Array<() => Promise<void> | void> = [agents.closePings];
   // The daemon that runs the watchdog, garbage collection and scheduled mirrors; another takes

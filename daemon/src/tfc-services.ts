@@ -49,6 +49,8 @@ export function buildAgentServices(db: Kysely<Database>, versions: TableClock, o
     protocol: new AgentProtocolService(agentsRepo, tokensRepo, clock, ids, config.agentPingSeconds),
     /** Writes the agent pings kept in memory (agents/pings.ts) and keeps no more; the daemon's last step before the database closes. */
     closePings: () => agentsRepo.closePings(),
+    /** Live agents as the database has them, so that their first reports after a start are kept pings too (agents/pings.ts). */
+    knowLiveAgents: () => agentsRepo.knowLiveAgents(),
     watchdog: new AgentWatchdog(agentsRepo, clock, { unknownAfterSeconds: config.agentUnknownAfterSeconds, erroredAfterSeconds: config.agentErroredAfterSeconds }),
   };
 }

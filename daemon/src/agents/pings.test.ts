@@ -108,6 +108,21 @@ describe('AgentsRepository with kept pings', () => {
     errors.length = 0;
   });
 
+  it('writes 301 kept pings in chunks, each only over its own agent, and a changed status as a report', async () => {
+    const ids = Array.from({ length: 301 }, (_, i) => `many-${String(i).padStart(3, '0')}`);
+    for (const id of ids) await repo.insertAgent({ id, pool_id: 'apool-1', token_id: 'at-1', name: null, status: 'idle', ip_address: '10.0.0.0', last_ping_at: at(0), created_at: at(0) });
+    for (const id of ids) expect(await report(id, 2)).toBe(true);
+    await repo.flushPings();
+    // The watchdog turned one unknown meanwhile (its kept ping becomes a report); another is newer already.
+    await store.db.updateTable('agents').set({ status: 'unknown' }).where('id', '=', 'many-150').execute();
+    await store.db.updateTable('agents').set({ last_ping_at: at(9) }).where('id', '=', 'many-151').execute();
+    for (const id of ids) expect(await report(id, 5)).toBe(true);
+    await repo.flushPings();
+    const rows = await store.db.selectFrom('agents').select(['id', 'status', 'last_ping_at', 'ip_address']).where('id', 'like', 'many-%').orderBy('id').execute();
+    expect(rows).toEqual(ids.map((id) => ({ id, status: 'idle', last_ping_at: id === 'many-151' ? at(9) : at(5), ip_address: id === 'many-151' ? '10.0.0.2' : '10.0.0.5' })));
+    expect(errors).toEqual([]);
+  });
+
   it('reads of agents see every ping taken before them', async () => {
     expect(await report('agent-1', 1)).toBe(true);
     expect(await report('agent-2', 2)).toBe(true);

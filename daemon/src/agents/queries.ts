@@ -1,7 +1,29 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema';
 import { prepare } from '../store/cache/prepared';
 import type { AgentStatus } from '../contract/wire/jsonapi';
+import type { Ping } from './pings';
+
+/** The sizes batches of kept pings are written in: a few statement texts, each prepared once. */
+const PING_CHUNKS = [128, 32, 8, 1];
+
+/**
+ * Writes kept pings (pings.ts) a chunk to a statement, each only over its agent with the same token
+ * and status and an older ping; returns the ids written. One statement
+ * per ping made 1,000 round trips a second on PostgreSQL with 10,000 agents.
+ */
+export async function writeKeptPings(db: Kysely<Database> | Transaction<Database>, pings: readonly Ping[]): Promise<Set<string>> {
+  const written = new Set<string>();
+  let i = 0;
+  for (const size of PING_CHUNKS) {
+    for (; pings.length - i >= size; i += size) {
+      const rows = sql.join(pings.slice(i, i + size).map((p) => sql`(${p.id}, ${p.tokenId}, ${p.status}, ${p.at}, ${p.ip})`));
+      const r = await sql<{ id: string }>`with "v" ("id", "token_id", "status", "at", "ip") as (values ${rows}) update "agents" set "last_ping_at" = "v"."at", "ip_address" = "v"."ip" from "v" where "agents"."id" = "v"."id" and "agents"."token_id" = "v"."token_id" and "agents"."status" = "v"."status" and "agents"."last_ping_at" <= "v"."at" returning "agents"."id"`.execute(db);
+      for (const row of r.rows) written.add(row.id);
+    }
+  }
+  return written;
+}
 
 /** Statuses an agent never leaves: a late report is answered "stop". */
 export const FINAL_STATUSES: readonly AgentStatus[] = ['errored', 'exited'];
@@ -26,10 +48,8 @@ export function hotAgentQueries(db: Kysely<Database>) {
     // The common report: the status is what it was, so only the ping changes (no pool count moves).
     ping: prepare(db, pinging),
     report: prepare(db, reporting),
-    // A ping kept in memory (pings.ts), written a second later: never over a newer one…
-    keptPing: prepare(db, (at: string, ip: string, id: string, tokenId: string, status: AgentStatus) => pinging(at, ip, id, tokenId, status)
-      .where('last_ping_at', '<=', at)),
-    // …or of an agent whose status changed meanwhile (the watchdog turned it unknown): as report does.
+    // A ping kept in memory (pings.ts) whose agent's status changed meanwhile (the watchdog turned
+    // it unknown), written a second later as report does (writeKeptPings writes the others).
     keptReport: prepare(db, (status: AgentStatus, at: string, ip: string, id: string, tokenId: string) => reporting(status, at, ip, id, tokenId)
       .where('last_ping_at', '<=', at)),
     // Kept by triggers (migration 008): counting a thousand agents per page cost more than the page.

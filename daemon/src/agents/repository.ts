@@ -4,7 +4,7 @@ import type { Database } from '../store/schema';
 import { prepare } from '../store/cache/prepared';
 import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
 import type { TableClock } from '../store/cache/table-clock';
-import { FINAL_STATUSES, hotAgentQueries } from './queries';
+import { FINAL_STATUSES, hotAgentQueries, writeKeptPings } from './queries';
 import type { AgentStatus } from '../contract/wire/jsonapi';
 import type { AgentsTable } from './tables';
 import { PingBuffer, type Ping } from './pings';
@@ -106,15 +106,26 @@ export class AgentsRepository {
   private writePings(batch: readonly Ping[]): Promise<Set<string>> {
     const sorted = [...batch].sort((a, b) => (a.id < b.id ? -1 : 1));
     return inBatch(this.db, async (trx) => {
+      const written = await writeKeptPings(trx, sorted);
       const missed = new Set<string>();
       for (const p of sorted) {
-        const pinged = await this.hot.keptPing.executeIn(trx, p.at, p.ip, p.id, p.tokenId, p.status);
-        if (Number(pinged.numAffectedRows ?? 0) > 0) continue;
+        if (written.has(p.id)) continue;
         const reported = await this.hot.keptReport.executeIn(trx, p.status, p.at, p.ip, p.id, p.tokenId);
         if (Number(reported.numAffectedRows ?? 0) === 0) missed.add(p.id);
       }
       return missed;
     });
+  }
+
+  /**
+   * Takes every live agent as written with its token and status, as the database has them: after
+   * a start, 10,000 agents' first reports were otherwise 10,000 writes in one ping interval, which
+   * put the p99 of that interval's reports at a quarter of a second. A kept ping is written only
+   * over that token and status (or as a report), so knowing an agent never writes a wrong one.
+   */
+  async knowLiveAgents(): Promise<void> {
+    const live = await this.db.selectFrom('agents').select(['id', 'token_id', 'status']).where('status', 'in', LIVE_STATUSES).where('token_id', 'is not', null).execute();
+    for (const a of live) this.pings.wrote(a.id, { tokenId: a.token_id!, status: a.status });
   }
 
   /** Writes the pings kept in memory now (reads of agents do it themselves). */

@@ -16,7 +16,7 @@ const config = (env: Record<string, string> = {}) => loadConfig(env, { dataDir: 
 describe('connection settings', () => {
   it('defaults: 20 s for headers, 60 s idle, keep-alive past the agents\' ping, 128 per address', () => {
     expect(connectionSettings(config(), { fdLimit: 20_000 })).toEqual({
-      headersTimeoutMs: 20_000, bodyIdleMs: 60_000, keepAliveMs: 65_000, maxPerAddress: 128, maxTotal: 9872,
+      headersTimeoutMs: 20_000, bodyIdleMs: 60_000, keepAliveMs: 65_000, maxPerAddress: 128, maxTotal: 17_276,
     });
   });
 
@@ -29,7 +29,7 @@ describe('connection settings', () => {
   });
 
   it('derives the total cap from the open-file limit, with room for the blobs connections read', () => {
-    expect(connectionSettings(config(), { fdLimit: 1024 }).maxTotal).toBe(384);
+    expect(connectionSettings(config(), { fdLimit: 1024 }).maxTotal).toBe(672);
     expect(connectionSettings(config(), { fdLimit: 200 }).maxTotal).toBe(64);
     expect(connectionSettings(config(), { fdLimit: undefined }).maxTotal).toBe(4096);
   });

@@ -17,10 +17,11 @@ function kindsOf(m: RegExpExecArray, sql: string): Kind[] {
 
 /**
  * The columns an UPDATE sets, when they can be told for sure (Kysely's `set "a" = ?, "b" = ?`);
- * undefined (any column) when a value holds a subquery or the statement another shape.
+ * undefined (any column) when a value holds a subquery or the statement another shape. After a
+ * `with` (writeKeptPings), the UPDATE it leads to.
  */
 function columnsSet(sql: string): string[] | undefined {
-  const m = /^\s*update\s+(?:or\s+\w+\s+)?"?\w+"?\s+set\s+([\s\S]*?)(?:\s+(?:where|returning|from)\s[\s\S]*)?$/i.exec(sql);
+  const m = /\bupdate\s+(?:or\s+\w+\s+)?"?\w+"?\s+set\s+([\s\S]*?)(?:\s+(?:where|returning|from)\s[\s\S]*)?$/i.exec(sql);
   if (!m || m[1].includes('(')) return undefined;
   return [...m[1].matchAll(/"?(\w+)"?\s*=/g)].map((c) => c[1].toLowerCase());
 }
