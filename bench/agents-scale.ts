@@ -45,7 +45,7 @@ async function statuses(url: string): Promise<Record<string, number>> {
   return Object.fromEntries([...text.matchAll(/^boxyard_agents\{status="(\w+)"\} (\d+)/gm)].map((m) => [m[1], Number(m[2])]));
 }
 
-interface ReportStats { sent: number; ok: number; failed: number; stop: number; p99_ms: number }
+interface ReportStats { sent: number; ok: number; failed: number; stop: number; errors: Record<string, number>; p99_ms: number; steady_p99_ms: number; p99_by_interval_ms: number[] }
 
 export async function agentsAtScale(work: string, database?: string): Promise<Row> {
   const duration = Number(process.env.BENCH_SCALE_AGENT_SECONDS ?? 120);
@@ -85,7 +85,7 @@ export async function agentsAtScale(work: string, database?: string): Promise<Ro
   const expected = Math.floor((AGENTS / INTERVAL) * duration);
   const problems = [
     falseUnknown.most && `${falseUnknown.most} agents unknown or errored at ${falseUnknown.at} s while every agent reported`,
-    stats.failed && `${stats.failed} reports failed`,
+    stats.failed && `${stats.failed} reports failed (${Object.entries(stats.errors).map(([k, v]) => `${k} ${v}`).join(', ')})`,
     stats.stop && `${stats.stop} answers told the agent to stop`,
     stats.ok < expected * 0.95 && `only ${stats.ok} of ~${expected} reports answered`,
   ].filter(Boolean);
@@ -96,6 +96,6 @@ export async function agentsAtScale(work: string, database?: string): Promise<Ro
     ratio: null,
     goal: 'p99 < 50 ms, no agent falsely unknown',
     pass: problems.length === 0 && stats.p99_ms < 50,
-    ...(problems.length ? { note: problems.join('; ') } : {}),
+    note: [`p99 by ${INTERVAL} s interval: ${stats.p99_by_interval_ms.map((x) => fmt(x, 1)).join(', ')} ms (after the first, when every agent connects: ${fmt(stats.steady_p99_ms, 1)} ms)`, ...problems].join('; '),
   };
 }

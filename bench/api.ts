@@ -6,7 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { run, startBaseline, startDaemon, type Proc } from './measure';
+import { cpuSeconds, run, startBaseline, startDaemon, type Proc } from './measure';
 import { fmt, ms, ratioRow, type Row } from './report';
 import { seedEnv, type Seed } from './seed';
 
@@ -19,7 +19,7 @@ interface Endpoint {
   check(body: any): string | null; // eslint-disable-line @typescript-eslint/no-explicit-any -- parsed JSON
 }
 
-interface Wrk { rps: number; p99: number; requests: number; errors: string }
+interface Wrk { rps: number; p99: number; requests: number; errors: string; /** CPU seconds of the server per request, when its pid was given. */ cpuPerRequest?: number }
 
 function endpoints(s: Seed): Endpoint[] {
   const boxes = (n: number) => (b: { boxes?: unknown[] }) => (b.boxes?.length === n ? null : `expected ${n} boxes, got ${b.boxes?.length}`);
@@ -67,18 +67,27 @@ export function wrk(url: string, headers: string[], duration: number, connection
  * wrk against each url in turn, in BENCH_WRK_SLICES (5) slices of the duration each: this machine's
  * speed drifts by up to 2x over tens of seconds (other tenants), and one long run of each side
  * after the other put that drift into the ratio. Per url: requests per second over all its
- * slices, and the worst slice's p99.
+ * slices, and the worst slice's p99; with `pids` (each url's server), its CPU seconds per request
+ * over its slices, from /proc.
  */
-export async function alternating(duration: number, urls: readonly string[], headers: string[]): Promise<Wrk[]> {
+export async function alternating(duration: number, urls: readonly string[], headers: string[], pids?: readonly number[]): Promise<Wrk[]> {
   const slices = Math.max(1, Number(process.env.BENCH_WRK_SLICES ?? 5));
   const runs: Wrk[][] = urls.map(() => []);
+  const cpu = urls.map(() => 0);
   for (let n = 0; n < slices; n++) {
-    for (const [i, url] of urls.entries()) runs[i].push(await wrk(url, headers, Math.max(1, Math.round(duration / slices))));
+    for (const [i, url] of urls.entries()) {
+      const c0 = pids ? cpuSeconds(pids[i]) : 0;
+      runs[i].push(await wrk(url, headers, Math.max(1, Math.round(duration / slices))));
+      if (pids) cpu[i] += cpuSeconds(pids[i]) - c0;
+    }
   }
-  return runs.map((r) => {
+  return runs.map((r, i) => {
     const seconds = r.reduce((t, w) => t + w.requests / w.rps, 0);
     const requests = r.reduce((t, w) => t + w.requests, 0);
-    return { rps: requests / seconds, requests, p99: Math.max(...r.map((w) => w.p99)), errors: r.map((w) => w.errors).filter(Boolean).join('; ') };
+    return {
+      rps: requests / seconds, requests, p99: Math.max(...r.map((w) => w.p99)), errors: r.map((w) => w.errors).filter(Boolean).join('; '),
+      ...(pids ? { cpuPerRequest: cpu[i] / requests } : {}),
+    };
   });
 }
 
