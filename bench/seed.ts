@@ -70,6 +70,9 @@ async function viaApi(dataDir: string, nOrgs: number, nAgents: number, env: Reco
     const agentToken = at.data.attributes.token as string;
     const agentIds = await register(daemon.url, agentToken, nAgents);
     return { token, orgs, poolId, agentToken, agentIds };
+  } catch (err) {
+    // An internal error's details are in the daemon's log, which goes with it.
+    throw new Error(`${String(err)}\ndaemon log:\n${daemon.output().slice(-4000)}`);
   } finally {
     await daemon.stop();
   }
