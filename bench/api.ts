@@ -6,7 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpuSeconds, run, startBaseline, startDaemon, type Proc } from './measure';
+import { cpuSeconds, rssSampler, run, startBaseline, startDaemon, type Proc } from './measure';
 import { fmt, ms, ratioRow, type Row } from './report';
 import { seedEnv, type Seed } from './seed';
 
@@ -64,7 +64,7 @@ export function wrk(url: string, headers: string[], duration: number, connection
 }
 
 /**
- * wrk against each url in turn, in BENCH_WRK_SLICES (5) slices of the duration each: this machine's
+ * wrk against each url in turn (A B, B A, …), in BENCH_WRK_SLICES (5) slices of the duration each: this machine's
  * speed drifts by up to 2x over tens of seconds (other tenants), and one long run of each side
  * after the other put that drift into the ratio. Per url: requests per second over all its
  * slices, and the worst slice's p99; with `pids` (each url's server), its CPU seconds per request
@@ -75,7 +75,11 @@ export async function alternating(duration: number, urls: readonly string[], hea
   const runs: Wrk[][] = urls.map(() => []);
   const cpu = urls.map(() => 0);
   for (let n = 0; n < slices; n++) {
-    for (const [i, url] of urls.entries()) {
+    // In turn A B, then B A: a drift within a pair of slices favours neither side.
+    const order = [...urls.keys()];
+    if (n % 2) order.reverse();
+    for (const i of order) {
+      const url = urls[i];
       const c0 = pids ? cpuSeconds(pids[i]) : 0;
       runs[i].push(await wrk(url, headers, Math.max(1, Math.round(duration / slices))));
       if (pids) cpu[i] += cpuSeconds(pids[i]) - c0;
@@ -115,6 +119,7 @@ export async function apiAtScale(work: string, s: Seed): Promise<Row[]> {
     procs.push(koa);
 
     const rows: Row[] = [];
+    const rss = rssSampler(daemon.pid);
     for (const [i, e] of list.entries()) {
       process.stderr.write(`api: ${e.path}\n`);
       const headers = headersOf(e);
@@ -132,6 +137,11 @@ export async function apiAtScale(work: string, s: Seed): Promise<Row[]> {
       if (notes.length) { row.note = notes.join('; '); row.pass = false; }
       rows.push(row);
     }
+    const peak = rss.stop();
+    rows.push({
+      measure: `RSS peak over these runs${s.database ? ' on PostgreSQL' : ''} (every process of \`boxyard serve\`)`, value: `${fmt(peak)} MiB`, baseline: '—', ratio: null,
+      goal: '< 150 MiB', pass: peak < 150,
+    });
     return rows;
   } finally {
     for (const p of procs.reverse()) await p.stop();
