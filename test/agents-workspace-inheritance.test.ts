@@ -22,9 +22,9 @@ beforeAll(async () => {
   await createOrg(api, 'inh');
   await createOrg(api, 'elsewhere');
   await setPoolLimit(api, 'inh', 5);
-  p1 = (await createPool(api, 'inh', 'p1')).json.data.id;
-  p2 = (await createPool(api, 'inh', 'p2')).json.data.id;
-  other = (await createPool(api, 'elsewhere', 'theirs')).json.data.id;
+  p1 = (await createPool(api, 'inh', 'p1')).id;
+  p2 = (await createPool(api, 'inh', 'p2')).id;
+  other = (await createPool(api, 'elsewhere', 'theirs')).id;
 });
 afterAll(() => d.stop());
 
@@ -55,8 +55,8 @@ describe('workspaces and their organization\'s defaults', () => {
   let local: string;
 
   it('a workspace made without a mode takes the organization\'s, and says so', async () => {
-    inherits = (await createWorkspace(api, 'inh', 'inherits')).json.data.id;
-    local = (await createWorkspace(api, 'inh', 'local', { 'execution-mode': 'local' })).json.data.id;
+    inherits = (await createWorkspace(api, 'inh', 'inherits')).id;
+    local = (await createWorkspace(api, 'inh', 'local', { 'execution-mode': 'local' })).id;
     expect(await execution(inherits)).toEqual({ mode: 'remote', pool: null, poolId: null, overwrites: { 'execution-mode': false, 'agent-pool': false } });
     expect(await execution(local)).toEqual({ mode: 'local', pool: null, poolId: null, overwrites: { 'execution-mode': true, 'agent-pool': false } });
   });
@@ -72,7 +72,7 @@ describe('workspaces and their organization\'s defaults', () => {
     expect(allowed.json.data.map((p: { id: string }) => p.id).sort()).toEqual([p1, p2].sort());
     expect(allowed.json.included.map((w: { id: string }) => w.id)).toEqual([inherits]);
     // A workspace made now inherits the pool as well.
-    const later = (await createWorkspace(api, 'inh', 'later')).json.data;
+    const later = (await createWorkspace(api, 'inh', 'later'));
     expect(later.attributes).toMatchObject({ 'execution-mode': 'agent', 'agent-pool-id': p1 });
     expect((await orgDefaults('agent', p2)).status).toBe(200);
     expect(await poolWorkspaces(p2)).toEqual([inherits, later.id].sort());
@@ -97,7 +97,7 @@ describe('workspaces and their organization\'s defaults', () => {
   });
 
   it('replays tfe_workspace_settings: a mode of its own, local, then none (the default again), and its delete', async () => {
-    const id = (await createWorkspace(api, 'inh', 'managed')).json.data.id;
+    const id = (await createWorkspace(api, 'inh', 'managed')).id;
     // Create with no mode in the config: `execution-mode: remote` and overwrites false together; false wins.
     let r = await settings(id, { overwrites: false, remote: true });
     expect(r.status, r.text).toBe(200);
@@ -135,7 +135,7 @@ describe('bad input changes nothing', () => {
     let r = await orgDefaults('agent', other);
     expect(r.status).toBe(422);
     expect(r.json.errors[0]).toMatchObject({ status: '422', source: { pointer: '/data/relationships/default-agent-pool/data/id' } });
-    r = await orgDefaults('agent');
+    r = await api.patch('/api/v2/organizations/inh', doc('organizations', { 'default-execution-mode': 'agent' }, { 'default-agent-pool': { data: null } }));
     expect(r.status).toBe(422);
     expect(r.json.errors[0].detail).toMatch(/needs a default-agent-pool/);
     expect(await snapshot()).toEqual(before);
@@ -155,7 +155,7 @@ describe('bad input changes nothing', () => {
 
   it('agent mode of its own where the organization has no default pool', async () => {
     expect((await api.patch('/api/v2/organizations/inh', { data: { attributes: { 'default-execution-mode': 'remote' }, type: 'organizations' } })).status).toBe(200);
-    const id = (await createWorkspace(api, 'inh', 'poolless')).json.data.id;
+    const id = (await createWorkspace(api, 'inh', 'poolless')).id;
     const before = await snapshot();
     const r = await api.patch(`/api/v2/workspaces/${id}`, doc('workspaces', { 'execution-mode': 'agent' }));
     expect(r.status).toBe(422);
@@ -170,13 +170,17 @@ describe('bad input changes nothing', () => {
     let r = await api.delete(`/api/v2/agent-pools/${p2}`);
     expect(r.status).toBe(422);
     expect(r.json.errors[0].detail).toMatch(/used by \d+ workspace\(s\)/);
-    const p3 = (await createPool(api, 'inh', 'p3', { 'organization-scoped': false })).json.data.id;
+    const p3 = (await createPool(api, 'inh', 'p3', { 'organization-scoped': false })).id;
     const afterPool = await snapshot();
     r = await orgDefaults('agent', p3);
     expect(r.status).toBe(422);
     expect(r.json.errors[0].detail).toMatch(/takes the organization's default agent pool and may not use "p3"/);
     expect(await snapshot()).toEqual(afterPool);
     expect(afterPool.org).toEqual(before.org);
+    // Scoping the default pool away from the workspaces that inherit it is refused like any other use.
+    r = await api.patch(`/api/v2/agent-pools/${p2}`, doc('agent-pools', { 'organization-scoped': false }));
+    expect(r.status).toBe(422);
+    expect((await api.get(`/api/v2/agent-pools/${p2}`)).json.data.attributes['organization-scoped']).toBe(true);
     // No workspace on it, but the default all the same.
     for (const w of before.workspaces) await api.patch(`/api/v2/workspaces/${w.id}`, doc('workspaces', { 'execution-mode': 'remote' }));
     expect(await poolWorkspaces(p2)).toEqual([]);

@@ -9,8 +9,8 @@ ALTER TABLE workspaces ADD COLUMN agent_pool_overwritten INTEGER NOT NULL DEFAUL
 -- A workspace made before this ran with what it was given: it inherits only where that is what
 -- its organization's defaults would give it now, so nothing runs elsewhere after the upgrade.
 UPDATE workspaces SET execution_mode_overwritten = 0
-WHERE execution_mode = (SELECT t.default_execution_mode FROM organization_tfc_settings t WHERE t.organization_id = workspaces.organization_id);
+WHERE execution_mode = COALESCE((SELECT t.default_execution_mode FROM organization_tfc_settings t WHERE t.organization_id = workspaces.organization_id), 'remote');
 UPDATE workspaces SET agent_pool_overwritten = 0
 WHERE execution_mode_overwritten = 0 AND (
-  (agent_pool_id IS NULL AND NOT EXISTS (SELECT 1 FROM organization_tfc_settings t WHERE t.organization_id = workspaces.organization_id AND t.default_execution_mode = 'agent'))
+  (agent_pool_id IS NULL AND execution_mode <> 'agent')
   OR agent_pool_id = (SELECT t.default_agent_pool_id FROM organization_tfc_settings t WHERE t.organization_id = workspaces.organization_id AND t.default_execution_mode = 'agent'));
