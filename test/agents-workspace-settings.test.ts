@@ -110,9 +110,8 @@ describe('workspace settings', () => {
   it('round-trips a provider-style create → read → update → read, every attribute echoed', async () => {
     const created = await api.post('/api/v2/organizations/setorg/workspaces', doc('workspaces', { name: 'network', ...PROVIDER_CREATE }));
     expect(created.status, created.text).toBe(201);
-    const { 'setting-overwrites': _, ...sent } = PROVIDER_CREATE;
-    expect(created.json.data.attributes).toMatchObject({ ...HCP_DEFAULTS, ...sent, 'trigger-patterns': [] });
-    expect(created.json.data.attributes).not.toHaveProperty('setting-overwrites');
+    // setting-overwrites false: the workspace takes its organization's mode and pool (issue 34).
+    expect(created.json.data.attributes).toMatchObject({ ...HCP_DEFAULTS, ...PROVIDER_CREATE, 'trigger-patterns': [] });
     expect(await readEverywhere(created.json.data)).toEqual(created.json.data);
 
     const updated = await api.patch(`/api/v2/workspaces/${created.json.data.id}`, doc('workspaces', PROVIDER_UPDATE));
@@ -184,7 +183,7 @@ describe('organization defaults (tfe_organization_default_settings)', () => {
     expect(list.json.data.find((o: { id: string }) => o.id === 'setorg')).toEqual(r.json.data);
   });
 
-  it('round-trips agent + default pool; a reset to remote drops the pool; deleting the pool clears it', async () => {
+  it('round-trips agent + default pool; a reset to remote drops the pool; the default pool is not deleted', async () => {
     const pool = await createPool(api, 'setorg', 'defaults');
     const set = await api.patch('/api/v2/organizations/setorg', doc('organizations', { 'default-execution-mode': 'agent' }, { 'default-agent-pool': { data: { type: 'agent-pools', id: pool.id } } }));
     expect(set.status, set.text).toBe(200);
@@ -201,12 +200,13 @@ describe('organization defaults (tfe_organization_default_settings)', () => {
     expect(reset.json.data.attributes['default-execution-mode']).toBe('remote');
     expect(reset.json.data.relationships['default-agent-pool']).toEqual({ data: null });
 
+    // While it is the default (and the inheriting workspaces run on it), the pool stays (issue 34).
     await api.patch('/api/v2/organizations/setorg', doc('organizations', { 'default-execution-mode': 'agent' }, { 'default-agent-pool': { data: { type: 'agent-pools', id: pool.id } } }));
-    expect((await api.delete(`/api/v2/agent-pools/${pool.id}`, { headers: { 'content-type': JSONAPI } })).status).toBe(204);
-    const after = (await org()).json.data;
-    expect(after.relationships['default-agent-pool']).toEqual({ data: null });
-    expect(after.attributes['default-execution-mode']).toBe('agent');
+    const refused = await api.delete(`/api/v2/agent-pools/${pool.id}`, { headers: { 'content-type': JSONAPI } });
+    expect(refused.status).toBe(422);
+    expect((await org()).json.data.relationships['default-agent-pool'].data.id).toBe(pool.id);
     await api.patch('/api/v2/organizations/setorg', doc('organizations', { 'default-execution-mode': 'remote' }));
+    expect((await api.delete(`/api/v2/agent-pools/${pool.id}`, { headers: { 'content-type': JSONAPI } })).status).toBe(204);
   });
 
   it('refuses a pool of another organization, a pool without agent mode and unknown modes (422), changing nothing', async () => {

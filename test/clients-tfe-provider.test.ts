@@ -80,6 +80,8 @@ describe('tfe provider: pool scoping resources with tfe_workspace_settings (the 
     const after = (await api.get(`/api/v2/workspaces/${ws.id}`)).json.data;
     expect(after.attributes['execution-mode']).toBe('agent');
     expect(after.relationships['agent-pool'].data).toEqual({ type: 'agent-pools', id: pool.id });
+    // The provider dereferences both keys of what it reads back (issue 34).
+    expect(after.attributes['setting-overwrites']).toEqual({ 'execution-mode': true, 'agent-pool': true });
     expect(ids((await api.get(`/api/v2/agent-pools/${pool.id}`)).json.data.relationships.workspaces)).toEqual([ws.id]);
 
     // Switching to remote sends agent-pool-id "".
@@ -95,6 +97,8 @@ describe('tfe provider: pool scoping resources with tfe_workspace_settings (the 
     }));
     expect(reset.status, reset.text).toBe(200);
     expect(reset.json.data.relationships['agent-pool'].data).toBeNull();
+    // Back to the organization's defaults (remote): false wins over the literal `remote` beside it.
+    expect(reset.json.data.attributes['setting-overwrites']).toEqual({ 'execution-mode': false, 'agent-pool': false });
     for (const rel of ['allowed-workspaces', 'allowed-projects']) {
       const r = await api.patch(`/api/v2/agent-pools/${pool.id}`, { data: { type: 'agent-pools', relationships: { [rel]: { data: [] } } } });
       expect(r.status, r.text).toBe(200);

@@ -35,14 +35,25 @@ export function buildAgentServices(db: Kysely<Database>, versions: TableClock, o
   const poolsRepo = new PoolsRepository(db, versions);
   const agentsRepo = new AgentsRepository(db, versions, (err) => log.error({ err }, 'agent pings could not be written'));
   const tokensRepo = new AgentTokensRepository(db, versions);
-  const pools = new PoolsService(access, poolsRepo, workspacesRepo, clock, ids);
+  // An organization's defaults for its workspaces, as orgs/ keeps them (HCP Terraform's: remote, no pool).
+  const defaults = {
+    async defaultsOf(orgId: string) {
+      const t = await o.repo.tfcSettings(orgId);
+      return { mode: t?.default_execution_mode ?? 'remote', poolId: t?.default_agent_pool_id ?? null } as const;
+    },
+  };
+  const pools = new PoolsService(access, poolsRepo, workspacesRepo, defaults, clock, ids);
   const projects = new ProjectsService(access, workspacesRepo, clock, ids);
   o.orgs.afterCreate(projects.createDefault);
+  const workspaces = new WorkspacesService(access, workspacesRepo, pools, defaults, clock, ids);
   return {
-    organizations: new OrganizationsService(o.orgs, access, o.repo, pools),
+    organizations: new OrganizationsService(o.orgs, access, o.repo, pools, {
+      check: (org, d) => workspaces.checkDefaults(org, d),
+      apply: (orgId, d, trx) => workspaces.applyDefaults(orgId, d, trx),
+    }),
     workspacesRepo,
     projects,
-    workspaces: new WorkspacesService(access, workspacesRepo, pools, clock, ids),
+    workspaces,
     pools,
     agentTokens: new AgentTokensService(access, pools, poolsRepo, tokensRepo, clock, ids),
     agents: new AgentsService(access, pools, poolsRepo, agentsRepo),

@@ -180,9 +180,18 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await page.getByRole('link', { name: 'e2e-org' }).click();
     await page.getByPlaceholder('Workspace name').fill('e2e-ws');
     await page.getByRole('button', { name: 'Create workspace' }).click();
+    // Made without a mode, it takes the organization's defaults (issue 34); a pool makes it its own, and back.
+    const row = page.getByRole('row', { name: /e2e-ws/ });
+    await row.getByText('inherited from the organization').waitFor();
+    const attributes = async () => (await admin.get('/api/v2/organizations/e2e-org/workspaces')).json.data[0].attributes;
     await page.getByLabel('Agent pool of e2e-ws').selectOption({ label: 'agent pool e2e-pool' });
-    await expect.poll(async () => (await admin.get('/api/v2/organizations/e2e-org/workspaces')).json.data[0].attributes)
-      .toMatchObject({ name: 'e2e-ws', 'execution-mode': 'agent', 'agent-pool-id': poolId });
+    await expect.poll(attributes).toMatchObject({ name: 'e2e-ws', 'execution-mode': 'agent', 'agent-pool-id': poolId, 'setting-overwrites': { 'execution-mode': true, 'agent-pool': true } });
+    await row.getByText('its own').waitFor();
+    await page.getByLabel('Agent pool of e2e-ws').selectOption('default');
+    await expect.poll(attributes).toMatchObject({ 'execution-mode': 'remote', 'agent-pool-id': null, 'setting-overwrites': { 'execution-mode': false, 'agent-pool': false } });
+    await row.getByText('inherited from the organization').waitFor();
+    await page.getByLabel('Agent pool of e2e-ws').selectOption({ label: 'agent pool e2e-pool' });
+    await expect.poll(attributes).toMatchObject({ 'execution-mode': 'agent', 'agent-pool-id': poolId });
 
     await page.goto(`${daemon.url}/ui/agent-pools/e2e-org/${poolId}`);
     await page.getByLabel('Every workspace of e2e-org').uncheck();

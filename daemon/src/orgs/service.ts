@@ -86,8 +86,8 @@ export class OrgService {
     return (await this.repo.orgByName(input.name))!;
   }
 
-  /** Changes the organization's row and its HCP Terraform settings together. */
-  async update(org: OrganizationRow, patch: OrganizationPatch, tfc?: TfcSettingsPatch): Promise<OrganizationRow> {
+  /** Changes the organization's row and its HCP Terraform settings together, and runs `within` in the same transaction. */
+  async update(org: OrganizationRow, patch: OrganizationPatch, tfc?: TfcSettingsPatch, within?: (trx: Db) => Promise<void>): Promise<OrganizationRow> {
     const renamed = patch.name !== undefined && nameKey(patch.name) !== org.name_key;
     if (renamed) await this.accounts.assertNameFree(patch.name!);
     try {
@@ -96,6 +96,7 @@ export class OrgService {
           ...patch, ...(patch.name !== undefined ? { name_key: nameKey(patch.name) } : {}), updated_at: this.now(),
         }, trx);
         if (tfc) await this.repo.saveTfcSettings(org.id, tfc, trx);
+        await within?.(trx);
       });
     } catch (err) {
       if (renamed && isUniqueViolation(err)) throw taken(patch.name!);

@@ -4,6 +4,7 @@ import type { OrganizationAccess, Caller } from './access';
 import type { OrganizationRow, OrgsRepository, TfcSettingsRow } from './repository';
 import type { OrgService } from './service';
 import type { ExecutionMode } from '../contract/wire/jsonapi';
+import type { Db } from '../auth/repository';
 
 export interface OrganizationView {
   org: OrganizationRow;
@@ -40,6 +41,20 @@ export interface PoolOwners {
   organizationOfPool(poolId: string): Promise<string | undefined>;
 }
 
+/** An organization's defaults for its workspaces. */
+export interface WorkspaceDefaults { mode: ExecutionMode; poolId: string | null }
+
+/**
+ * The workspaces that inherit an organization's defaults (workspaces/ answers it: wired in
+ * tfc-services.ts): whether they can run with new defaults, and taking them in the transaction
+ * that changes them, so that every inheriting workspace changes at once (issue 34).
+ */
+export interface InheritingWorkspaces {
+  /** Throws a ValidationError when a workspace that inherits could not run with `d`. */
+  check(org: OrganizationRow, d: WorkspaceDefaults): Promise<void>;
+  apply(orgId: string, d: WorkspaceDefaults, trx: Db): Promise<void>;
+}
+
 /** Organizations as HCP Terraform shows them (the JSON:API): the organization's row plus its TFC settings. */
 export class OrganizationsService {
   constructor(
@@ -47,6 +62,7 @@ export class OrganizationsService {
     private readonly access: OrganizationAccess,
     private readonly repo: OrgsRepository,
     private readonly pools: PoolOwners,
+    private readonly workspaces: InheritingWorkspaces,
   ) {}
 
   async view(p: Caller, org: OrganizationRow): Promise<OrganizationView> {
@@ -89,7 +105,10 @@ export class OrganizationsService {
       ...(input.email !== undefined ? { email: input.email } : {}),
       ...(input.agentPoolLimit !== undefined ? { agent_pool_limit: input.agentPoolLimit } : {}),
     };
-    return this.view(p, await this.orgs.update(org, patch, { ...tfcPatch(input), ...defaults }));
+    const d = defaults.default_execution_mode !== undefined ? { mode: defaults.default_execution_mode, poolId: defaults.default_agent_pool_id } : undefined;
+    if (d) await this.workspaces.check(org, d);
+    const inherit = d && ((trx: Db) => this.workspaces.apply(org.id, d, trx));
+    return this.view(p, await this.orgs.update(org, patch, { ...tfcPatch(input), ...defaults }, inherit));
   }
 
   /**
@@ -106,6 +125,8 @@ export class OrganizationsService {
       if (mode !== 'agent') throw new ValidationError(`A default agent pool needs default-execution-mode "agent" (got "${mode}"). Send default-execution-mode "agent" or leave out default-agent-pool.`, { field: 'default-execution-mode' });
     }
     if (input.defaultExecutionMode === undefined && input.defaultAgentPoolId === undefined) return {};
+    // Workspaces that inherit the mode would run on agents with no pool to take them.
+    if (mode === 'agent' && !poolId) throw new ValidationError('default-execution-mode "agent" needs a default-agent-pool: the pool whose agents run the workspaces that inherit it.', poolPointer);
     return { default_execution_mode: mode, default_agent_pool_id: poolId };
   }
 

@@ -7,6 +7,7 @@ import type { Sort } from '../http/jsonapi/query';
 import type { Caller, OrganizationAccess } from '../orgs/access';
 import type { PoolsRepository, PoolRow, PoolView, PoolLists } from './repository';
 import type { WorkspacesRepository } from '../workspaces/repository';
+import type { DefaultsSource } from '../workspaces/service';
 import { mayUse, type WorkspaceRef } from './rules';
 
 export interface PoolInput {
@@ -33,6 +34,7 @@ export class PoolsService {
     private readonly access: OrganizationAccess,
     private readonly repo: PoolsRepository,
     private readonly workspaces: WorkspacesRepository,
+    private readonly defaults: DefaultsSource,
     private readonly clock: Clock,
     private readonly ids: IdGen,
   ) {}
@@ -109,12 +111,18 @@ export class PoolsService {
     return this.viewOf(id);
   }
 
-  /** 204; refused while workspaces run on the pool, so none is left pointing at nothing. */
+  /**
+   * 204; refused while workspaces run on the pool (their own or inherited), so none is left pointing
+   * at nothing, and while it is its organization's default pool, which workspaces made later take.
+   */
   async delete(p: Caller, id: string): Promise<void> {
     const pool = await this.show(p, id);
     if (pool.workspace_ids.length > 0) {
       const names = (await this.workspaces.workspacesByIds(pool.organization_id, pool.workspace_ids)).map((w) => w.name);
       throw new ConflictError(`Agent pool "${pool.name}" is used by ${names.length} workspace(s) (${names.join(', ')}). Switch them to another pool or execution mode first.`);
+    }
+    if ((await this.defaults.defaultsOf(pool.organization_id)).poolId === id) {
+      throw new ConflictError(`Agent pool "${pool.name}" is its organization's default agent pool. Choose another default (or execution mode) for the organization first.`);
     }
     await this.repo.delete(id);
   }

@@ -64,8 +64,13 @@ export class WorkspacesRepository {
   async insertWorkspace(row: Insertable<WorkspacesTable>) {
     await this.db.insertInto('workspaces').values(row).execute();
   }
-  async updateWorkspace(id: string, patch: Updateable<WorkspacesTable>) {
-    await this.db.updateTable('workspaces').set(patch).where('id', '=', id).execute();
+  async updateWorkspace(id: string, patch: Updateable<WorkspacesTable>, db: Db = this.db) {
+    await db.updateTable('workspaces').set(patch).where('id', '=', id).execute();
+  }
+  /** An organization's workspaces that take its execution mode or its pool (issue 34), by name. */
+  inheritingWorkspaces(orgId: string, db: Db = this.db) {
+    return db.selectFrom('workspaces').selectAll().where('organization_id', '=', orgId)
+      .where((eb) => eb.or([eb('execution_mode_overwritten', '=', 0), eb('agent_pool_overwritten', '=', 0)])).orderBy('name_key').execute();
   }
   async deleteWorkspace(id: string) {
     await this.db.deleteFrom('workspaces').where('id', '=', id).execute();

@@ -47,6 +47,8 @@ export function workspaceResource(w: WorkspaceRow, orgName: string): Resource {
       description: w.description,
       'execution-mode': w.execution_mode,
       'agent-pool-id': w.agent_pool_id,
+      // Both keys always: terraform-provider-tfe dereferences each (resource_tfe_workspace_settings.go).
+      'setting-overwrites': { 'execution-mode': w.execution_mode_overwritten === 1, 'agent-pool': w.agent_pool_overwritten === 1 },
       operations: w.execution_mode !== 'local',
       'created-at': w.created_at,
       'updated-at': w.updated_at,

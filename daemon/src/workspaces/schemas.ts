@@ -54,6 +54,10 @@ function workspaceInput(a: Partial<z.infer<typeof WorkspaceAttributes>> = {}, r:
     description: a.description ?? undefined,
     executionMode: a['execution-mode'] ?? legacyMode,
     agentPoolId: a['agent-pool-id'] !== undefined ? a['agent-pool-id'] : fromRel,
+    overwrites: a['setting-overwrites'] && {
+      ...(a['setting-overwrites']['execution-mode'] !== undefined ? { executionMode: a['setting-overwrites']['execution-mode'] } : {}),
+      ...(a['setting-overwrites']['agent-pool'] !== undefined ? { agentPool: a['setting-overwrites']['agent-pool'] } : {}),
+    },
     projectId: r.project?.data?.id ?? undefined,
     settings: settingsInput(a),
   };

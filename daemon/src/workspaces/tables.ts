@@ -19,6 +19,10 @@ export interface WorkspacesTable {
   description: Generated<string>;
   execution_mode: ExecutionMode;
   agent_pool_id: string | null;
+  /** 1: execution_mode is the workspace's own; 0: its organization's default (migration 020). */
+  execution_mode_overwritten: Generated<number>;
+  /** 1: agent_pool_id is the workspace's own; 0: its organization's default pool in agent mode. */
+  agent_pool_overwritten: Generated<number>;
   created_at: string;
   updated_at: string;
   // Settings the tfe provider manages (005-workspace-settings.sql); booleans are 0/1.

@@ -19,10 +19,20 @@ export const createWorkspace = (api: Fetcher, org: string, name: string) =>
 
 export const deleteWorkspace = (api: Fetcher, id: string) => api(apiPath(`${V2}/workspaces`, id), { ...J, method: 'DELETE' });
 
-/** Runs the workspace on a pool's agents (execution mode `agent`), or back on the server with `null`. */
-export const setWorkspacePool = (api: Fetcher, id: string, poolId: string | null) =>
+/**
+ * Runs the workspace on a pool's agents (execution mode `agent`), on the server with `null`, both
+ * its own settings; or, with `'default'`, as its organization's defaults say (setting-overwrites false).
+ */
+export const setWorkspacePool = (api: Fetcher, id: string, poolId: string | null | 'default') =>
   load(api, one(WorkspaceJson), apiPath(`${V2}/workspaces`, id), {
     ...J,
     method: 'PATCH',
-    body: { data: { type: 'workspaces', attributes: { 'execution-mode': poolId ? 'agent' : 'remote', 'agent-pool-id': poolId } } } satisfies z.input<typeof UpdateWorkspaceDocument>,
+    body: {
+      data: {
+        type: 'workspaces',
+        attributes: poolId === 'default'
+          ? { 'setting-overwrites': { 'execution-mode': false, 'agent-pool': false } }
+          : { 'execution-mode': poolId ? 'agent' : 'remote', 'agent-pool-id': poolId, 'setting-overwrites': { 'execution-mode': true, 'agent-pool': true } },
+      },
+    } satisfies z.input<typeof UpdateWorkspaceDocument>,
   }).then((r) => r.data);

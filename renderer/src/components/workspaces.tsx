@@ -10,16 +10,23 @@ import { queryKeys } from '../api/query-keys';
 function WorkspaceRow({ org, workspace: w, pools }: { org: string; workspace: WorkspaceJson; pools: AgentPoolJson[] }) {
   const { api } = useSession();
   const keys = [queryKeys.workspaces(org), queryKeys.pools(org)];
-  const assign = useAction((poolId: string | null) => setWorkspacePool(api, w.id, poolId), keys);
+  const assign = useAction((poolId: string | null | 'default') => setWorkspacePool(api, w.id, poolId), keys);
   const remove = useAction(() => deleteWorkspace(api, w.id), keys);
+  const ow = w.attributes['setting-overwrites'];
+  const inherited = !ow['execution-mode'] && !ow['agent-pool'];
+  const poolName = (id: string | null) => pools.find((p) => p.id === id)?.attributes.name ?? id;
+  const where = w.attributes['agent-pool-id'] ? `agent pool ${poolName(w.attributes['agent-pool-id'])}` : `the server (${w.attributes['execution-mode']})`;
   return (
     <tr>
       <td>{w.attributes.name}</td>
       <td>
-        <select aria-label={`Agent pool of ${w.attributes.name}`} value={w.attributes['agent-pool-id'] ?? ''} onChange={(e) => assign.mutate(e.target.value || null)}>
-          <option value="">the server ({w.attributes['execution-mode'] === 'local' ? 'local' : 'remote'})</option>
+        <select aria-label={`Agent pool of ${w.attributes.name}`} value={inherited ? 'default' : w.attributes['agent-pool-id'] ?? ''}
+          onChange={(e) => assign.mutate(e.target.value === 'default' ? 'default' : e.target.value || null)}>
+          <option value="default">the organization's default{inherited ? ` (${where})` : ''}</option>
+          <option value="">the server ({w.attributes['execution-mode'] === 'local' && !inherited ? 'local' : 'remote'})</option>
           {pools.map((p) => <option key={p.id} value={p.id}>agent pool {p.attributes.name}</option>)}
         </select>
+        <span className="muted"> {inherited ? 'inherited from the organization' : ow['execution-mode'] && ow['agent-pool'] ? 'its own' : `its own ${ow['execution-mode'] ? 'mode' : 'pool'}, the organization's ${ow['execution-mode'] ? 'pool' : 'mode'}`}</span>
         <ErrorNote error={assign.error ?? remove.error} />
       </td>
       <td><button type="button" className="danger small" onClick={() => confirmed(`Delete workspace ${w.attributes.name}`) && remove.mutate(undefined)}>Delete</button></td>

@@ -130,6 +130,14 @@ export const WorkspaceAttributes = WorkspaceSettingsAttributes.extend({
   'agent-pool-id': z.string().max(256).nullish(),
   /** `false` is the older spelling of execution mode `local`. */
   operations: z.boolean().optional(),
+  /**
+   * Which settings are the workspace's own (true) or its organization's default (false); a key
+   * left out is unchanged. tfe_workspace_settings sends both, tfe_workspace one at a time.
+   */
+  'setting-overwrites': z.strictObject({
+    'execution-mode': bool('setting-overwrites.execution-mode'),
+    'agent-pool': bool('setting-overwrites.agent-pool'),
+  }, { message: 'setting-overwrites takes only execution-mode and agent-pool' }).optional(),
 });
 export const WorkspaceRelationships = z.object({
   project: ToOneInput('projects').optional(),
