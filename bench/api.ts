@@ -131,7 +131,8 @@ export async function apiAtScale(work: string, s: Seed): Promise<Row[]> {
         `${e.measure}${s.database ? ' on PostgreSQL' : ''} (${fmt(sizes[i] / 1024, 1)} KiB)`,
         `${fmt(d.rps)} req/s, p99 ${ms(d.p99)}`,
         `Koa fixed JSON ${fmt(k.rps)} req/s, p99 ${ms(k.p99)}`,
-        d.rps, k.rps, e.min, { goal: 'p99 < 20 ms', ok: d.p99 < 0.02 },
+        // Issue 33's goals on PostgreSQL: 0.4 (search 0.25) of the same ceiling.
+        d.rps, k.rps, s.database ? (e.min < 0.5 ? 0.25 : 0.4) : e.min, { goal: 'p99 < 20 ms', ok: d.p99 < 0.02 },
       );
       const notes = [problems[i] && `wrong answer: ${problems[i]}`, d.errors && `daemon: ${d.errors}`, k.errors && `baseline: ${k.errors}`].filter(Boolean);
       if (notes.length) { row.note = notes.join('; '); row.pass = false; }
