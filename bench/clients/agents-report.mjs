@@ -21,6 +21,8 @@ const steady = [];
 const startedAt = Date.now();
 /** Latencies per interval, for p99 by interval. */
 const windows = [];
+/** Latencies per second of the first interval, when every agent connects. */
+const seconds = [];
 
 const fresh = process.env.BENCH_AGENT_NEW_CONNECTIONS === '1';
 const connections = new Map(ids.map((id) => [id, fresh ? false : new Agent({ keepAlive: true, maxSockets: 1 })]));
@@ -39,6 +41,7 @@ function report(id) {
         latencies.push(performance.now() - t0);
         if (Date.now() >= steadyFrom) steady.push(performance.now() - t0);
         (windows[Math.floor((Date.now() - startedAt) / interval)] ??= []).push(performance.now() - t0);
+        if (Date.now() < steadyFrom) (seconds[Math.floor((Date.now() - startedAt) / 1000)] ??= []).push(performance.now() - t0);
         if (res.statusCode === 200) stats.ok++; else { stats.failed++; stats.errors[res.statusCode] = (stats.errors[res.statusCode] ?? 0) + 1; }
         if (text.includes('"stop"')) stats.stop++;
         resolve();
@@ -68,6 +71,6 @@ setTimeout(async () => {
     xs.sort((a, b) => a - b);
     return xs.length ? Math.round(xs[Math.floor(xs.length * 0.99)] * 10) / 10 : 0;
   };
-  process.stdout.write(`${JSON.stringify({ ...stats, p99_ms: p99(latencies), steady_p99_ms: p99(steady), p99_by_interval_ms: [...windows].map((w) => p99(w ?? [])) })}\n`);
+  process.stdout.write(`${JSON.stringify({ ...stats, p99_ms: p99(latencies), steady_p99_ms: p99(steady), p99_by_interval_ms: [...windows].map((w) => p99(w ?? [])), first_interval_p99_by_second_ms: [...seconds].map((w) => p99(w ?? [])) })}\n`);
   process.exit(0);
 }, end - Date.now() + 50);

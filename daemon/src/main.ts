@@ -6,6 +6,7 @@ import type { Config } from './config';
 import { isLoopback } from './http/guards/hosts';
 import { DEFAULT_HOST, LAN_HOST } from './contract/ipc';
 import { tuneMalloc } from './lib/malloc-tuning';
+import { limitHeapGrowth } from './lib/heap-growth';
 import { buildDeps, type Deps, type DepsOptions } from './deps';
 import { createApp } from './app';
 import { connectionSettings, createHttpServer } from './http/guards/connections';
@@ -130,10 +131,19 @@ async function startTls(deps: Deps, config: Config): Promise<((server: Server) =
   return (server) => (listener = new SecureListener(server, latest, config.headersTimeoutSeconds * 1000));
 }
 
+/**
+ * Connections the kernel completes while the daemon has yet to accept them. Node asks for 511; when
+ * 10,000 agents reconnect to a daemon that just started (1,000 a second, while V8 still compiles the
+ * request path), a queue that short overflowed: the kernel dropped their SYNs and each waited a
+ * second for TCP to retry (ListenOverflows in `nstat`, reports at 1.2 s). Linux caps it at
+ * net.core.somaxconn (4,096 by default).
+ */
+const ACCEPT_BACKLOG = 4096;
+
 function openPort(s: NetServer, port: number, host: string, close = () => new Promise<void>((r) => s.close(() => r()))): Promise<Port> {
   return new Promise<Port>((resolve, reject) => {
     s.once('error', reject);
-    s.listen(port, host, () => resolve({ address: () => s.address(), close }));
+    s.listen({ port, host, backlog: ACCEPT_BACKLOG }, () => resolve({ address: () => s.address(), close }));
   });
 }
 
@@ -165,8 +175,9 @@ export async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   // Before the daemon allocates much; a platform koffi cannot load on only costs memory under load.
   const malloc = await tuneMalloc().catch((err: unknown) => `malloc settings not applied: ${(err as Error).message}`);
+  const heap = limitHeapGrowth();
   const d = await startDaemon(config);
-  d.deps.log.info({ malloc }, 'malloc');
+  d.deps.log.info({ malloc, heap }, 'memory settings');
   if (d.generatedAdminPassword) {
     process.stdout.write(`Created administrator "${config.adminUsername}" with password: ${d.generatedAdminPassword}\n(shown once; change it with: boxyard user password ${config.adminUsername})\n`);
   }
