@@ -2,7 +2,8 @@
  * `boxyard serve` is one process, which sets glibc's malloc settings itself (daemon/src/lib/
  * malloc-tuning.ts): once a 16 MiB block was freed (scrypt's, at every password check), a 1 MiB
  * block still comes from mmap and goes back to the system when freed. It also limits how far V8's
- * old generation grows between full collections (daemon/src/lib/heap-growth.ts).
+ * old generation grows between full collections (daemon/src/lib/heap-growth.ts), and listens
+ * with a long accept queue (daemon/src/main.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,7 +19,7 @@ const HEAP_PROBE = join(import.meta.dirname, 'fixtures', 'heap-growth-probe.ts')
 const heapProbe = (mode: 'tuned' | 'untuned') =>
   JSON.parse(execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', HEAP_PROBE, mode], { encoding: 'utf8' })) as { peak: number; live: number };
 
-describe.runIf(process.platform === 'linux')('glibc malloc settings of `boxyard serve`', () => {
+describe.runIf(process.platform === 'linux')('the process of `boxyard serve`', () => {
   let dir = '';
   let d: SpawnedDaemon | undefined;
   afterEach(async () => {
@@ -50,5 +51,15 @@ describe.runIf(process.platform === 'linux')('glibc malloc settings of `boxyard 
     expect(res.status).toBe(200);
     expect(d.output()).toMatch(/"malloc":"glibc [\d.]+: mmap threshold 128 KiB, trim threshold 4 MiB"/);
     expect(d.output()).toMatch(/"heap":"the old generation grows 30% past what a full collection keeps"/);
+  });
+
+  it('listens with an accept queue of 4,096 connections (as far as net.core.somaxconn allows)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'boxyard-backlog-'));
+    d = await spawnDaemon({ dataDir: dir });
+    const port = new URL(d.url).port;
+    // For a listening socket, ss shows the queue's length in Send-Q.
+    const line = execFileSync('ss', ['-Hltn', `sport = :${port}`], { encoding: 'utf8' }).trim();
+    const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+    expect(line.split(/\s+/)[2]).toBe(String(Math.min(4096, somaxconn)));
   });
 });
