@@ -16,8 +16,8 @@ const SCALE_OUT_LEAVES_OUT = [
   // a mirror file resumed from its staged bytes, and a full data-folder disk: on S3 a file
   // interrupted starts over (docs/deploy.md, "What differs")
   'test/mirror-crash.test.ts',
-  // the daemon's glibc settings, and the deploy files: the same on any backend
-  'test/malloc-tuning.test.ts', 'test/deploy-files.test.ts',
+  // the serve process's memory settings and accept queue, and the deploy files: the same on any backend
+  'test/serve-process.test.ts', 'test/deploy-files.test.ts',
   // HTTPS: the listener, certificates and clients over TLS are the same on any backend
   'test/tls.test.ts', 'test/e2e/vagrant-https.test.ts',
   // start PostgreSQL clusters of their own, in the first pass
