@@ -131,13 +131,8 @@ export class NotifiedTables extends TableMarks {
     try {
       await client.connect();
       await client.query(`LISTEN ${TABLES_CHANNEL}`);
-      const sent = performance.now();
       // Read after LISTEN: a migration committed since is heard of, and the schema read is its own.
-      this.graph = new WriteGraph(await postgresFacts(client));
-      if (this.closed) throw new Error('closed');
-      this.forgetAll();
-      this.client = client;
-      this.confirmedAt = sent;
+      await this.serveAfterReading(client);
       if (this.retryMs > 100) this.log?.info('listening for other daemons\' writes again: read caches serve again');
       this.retryMs = 100;
     } catch (err) {
@@ -161,16 +156,25 @@ export class NotifiedTables extends TableMarks {
     this.client = null;
     this.forgetAll();
     try {
-      const sent = performance.now();
-      this.graph = new WriteGraph(await postgresFacts(client));
-      this.forgetAll();
-      if (this.closed) return;
-      this.client = client;
-      this.confirmedAt = sent;
+      await this.serveAfterReading(client);
     } catch (err) {
+      // Also when closed meanwhile: lost() ends the connection, which close() no longer saw.
       this.client = client;
       this.lost(client, err as Error);
     }
+  }
+
+  /**
+   * Reads the schema through the listening `client`, then serves again with nothing kept from
+   * before: every notification committed before the read began has been heard. Throws once closed.
+   */
+  private async serveAfterReading(client: pg.Client): Promise<void> {
+    const sent = performance.now();
+    this.graph = new WriteGraph(await postgresFacts(client));
+    if (this.closed) throw new Error('closed');
+    this.forgetAll();
+    this.client = client;
+    this.confirmedAt = sent;
   }
 
   private beat(): void {
