@@ -173,6 +173,32 @@ describe('read caches on two daemons sharing one PostgreSQL database', () => {
     expect(await description(viaB)).toBe('while deaf');
   });
 
+  it('a migration heard of (`*`) drops everything kept and reads the schema again, then serves from memory', async () => {
+    expect(await servingFromMemory()).toBe(true);
+    const kept = await description(viaB);
+    // A write nobody is told of (its trigger off, as no Boxyard write is): B keeps what it read.
+    await admin.query('ALTER TABLE boxes DISABLE TRIGGER boxyard_tables_notify');
+    try {
+      await admin.query("UPDATE boxes SET short_description = 'behind its back' WHERE name = 'shared'");
+      expect(await description(viaB)).toBe(kept);
+      // What a migration notifies when it commits.
+      await admin.query("SELECT pg_notify('boxyard_tables', '*')");
+      let seen = await description(viaB);
+      for (let tries = 0; seen !== 'behind its back' && tries < 100; tries++) {
+        await sleep(20);
+        seen = await description(viaB);
+      }
+      expect(seen).toBe('behind its back');
+    } finally {
+      await admin.query('ALTER TABLE boxes ENABLE TRIGGER boxyard_tables_notify');
+    }
+    expect(await servingFromMemory()).toBe(true);
+    await describeAs('after the schema');
+    let seen = await description(viaB);
+    for (let tries = 0; seen !== 'after the schema' && tries < 100; tries++) seen = await description(viaB);
+    expect(seen).toBe('after the schema');
+  });
+
   it('reads what a write may change from PostgreSQL\'s catalog, and gives every table but the unread ones the notifying trigger', async () => {
     const store = await openPostgres(cluster.url('caches'));
     try {
