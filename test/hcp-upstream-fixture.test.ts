@@ -36,9 +36,9 @@ describe('the HCP Vagrant upstream fixture', () => {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test convenience, as helpers/http.ts
   const getJson = async (path: string, token?: string): Promise<any> => (await get(path, token)).json();
 
-  it('listens on 127.0.0.1 only', () => {
+  it('listens on loopback only: the registry on 127.0.0.1, the storage on 127.0.0.2', () => {
     expect(hcp.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(hcp.storageUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(hcp.storageUrl).toMatch(/^http:\/\/127\.0\.0\.2:\d+$/);
     expect(hcp.storageUrl).not.toBe(hcp.url);
   });
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
-import { startHcpUpstream, type HcpUpstream } from './helpers/hcp-upstream';
+import { allowHcpStorage, startHcpUpstream, type HcpUpstream } from './helpers/hcp-upstream';
 import { hcpOrganization } from './helpers/hcp-upstream-boxes';
 import { mirrorOnce, sha256, waitForJob } from './helpers/mirror';
 
@@ -25,6 +25,7 @@ describe('mirroring an HCP Vagrant organization', () => {
     hcp = await startHcpUpstream({ token: TOKEN, boxes: hcpOrganization({ amd, arm }) });
     d = await startTestDaemon();
     admin = d.http.withToken(d.adminToken);
+    await allowHcpStorage(admin);
   });
   afterAll(async () => {
     await d?.stop();

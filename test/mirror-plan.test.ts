@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
-import { startHcpUpstream, type HcpUpstream } from './helpers/hcp-upstream';
+import { allowHcpStorage, startHcpUpstream, type HcpUpstream } from './helpers/hcp-upstream';
 import { hcpOrganization } from './helpers/hcp-upstream-boxes';
 import { runCli } from './helpers/cli';
 
@@ -24,6 +24,7 @@ describe('mirror plans', () => {
     hcp = await startHcpUpstream({ token: TOKEN, boxes: hcpOrganization({ amd, arm }) });
     d = await startTestDaemon();
     admin = d.http.withToken(d.adminToken);
+    await allowHcpStorage(admin);
   });
   afterAll(async () => {
     await d?.stop();

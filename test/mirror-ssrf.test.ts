@@ -123,10 +123,12 @@ describe('upstream addresses of non-administrators', () => {
     expect(m.status, m.text).toBe(201);
     expect(await waitForJob(alice, m.json.job.id)).toMatchObject({ state: 'failed', error_code: 'address_not_allowed' });
     expect(s.requests.length).toBe(before);
-    // An administrator taking the upstream over lifts the limit: it is theirs now.
-    const taken = await admin.patch(`/api/boxyard/upstreams/${made.json.upstream.id}`, { upstream: { url: s.url } });
-    expect(taken.status, taken.text).toBe(200);
-    expect((await alice.post(`/api/boxyard/upstreams/${made.json.upstream.id}/test`, {})).json.test).toMatchObject({ ok: true });
+    // An administrator editing it by id does so on purpose, and it stays alice's, with alice's limits.
+    const edited = await admin.patch(`/api/boxyard/upstreams/${made.json.upstream.id}`, { upstream: { url: s.url } });
+    expect(edited.status, edited.text).toBe(200);
+    expect(edited.json.upstream).toMatchObject({ owner: 'alice', url: s.url });
+    expect((await alice.post(`/api/boxyard/upstreams/${made.json.upstream.id}/test`, {})).json.test).toMatchObject({ ok: false, code: 'address_not_allowed' });
+    expect(s.requests.length).toBe(before);
   });
 
   it('the bundled daemon, as users start it, connects a non-administrator\'s upstream through the checked lookup', async () => {

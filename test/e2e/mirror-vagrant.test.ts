@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import { mirrorOnce, publishHosted, serveFile, serveJson, staticServer, type StaticServer } from '../helpers/mirror';
 import { makeBoxFile, run, vagrantInstalled } from '../helpers/vagrant';
-import { startHcpUpstream, type HcpUpstream } from '../helpers/hcp-upstream';
+import { allowHcpStorage, startHcpUpstream, type HcpUpstream } from '../helpers/hcp-upstream';
 
 /*
  * The unmodified Debian `vagrant` 2.3.4 installs boxes from a Boxyard that copied them from
@@ -54,6 +54,7 @@ describe.runIf(installed || mandatory)('real vagrant CLI against mirrored and ca
       { org: 'hashi', name: 'closed', private: true, short_description: 'closed', description: '# Closed', versions: [version('Closed release.')] },
     ] });
     mirror = await startTestDaemon();
+    await allowHcpStorage(mirror.http.withToken(mirror.adminToken));
     cache = await startTestDaemon({ config: { upstream: upstream.url } });
   });
   afterAll(async () => {

@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import type { HttpClient } from '../helpers/http';
-import { startHcpUpstream, type HcpBox, type HcpUpstream } from '../helpers/hcp-upstream';
+import { allowHcpStorage, startHcpUpstream, type HcpBox, type HcpUpstream } from '../helpers/hcp-upstream';
 import { chromiumAvailable, ensureUiBuilt, launchChromium, signIn, watchCsp } from '../helpers/ui-browser';
 
 // Issue 31 in the web UI: "Move from HCP Vagrant" (plan, copy, the lines for users) against a
@@ -77,6 +77,7 @@ describe.skipIf(!haveChromium)('Move from HCP Vagrant in the web UI (headless Ch
     hcp = await startHcpUpstream({ token: TOKEN, boxes: [hcpBox('web'), hcpBox('secret', { private: true }), hcpBox('hidden', { hiddenFromToken: true })] });
     d = await startTestDaemon();
     admin = d.http.withToken(d.adminToken);
+    await allowHcpStorage(admin);
     ({ browser, page, cspViolations: csp } = await launchChromium(['--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1']));
     await guard(page.context());
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));

@@ -6,8 +6,18 @@ import { boxJson, boxSummaryJson, catalogJson, digest, visibleVersions } from '.
 /**
  * A local fake of HashiCorp's HCP Vagrant (Vagrant Cloud) registry, for mirroring tests: the box
  * API, a namespace's box list, the catalog vagrant reads, and download URLs that redirect to a
- * second server standing in for the presigned object storage. Both listen on 127.0.0.1 only.
+ * second server standing in for the presigned object storage. The registry listens on 127.0.0.1,
+ * the storage on 127.0.0.2 (HCP_STORAGE_HOST): a daemon reaches the storage only once an
+ * administrator allows that host (allowHcpStorage), as a bucket on a lab's own network would need;
+ * the real one is on a public address.
  */
+export const HCP_STORAGE_HOST = '127.0.0.2';
+
+/** Lets the daemon reach the stand-in storage: what `mirror_allowed_hosts` is for (a public bucket needs nothing). */
+export async function allowHcpStorage(admin: { put(path: string, body: unknown): Promise<{ status: number; text: string }> }): Promise<void> {
+  const r = await admin.put('/api/boxyard/settings', { settings: { mirror_allowed_hosts: [HCP_STORAGE_HOST] } });
+  if (r.status !== 200) throw new Error(`allowing ${HCP_STORAGE_HOST} failed: ${r.status} ${r.text}`);
+}
 
 export interface HcpProvider {
   name: string;
@@ -41,7 +51,7 @@ export interface HcpBox {
 export interface HcpUpstream {
   /** http://127.0.0.1:PORT: the registry (API, catalog, download URLs). */
   url: string;
-  /** http://127.0.0.1:PORT2: the "presigned" object storage downloads redirect to. */
+  /** http://127.0.0.2:PORT2: the "presigned" object storage downloads redirect to. */
   storageUrl: string;
   /** The token the registry accepts. */
   token: string;
@@ -72,7 +82,7 @@ const s3Error = (req: IncomingMessage, res: ServerResponse, status: number, code
   send(req, res, status, `<Error><Code>${code}</Code><Message>${message}</Message></Error>`, 'application/xml');
 
 /** A server on 127.0.0.1, port 0, that records each request and destroys open sockets on close. */
-async function listen(name: 'registry' | 'storage', requests: HcpUpstream['requests'], handler: Handler) {
+async function listen(name: 'registry' | 'storage', requests: HcpUpstream['requests'], handler: Handler, host = '127.0.0.1') {
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -85,9 +95,9 @@ async function listen(name: 'registry' | 'storage', requests: HcpUpstream['reque
     }
   });
   server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://${host}:${(server.address() as AddressInfo).port}`,
     close: () => new Promise<void>((resolve) => {
       for (const s of sockets) s.destroy();
       server.close(() => resolve());
@@ -142,7 +152,7 @@ export async function startHcpUpstream(opts: { token: string; boxes: HcpBox[] })
     res.statusCode = range ? 206 : 200;
     res.setHeader('content-length', String(end - start + 1));
     res.end(req.method === 'HEAD' ? undefined : file.subarray(start, end + 1));
-  });
+  }, HCP_STORAGE_HOST);
 
   const registry = await listen('registry', requests, (req, res, url) => {
     const auth = authOf(req.headers.authorization, token);

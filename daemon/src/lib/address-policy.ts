@@ -1,14 +1,17 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { AddressNotAllowedError } from './errors';
+import { isPublicAddress, parseAddress } from './special-addresses';
 
 /**
- * Which addresses an upstream made by a non-administrator may reach (server-side request
- * forgery; Gitea's migrations settings are the model: local networks refused unless allowed):
- * public unicast addresses, and whatever an administrator lists in `mirror_allowed_hosts`: an
- * address (`192.168.1.20`), a network (`192.168.1.0/24`, `fd00::/8`), a host name (`boxyard.lab`)
- * or every name under a domain (`*.lab`). An allowed name is trusted with whatever it resolves to.
- * Administrators' upstreams, and the daemon's own (`--upstream`), are not limited.
+ * The one outbound policy (server-side request forgery; Gitea's migrations settings are the
+ * model): which hosts the daemon may connect to on someone else's word. Public unicast addresses
+ * (lib/special-addresses.ts: outside IANA's special-purpose registries), and whatever an
+ * administrator lists in `mirror_allowed_hosts`: an address (`192.168.1.20`), a network
+ * (`192.168.1.0/24`, `fd00::/8`), a host name (`boxyard.lab`) or every name under a domain
+ * (`*.lab`). An allowed name is trusted with whatever it resolves to. What the policy applies to
+ * is mirror/upstreams/outbound.ts's to decide: everything but an administrator's upstream's own
+ * origin.
  */
 export interface AddressRules {
   /** The administrator's list, as stored; entries that parse as nothing match nothing. */
@@ -44,21 +47,21 @@ export function nameAllowed(host: string, rules: AddressRules): boolean {
 
 /** Whether an address is public unicast or inside an allowed address or network. */
 export function addressAllowed(address: string, rules: AddressRules): boolean {
-  let ip: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    // ::ffff:10.0.0.1 is 10.0.0.1.
-    ip = ipaddr.process(bare(address));
-  } catch {
-    return false;
-  }
-  if (ip.range() === 'unicast') return true;
+  const ip = parseAddress(bare(address));
+  if (!ip) return false;
+  if (isPublicAddress(ip)) return true;
+  // An allowed IPv4 network covers its addresses written as IPv4-mapped IPv6 too.
+  const v4 = ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : null;
   return rules.allowed.some((raw) => {
     const e = raw.trim();
     try {
-      if (!e.includes('/')) return isIP(e) !== 0 && ipaddr.process(e).toString() === ip.toString();
+      if (!e.includes('/')) {
+        const entry = parseAddress(e);
+        return entry !== null && [ip, v4].some((a) => a !== null && a.kind() === entry.kind() && a.toString() === entry.toString());
+      }
       let [net, bits] = ipaddr.parseCIDR(e);
       if (net.kind() === 'ipv6' && (net as ipaddr.IPv6).isIPv4MappedAddress()) [net, bits] = [(net as ipaddr.IPv6).toIPv4Address(), bits - 96];
-      return net.kind() === ip.kind() && ip.match(net, bits);
+      return [ip, v4].some((a) => a !== null && a.kind() === net.kind() && a.match(net, bits));
     } catch {
       return false;
     }
@@ -66,14 +69,13 @@ export function addressAllowed(address: string, rules: AddressRules): boolean {
 }
 
 /**
- * The refusal: it names the address and what to do, and is the same whether or not anything
- * answers there (nothing was asked).
+ * The refusal. It names the host as given and the setting to change, never what a name resolved
+ * to (that would map the lab's DNS for whoever asks), and is the same whether or not anything
+ * answers there: nothing was asked.
  */
-export function refused(host: string, address?: string): AddressNotAllowedError {
-  const what = address && bare(address) !== bare(host) ? `${host} (${address})` : host;
+export function refused(host: string): AddressNotAllowedError {
   return new AddressNotAllowedError(
-    `${what} is not a public address. Only an administrator may mirror from it, or allow it in Settings (mirror_allowed_hosts).`,
-    { field: 'url' },
+    `${host} is not a public address. Boxyard connects to it only for an administrator's upstream at that address, or when an administrator allows it in Settings (mirror_allowed_hosts).`,
   );
 }
 
@@ -99,6 +101,6 @@ export async function checkHost(host: string, rules: AddressRules, resolve: Reso
   }
   const addresses = await resolve(h);
   if (nameAllowed(h, rules)) return addresses;
-  for (const a of addresses) if (!addressAllowed(a.address, rules)) throw refused(host, a.address);
+  for (const a of addresses) if (!addressAllowed(a.address, rules)) throw refused(host);
   return addresses;
 }

@@ -45,7 +45,7 @@ export interface MirrorWiring {
 export function buildMirror(w: MirrorWiring) {
   const outbound = new Outbound(async () => ({ allowed: (await w.settings.get()).mirror_allowed_hosts }));
   const gate = new UpstreamGate(w.repo, w.settings, w.clock, outbound);
-  const upstreams = new UpstreamService(w.repo, w.clock, w.ids, outbound);
+  const upstreams = new UpstreamService(w.repo, w.clock, w.ids, outbound, w.log);
   const runner = new MirrorRunner({
     repo: w.repo, gate, blobs: w.blobs, holds: w.holds, space: w.space, publisher: w.registry.publisher, orgs: w.orgs, clock: w.clock, ids: w.ids, log: w.log, metrics: w.metrics,
   }, w.downloads);

@@ -49,7 +49,7 @@ export class MirrorService {
   }
 
   async create(p: Caller, input: CreateMirror): Promise<{ mirror: MirrorRow; job: JobRow | null }> {
-    const upstream = input.upstream_id ? await this.upstreams.get(p, input.upstream_id) : await this.upstreams.byUrl(p, input.upstream!.url, input.upstream!.token, input.upstream!.ca);
+    const upstream = input.upstream_id ? await this.upstreams.own(p, input.upstream_id) : await this.upstreams.byUrl(p, input.upstream!.url, input.upstream!.token, input.upstream!.ca);
     const target = input.target ?? input.source;
     await this.ensureTarget(p, target);
     const id = this.ids.id('mir');

@@ -13,7 +13,7 @@ import type { MirrorRow, UpstreamRow } from './repository';
 import type { CreateMirror } from './schemas';
 import type { UpstreamGate } from './upstreams/http';
 import type { UpstreamService } from './upstreams/service';
-import { detectKind, sourceFor } from './upstreams/source';
+import { sourceFor } from './upstreams/source';
 import { visibilityOf } from './mirrors-service';
 
 type Caller = NonNullable<Principal>;
@@ -90,17 +90,9 @@ export class MirrorPlans {
     }
   }
 
-  /** The caller's upstream (by id, or by URL with its stored token unless another is given), or one held only for this plan. */
+  /** The caller's own upstream (by id, or by URL with its stored token unless another is given), or one held only for this plan. */
   private async upstreamFor(p: Caller, input: CreateMirror): Promise<UpstreamRow> {
-    if (input.upstream_id) return this.d.upstreams.get(p, input.upstream_id);
-    const { url, token, ca } = input.upstream!;
-    await this.d.upstreams.mayUse(p, url);
-    const mine = (await this.d.upstreams.list(p)).find((u) => u.url === url);
-    if (mine) return { ...mine, token: token ?? mine.token, ca: ca ?? mine.ca };
-    return {
-      id: 'plan', name: url.startsWith('http') ? new URL(url).host : url, name_key: '', kind: detectKind(url), url, token: token ?? null, ca: ca ?? null,
-      timeout_seconds: 30, max_failures: 3, pause_minutes: 5, failures: 0, paused_until: null, last_error: null,
-      created_by: p.user.id, restricted: p.user.is_admin ? 0 : 1, created_at: '', updated_at: '',
-    };
+    if (input.upstream_id) return this.d.upstreams.own(p, input.upstream_id);
+    return this.d.upstreams.forPlan(p, input.upstream!);
   }
 }

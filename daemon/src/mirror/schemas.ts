@@ -3,21 +3,18 @@ import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { CreateMirror, CreateUpstream, UpdateMirror, UpdateUpstream, UpstreamUrl, VersionConstraint } from '../contract/bodies/mirror';
 import { parseConstraint } from './version-filter';
+import { locationOf } from './upstreams/source';
 
 /*
  * The fields of each change: contract/bodies/mirror.ts (the web UI sends them too). Here: what
  * needs the daemon to check, and the rules between fields.
  */
 
-/** An http(s) URL, an absolute folder path or a file: URL (an export folder or a catalog file). */
-const Url = UpstreamUrl.refine((u) => {
-  if (isAbsolute(u)) return true;
-  try {
-    return /^(https?|file):$/.test(new URL(u).protocol);
-  } catch {
-    return false;
-  }
-}, 'url must be an http or https URL, a file: URL or an absolute folder path');
+/**
+ * An http(s) URL, an absolute folder path or a file: URL (an export folder or a catalog file),
+ * told apart once parsed (upstreams/source.ts's locationOf), whatever the scheme's case.
+ */
+const Url = UpstreamUrl.refine((u) => locationOf(u) !== null, 'url must be an http or https URL, a file: URL or an absolute folder path');
 
 const Constraint = VersionConstraint.refine((c) => {
   try {

@@ -3,10 +3,10 @@ import type { JobPlan } from './job-plan';
 import { fingerprintOf } from '../tls/fingerprint';
 import { parseList } from './job-plan';
 
-/** An upstream as the API shows it: never its token, only whether it has one. */
+/** An upstream as the API shows it: never its token, only whether it has one; whose it is. */
 export function upstreamJson(u: UpstreamRow) {
   return {
-    id: u.id, name: u.name, url: u.url, kind: u.kind, has_token: u.token !== null, ca_fingerprint: u.ca ? fingerprintOf(u.ca) : null,
+    id: u.id, name: u.name, url: u.url, kind: u.kind, owner: u.owner_name, has_token: u.token !== null, ca_fingerprint: u.ca ? fingerprintOf(u.ca) : null,
     timeout_seconds: u.timeout_seconds, max_failures: u.max_failures, pause_minutes: u.pause_minutes,
     failures: u.failures, paused_until: u.paused_until, last_error: u.last_error,
     created_at: u.created_at, updated_at: u.updated_at,

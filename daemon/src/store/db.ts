@@ -63,13 +63,22 @@ export function migrate(raw: SqliteDatabase.Database, dir = MIGRATIONS_DIR): str
   raw.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
   const done = new Set(raw.prepare('SELECT name FROM schema_migrations').pluck().all() as string[]);
   const applied: string[] = [];
-  for (const m of readMigrations('sqlite', dir)) {
-    if (done.has(m.name)) continue;
-    raw.transaction(() => {
-      raw.exec(m.sql);
-      raw.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)').run(m.name, new Date().toISOString());
-    })();
-    applied.push(m.name);
+  // Foreign keys off while a migration runs, checked before it commits: a table made again
+  // (SQLite's way to change a constraint) must not cascade its DROP into the tables that point at it.
+  raw.pragma('foreign_keys = OFF');
+  try {
+    for (const m of readMigrations('sqlite', dir)) {
+      if (done.has(m.name)) continue;
+      raw.transaction(() => {
+        raw.exec(m.sql);
+        const broken = raw.pragma('foreign_key_check') as unknown[];
+        if (broken.length > 0) throw new Error(`migration ${m.name} leaves ${broken.length} rows pointing at missing rows: ${JSON.stringify(broken.slice(0, 3))}`);
+        raw.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)').run(m.name, new Date().toISOString());
+      })();
+      applied.push(m.name);
+    }
+  } finally {
+    raw.pragma('foreign_keys = ON');
   }
   return applied;
 }

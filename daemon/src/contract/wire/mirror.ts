@@ -29,6 +29,11 @@ export const UpstreamJson = z.object({
   name: z.string(),
   url: z.string(),
   kind: z.enum(UPSTREAM_KINDS),
+  /**
+   * The user it belongs to (only their mirrors read from it; an administrator may still change
+   * it by id), or null: the daemon's own (`--upstream`), or its owner was deleted.
+   */
+  owner: z.string().nullable(),
   has_token: z.boolean(),
   /** The SHA-256 fingerprint of the CA trusted for this upstream, or null (the system's CAs only). */
   ca_fingerprint: z.string().nullable(),

@@ -52,7 +52,8 @@ const STATUS: Record<ErrorCode, number | { box: number; jsonapi: number }> = {
   // The pull-through cache while offline: what it does not hold is simply not there.
   offline: 404,
   upstream_failed: 502,
-  // Server-side request forgery refused: the address is checked, never tried.
+  // Server-side request forgery refused: the address is checked, never tried. 422 for a URL the
+  // client gave (the error names its field); 502 for one an upstream named (render, below).
   address_not_allowed: 422,
   insufficient_storage: 507,
   internal: 500,
@@ -130,7 +131,8 @@ function boxBody(err: AppError): Record<string, unknown> {
 
 /** The status, media type, body and headers of `err` in `dialect`. */
 export function render(err: AppError, dialect: Dialect): Rendered {
-  const status = statusFor(err.code, dialect);
+  // A refused address the client did not give was named by an upstream: the gateway's refusal.
+  const status = err.code === 'address_not_allowed' && err.field === undefined ? 502 : statusFor(err.code, dialect);
   const headers: Record<string, string> = {};
   if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.max(0, Math.ceil(err.retryAfterSeconds)));
   if (CLOSES_CONNECTION.has(err.code)) headers.Connection = 'close';

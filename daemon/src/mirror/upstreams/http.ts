@@ -3,7 +3,7 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Clock } from '../../lib/clock';
 import { AddressNotAllowedError, OfflineError, UpstreamError } from '../../lib/errors';
 import type { MirrorRepository, UpstreamRow } from '../repository';
-import type { Outbound } from './outbound';
+import { reachFor, type Outbound } from './outbound';
 
 const MAX_REDIRECTS = 10;
 
@@ -133,10 +133,11 @@ export class UpstreamGate {
     const timer = setTimeout(() => timeout.abort(), u.timeout_seconds * 1000);
     try {
       const signal = opts.signal ? AbortSignal.any([opts.signal, timeout.signal]) : timeout.signal;
-      return await this.outbound.fetch(url, { method: opts.method ?? 'GET', headers, redirect: 'manual', signal }, { restricted: u.restricted === 1, ca: u.ca });
+      return await this.outbound.fetch(url, { method: opts.method ?? 'GET', headers, redirect: 'manual', signal }, reachFor(u, url));
     } catch (err) {
+      if (opts.signal?.aborted) throw err;
       // A refused address is the upstream's definition, not its failure: the breaker does not count it.
-      if (opts.signal?.aborted || err instanceof AddressNotAllowedError) throw err;
+      if (err instanceof AddressNotAllowedError) throw new AddressNotAllowedError(`Upstream "${u.name}" names ${url}: ${err.message}`);
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       const message = timeout.signal.aborted
         ? `Upstream "${u.name}" did not answer within ${u.timeout_seconds} s (${url}).`

@@ -12,17 +12,33 @@ type LookupCallback = (err: Error | null, address: string | LookupAddress[], fam
 type Undici = typeof import('undici');
 
 /**
- * Opens the daemon's outbound HTTP connections to upstreams. An unrestricted upstream (an
- * administrator's, the daemon's own) uses Node's fetch; one with a CA of its own an agent that
- * trusts it besides the system's CAs. A restricted one connects through an
- * agent whose DNS lookup checks every address a name resolves to (address-policy.ts) and hands
- * the connection exactly those: nothing is looked up twice, so a name cannot rebind between the
- * check and the connection. Address literals, which are never looked up, are checked before
- * each request, and the caller sends every redirect hop through here. undici is loaded on the
- * first restricted request (the embedded default rarely needs it).
+ * Opens the daemon's outbound HTTP connections to upstreams. A restricted request (`reachFor`)
+ * connects through an agent whose DNS lookup checks every address a name resolves to
+ * (address-policy.ts) and hands the connection exactly those: nothing is looked up twice, so a
+ * name cannot rebind between the check and the connection. Address literals, which are never
+ * looked up, are checked before each request, and the caller sends every redirect hop through
+ * here. An unrestricted one (an administrator's upstream, at its own origin) uses Node's fetch,
+ * or an agent that trusts the upstream's own CA besides the system's.
  */
-/** How one upstream connects: limited to allowed addresses, and with a CA of its own to trust. */
+/** How one request connects: limited to allowed addresses, and with a CA of its own to trust. */
 export interface Reach { restricted: boolean; ca: string | null }
+
+/**
+ * What `reachFor` needs of an upstream: its address and CA; `restricted` (1: a non-administrator
+ * chose the address) and whether its owner is an administrator now (null: no owner, the daemon's own).
+ */
+export interface UpstreamReach { url: string; ca: string | null; restricted: number; owner_admin: number | null }
+
+/**
+ * The one outbound rule. An administrator's upstream (and the daemon's own, `--upstream`) may
+ * reach its own configured origin (scheme, host and port) whatever its address: the
+ * administrator chose it. Everything else (a plain user's upstream, and whatever an upstream
+ * names: the files of its catalogs, its redirect targets) is held to the address policy.
+ */
+export function reachFor(u: UpstreamReach, url: string): Reach {
+  const chosenByAnAdministrator = u.restricted === 0 && u.owner_admin !== 0;
+  return { restricted: !chosenByAnAdministrator || new URL(url).origin !== new URL(u.url).origin, ca: u.ca };
+}
 
 export class Outbound {
   /** One agent (a connection pool) per kind of reach; upstreams with the same CA share one. */
@@ -61,7 +77,8 @@ export class Outbound {
     try {
       await checkHost(new URL(url).hostname, await this.rules(), this.resolve);
     } catch (err) {
-      if (err instanceof AddressNotAllowedError) throw err;
+      // The client gave this URL: its field is named (a 422, not the gateway's 502).
+      if (err instanceof AddressNotAllowedError) throw new AddressNotAllowedError(err.message, { field: 'url' });
     }
   }
 

@@ -9,24 +9,28 @@ import type { MirrorRepository, UpstreamRow } from '../repository';
 import type { CreateUpstream, UpdateUpstream } from '../schemas';
 import { detectKind, isRemote } from './source';
 import type { Outbound } from './outbound';
+import type { Logger } from 'pino';
 
 /** Scheme, host and port: a token follows its upstream only to the same origin. */
 const originOf = (url: string): string | null => (isRemote({ url }) ? new URL(url).origin : null);
 
 type Caller = NonNullable<Principal>;
 
-/** An upstream set by a non-administrator reaches only allowed addresses; the daemon's own and administrators' any. */
+/** 1: a non-administrator chose the address (outbound.ts's reachFor holds it to the address policy). */
 const restrictedFor = (p: Caller | null): number => (p && !p.user.is_admin ? 1 : 0);
 
 /** A readable default name: the host, or the folder's name. */
 function nameFromUrl(url: string): string {
-  if (url.startsWith('http')) return new URL(url).host;
+  if (isRemote({ url })) return new URL(url).host;
   return basename(url.replace(/\/+$/, '')) || 'folder';
 }
 
 /**
- * Upstreams: where mirrors and the pull-through cache read from. Each is visible to the user who
- * made it and to administrators; its token is stored for sending and never shown again.
+ * Upstreams: where mirrors and the pull-through cache read from. Each belongs to the user who
+ * made it: it is visible to them and to administrators, and only its owner's mirrors and plans
+ * read from it. An administrator may change or delete anyone's by id, on purpose (the answer
+ * names its owner, and the log says who changed whose); nothing else writes a row its caller does
+ * not own. Its token is stored for sending and never shown again.
  */
 export class UpstreamService {
   constructor(
@@ -34,6 +38,7 @@ export class UpstreamService {
     private readonly clock: Clock,
     private readonly ids: IdGen,
     private readonly outbound: Outbound,
+    private readonly log?: Logger,
   ) {}
 
   private now = () => this.clock.now().toISOString();
@@ -42,17 +47,31 @@ export class UpstreamService {
     return this.repo.upstreams(p.user.is_admin ? null : p.user.id);
   }
 
+  /** One the caller may see and change: their own, or any for an administrator. */
   async get(p: Caller, id: string): Promise<UpstreamRow> {
     const u = await this.repo.upstream(id);
     if (!u || (!p.user.is_admin && u.created_by !== p.user.id)) throw new NotFoundError(`No upstream "${id}".`);
     return u;
   }
 
+  /**
+   * One the caller may read from in a mirror or plan: their own, or for an administrator the
+   * daemon's own. Another user's upstream is theirs to point elsewhere, and holds their token.
+   */
+  async own(p: Caller, id: string): Promise<UpstreamRow> {
+    const u = await this.get(p, id);
+    if (u.created_by === p.user.id || (u.created_by === null && p.user.is_admin)) return u;
+    throw new ForbiddenError(
+      `Upstream "${u.name}" belongs to ${u.owner_name ?? 'another user'}: a mirror reads only from its creator's own upstreams. Give its URL instead (upstream: {url}), which makes one of your own.`,
+      { field: 'upstream_id' },
+    );
+  }
+
   async create(p: Caller | null, input: CreateUpstream): Promise<UpstreamRow> {
     await this.mayUse(p, input.url);
     const id = this.ids.id('ups');
+    const name = input.name ?? (await this.freeName(p, nameFromUrl(input.url)));
     const now = this.now();
-    const name = input.name ?? (await this.freeName(nameFromUrl(input.url)));
     await this.guard(name, () => this.repo.insertUpstream({
       id, name, name_key: nameKey(name), kind: input.kind ?? detectKind(input.url), url: input.url, token: input.token ?? null, ca: input.ca ?? null,
       ...(input.timeout_seconds ? { timeout_seconds: input.timeout_seconds } : {}),
@@ -63,9 +82,41 @@ export class UpstreamService {
     return (await this.repo.upstream(id))!;
   }
 
+  /**
+   * The caller's own upstream with this URL (its token and CA updated when given), or a new one.
+   * Only the caller's: an administrator's URL never finds, and never writes into, a user's row.
+   */
+  async byUrl(p: Caller, url: string, token: string | null | undefined, ca?: string | null): Promise<UpstreamRow> {
+    const mine = await this.mineAt(p, url);
+    if (!mine) return this.create(p, { url, token, ca });
+    if ((token && token !== mine.token) || (ca && ca !== mine.ca)) await this.write(mine, { ...(token ? { token } : {}), ...(ca ? { ca } : {}) });
+    return (await this.repo.upstream(mine.id))!;
+  }
+
+  /**
+   * What a plan reads through: the caller's own upstream with this URL (with the token given, if
+   * any), or a row held only for the plan, never stored.
+   */
+  async forPlan(p: Caller, input: { url: string; token?: string | null; ca?: string | null }): Promise<UpstreamRow> {
+    await this.mayUse(p, input.url);
+    const mine = await this.mineAt(p, input.url);
+    if (mine) return { ...mine, token: input.token ?? mine.token, ca: input.ca ?? mine.ca };
+    const now = this.now();
+    return {
+      id: 'plan', name: nameFromUrl(input.url), name_key: '', kind: detectKind(input.url), url: input.url, token: input.token ?? null, ca: input.ca ?? null,
+      timeout_seconds: 30, max_failures: 3, pause_minutes: 5, failures: 0, paused_until: null, last_error: null,
+      created_by: p.user.id, restricted: restrictedFor(p), created_at: now, updated_at: now, owner_admin: p.user.is_admin ? 1 : 0, owner_name: p.user.username,
+    };
+  }
+
+  private async mineAt(p: Caller, url: string): Promise<UpstreamRow | undefined> {
+    return (await this.repo.upstreams(p.user.id)).find((u) => u.url === url);
+  }
+
   async update(p: Caller, id: string, patch: UpdateUpstream): Promise<UpstreamRow> {
     const u = await this.get(p, id);
     if (patch.url) await this.mayUse(p, patch.url);
+    if (u.created_by !== p.user.id) this.log?.info({ upstream: u.id, owner: u.owner_name, by: p.user.username }, "an administrator changed another user's upstream");
     await this.write(u, patch, p);
     return (await this.repo.upstream(id))!;
   }
@@ -74,21 +125,13 @@ export class UpstreamService {
     await this.repo.deleteUpstream((await this.get(p, id)).id);
   }
 
-  /** The caller's upstream with this URL (its token and CA updated when given), or a new one. */
-  async byUrl(p: Caller, url: string, token: string | null | undefined, ca?: string | null): Promise<UpstreamRow> {
-    const mine = (await this.list(p)).find((u) => u.url === url);
-    if (!mine) return this.create(p, { url, token, ca });
-    if ((token && token !== mine.token) || (ca && ca !== mine.ca)) await this.write(mine, { ...(token ? { token } : {}), ...(ca ? { ca } : {}) });
-    return (await this.repo.upstream(mine.id))!;
-  }
-
   /**
    * `boxyard serve --upstream URL`: the pull-through upstream, kept in step with the flags. It is
    * the daemon's own (no creator), so no user's upstream of the same name is ever taken for it.
    */
   async ensureSystem(url: string, token: string | undefined): Promise<UpstreamRow> {
     const existing = await this.repo.systemUpstream();
-    if (!existing) return this.create(null, { name: await this.freeName('pull-through'), url, token });
+    if (!existing) return this.create(null, { name: await this.freeName(null, 'pull-through'), url, token });
     if (existing.url !== url || (token && token !== existing.token)) {
       await this.write(existing, { url, kind: detectKind(url), ...(token ? { token } : {}) });
     }
@@ -125,10 +168,11 @@ export class UpstreamService {
     await this.outbound.check(url);
   }
 
-  private async freeName(base: string): Promise<string> {
+  /** A name the owner has no upstream of yet (names are unique per owner). */
+  private async freeName(p: Caller | null, base: string): Promise<string> {
     for (let i = 1; ; i++) {
       const name = i === 1 ? base : `${base}-${i}`;
-      if (!(await this.repo.upstreamNamed(nameKey(name)))) return name;
+      if (!(await this.repo.upstreamNamed(p?.user.id ?? null, nameKey(name)))) return name;
     }
   }
 
@@ -136,7 +180,7 @@ export class UpstreamService {
     try {
       await write();
     } catch (e) {
-      if (isUniqueViolation(e)) throw new ConflictError(`An upstream named "${name}" already exists. Choose another name.`);
+      if (isUniqueViolation(e)) throw new ConflictError(`Its owner already has an upstream named "${name}". Choose another name.`, { field: 'name' });
       throw e;
     }
   }

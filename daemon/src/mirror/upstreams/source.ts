@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { nameKey } from '../../contract/names';
-import { UpstreamError } from '../../lib/errors';
+import { ForbiddenError, UpstreamError } from '../../lib/errors';
 import { describeIssues } from '../../http/validate';
 import { ExportManifest, MANIFEST_FILE, UpstreamBoxInfo, UpstreamCatalog } from './catalog-schema';
 import type { UpstreamRow } from '../repository';
@@ -34,13 +34,27 @@ export interface UpstreamSource {
   probe(signal?: AbortSignal): Promise<string>;
 }
 
+/**
+ * Where an upstream URL points: the network (http or https, compared once parsed, whatever its
+ * case) or the daemon's disk (an absolute path or a file: URL). Any other scheme is neither.
+ */
+export function locationOf(url: string): 'network' | 'disk' | null {
+  if (isAbsolute(url)) return 'disk';
+  try {
+    const protocol = new URL(url).protocol;
+    return protocol === 'file:' ? 'disk' : protocol === 'http:' || protocol === 'https:' ? 'network' : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The kind an upstream URL names: an export folder, one catalog JSON, or a registry. */
 export function detectKind(url: string): UpstreamKind {
-  if (isAbsolute(url) || url.startsWith('file:')) return /\.json$/i.test(url) ? 'catalog' : 'folder';
+  if (locationOf(url) === 'disk') return /\.json$/i.test(url) ? 'catalog' : 'folder';
   return /\.json$/i.test(new URL(url).pathname) ? 'catalog' : 'registry';
 }
 
-const toPath = (url: string): string => (url.startsWith('file:') ? fileURLToPath(url) : resolve(url));
+const toPath = (url: string): string => (isAbsolute(url) ? resolve(url) : fileURLToPath(url));
 const seg = encodeURIComponent;
 const splitBox = (box: string) => box.split('/').map(seg).join('/');
 
@@ -127,7 +141,7 @@ class HttpSource implements UpstreamSource {
   }
 
   async size(url: string, signal?: AbortSignal): Promise<number | null> {
-    if (!/^https?:/.test(url)) return null;
+    if (locationOf(url) !== 'network') return null;
     // Only for progress: an upstream that cannot say (no HEAD, an error) is asked again by the download.
     const res = await this.gate.find(this.u, url, { method: 'HEAD', signal }).catch((err: unknown) => {
       if (err instanceof UpstreamError) return null;
@@ -138,7 +152,7 @@ class HttpSource implements UpstreamSource {
   }
 
   async open(url: string, offset: number, signal?: AbortSignal): Promise<OpenedFile> {
-    if (!/^https?:/.test(url)) throw new UpstreamError(`Upstream "${this.u.name}" names a file at ${url}: only http and https URLs are fetched from it.`);
+    if (locationOf(url) !== 'network') throw new UpstreamError(`Upstream "${this.u.name}" names a file at ${url}: only http and https URLs are fetched from it.`);
     const res = await this.gate.get(this.u, url, { range: offset || undefined, signal });
     if (res.status === 416) {
       // Everything was staged before an interruption: nothing is left to fetch (else start over).
@@ -224,13 +238,13 @@ class FolderSource implements UpstreamSource {
   }
 
   async size(url: string): Promise<number | null> {
-    if (!url.startsWith('file:')) return null;
+    if (locationOf(url) !== 'disk' || isAbsolute(url)) return null;
     const s = await stat(await this.inside(fileURLToPath(url))).catch(() => null);
     return s?.isFile() ? s.size : null;
   }
 
   async open(url: string, offset: number): Promise<OpenedFile> {
-    if (!url.startsWith('file:')) throw new UpstreamError(`Upstream "${this.u.name}" names ${url}: a folder upstream serves only its own files.`);
+    if (locationOf(url) !== 'disk' || isAbsolute(url)) throw new UpstreamError(`Upstream "${this.u.name}" names ${url}: a folder upstream serves only its own files.`);
     const path = await this.inside(fileURLToPath(url));
     const s = await stat(path).catch(() => null);
     if (!s?.isFile()) throw new UpstreamError(`Upstream "${this.u.name}" has no file ${path}.`);
@@ -239,12 +253,18 @@ class FolderSource implements UpstreamSource {
   }
 }
 
-/** The source for an upstream row: folders are read from disk; everything else goes through the gate. */
+/**
+ * The source for an upstream row: folders are read from disk (with the daemon's rights: only an
+ * administrator's upstream may be one, checked again here for rows older than that rule);
+ * everything else goes through the gate.
+ */
 export function sourceFor(u: UpstreamRow, gate: UpstreamGate): UpstreamSource {
-  const onDisk = isAbsolute(u.url) || u.url.startsWith('file:');
-  if (onDisk) return new FolderSource(u, u.kind === 'catalog');
+  if (!isRemote(u)) {
+    if (u.restricted === 1 || u.owner_admin === 0) throw new ForbiddenError(`Upstream "${u.name}" is a folder on the daemon's disk, which only an administrator's upstream may read.`);
+    return new FolderSource(u, u.kind === 'catalog');
+  }
   return new HttpSource(u, gate, u.kind === 'catalog');
 }
 
 /** Whether reading `u` opens a network connection (offline mode forbids those; folders are fine). */
-export const isRemote = (u: Pick<UpstreamRow, 'url'>): boolean => !(isAbsolute(u.url) || u.url.startsWith('file:'));
+export const isRemote = (u: Pick<UpstreamRow, 'url'>): boolean => locationOf(u.url) !== 'disk';
