@@ -63,8 +63,8 @@ export interface StaticServer {
   close(): Promise<void>;
 }
 
-/** A plain HTTP server on 127.0.0.1 whose answers each test scripts (catalogs, files, faults). */
-export async function staticServer(): Promise<StaticServer> {
+/** A plain HTTP server on 127.0.0.1 (or another loopback address) whose answers each test scripts (catalogs, files, faults). */
+export async function staticServer(host = '127.0.0.1'): Promise<StaticServer> {
   const routes = new Map<string, Handler>();
   const requests: string[] = [];
   const sockets = new Set<Socket>();
@@ -77,8 +77,8 @@ export async function staticServer(): Promise<StaticServer> {
     else { res.statusCode = 404; res.end('{"errors":["not found"]}'); }
   });
   server.on('connection', (s) => { connections++; sockets.add(s); s.on('close', () => sockets.delete(s)); });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
+  const url = `http://${host}:${(server.address() as AddressInfo).port}`;
   return {
     url, server, requests,
     connections: () => connections,

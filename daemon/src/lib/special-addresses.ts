@@ -87,10 +87,22 @@ export function parseAddress(text: string): Address | null {
   // name never resolves to and which a URL has already turned into the dotted form.
   if (!/^[0-9.]+$/.test(t) && !t.includes(':')) return null;
   try {
-    const ip = ipaddr.parse(t.replace(/%.*$/, ''));
+    const ip = ipaddr.parse(dottedTail(t.replace(/%.*$/, '')));
     if (ip.kind() === 'ipv4' && !ipaddr.IPv4.isValidFourPartDecimal(t)) return null;
     return ip;
   } catch {
     return null;
   }
+}
+
+/**
+ * `::8.8.8.8` as `::808:808`: ipaddr.js reads any IPv6 address ending in dotted IPv4 as
+ * IPv4-mapped (`::ffff:8.8.8.8`), which would judge an IPv4-compatible address by what it carries.
+ */
+function dottedTail(t: string): string {
+  const m = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(t);
+  if (!m) return t;
+  const [a, b, c, d] = m.slice(2).map(Number);
+  if ([a, b, c, d].some((x) => x > 255)) return t;
+  return `${m[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
 }
