@@ -21,7 +21,8 @@ interface Schema {
 
 const typeFamily = (t: string) => (/int/i.test(t) ? 'integer' : /text|char/i.test(t) ? 'text' : t.toLowerCase());
 const normDefault = (v: string | null) => (v === null ? 'none' : v.replace(/::[\w ]+/g, '').replace(/^\((.*)\)$/, '$1'));
-const norm = (s: string) => s.toLowerCase().replace(/[()\s"]/g, '');
+// PostgreSQL writes an expression's casts (`''::text`); SQLite has none to write.
+const norm = (s: string) => s.toLowerCase().replace(/::[a-z ]+/g, '').replace(/[()\s"]/g, '');
 const DELETE_RULE: Record<string, string> = { a: 'no action', r: 'restrict', c: 'cascade', n: 'set null', d: 'set default' };
 
 function sqliteSchema(store: SqliteStore): Schema {
@@ -45,7 +46,8 @@ function sqliteSchema(store: SqliteStore): Schema {
   }
   for (const ix of raw.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all() as Array<{ name: string; sql: string }>) {
     if (only.indexes.test(ix.name)) continue;
-    const m = /^CREATE (UNIQUE )?INDEX \w+ ON (\w+) \(([^)]*)\)(?: WHERE (.*))?$/is.exec(ix.sql.trim())!;
+    // Lazy up to the `)` that the rest of the statement follows: expression indexes nest parentheses.
+    const m = /^CREATE (UNIQUE )?INDEX \w+ ON (\w+) ?\((.*?)\)(?: WHERE (.*))?$/is.exec(ix.sql.trim())!;
     out.indexes[ix.name] = `${m[1] ? 'unique ' : ''}${m[2]} ${norm(m[3])}${m[4] ? ` where ${norm(m[4])}` : ''}`;
   }
   out.triggers = (raw.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").pluck().all() as string[]).filter((n) => !only.triggers.has(n)).sort();
