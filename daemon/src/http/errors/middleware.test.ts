@@ -125,7 +125,10 @@ describe('every dialect answers every code', () => {
       const details = code === 'two_factor_required' ? { deliveryMethods: ['app', 'sms'] }
         : code === 'rate_limited' || code === 'maintenance' ? { retryAfterSeconds: 7 }
           : code === 'validation' ? { field: 'name' }
+            // A URL the client gave (422); one an upstream named has no field (502, below).
+            : code === 'address_not_allowed' ? { field: 'url' }
             : code === 'bad_parameter' ? { field: 'filter[x]' } : {};
+      if (ctx.get('x-named-by-upstream')) throw new AppError(code, `failed with ${code}`);
       throw new AppError(code, `failed with ${code}`, details);
     });
     own = createServer(app.callback());
@@ -143,7 +146,8 @@ describe('every dialect answers every code', () => {
       const message = `failed with ${code}`;
       if (dialect === 'jsonapi') {
         expect(res.headers.get('content-type')).toBe('application/vnd.api+json');
-        const source = code === 'validation' ? { source: { pointer: '/data/attributes/name' } } : code === 'bad_parameter' ? { source: { parameter: 'filter[x]' } } : {};
+        const source = code === 'validation' ? { source: { pointer: '/data/attributes/name' } } : code === 'bad_parameter' ? { source: { parameter: 'filter[x]' } }
+          : code === 'address_not_allowed' ? { source: { pointer: '/data/attributes/url' } } : {};
         expect(body).toEqual({ errors: [{ status: String(res.status), code, title: expect.any(String), detail: message, ...source }] });
       } else {
         expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -153,6 +157,11 @@ describe('every dialect answers every code', () => {
       }
       expect(res.headers.get('retry-after')).toBe(code === 'rate_limited' || code === 'maintenance' ? '7' : null);
       expect(res.headers.get('connection')).toBe(code === 'payload_too_large' || code === 'request_timeout' ? 'close' : 'keep-alive');
+    });
+    it(`${dialect}: address_not_allowed for a host an upstream named is the gateway's 502`, async () => {
+      const res = await fetch(`${url}/address_not_allowed`, { headers: { 'x-dialect': dialect, 'x-named-by-upstream': '1' } });
+      expect(res.status).toBe(502);
+      expect(errorCodeOf(await res.json())).toBe('address_not_allowed');
     });
   }
 });
