@@ -137,7 +137,8 @@ export class UpstreamGate {
     } catch (err) {
       if (opts.signal?.aborted) throw err;
       // A refused address is the upstream's definition, not its failure: the breaker does not count it.
-      if (err instanceof AddressNotAllowedError) throw new AddressNotAllowedError(`Upstream "${u.name}" names ${url}: ${err.message}`);
+      // Named by host only: a redirect's path and query (a signed URL) are not for whoever asked.
+      if (err instanceof AddressNotAllowedError) throw new AddressNotAllowedError(`Upstream "${u.name}" leads to a host Boxyard may not reach: ${err.message}`);
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       const message = timeout.signal.aborted
         ? `Upstream "${u.name}" did not answer within ${u.timeout_seconds} s (${url}).`
