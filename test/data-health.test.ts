@@ -22,8 +22,8 @@ describe('/healthz', () => {
   });
   afterAll(() => d?.stop());
 
-  /** The next answer is measured afresh: the last one is reused for a second of the daemon's clock. */
-  const fresh = () => { clock.advance(1000); return d.http.get('/healthz'); };
+  /** The next answer is measured afresh: the last one is reused for a second of the daemon's clock. An administrator sees each check's detail. */
+  const fresh = () => { clock.advance(1000); return d.http.withToken(d.adminToken).get('/healthz'); };
 
   it('answers 200 with what it checked', async () => {
     const r = await fresh();
@@ -47,6 +47,12 @@ describe('/healthz', () => {
       expect(r.json.status).toBe('failing');
       expect(r.json.checks.database).toEqual({ status: 'ok' });
       expect(r.json.checks.blobs).toEqual({ status: 'failing', detail: expect.stringMatching(/^The folder blobs\/sha256 is missing from the data folder .*restore the data folder from a backup\.$/) });
+      // Anyone else (a load balancer, a monitor): the statuses, and where the details are.
+      const anyone = await d.http.get('/healthz');
+      expect(anyone.status).toBe(503);
+      expect(anyone.json).toMatchObject({ status: 'failing', checks: { database: { status: 'ok' }, blobs: { status: 'failing' } }, details: expect.stringContaining('administrator') });
+      expect(anyone.json.checks.blobs.detail).toBeUndefined();
+      expect(anyone.text).not.toContain(d.dataDir);
       // The rest of the daemon keeps answering.
       expect((await d.http.get('/api/v1/search')).status).toBe(200);
     } finally {
@@ -146,7 +152,7 @@ describe('a damaged database', () => {
     try {
       expect(await d.deps.integrity!.done).toMatchObject({ state: 'damaged' });
       clock.advance(1000);
-      const r = await d.http.get('/healthz');
+      const r = await d.http.withToken(d.adminToken).get('/healthz');
       expect(r.status).toBe(503);
       expect(r.json.checks.database.status).toBe('failing');
       expect(r.json.checks.database.detail).toMatch(/^The database is damaged: PRAGMA quick_check reports .+\. Stop the daemon/);

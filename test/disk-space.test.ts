@@ -110,7 +110,7 @@ describe('a disk with less free space than the reserve', () => {
     expect(search.json.boxes.map((b: { tag: string }) => b.tag)).toContain('acme/kept');
     expect((await http.post('/api/v1/boxes', { box: { username: 'acme', name: 'notes', is_private: false } })).status).toBe(200);
     // Healthy but degraded: a load balancer keeps sending reads.
-    const health = await d.http.get('/healthz');
+    const health = await d.http.withToken(d.adminToken).get('/healthz');
     expect(health.status).toBe(200);
     expect(health.json).toMatchObject({ status: 'degraded', checks: { database: { status: 'ok' }, blobs: { status: 'ok' }, disk: { status: 'low' } } });
     expect(health.json.checks.disk.detail).toMatch(/^The data folder's disk has [\d.]+ [GMT]iB free, less than the [\d.]+ [GT]iB kept in reserve \(BOXYARD_DISK_RESERVE_MB\): uploads, imports, mirror and cache downloads are refused; everything stored is still served\.$/);

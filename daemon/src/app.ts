@@ -3,7 +3,7 @@ import type { Deps } from './deps';
 import { errorMiddleware } from './http/errors/middleware';
 import { routeTable, speaks } from './http/mounts';
 import { requestLog } from './http/request-log';
-import { authenticate } from './auth/middleware';
+import { authenticate, carriesCredential } from './auth/middleware';
 import { setSecurityHeaders } from './http/guards/security-headers';
 import { AllowedHosts, hostGuard } from './http/guards/hosts';
 import { SessionCookie } from './http/session-cookie';
@@ -72,7 +72,10 @@ export function createApp(deps: Deps): Koa {
   // answer to (DNS rebinding) is refused before any route, /healthz and the UI included. Errors
   // are answered in the dialect of the mount the request is for.
   // With HTTPS on, a plain-HTTP request is answered there too (http/guards/https.ts), before authentication.
-  const https = deps.tls ? [httpsGuard({ httpsPort: () => deps.listening.port, publicUrl: deps.config.publicUrl, hsts: deps.tls.publicTrust })] : [];
+  const https = deps.tls ? [httpsGuard({
+    httpsPort: () => deps.listening.port, publicUrl: deps.config.publicUrl, hsts: deps.tls.publicTrust,
+    carriesCredential: (ctx) => carriesCredential(ctx, cookie),
+  })] : [];
   // Every request counted by route template once answered (GET /metrics: data/metrics-routes.ts).
   if (deps.metrics) app.use(deps.metrics.middleware());
   if (deps.tls?.challenge) app.use(acmeChallenges(deps.tls));

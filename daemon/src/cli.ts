@@ -75,7 +75,7 @@ export function buildCli(): Command {
     .option('--tls <mode>', 'HTTPS: auto (a certificate from the daemon\'s own CA, kept in the data folder), acme (from Let\'s Encrypt or --acme-directory, for --public-url https://NAME) or off (env BOXYARD_TLS)')
     .option('--tls-cert <file>', 'HTTPS with your own certificate (PEM, leaf first; reloaded on SIGHUP and when it changes)')
     .option('--tls-key <file>', 'the key of --tls-cert (PEM)')
-    .option('--http-port <port>', 'with HTTPS: a plain-HTTP port that redirects browsers to HTTPS and answers ACME\'s HTTP-01 challenges (80 with --tls acme)')
+    .option('--http-port <port>', 'with HTTPS: a plain-HTTP port that redirects browsers\' pages to HTTPS, refuses API calls and downloads, and answers ACME\'s HTTP-01 challenges (80 with --tls acme)')
     .option('--acme-directory <url>', `with --tls acme: the ACME CA's directory, whose terms you agree to (default Let's Encrypt: ${LETS_ENCRYPT}; env BOXYARD_ACME_DIRECTORY)`)
     .option('--acme-email <address>', 'with --tls acme: where the CA may write about the certificate (env BOXYARD_ACME_EMAIL)')
     .option('--acme-ca-file <file>', 'with --tls acme: the CA of a private ACME server\'s own HTTPS (step-ca, pebble; env BOXYARD_ACME_CA_FILE)')

@@ -35,6 +35,6 @@ export async function expiredCertificate(dir: string): Promise<{ cert: string; k
   }, webcrypto as never);
   const paths = { cert: join(dir, 'expired.pem'), key: join(dir, 'expired-key.pem') };
   writeFileSync(paths.cert, cert.toString('pem'));
-  writeFileSync(paths.key, x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey), 'PRIVATE KEY'));
+  writeFileSync(paths.key, x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey), 'PRIVATE KEY'), { mode: 0o600 });
   return paths;
 }

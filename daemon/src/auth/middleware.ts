@@ -33,6 +33,16 @@ export function presentedToken(ctx: Context): string | undefined {
 }
 
 /**
+ * Whether a request carries a credential in any form the daemon reads, valid or not: a token by
+ * any transport `presentedToken` takes, any `Authorization` header (Basic included), an
+ * `access_token` parameter in any shape, or the UI's session cookie. Such a request sent over
+ * plain HTTP is never redirected (http/guards/https.ts).
+ */
+export function carriesCredential(ctx: Context, session: SessionCookie): boolean {
+  return presentedToken(ctx) !== undefined || ctx.get('authorization') !== '' || ctx.query.access_token !== undefined || session.read(ctx) !== undefined;
+}
+
+/**
  * The agent protocol's bearer is an agent token, checked by its own routes: looking it up among
  * user tokens would cost each of 1,000 agents' reports a query that never matches.
  */

@@ -3,7 +3,7 @@ import { readFile, unwatchFile, watchFile } from 'node:fs';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { LocalCa, SERVER_DAYS, TlsSetupError } from './local-ca';
+import { checkPrivate, LocalCa, SERVER_DAYS, TlsSetupError } from './local-ca';
 import { fingerprintOf } from './fingerprint';
 import { serverNames } from './names';
 
@@ -95,12 +95,16 @@ export class AutoCertificates implements CertificateSource {
   }
 }
 
-/** Checks a key and certificate chain as a start-up would: readable, matching, in their dates. */
+/**
+ * Checks a key and certificate chain as a start-up would: readable, the key closed to other users
+ * (its group may read it), matching, in their dates.
+ */
 export async function loadCertificateFiles(certFile: string, keyFile: string, now = new Date()): Promise<ServedCertificate> {
   const text = async (f: string, what: string) => read(f, 'utf8').catch((err: NodeJS.ErrnoException) => {
     throw new TlsSetupError(`Cannot read the TLS ${what} ${f}: ${err.code ?? err.message}.`);
   });
   const [cert, key] = await Promise.all([text(certFile, 'certificate'), text(keyFile, 'key')]);
+  await checkPrivate(keyFile, 'file', 'group');
   let leaf: X509Certificate;
   try {
     leaf = new X509Certificate(cert);
@@ -122,7 +126,11 @@ export async function loadCertificateFiles(certFile: string, keyFile: string, no
 
 const WATCH_MS = 5000;
 
-/** `--tls-cert FILE --tls-key FILE`: the user's own, read again on SIGHUP and when either file changes; a bad new pair is logged and the old one kept. */
+/**
+ * `--tls-cert FILE --tls-key FILE`: the user's own, read again on SIGHUP and when either file
+ * changes, one reading after another (a SIGHUP and the file watch at once must not finish in the
+ * wrong order); a bad new pair, or a key made readable by others, is logged and the old one kept.
+ */
 export class FileCertificates implements CertificateSource {
   readonly mode = 'files';
   readonly publicTrust = true;
@@ -130,6 +138,7 @@ export class FileCertificates implements CertificateSource {
   private served?: ServedCertificate;
   private onChange: (c: ServedCertificate) => void = () => {};
   private problem: string | null = null;
+  private reading: Promise<void> = Promise.resolve();
   private readonly changed = () => void this.reload();
 
   constructor(private readonly o: { cert: string; key: string; log: Logger }) {}
@@ -141,7 +150,12 @@ export class FileCertificates implements CertificateSource {
     return this.served;
   }
 
-  async reload(): Promise<void> {
+  reload(): Promise<void> {
+    this.reading = this.reading.then(() => this.readAgain());
+    return this.reading;
+  }
+
+  private async readAgain(): Promise<void> {
     try {
       const next = await loadCertificateFiles(this.o.cert, this.o.key);
       this.problem = null;

@@ -26,13 +26,29 @@ export interface IssuedCertificate { key: string; cert: string; notAfter: Date; 
 
 export class TlsSetupError extends Error {}
 
-/** Refuses a folder or key that others may read: the CA key signs whatever the daemon's clients trust (an ACME key is the daemon's identity). */
-export async function checkPrivate(path: string, kind: 'folder' | 'file'): Promise<void> {
+/**
+ * Who besides its owner may reach a private key or its folder: nobody (the keys the daemon makes
+ * itself, and their folders), or the file's group too (a key file of the user's own, `--tls-key`:
+ * Debian's ssl-cert group reads /etc/ssl/private, as PostgreSQL and OpenSSH allow).
+ */
+export type SharedWith = 'nobody' | 'group';
+
+/** The mode bits each refuses: any group or other bit; any other bit. */
+const REFUSED: Record<SharedWith, number> = { nobody: 0o077, group: 0o007 };
+
+/**
+ * Refuses a folder or key file open to more than `sharedWith` allows (the mode bits of what the
+ * path leads to, a link followed), saying the chmod that fixes it: a CA key signs whatever the
+ * daemon's clients trust, a server key is the daemon's identity (an ACME key its account).
+ */
+export async function checkPrivate(path: string, kind: 'folder' | 'file', sharedWith: SharedWith = 'nobody'): Promise<void> {
   const s = await stat(path);
-  if ((s.mode & 0o077) !== 0) {
-    const want = kind === 'folder' ? '0700' : '0600';
-    throw new TlsSetupError(`${path} may be read by other users (mode ${(s.mode & 0o777).toString(8)}); it holds Boxyard's TLS keys. Make it ${want} (chmod ${want} ${path}) and start again.`);
-  }
+  if ((s.mode & REFUSED[sharedWith]) === 0) return;
+  const want = kind === 'folder' ? '0700' : sharedWith === 'group' ? '640' : '0600';
+  const who = sharedWith === 'group' ? 'users outside its owner and group' : 'other users';
+  const holds = kind === 'folder' ? "Boxyard's TLS keys" : 'a TLS private key';
+  const or = sharedWith === 'group' ? ', or 600 if its group need not read it' : '';
+  throw new TlsSetupError(`${path} is open to ${who} (mode ${(s.mode & 0o777).toString(8)}); it holds ${holds}, which whoever reads it may have copied. Make it ${want} (chmod ${want} ${path}${or}).`);
 }
 
 export async function writePrivate(path: string, text: string): Promise<void> {

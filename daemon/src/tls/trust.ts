@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { request } from 'node:https';
 import { request as plainRequest } from 'node:http';
+import { PemConverter } from '@peculiar/x509';
 import { ROOT } from '../http/route-table';
 import { trustLines } from '../contract/lan';
 
@@ -26,15 +27,25 @@ function fetchUnverified(url: URL): Promise<string> {
   });
 }
 
+/** Each `-----BEGIN …-----` line: a PEM block of any kind (certificate, key, anything else). */
+const PEM_BLOCK = /-----BEGIN /g;
+
 /**
  * `boxyard trust URL --fingerprint SHA256`: fetches the daemon's CA (`/ca.pem`), checks its
  * SHA-256 fingerprint against the one the daemon printed (or its overview page shows), and writes
  * a CA bundle for client tools: the system's CAs and this one, so `SSL_CERT_FILE` trusts both.
+ * Only what was checked is written: the body must be one PEM block, a CA certificate
+ * (basicConstraints CA:TRUE), and the bundle gets that certificate encoded again from its DER
+ * bytes, never the text received (anything a man in the middle appended stays out).
  * Answers the lines to set it up.
  */
 export async function trust(server: string, fingerprint: string, out: string): Promise<string[]> {
   const url = new URL(ROOT.caPem.path, server.replace(/\/+$/, '') + '/');
   const pem = await fetchUnverified(url);
+  const blocks = pem.match(PEM_BLOCK)?.length ?? 0;
+  if (blocks > 1) {
+    throw new Error(`${url} sent ${blocks} PEM blocks where a Boxyard daemon sends its one CA certificate: do not trust it (someone may be in between, adding a CA of their own). Nothing was written.`);
+  }
   let cert: X509Certificate;
   try {
     cert = new X509Certificate(pem);
@@ -45,8 +56,12 @@ export async function trust(server: string, fingerprint: string, out: string): P
   if (hex(fingerprint) !== actual) {
     throw new Error(`the CA at ${url} has the fingerprint ${actual.match(/../g)!.join(':')}, not the one given: do not trust it (someone may be in between), and check the fingerprint the daemon printed`);
   }
+  if (!cert.ca) {
+    throw new Error(`the certificate at ${url} has the fingerprint given but is not a CA certificate (its basicConstraints lack CA:TRUE): it cannot vouch for the daemon's certificate, so it is not trusted. Nothing was written. Give the fingerprint of the daemon's CA, as the daemon printed it at start.`);
+  }
   const system = await Promise.all(SYSTEM_BUNDLES.map((f) => readFile(f, 'utf8').catch(() => '')));
   await mkdir(dirname(out), { recursive: true });
-  await writeFile(out, `${system.find(Boolean) ?? ''}\n# Boxyard local CA of ${url.origin}, fingerprint ${actual}\n${pem.trim()}\n`, { mode: 0o644 });
+  const checked = PemConverter.encode(cert.raw, 'CERTIFICATE');
+  await writeFile(out, `${system.find(Boolean) ?? ''}\n# Boxyard local CA of ${url.origin}, fingerprint ${actual}\n${checked.trim()}\n`, { mode: 0o644 });
   return [`trusted ${cert.subject.replace(/\n/g, ', ')} (${actual.match(/../g)!.join(':')}); CA bundle written to ${out}`, ...trustLines(url.origin, out)];
 }

@@ -10,25 +10,32 @@ export interface HttpsSettings {
   publicUrl?: string;
   /** Publicly trusted certificate (ACME, the user's own): browsers are told to come back over HTTPS only. */
   hsts: boolean;
+  /** Whether the request carries a credential, in any of the ways the daemon reads one (auth/middleware.ts). */
+  carriesCredential(ctx: Context): boolean;
 }
 
-const isApi = (path: string) => path.startsWith('/api/');
+/** The web UI's pages: `/` (which sends a browser on to `/ui/`), `/ui` and under it. */
 const isPage = (path: string) => path === '/' || path === '/ui' || path.startsWith('/ui/');
 
-/** Where the same request goes over HTTPS. */
-function httpsUrl(ctx: Context, s: HttpsSettings): string {
-  if (s.publicUrl?.startsWith('https://')) return s.publicUrl + ctx.url;
+/** Where this daemon answers over HTTPS: the public URL, or the request's host (already checked) on the HTTPS port. */
+function httpsBase(ctx: Context, s: HttpsSettings): string {
+  if (s.publicUrl?.startsWith('https://')) return s.publicUrl;
   const host = ctx.hostname.includes(':') ? `[${ctx.hostname}]` : ctx.hostname;
   const port = s.httpsPort();
-  return `https://${host}${port === 443 ? '' : `:${port}`}${ctx.url}`;
+  return `https://${host}${port === 443 ? '' : `:${port}`}`;
 }
 
 /**
  * With TLS on, nothing is served over plain HTTP (issue 32). On the HTTPS port, a plain request
- * gets a short answer naming the https:// URL (the listener hands such connections to the same
- * HTTP server: tls/listener.ts); on `--http-port`, a browser's GET or HEAD is redirected. An API
- * request is never redirected, a POST that carries a token least of all: it gets an error in its
- * API's dialect, saying so. Runs after the Host check, before authentication.
+ * gets a short answer naming the daemon's https:// address (the listener hands such connections to
+ * the same HTTP server: tls/listener.ts). On `--http-port`, a browser asking for a page (`GET` or
+ * `HEAD` of `/`, `/ui`, `/ui/…`) with no credential is redirected to the same URL over HTTPS;
+ * nothing else is ever redirected (issue 40): an API call, a box download or catalog, and any
+ * request that carries a credential (a token header or `?access_token=`, any Authorization, the
+ * UI's session cookie), since a client that follows the redirect would send it again and the
+ * Location would repeat a token in the URL. Those get `https_required` in their API's dialect,
+ * which names the https:// address only, never the request's path or query. Runs after the Host
+ * check, before authentication.
  */
 export function httpsGuard(s: HttpsSettings): RequestCheck {
   return (ctx) => {
@@ -36,24 +43,24 @@ export function httpsGuard(s: HttpsSettings): RequestCheck {
       if (s.hsts) ctx.res.setHeader('Strict-Transport-Security', 'max-age=31536000');
       return undefined;
     }
-    const url = httpsUrl(ctx, s);
+    const base = httpsBase(ctx, s);
     // Nothing more is to cross this connection in clear.
     ctx.set('Connection', 'close');
-    const onHttpPort = ctx.req.socket.localPort !== s.httpsPort();
-    if (onHttpPort && !isApi(ctx.path) && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+    const page = isPage(ctx.path) && (ctx.method === 'GET' || ctx.method === 'HEAD') && !s.carriesCredential(ctx);
+    if (page && ctx.req.socket.localPort !== s.httpsPort()) {
       ctx.status = 301;
-      ctx.redirect(url);
+      ctx.redirect(base + ctx.url);
       return 'answered';
     }
-    if (isPage(ctx.path)) {
+    if (page) {
       ctx.status = 400;
       ctx.type = 'text/plain';
-      ctx.body = `This Boxyard daemon speaks HTTPS. Open ${url}\n`;
+      ctx.body = `This Boxyard daemon speaks HTTPS. Open ${base}\n`;
       return 'answered';
     }
     throw new HttpsRequiredError(
-      `This Boxyard daemon speaks HTTPS only: send the request to ${url}. Nothing was done. ` +
-        'A token or password sent with this request crossed the network unencrypted: revoke or change it.',
+      `This Boxyard daemon speaks HTTPS only: send the request to ${base} (the same path) instead. Nothing was done. ` +
+        'A token, password or session cookie sent with this request crossed the network unencrypted: revoke or change it.',
     );
   };
 }

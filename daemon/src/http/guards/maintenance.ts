@@ -1,6 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import { MaintenanceError } from '../../lib/errors';
 import { BOX, BOXYARD, MOUNTS, ROOT } from '../route-table';
+import { callerIsAdmin } from '../caller';
 
 /**
  * What stays up in maintenance mode for everyone: health, the web UI, signing in and out, who is
@@ -20,8 +21,6 @@ const isUp = (path: string) => ALWAYS_UP.has(path) || path === '/ui' || path.sta
  * agents) stay closed to them as well.
  */
 const ADMIN_UP = `${MOUNTS.boxyard}/`;
-/** The caller auth/middleware.ts resolved before this guard runs, as far as this guard reads it. */
-const isAdmin = (ctx: Context) => (ctx.state as { principal?: { user: { is_admin: number } } | null }).principal?.user.is_admin === 1;
 
 /** The runtime settings (auth/settings.ts), as far as this guard reads them. */
 interface MaintenanceSwitch {
@@ -33,7 +32,7 @@ interface MaintenanceSwitch {
 /** Every request passes here: the settings in memory are looked at without an await. */
 export function maintenance(settings: MaintenanceSwitch): Middleware {
   const pass = (s: Readonly<{ maintenance: boolean }>, ctx: Context, next: Next) => {
-    if (s.maintenance && !isUp(ctx.path) && !(ctx.path.startsWith(ADMIN_UP) && isAdmin(ctx))) {
+    if (s.maintenance && !isUp(ctx.path) && !(ctx.path.startsWith(ADMIN_UP) && callerIsAdmin(ctx))) {
       throw new MaintenanceError('Boxyard is in maintenance mode. Try again later.', { retryAfterSeconds: 60 });
     }
     return next();
