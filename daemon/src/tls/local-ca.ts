@@ -20,7 +20,7 @@ import { constraintsOf, nameConstraintsExtension, type Permitted } from './name-
 const CA_KEY = 'ca-key.pem';
 const SERVER_FILE = 'server.pem';
 const SERVER_KEY = 'server-key.pem';
-/** Written by `LocalCa.replace`: when, and the fingerprint of the CA it replaced. */
+/** Written by `LocalCa.replace`: when, the fingerprint of the CA it replaced, and of the CA it made (a CA made otherwise since is not that one). */
 const REPLACED = 'replaced.json';
 
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
@@ -101,7 +101,7 @@ export class LocalCa {
     const replaced: Replaced = { at: new Date().toISOString(), previous_fingerprint: old ? fingerprintOf(old) : null };
     await Promise.all([SERVER_FILE, SERVER_KEY, CA_KEY, CA_FILE].map((f) => rm(join(dir, f), { force: true })));
     const ca = await LocalCa.create(dir, name, permitted);
-    await writeFile(join(dir, REPLACED), `${JSON.stringify(replaced)}\n`, { mode: 0o644 });
+    await writeFile(join(dir, REPLACED), `${JSON.stringify({ ...replaced, fingerprint: ca.fingerprint })}\n`, { mode: 0o644 });
     return ca;
   }
 
@@ -110,8 +110,8 @@ export class LocalCa {
     const text = await readFile(join(this.dir, REPLACED), 'utf8').catch(() => null);
     if (!text) return null;
     try {
-      const r = JSON.parse(text) as Partial<Replaced>;
-      return typeof r.at === 'string' ? { at: r.at, previous_fingerprint: r.previous_fingerprint ?? null } : null;
+      const r = JSON.parse(text) as Partial<Replaced> & { fingerprint?: string };
+      return typeof r.at === 'string' && r.fingerprint === this.fingerprint ? { at: r.at, previous_fingerprint: r.previous_fingerprint ?? null } : null;
     } catch {
       return null;
     }
