@@ -19,7 +19,7 @@ const SCALE_OUT_LEAVES_OUT = [
   // the serve process's memory settings and accept queue, and the deploy files: the same on any backend
   'test/serve-process.test.ts', 'test/deploy-files.test.ts',
   // HTTPS: the listener, certificates and clients over TLS are the same on any backend
-  'test/tls.test.ts', 'test/tls-trust.test.ts', 'test/tls-plain-http.test.ts', 'test/tls-key-files.test.ts', 'test/e2e/vagrant-https.test.ts',
+  'test/tls.test.ts', 'test/tls-trust.test.ts', 'test/tls-plain-http.test.ts', 'test/tls-key-files.test.ts', 'test/tls-ca-constraints.test.ts', 'test/e2e/vagrant-https.test.ts',
   // start PostgreSQL clusters of their own, in the first pass
   'test/schema-drift.test.ts', 'test/multi-daemon.test.ts',
 ];

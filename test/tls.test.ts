@@ -76,7 +76,10 @@ describe('--tls auto: the daemon\'s own CA', () => {
 
   it('the overview tells the CA\'s fingerprint and when the certificate ends', async () => {
     const o = (await d.http.withToken(d.adminToken).get('/api/boxyard/overview')).json.overview;
-    expect(o.tls).toEqual({ mode: 'auto', fingerprint: d.deps.tls!.ca!.fingerprint, not_after: expect.stringMatching(/^\d{4}-/) });
+    expect(o.tls).toEqual({
+      mode: 'auto', fingerprint: d.deps.tls!.ca!.fingerprint, not_after: expect.stringMatching(/^\d{4}-/),
+      local_ca: { name_constrained: true, names_outside: [], replace: null, replaced: null },
+    });
     expect(Date.parse(o.tls.not_after) - Date.now()).toBeGreaterThan(80 * 86_400_000);
   });
 

@@ -7,6 +7,7 @@ import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { clientFetch } from './tls/client-fetch';
 import { trust } from './tls/trust';
+import { tlsCommands } from './tls/cli';
 import { BoxyardAgent } from './agents/agent-client';
 import { mirrorCommand } from './mirror/cli/mirror';
 import { importCommand } from './mirror/cli/import';
@@ -134,6 +135,9 @@ export function buildCli(): Command {
     .action(async (url: string, o: { fingerprint: string; out: string }) => {
       for (const line of await trust(url, o.fingerprint, o.out)) print(line);
     });
+
+  // The local CA of --tls auto: a new one with name constraints (tls/cli.ts).
+  tlsCommands(program, configFrom);
 
   // Mirroring, import and export talk to a running daemon over HTTP (README "Keep your boxes").
   mirrorCommand(program);

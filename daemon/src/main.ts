@@ -184,6 +184,8 @@ export async function serve(config: Config): Promise<void> {
   process.stdout.write(`Boxyard listening on ${d.url} (data: ${config.dataDir})\n`);
   const ca = d.deps.tls?.ca;
   if (ca) process.stdout.write(`HTTPS with Boxyard's local CA: trust ${d.url}/ca.pem after checking its SHA-256 fingerprint\n  ${ca.fingerprint}\n  (npx boxyard trust ${d.url} --fingerprint ${ca.fingerprint.replace(/:/g, '')})\n`);
+  const replaced = d.deps.tls?.status().local_ca?.replaced;
+  if (ca && replaced) process.stdout.write(`  a new CA, made by boxyard tls new-ca on ${replaced.at.slice(0, 10)}: clients that trusted the one before must run that trust command again\n`);
   if (!d.deps.tls && !isLoopback(config.host)) {
     process.stderr.write(`Warning: serving ${config.host} over plain HTTP: passwords, tokens and box files cross the network unencrypted. Start with --tls auto (or --tls-cert/--tls-key, or --tls acme).\n`);
   }

@@ -14,7 +14,7 @@ describe('the desktop window\'s trust in its daemon (--tls auto)', () => {
 
   it('trusts a certificate of the data folder\'s CA for the daemon\'s host only, within its dates; leaves anything else to Chromium', async () => {
     const data = dataDir();
-    const ca = await LocalCa.open(join(data, 'tls'), 'Boxyard');
+    const ca = await LocalCa.open(join(data, 'tls'), 'Boxyard', null);
     const leaf = await ca.issue(['localhost', '127.0.0.1']);
     const pem = leaf.cert.slice(0, leaf.cert.indexOf('-----END CERTIFICATE-----') + 25);
     let host: string | null = '127.0.0.1';
@@ -28,7 +28,7 @@ describe('the desktop window\'s trust in its daemon (--tls auto)', () => {
     host = 'localhost';
     expect(await ask('localhost')).toBe(0);
     // A certificate of another CA (another data folder's), for the daemon's host.
-    const other = await (await LocalCa.open(join(dataDir(), 'tls'), 'Other')).issue(['localhost']);
+    const other = await (await LocalCa.open(join(dataDir(), 'tls'), 'Other', null)).issue(['localhost']);
     expect(await ask('localhost', other.cert)).toBe(-3);
     // Ended.
     now = new Date(Date.now() + 91 * DAY);
@@ -43,7 +43,7 @@ describe('the desktop window\'s trust in its daemon (--tls auto)', () => {
 
   it('with your own (or an ACME) certificate, trusts exactly the one the daemon serves, for its host, within its dates', async () => {
     const data = dataDir();
-    const own = await (await LocalCa.open(join(dataDir(), 'tls'), 'Own')).issue(['boxes.example.org']);
+    const own = await (await LocalCa.open(join(dataDir(), 'tls'), 'Own', null)).issue(['boxes.example.org']);
     const file = join(data, 'own.pem');
     writeFileSync(file, own.cert);
     let now = new Date();
@@ -53,7 +53,7 @@ describe('the desktop window\'s trust in its daemon (--tls auto)', () => {
     // It names boxes.example.org, not 127.0.0.1: trusted there because it is the very certificate served.
     expect(await ask('127.0.0.1', leaf)).toBe(0);
     expect(await ask('boxes.example.org', leaf)).toBe(-3);
-    const other = await (await LocalCa.open(join(dataDir(), 'tls'), 'Other')).issue(['boxes.example.org']);
+    const other = await (await LocalCa.open(join(dataDir(), 'tls'), 'Other', null)).issue(['boxes.example.org']);
     expect(await ask('127.0.0.1', other.cert)).toBe(-3);
     now = new Date(Date.now() + 91 * DAY);
     expect(await ask('127.0.0.1', leaf)).toBe(-3);

@@ -8,7 +8,7 @@ import { LocalCa } from '../../daemon/src/tls/local-ca';
 /** A CA of the test's own that issues "your own certificate" files for `--tls-cert/--tls-key`. */
 export async function testCa(): Promise<{ dir: string; caFile: string; issue(names: string[], file: string): Promise<{ cert: string; key: string }> }> {
   const dir = mkdtempSync(join(tmpdir(), 'boxyard-certs-'));
-  const ca = await LocalCa.open(join(dir, 'ca'), 'Test');
+  const ca = await LocalCa.open(join(dir, 'ca'), 'Test', null);
   const caFile = join(dir, 'ca.pem');
   writeFileSync(caFile, ca.certPem);
   return {

@@ -35,3 +35,16 @@ export function trustLines(server: string, bundle: string): string[] {
     `boxyard agent --url ${base} --ca-file ${bundle} …`,
   ];
 }
+
+/**
+ * How a local CA is replaced by one with name constraints (issue 40): the daemon's warning at
+ * start and the overview page say these steps, `boxyard tls new-ca` the last two with the new
+ * fingerprint. `dataDir` null: the daemon's own (the page does not show where it is).
+ */
+export function newCaSteps(server: string, dataDir: string | null, fingerprint = 'NEW'): string[] {
+  return [
+    `boxyard tls new-ca ${dataDir ? `--data ${dataDir}` : '--data DATA'}   # on the daemon's machine, with its --public-url and --allowed-hosts if it has them`,
+    '# restart the daemon: it serves a certificate from the new CA',
+    `npx boxyard trust ${server.replace(/\/+$/, '')} --fingerprint ${fingerprint.replace(/:/g, '')}   # on every client, again`,
+  ];
+}

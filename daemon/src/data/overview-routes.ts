@@ -36,6 +36,11 @@ function colleaguesUrls(config: OverviewRouteDeps['config'], port: number, schem
   return [`${scheme}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`];
 }
 
+function tlsOf(tls: NonNullable<OverviewRouteDeps['tls']>): OverviewJson['tls'] {
+  const s = tls.status();
+  return { mode: s.mode, not_after: s.not_after, fingerprint: tls.ca?.fingerprint ?? null, local_ca: s.local_ca ?? null };
+}
+
 async function overviewOf(d: OverviewRouteDeps, ctx: Context, viewer: Viewer): Promise<OverviewJson> {
   const [counts, filesBytes, disk, health, uploads, releases, jobs] = await Promise.all([
     d.overview.counts(viewer), d.overview.storedBytes(), d.space.usage(), d.health.report(),
@@ -45,7 +50,7 @@ async function overviewOf(d: OverviewRouteDeps, ctx: Context, viewer: Viewer): P
     version: VERSION,
     health: { status: health.status, checks: health.checks },
     lan_urls: colleaguesUrls(d.config, ctx.req.socket.localPort ?? 0, d.tls ? 'https' : 'http'),
-    tls: d.tls && { mode: d.tls.status().mode, not_after: d.tls.status().not_after, fingerprint: d.tls.ca?.fingerprint ?? null },
+    tls: d.tls && tlsOf(d.tls),
     storage: { files_bytes: filesBytes, disk_free_bytes: disk.free, disk_total_bytes: disk.total, reserve_bytes: d.space.reserveBytes },
     counts,
     // Each list holds its newest ACTIVITY_LIMIT, so the newest of all three are among them.

@@ -10,7 +10,7 @@ import { AcmeCertificates } from './acme';
 
 /** The certificate source the config asks for; null: plain HTTP. */
 export function certificateSource(config: Config, log: Logger, clock: Clock): CertificateSource | null {
-  if (config.tls === 'auto') return new AutoCertificates({ dataDir: config.dataDir, host: config.host, publicUrl: config.publicUrl, log });
+  if (config.tls === 'auto') return new AutoCertificates({ dataDir: config.dataDir, settings: config, log });
   if (config.tls === 'files') return new FileCertificates({ cert: config.tlsCert!, key: config.tlsKey!, log });
   if (config.tls === 'acme') return new AcmeCertificates({ dataDir: config.dataDir, name: new URL(config.publicUrl!).hostname, directory: config.acmeDirectory, email: config.acmeEmail, caFile: config.acmeCaFile, log, clock });
   return null;

@@ -1,11 +1,16 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFile, unwatchFile, watchFile } from 'node:fs';
+import { hostname } from 'node:os';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { checkPrivate, LocalCa, SERVER_DAYS, TlsSetupError } from './local-ca';
+import type { Config } from '../config';
+import { newCaSteps } from '../contract/lan';
+import type { LocalCaJson } from '../contract/wire/overview';
+import { checkPrivate, LocalCa, SERVER_DAYS, TlsSetupError, type Replaced } from './local-ca';
 import { fingerprintOf } from './fingerprint';
-import { serverNames } from './names';
+import { serverNames, type NameSettings } from './names';
+import { permittedFor, reviewNames, type NamesReview } from './name-constraints';
 
 const read = promisify(readFile);
 
@@ -13,7 +18,7 @@ const read = promisify(readFile);
 export interface ServedCertificate { key: string; cert: string; notAfter: Date }
 
 /** What /healthz and the overview say of the certificate. */
-export interface TlsStatus { ok: boolean; mode: 'auto' | 'files' | 'acme'; not_after: string | null; message: string }
+export interface TlsStatus { ok: boolean; mode: 'auto' | 'files' | 'acme'; not_after: string | null; message: string; local_ca?: LocalCaJson }
 
 /**
  * Where the daemon's certificate comes from (issue 32: the daemon's own CA, the user's files, or
@@ -40,7 +45,11 @@ const RENEW_CHECK_MS = 3_600_000;
 /** A certificate of the local CA is issued again this many days before it ends. */
 const RENEW_DAYS = 30;
 
-/** `--tls auto`: the daemon's own CA issues its certificate, for every name LAN clients use, again when it nears its end or the names change. */
+/**
+ * `--tls auto`: the daemon's own CA issues its certificate, for every name LAN clients use that the
+ * CA may certify (its name constraints: tls/name-constraints.ts), again when it nears its end or
+ * the names change.
+ */
 export class AutoCertificates implements CertificateSource {
   readonly mode = 'auto';
   readonly publicTrust = false;
@@ -49,15 +58,17 @@ export class AutoCertificates implements CertificateSource {
   private served?: ServedCertificate;
   private timer?: NodeJS.Timeout;
   private problem: string | null = null;
+  private review?: NamesReview;
+  private replaced: Replaced | null = null;
 
-  constructor(private readonly o: { dataDir: string; host: string; publicUrl?: string; log: Logger; names?: () => string[] }) {}
-
-  private names = () => this.o.names?.() ?? serverNames(this.o.host, this.o.publicUrl);
+  constructor(private readonly o: { dataDir: string; settings: NameSettings & Pick<Config, 'port'>; log: Logger }) {}
 
   async start(onChange: (c: ServedCertificate) => void): Promise<ServedCertificate> {
-    this.local = await LocalCa.open(join(this.o.dataDir, 'tls'), 'Boxyard');
+    this.local = await LocalCa.open(join(this.o.dataDir, 'tls'), 'Boxyard', permittedFor(this.o.settings));
     this.ca = { pem: this.local.certPem, fingerprint: this.local.fingerprint };
+    this.replaced = await this.local.replaced();
     this.served = await this.ensure();
+    this.report();
     this.timer = setInterval(() => {
       const before = this.served;
       void this.reload().then(() => { if (this.served !== before && this.served?.cert !== before?.cert) onChange(this.served!); });
@@ -68,12 +79,32 @@ export class AutoCertificates implements CertificateSource {
 
   /** Issues a certificate again when the one on disk nears its end or lacks a name (a new address). */
   private async ensure(): Promise<ServedCertificate> {
-    const names = this.names();
+    this.review = reviewNames(this.o.settings, this.local!.permitted, serverNames(this.o.settings));
+    const names = this.review.certified;
     const have = await this.local!.current(names, RENEW_DAYS);
     if (have) return have;
     const issued = await this.local!.issue(names);
     this.o.log.info({ names, not_after: issued.notAfter }, 'issued a server certificate from the local CA');
     return issued;
+  }
+
+  /** Says at start what the CA's name constraints leave out, and when a new CA is advised how to make it (README "HTTPS"). */
+  private report(): void {
+    const { outside, replace } = this.review!;
+    const server = this.o.settings.publicUrl ?? `https://${hostname()}:${this.o.settings.port}`;
+    const steps = newCaSteps(server, this.o.dataDir).join('; ');
+    if (replace === 'unconstrained') {
+      this.o.log.warn({ fingerprint: this.ca!.fingerprint }, 'the local CA has no name constraints (it was made before Boxyard gave its CAs them): ' +
+        `whoever copies its key can make a certificate for any site, which every client that trusts it accepts. It keeps working; to replace it: ${steps}`);
+    } else if (replace === 'names_outside') {
+      this.o.log.warn({ names: outside }, `the local CA's name constraints leave out ${outside.join(', ')}: they are not in the server certificate. A new CA covers them: ${steps}`);
+    } else if (outside.length > 0) {
+      this.o.log.info({ names: outside }, `left out of the server certificate, outside the local CA's name constraints: ${outside.join(', ')} (clients reach the daemon by its names and LAN addresses)`);
+    }
+    if (this.replaced) {
+      this.o.log.info({ previous_fingerprint: this.replaced.previous_fingerprint, at: this.replaced.at },
+        `this local CA was made by boxyard tls new-ca in place of another: clients that trusted that one must trust this one: npx boxyard trust ${server} --fingerprint ${this.ca!.fingerprint.replace(/:/g, '')}`);
+    }
   }
 
   async reload(): Promise<void> {
@@ -87,7 +118,12 @@ export class AutoCertificates implements CertificateSource {
   }
 
   status(): TlsStatus {
-    return { ok: this.problem === null, mode: this.mode, not_after: this.served?.notAfter.toISOString() ?? null, message: this.problem ?? `local CA ${this.ca?.fingerprint ?? ''}, server certificate for ${SERVER_DAYS} days` };
+    const r = this.review;
+    const local_ca = r && { name_constrained: this.local!.permitted !== null, names_outside: r.outside, replace: r.replace, replaced: this.replaced };
+    return {
+      ok: this.problem === null, mode: this.mode, not_after: this.served?.notAfter.toISOString() ?? null,
+      message: this.problem ?? `local CA ${this.ca?.fingerprint ?? ''}, server certificate for ${SERVER_DAYS} days`, ...(local_ca ? { local_ca } : {}),
+    };
   }
 
   stop(): void {

@@ -1,21 +1,27 @@
 import { createPrivateKey, webcrypto, X509Certificate as NodeX509 } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
+import type { LocalCaJson } from '../contract/wire/overview';
 import { normalName } from './names';
 import { CA_FILE, fingerprintOf } from './fingerprint';
+import { constraintsOf, nameConstraintsExtension, type Permitted } from './name-constraints';
 
 /**
  * `--tls auto`: a certificate authority of the daemon's own, kept in `DATA/tls/` (the folder 0700,
  * the keys 0600), which issues the daemon its server certificate, as Caddy's internal CA does.
  * The CA lasts ten years and stays the same, so clients trust it once (its SHA-256 fingerprint is
  * what they check); server certificates last 90 days and are issued again before that, or when
- * the names they must carry change. Keys are ECDSA P-256.
+ * the names they must carry change. Keys are ECDSA P-256. A CA made since issue 40 carries name
+ * constraints (tls/name-constraints.ts); one made before has none and keeps working, until
+ * `boxyard tls new-ca` replaces it (`LocalCa.replace`).
  */
 const CA_KEY = 'ca-key.pem';
 const SERVER_FILE = 'server.pem';
 const SERVER_KEY = 'server-key.pem';
+/** Written by `LocalCa.replace`: when, the fingerprint of the CA it replaced, and of the CA it made (a CA made otherwise since is not that one). */
+const REPLACED = 'replaced.json';
 
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 const DAY = 86_400_000;
@@ -23,6 +29,9 @@ const CA_DAYS = 3650;
 export const SERVER_DAYS = 90;
 
 export interface IssuedCertificate { key: string; cert: string; notAfter: Date; names: string[] }
+
+/** When `boxyard tls new-ca` made the CA, and the fingerprint of the one before: clients that trusted that one must trust the new one. */
+export type Replaced = NonNullable<LocalCaJson['replaced']>;
 
 export class TlsSetupError extends Error {}
 
@@ -65,14 +74,20 @@ export class LocalCa {
     readonly certPem: string,
     private readonly caCert: x509.X509Certificate,
     private readonly signingKey: webcrypto.CryptoKey,
+    /** What it may certify; null: anything (a CA made before issue 40). */
+    readonly permitted: Permitted | null,
   ) {}
 
   get fingerprint(): string {
     return fingerprintOf(this.certPem);
   }
 
-  /** The CA of `dir` (DATA/tls), made on first use; refused when its folder or key is open to others. */
-  static async open(dir: string, name: string): Promise<LocalCa> {
+  /**
+   * The CA of `dir` (DATA/tls), made on first use with the constraints `permitted` (null: none, a
+   * CA for any name, as before issue 40: test CAs); one already there is kept as it is. Refused
+   * when its folder or key is open to others, or the key is not the certificate's.
+   */
+  static async open(dir: string, name: string, permitted: Permitted | null): Promise<LocalCa> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await checkPrivate(dir, 'folder');
     const certPath = join(dir, CA_FILE);
@@ -80,24 +95,63 @@ export class LocalCa {
     const [certPem, keyPem] = await Promise.all([readFile(certPath, 'utf8').catch(() => null), readFile(keyPath, 'utf8').catch(() => null)]);
     if (certPem && keyPem) {
       await checkPrivate(keyPath, 'file');
-      const key = await webcrypto.subtle.importKey('pkcs8', createPrivateKey(keyPem).export({ format: 'der', type: 'pkcs8' }), ALG, false, ['sign']);
-      return new LocalCa(dir, certPem, new x509.X509Certificate(certPem), key);
+      const privateKey = createPrivateKey(keyPem);
+      if (!new NodeX509(certPem).checkPrivateKey(privateKey)) throw new TlsSetupError(`${keyPath} is not the key of ${certPath}: restore the pair, or make a new CA with boxyard tls new-ca (clients must then trust it again).`);
+      const key = await webcrypto.subtle.importKey('pkcs8', privateKey.export({ format: 'der', type: 'pkcs8' }), ALG, false, ['sign']);
+      const cert = new x509.X509Certificate(certPem);
+      return new LocalCa(dir, certPem, cert, key, constraintsOf(cert));
     }
-    if (certPem || keyPem) throw new TlsSetupError(`${dir} holds only one of ${CA_FILE} and ${CA_KEY}: restore the other, or remove both to make a new CA (clients must then trust it again).`);
+    if (certPem || keyPem) throw new TlsSetupError(`${dir} holds only one of ${CA_FILE} and ${CA_KEY}: restore the other, or make a new CA with boxyard tls new-ca (clients must then trust it again).`);
+    return LocalCa.create(dir, name, permitted);
+  }
+
+  /**
+   * `boxyard tls new-ca`: a new CA with the constraints `permitted` in place of the one in `dir`,
+   * whose key and server certificate are removed (the daemon issues one from the new CA when it
+   * starts). Records the fingerprint it replaced, which the daemon reports.
+   */
+  static async replace(dir: string, name: string, permitted: Permitted): Promise<LocalCa> {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await checkPrivate(dir, 'folder');
+    const old = await readFile(join(dir, CA_FILE), 'utf8').catch(() => null);
+    const replaced: Replaced = { at: new Date().toISOString(), previous_fingerprint: old ? fingerprintOf(old) : null };
+    await Promise.all([SERVER_FILE, SERVER_KEY, CA_KEY, CA_FILE].map((f) => rm(join(dir, f), { force: true })));
+    const ca = await LocalCa.create(dir, name, permitted);
+    await writeFile(join(dir, REPLACED), `${JSON.stringify({ ...replaced, fingerprint: ca.fingerprint })}\n`, { mode: 0o644 });
+    return ca;
+  }
+
+  /** When `boxyard tls new-ca` made this CA, and the fingerprint of the one before; null: it was made on a first start. */
+  async replaced(): Promise<Replaced | null> {
+    const text = await readFile(join(this.dir, REPLACED), 'utf8').catch(() => null);
+    if (!text) return null;
+    try {
+      const r = JSON.parse(text) as Partial<Replaced> & { fingerprint?: string };
+      return typeof r.at === 'string' && r.fingerprint === this.fingerprint ? { at: r.at, previous_fingerprint: r.previous_fingerprint ?? null } : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private static async create(dir: string, name: string, permitted: Permitted | null): Promise<LocalCa> {
     const keys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']);
     const now = Date.now();
+    // Dated: a client's store that holds a replaced CA beside its successor tells them apart.
+    const made = new Date(now).toISOString().slice(0, 10);
     const cert = await x509.X509CertificateGenerator.createSelfSigned({
-      name: `CN=${name} local CA, O=Boxyard`, keys, signingAlgorithm: ALG,
+      name: `CN=${name} local CA ${made}, O=Boxyard`, keys, signingAlgorithm: ALG,
       notBefore: new Date(now - DAY), notAfter: new Date(now + CA_DAYS * DAY),
       extensions: [
         new x509.BasicConstraintsExtension(true, 0, true),
         new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
         await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+        ...(permitted ? [nameConstraintsExtension(permitted)] : []),
       ],
     }, webcrypto as never);
-    await writePrivate(keyPath, toPem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)));
-    await writeFile(certPath, cert.toString('pem'), { mode: 0o644 });
-    return new LocalCa(dir, cert.toString('pem'), cert, keys.privateKey);
+    // The key before the certificate: a CA file is never there without its key.
+    await writePrivate(join(dir, CA_KEY), toPem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)));
+    await writeFile(join(dir, CA_FILE), cert.toString('pem'), { mode: 0o644 });
+    return new LocalCa(dir, cert.toString('pem'), cert, keys.privateKey, permitted);
   }
 
   /** The server certificate on disk, if it is still good for `days` more and names exactly `names`. */
@@ -108,7 +162,8 @@ export class LocalCa {
       const parsed = new NodeX509(cert);
       const has = new Set(sanNames(parsed.subjectAltName ?? '').map(normalName));
       const notAfter = new Date(parsed.validTo);
-      if (!parsed.checkIssued(new NodeX509(this.certPem)) || !parsed.checkPrivateKey(createPrivateKey(key))) return null;
+      // Signed by this CA's key: one left from a CA that was replaced is issued again.
+      if (!parsed.verify(new NodeX509(this.certPem).publicKey) || !parsed.checkPrivateKey(createPrivateKey(key))) return null;
       if (notAfter.getTime() - Date.now() < days * DAY || names.some((n) => !has.has(n)) || has.size !== names.length) return null;
       return { key, cert: `${cert.trim()}\n${this.certPem.trim()}\n`, notAfter, names };
     } catch {

@@ -1,6 +1,11 @@
 import { hostname as osHostname, networkInterfaces } from 'node:os';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import type { Config } from '../config';
+import { allowedHostEntries } from '../http/guards/hosts';
+
+/** What decides the names the daemon is reached by. */
+export type NameSettings = Pick<Config, 'host' | 'publicUrl' | 'allowedHosts'>;
 
 /** An address as certificates and Node print it differently (`::1`, `0:0:0:0:0:0:0:1`): one form. */
 export function normalName(name: string): string {
@@ -11,15 +16,16 @@ export function normalName(name: string): string {
 /**
  * The names and addresses LAN clients reach the daemon by, for `--tls auto`'s certificate: the
  * listen address (every interface's address when it is 0.0.0.0 or ::), the host name and
- * `HOST.local` (mDNS), `localhost` and the loopback addresses, and the public URL's host. IPv6
- * link-local addresses are left out: a certificate cannot name their zone.
+ * `HOST.local` (mDNS), `localhost` and the loopback addresses, the public URL's host and the
+ * names and addresses `--allowed-hosts` lists one by one. IPv6 link-local addresses are left out:
+ * a certificate cannot name their zone.
  */
 export function serverNames(
-  host: string,
-  publicUrl: string | undefined,
+  settings: NameSettings,
   nets: ReturnType<typeof networkInterfaces> = networkInterfaces(),
   hostname: string = osHostname(),
 ): string[] {
+  const { host, publicUrl } = settings;
   const names: string[] = [];
   const add = (n: string | undefined) => {
     if (!n) return;
@@ -33,9 +39,9 @@ export function serverNames(
   add('localhost');
   const all = host === '0.0.0.0' || host === '::';
   if (all) for (const list of Object.values(nets)) for (const a of list ?? []) add(a.address);
-  else if (isIP(normalName(host))) add(host);
   else add(host);
   add('127.0.0.1');
   add('::1');
+  for (const n of allowedHostEntries(settings.allowedHosts).exact) add(n);
   return names;
 }

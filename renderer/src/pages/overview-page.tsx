@@ -9,6 +9,7 @@ import { formatBytes } from '../components/format';
 import { When } from '../components/relative-time';
 import { Stat } from '../components/stat';
 import { trustLines } from '../../../daemon/src/contract/lan';
+import { LocalCaNote } from '../components/local-ca-note';
 
 /** `/`: the overview for a signed-in user, the public catalogue for anyone else. */
 export function Home() {
@@ -65,6 +66,7 @@ function Https({ o }: { o: OverviewJson }) {
       <h3>HTTPS with Boxyard's own CA{until}</h3>
       <p>Clients trust the CA once, after checking that its SHA-256 fingerprint is this one:</p>
       <CopyField label="CA fingerprint (SHA-256)" value={o.tls.fingerprint} />
+      {o.tls.local_ca && <LocalCaNote ca={o.tls.local_ca} server={server} />}
       <CopyField label="Client setup" lines value={[`npx boxyard trust ${server} --fingerprint ${o.tls.fingerprint.replace(/:/g, '')}`, ...trustLines(server, BUNDLE)].join('\n')} />
       <p className="muted">The CA itself: <a href="/ca.pem">/ca.pem</a> (PEM), <a href="/ca.crt">/ca.crt</a> (for an operating system's certificate store).</p>
     </>

@@ -31,6 +31,21 @@ export type ActivityJson = z.infer<typeof ActivityJson>;
 
 const CheckJson = z.object({ status: z.enum(['ok', 'checking', 'low', 'failing']), detail: z.string().optional() });
 
+/**
+ * `--tls auto`'s CA and its name constraints (issue 40): whether it has them (a CA made before
+ * does not: its key could sign for any site), the names the daemon answers to that it may not
+ * certify (left out of the certificate), why a new one is advised (`boxyard tls new-ca`: the CA
+ * has no constraints, or a new one would cover those names), and when `boxyard tls new-ca` made it
+ * in place of which fingerprint (clients that trusted that one must trust this one).
+ */
+export const LocalCaJson = z.object({
+  name_constrained: z.boolean(),
+  names_outside: z.array(z.string()),
+  replace: z.enum(['unconstrained', 'names_outside']).nullable(),
+  replaced: z.object({ at: time, previous_fingerprint: z.string().nullable() }).nullable(),
+});
+export type LocalCaJson = z.infer<typeof LocalCaJson>;
+
 export const OverviewJson = z.object({
   /** The daemon's version (package.json). */
   version: z.string(),
@@ -48,9 +63,10 @@ export const OverviewJson = z.object({
   }),
   /**
    * HTTPS (null: plain HTTP): where the certificate comes from, when it ends, and with `--tls auto`
-   * the local CA's SHA-256 fingerprint, which clients check before they trust it (`boxyard trust`).
+   * the local CA's SHA-256 fingerprint, which clients check before they trust it (`boxyard trust`),
+   * and its name constraints (null otherwise).
    */
-  tls: z.object({ mode: z.enum(['auto', 'files', 'acme']), not_after: z.string().nullable(), fingerprint: z.string().nullable() }).nullable(),
+  tls: z.object({ mode: z.enum(['auto', 'files', 'acme']), not_after: z.string().nullable(), fingerprint: z.string().nullable(), local_ca: LocalCaJson.nullable() }).nullable(),
   /** What the caller may see: boxes, their versions, and distinct stored files. */
   counts: z.object({ boxes: z.number(), versions: z.number(), files: z.number() }),
   /** Newest first. */

@@ -30,6 +30,21 @@ function normalize(name: string): string {
   return name.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '').replace(/\.$/, '');
 }
 
+/**
+ * What `--allowed-hosts` entries mean (config.ts): a name or address, `.domain` for that domain
+ * and its subdomains, `*` for any host. Read here and by `--tls auto`'s CA (tls/name-constraints.ts),
+ * which certifies the same names.
+ */
+export function allowedHostEntries(entries: readonly string[]): { exact: string[]; domains: string[]; any: boolean } {
+  const out = { exact: [] as string[], domains: [] as string[], any: false };
+  for (const entry of entries) {
+    if (entry === '*') out.any = true;
+    else if (entry.startsWith('.')) out.domains.push(normalize(entry.slice(1)));
+    else out.exact.push(normalize(entry));
+  }
+  return out;
+}
+
 /** The host name of a `Host` header (`name`, `name:port`, `[v6]`, `[v6]:port`), or undefined when it is malformed. */
 export function hostOfHeader(header: string): string | undefined {
   const m = /^(\[[0-9a-fA-F:.]+\]|[^\s[\]:/@\\]+)(?::(\d{1,5}))?$/.exec(header);
@@ -56,12 +71,10 @@ export class AllowedHosts {
     this.allInterfaces = WILDCARD_BINDS.has(config.host.trim());
     if (!this.allInterfaces) this.exact.add(normalize(config.host));
     else this.addMachine();
-    this.any = config.allowedHosts.includes('*');
-    for (const entry of config.allowedHosts) {
-      if (entry === '*') continue;
-      if (entry.startsWith('.')) this.suffixes.push(normalize(entry));
-      else this.exact.add(normalize(entry));
-    }
+    const entries = allowedHostEntries(config.allowedHosts);
+    this.any = entries.any;
+    for (const name of entries.exact) this.exact.add(name);
+    this.suffixes.push(...entries.domains);
   }
 
   private addMachine(): void {
@@ -75,7 +88,7 @@ export class AllowedHosts {
 
   allows(host: string): boolean {
     if (this.any || this.exact.has(host)) return true;
-    if (this.suffixes.some((s) => host.endsWith(s) || host === s.slice(1))) return true;
+    if (this.suffixes.some((d) => host === d || host.endsWith(`.${d}`))) return true;
     if (!this.allInterfaces) return false;
     // Listening on every interface: an address may have been added since start.
     this.addMachine();
