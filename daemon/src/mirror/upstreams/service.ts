@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import type { Principal } from '../../auth/accounts-service';
+import type { UserRow } from '../../auth/repository';
 import { nameKey } from '../../contract/names';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors';
 import type { Clock } from '../../lib/clock';
@@ -17,6 +18,16 @@ type Caller = NonNullable<Principal>;
 
 /** An upstream set by a non-administrator reaches only allowed addresses; the daemon's own and administrators' any. */
 const restrictedFor = (p: Caller | null): number => (p && !p.user.is_admin ? 1 : 0);
+
+/**
+ * Whether a user may read through the upstream (a mirror's run does, with the rights of the user
+ * it runs as): an administrator any; anyone else only an upstream of their own that reaches only
+ * allowed addresses, not one made or pointed somewhere with an administrator's rights (a folder
+ * on the daemon's disk, an unrestricted address) that they no longer have.
+ */
+export function mayReadThrough(user: UserRow, u: Pick<UpstreamRow, 'created_by' | 'restricted' | 'url'>): boolean {
+  return user.is_admin === 1 || (u.created_by === user.id && u.restricted === 1 && isRemote(u));
+}
 
 /** A readable default name: the host, or the folder's name. */
 function nameFromUrl(url: string): string {
