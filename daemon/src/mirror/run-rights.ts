@@ -7,7 +7,7 @@ type Mirror = Pick<MirrorRow, 'id' | 'target' | 'runs_as'>;
 
 /** Where the target's owners resume a paused mirror. */
 const resumeHint = (m: Pick<MirrorRow, 'id'>) =>
-  `Someone who may publish into the target can resume it (Resume on the Mirrors page, or POST /api/boxyard/mirrors/${m.id}/resume); it then runs with their rights.`;
+  `Someone who may publish into the target can resume it (Resume with my rights on the Mirrors page, or POST /api/boxyard/mirrors/${m.id}/resume); it then runs with their rights.`;
 
 /**
  * Whose rights a mirror's runs use (issue 40): the user it runs as (`runs_as`: its creator, or
