@@ -29,6 +29,8 @@ beforeAll(async () => {
   await createBox(alice.http, 'alice', 'big');
   const api = await hostedProvider(alice.http, 'alice', 'big', '1.0.0');
   expect((await rawPut((await alice.http.get(`${api}/upload`)).json.upload_path, FILE)).status).toBe(200);
+  // Released: the file of a version that is not is no anonymous client's to download.
+  expect((await alice.http.put('/api/v1/box/alice/big/version/1.0.0/release')).status).toBe(200);
 });
 afterAll(() => d.stop());
 

@@ -95,7 +95,8 @@ describe('GET /ORG/boxes/BOX/versions/V/providers/P/ARCH/vagrant.box', () => {
     expect(missing.json).toEqual({ errors: [expect.stringContaining('no version')], success: false, code: 'not_found' });
     await hostedProvider(alice.http, 'alice', 'pub', '1.1.0');
     const arch = (await providerRow(d, 'pub', '1.1.0')).architecture;
-    const empty = await d.http.get(`/alice/boxes/pub/versions/1.1.0/providers/virtualbox/${arch}/vagrant.box`);
+    // An unreleased version: only who may manage the box is told that its file is missing (issue 40).
+    const empty = await alice.http.get(`/alice/boxes/pub/versions/1.1.0/providers/virtualbox/${arch}/vagrant.box`);
     expect(empty.status).toBe(404);
     expect(empty.json.errors[0]).toMatch(/No box file has been uploaded/);
   });
@@ -105,6 +106,7 @@ describe('providers with an external url', () => {
   it('redirect the hosted download path to that url', async () => {
     const api = await hostedProvider(alice.http, 'alice', 'pub', '7.0.0');
     expect((await alice.http.put(api, { provider: { url: 'https://mirror.example/pub-7.box' } })).status).toBe(200);
+    expect((await alice.http.put('/api/v1/box/alice/pub/version/7.0.0/release')).status).toBe(200);
     const arch = (await providerRow(d, 'pub', '7.0.0')).architecture;
     const r = await d.http.get(`/alice/boxes/pub/versions/7.0.0/providers/virtualbox/${arch}/vagrant.box`);
     expect(r.status).toBe(302);

@@ -137,6 +137,7 @@ describe('boxyard check (the daemon serving all along)', () => {
 
     expect((await rawPut(prep.json.upload_path, f, { 'content-length': String(f.length) })).status).toBe(200);
     expect((await alice.http.put(new URL(prep.json.callback).pathname)).status).toBe(200);
+    expect((await alice.http.put('/api/v2/box/lab/direct/version/1.0.0/release')).status).toBe(200);
     expect((await download(d, 'direct', '1.0.0')).body.equals(f)).toBe(true);
   });
 });

@@ -88,7 +88,8 @@ describe('release and revoke', () => {
   });
 
   it('releases once a hosted image is attached, then refuses a second release', async () => {
-    const { provider } = await d.deps.registry.resolveProvider(null, { username: 'alice', box: 'lifecycle', version: '1.0.0', provider: 'libvirt' }, 'read');
+    const owner = await d.deps.tokens.resolve(alice.token);
+    const { provider } = await d.deps.registry.resolveProvider(owner, { username: 'alice', box: 'lifecycle', version: '1.0.0', provider: 'libvirt' }, 'read');
     await d.deps.registry.attachBlob(provider.id, { sha256: 'a'.repeat(64), size: 10 });
     const r = await alice.http.put(`${V2}/version/1.0.0/release`, undefined, { headers: { 'content-type': 'application/json' } });
     expect(r.status).toBe(200);
@@ -122,9 +123,13 @@ describe('release and revoke', () => {
       await alice.http.post(`${V1}/version/${v}/providers`, { provider: { name: 'virtualbox', url: `https://boxes.example/${v}.box` } });
     }
     for (const v of ['1.9.0', '1.10.0']) expect((await alice.http.put(`${V1}/version/${v}/release`)).status).toBe(200);
-    const box = await d.http.get('/api/v1/box/alice/lifecycle');
+    const box = await alice.http.get('/api/v1/box/alice/lifecycle');
     expect(box.json.current_version.version).toBe('1.10.0');
     expect(box.json.versions.map((v: { version: string }) => v.version)).toEqual(['2.0.0-beta', '1.10.0', '1.9.0', '1.0.0']);
+    // Anyone else: the same current version, and no unreleased one (issue 40).
+    const shown = await d.http.get('/api/v1/box/alice/lifecycle');
+    expect(shown.json.current_version.version).toBe('1.10.0');
+    expect(shown.json.versions.map((v: { version: string }) => v.version)).toEqual(['1.10.0', '1.9.0', '1.0.0']);
   });
 
   it('deletes a version with its providers and answers it', async () => {

@@ -134,4 +134,28 @@ describe.skipIf(!haveChromium)('the mirrors page: connection tests, jobs, schedu
     await importing.getByRole('button', { name: 'Import folder' }).click();
     await importing.getByRole('alert').getByText(/holds no boxyard-export\.json/).waitFor();
   });
+
+  it("shows a mirror paused because the user it runs as left the target's organization, and resumes it with the viewer's rights", async () => {
+    // Issue 40: bob's mirror into team, whose run after his removal publishes nothing and pauses.
+    expect((await http.put('/api/boxyard/settings', { settings: { mirror_allowed_hosts: ['127.0.0.1'] } })).status).toBe(200);
+    expect((await http.post('/api/boxyard/organizations', { organization: { name: 'team' } })).status).toBe(201);
+    const bob = (await daemon.user('bob')).http;
+    expect((await http.put('/api/boxyard/organizations/team/members/bob', { member: { role: 'member' } })).status).toBe(200);
+    const made = await bob.post('/api/boxyard/mirrors', { mirror: { upstream: { url: upstream.url }, source: 'vendor/other', target: 'team/other', run: false } });
+    expect(made.status, made.text).toBe(201);
+    expect((await http.delete('/api/boxyard/organizations/team/members/bob')).status).toBe(204);
+    const run = await http.post(`/api/boxyard/mirrors/${made.json.mirror.id}/run`);
+    await expect.poll(async () => (await http.get(`/api/boxyard/mirror-jobs/${run.json.job.id}`)).json.job.state, { timeout: 30_000 }).toBe('failed');
+
+    await page.reload();
+    const card = page.getByRole('article', { name: 'Mirror vendor/other' });
+    await card.getByRole('status').getByText(/^Paused: bob may no longer publish boxes in "team"/).waitFor();
+    await card.getByText(/runs as bob/).waitFor();
+    expect(await card.getByRole('button', { name: 'Run again' }).count()).toBe(0);
+    await card.getByRole('button', { name: 'Resume with my rights' }).click();
+    await card.getByRole('button', { name: 'Run again' }).waitFor();
+    await card.getByText(/runs as admin/).waitFor();
+    expect(await card.getByRole('status').count()).toBe(0);
+    expect((await http.get(`/api/boxyard/mirrors/${made.json.mirror.id}`)).json.mirror).toMatchObject({ runs_as: 'admin', paused: null });
+  });
 });

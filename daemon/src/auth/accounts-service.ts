@@ -13,6 +13,13 @@ import { checkPasswordPolicy, type PasswordService, type Proof } from './passwor
 export type Principal = { user: UserRow; tokenId: string } | null;
 
 /**
+ * Whose rights an action uses: a caller (a Principal), or a user recorded earlier and read again
+ * now (`AccountService.actor`: an upload URL's issuer at its PUT, the user a mirror runs as), who
+ * presents no token. Access rules (orgs/service.ts actsFor, registry/access.ts) take this.
+ */
+export type Acting = { user: UserRow } | null;
+
+/**
  * What auth/ asks of organizations, which share the users' name space and have users as owners.
  * orgs/ answers it (OrgsRepository, wired in deps.ts), so auth/ imports nothing of orgs/.
  */
@@ -161,6 +168,15 @@ export class AccountService {
 
   /** A user by name, or undefined. */
   findUser = (name: string) => this.repo.userByName(name);
+
+  /**
+   * A user recorded by id, as they are now (administrator or not), to act with their current
+   * rights; null when there is none or they were deleted.
+   */
+  async actor(userId: string | null): Promise<Acting> {
+    const user = userId === null ? undefined : await this.repo.userById(userId);
+    return user ? { user } : null;
+  }
   listUsers = () => this.repo.listUsers();
 
   /** Removes a user, unless they are the last administrator or the last owner of an organization. */

@@ -18,6 +18,16 @@ function boxVisible(v: Viewer): RawBuilder<boolean> {
     or b.organization_id in (select ms.organization_id from memberships ms where ms.user_id = ${v.userId}))`;
 }
 
+/**
+ * The version `bv` of the box `b` may be seen by the viewer: released or revoked, or any when they
+ * may manage the box (the rule of registry/access.ts, in SQL: unreleased versions are their managers').
+ */
+function versionVisible(v: Viewer): RawBuilder<boolean> {
+  if ('all' in v) return sql<boolean>`1 = 1`;
+  return sql<boolean>`(bv.status <> 'unreleased' or b.user_id = ${v.userId}
+    or b.organization_id in (select ms.organization_id from memberships ms where ms.user_id = ${v.userId}))`;
+}
+
 /** The viewer manages the mirror `m`'s target namespace (the rule of mirror/mirrors-service.ts, in SQL). */
 function mirrorVisible(v: Viewer): RawBuilder<boolean> {
   if ('all' in v) return sql<boolean>`1 = 1`;
@@ -51,11 +61,12 @@ export class OverviewQueries {
 
   async counts(v: Viewer): Promise<OverviewCounts> {
     const vis = boxVisible(v);
+    const seen = versionVisible(v);
     const r = await sql<Row>`select
       (select count(*) from boxes b where ${vis}) as boxes,
-      (select count(*) from box_versions bv join boxes b on b.id = bv.box_id where ${vis}) as versions,
+      (select count(*) from box_versions bv join boxes b on b.id = bv.box_id where ${vis} and ${seen}) as versions,
       (select count(distinct p.blob_sha256) from box_providers p join box_versions bv on bv.id = p.version_id
-        join boxes b on b.id = bv.box_id where p.blob_sha256 is not null and ${vis}) as files`.execute(this.db);
+        join boxes b on b.id = bv.box_id where p.blob_sha256 is not null and ${vis} and ${seen}) as files`.execute(this.db);
     const row = r.rows[0];
     return { boxes: Number(row.boxes), versions: Number(row.versions), files: Number(row.files) };
   }
@@ -72,7 +83,7 @@ export class OverviewQueries {
     const r = await sql<Row>`select p.updated_at as at, ${BOX_TAG} as target, bv.version as version,
         p.name as provider, p.architecture as architecture, p.size as size
       from box_providers p join box_versions bv on bv.id = p.version_id join boxes b on b.id = bv.box_id ${OWNER_JOINS}
-      where p.blob_sha256 is not null and p.source_url is null and bv.mirror_id is null and ${boxVisible(v)}
+      where p.blob_sha256 is not null and p.source_url is null and bv.mirror_id is null and ${boxVisible(v)} and ${versionVisible(v)}
       order by p.updated_at desc limit ${ACTIVITY_LIMIT}`.execute(this.db);
     return r.rows.map((row) => activity('upload', row));
   }

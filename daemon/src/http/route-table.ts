@@ -142,6 +142,7 @@ export const BOXYARD = {
   mirrors: route('/mirrors'),
   mirror: route('/mirrors/:id'),
   mirrorRun: route('/mirrors/:id/run'),
+  mirrorResume: route('/mirrors/:id/resume'),
   mirrorPlans: route('/mirror-plans'),
   mirrorJobs: route('/mirror-jobs'),
   mirrorJob: route('/mirror-jobs/:id'),

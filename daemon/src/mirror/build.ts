@@ -14,6 +14,7 @@ import { MirrorPlans } from './plan-service';
 import { PullThroughCache } from './cache/pull-through';
 import type { MirrorRepository } from './repository';
 import { MirrorRunner } from './runner';
+import { MirrorRights } from './run-rights';
 import { UpstreamGate } from './upstreams/http';
 import { Outbound } from './upstreams/outbound';
 import { UpstreamService } from './upstreams/service';
@@ -46,10 +47,11 @@ export function buildMirror(w: MirrorWiring) {
   const outbound = new Outbound(async () => ({ allowed: (await w.settings.get()).mirror_allowed_hosts }));
   const gate = new UpstreamGate(w.repo, w.settings, w.clock, outbound);
   const upstreams = new UpstreamService(w.repo, w.clock, w.ids, outbound, w.log);
+  const rights = new MirrorRights(w.orgs);
   const runner = new MirrorRunner({
-    repo: w.repo, gate, blobs: w.blobs, holds: w.holds, space: w.space, publisher: w.registry.publisher, orgs: w.orgs, clock: w.clock, ids: w.ids, log: w.log, metrics: w.metrics,
+    repo: w.repo, gate, blobs: w.blobs, holds: w.holds, space: w.space, publisher: w.registry.publisher, orgs: w.orgs, rights, clock: w.clock, ids: w.ids, log: w.log, metrics: w.metrics,
   }, w.downloads);
-  const mirrors = new MirrorService(w.repo, upstreams, w.orgs, runner, w.clock, w.ids);
+  const mirrors = new MirrorService(w.repo, upstreams, w.orgs, runner, rights, w.clock, w.ids);
   const cache = new PullThroughCache({ repo: w.repo, gate, settings: w.settings, orgs: w.orgs, publisher: w.registry.publisher, blobs: w.blobs, holds: w.holds, clock: w.clock, log: w.log });
   const probe = new UpstreamProbe(upstreams, gate, w.clock);
   const plans = new MirrorPlans({ upstreams, orgs: w.orgs, gate, blobs: w.blobs, space: w.space, publisher: w.registry.publisher, ids: w.ids });

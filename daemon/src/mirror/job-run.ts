@@ -7,16 +7,17 @@ import type { BlobHolds } from '../blobs/holds';
 import type { DiskSpace } from '../blobs/disk-space';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
-import { NotFoundError } from '../lib/errors';
+import { ForbiddenError, NotFoundError } from '../lib/errors';
 import type { PublishService } from '../registry/versions/publish-service';
 import { fetchFile } from './upstreams/fetch-file';
 import { buildJobPlan, localVersionsOf, type JobPlan } from './job-plan';
-import type { FileRow, JobRow, MirrorRepository, MirrorRow } from './repository';
+import type { FileRow, JobRow, MirrorRepository, MirrorRow, UpstreamRow } from './repository';
 import { sourceFor, type UpstreamSource } from './upstreams/source';
 import { TransientUpstreamError, type UpstreamGate } from './upstreams/http';
 import { publishPlan } from './publish-plan';
 import { bytesToFetch, storageFit, unfit } from './plan-storage';
 import type { Metrics } from '../http/metrics';
+import type { MirrorRights } from './run-rights';
 
 export interface RunnerDeps {
   repo: MirrorRepository;
@@ -27,6 +28,8 @@ export interface RunnerDeps {
   space?: DiskSpace;
   publisher: PublishService;
   orgs: OrgService;
+  /** Whose rights a run uses: checked when it starts and again before it publishes. */
+  rights: MirrorRights;
   clock: Clock;
   ids: IdGen;
   log: Logger;
@@ -84,6 +87,7 @@ export class JobRun {
     const mirror = await this.d.repo.mirror(job.mirror_id);
     const upstream = mirror && (await this.d.repo.upstream(mirror.upstream_id));
     if (!mirror || !upstream) throw new NotFoundError('The mirror or its upstream was deleted.');
+    await this.assertRights(mirror.id, upstream);
     const source = sourceFor(upstream, this.d.gate);
     let plan: JobPlan = job.plan ? JSON.parse(job.plan) as JobPlan : await this.plan(mirror, source, signal);
     const files = await this.d.repo.filesOf(job.id);
@@ -116,6 +120,8 @@ export class JobRun {
     await Promise.all(runs);
     if (failure !== undefined) throw failure;
     signal.throwIfAborted();
+    // The downloads may have taken hours: whose rights it publishes with is looked at again.
+    await this.assertRights(mirror.id, upstream);
     // From here the job can no longer be cancelled: it publishes everything or nothing.
     if (!(await this.d.repo.startPublishing(job.id, this.self, this.now()))) throw cancelled();
     // Under a hold: the job's files stop counting as references once it is no longer active.
@@ -123,6 +129,20 @@ export class JobRun {
     await this.d.repo.transitionJob(job.id, ['running'], {
       state: 'done', plan: JSON.stringify(plan), message: summary(plan), finished_at: this.now(), updated_at: this.now(),
     }, this.self);
+  }
+
+  /**
+   * The user the mirror runs as may still publish into its target through its upstream, as they
+   * are now (mirror/run-rights.ts); else the mirror pauses with the reason, which its target's
+   * owners see, and the job fails with it, having published nothing.
+   */
+  private async assertRights(mirrorId: string, upstream: UpstreamRow): Promise<void> {
+    const mirror = await this.d.repo.mirror(mirrorId);
+    if (!mirror) throw new NotFoundError('The mirror was deleted.');
+    const why = await this.d.rights.pauseReason(mirror, upstream);
+    if (!why) return;
+    await this.d.repo.updateMirror(mirror.id, { paused: why, next_run_at: null, updated_at: this.now() });
+    throw new ForbiddenError(why);
   }
 
   private async plan(mirror: MirrorRow, source: UpstreamSource, signal: AbortSignal): Promise<JobPlan> {

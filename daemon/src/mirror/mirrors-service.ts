@@ -3,10 +3,12 @@ import type { OrgService } from '../orgs/service';
 import { ConflictError, ForbiddenError, NotFoundError } from '../lib/errors';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
-import type { JobRow, MirrorRepository, MirrorRow } from './repository';
+import type { JobRow, MirrorRepository, MirrorRow, UpstreamRow } from './repository';
 import type { MirrorRunner } from './runner';
-import type { CreateMirror, UpdateMirror } from './schemas';
-import type { UpstreamService } from './upstreams/service';
+import type { CreateMirror, ResumeMirror, UpdateMirror } from './schemas';
+import { mayReadThrough, type UpstreamService } from './upstreams/service';
+import { isRemote } from './upstreams/source';
+import type { MirrorRights } from './run-rights';
 import type { MirrorVisibility } from '../contract/wire/mirror';
 
 type Caller = NonNullable<Principal>;
@@ -17,7 +19,9 @@ export const visibilityOf = (p: boolean | null | undefined): MirrorVisibility =>
 /**
  * Mirrors (what to copy from which upstream into which local box or organization) and their
  * jobs. A mirror is visible to whoever may manage its target; a target organization that does not
- * exist yet is created, owned by the caller.
+ * exist yet is created, owned by the caller. Its runs use the rights of the user it runs as (its
+ * creator, or whoever resumed it last) as they are then: a mirror whose user may no longer publish
+ * into its target pauses (mirror/run-rights.ts) until someone who may resumes it.
  */
 export class MirrorService {
   constructor(
@@ -25,6 +29,7 @@ export class MirrorService {
     private readonly upstreams: UpstreamService,
     private readonly orgs: OrgService,
     private readonly runner: MirrorRunner,
+    private readonly rights: MirrorRights,
     private readonly clock: Clock,
     private readonly ids: IdGen,
   ) {}
@@ -61,7 +66,7 @@ export class MirrorService {
       visibility: visibilityOf(input.private), follow_revocations: input.follow_revocations ? 1 : 0,
       ...(input.parallel ? { parallel: input.parallel } : {}),
       interval_minutes: input.interval_minutes ?? null, retain: input.retain ?? null,
-      next_run_at: this.nextRun(input.interval_minutes ?? null), created_by: p.user.id, created_at: now, updated_at: now,
+      next_run_at: this.nextRun(input.interval_minutes ?? null), created_by: p.user.id, runs_as: p.user.id, created_at: now, updated_at: now,
     });
     const mirror = (await this.repo.mirror(id))!;
     return { mirror, job: input.run === false ? null : await this.runner.enqueue(mirror) };
@@ -69,9 +74,9 @@ export class MirrorService {
 
   async update(p: Caller, id: string, patch: UpdateMirror): Promise<MirrorRow> {
     const m = await this.get(p, id);
-    // The mirror may read with its creator's upstream token: only they choose where it publishes, and how openly.
-    if ((patch.target || patch.private !== undefined) && m.created_by !== p.user.id && !p.user.is_admin) {
-      throw new ForbiddenError('Only the user who made this mirror (or an administrator) may change its target or privacy.');
+    // The mirror may read with its user's upstream token: only they choose where it publishes, and how openly.
+    if ((patch.target || patch.private !== undefined) && m.runs_as !== p.user.id && !p.user.is_admin) {
+      throw new ForbiddenError('Only the user this mirror runs as (who made it, or resumed it last) or an administrator may change its target or privacy.');
     }
     if (patch.target) {
       if (patch.target.includes('/') !== m.source.includes('/')) throw new ConflictError('target must be ORG/BOX for a box and ORG for an organization.');
@@ -87,7 +92,8 @@ export class MirrorService {
       ...(patch.private !== undefined ? { visibility: visibilityOf(patch.private) } : {}),
       ...(patch.follow_revocations !== undefined ? { follow_revocations: patch.follow_revocations ? 1 : 0 } : {}),
       ...(patch.parallel !== undefined ? { parallel: patch.parallel } : {}),
-      ...(set('interval_minutes') ? { interval_minutes: patch.interval_minutes ?? null, next_run_at: this.nextRun(patch.interval_minutes ?? null) } : {}),
+      // A paused mirror's schedule waits for its resumption.
+      ...(set('interval_minutes') ? { interval_minutes: patch.interval_minutes ?? null, next_run_at: m.paused ? null : this.nextRun(patch.interval_minutes ?? null) } : {}),
       ...(set('retain') ? { retain: patch.retain ?? null } : {}),
       updated_at: this.now(),
     });
@@ -104,9 +110,37 @@ export class MirrorService {
 
   async run(p: Caller, id: string): Promise<JobRow> {
     const m = await this.get(p, id);
+    if (m.paused) throw new ConflictError(`Mirror ${m.source} is paused; resume it first (POST /api/boxyard/mirrors/${m.id}/resume). ${m.paused}`);
     const active = await this.repo.activeJobOf(m.id);
     if (active) throw new ConflictError(`Mirror ${m.source} already has a ${active.state} job (${active.id}); wait for it or cancel it.`);
     return this.runner.enqueue(m);
+  }
+
+  /**
+   * Resumes a paused mirror; the caller (who may publish into its target: `get` saw to it) becomes
+   * the user it runs as. It reads through the upstream given; else its own, if the caller may read
+   * through it; else the caller's upstream at the same address when its own holds nothing of its
+   * owner's (no token, no CA), made if need be. Another user's token is never used for the caller.
+   */
+  async resume(p: Caller, id: string, input: ResumeMirror): Promise<MirrorRow> {
+    const m = await this.get(p, id);
+    if (!m.paused) throw new ConflictError(`Mirror ${m.source} is not paused.`);
+    const upstream = await this.upstreamFor(p, m, input);
+    const why = await this.rights.refusal(p, m.target, upstream);
+    if (why) throw new ForbiddenError(why);
+    await this.repo.updateMirror(m.id, {
+      runs_as: p.user.id, paused: null, upstream_id: upstream.id, next_run_at: this.nextRun(m.interval_minutes), updated_at: this.now(),
+    });
+    return (await this.repo.mirror(m.id))!;
+  }
+
+  private async upstreamFor(p: Caller, m: MirrorRow, input: ResumeMirror): Promise<UpstreamRow> {
+    if (input.upstream_id) return this.upstreams.own(p, input.upstream_id);
+    if (input.upstream) return this.upstreams.byUrl(p, input.upstream.url, input.upstream.token, input.upstream.ca);
+    const own = (await this.repo.upstream(m.upstream_id))!;
+    if (mayReadThrough(p.user, own)) return own;
+    if (own.token === null && own.ca === null && isRemote(own)) return this.upstreams.byUrl(p, own.url, null);
+    throw new ForbiddenError(`This mirror reads through the upstream "${own.name}", which is another user's and holds their token or CA: give one of your own to resume it ("upstream_id", or "upstream": {"url","token"}).`);
   }
 
   async jobs(p: Caller, mirrorId: string): Promise<JobRow[]> {
@@ -138,6 +172,7 @@ export class MirrorService {
 
   lastJobs = (mirrors: MirrorRow[]) => this.repo.lastJobs(mirrors.map((m) => m.id));
   upstreamOf = (m: MirrorRow) => this.repo.upstream(m.upstream_id);
+  runsAsName = async (m: MirrorRow): Promise<string | null> => (await this.orgs.actor(m.runs_as))?.user.username ?? null;
 
   /** A target namespace the caller manages; a missing organization is created, owned by the caller. */
   private async ensureTarget(p: Caller, target: string) {

@@ -49,7 +49,8 @@ export class MirrorPlans {
       id: 'plan', upstream_id: upstream.id, source: input.source, target, versions: input.versions ?? null, latest: input.latest ?? null,
       providers: JSON.stringify(input.providers ?? []), architectures: JSON.stringify(input.architectures ?? []),
       visibility: visibilityOf(input.private), follow_revocations: input.follow_revocations ? 1 : 0, parallel: input.parallel ?? 4,
-      interval_minutes: null, retain: input.retain ?? null, next_run_at: null, created_by: p.user.id, created_at: '', updated_at: '',
+      interval_minutes: null, retain: input.retain ?? null, next_run_at: null, created_by: p.user.id, runs_as: p.user.id, paused: null,
+      created_at: '', updated_at: '',
     };
     const { plan, files } = await buildJobPlan(mirror, 'plan', {
       source, ids: this.d.ids,

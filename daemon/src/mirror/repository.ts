@@ -78,10 +78,10 @@ export class MirrorRepository {
   async deleteMirror(id: string) {
     await this.db.deleteFrom('mirrors').where('id', '=', id).execute();
   }
-  /** Scheduled mirrors due at `now` that have no queued or running job. */
+  /** Scheduled mirrors due at `now`, not paused, that have no queued or running job. */
   dueMirrors(now: string): Promise<MirrorRow[]> {
     return this.db.selectFrom('mirrors').selectAll()
-      .where('interval_minutes', 'is not', null).where('next_run_at', '<=', now)
+      .where('interval_minutes', 'is not', null).where('next_run_at', '<=', now).where('paused', 'is', null)
       .where(({ not, exists, selectFrom }) => not(exists(
         selectFrom('mirror_jobs').select('id').whereRef('mirror_jobs.mirror_id', '=', 'mirrors.id').where('state', 'in', ACTIVE),
       )))

@@ -30,7 +30,7 @@ export function mirrorRoutes(d: MirrorRouteDeps): Router {
     const last = new Map((await d.mirrors.lastJobs(list)).map((j) => [j.mirror_id, j]));
     return Promise.all(list.map(async (m) => {
       const l = last.get(m.id);
-      return mirrorJson(m, await d.mirrors.upstreamOf(m), l ? job(l) : null);
+      return mirrorJson(m, await d.mirrors.upstreamOf(m), await d.mirrors.runsAsName(m), l ? job(l) : null);
     }));
   };
   const one = async (m: MirrorRow) => (await mirrors([m]))[0];
@@ -73,6 +73,9 @@ export function mirrorRoutes(d: MirrorRouteDeps): Router {
   r.post(BOXYARD.mirrorRun.path, validated({ params: S.IdParams }, async (ctx, { params }) => {
     ctx.status = 201;
     ctx.body = { job: job(await d.mirrors.run(requireUser(ctx), params.id)) };
+  }));
+  r.post(BOXYARD.mirrorResume.path, validated({ params: S.IdParams, body: S.ResumeMirrorBody }, async (ctx, { params, body }) => {
+    ctx.body = { mirror: await one(await d.mirrors.resume(requireUser(ctx), params.id, body.mirror)) };
   }));
 
   r.get(BOXYARD.mirrorJobs.path, validated({ query: S.JobsQuery }, async (ctx, { query }) => {

@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { CreateMirror, CreateUpstream, UpdateMirror, UpdateUpstream, UpstreamUrl, VersionConstraint } from '../contract/bodies/mirror';
+import { CreateMirror, CreateUpstream, ResumeMirror, UpdateMirror, UpdateUpstream, UpstreamUrl, VersionConstraint } from '../contract/bodies/mirror';
 import { parseConstraint } from './version-filter';
 import { locationOf } from './upstreams/source';
 
@@ -51,7 +51,14 @@ export const CreateMirrorBody = z.object({
 export const UpdateMirrorBody = z.object({
   mirror: UpdateMirror.extend({ versions: Constraint.nullable().optional() }).refine(oneSelection, SELECTION),
 });
+/** The upstream a resumed mirror reads through, when not its own: by id or inline, not both. */
+export const ResumeMirrorBody = z.object({
+  mirror: ResumeMirror.extend({ upstream: CreateMirror.shape.upstream.unwrap().extend({ url: Url, ca: CaPem }).optional() })
+    .refine((m) => !(m.upstream_id && m.upstream), { message: 'give upstream_id or upstream, not both', path: ['upstream_id'] })
+    .default({}),
+});
 export type CreateMirror = z.output<typeof CreateMirrorBody>['mirror'];
+export type ResumeMirror = z.output<typeof ResumeMirrorBody>['mirror'];
 export type UpdateMirror = z.output<typeof UpdateMirrorBody>['mirror'];
 export type CreateUpstream = z.output<typeof CreateUpstreamBody>['upstream'];
 export type UpdateUpstream = z.output<typeof UpdateUpstreamBody>['upstream'];

@@ -26,7 +26,8 @@ export function jobJson(j: JobRow, speed: Speed) {
   };
 }
 
-export function mirrorJson(m: MirrorRow, u: UpstreamRow | undefined, last: ReturnType<typeof jobJson> | null) {
+/** `runsAs`: the name of the user the mirror runs as, or null when they were deleted. */
+export function mirrorJson(m: MirrorRow, u: UpstreamRow | undefined, runsAs: string | null, last: ReturnType<typeof jobJson> | null) {
   return {
     id: m.id,
     upstream: u ? { id: u.id, name: u.name, url: u.url, kind: u.kind } : null,
@@ -34,7 +35,7 @@ export function mirrorJson(m: MirrorRow, u: UpstreamRow | undefined, last: Retur
     providers: parseList(m.providers), architectures: parseList(m.architectures),
     private: m.visibility === 'upstream' ? null : m.visibility === 'private',
     follow_revocations: m.follow_revocations === 1, parallel: m.parallel, interval_minutes: m.interval_minutes, retain: m.retain, next_run_at: m.next_run_at,
-    last_job: last, created_at: m.created_at, updated_at: m.updated_at,
+    runs_as: runsAs, paused: m.paused, last_job: last, created_at: m.created_at, updated_at: m.updated_at,
   };
 }
 

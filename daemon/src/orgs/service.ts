@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema';
-import type { AccountService, Principal } from '../auth/accounts-service';
+import type { AccountService, Acting, Principal } from '../auth/accounts-service';
 import type { Db, UserRow } from '../auth/repository';
 import { nameKey } from '../contract/names';
 import type { Clock } from '../lib/clock';
@@ -46,7 +46,7 @@ export class OrgService {
 
   constructor(
     private readonly repo: OrgsRepository,
-    private readonly accounts: Pick<AccountService, 'assertNameFree' | 'findUser' | 'userNamed'>,
+    private readonly accounts: Pick<AccountService, 'assertNameFree' | 'findUser' | 'userNamed' | 'actor'>,
     private readonly clock: Clock,
     private readonly ids: IdGen,
   ) {}
@@ -148,13 +148,16 @@ export class OrgService {
     return undefined;
   }
 
+  /** A user recorded by id (an upload URL's issuer, the user a mirror runs as), with their rights as they are now. */
+  actor = (userId: string | null): Promise<Acting> => this.accounts.actor(userId);
+
   /** Administrators, the user itself, or any member of the organization. */
-  isMember(p: Principal, ns: Namespace): Promise<boolean> {
+  isMember(p: Acting, ns: Namespace): Promise<boolean> {
     return this.actsFor(p, ns.kind === 'user' ? { user_id: ns.id, organization_id: null } : { user_id: null, organization_id: ns.id });
   }
 
   /** `isMember` for an owner known by id (a box row's), without loading the user or organization. */
-  async actsFor(p: Principal, owner: { user_id: string | null; organization_id: string | null }): Promise<boolean> {
+  async actsFor(p: Acting, owner: { user_id: string | null; organization_id: string | null }): Promise<boolean> {
     if (!p) return false;
     if (p.user.is_admin) return true;
     if (owner.user_id !== null) return owner.user_id === p.user.id;

@@ -1,9 +1,10 @@
 import type { MirroredBoxRow } from './upstream-records';
 import type { BoxRecord, ProviderRow, RegistryRepository, VersionDetail, VersionRow } from './repository';
+import type { VersionSet } from './tables';
 
-export type { VersionDetail };
-/** A box with its versions, newest (by Ruby Gem ordering) first. */
-export interface BoxDetail { box: BoxRecord; versions: readonly VersionDetail[] }
+export type { VersionDetail, VersionSet };
+/** A box with its versions, newest (by Ruby Gem ordering) first; `shown` says which of them. */
+export interface BoxDetail { box: BoxRecord; versions: readonly VersionDetail[]; shown: VersionSet }
 /** A box with each provider's finished downloads (by provider id) and whether the caller may change it. */
 export interface BoxStats {
   detail: BoxDetail;
@@ -24,9 +25,9 @@ export const isUsable = (p: ProviderRow): boolean => p.url !== null || p.blob_sh
 /** Its bytes need no upstream: stored here, or at an external URL of the owner's choosing. */
 export const isHeld = (p: ProviderRow): boolean => p.blob_sha256 !== null || (p.url !== null && p.source_url === null);
 
-/** One box's versions and providers in one query (only released versions for a catalog). */
-export async function loadDetail(repo: RegistryRepository, box: BoxRecord, onlyActive = false): Promise<BoxDetail> {
-  return { box, versions: await repo.versionsOfBox(box.id, onlyActive) };
+/** One box's versions and providers in one query: those of `shown` (registry/access.ts versionsShown decides for a caller). */
+export async function loadDetail(repo: RegistryRepository, box: BoxRecord, shown: VersionSet): Promise<BoxDetail> {
+  return { box, versions: await repo.versionsOfBox(box.id, shown), shown };
 }
 
 /** Each box with its current version, from memory when it was read before (repository.ts currentVersions). */

@@ -3,9 +3,9 @@ import { UpstreamRecords } from './upstream-records';
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { nameKey } from '../contract/names';
 import type { Database } from '../store/schema';
-import type { BoxesTable, BoxProvidersTable, BoxVersionsTable, BoxRecord, BoxRow, ProviderRow, VersionDetail, VersionRow } from './tables';
+import type { BoxesTable, BoxProvidersTable, BoxVersionsTable, BoxRecord, BoxRow, ProviderRow, VersionDetail, VersionRow, VersionSet } from './tables';
 
-export type { BoxRecord, BoxRow, ProviderRow, VersionDetail, VersionRow };
+export type { BoxRecord, BoxRow, ProviderRow, VersionDetail, VersionRow, VersionSet };
 import { boxes, type Db } from './box-query';
 import { SearchQueries, type SearchFilter } from './search/query';
 import { textIndexOf, type TextIndex } from './search/text';
@@ -94,9 +94,13 @@ export class RegistryRepository {
     return new Map(rows.map((r) => [r.provider_id, r.downloads]));
   }
 
-  /** Versions of one box, newest (by Ruby Gem ordering) first, with their providers (by name), in one query. */
-  versionsOfBox(boxId: string, onlyActive: boolean): Promise<readonly VersionDetail[]> {
-    return (onlyActive ? this.hot.activeVersionsOfBox : this.hot.versionsOfBox).get(boxId);
+  /**
+   * Versions of one box, newest (by Ruby Gem ordering) first, with their providers (by name), in
+   * one query. Each set is its own read cache: its frozen arrays are never another set's, so an
+   * answer kept beside them (http/answer-memo.ts) is never served to a caller who sees another set.
+   */
+  versionsOfBox(boxId: string, set: VersionSet): Promise<readonly VersionDetail[]> {
+    return this.hot.versionsOfBox[set].get(boxId);
   }
   /** The released version vagrant would pick of each box (the highest active one), if any. */
   currentVersions(boxIds: readonly string[]): Promise<Array<VersionDetail | undefined>> {

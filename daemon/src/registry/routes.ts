@@ -52,7 +52,9 @@ export function registryRoutes(d: RegistryRouteDeps): Router {
   r.get(BOX.box.path, validated({ params: BoxParams }, async (ctx, { params }) => {
     const detail = await d.registry.box(caller(ctx), { username: params.username, box: params.name });
     const links = linksFor(ctx, d.config);
-    answers.send(ctx, [detail.box, detail.versions], `${links.urls.base} ${links.api}`, () => boxJson(detail, links));
+    // Who may manage the box sees its unreleased versions (another array of the read caches);
+    // `shown` in the variant keeps their answer from anyone else all the same.
+    answers.send(ctx, [detail.box, detail.versions], `${links.urls.base} ${links.api} ${detail.shown}`, () => boxJson(detail, links));
   }));
 
   r.put(BOX.box.path, validated({ params: BoxParams, body: UpdateBoxBody }, async (ctx, { params, body }) => {

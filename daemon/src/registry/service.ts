@@ -74,17 +74,20 @@ export class RegistryService {
     return { boxes: await loadSummaries(this.repo, rows.slice(0, rest.limit)), more: rows.length > rest.limit };
   }
 
+  /** The box with the versions the caller sees (unreleased ones only for who may manage it). */
   async box(p: Principal, ref: BoxRef): Promise<BoxDetail> {
-    return loadDetail(this.repo, (await this.access.box(p, ref, 'read')).box);
+    const { box } = await this.access.box(p, ref, 'read');
+    return loadDetail(this.repo, box, await this.access.versionsShown(p, box));
   }
 
   /** What the web UI's box page shows beyond the box: downloads per provider, and whether the caller may change it. */
   async stats(p: Principal, ref: BoxRef): Promise<BoxStats> {
     const { box } = await this.access.box(p, ref, 'read');
-    const detail = await loadDetail(this.repo, box);
+    const mayManage = await this.access.mayManage(p, box);
+    const detail = await loadDetail(this.repo, box, mayManage ? 'all' : 'published');
     const downloads = await this.repo.providerDownloads(detail.versions.flatMap((v) => v.providers.map((e) => e.id)));
     const followed = await this.publisher.followedRecord(box);
-    return { detail, downloads, mayManage: await this.access.mayManage(p, box), ...(followed ? { followed } : {}) };
+    return { detail, downloads, mayManage, ...(followed ? { followed } : {}) };
   }
 
   async createBox(p: Principal, input: NewBox): Promise<BoxDetail> {
@@ -105,7 +108,7 @@ export class RegistryService {
       created_at: now,
       updated_at: now,
     }));
-    return loadDetail(this.repo, (await this.repo.boxById(id))!);
+    return loadDetail(this.repo, (await this.repo.boxById(id))!, 'all');
   }
 
   async updateBox(p: Principal, ref: BoxRef, patch: BoxPatch): Promise<BoxDetail> {
@@ -119,20 +122,20 @@ export class RegistryService {
       ...(patch.is_private != null ? { private: patch.is_private ? 1 : 0 } : {}),
       updated_at: this.now(),
     }));
-    return loadDetail(this.repo, (await this.repo.boxById(box.id))!);
+    return loadDetail(this.repo, (await this.repo.boxById(box.id))!, 'all');
   }
 
   /** Deletes the box with its versions and providers; answers what was deleted. */
   async deleteBox(p: Principal, ref: BoxRef): Promise<BoxDetail> {
     const { box } = await this.access.box(p, ref, 'manage');
-    const detail = await loadDetail(this.repo, box);
+    const detail = await loadDetail(this.repo, box, 'all');
     await this.repo.deleteBox(box.id);
     return detail;
   }
 
   /** What `vagrant box add` reads: only released versions. */
   async catalog(p: Principal, ref: BoxRef): Promise<BoxDetail> {
-    return loadDetail(this.repo, (await this.access.box(p, ref, 'read')).box, true);
+    return loadDetail(this.repo, (await this.access.box(p, ref, 'read')).box, 'active');
   }
 
   private async assertBoxNameFree(ownerId: string, name: string) {
@@ -152,10 +155,13 @@ export class RegistryService {
 
   // ---- Contract with the blobs feature (uploads, downloads, garbage collection). ----
 
-  /** A provider the caller may read or manage; 404 when missing or invisible, 401/403 for 'manage'. */
+  /** A provider the caller may read, download or manage; 404 when missing or invisible, 401/403 for 'manage'. */
   async resolveProvider(p: Principal, ref: ProviderRef, need: Need): Promise<{ box: BoxRecord; version: VersionRow; provider: ProviderRow }> {
     return this.access.provider(p, ref, need);
   }
+
+  /** Whether the user who made an upload URL may still manage the provider's box now (registry/access.ts). */
+  issuerMayManage = (userId: string | null, providerId: string): Promise<boolean> => this.access.mayStillManage(userId, providerId);
 
   /** Points the provider at a verified, stored blob (one transaction). */
   /** An upload makes the provider hosted: a former external `url` gives way to the stored file. */

@@ -90,3 +90,9 @@ export type BoxRecord = BoxRow & { username: string };
 
 /** A version with its providers. */
 export interface VersionDetail { version: VersionRow; providers: ProviderRow[] }
+
+/**
+ * Which of a box's versions are read: every one (who may manage the box), the published ones
+ * (released and revoked: anyone else), or only the released ones (the catalog vagrant reads).
+ */
+export type VersionSet = 'all' | 'published' | 'active';

@@ -39,6 +39,9 @@ export const updateMirror = (api: Fetcher, id: string, mirror: z.input<typeof Up
 export const deleteMirror = (api: Fetcher, id: string) => api(apiPath(`${B}/mirrors`, id), { method: 'DELETE' });
 export const runMirror = (api: Fetcher, id: string) =>
   load(api, JobAnswer, `${apiPath(`${B}/mirrors`, id)}/run`, { method: 'POST' }).then((r) => r.job);
+/** A paused mirror runs again, with the caller's rights (and through their upstream when it was another user's). */
+export const resumeMirror = (api: Fetcher, id: string) =>
+  load(api, MirrorAnswer, `${apiPath(`${B}/mirrors`, id)}/resume`, { method: 'POST', body: {} }).then((r) => r.mirror);
 
 export const listJobs = (api: Fetcher, mirrorId: string) =>
   load(api, JobsAnswer, `${B}/mirror-jobs?${new URLSearchParams({ mirror: mirrorId })}`).then((r) => r.jobs);

@@ -19,6 +19,7 @@ export interface PreparedUpload { secret: string; id: string }
 
 const GONE = 'This upload URL is unknown, expired or already used. Ask for a new one with GET …/provider/PROVIDER/upload.';
 const REVOKED = 'This upload URL was made with an API token that has since been revoked, so it takes no upload. Ask for a new one with a current token: GET …/provider/PROVIDER/upload.';
+const NO_LONGER = 'The user who made this upload URL may no longer change this box (no longer a member of its organization, or no longer an administrator), so it takes no upload. Someone who may change the box can ask for a new one: GET …/provider/PROVIDER/upload.';
 const SUPERSEDED = 'A newer upload to this URL took over from this one, which was discarded.';
 
 /** A PUT that a newer PUT to the same URL replaced before it was stored. */
@@ -29,7 +30,9 @@ class SupersededError extends ConflictError {
 /**
  * Upload sessions: an unguessable URL per request (the secret is the capability, so the PUT needs
  * no token), single-use, expiring after `ttlHours`, and dead once the token that made it is
- * revoked. A failed PUT leaves the URL usable for a retry; only a stored upload uses it up. A
+ * revoked. It acts with the rights of the user who made it as they are when it is used: its PUT
+ * is refused, before a byte is read and again before the file is attached, once they may no
+ * longer change the box (registry/access.ts); so is a direct upload's callback. A failed PUT leaves the URL usable for a retry; only a stored upload uses it up. A
  * newer PUT takes over from one still receiving (a stalled client must not block the URL until
  * the idle timeout): the older one is stopped and its partial file discarded, and each PUT
  * streams into its own staging folder, so neither can touch the other's bytes.
@@ -59,7 +62,7 @@ export class UploadService {
     await this.repo.insert({
       id, secret_hash: sha256Hex(secret), provider_id: provider.id, kind,
       checksum: provider.checksum?.toLowerCase() ?? null, checksum_type: provider.checksum_type,
-      blob_sha256: null, blob_size: null, token_id: p?.tokenId || null,
+      blob_sha256: null, blob_size: null, token_id: p?.tokenId || null, user_id: p?.user.id ?? null,
       created_at: now.toISOString(), updated_at: now.toISOString(),
       expires_at: new Date(now.getTime() + this.ttlHours * 3_600_000).toISOString(),
     });
@@ -97,6 +100,8 @@ export class UploadService {
       });
       this.verify(s, staged);
       if (!(await this.repo.isReceiver(s.id, receiver))) throw new SupersededError();
+      // The body may have streamed for hours: the issuer's rights are looked at again before anything is kept.
+      await this.assertIssuer(s);
       // Stored and referenced under a hold: garbage collection of the same content waits or is waited for.
       await this.holds.keep([staged.sha256], async () => {
         const blob = await this.blobs.commit(staged);
@@ -130,6 +135,8 @@ export class UploadService {
     if (s.state !== 'received' || !s.blob_sha256 || s.blob_size === null) {
       throw new ConflictError('The box file has not been uploaded yet: PUT it to the upload_path first, then call the callback.');
     }
+    // The file is the issuer's: it is attached only while they may still change the box.
+    await this.assertIssuer(s);
     const blob = { sha256: s.blob_sha256, size: s.blob_size };
     // Under a hold, the session looked at again: garbage collection may have removed it (expired)
     // and its file since it was read; while it is still there, its file is too.
@@ -144,7 +151,13 @@ export class UploadService {
     const s = await this.repo.bySecretHash(sha256Hex(secret));
     if (!s || s.expires_at <= this.now() || s.state === 'received' || s.state === 'done') throw new NotFoundError(GONE);
     if (s.token_revoked) throw new ForbiddenError(REVOKED);
+    await this.assertIssuer(s);
     return s;
+  }
+
+  /** The URL's issuer may still manage the provider's box, as they are now; else it is refused (403). */
+  private async assertIssuer(s: UploadSessionRow): Promise<void> {
+    if (!(await this.registry.issuerMayManage(s.user_id, s.provider_id))) throw new ForbiddenError(NO_LONGER);
   }
 
   private verify(s: UploadSessionRow, staged: StagedBlob): void {

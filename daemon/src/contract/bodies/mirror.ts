@@ -66,3 +66,12 @@ export const CreateMirror = z.object({
   ...filterFields,
 });
 export const UpdateMirror = z.object({ target: BoxOrOrg.optional(), ...filterFields });
+
+/**
+ * `POST /mirrors/:id/resume` (a paused mirror; the body may be absent): the upstream it reads
+ * through from now on, by id or inline, when not its own (which another user's token may hold).
+ */
+export const ResumeMirror = z.object({
+  upstream_id: CreateMirror.shape.upstream_id,
+  upstream: CreateMirror.shape.upstream,
+});

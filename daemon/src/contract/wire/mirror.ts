@@ -95,6 +95,14 @@ export const MirrorJson = z.object({
   interval_minutes: z.number().nullable(),
   retain: z.number().nullable(),
   next_run_at: time.nullable(),
+  /** Whose rights its runs use, as they are when it runs: its creator, or whoever resumed it last (null: that user was deleted). */
+  runs_as: z.string().nullable(),
+  /**
+   * Why it stopped running (the user it runs as may no longer publish into its target, or read
+   * through its upstream), null while it runs. A paused mirror publishes nothing, its schedule
+   * waits, and someone who may publish into its target resumes it (`POST /mirrors/:id/resume`).
+   */
+  paused: z.string().nullable(),
   last_job: JobJson.nullable(),
   created_at: time,
   updated_at: time,

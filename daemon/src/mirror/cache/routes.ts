@@ -57,7 +57,7 @@ export function cacheDownloadRoutes(d: CacheRouteDeps): Router {
   r.get(ROOT.download.path, async (ctx, next) => {
     const p = ctx.params;
     const ref = { username: p.username, box: p.box, version: p.version, provider: p.provider, architecture: p.arch };
-    const found = await d.registry.resolveProvider(ctx.state.principal as Principal, ref, 'read').catch(() => null);
+    const found = await d.registry.resolveProvider(ctx.state.principal as Principal, ref, 'download').catch(() => null);
     if (!found || found.provider.blob_sha256 || !found.provider.source_url) return next();
     if (await d.gate.isOffline()) {
       throw new OfflineError(`Boxyard is offline and has not cached ${p.username}/${p.box} ${p.version} ${p.provider} (${p.arch}) yet.`);

@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import type { Principal } from '../../auth/accounts-service';
+import type { UserRow } from '../../auth/repository';
 import { nameKey } from '../../contract/names';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors';
 import type { Clock } from '../../lib/clock';
@@ -18,6 +19,19 @@ type Caller = NonNullable<Principal>;
 
 /** 1: a non-administrator chose the address (outbound.ts's reachFor holds it to the address policy). */
 const restrictedFor = (p: Caller | null): number => (p && !p.user.is_admin ? 1 : 0);
+
+/**
+ * Whether a user may read through the upstream, in a mirror's run (with the rights of the user it
+ * runs as, now), a plan or a new mirror: only an upstream of their own (another user's is theirs
+ * to point elsewhere, and holds their token), or for an administrator the daemon's own. A user who
+ * is not an administrator reads only through one that reaches allowed addresses, not one made or
+ * pointed somewhere with an administrator's rights (a folder on the daemon's disk, an address
+ * only an administrator may reach) that they no longer have.
+ */
+export function mayReadThrough(user: UserRow, u: Pick<UpstreamRow, 'created_by' | 'restricted' | 'url'>): boolean {
+  if (u.created_by === null) return user.is_admin === 1;
+  return u.created_by === user.id && (user.is_admin === 1 || (u.restricted === 1 && isRemote(u)));
+}
 
 /** A readable default name: the host, or the folder's name. */
 function nameFromUrl(url: string): string {
@@ -54,17 +68,14 @@ export class UpstreamService {
     return u;
   }
 
-  /**
-   * One the caller may read from in a mirror or plan: their own, or for an administrator the
-   * daemon's own. Another user's upstream is theirs to point elsewhere, and holds their token.
-   */
+  /** One the caller may read from in a mirror or plan (mayReadThrough), or why not. */
   async own(p: Caller, id: string): Promise<UpstreamRow> {
     const u = await this.get(p, id);
-    if (u.created_by === p.user.id || (u.created_by === null && p.user.is_admin)) return u;
-    throw new ForbiddenError(
-      `Upstream "${u.name}" belongs to ${u.owner_name ?? 'another user'}: a mirror reads only from its creator's own upstreams. Give its URL instead (upstream: {url}), which makes one of your own.`,
-      { field: 'upstream_id' },
-    );
+    if (mayReadThrough(p.user, u)) return u;
+    throw new ForbiddenError(u.created_by === p.user.id
+      ? `Upstream "${u.name}" was set up with administrator rights you no longer have (a folder on the daemon's disk, or an address only an administrator may reach): point it at a public address first.`
+      : `Upstream "${u.name}" belongs to ${u.owner_name ?? 'the daemon'}: a mirror reads only from its own user's upstreams. Give its URL instead (upstream: {url}), which makes one of your own.`,
+    { field: 'upstream_id' });
   }
 
   async create(p: Caller | null, input: CreateUpstream): Promise<UpstreamRow> {
@@ -142,7 +153,8 @@ export class UpstreamService {
     const name = patch.name ?? u.name;
     await this.guard(name, () => this.repo.updateUpstream(u.id, {
       name, name_key: nameKey(name),
-      ...(patch.url ? { url: patch.url, kind: patch.kind ?? detectKind(patch.url), restricted: restrictedFor(by) } : patch.kind ? { kind: patch.kind } : {}),
+      // An administrator pointing a user's upstream somewhere leaves it under its owner's rules.
+      ...(patch.url ? { url: patch.url, kind: patch.kind ?? detectKind(patch.url), restricted: restrictedFor(by) || u.owner_admin === 0 ? 1 : 0 } : patch.kind ? { kind: patch.kind } : {}),
       // A new address of another origin does not inherit the token meant for the old one.
       ...(patch.ca !== undefined ? { ca: patch.ca } : {}),
       ...(patch.token !== undefined ? { token: patch.token }

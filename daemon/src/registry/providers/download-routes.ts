@@ -23,9 +23,12 @@ export interface DownloadRouteDeps {
 
 const DownloadParams = z.object({ username: Segment, box: Segment, version: Segment, provider: Segment, arch: Segment });
 
-/** The stored file of a provider the caller may read (404 for anything missing or invisible), or its external url. */
+/**
+ * The stored file of a provider the caller may download (404 for anything missing or invisible,
+ * and for a version not released unless they may manage the box), or its external url.
+ */
 async function locate(d: DownloadRouteDeps, p: Principal, ref: ProviderRef & { architecture: string }) {
-  const { box, provider } = await d.registry.resolveProvider(p, ref, 'read');
+  const { box, provider } = await d.registry.resolveProvider(p, ref, 'download');
   const blob = provider.blob_sha256 ? await d.blobStore.stat(provider.blob_sha256) : null;
   if (!blob && provider.url) return { box, providerId: provider.id, redirect: provider.url, blob: null };
   if (!blob) throw new NotFoundError(`No box file has been uploaded for provider "${ref.provider}" (${ref.architecture}) of ${ref.username}/${ref.box} ${ref.version}.`);
@@ -102,7 +105,8 @@ async function send(ctx: Context, d: DownloadRouteDeps, blob: BlobRef, boxId: st
 
 /**
  * Hosted box files at vagrantcloud's familiar layout. Private boxes need a token (any transport;
- * vagrant sends Bearer only when the host equals VAGRANT_SERVER_URL's) and answer 404 otherwise.
+ * vagrant sends Bearer only when the host equals VAGRANT_SERVER_URL's) and answer 404 otherwise;
+ * so do the files of unreleased and revoked versions, to anyone who may not manage the box.
  */
 export function downloadRoutes(d: DownloadRouteDeps): Router {
   const r = new Router();

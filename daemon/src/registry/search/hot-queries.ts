@@ -55,9 +55,14 @@ export function hotQueries(db: Kysely<Database>, tables: TableClock) {
       eb('boxes.user_id', '=', eb.selectFrom('users as u').select('u.id').where('u.username_key', '=', ownerKey)),
       eb('boxes.organization_id', '=', eb.selectFrom('organizations as o').select('o.id').where('o.name_key', '=', ownerKey)),
     ]))), (rows) => rows[0], 5000),
-    versionsOfBox: cachedQuery(tables, prepare(db, (boxId: string) => ordered(withProviders(boxId))), (rows) => splitJoined(rows as JoinedRow[]), 500),
-    activeVersionsOfBox: cachedQuery(tables, prepare(db, (boxId: string) => ordered(withProviders(boxId).where('v.status', '=', 'active'))),
-      (rows) => splitJoined(rows as JoinedRow[]), 1000),
+    // A box's versions: all (its managers), published (released and revoked: anyone else), released (the catalog).
+    versionsOfBox: {
+      all: cachedQuery(tables, prepare(db, (boxId: string) => ordered(withProviders(boxId))), (rows) => splitJoined(rows as JoinedRow[]), 500),
+      published: cachedQuery(tables, prepare(db, (boxId: string) => ordered(withProviders(boxId).where('v.status', '<>', 'unreleased'))),
+        (rows) => splitJoined(rows as JoinedRow[]), 1000),
+      active: cachedQuery(tables, prepare(db, (boxId: string) => ordered(withProviders(boxId).where('v.status', '=', 'active'))),
+        (rows) => splitJoined(rows as JoinedRow[]), 1000),
+    },
     // Search pages and namespace listings: the current version of each box (details.ts loadSummaries).
     activeVersionNumbers: new PreparedIdList(db, (boxIds) => db.selectFrom('box_versions').select(['id', 'box_id', 'version'])
       .where('box_id', 'in', boxIds).where('status', '=', 'active').orderBy('box_id').orderBy('created_at').orderBy('id')),

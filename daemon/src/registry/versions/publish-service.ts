@@ -133,7 +133,7 @@ export class PublishService {
   /** Every version number the box has (any state); none when there is no such box. */
   async versionNumbers(ns: Namespace, name: string): Promise<Set<string>> {
     const box = await this.repo.boxByName(ns.id, name);
-    return new Set(box ? (await this.repo.versionsOfBox(box.id, false)).map((v) => v.version.version) : []);
+    return new Set(box ? (await this.repo.versionsOfBox(box.id, 'all')).map((v) => v.version.version) : []);
   }
 
   /** Retention: deletes the versions `mirrorId` published in the box beyond the newest `keep`. */

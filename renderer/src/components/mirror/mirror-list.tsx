@@ -1,6 +1,6 @@
 import { Link } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
-import { deleteMirror, listMirrors, runMirror } from '../../api/mirrors';
+import { deleteMirror, listMirrors, resumeMirror, runMirror } from '../../api/mirrors';
 import { ACTIVE_JOB_STATES, type MirrorJson } from '../../../../daemon/src/contract/wire/mirror';
 import { useSession } from '../../api/session';
 import { MirrorJobs } from './mirror-jobs';
@@ -28,18 +28,23 @@ function MirrorCard({ m }: { m: MirrorJson }) {
   const { api } = useSession();
   const run = useAction(() => runMirror(api, m.id), [queryKeys.jobs(m.id), queryKeys.mirrors]);
   const remove = useAction(() => deleteMirror(api, m.id), [queryKeys.mirrors]);
+  const resume = useAction(() => resumeMirror(api, m.id), [queryKeys.mirrors]);
   const busy = m.last_job ? ACTIVE_JOB_STATES.includes(m.last_job.state) : false;
   return (
     <article className="version" aria-label={`Mirror ${m.source}`}>
       <header>
         <h3>{m.upstream?.name ?? 'upstream'}: {m.source} → <TargetLink target={m.target} /></h3>
         {m.private ? <span className="badge">private</span> : null}
+        {m.paused ? <span className="badge badge-cancelled">paused</span> : null}
         <span className="spacer" />
-        <button type="button" className="primary small" disabled={run.isPending || busy} onClick={() => run.mutate(undefined)}>{m.last_job ? 'Run again' : 'Run'}</button>
+        {m.paused
+          ? <button type="button" className="primary small" disabled={resume.isPending} onClick={() => resume.mutate(undefined)}>Resume with my rights</button>
+          : <button type="button" className="primary small" disabled={run.isPending || busy} onClick={() => run.mutate(undefined)}>{m.last_job ? 'Run again' : 'Run'}</button>}
         <button type="button" className="danger small" onClick={() => confirmed(`Delete the mirror of ${m.source} (its local boxes stay)`) && remove.mutate(undefined)}>Delete</button>
       </header>
-      <div className="muted">{filtersText(m)} · <MirrorSchedule key={m.interval_minutes ?? 0} m={m} /></div>
-      <ErrorNote error={run.error ?? remove.error} />
+      <div className="muted">{filtersText(m)} · <MirrorSchedule key={m.interval_minutes ?? 0} m={m} />{m.runs_as ? ` · runs as ${m.runs_as}` : ''}</div>
+      {m.paused ? <p className="note" role="status">{m.paused}</p> : null}
+      <ErrorNote error={run.error ?? resume.error ?? remove.error} />
       <MirrorJobs mirrorId={m.id} hint={m.last_job} />
     </article>
   );
