@@ -46,16 +46,28 @@ async function expectSplit(query: Query) {
   expect(Number(copy.restricted)).toBe(1);
   expect(String(copy.name)).toMatch(/^lan-[0-9a-f]{6}$/);
   expect(copy.name_key).toBe(String(copy.name).toLowerCase());
+  // alice's row keeps its owner but not the token, which the takeover may have written into it.
   const [alice] = await query("SELECT * FROM upstreams WHERE id = 'ups-alice'");
-  expect(alice).toMatchObject({ created_by: 'usr-alice', token: 'ADMINS-TOKEN', name: 'lan' });
+  expect(alice).toMatchObject({ created_by: 'usr-alice', token: null, name: 'lan' });
+  expect(alice.last_error).toMatch(/token was removed on upgrade.*Set your token again/);
+  const [system] = await query("SELECT * FROM upstreams WHERE id = 'ups-system'");
+  expect(system).toMatchObject({ token: 'SYSTEM-TOKEN', last_error: null });
   expect(await query('SELECT id FROM upstreams ORDER BY id')).toHaveLength(3);
 }
 
-/** Names are unique per owner: alice may hold another "lan"'s name only once, the administrator too. */
+/**
+ * Names are unique per owner: alice may hold "lan" once, the administrator too. Rows without an
+ * owner are not held to it: deleting a user whose upstream is named like another deleted user's
+ * (or the daemon's own) must not fail.
+ */
 async function expectNamesPerOwner(exec: (sql: string) => Promise<unknown>) {
-  await exec(`INSERT INTO upstreams (id, name, name_key, kind, url, created_by, created_at, updated_at) VALUES ('ups-admin-lan', 'lan', 'lan', 'registry', 'http://x/', 'usr-admin', '${AT}', '${AT}')`);
-  await expect(exec(`INSERT INTO upstreams (id, name, name_key, kind, url, created_by, created_at, updated_at) VALUES ('ups-alice-2', 'LAN', 'lan', 'registry', 'http://y/', 'usr-alice', '${AT}', '${AT}')`)).rejects.toThrow(/unique/i);
-  await expect(exec(`INSERT INTO upstreams (id, name, name_key, kind, url, created_by, created_at, updated_at) VALUES ('ups-system-2', 'pull-through', 'pull-through', 'registry', 'http://z/', NULL, '${AT}', '${AT}')`)).rejects.toThrow(/unique/i);
+  const insert = (id: string, name: string, owner: string | null) => exec(
+    `INSERT INTO upstreams (id, name, name_key, kind, url, created_by, created_at, updated_at) VALUES ('${id}', '${name}', '${name.toLowerCase()}', 'registry', 'http://x/', ${owner ? `'${owner}'` : 'NULL'}, '${AT}', '${AT}')`);
+  await insert('ups-admin-lan', 'lan', 'usr-admin');
+  await expect(insert('ups-alice-2', 'LAN', 'usr-alice')).rejects.toThrow(/unique/i);
+  await insert('ups-alice-pt', 'pull-through', 'usr-alice');
+  // alice's "pull-through" and the daemon's own both have no owner once she is deleted.
+  await exec("DELETE FROM users WHERE id = 'usr-alice'");
 }
 
 /** A folder of the migrations before 021, as a database made by an earlier build had them. */

@@ -126,6 +126,32 @@ describe('a mirror runs with the current rights of the user it runs as', () => {
     expect(done).toMatchObject({ state: 'done', published: [{ box: 'a-org/tok', versions: ['1.0.0'] }] });
   });
 
+  it("an administrator resuming a user's mirror takes over the address under the user's rule, not an administrator's", async () => {
+    const erin = (await d.user('erin')).http;
+    await member('erin');
+    s.route('/up/adm', catalog('up/adm', ['1.0.0']));
+    const made = await erin.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'up/adm', target: 'a-org/adm', run: false } });
+    expect(made.status, made.text).toBe(201);
+    const id = made.json.mirror.id as string;
+    await removed('erin');
+    expect((await waitForJob(alice, (await alice.post(`/api/boxyard/mirrors/${id}/run`)).json.job.id)).state).toBe('failed');
+    const resumed = await admin.post(`/api/boxyard/mirrors/${id}/resume`, {});
+    expect(resumed.status, resumed.text).toBe(200);
+    expect(resumed.json.mirror).toMatchObject({ runs_as: 'admin', paused: null });
+    expect(resumed.json.mirror.upstream.id).not.toBe(made.json.mirror.upstream.id);
+    // erin chose 127.0.0.1 as a user: the administrator's copy reaches it only while it is allowed.
+    expect((await admin.put('/api/boxyard/settings', { settings: { mirror_allowed_hosts: [] } })).status).toBe(200);
+    try {
+      const asked = s.requests.length;
+      const job = await waitForJob(admin, (await admin.post(`/api/boxyard/mirrors/${id}/run`)).json.job.id);
+      expect(job).toMatchObject({ state: 'failed', error_code: 'address_not_allowed' });
+      expect(s.requests.length).toBe(asked);
+    } finally {
+      expect((await admin.put('/api/boxyard/settings', { settings: { mirror_allowed_hosts: ['127.0.0.1'] } })).status).toBe(200);
+    }
+    expect(await released('adm')).toBeNull();
+  });
+
   it('removed while its files download: the job publishes nothing', async () => {
     const dan = (await d.user('dan')).http;
     await member('dan');

@@ -96,6 +96,27 @@ describe('an upload URL acts with its issuer\'s rights at its PUT', () => {
     await unchanged('1.1.0', file, stored);
   });
 
+  it('its token revoked while the body streams: refused before the file is attached, nothing kept', async () => {
+    const dave = (await d.user('dave')).http;
+    await member('dave');
+    const file = await released('1.1.9');
+    const url = (await dave.get(`${API}/version/1.1.9/provider/virtualbox/upload`)).json.upload_path as string;
+    const stored = await storedBlobs(d);
+    const body = new PassThrough();
+    const put = rawPut(url, body);
+    body.write(randomBytes(10_000));
+    const receiving = () => d.deps.db.selectFrom('upload_sessions').select('state').where('state', '=', 'receiving').executeTakeFirst();
+    for (const until = Date.now() + 10_000; !(await receiving()); await new Promise((r) => setTimeout(r, 20))) {
+      if (Date.now() > until) throw new Error('the PUT did not start receiving');
+    }
+    expect((await dave.delete('/api/v1/authenticate')).status).toBe(204);
+    body.end(randomBytes(10_000));
+    const answer = await put;
+    expect(answer.status).toBe(403);
+    expect(JSON.parse(answer.text)).toMatchObject({ code: 'forbidden', errors: [expect.stringMatching(/API token that has since been revoked/)] });
+    await unchanged('1.1.9', file, stored);
+  });
+
   it('an owner made a member keeps the right to change boxes (roles differ only in managing the organization)', async () => {
     const dora = (await d.user('dora')).http;
     await member('dora', 'owner');

@@ -21,8 +21,7 @@ interface Schema {
 
 const typeFamily = (t: string) => (/int/i.test(t) ? 'integer' : /text|char/i.test(t) ? 'text' : t.toLowerCase());
 const normDefault = (v: string | null) => (v === null ? 'none' : v.replace(/::[\w ]+/g, '').replace(/^\((.*)\)$/, '$1'));
-// PostgreSQL writes an expression's casts (`''::text`); SQLite has none to write.
-const norm = (s: string) => s.toLowerCase().replace(/::[a-z ]+/g, '').replace(/[()\s"]/g, '');
+const norm = (s: string) => s.toLowerCase().replace(/[()\s"]/g, '');
 const DELETE_RULE: Record<string, string> = { a: 'no action', r: 'restrict', c: 'cascade', n: 'set null', d: 'set default' };
 
 function sqliteSchema(store: SqliteStore): Schema {

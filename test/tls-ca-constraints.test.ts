@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OverviewAnswer, type LocalCaJson } from '../daemon/src/contract/wire/overview';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { runCli } from './helpers/cli';
+import { LocalCa } from '../daemon/src/tls/local-ca';
+import { permittedFor } from '../daemon/src/tls/name-constraints';
 
 // Issue 40: --tls auto's CA carries critical name constraints, so that its key signs for LAN names
 // only; a CA made before keeps working and is advised to be replaced; boxyard tls new-ca does it.
@@ -202,6 +204,24 @@ describe('a CA made before name constraints, and boxyard tls new-ca', () => {
       expect(await curl('localhost', portOf(d.url), bundle, '/healthz')).toMatchObject({ code: 0 });
     } finally {
       await d.stop();
+    }
+  });
+});
+
+describe('a CA on a host named like a top-level domain', () => {
+  it('permits the host name itself, and openssl refuses what its key signs for a site under it (www.google.dev)', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'boxyard-tld-ca-')), 'tls');
+    try {
+      await LocalCa.open(dir, 'Boxyard', permittedFor({ host: '0.0.0.0', publicUrl: undefined, allowedHosts: [] }, 'dev'));
+      const text = (await run('openssl', ['x509', '-in', join(dir, 'ca.pem'), '-noout', '-text'])).stdout;
+      expect(text).toMatch(/Excluded:\s+DNS:\.dev/);
+      expect(await verify(join(dir, 'ca.pem'), (await signWithCaKey(dir, 'DNS:dev')).cert)).toMatch(/: OK$/);
+      expect(await verify(join(dir, 'ca.pem'), (await signWithCaKey(dir, 'DNS:dev.local')).cert)).toMatch(/: OK$/);
+      for (const san of ['DNS:www.google.dev', 'DNS:a.dev']) {
+        expect(await verify(join(dir, 'ca.pem'), (await signWithCaKey(dir, san)).cert), san).toMatch(/excluded subtree violation/);
+      }
+    } finally {
+      rmSync(join(dir, '..'), { recursive: true, force: true });
     }
   });
 });

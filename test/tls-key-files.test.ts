@@ -96,6 +96,12 @@ describe('--tls-key made readable to others while the daemon runs', () => {
     const ready = await d.http.get('/readyz');
     expect(ready.json.checks.tls).toEqual({ status: 'failing' });
     expect(ready.text).not.toContain(certs.dir);
+    // A signed-in user who is not an administrator sees the overview's checks without details too.
+    const user = (await d.user('plain')).http;
+    const theirs = await user.get('/api/boxyard/overview');
+    expect(theirs.status).toBe(200);
+    expect(theirs.json.overview.health.checks.tls).toEqual({ status: 'failing' });
+    for (const path of [certs.dir, d.dataDir, 'chmod']) expect(theirs.text).not.toContain(path);
 
     // Closed to others again: the new pair is read and served, and the check is well.
     chmodSync(live.key, 0o640);

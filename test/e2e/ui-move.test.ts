@@ -206,6 +206,7 @@ describe.skipIf(!haveChromium)('Move from HCP Vagrant in the web UI (headless Ch
 
   it('a plan that does not fit the disk says so, and the copy cannot start', async () => {
     const tight = await startTestDaemon({ config: { diskReserveMb: 10_000_000 } });
+    await allowHcpStorage(tight.http.withToken(tight.adminToken));
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     try {
       await guard(context);

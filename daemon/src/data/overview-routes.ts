@@ -10,6 +10,7 @@ import { lanUrls } from '../contract/lan';
 import { LAN_HOST } from '../contract/ipc';
 import type { OverviewJson } from '../contract/wire/overview';
 import type { HealthReport } from './health';
+import { checksFor } from '../http/health';
 import type { CertificateSource } from '../tls/certificates';
 import { ACTIVITY_LIMIT, type OverviewQueries, type Viewer } from './overview';
 
@@ -48,7 +49,7 @@ async function overviewOf(d: OverviewRouteDeps, ctx: Context, viewer: Viewer): P
   ]);
   return {
     version: VERSION,
-    health: { status: health.status, checks: health.checks },
+    health: { status: health.status, checks: checksFor(ctx, health).checks as OverviewJson['health']['checks'] },
     lan_urls: colleaguesUrls(d.config, ctx.req.socket.localPort ?? 0, d.tls ? 'https' : 'http'),
     tls: d.tls && tlsOf(d.tls),
     storage: { files_bytes: filesBytes, disk_free_bytes: disk.free, disk_total_bytes: disk.total, reserve_bytes: d.space.reserveBytes },

@@ -22,10 +22,10 @@ const DETAILS_HINT = 'What is wrong is shown to administrators: GET /healthz wit
 
 /**
  * The checks as the caller may see them (issue 40): an administrator (authentication runs before
- * this) gets each one's detail; anyone else its status alone, since a detail may name files on the
- * daemon's machine.
+ * this) gets each one's detail; anyone else, signed in or not, its status alone, since a detail may
+ * name files on the daemon's machine. `/healthz`, `/readyz` and the web UI's overview all ask here.
  */
-function checksFor(ctx: Context, r: Awaited<ReturnType<HealthSource['report']>>): { checks: Record<string, HealthCheck>; details?: string } {
+export function checksFor(ctx: Context, r: Awaited<ReturnType<HealthSource['report']>>): { checks: Record<string, HealthCheck>; details?: string } {
   if (callerIsAdmin(ctx)) return { checks: r.checks };
   const checks = Object.fromEntries(Object.entries(r.checks).map(([name, c]) => [name, { status: c.status }]));
   return r.status === 'ok' ? { checks } : { checks, details: DETAILS_HINT };

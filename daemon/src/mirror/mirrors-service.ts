@@ -139,7 +139,7 @@ export class MirrorService {
     if (input.upstream) return this.upstreams.byUrl(p, input.upstream.url, input.upstream.token, input.upstream.ca);
     const own = (await this.repo.upstream(m.upstream_id))!;
     if (mayReadThrough(p.user, own)) return own;
-    if (own.token === null && own.ca === null && isRemote(own)) return this.upstreams.byUrl(p, own.url, null);
+    if (own.token === null && own.ca === null && isRemote(own)) return this.upstreams.adopt(p, own);
     throw new ForbiddenError(`This mirror reads through the upstream "${own.name}", which is another user's and holds their token or CA: give one of your own to resume it ("upstream_id", or "upstream": {"url","token"}).`);
   }
 

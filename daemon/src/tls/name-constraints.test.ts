@@ -9,12 +9,14 @@ const LAN_ONLY = { host: '127.0.0.1', publicUrl: undefined, allowedHosts: [] };
 describe('name constraints of --tls auto\'s CA', () => {
   it('permit the LAN names with the names under them, and the LAN ranges, nothing else', () => {
     const p = permittedFor(LAN_ONLY, 'labhost');
-    for (const name of ['labhost', 'ci.labhost', 'local', 'labhost.local', 'localhost', 'nas.home.arpa', 'box.internal', 'router.lan',
+    for (const name of ['labhost', 'local', 'labhost.local', 'localhost', 'nas.home.arpa', 'box.internal', 'router.lan',
       '127.0.0.1', '127.8.9.10', '::1', '10.1.2.3', '172.31.255.1', '192.168.1.20', '100.64.0.1', '100.127.255.254', '169.254.10.10',
       'fd12:3456::1', 'fe80::1', '[FD00::5]']) {
       expect(permits(p, name), name).toBe(true);
     }
-    for (const name of ['evil.example.com', 'xlocal', 'local.example.com', 'example.lan.evil.com', 'labhostx', 'arpa',
+    // A single-label host name is that name, not a top-level domain: nothing under it.
+    expect(p.excluded).toEqual(['.labhost']);
+    for (const name of ['evil.example.com', 'ci.labhost', 'www.google.labhost', 'xlocal', 'local.example.com', 'example.lan.evil.com', 'labhostx', 'arpa',
       '8.8.8.8', '172.32.0.1', '192.169.0.1', '100.128.0.1', '11.0.0.1', '2001:db8::1', '::2', 'fec0::1']) {
       expect(permits(p, name), name).toBe(false);
     }
@@ -28,6 +30,15 @@ describe('name constraints of --tls auto\'s CA', () => {
     expect(permits(p, 'a.b.corp.example')).toBe(true);
     expect(permits(p, 'other.example')).toBe(false);
     expect(permits(p, '198.51.100.5')).toBe(false);
+  });
+
+  it('a host called like a public top-level domain (dev, app, io) permits that name only', () => {
+    for (const tld of ['dev', 'app', 'io', 'cloud']) {
+      const p = permittedFor({ host: '0.0.0.0', publicUrl: undefined, allowedHosts: [tld, `.${tld}x`] }, tld);
+      expect(permits(p, tld), tld).toBe(true);
+      for (const name of [`www.google.${tld}`, `a.${tld}`, `b.${tld}x`]) expect(permits(p, name), name).toBe(false);
+      expect(permits(p, `${tld}x`)).toBe(true);
+    }
   });
 
   it('a leading-dot constraint (another CA\'s) covers the names under it only, as OpenSSL reads it', () => {

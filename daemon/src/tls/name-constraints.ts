@@ -14,9 +14,11 @@ import { normalName, type NameSettings } from './names';
  * site. `dns` are dNSName subtrees in the form without a leading dot, which RFC 5280, OpenSSL, Go
  * and NSS all read as the name itself and every name under it (`local` covers `lab.local`; the
  * `.local` form would leave out `local` itself, and verifiers read it differently). `ip` are
- * address ranges (CIDR).
+ * address ranges (CIDR). `excluded` are excluded dNSName subtrees, each with a leading dot (the
+ * names under it only): a single-label name (a host called `dev`) is permitted as itself, never
+ * as the top-level domain whose every site it would cover (`www.google.dev`).
  */
-export interface Permitted { dns: string[]; ip: string[] }
+export interface Permitted { dns: string[]; ip: string[]; excluded?: string[] }
 
 /** The DNS names a LAN daemon is reached by wherever it runs: mDNS, loopback and the names RFC 8375 and common routers give a LAN. */
 export const LAN_DNS = ['local', 'localhost', 'home.arpa', 'internal', 'lan'] as const;
@@ -42,6 +44,7 @@ const underDns = (name: string, constraint: string): boolean => {
 export function permits(p: Permitted, name: string): boolean {
   const n = normalName(name);
   if (isIP(n)) return p.ip.length === 0 || p.ip.some((r) => inRange(n, r));
+  if ((p.excluded ?? []).some((c) => underDns(n, c))) return false;
   return p.dns.length === 0 || p.dns.some((c) => underDns(n, c));
 }
 
@@ -60,7 +63,11 @@ export function permittedFor(settings: NameSettings, hostname: string = osHostna
     const n = raw ? normalName(raw).replace(/\.$/, '') : '';
     if (!n || permits(p, n)) continue;
     if (isIP(n)) p.ip.push(`${n}/${isIP(n) === 4 ? 32 : 128}`);
-    else p.dns.push(n);
+    else {
+      p.dns.push(n);
+      // A single label is a top-level domain to a verifier: the name itself, never what is under it.
+      if (!n.includes('.')) (p.excluded ??= []).push(`.${n}`);
+    }
   }
   return p;
 }
@@ -96,7 +103,8 @@ export function nameConstraintsExtension(p: Permitted): x509.Extension {
     ...p.dns.map((dNSName) => subtree(new GeneralName({ dNSName }))),
     ...p.ip.map((iPAddress) => subtree(new GeneralName({ iPAddress }))),
   ]);
-  return new x509.Extension(id_ce_nameConstraints, true, AsnConvert.serialize(new NameConstraints({ permittedSubtrees: permitted })));
+  const excluded = p.excluded?.length ? { excludedSubtrees: new GeneralSubtrees(p.excluded.map((dNSName) => subtree(new GeneralName({ dNSName })))) } : {};
+  return new x509.Extension(id_ce_nameConstraints, true, AsnConvert.serialize(new NameConstraints({ permittedSubtrees: permitted, ...excluded })));
 }
 
 /** The permitted subtrees of a CA certificate's NameConstraints; null when it has none (a CA made before issue 40). */
@@ -109,5 +117,6 @@ export function constraintsOf(cert: x509.X509Certificate): Permitted | null {
     if (base.dNSName !== undefined) p.dns.push(base.dNSName);
     else if (base.iPAddress !== undefined) p.ip.push(base.iPAddress);
   }
+  for (const { base } of nc.excludedSubtrees ?? []) if (base.dNSName !== undefined) (p.excluded ??= []).push(base.dNSName);
   return p;
 }

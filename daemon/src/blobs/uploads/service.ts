@@ -150,14 +150,18 @@ export class UploadService {
   private async liveSession(secret: string): Promise<UploadSessionRow> {
     const s = await this.repo.bySecretHash(sha256Hex(secret));
     if (!s || s.expires_at <= this.now() || s.state === 'received' || s.state === 'done') throw new NotFoundError(GONE);
-    if (s.token_revoked) throw new ForbiddenError(REVOKED);
     await this.assertIssuer(s);
     return s;
   }
 
-  /** The URL's issuer may still manage the provider's box, as they are now; else it is refused (403). */
+  /**
+   * The URL's token is not revoked and its issuer may still manage the provider's box, as they
+   * are now (the session read again: a PUT may have streamed for hours); else it is refused (403).
+   */
   private async assertIssuer(s: UploadSessionRow): Promise<void> {
-    if (!(await this.registry.issuerMayManage(s.user_id, s.provider_id))) throw new ForbiddenError(NO_LONGER);
+    const now = (await this.repo.byId(s.id)) ?? s;
+    if (now.token_revoked) throw new ForbiddenError(REVOKED);
+    if (!(await this.registry.issuerMayManage(now.user_id, now.provider_id))) throw new ForbiddenError(NO_LONGER);
   }
 
   private verify(s: UploadSessionRow, staged: StagedBlob): void {

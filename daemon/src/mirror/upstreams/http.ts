@@ -7,6 +7,20 @@ import { reachFor, type Outbound } from './outbound';
 
 const MAX_REDIRECTS = 10;
 
+/**
+ * A URL as messages show it: no query and no user info. Messages reach the upstream's failures
+ * (`last_error`), job messages the target's members read, and the cache's clients; a redirect's
+ * query is often a signed URL.
+ */
+function shown(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return '(an invalid URL)';
+  }
+}
+
 /** A failure that may pass: the network, a timeout, a 5xx or 429, a broken or short body. Worth a retry. */
 export class TransientUpstreamError extends UpstreamError {}
 /** The upstream refused the token (401) or the caller (403): its own words are in the message. */
@@ -74,7 +88,7 @@ export class UpstreamGate {
    */
   async get(u: UpstreamRow, url: string, opts: GetOptions = {}): Promise<Response> {
     const res = await this.find(u, url, opts);
-    if (!res) throw new UpstreamError(`Upstream "${u.name}" answered 404 for ${url}: no such box or file there.`);
+    if (!res) throw new UpstreamError(`Upstream "${u.name}" answered 404 for ${shown(url)}: no such box or file there.`);
     return res;
   }
 
@@ -86,7 +100,7 @@ export class UpstreamGate {
     let current = url;
     for (let hop = 0; ; hop++) {
       if (seen.has(current) || hop > MAX_REDIRECTS) {
-        throw new UpstreamError(`Upstream "${u.name}" redirects in a loop (${hop} redirects from ${url}).`);
+        throw new UpstreamError(`Upstream "${u.name}" redirects in a loop (${hop} redirects from ${shown(url)}).`);
       }
       seen.add(current);
       const res = await this.send(u, current, home, opts);
@@ -94,12 +108,12 @@ export class UpstreamGate {
       if (res.status >= 300 && res.status < 400 && location) {
         await res.body?.cancel();
         current = new URL(location, current).toString();
-        if (!/^https?:$/.test(new URL(current).protocol)) throw new UpstreamError(`Upstream "${u.name}" redirected to ${current}, which is not http or https.`);
+        if (!/^https?:$/.test(new URL(current).protocol)) throw new UpstreamError(`Upstream "${u.name}" redirected to ${shown(current)}, which is not http or https.`);
         continue;
       }
       if (res.status >= 500 || res.status === 429) {
         await res.body?.cancel();
-        const message = `Upstream "${u.name}" answered ${res.status} for ${current}.`;
+        const message = `Upstream "${u.name}" answered ${res.status} for ${shown(current)}.`;
         await this.failed(u, message);
         throw new TransientUpstreamError(message);
       }
@@ -107,14 +121,14 @@ export class UpstreamGate {
       if (res.status === 416 && opts.range) return res;
       if (res.status === 401 || res.status === 403) {
         await this.succeeded(u);
-        throw new UpstreamRefusedError(res.status, `Upstream "${u.name}" answered ${res.status} for ${current}${await saying(res)}: ${
+        throw new UpstreamRefusedError(res.status, `Upstream "${u.name}" answered ${res.status} for ${shown(current)}${await saying(res)}: ${
           res.status === 401 ? 'it refuses the token' : 'the token may not see this'}${u.token ? '' : ' (the upstream has no token)'}.`);
       }
       if (!res.ok) {
         await res.body?.cancel();
         await this.succeeded(u);
         if (res.status === 404 || res.status === 410) return null;
-        throw new UpstreamError(`Upstream "${u.name}" answered ${res.status} for ${current}.`);
+        throw new UpstreamError(`Upstream "${u.name}" answered ${res.status} for ${shown(current)}.`);
       }
       await this.succeeded(u);
       return res;
@@ -141,8 +155,8 @@ export class UpstreamGate {
       if (err instanceof AddressNotAllowedError) throw new AddressNotAllowedError(`Upstream "${u.name}" leads to a host Boxyard may not reach: ${err.message}`);
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       const message = timeout.signal.aborted
-        ? `Upstream "${u.name}" did not answer within ${u.timeout_seconds} s (${url}).`
-        : `Cannot reach upstream "${u.name}" at ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}.`;
+        ? `Upstream "${u.name}" did not answer within ${u.timeout_seconds} s (${shown(url)}).`
+        : `Cannot reach upstream "${u.name}" at ${shown(url)}: ${cause?.code ?? cause?.message ?? (err as Error).message}.`;
       await this.failed(u, message);
       throw new TransientUpstreamError(message);
     } finally {
@@ -160,7 +174,7 @@ export class UpstreamGate {
     const arm = () => {
       clearTimeout(timer);
       timer = setTimeout(() => {
-        const message = `Upstream "${u.name}" sent nothing for ${u.timeout_seconds} s (${res.url}).`;
+        const message = `Upstream "${u.name}" sent nothing for ${u.timeout_seconds} s (${shown(res.url)}).`;
         void this.failed(u, message).catch(() => undefined);
         guarded.destroy(new TransientUpstreamError(message));
       }, u.timeout_seconds * 1000);

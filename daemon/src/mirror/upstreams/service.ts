@@ -78,7 +78,8 @@ export class UpstreamService {
     { field: 'upstream_id' });
   }
 
-  async create(p: Caller | null, input: CreateUpstream): Promise<UpstreamRow> {
+  /** `restricted`: 1 when the address was chosen by a non-administrator (the caller, unless `adopt` says whom). */
+  async create(p: Caller | null, input: CreateUpstream, restricted = restrictedFor(p)): Promise<UpstreamRow> {
     await this.mayUse(p, input.url);
     const id = this.ids.id('ups');
     const name = input.name ?? (await this.freeName(p, nameFromUrl(input.url)));
@@ -88,9 +89,21 @@ export class UpstreamService {
       ...(input.timeout_seconds ? { timeout_seconds: input.timeout_seconds } : {}),
       ...(input.max_failures ? { max_failures: input.max_failures } : {}),
       ...(input.pause_minutes !== undefined ? { pause_minutes: input.pause_minutes } : {}),
-      paused_until: null, last_error: null, created_by: p?.user.id ?? null, restricted: restrictedFor(p), created_at: now, updated_at: now,
+      paused_until: null, last_error: null, created_by: p?.user.id ?? null, restricted, created_at: now, updated_at: now,
     }));
     return (await this.repo.upstream(id))!;
+  }
+
+  /**
+   * The caller's own upstream at another user's address, without their token or CA (a paused
+   * mirror resumed by someone else). The address is still the other user's choice: unless an
+   * administrator chose it, the copy stays under the address policy, whoever takes it over.
+   */
+  async adopt(p: Caller, other: UpstreamRow): Promise<UpstreamRow> {
+    const mine = await this.mineAt(p, other.url);
+    if (mine) return mine;
+    const chosenByAnAdministrator = other.restricted === 0 && other.owner_admin !== 0;
+    return this.create(p, { url: other.url }, chosenByAnAdministrator ? restrictedFor(p) : 1);
   }
 
   /**

@@ -24,10 +24,16 @@ UPDATE mirrors SET upstream_id = (
     SELECT c.id FROM upstream_copies c WHERE c.source_id = mirrors.upstream_id AND COALESCE(c.owner, '') = COALESCE(mirrors.created_by, ''))
   WHERE EXISTS (
     SELECT 1 FROM upstream_copies c WHERE c.source_id = mirrors.upstream_id AND COALESCE(c.owner, '') = COALESCE(mirrors.created_by, ''));
+-- The row that was shared keeps its owner, but not its token: the takeover wrote the other user's
+-- token into it, and which of them a token is cannot be told now. Its owner sets theirs again.
+UPDATE upstreams SET token = NULL,
+    last_error = 'Its token was removed on upgrade: another user''s mirror read through this upstream, and the token may have been theirs. Set your token again.'
+  WHERE token IS NOT NULL AND id IN (SELECT source_id FROM upstream_copies);
 DROP TABLE upstream_copies;
 
--- Upstream names are unique per user (the daemon's own count as one more owner): a refused name
--- no longer tells a user that someone else has an upstream of that name.
+-- Upstream names are unique per user: a refused name no longer tells a user that someone else
+-- has an upstream of that name. Rows with no owner (the daemon's own, a deleted user's) are not
+-- held to it, so that deleting a user never fails on a name (the daemon picks free names itself).
 -- @dialect postgres
 ALTER TABLE upstreams DROP CONSTRAINT upstreams_name_key_key;
 -- @dialect sqlite
@@ -60,4 +66,4 @@ DROP TABLE upstreams;
 ALTER TABLE upstreams_new RENAME TO upstreams;
 CREATE INDEX upstreams_created_by ON upstreams (created_by);
 -- @dialect all
-CREATE UNIQUE INDEX upstreams_owner_name ON upstreams (COALESCE(created_by, ''), name_key);
+CREATE UNIQUE INDEX upstreams_owner_name ON upstreams (created_by, name_key) WHERE created_by IS NOT NULL;
