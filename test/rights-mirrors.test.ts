@@ -127,19 +127,19 @@ describe('a mirror runs with the current rights of the user it runs as', () => {
   });
 
   it("an administrator resuming a user's mirror takes over the address under the user's rule, not an administrator's", async () => {
-    const erin = (await d.user('erin')).http;
-    await member('erin');
-    s.route('/up/adm', catalog('up/adm', ['1.0.0']));
-    const made = await erin.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'up/adm', target: 'a-org/adm', run: false } });
+    const fay = (await d.user('fay')).http;
+    await member('fay');
+    s.route('/up/fay', catalog('up/fay', ['1.0.0']));
+    const made = await fay.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'up/fay', target: 'a-org/fay', run: false } });
     expect(made.status, made.text).toBe(201);
     const id = made.json.mirror.id as string;
-    await removed('erin');
+    await removed('fay');
     expect((await waitForJob(alice, (await alice.post(`/api/boxyard/mirrors/${id}/run`)).json.job.id)).state).toBe('failed');
     const resumed = await admin.post(`/api/boxyard/mirrors/${id}/resume`, {});
     expect(resumed.status, resumed.text).toBe(200);
     expect(resumed.json.mirror).toMatchObject({ runs_as: 'admin', paused: null });
     expect(resumed.json.mirror.upstream.id).not.toBe(made.json.mirror.upstream.id);
-    // erin chose 127.0.0.1 as a user: the administrator's copy reaches it only while it is allowed.
+    // fay chose 127.0.0.1 as a user: the administrator's copy reaches it only while it is allowed.
     expect((await admin.put('/api/boxyard/settings', { settings: { mirror_allowed_hosts: [] } })).status).toBe(200);
     try {
       const asked = s.requests.length;
@@ -149,7 +149,7 @@ describe('a mirror runs with the current rights of the user it runs as', () => {
     } finally {
       expect((await admin.put('/api/boxyard/settings', { settings: { mirror_allowed_hosts: ['127.0.0.1'] } })).status).toBe(200);
     }
-    expect(await released('adm')).toBeNull();
+    expect(await released('fay')).toBeNull();
   });
 
   it('removed while its files download: the job publishes nothing', async () => {
