@@ -79,7 +79,7 @@ describe.skipIf(!haveChromium)('uploads in the web UI (headless Chromium)', () =
     expect(await sawIt(page, 'sawFull'), 'the bar at 100%').toBe(true);
     expect(await sawIt(page, 'sawSpeed'), 'the speed').toBe(true);
     expect(await sawIt(page, 'sawEta'), 'the time left').toBe(true);
-    const provider = await daemon.http.get(`${BOX}/version/1.0.0/provider/virtualbox/amd64`);
+    const provider = await daemon.http.withToken(daemon.adminToken).get(`${BOX}/version/1.0.0/provider/virtualbox/amd64`);
     expect(provider.json).toMatchObject({ hosted: true, checksum: createHash('sha256').update(pattern(size)).digest('hex'), checksum_type: 'sha256' });
   });
 
@@ -113,7 +113,7 @@ describe.skipIf(!haveChromium)('uploads in the web UI (headless Chromium)', () =
 
     // The daemon saw the PUT break off: its session is open again (never received), and the
     // provider still waits for its file. An upload that went on would stay `receiving` for ~30 s.
-    const provider = await daemon.http.get(`${BOX}/version/1.0.0/provider/libvirt/amd64`);
+    const provider = await daemon.http.withToken(daemon.adminToken).get(`${BOX}/version/1.0.0/provider/libvirt/amd64`);
     expect(provider.json).toMatchObject({ hosted: true, checksum: null });
     const sessions = () => daemon.deps.db.selectFrom('upload_sessions').innerJoin('box_providers', 'box_providers.id', 'upload_sessions.provider_id')
       .select(['upload_sessions.state', 'box_providers.blob_sha256']).where('box_providers.name', '=', 'libvirt').execute();
@@ -128,7 +128,7 @@ describe.skipIf(!haveChromium)('uploads in the web UI (headless Chromium)', () =
     // Retry asks for a new upload URL (the first was single-use) and sends the file again.
     await version.getByRole('button', { name: 'Retry upload' }).click();
     await version.getByRole('row', { name: /libvirt/ }).getByRole('cell', { name: 'uploaded' }).waitFor({ timeout: 30_000 });
-    const done = await daemon.http.get(`${BOX}/version/1.0.0/provider/libvirt/amd64`);
+    const done = await daemon.http.withToken(daemon.adminToken).get(`${BOX}/version/1.0.0/provider/libvirt/amd64`);
     expect(done.json).toMatchObject({ hosted: true, checksum: createHash('sha256').update(Buffer.alloc(4 * 1024 * 1024, 3)).digest('hex') });
   });
 });
