@@ -126,8 +126,9 @@ export class JobRun {
     if (!(await this.d.repo.startPublishing(job.id, this.self, this.now()))) throw cancelled();
     // Under a hold: the job's files stop counting as references once it is no longer active.
     plan = await this.d.holds.keep([...done.values()].map((b) => b.sha256), () => publishPlan(plan, mirror, done, this.d, upstream.token !== null));
+    // The final counts too: two downloads' progress writes may reach PostgreSQL's pool out of order.
     await this.d.repo.transitionJob(job.id, ['running'], {
-      state: 'done', plan: JSON.stringify(plan), message: summary(plan), finished_at: this.now(), updated_at: this.now(),
+      state: 'done', plan: JSON.stringify(plan), message: summary(plan), files_done: this.filesDone, bytes_done: this.bytes, finished_at: this.now(), updated_at: this.now(),
     }, this.self);
   }
 
