@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
 import { DEFAULT_DESKTOP_SETTINGS, DesktopSettings } from '../../daemon/src/contract/ipc';
 
 /** The desktop settings file (JSON in Electron's userData); a broken file falls back to the defaults. */
@@ -15,12 +16,14 @@ export class SettingsStore {
     }
   }
 
-  /** Writes through a temporary file, so a crash never leaves half a settings file. */
+  /**
+   * Writes through a temporary file, fsynced and renamed (write-file-atomic, as the daemon's
+   * lib/private-files.ts, which the shell may not import), so a crash never leaves half a settings file.
+   */
   save(settings: DesktopSettings): DesktopSettings {
     const valid = DesktopSettings.parse(settings);
     mkdirSync(dirname(this.file), { recursive: true });
-    writeFileSync(`${this.file}.tmp`, `${JSON.stringify(valid, null, 2)}\n`);
-    renameSync(`${this.file}.tmp`, this.file);
+    writeFileAtomic.sync(this.file, `${JSON.stringify(valid, null, 2)}\n`);
     return valid;
   }
 }

@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { chmod, mkdir, open, readdir, rename, rm, stat, truncate, unlink, utimes } from 'node:fs/promises';
+import { chmod, open, readdir, rename, rm, stat, truncate, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -11,6 +11,7 @@ import { digesterFor } from './digester';
 import { hashingTap } from './hashing-tap';
 import { detachedBody } from './detached-body';
 import type { DiskSpace } from './disk-space';
+import { fsyncPath, PRIVATE_FILE, privateDir } from '../lib/private-files';
 import { diskFullError } from '../store/storage-errors';
 import { BufferPool } from './downloads/buffer-pool';
 import { sendRange } from './downloads/send-range';
@@ -36,20 +37,6 @@ const READ_CHUNK = 1024 * 1024;
 const SEND_CHUNK = 512 * 1024;
 /** Send buffers kept for the next downloads: two each for eight at once (8 MiB at most). */
 const SEND_BUFFERS_KEPT = 16;
-const PRIVATE_DIR = 0o700;
-const PRIVATE_FILE = 0o600;
-
-/** A folder (and its parents) that only the daemon's user can enter, whatever the umask. */
-async function privateDir(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR });
-  await chmod(dir, PRIVATE_DIR);
-}
-
-/** fsync through a new descriptor: on Linux it flushes the file's data whichever fd wrote it. */
-async function fsyncFile(path: string): Promise<void> {
-  const fh = await open(path, 'r');
-  try { await fh.sync(); } finally { await fh.close(); }
-}
 
 export class FsBlobStore implements BlobStore {
   private readonly blobsDir: string;
@@ -106,7 +93,7 @@ export class FsBlobStore implements BlobStore {
       await pipeline([input.source, ...stages, out]);
       opts.received?.();
       await chmod(file, PRIVATE_FILE);
-      await fsyncFile(file);
+      await fsyncPath(file);
       const size = kept + counter.bytes;
       if (opts.expectedSize !== undefined && size !== opts.expectedSize) throw new SizeMismatchError(opts.expectedSize, size);
       const digests = await digester.digest();
@@ -138,7 +125,7 @@ export class FsBlobStore implements BlobStore {
       await unlink(from);
     } else {
       await rename(from, target);
-      await fsyncFile(join(this.blobsDir, staged.sha256.slice(0, 2)));
+      await fsyncPath(join(this.blobsDir, staged.sha256.slice(0, 2)));
     }
     await this.discard(staged.uploadId);
     return { sha256: staged.sha256, size: staged.size };

@@ -4,7 +4,7 @@ import { FsBlobStore } from '../blobs/fs-blob-store';
 import { hashFile } from '../mirror/cli/files';
 import { VERSION } from '../version';
 import { damageOf, openDataDb, type DataDb } from './database';
-import { PRIVATE_FILE } from '../store/data-folder';
+import { PRIVATE_FILE } from '../lib/private-files';
 import { DAMAGED_DATABASE_HINT } from '../store/storage-errors';
 import { claimEmptyFolder, copyHashed, fsyncTree, type Hashed } from './files';
 import { blobEntry, writeManifest, type BackupFile } from './manifest';

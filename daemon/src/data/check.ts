@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { FsBlobStore } from '../blobs/fs-blob-store';
 import { hashFile } from '../mirror/cli/files';
 import { damageOf, openDataDb, type DataDb } from './database';
-import { privateDir } from './files';
+import { privateDir } from '../lib/private-files';
 import { DataRepository, type BlobReference } from './repository';
 
 export interface CheckOptions {

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { chmod, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { PRIVATE_DIR, PRIVATE_FILE } from '../store/data-folder';
+import { fsyncPath, PRIVATE_FILE, privateDir } from '../lib/private-files';
 
 /*
  * File helpers of backup, restore and check (hashing a file alone: mirror/cli/files.ts hashFile).
@@ -18,12 +18,6 @@ const CHUNK = 1024 * 1024;
 export interface Hashed {
   sha256: string;
   size: number;
-}
-
-/** Creates a folder (and its parents) owner-only; an existing one is made owner-only too. */
-export async function privateDir(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR });
-  await chmod(dir, PRIVATE_DIR);
 }
 
 /**
@@ -45,12 +39,6 @@ export async function copyHashed(from: string, to: string): Promise<Hashed> {
   await pipeline(createReadStream(from, { highWaterMark: CHUNK }), tap, createWriteStream(to, { flags: 'wx', mode: PRIVATE_FILE, highWaterMark: CHUNK }));
   await fsyncPath(to);
   return { sha256: h.digest('hex'), size };
-}
-
-/** fsync of a file or a folder (a folder: so that the names created in it are durable). */
-export async function fsyncPath(path: string): Promise<void> {
-  const fh = await open(path, 'r');
-  try { await fh.sync(); } finally { await fh.close(); }
 }
 
 /** fsync of every folder under `root`, then `root`: the names of the files copied into them are durable. */

@@ -1,9 +1,8 @@
-import { open, readFile, rename } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { describeIssues } from '../http/validate';
-import { PRIVATE_FILE } from '../store/data-folder';
-import { fsyncPath } from './files';
+import { writeFileAtomically } from '../lib/private-files';
 
 /** Written last into a backup folder: a folder without it is not a (complete) backup. */
 export const BACKUP_MANIFEST = 'boxyard-backup.json';
@@ -34,18 +33,9 @@ export type BackupManifest = z.infer<typeof BackupManifest>;
 export const blobEntry = (sha256: string): string => `blobs/sha256/${sha256.slice(0, 2)}/${sha256}`;
 export const isBlobEntry = (path: string): boolean => path.startsWith('blobs/');
 
-/** Writes the manifest through a temporary file, fsynced and renamed: it appears whole or not at all. */
+/** Writes the manifest owner-only, whole or not at all (lib/atomic-file.ts). */
 export async function writeManifest(dir: string, manifest: BackupManifest): Promise<void> {
-  const path = join(dir, BACKUP_MANIFEST);
-  const fh = await open(`${path}.tmp`, 'wx', PRIVATE_FILE);
-  try {
-    await fh.writeFile(`${JSON.stringify(manifest, null, 2)}\n`);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await rename(`${path}.tmp`, path);
-  await fsyncPath(dir);
+  await writeFileAtomically(join(dir, BACKUP_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
 /** The manifest of a backup folder, checked; a clear error when it is missing or not one. */

@@ -2,7 +2,8 @@ import { readdir, rename, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { inside } from '../mirror/cli/files';
 import { damageOf, openDataDb } from './database';
-import { claimEmptyFolder, copyHashed, fsyncPath, fsyncTree, type Hashed } from './files';
+import { fsyncPath } from '../lib/private-files';
+import { claimEmptyFolder, copyHashed, fsyncTree, type Hashed } from './files';
 import { BACKUP_MANIFEST, isBlobEntry, readManifest, type BackupFile, type BackupManifest } from './manifest';
 import { DataRepository } from './repository';
 

@@ -1,9 +1,6 @@
 import { chmodSync, closeSync, existsSync, fchmodSync, mkdirSync, openSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-
-/** Only the daemon's user may enter the data folder's folders or read its files. */
-export const PRIVATE_DIR = 0o700;
-export const PRIVATE_FILE = 0o600;
+import { PRIVATE_DIR, PRIVATE_FILE } from '../lib/private-files';
 
 /** Folders every data folder has (the blob store's layout: blobs/fs-blob-store.ts). */
 const FOLDERS = ['blobs', join('blobs', 'sha256'), 'uploads'];

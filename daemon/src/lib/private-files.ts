@@ -1,0 +1,33 @@
+import { chmod, mkdir, open } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+
+/** Only the daemon's user may enter its private folders or read its private files (the data folder, TLS keys). */
+export const PRIVATE_DIR = 0o700;
+export const PRIVATE_FILE = 0o600;
+
+/** Creates a folder (and its parents) owner-only, whatever the umask; an existing one is made owner-only too. */
+export async function privateDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR });
+  await chmod(dir, PRIVATE_DIR);
+}
+
+/** fsync of a file or a folder (a folder: so that the names created in it are durable). */
+export async function fsyncPath(path: string): Promise<void> {
+  const fh = await open(path, 'r');
+  try { await fh.sync(); } finally { await fh.close(); }
+}
+
+/**
+ * Writes `data` to `path` whole or not at all, the one way the daemon replaces a file in place:
+ * write-file-atomic writes a temporary file of a unique name beside it, fsyncs it, gives it `mode`
+ * (set exactly, whatever the umask or the old file's mode: private, 0600, unless told) and renames
+ * it over `path`; then the folder is fsynced, so that the new name is durable too. A crash at any
+ * point leaves the old file or the new one, never half of either. The file belongs to whoever
+ * writes it (not to the old file's owner, write-file-atomic's default).
+ */
+export async function writeFileAtomically(path: string, data: string | Buffer, opts: { mode?: number } = {}): Promise<void> {
+  // `chown: false` is write-file-atomic's documented "leave the owner alone"; its types leave it out.
+  await writeFileAtomic(path, data, { mode: opts.mode ?? PRIVATE_FILE, fsync: true, chown: false as unknown as undefined });
+  await fsyncPath(dirname(path));
+}
