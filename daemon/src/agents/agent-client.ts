@@ -1,6 +1,8 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { errorCodeOf } from '../contract/error-codes';
 import { AGENT } from '../http/route-table';
 import { pathTo } from '../http/urls';
+import { retrying } from '../lib/backoff';
 
 /**
  * The Boxyard agent (`boxyard agent --url … --token …`): registers with a pool's agent token,
@@ -30,17 +32,13 @@ export interface AgentExit {
 }
 
 type Answer = { kind: 'ok'; body: Record<string, unknown> } | { kind: 'stop'; reason: string } | { kind: 'aborted' };
+/** An answer worth another try (5xx, 429, …), already logged by `attempt`. */
+const RETRY = new Error('the daemon asked to try again');
 
 const REQUEST_TIMEOUT_MS = 10_000;
 
 /** Waits `ms`, or less when the signal fires. */
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() { clearTimeout(t); signal.removeEventListener('abort', done); resolve(); }
-    signal.addEventListener('abort', done, { once: true });
-  });
+const sleep = (ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }).catch(() => undefined);
 
 export class BoxyardAgent {
   private readonly base: string;
@@ -71,20 +69,23 @@ export class BoxyardAgent {
     return { code: 0, reason: 'stopped by signal' };
   }
 
-  /** One request, retried with doubling backoff while the daemon is away or failing (5xx, 429). */
+  /** One request, retried with doubling backoff (lib/backoff.ts) while the daemon is away or failing (5xx, 429). */
   private async call(path: string, body: unknown, signal: AbortSignal): Promise<Answer> {
-    let wait = this.o.minBackoffMs ?? 500;
-    for (;;) {
-      if (signal.aborted) return { kind: 'aborted' };
-      try {
+    try {
+      return await retrying(async () => {
         const answer = await this.attempt(path, body, AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]));
-        if (answer) return answer;
-      } catch (err) {
-        if (signal.aborted) return { kind: 'aborted' };
-        this.o.log(`daemon unreachable (${err instanceof Error ? err.message : String(err)}); retrying in ${wait / 1000}s`);
-      }
-      await sleep(wait, signal);
-      wait = Math.min(wait * 2, this.o.maxBackoffMs ?? 30_000);
+        if (!answer) throw RETRY;
+        return answer;
+      }, {
+        backoff: { firstMs: this.o.minBackoffMs ?? 500, maxMs: this.o.maxBackoffMs ?? 30_000 },
+        signal,
+        onRetry: (err, wait) => {
+          if (err !== RETRY) this.o.log(`daemon unreachable (${err instanceof Error ? err.message : String(err)}); retrying in ${wait / 1000}s`);
+        },
+      });
+    } catch (err) {
+      if (signal.aborted) return { kind: 'aborted' };
+      throw err;
     }
   }
 

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { isPostgres } from './dialect';
 import { isStalePlan } from './cache/named-statements';
+import { retrying, type Backoff } from '../lib/backoff';
 
 /**
  * PostgreSQL's "could not serialize access" and "deadlock detected", and "cached plan must not
@@ -19,6 +20,8 @@ function retryable(err: unknown): boolean {
  * without a true conflict: enough attempts, with a growing pause, that a busy moment passes.
  */
 const ATTEMPTS = 30;
+/** Spread the retries of transactions that keep meeting each other: a random wait below 2, 4, … 128 ms. */
+const SPREAD: Backoff = { firstMs: 2, maxMs: 128, jitter: 'full' };
 
 /**
  * Runs `fn` in one transaction that behaves as if no other ran at the same time, on both
@@ -44,14 +47,6 @@ export function inBatch<DB, T>(db: Kysely<DB>, fn: (trx: Transaction<DB>) => Pro
   return retried(() => db.transaction().execute(fn));
 }
 
-async function retried<T>(run: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await run();
-    } catch (err) {
-      if (attempt >= ATTEMPTS || !retryable(err)) throw err;
-      // Spread the retries of transactions that keep meeting each other: up to 2, 4, … 128 ms.
-      await new Promise((r) => setTimeout(r, Math.random() * 2 ** Math.min(attempt, 7)));
-    }
-  }
+function retried<T>(run: () => Promise<T>): Promise<T> {
+  return retrying(run, { backoff: SPREAD, attempts: ATTEMPTS, retryable });
 }
