@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { sha256Hex } from '../lib/crypto';
@@ -98,18 +99,12 @@ export class TokenService {
 
   /**
    * Hashes of recently presented secrets: every authenticated request hashes its token, and the
-   * hash cost more than the cached lookup it keys. Bounded: emptied when it reaches its size. The
-   * lookup is by equality in SQL (an index), so no comparison of secrets happens in JavaScript.
+   * hash cost more than the cached lookup it keys. Bounded: the secret presented longest ago goes
+   * first. The lookup is by equality in SQL (an index), so no comparison of secrets happens in JavaScript.
    */
-  private readonly hashes = new Map<string, string>();
+  private readonly hashes = new LRUCache<string, string>({ max: 1000, memoMethod: (secret) => sha256Hex(secret) });
   private hashOf(secret: string): string {
-    let hash = this.hashes.get(secret);
-    if (hash === undefined) {
-      if (this.hashes.size >= 1000) this.hashes.clear();
-      hash = sha256Hex(secret);
-      this.hashes.set(secret, hash);
-    }
-    return hash;
+    return this.hashes.memo(secret);
   }
 
   list = (user: UserRow) => this.repo.listTokens(user.id);

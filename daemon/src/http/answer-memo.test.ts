@@ -59,4 +59,18 @@ describe('AnswerMemo', () => {
     send('host-0');
     expect(builds).toBe(21);
   });
+
+  it('drops the variant kept first, however often it was read since', () => {
+    const memo = new AnswerMemo();
+    const box = Object.freeze({});
+    const built: string[] = [];
+    const send = (variant: string) => memo.send(ctx(), [box], variant, () => { built.push(variant); return { variant }; });
+    for (let i = 0; i < 8; i++) send(`host-${i}`);
+    send('host-0');
+    send('host-8');
+    send('host-1');
+    expect(built.slice(8)).toEqual(['host-8']);
+    send('host-0');
+    expect(built.slice(8)).toEqual(['host-8', 'host-0']);
+  });
 });

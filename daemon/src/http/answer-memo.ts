@@ -1,9 +1,13 @@
 import type { Context } from 'koa';
+import { LRUCache } from 'lru-cache';
 
-/** Variants (base URL × API version) kept per value: a handful in practice; the bound keeps odd Host headers from growing it. */
+/**
+ * Variants (base URL × API version) kept per value: a handful in practice; the bound keeps odd Host
+ * headers from growing it. The first kept goes first (read with `peek`, which leaves the order alone).
+ */
 const MAX_VARIANTS = 8;
 
-interface Entry { rest: readonly object[]; variants: Map<string, Buffer> }
+interface Entry { rest: readonly object[]; variants: LRUCache<string, Buffer> }
 
 /**
  * JSON answers kept as bytes beside the values they were built from. A read cache
@@ -30,13 +34,12 @@ export class AnswerMemo {
     const [first, ...rest] = from;
     let entry = this.byFirst.get(first);
     if (!entry || entry.rest.length !== rest.length || entry.rest.some((o, i) => o !== rest[i])) {
-      entry = { rest, variants: new Map() };
+      entry = { rest, variants: new LRUCache({ max: MAX_VARIANTS }) };
       this.byFirst.set(first, entry);
     }
-    const kept = entry.variants.get(variant);
+    const kept = entry.variants.peek(variant);
     if (kept) return kept;
     const made = serialize();
-    if (entry.variants.size >= MAX_VARIANTS) entry.variants.delete(entry.variants.keys().next().value as string);
     entry.variants.set(variant, made);
     return made;
   }
