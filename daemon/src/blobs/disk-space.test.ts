@@ -5,7 +5,7 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InsufficientStorageError } from '../lib/errors';
-import { DiskSpace, humanBytes } from './disk-space';
+import { DiskSpace } from './disk-space';
 
 const MIB = 1024 * 1024;
 const dir = mkdtempSync(join(tmpdir(), 'boxyard-space-'));
@@ -28,12 +28,6 @@ const stream = (guard: NodeJS.ReadWriteStream, n: number) => {
   const chunk = Buffer.alloc(MIB);
   return pipeline(Readable.from((function* () { for (let i = 0; i < n; i++) yield chunk; })()), guard, new Writable({ write: (_c, _e, cb) => cb() }));
 };
-
-describe('humanBytes', () => {
-  it.each([[0, '0 bytes'], [1023, '1023 bytes'], [1536, '1.5 KiB'], [12 * MIB, '12 MiB'], [2.25 * 1024 * MIB, '2.3 GiB']])('%d is %s', (n, text) => {
-    expect(humanBytes(n)).toBe(text);
-  });
-});
 
 describe('DiskSpace', () => {
   it('reads the free space of the folder\'s disk', async () => {

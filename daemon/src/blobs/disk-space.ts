@@ -1,5 +1,6 @@
 import { statfs } from 'node:fs/promises';
 import { Transform } from 'node:stream';
+import { humanBytes } from '../contract/bytes';
 import { InsufficientStorageError } from '../lib/errors';
 import { FREE_SPACE_HINT } from '../store/storage-errors';
 
@@ -7,15 +8,6 @@ import { FREE_SPACE_HINT } from '../store/storage-errors';
 const RECHECK_EVERY = 64 * 1024 * 1024;
 
 const MIB = 1024 * 1024;
-
-/** 1.5 GiB, 800 MiB, 12 KiB: sizes as people read them in an error message. */
-export function humanBytes(n: number): string {
-  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
-  return i === 0 ? `${n} bytes` : `${v >= 10 ? Math.round(v) : v.toFixed(1)} ${units[i]}`;
-}
 
 /**
  * Free space on the disk of the data folder, against a reserve kept for the database and the

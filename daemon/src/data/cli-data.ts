@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { databaseFile, type Config } from '../config';
-import { formatBytes } from '../mirror/cli/meter';
+import { formatBytes } from '../contract/bytes';
 import { backup } from './backup';
 import { check, type Problem } from './check';
 import { restore } from './restore';

@@ -6,7 +6,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema';
 import type { DiskSpace } from '../blobs/disk-space';
 import type { BlobStore } from '../blobs/blob-store';
-import { humanBytes } from '../blobs/disk-space';
+import { humanBytes } from '../contract/bytes';
 import type { Clock } from '../lib/clock';
 import type { IntegrityCheck } from '../store/integrity';
 import { DAMAGED_DATABASE_HINT, isDatabaseDamage } from '../store/storage-errors';

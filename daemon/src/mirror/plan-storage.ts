@@ -1,4 +1,5 @@
-import { humanBytes, type DiskSpace } from '../blobs/disk-space';
+import type { DiskSpace } from '../blobs/disk-space';
+import { humanBytes } from '../contract/bytes';
 import type { BlobStore } from '../blobs/blob-store';
 import { InsufficientStorageError } from '../lib/errors';
 

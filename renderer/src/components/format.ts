@@ -1,13 +1,4 @@
-const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-
-/** 1536 → "1.5 KiB". */
-export function formatBytes(n: number | null | undefined): string {
-  if (n === null || n === undefined || !Number.isFinite(n)) return '—';
-  let v = n;
-  let i = 0;
-  while (v >= 1024 && i < UNITS.length - 1) { v /= 1024; i++; }
-  return `${i === 0 ? v : v.toFixed(1)} ${UNITS[i]}`;
-}
+export { formatBytes } from '../../../daemon/src/contract/bytes';
 
 /** 3725 → "1 h 2 min"; 42 → "42 s". */
 export function formatDuration(seconds: number | null | undefined): string {

@@ -7,7 +7,7 @@ import {
   checkedSha, isSha256, UPLOAD_ID,
   type BlobRef, type BlobStore, type ByteRange, type DigestAlgorithm, type StagedBlob, type WriteOptions,
 } from '../blob-store';
-import { humanBytes } from '../disk-space';
+import { humanBytes } from '../../contract/bytes';
 import { digesterFor, type Digester } from '../digester';
 import { bucketOf, blobKey, blobsPrefix, presignClientFor, stagingKey, stagingPrefix, type Bucket } from './bucket';
 import { copyObject, S3_COPY_LIMITS, type CopyLimits } from './copy';

@@ -1,4 +1,5 @@
 import { MultiBar, Presets, type SingleBar } from 'cli-progress';
+import { formatBytes } from '../../contract/bytes';
 
 /** Where a transfer stands; rate and ETA are worked out here when the caller has none. */
 export interface Progress {
@@ -21,15 +22,8 @@ export interface Meter {
   stop(): void;
 }
 
-const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-
-/** 1536 → "1.5 KiB". */
-export function formatBytes(n: number): string {
-  let v = n;
-  let u = 0;
-  while (v >= 1024 && u < UNITS.length - 1) { v /= 1024; u++; }
-  return u === 0 ? `${n} B` : `${v.toFixed(1)} ${UNITS[u]}`;
-}
+/** The CLI's sizes: the contract's, as the web UI shows them. */
+export { formatBytes };
 
 export function formatSeconds(s: number): string {
   const t = Math.round(s);
