@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { SecureListener } from './tls/listener';
 import type { Config } from './config';
-import { isLoopback } from './http/guards/hosts';
+import { isLoopback } from './lib/host-names';
 import { DEFAULT_HOST, LAN_HOST } from './contract/ipc';
 import { tuneMalloc } from './lib/malloc-tuning';
 import { limitHeapGrowth } from './lib/heap-growth';

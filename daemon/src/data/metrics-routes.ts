@@ -5,7 +5,7 @@ import { AGENT_STATUSES } from '../contract/wire/jsonapi';
 import { JOB_STATES } from '../contract/wire/mirror';
 import { ForbiddenError } from '../lib/errors';
 import type { LeaderSource } from '../http/health';
-import { isLoopback } from '../http/guards/hosts';
+import { isLoopback } from '../lib/host-names';
 import type { Metrics } from '../http/metrics';
 import { ROOT } from '../http/route-table';
 import type { Store } from '../store/db';
@@ -42,8 +42,7 @@ export function registerScrapedMetrics(m: Metrics, d: { store: Store; leadership
  * proxy on this machine every client would look local.
  */
 function fromThisMachine(ctx: Context): boolean {
-  const address = (ctx.req.socket.remoteAddress ?? '').replace(/^::ffff:/i, '');
-  return isLoopback(address) && !ctx.get('x-forwarded-for') && !ctx.get('forwarded');
+  return isLoopback(ctx.req.socket.remoteAddress ?? '') && !ctx.get('x-forwarded-for') && !ctx.get('forwarded');
 }
 
 /** Equal without telling how much of it matched. */

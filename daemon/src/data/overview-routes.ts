@@ -7,6 +7,7 @@ import { BOXYARD } from '../http/route-table';
 import { requireUser } from '../auth/middleware';
 import type { DiskSpace } from '../blobs/disk-space';
 import { lanUrls } from '../contract/lan';
+import { isLoopback } from '../lib/host-names';
 import { LAN_HOST } from '../contract/ipc';
 import type { OverviewJson } from '../contract/wire/overview';
 import type { HealthReport } from './health';
@@ -23,8 +24,6 @@ export interface OverviewRouteDeps {
   tls: Pick<CertificateSource, 'status' | 'ca'> | null;
 }
 
-const LOOPBACK = /^(127\.|::1$|localhost$)/;
-
 /**
  * Where colleagues reach this daemon: the public URL when one is set; else, listening on every
  * interface, one URL per network address; else the one address it listens on, unless that is
@@ -33,7 +32,7 @@ const LOOPBACK = /^(127\.|::1$|localhost$)/;
 function colleaguesUrls(config: OverviewRouteDeps['config'], port: number, scheme: 'http' | 'https'): string[] {
   if (config.publicUrl) return [config.publicUrl];
   if (config.host === LAN_HOST || config.host === '::') return lanUrls(true, port, networkInterfaces(), scheme);
-  if (LOOPBACK.test(config.host)) return [];
+  if (isLoopback(config.host)) return [];
   return [`${scheme}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`];
 }
 

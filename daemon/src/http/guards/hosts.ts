@@ -2,6 +2,7 @@ import { hostname as osHostname, networkInterfaces } from 'node:os';
 import type { Context } from 'koa';
 import type { Config } from '../../config';
 import { MisdirectedError } from '../../lib/errors';
+import { normalizeHost as normalize } from '../../lib/host-names';
 
 /** Where the daemon's own names come from; tests pass fixed ones. */
 export interface HostSources {
@@ -18,17 +19,6 @@ export const systemHostSources: HostSources = {
 
 const WILDCARD_BINDS = new Set(['0.0.0.0', '::', '[::]', '']);
 const LOOPBACK = ['localhost', '127.0.0.1', '::1'];
-
-/** A bind address only this machine reaches (plain HTTP is fine there; anywhere else the daemon warns). */
-export const isLoopback = (host: string): boolean => {
-  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
-  return LOOPBACK.includes(h) || h.startsWith('127.');
-};
-
-/** Lower case, no brackets around an IPv6 address, no zone, no trailing dot. */
-function normalize(name: string): string {
-  return name.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '').replace(/\.$/, '');
-}
 
 /**
  * What `--allowed-hosts` entries mean (config.ts): a name or address, `.domain` for that domain
