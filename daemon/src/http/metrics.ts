@@ -2,8 +2,11 @@ import type { Context, Middleware } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { ROOT } from './route-table';
 
-/** Paths answered outside the routers, each its own label; any other path no route matched is `unmatched`. */
-const FIXED = new Set(['/healthz', '/readyz', '/metrics', '/ca.pem', '/ca.crt', '/.well-known/terraform.json']);
+/**
+ * Paths answered outside the routers (the route table's root paths without parameters: health,
+ * the CA, discovery, the metrics), each its own label; any other path no route matched is `unmatched`.
+ */
+const FIXED = new Set(Object.values(ROOT).map((r) => r.path).filter((path) => !path.includes(':')));
 
 /**
  * The route a request is counted under: the template @koa/router matched (`/api/v1/box/:username/:name`),
