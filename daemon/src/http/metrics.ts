@@ -6,7 +6,7 @@ import { ROOT } from './route-table';
  * Paths answered outside the routers (the route table's root paths without parameters: health,
  * the CA, discovery, the metrics), each its own label; any other path no route matched is `unmatched`.
  */
-const FIXED = new Set(Object.values(ROOT).map((r) => r.path).filter((path) => !path.includes(':')));
+const FIXED: ReadonlySet<string> = new Set(Object.values(ROOT).map((r) => r.path).filter((path) => !path.includes(':')));
 
 /**
  * The route a request is counted under: the template @koa/router matched (`/api/v1/box/:username/:name`),
