@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, humanBytes } from './bytes';
+// Beside the rule would be daemon/src/contract/, which holds only what the web UI bundles (test/runtime-boundaries.test.ts).
+import { formatBytes, humanBytes } from '../daemon/src/contract/bytes';
 
 const MIB = 1024 * 1024;
 
