@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-// Beside the rule would be daemon/src/contract/, which holds only what the web UI bundles (test/runtime-boundaries.test.ts).
 import { formatBytes, humanBytes } from '../daemon/src/contract/bytes';
+
+// The test of daemon/src/contract/bytes.ts: contract/ holds only what the web UI bundles (test/runtime-boundaries.test.ts).
 
 const MIB = 1024 * 1024;
 
