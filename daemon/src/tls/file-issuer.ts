@@ -15,7 +15,7 @@ export async function loadCertificateFiles(certFile: string, keyFile: string, no
   });
   const [cert, key] = await Promise.all([text(certFile, 'certificate'), text(keyFile, 'key')]);
   await checkPrivate(keyFile, 'file', 'group');
-  const { notBefore, notAfter } = checkPair(cert, key, now, { cert: certFile, key: keyFile });
+  const { notBefore, notAfter } = checkPair(cert, key, now, { names: { cert: certFile, key: keyFile } });
   return { key, cert, notBefore, notAfter };
 }
 

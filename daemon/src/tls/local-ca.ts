@@ -37,7 +37,7 @@ export type Replaced = NonNullable<LocalCaJson['replaced']>;
 /** The CA's certificate and key checked as a pair (not its dates: its clients check those). */
 function caPair(certPem: string, keyPem: string, certPath: string, keyPath: string) {
   try {
-    return checkPair(certPem, keyPem, null, { cert: certPath, key: keyPath });
+    return checkPair(certPem, keyPem, null, { names: { cert: certPath, key: keyPath } });
   } catch (err) {
     if (err instanceof PairError && err.fault === 'mismatch') {
       throw new TlsSetupError(`${keyPath} is not the key of ${certPath}: restore the pair, or make a new CA with boxyard tls new-ca (clients must then trust it again).`);
@@ -136,7 +136,7 @@ export class LocalCa {
     const [cert, key] = await Promise.all([readFile(join(this.dir, SERVER_FILE), 'utf8').catch(() => null), readFile(join(this.dir, SERVER_KEY), 'utf8').catch(() => null)]);
     if (!cert || !key) return null;
     try {
-      const { leaf, notBefore, notAfter } = checkPair(cert, key, now);
+      const { leaf, notBefore, notAfter } = checkPair(cert, key, now, { early: 'allowed' });
       const has = new Set(sanNames(leaf.subjectAltName ?? '').map(normalHost));
       // Signed by this CA's key: one left from a CA that was replaced is issued again.
       if (!leaf.verify(new NodeX509(this.certPem).publicKey)) return null;

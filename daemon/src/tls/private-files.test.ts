@@ -34,6 +34,7 @@ describe('tls/ private files', () => {
     expect(fault(() => checkPair(a.cert, b.key, new Date()))).toBe('mismatch');
     expect(fault(() => checkPair(a.cert, a.key, new Date(a.notAfter.getTime() + 1)))).toBe('expired');
     expect(fault(() => checkPair(a.cert, a.key, new Date(a.notBefore.getTime() - 1)))).toBe('not_yet_valid');
+    expect(fault(() => checkPair(a.cert, a.key, new Date(a.notBefore.getTime() - 1), { early: 'allowed' }))).toBeNull();
     expect(fault(() => checkPair(a.cert, a.key, null))).toBeNull();
     expect(fault(() => checkPair('nope', a.key, null))).toBe('certificate');
     expect(fault(() => checkPair(a.cert, 'nope', null))).toBe('key');

@@ -67,9 +67,12 @@ export interface CheckedPair { leaf: X509Certificate; key: KeyObject; notBefore:
  * The one check of a key and its certificate: both parse (PEM; an encrypted key is not
  * supported), the key is the certificate's, and `at` is within its dates (`at` null: dates not
  * checked, for a CA, which is checked by the clients that trust it). `names` are what messages
- * call the two (file names, by default "the certificate" and "the key").
+ * call the two (file names, by default "the certificate" and "the key"). `early: 'allowed'`
+ * passes one not valid yet: a certificate the daemon got itself, from a CA whose clock is ahead
+ * (pebble's starts at the second it is issued), would otherwise be ordered again at once.
  */
-export function checkPair(cert: string, key: string, at: Date | null, names: { cert: string; key: string } = { cert: 'the certificate', key: 'the key' }): CheckedPair {
+export function checkPair(cert: string, key: string, at: Date | null, opts: { names?: { cert: string; key: string }; early?: 'refused' | 'allowed' } = {}): CheckedPair {
+  const names = opts.names ?? { cert: 'the certificate', key: 'the key' };
   let leaf: X509Certificate;
   try {
     leaf = new X509Certificate(cert);
@@ -86,6 +89,6 @@ export function checkPair(cert: string, key: string, at: Date | null, names: { c
   const notBefore = new Date(leaf.validFrom);
   const notAfter = new Date(leaf.validTo);
   if (at && notAfter <= at) throw new PairError('expired', `The certificate in ${names.cert} expired on ${notAfter.toISOString()}.`);
-  if (at && notBefore > at) throw new PairError('not_yet_valid', `The certificate in ${names.cert} is not valid before ${notBefore.toISOString()}.`);
+  if (at && notBefore > at && opts.early !== 'allowed') throw new PairError('not_yet_valid', `The certificate in ${names.cert} is not valid before ${notBefore.toISOString()}.`);
   return { leaf, key: privateKey, notBefore, notAfter };
 }
