@@ -8,7 +8,7 @@ import type { LocalCaJson } from '../contract/wire/overview';
 import { allowedHostEntries, listensOnAll, machineNames, normalHost, type NameSettings } from '../http/own-names';
 
 /**
- * The names `--tls auto`'s CA may certify (issue 40): its NameConstraints extension, critical, so
+ * The names `--tls auto`'s CA may certify: its NameConstraints extension, critical, so
  * that its key, if it is ever copied, signs for LAN names and addresses only, never for a public
  * site. `dns` are dNSName subtrees in the form without a leading dot, which RFC 5280, OpenSSL, Go
  * and NSS all read as the name itself and every name under it (`local` covers `lab.local`; the
@@ -107,7 +107,7 @@ export function nameConstraintsExtension(p: Permitted): x509.Extension {
   return new x509.Extension(id_ce_nameConstraints, true, AsnConvert.serialize(new NameConstraints({ permittedSubtrees: permitted, ...excluded })));
 }
 
-/** The permitted subtrees of a CA certificate's NameConstraints; null when it has none (a CA made before issue 40). */
+/** The permitted subtrees of a CA certificate's NameConstraints; null when it has none (a CA made before Boxyard's CAs had constraints). */
 export function constraintsOf(cert: x509.X509Certificate): Permitted | null {
   const ext = cert.getExtension(id_ce_nameConstraints);
   if (!ext) return null;
