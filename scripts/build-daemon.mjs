@@ -22,11 +22,9 @@ export async function buildDaemon() {
     target: 'node20',
     format: 'esm',
     external: ['better-sqlite3', 'koffi'],
-    // Bundled CommonJS dependencies call require(): give the ES module one.
-    banner: { js: "import { createRequire as __boxyardRequire } from 'node:module'; const require = __boxyardRequire(import.meta.url);" },
-    // ...and the __filename they read (write-file-atomic names its temporary files from it; undici
-    // then decorates a failed fetch's stack as it does unbundled). Only where no local one is bound.
-    define: { __filename: 'import.meta.filename' },
+    // Bundled CommonJS dependencies call require() and read __filename (write-file-atomic names its
+    // temporary files from it): give the ES module both.
+    banner: { js: "import { createRequire as __boxyardRequire } from 'node:module'; const require = __boxyardRequire(import.meta.url); const __filename = import.meta.filename;" },
     sourcemap: 'linked',
     // Without comments or spacing, and ASCII only (escaped): V8 keeps a bundle's source text in the
     // heap for lazy compilation, as two bytes a character once any character is not Latin-1 (a

@@ -79,7 +79,7 @@ describe('--tls-key made readable to others while the daemon runs', () => {
 
     const admin = await health('admin');
     expect(admin.json).toMatchObject({ status: 'degraded', checks: { tls: { status: 'failing' } } });
-    expect(admin.json.checks.tls.detail).toMatch(new RegExp(`could not be reloaded: ${escaped(live.key)} is open to users outside its owner and group \\(mode 644\\).*chmod 640 ${escaped(live.key)}.*still serving the one read before`));
+    expect(admin.json.checks.tls.detail).toMatch(new RegExp(`could not be reloaded: ${escaped(live.key)} is open to users outside its owner and group \\(mode 644\\).*chmod 640 ${escaped(live.key)}.*still serving the current one`));
     // The overview, an administrator's page, says the same.
     const overview = await d.http.withToken(d.adminToken).get('/api/boxyard/overview');
     expect(overview.json.overview.health.checks.tls.detail).toContain(live.key);

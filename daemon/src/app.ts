@@ -8,7 +8,7 @@ import { setSecurityHeaders } from './http/guards/security-headers';
 import { AllowedHosts, hostGuard } from './http/guards/hosts';
 import { SessionCookie } from './http/session-cookie';
 import { httpsGuard } from './http/guards/https';
-import { acmeChallenges, caRoutes } from './tls/build';
+import { acmeChallenges, caRoutes } from './tls/routes';
 import { maintenance } from './http/guards/maintenance';
 import { requestRateLimit } from './http/guards/rate-limit';
 import { health } from './http/health';

@@ -28,7 +28,7 @@ import { buildBlobs } from './blobs/build';
 import { buildAgentServices } from './tfc-services';
 import { MirrorRepository } from './mirror/repository';
 import { buildMirror } from './mirror/build';
-import { certificateSource } from './tls/build';
+import { certificateSource } from './tls/certificate-source';
 import { ImportService } from './mirror/import/service';
 import { OverviewQueries } from './data/overview';
 import { Metrics } from './http/metrics';

@@ -9,10 +9,11 @@ import { promisify } from 'node:util';
 import Koa from 'koa';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AcmeCertificates } from '../../daemon/src/tls/acme';
-import { acmeChallenges } from '../../daemon/src/tls/build';
+import { AcmeIssuer } from '../../daemon/src/tls/acme';
+import { acmeChallenges } from '../../daemon/src/tls/routes';
 import { ManualClock } from '../../daemon/src/lib/clock';
-import type { ServedCertificate } from '../../daemon/src/tls/certificates';
+import type { ServedCertificate } from '../../daemon/src/tls/issuer';
+import { ManagedCertificate } from '../../daemon/src/tls/maintenance';
 import { freePort, spawnDaemon, type SpawnedDaemon } from '../helpers/spawn-daemon';
 import { pebbleInstalled, startPebble, type Pebble } from '../helpers/pebble';
 
@@ -20,7 +21,7 @@ import { pebbleInstalled, startPebble, type Pebble } from '../helpers/pebble';
  * Issue 32: `--tls acme` against Debian's pebble, the ACME test server: the bundled daemon as users
  * start it obtains its certificate through HTTP-01 on --http-port, serves it, keeps it across a
  * restart, and a directory that is down stops the first start (never plain HTTP). Renewal runs on
- * the certificate source itself with a clock moved by hand. Mandatory when CI=true.
+ * the maintenance loop and ACME issuer themselves with a clock moved by hand. Mandatory when CI=true.
  */
 const installed = pebbleInstalled();
 const mandatory = process.env.CI === 'true';
@@ -105,13 +106,14 @@ describe.runIf(installed || mandatory)('--tls acme against pebble', () => {
     let own: Pebble;
     let challenges: Server;
     const clock = new ManualClock(new Date());
-    let source: AcmeCertificates;
+    let source: ManagedCertificate;
     const changes: ServedCertificate[] = [];
 
     beforeAll(async () => {
       const port = await freePort();
       own = await startPebble({ httpPort: port });
-      source = new AcmeCertificates({ dataDir: join(work, 'renew'), name: NAME, directory: own.directory, caFile: own.caFile, clock, log: pino({ level: 'silent' }) });
+      const log = pino({ level: 'silent' });
+      source = new ManagedCertificate(new AcmeIssuer({ dataDir: join(work, 'renew'), name: NAME, directory: own.directory, caFile: own.caFile, log }), { clock, log });
       // The daemon's own challenge middleware, on the port pebble validates.
       const app = new Koa().use(acmeChallenges(source));
       challenges = createServer(app.callback());

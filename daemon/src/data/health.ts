@@ -33,7 +33,7 @@ export interface DataHealthDeps {
   blobs: Probe;
   space: DiskSpace;
   clock: Clock;
-  /** With HTTPS on: whether the certificate source is well (tls/certificates.ts). */
+  /** With HTTPS on: whether the certificate source is well (tls/maintenance.ts). */
   tls?: () => { ok: boolean; message: string };
 }
 

@@ -12,7 +12,7 @@ import { LAN_HOST } from '../contract/ipc';
 import type { OverviewJson } from '../contract/wire/overview';
 import type { HealthReport } from './health';
 import { checksFor } from '../http/health';
-import type { CertificateSource } from '../tls/certificates';
+import type { CertificateSource } from '../tls/issuer';
 import { ACTIVITY_LIMIT, type OverviewQueries, type Viewer } from './overview';
 
 export interface OverviewRouteDeps {

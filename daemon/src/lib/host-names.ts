@@ -1,13 +1,16 @@
+import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { parseAddress } from './special-addresses';
 
 /**
  * A host name or address as the daemon compares them (a Host header, `--host`, `--allowed-hosts`,
- * a certificate's names): lower case, no brackets around an IPv6 address, no zone, no trailing dot.
- * Not for connecting: a link-local address needs its zone (lib/address-policy.ts keeps it).
+ * a certificate's names): lower case, no brackets around an IPv6 address, no zone, no trailing dot,
+ * an address as Node and certificates print it alike (`0:0:0:0:0:0:0:1` → `::1`, IPv4-mapped →
+ * IPv4). Not for connecting: a link-local address needs its zone (lib/address-policy.ts keeps it).
  */
 export function normalizeHost(name: string): string {
-  return name.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '').replace(/\.$/, '');
+  const n = name.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '').replace(/\.$/, '');
+  return isIP(n) ? ipaddr.process(n).toString() : n;
 }
 
 /**

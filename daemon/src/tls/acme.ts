@@ -1,16 +1,16 @@
-import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { Agent } from 'node:https';
-import { rootCertificates } from 'node:tls';
 import { basename, dirname, join } from 'node:path';
-import { ACME_CERT_FILE } from '../contract/lan';
 import type { Logger } from 'pino';
-import type { Clock } from '../lib/clock';
+import { ACME_CERT_FILE } from '../contract/lan';
 import { loadAcmeClient } from '../lib/lazy-modules';
-import type { CertificateSource, ServedCertificate, TlsStatus } from './certificates';
-import { clientFetch, readCaFile } from './client-fetch';
-import { checkPrivate, TlsSetupError, writePrivate } from './local-ca';
+import { caBundle, clientFetch, readCaFile } from './client-fetch';
 import { fingerprintOf } from './fingerprint';
+import type { Issuer, ServedCertificate } from './issuer';
+import { checkPair, checkPrivate, privateFolder, TlsSetupError, writePrivate, writeShared } from './private-files';
+
+type Acme = Awaited<ReturnType<typeof loadAcmeClient>>;
 
 const ACCOUNT_KEY = 'account-key.pem';
 /** The account's URL at its directory: later orders use it instead of registering again. */
@@ -19,9 +19,6 @@ const KEY = 'key.pem';
 const CERT = basename(ACME_CERT_FILE);
 /** Which directory and name the stored certificate is for: another of either asks for a new one. */
 const ORDER = 'order.json';
-
-const CHECK_MS = 3_600_000;
-const FIRST_RETRY_MS = 60_000;
 
 export interface AcmeOptions {
   dataDir: string;
@@ -32,7 +29,6 @@ export interface AcmeOptions {
   /** The directory's own CA (a private ACME server: step-ca, pebble), trusted besides the system's. */
   caFile?: string;
   log: Logger;
-  clock: Clock;
 }
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -41,27 +37,21 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
  * `--tls acme`: a certificate for the public URL's name from an ACME CA (Let's Encrypt by
  * default), through acme-client, with the HTTP-01 challenge answered on `--http-port` (80 unless
  * told: app.ts serves `challenge()` there). Kept in DATA/tls/acme/ (0700, keys 0600) with the
- * account key, so a restart serves it again. Renewed once a third of its life is left, checked
- * hourly; a failed renewal keeps the current one, is logged, retried (1 minute, doubling to an
- * hour) and makes /healthz `degraded`. Without a certificate at start, failing to get one stops the
- * start: never plain HTTP instead.
+ * account key, so a restart serves it again; renewed, and retried when that fails, by
+ * tls/maintenance.ts. Without a certificate at start, failing to get one stops the start: never
+ * plain HTTP instead.
  */
-export class AcmeCertificates implements CertificateSource {
+export class AcmeIssuer implements Issuer {
   readonly mode = 'acme';
   readonly publicTrust = true;
   readonly ca = null;
+  readonly failing: string;
   private readonly dir: string;
   private readonly challenges = new Map<string, string>();
-  private served?: ServedCertificate;
-  private onChange: (c: ServedCertificate) => void = () => {};
-  private problem: string | null = null;
-  private failures = 0;
-  private timer?: NodeJS.Timeout;
-  private stopped = false;
-  private running?: Promise<void>;
 
-  constructor(private readonly o: AcmeOptions) {
-    this.dir = join(o.dataDir, dirname(ACME_CERT_FILE));
+  constructor(private readonly opts: AcmeOptions) {
+    this.dir = join(opts.dataDir, dirname(ACME_CERT_FILE));
+    this.failing = `renewing the certificate through ${opts.directory} failed`;
   }
 
   /** The key authorization for an HTTP-01 token being validated now. */
@@ -69,93 +59,35 @@ export class AcmeCertificates implements CertificateSource {
     return this.challenges.get(token);
   }
 
-  async start(onChange: (c: ServedCertificate) => void): Promise<ServedCertificate> {
-    for (const d of [join(this.o.dataDir, 'tls'), this.dir]) {
-      await mkdir(d, { recursive: true, mode: 0o700 });
-      await checkPrivate(d, 'folder');
-    }
-    this.onChange = onChange;
-    this.served = (await this.stored()) ?? (await this.obtain().catch((err: unknown) => {
-      throw new TlsSetupError(`Could not get a certificate for ${this.o.name} from the ACME directory ${this.o.directory}: ${messageOf(err)}. ` +
-        `Check that the directory is reachable and that ${this.o.name} resolves to this machine with its --http-port (80 unless set) reachable from the internet.`);
-    }));
-    this.schedule(this.due() ? 0 : CHECK_MS);
-    return this.served;
+  async open(): Promise<void> {
+    for (const d of [join(this.opts.dataDir, 'tls'), this.dir]) await privateFolder(d);
   }
 
-  /** SIGHUP: renews now if it is due (or waits for the renewal already running). */
-  reload(): Promise<void> {
-    clearTimeout(this.timer);
-    return this.tick();
+  startFailure(err: unknown): Error {
+    const { name, directory } = this.opts;
+    return new TlsSetupError(`Could not get a certificate for ${name} from the ACME directory ${directory}: ${messageOf(err)}. ` +
+      `Check that the directory is reachable and that ${name} resolves to this machine with its --http-port (80 unless set) reachable from the internet.`);
   }
 
-  status(): TlsStatus {
-    const message = this.problem ?? `certificate for ${this.o.name} from ${this.o.directory}`;
-    return { ok: this.problem === null, mode: this.mode, not_after: this.served?.notAfter.toISOString() ?? null, message };
+  describe() {
+    return { message: `certificate for ${this.opts.name} from ${this.opts.directory}` };
   }
 
-  stop(): void {
-    this.stopped = true;
-    clearTimeout(this.timer);
-  }
-
-  /** Due once less than a third of the certificate's life is left (30 days of Let's Encrypt's 90). */
-  private due(): boolean {
-    if (!this.served) return true;
-    const from = new Date(new X509Certificate(this.served.cert).validFrom).getTime();
-    const to = this.served.notAfter.getTime();
-    return to - this.o.clock.now().getTime() < (to - from) / 3;
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => void this.tick(), ms);
-    this.timer.unref();
-  }
-
-  /** One check (and renewal) at a time: a SIGHUP during a scheduled renewal joins it. */
-  private tick(): Promise<void> {
-    this.running ??= this.check().finally(() => { this.running = undefined; });
-    return this.running;
-  }
-
-  private async check(): Promise<void> {
-    if (this.stopped) return;
-    clearTimeout(this.timer);
-    if (this.due()) {
-      try {
-        const next = await this.obtain();
-        if (this.stopped) return;
-        this.served = next;
-        this.problem = null;
-        this.failures = 0;
-        this.onChange(next);
-      } catch (err) {
-        const wait = Math.min(FIRST_RETRY_MS * 2 ** this.failures++, CHECK_MS);
-        this.problem = `renewing the certificate through ${this.o.directory} failed: ${messageOf(err)}; retrying in ${Math.round(wait / 1000)} s (still serving the current one until ${this.served?.notAfter.toISOString()})`;
-        this.o.log.error({ err, retry_in_s: wait / 1000 }, 'renewing the ACME certificate failed; still serving the current one');
-        return this.schedule(wait);
-      }
-    }
-    this.schedule(CHECK_MS);
-  }
-
-  /** The stored certificate when it is for this directory and name, matches its key and has not ended. */
-  private async stored(): Promise<ServedCertificate | null> {
+  /** The stored certificate when it is for this directory and name, and passes `checkPair` at `now`. */
+  async held(now: Date): Promise<ServedCertificate | null> {
     const read = (f: string) => readFile(join(this.dir, f), 'utf8').catch(() => null);
     const [cert, key, order] = await Promise.all([read(CERT), read(KEY), read(ORDER)]);
     if (!cert || !key || !order) return null;
+    let pair;
     try {
       const was = JSON.parse(order) as { directory?: string; name?: string };
-      const leaf = new X509Certificate(cert);
-      const notAfter = new Date(leaf.validTo);
-      if (was.directory !== this.o.directory || was.name !== this.o.name || !leaf.checkPrivateKey(createPrivateKey(key)) || notAfter <= this.o.clock.now()) return null;
-      await checkPrivate(join(this.dir, KEY), 'file');
-      return { key, cert, notAfter };
-    } catch (err) {
-      if (err instanceof TlsSetupError) throw err;
+      if (was.directory !== this.opts.directory || was.name !== this.opts.name) return null;
+      pair = checkPair(cert, key, now, { early: 'allowed' });
+    } catch {
       return null;
     }
+    await checkPrivate(join(this.dir, KEY), 'file');
+    return { key, cert, notBefore: pair.notBefore, notAfter: pair.notAfter };
   }
 
   private async accountKey(make: () => Promise<Buffer>): Promise<string> {
@@ -175,31 +107,51 @@ export class AcmeCertificates implements CertificateSource {
    * own, and a directory that is down is what users meet most.
    */
   private async reachable(): Promise<void> {
-    const get = await clientFetch(this.o.caFile);
-    const answer = await get(this.o.directory, { signal: AbortSignal.timeout(30_000) }).catch((err: Error & { cause?: { code?: string; message?: string } }) => {
+    const get = await clientFetch(this.opts.caFile);
+    const answer = await get(this.opts.directory, { signal: AbortSignal.timeout(30_000) }).catch((err: Error & { cause?: { code?: string; message?: string } }) => {
       throw new Error(`the directory cannot be reached (${err.cause?.code ?? err.cause?.message ?? err.message})`);
     });
     await answer.arrayBuffer();
     if (!answer.ok) throw new Error(`the directory answered ${answer.status}`);
   }
 
+  /**
+   * acme-client has one axios instance for the whole process: the directory's own CA (`caFile`) is
+   * handed to the requests for the directory's origin only, while this order runs, never set as
+   * that instance's default. Its retries of a request (5 at most, after Retry-After) stay its own.
+   */
+  private async withDirectoryCa<T>(acme: Acme, order: () => Promise<T>): Promise<T> {
+    if (!this.opts.caFile) return order();
+    const agent = new Agent({ ca: caBundle(await readCaFile(this.opts.caFile)) });
+    const origin = new URL(this.opts.directory).origin;
+    const id = acme.axios.interceptors.request.use((config) => {
+      if (config.url && URL.canParse(config.url) && new URL(config.url).origin === origin) config.httpsAgent = agent;
+      return config;
+    });
+    try {
+      return await order();
+    } finally {
+      acme.axios.interceptors.request.eject(id);
+      agent.destroy();
+    }
+  }
+
   /** Orders a certificate: account (made once), HTTP-01 for the name, then key, chain and order kept. */
-  private async obtain(): Promise<ServedCertificate> {
+  async issue(): Promise<ServedCertificate> {
     const acme = await loadAcmeClient();
-    // acme-client's one axios instance (one ACME source per daemon process). Its own retries stay
-    // short (1 s, 2 s): a longer outage is this class's to retry, logged and shown on /healthz.
-    const defaults = acme.axios.defaults as { acmeSettings?: Record<string, number> };
-    defaults.acmeSettings = { ...defaults.acmeSettings, retryMaxAttempts: 2, retryDefaultDelay: 1 };
-    if (this.o.caFile) acme.axios.defaults.httpsAgent = new Agent({ ca: [...rootCertificates, await readCaFile(this.o.caFile)] });
     await this.reachable();
+    return this.withDirectoryCa(acme, () => this.order(acme));
+  }
+
+  private async order(acme: Acme): Promise<ServedCertificate> {
     const account = JSON.parse((await readFile(join(this.dir, ACCOUNT), 'utf8').catch(() => null)) ?? '{}') as { directory?: string; url?: string };
-    const accountUrl = account.directory === this.o.directory ? account.url : undefined;
-    const client = new acme.Client({ directoryUrl: this.o.directory, accountUrl, accountKey: await this.accountKey(() => acme.crypto.createPrivateEcdsaKey()) });
-    const [key, csr] = await acme.crypto.createCsr({ commonName: this.o.name, altNames: [this.o.name] }, await acme.crypto.createPrivateEcdsaKey());
-    this.o.log.info({ name: this.o.name, directory: this.o.directory }, 'ordering a certificate through ACME (HTTP-01)');
+    const accountUrl = account.directory === this.opts.directory ? account.url : undefined;
+    const client = new acme.Client({ directoryUrl: this.opts.directory, accountUrl, accountKey: await this.accountKey(() => acme.crypto.createPrivateEcdsaKey()) });
+    const [key, csr] = await acme.crypto.createCsr({ commonName: this.opts.name, altNames: [this.opts.name] }, await acme.crypto.createPrivateEcdsaKey());
+    this.opts.log.info({ name: this.opts.name, directory: this.opts.directory }, 'ordering a certificate through ACME (HTTP-01)');
     const cert = await client.auto({
       csr,
-      email: this.o.email,
+      email: this.opts.email,
       // As Caddy and certbot's --agree-tos: choosing --tls acme agrees to the CA's terms.
       termsOfServiceAgreed: true,
       challengePriority: ['http-01'],
@@ -208,15 +160,14 @@ export class AcmeCertificates implements CertificateSource {
       challengeCreateFn: async (_authz, challenge, keyAuthorization) => void this.challenges.set(challenge.token, keyAuthorization),
       challengeRemoveFn: async (_authz, challenge) => void this.challenges.delete(challenge.token),
     });
-    if (!accountUrl) await writeFile(join(this.dir, ACCOUNT), JSON.stringify({ directory: this.o.directory, url: client.getAccountUrl() }));
+    if (!accountUrl) await writeShared(join(this.dir, ACCOUNT), JSON.stringify({ directory: this.opts.directory, url: client.getAccountUrl() }));
     // The certificate before its key: a start between the two finds them mismatched and orders again.
-    const tmp = join(this.dir, `${CERT}.${process.pid}.${Date.now()}.tmp`);
-    await writeFile(tmp, cert);
-    await rename(tmp, join(this.dir, CERT));
+    await writeShared(join(this.dir, CERT), cert);
     await writePrivate(join(this.dir, KEY), key.toString());
-    await writeFile(join(this.dir, ORDER), JSON.stringify({ directory: this.o.directory, name: this.o.name }));
-    const notAfter = new Date(new X509Certificate(cert).validTo);
-    this.o.log.info({ name: this.o.name, fingerprint: fingerprintOf(cert), not_after: notAfter }, 'obtained a certificate through ACME');
-    return { key: key.toString(), cert, notAfter };
+    await writeShared(join(this.dir, ORDER), JSON.stringify({ directory: this.opts.directory, name: this.opts.name }));
+    const leaf = new X509Certificate(cert);
+    const notAfter = new Date(leaf.validTo);
+    this.opts.log.info({ name: this.opts.name, fingerprint: fingerprintOf(cert), not_after: notAfter }, 'obtained a certificate through ACME');
+    return { key: key.toString(), cert, notBefore: new Date(leaf.validFrom), notAfter };
   }
 }

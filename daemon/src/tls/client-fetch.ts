@@ -12,9 +12,15 @@ export async function clientFetch(caFile: string | undefined): Promise<typeof fe
   if (!caFile) return fetch;
   const ca = await readCaFile(caFile);
   const undici = await loadUndici();
-  const dispatcher = new undici.Agent({ connect: { ca: [...rootCertificates, ca] } });
+  const dispatcher = new undici.Agent({ connect: { ca: caBundle(ca) } });
   return ((input: string | URL, init?: RequestInit) => undici.fetch(input, { ...(init as object), dispatcher })) as unknown as typeof fetch;
 }
+
+/**
+ * The CAs a client trusts when told of one more (`--ca-file`, `--acme-ca-file`, an upstream's own
+ * CA): Node's system CAs and that one, where giving `ca` alone would drop the system's.
+ */
+export const caBundle = (extraPem: string): string[] => [...rootCertificates, extraPem];
 
 /** A CA file's PEM text, or an error that says what is wrong with it. */
 export async function readCaFile(caFile: string): Promise<string> {

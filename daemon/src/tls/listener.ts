@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import { createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
 import type { Server } from 'node:http';
-import type { ServedCertificate } from './certificates';
+import type { ServedCertificate } from './issuer';
 
 /** The first byte of a TLS handshake record; anything else on the port is taken for plain HTTP. */
 const HANDSHAKE = 0x16;

@@ -1,20 +1,21 @@
-import { createPrivateKey, webcrypto, X509Certificate as NodeX509 } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { webcrypto, X509Certificate as NodeX509 } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
 import type { LocalCaJson } from '../contract/wire/overview';
-import { normalName } from './names';
+import { normalizeHost } from '../lib/host-names';
 import { CA_FILE, fingerprintOf } from './fingerprint';
 import { constraintsOf, nameConstraintsExtension, type Permitted } from './name-constraints';
+import { checkPair, checkPrivate, PairError, privateFolder, TlsSetupError, writePrivate, writeShared } from './private-files';
 
 /**
  * `--tls auto`: a certificate authority of the daemon's own, kept in `DATA/tls/` (the folder 0700,
  * the keys 0600), which issues the daemon its server certificate, as Caddy's internal CA does.
  * The CA lasts ten years and stays the same, so clients trust it once (its SHA-256 fingerprint is
- * what they check); server certificates last 90 days and are issued again before that, or when
- * the names they must carry change. Keys are ECDSA P-256. A CA made since issue 40 carries name
- * constraints (tls/name-constraints.ts); one made before has none and keeps working, until
+ * what they check); server certificates last 90 days and are issued again before that
+ * (tls/maintenance.ts), or when the names they must carry change. Keys are ECDSA P-256. A CA made
+ * with name constraints carries them (tls/name-constraints.ts); one made before has none and keeps working, until
  * `boxyard tls new-ca` replaces it (`LocalCa.replace`).
  */
 const CA_KEY = 'ca-key.pem';
@@ -28,42 +29,21 @@ const DAY = 86_400_000;
 const CA_DAYS = 3650;
 export const SERVER_DAYS = 90;
 
-export interface IssuedCertificate { key: string; cert: string; notAfter: Date; names: string[] }
+export interface IssuedCertificate { key: string; cert: string; notBefore: Date; notAfter: Date; names: string[] }
 
 /** When `boxyard tls new-ca` made the CA, and the fingerprint of the one before: clients that trusted that one must trust the new one. */
 export type Replaced = NonNullable<LocalCaJson['replaced']>;
 
-export class TlsSetupError extends Error {}
-
-/**
- * Who besides its owner may reach a private key or its folder: nobody (the keys the daemon makes
- * itself, and their folders), or the file's group too (a key file of the user's own, `--tls-key`:
- * Debian's ssl-cert group reads /etc/ssl/private, as PostgreSQL and OpenSSH allow).
- */
-export type SharedWith = 'nobody' | 'group';
-
-/** The mode bits each refuses: any group or other bit; any other bit. */
-const REFUSED: Record<SharedWith, number> = { nobody: 0o077, group: 0o007 };
-
-/**
- * Refuses a folder or key file open to more than `sharedWith` allows (the mode bits of what the
- * path leads to, a link followed), saying the chmod that fixes it: a CA key signs whatever the
- * daemon's clients trust, a server key is the daemon's identity (an ACME key its account).
- */
-export async function checkPrivate(path: string, kind: 'folder' | 'file', sharedWith: SharedWith = 'nobody'): Promise<void> {
-  const s = await stat(path);
-  if ((s.mode & REFUSED[sharedWith]) === 0) return;
-  const want = kind === 'folder' ? '0700' : sharedWith === 'group' ? '640' : '0600';
-  const who = sharedWith === 'group' ? 'users outside its owner and group' : 'other users';
-  const holds = kind === 'folder' ? "Boxyard's TLS keys" : 'a TLS private key';
-  const or = sharedWith === 'group' ? ', or 600 if its group need not read it' : '';
-  throw new TlsSetupError(`${path} is open to ${who} (mode ${(s.mode & 0o777).toString(8)}); it holds ${holds}, which whoever reads it may have copied. Make it ${want} (chmod ${want} ${path}${or}).`);
-}
-
-export async function writePrivate(path: string, text: string): Promise<void> {
-  await writeFile(`${path}.tmp`, text, { mode: 0o600 });
-  await chmod(`${path}.tmp`, 0o600);
-  await rename(`${path}.tmp`, path);
+/** The CA's certificate and key checked as a pair (not its dates: its clients check those). */
+function caPair(certPem: string, keyPem: string, certPath: string, keyPath: string) {
+  try {
+    return checkPair(certPem, keyPem, null, { names: { cert: certPath, key: keyPath } });
+  } catch (err) {
+    if (err instanceof PairError && err.fault === 'mismatch') {
+      throw new TlsSetupError(`${keyPath} is not the key of ${certPath}: restore the pair, or make a new CA with boxyard tls new-ca (clients must then trust it again).`);
+    }
+    throw err;
+  }
 }
 
 const toPem = (label: string, der: ArrayBuffer) => x509.PemConverter.encode(der, label);
@@ -74,7 +54,7 @@ export class LocalCa {
     readonly certPem: string,
     private readonly caCert: x509.X509Certificate,
     private readonly signingKey: webcrypto.CryptoKey,
-    /** What it may certify; null: anything (a CA made before issue 40). */
+    /** What it may certify; null: anything (a CA made before Boxyard's CAs had constraints). */
     readonly permitted: Permitted | null,
   ) {}
 
@@ -84,20 +64,18 @@ export class LocalCa {
 
   /**
    * The CA of `dir` (DATA/tls), made on first use with the constraints `permitted` (null: none, a
-   * CA for any name, as before issue 40: test CAs); one already there is kept as it is. Refused
+   * CA for any name, as before Boxyard's CAs had constraints: test CAs); one already there is kept as it is. Refused
    * when its folder or key is open to others, or the key is not the certificate's.
    */
   static async open(dir: string, name: string, permitted: Permitted | null): Promise<LocalCa> {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    await checkPrivate(dir, 'folder');
+    await privateFolder(dir);
     const certPath = join(dir, CA_FILE);
     const keyPath = join(dir, CA_KEY);
     const [certPem, keyPem] = await Promise.all([readFile(certPath, 'utf8').catch(() => null), readFile(keyPath, 'utf8').catch(() => null)]);
     if (certPem && keyPem) {
       await checkPrivate(keyPath, 'file');
-      const privateKey = createPrivateKey(keyPem);
-      if (!new NodeX509(certPem).checkPrivateKey(privateKey)) throw new TlsSetupError(`${keyPath} is not the key of ${certPath}: restore the pair, or make a new CA with boxyard tls new-ca (clients must then trust it again).`);
-      const key = await webcrypto.subtle.importKey('pkcs8', privateKey.export({ format: 'der', type: 'pkcs8' }), ALG, false, ['sign']);
+      const pair = caPair(certPem, keyPem, certPath, keyPath);
+      const key = await webcrypto.subtle.importKey('pkcs8', pair.key.export({ format: 'der', type: 'pkcs8' }), ALG, false, ['sign']);
       const cert = new x509.X509Certificate(certPem);
       return new LocalCa(dir, certPem, cert, key, constraintsOf(cert));
     }
@@ -111,13 +89,12 @@ export class LocalCa {
    * starts). Records the fingerprint it replaced, which the daemon reports.
    */
   static async replace(dir: string, name: string, permitted: Permitted): Promise<LocalCa> {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    await checkPrivate(dir, 'folder');
+    await privateFolder(dir);
     const old = await readFile(join(dir, CA_FILE), 'utf8').catch(() => null);
     const replaced: Replaced = { at: new Date().toISOString(), previous_fingerprint: old ? fingerprintOf(old) : null };
     await Promise.all([SERVER_FILE, SERVER_KEY, CA_KEY, CA_FILE].map((f) => rm(join(dir, f), { force: true })));
     const ca = await LocalCa.create(dir, name, permitted);
-    await writeFile(join(dir, REPLACED), `${JSON.stringify({ ...replaced, fingerprint: ca.fingerprint })}\n`, { mode: 0o644 });
+    await writeShared(join(dir, REPLACED), `${JSON.stringify({ ...replaced, fingerprint: ca.fingerprint })}\n`);
     return ca;
   }
 
@@ -150,22 +127,21 @@ export class LocalCa {
     }, webcrypto as never);
     // The key before the certificate: a CA file is never there without its key.
     await writePrivate(join(dir, CA_KEY), toPem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)));
-    await writeFile(join(dir, CA_FILE), cert.toString('pem'), { mode: 0o644 });
+    await writeShared(join(dir, CA_FILE), cert.toString('pem'));
     return new LocalCa(dir, cert.toString('pem'), cert, keys.privateKey, permitted);
   }
 
-  /** The server certificate on disk, if it is still good for `days` more and names exactly `names`. */
-  async current(names: string[], days: number): Promise<IssuedCertificate | null> {
+  /** The server certificate on disk, if this CA signed it, it names exactly `names`, and its key and dates pass at `now`. */
+  async current(names: string[], now: Date): Promise<IssuedCertificate | null> {
     const [cert, key] = await Promise.all([readFile(join(this.dir, SERVER_FILE), 'utf8').catch(() => null), readFile(join(this.dir, SERVER_KEY), 'utf8').catch(() => null)]);
     if (!cert || !key) return null;
     try {
-      const parsed = new NodeX509(cert);
-      const has = new Set(sanNames(parsed.subjectAltName ?? '').map(normalName));
-      const notAfter = new Date(parsed.validTo);
+      const { leaf, notBefore, notAfter } = checkPair(cert, key, now, { early: 'allowed' });
+      const has = new Set(sanNames(leaf.subjectAltName ?? '').map(normalizeHost));
       // Signed by this CA's key: one left from a CA that was replaced is issued again.
-      if (!parsed.verify(new NodeX509(this.certPem).publicKey) || !parsed.checkPrivateKey(createPrivateKey(key))) return null;
-      if (notAfter.getTime() - Date.now() < days * DAY || names.some((n) => !has.has(n)) || has.size !== names.length) return null;
-      return { key, cert: `${cert.trim()}\n${this.certPem.trim()}\n`, notAfter, names };
+      if (!leaf.verify(new NodeX509(this.certPem).publicKey)) return null;
+      if (names.some((n) => !has.has(n)) || has.size !== names.length) return null;
+      return { key, cert: `${cert.trim()}\n${this.certPem.trim()}\n`, notBefore, notAfter, names };
     } catch {
       return null;
     }
@@ -174,11 +150,13 @@ export class LocalCa {
   /** Issues (and keeps) a server certificate for `names`: host names and addresses. */
   async issue(names: string[]): Promise<IssuedCertificate> {
     const keys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']);
-    const now = Date.now();
+    // Whole seconds, as the certificate keeps them: the dates returned are the certificate's.
+    const now = Math.floor(Date.now() / 1000) * 1000;
+    const notBefore = new Date(now - DAY);
     const notAfter = new Date(now + SERVER_DAYS * DAY);
     const cert = await x509.X509CertificateGenerator.create({
       subject: `CN=${names[0]}`, issuer: this.caCert.subject, publicKey: keys.publicKey, signingKey: this.signingKey, signingAlgorithm: ALG,
-      notBefore: new Date(now - DAY), notAfter,
+      notBefore, notAfter,
       extensions: [
         new x509.BasicConstraintsExtension(false, undefined, true),
         new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
@@ -190,8 +168,8 @@ export class LocalCa {
     }, webcrypto as never);
     const key = toPem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
     await writePrivate(join(this.dir, SERVER_KEY), key);
-    await writeFile(join(this.dir, SERVER_FILE), cert.toString('pem'), { mode: 0o644 });
-    return { key, cert: `${cert.toString('pem').trim()}\n${this.certPem.trim()}\n`, notAfter, names };
+    await writeShared(join(this.dir, SERVER_FILE), cert.toString('pem'));
+    return { key, cert: `${cert.toString('pem').trim()}\n${this.certPem.trim()}\n`, notBefore, notAfter, names };
   }
 }
 

@@ -63,18 +63,15 @@ describe('name constraints of --tls auto\'s CA', () => {
   });
 
   it('the certificate names only what the CA may certify; a new CA is advised when it would cover the rest', () => {
-    const nets = { eth0: [
-      { address: '192.168.1.20', family: 'IPv4', internal: false },
-      { address: '2001:db8::20', family: 'IPv6', internal: false },
-    ] } as never;
+    const nets = { interfaceAddresses: () => ['192.168.1.20', '2001:db8::20'], machineName: () => 'labhost' };
     const before = { host: '0.0.0.0', publicUrl: undefined, allowedHosts: [] };
     const ca = permittedFor(before, 'labhost');
-    const same = reviewNames(before, ca, serverNames(before, nets, 'labhost'), 'labhost');
+    const same = reviewNames(before, ca, serverNames(before, nets), 'labhost');
     // The public address on the interface: left out and reported, but no new CA would cover it.
     expect(same).toEqual({ certified: ['labhost', 'labhost.local', 'localhost', '192.168.1.20', '127.0.0.1', '::1'], outside: ['2001:db8::20'], replace: null });
     // A public URL and an allowed domain added since the CA was made: a new CA covers them.
     const after = { host: '0.0.0.0', publicUrl: 'https://boxes.example.org', allowedHosts: ['.corp.example', 'ci.corp.example'] };
-    const later = reviewNames(after, ca, serverNames(after, nets, 'labhost'), 'labhost');
+    const later = reviewNames(after, ca, serverNames(after, nets), 'labhost');
     expect(later.certified).not.toContain('boxes.example.org');
     expect(later.outside).toEqual(['boxes.example.org', '2001:db8::20', 'ci.corp.example', 'corp.example']);
     expect(later.replace).toBe('names_outside');

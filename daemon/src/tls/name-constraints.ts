@@ -5,11 +5,11 @@ import { GeneralName, GeneralSubtree, GeneralSubtrees, NameConstraints, id_ce_na
 import { AsnConvert } from '@peculiar/asn1-schema';
 import ipaddr from 'ipaddr.js';
 import type { LocalCaJson } from '../contract/wire/overview';
-import { allowedHostEntries } from '../http/guards/hosts';
-import { normalName, type NameSettings } from './names';
+import { allowedHostEntries, listensOnAll, machineNames, type NameSettings } from '../http/own-names';
+import { normalizeHost } from '../lib/host-names';
 
 /**
- * The names `--tls auto`'s CA may certify (issue 40): its NameConstraints extension, critical, so
+ * The names `--tls auto`'s CA may certify: its NameConstraints extension, critical, so
  * that its key, if it is ever copied, signs for LAN names and addresses only, never for a public
  * site. `dns` are dNSName subtrees in the form without a leading dot, which RFC 5280, OpenSSL, Go
  * and NSS all read as the name itself and every name under it (`local` covers `lab.local`; the
@@ -42,7 +42,7 @@ const underDns = (name: string, constraint: string): boolean => {
 
 /** Whether a CA with these constraints may certify `name` (a host name or an address); a kind with no subtree is not constrained. */
 export function permits(p: Permitted, name: string): boolean {
-  const n = normalName(name);
+  const n = normalizeHost(name);
   if (isIP(n)) return p.ip.length === 0 || p.ip.some((r) => inRange(n, r));
   if ((p.excluded ?? []).some((c) => underDns(n, c))) return false;
   return p.dns.length === 0 || p.dns.some((c) => underDns(n, c));
@@ -50,17 +50,18 @@ export function permits(p: Permitted, name: string): boolean {
 
 /**
  * The constraints a new CA gets: the LAN names and ranges, and the names this daemon is set up to
- * be reached by: the machine's host name, the public URL's host, a listen address that is not a
+ * be reached by (http/own-names.ts): the machine's names (whatever address the daemon listens on
+ * now: the CA outlives a `--host`), the public URL's host, a listen address that is not a
  * wildcard, and `--allowed-hosts` (a `.domain` entry as that domain and its subdomains). `*` adds
  * nothing: a CA for any name is what the constraints are there to prevent.
  */
 export function permittedFor(settings: NameSettings, hostname: string = osHostname()): Permitted {
   const p: Permitted = { dns: [...LAN_DNS], ip: [...LAN_RANGES] };
   const entries = allowedHostEntries(settings.allowedHosts);
-  const wildcard = settings.host === '0.0.0.0' || settings.host === '::';
-  const names = [hostname, settings.publicUrl && new URL(settings.publicUrl).hostname, wildcard ? '' : settings.host, ...entries.exact, ...entries.domains];
+  const listen = listensOnAll(settings.host) ? '' : settings.host;
+  const names = [...machineNames(hostname), settings.publicUrl && new URL(settings.publicUrl).hostname, listen, ...entries.exact, ...entries.domains];
   for (const raw of names) {
-    const n = raw ? normalName(raw).replace(/\.$/, '') : '';
+    const n = raw ? normalizeHost(raw) : '';
     if (!n || permits(p, n)) continue;
     if (isIP(n)) p.ip.push(`${n}/${isIP(n) === 4 ? 32 : 128}`);
     else {
@@ -107,7 +108,7 @@ export function nameConstraintsExtension(p: Permitted): x509.Extension {
   return new x509.Extension(id_ce_nameConstraints, true, AsnConvert.serialize(new NameConstraints({ permittedSubtrees: permitted, ...excluded })));
 }
 
-/** The permitted subtrees of a CA certificate's NameConstraints; null when it has none (a CA made before issue 40). */
+/** The permitted subtrees of a CA certificate's NameConstraints; null when it has none (a CA made before Boxyard's CAs had constraints). */
 export function constraintsOf(cert: x509.X509Certificate): Permitted | null {
   const ext = cert.getExtension(id_ce_nameConstraints);
   if (!ext) return null;

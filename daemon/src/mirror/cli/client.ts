@@ -2,8 +2,7 @@ import { createReadStream } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Transform } from 'node:stream';
-import { rootCertificates } from 'node:tls';
-import { clientFetch, readCaFile } from '../../tls/client-fetch';
+import { caBundle, clientFetch, readCaFile } from '../../tls/client-fetch';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../../contract/ipc';
 import { errorCodeOf, type ErrorCode } from '../../contract/error-codes';
@@ -116,7 +115,7 @@ export class BoxyardClient {
   async putFile<T>(path: string, file: string, size: number, onBytes: (n: number) => void = () => {}): Promise<T> {
     const url = new URL(this.url(path));
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const ca = this.opts.caFile ? [...rootCertificates, await readCaFile(this.opts.caFile)] : undefined;
+    const ca = this.opts.caFile ? caBundle(await readCaFile(this.opts.caFile)) : undefined;
     return new Promise<T>((resolve, reject) => {
       const req = send(url, {
         ...(ca ? { ca } : {}),

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { promisify } from 'node:util';
-import { rootCertificates } from 'node:tls';
+import { caBundle } from '../../tls/client-fetch';
 import { AddressNotAllowedError } from '../../lib/errors';
 import { loadUndici } from '../../lib/lazy-modules';
 import { checkHost, checkLiteral, type AddressRules, type Resolve } from '../../lib/address-policy';
@@ -97,7 +97,7 @@ export class Outbound {
     const undici = await loadUndici();
     const connect = {
       ...(reach.restricted ? { lookup: this.lookup as never } : {}),
-      ...(reach.ca ? { ca: [...rootCertificates, reach.ca] } : {}),
+      ...(reach.ca ? { ca: caBundle(reach.ca) } : {}),
     };
     return { undici, agent: new undici.Agent({ connect }) };
   }

@@ -1,20 +1,8 @@
 import { X509Certificate } from 'node:crypto';
 import type { Middleware } from 'koa';
-import type { Logger } from 'pino';
-import type { Config } from '../config';
-import type { Clock } from '../lib/clock';
 import { NotFoundError } from '../lib/errors';
 import { ROOT } from '../http/route-table';
-import { AutoCertificates, FileCertificates, type CertificateSource } from './certificates';
-import { AcmeCertificates } from './acme';
-
-/** The certificate source the config asks for; null: plain HTTP. */
-export function certificateSource(config: Config, log: Logger, clock: Clock): CertificateSource | null {
-  if (config.tls === 'auto') return new AutoCertificates({ dataDir: config.dataDir, settings: config, log });
-  if (config.tls === 'files') return new FileCertificates({ cert: config.tlsCert!, key: config.tlsKey!, log });
-  if (config.tls === 'acme') return new AcmeCertificates({ dataDir: config.dataDir, name: new URL(config.publicUrl!).hostname, directory: config.acmeDirectory, email: config.acmeEmail, caFile: config.acmeCaFile, log, clock });
-  return null;
-}
+import type { CertificateSource } from './issuer';
 
 /**
  * `GET /ca.pem` (PEM) and `GET /ca.crt` (DER, as operating systems import it): the local CA of
