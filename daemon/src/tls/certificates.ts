@@ -88,7 +88,7 @@ export class AutoCertificates implements CertificateSource {
     return issued;
   }
 
-  /** Says at start what the CA's name constraints leave out, and when a new CA is advised how to make it (README "HTTPS"). */
+  /** Says at start what the CA's name constraints leave out, and when a new CA is advised how to make it (docs/https.md). */
   private report(): void {
     const { outside, replace } = this.review!;
     const server = this.o.settings.publicUrl ?? `https://${hostname()}:${this.o.settings.port}`;
