@@ -111,7 +111,7 @@ export function buildCli(): Command {
       print(Object.keys(patch).length ? await d.settings.update(patch) : await d.settings.get());
     }));
 
-  program.command('agent').description('run a Boxyard agent for an agent pool (see README "Agents")')
+  program.command('agent').description('run a Boxyard agent for an agent pool (see docs/agent-pools.md)')
     .requiredOption('--url <url>', 'the daemon URL, e.g. http://boxyard.lan:4780')
     .option('--token <token>', 'an agent token of the pool (or env BOXYARD_AGENT_TOKEN, which keeps it out of ps)')
     .option('--name <name>', 'the agent name shown in the pool (default: this host name)')
@@ -129,7 +129,7 @@ export function buildCli(): Command {
       process.exit(exit.code);
     });
 
-  program.command('trust <url>').description('trust a daemon on --tls auto: fetch its CA, check its fingerprint, write a CA bundle for client tools (README "HTTPS")')
+  program.command('trust <url>').description('trust a daemon on --tls auto: fetch its CA, check its fingerprint, write a CA bundle for client tools (docs/https.md)')
     .requiredOption('--fingerprint <sha256>', 'the CA fingerprint the daemon printed at start (colons optional)')
     .option('--out <file>', 'the CA bundle to write', join(homedir(), '.config', 'boxyard', 'ca-bundle.pem'))
     .action(async (url: string, o: { fingerprint: string; out: string }) => {
@@ -139,11 +139,11 @@ export function buildCli(): Command {
   // The local CA of --tls auto: a new one with name constraints (tls/cli.ts).
   tlsCommands(program, configFrom);
 
-  // Mirroring, import and export talk to a running daemon over HTTP (README "Keep your boxes").
+  // Mirroring, import and export talk to a running daemon over HTTP (docs/mirroring.md).
   mirrorCommand(program);
   importCommand(program);
   exportCommand(program);
-  // Backup, restore and check work on the data folder itself (README "Backup, restore and check").
+  // Backup, restore and check work on the data folder itself (docs/operations-and-security.md).
   dataCommands(program, configFrom);
 
   return program;

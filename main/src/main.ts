@@ -87,7 +87,7 @@ class DesktopShell {
 
   private https = (): boolean => this.supervisor.current().url?.startsWith('https://') ?? false;
   private lanUrls = (): string[] => (this.supervisor.current().url ? lanUrls(this.settings.lanAccess, this.settings.port, networkInterfaces(), this.https() ? 'https' : 'http') : []);
-  /** The CA colleagues trust (README "HTTPS"): its fingerprint, while the daemon serves HTTPS. */
+  /** The CA colleagues trust (docs/https.md): its fingerprint, while the daemon serves HTTPS. */
   private caFingerprint = (): string | null => {
     // Only Boxyard's own CA has a fingerprint to check; your own or an ACME certificate is trusted as any site's.
     if (!this.https() || httpsMode(this.settings) !== 'auto') return null;

@@ -8,7 +8,7 @@ import { retrying } from '../lib/backoff';
  * The Boxyard agent (`boxyard agent --url … --token …`): registers with a pool's agent token,
  * reports its status on the interval the daemon asks for, reports `exited` when stopped with
  * SIGINT/SIGTERM, retries with backoff while the daemon is away, and stops for good when the daemon
- * says so (token revoked, agent errored, exited or deleted). The protocol is in README "Agents".
+ * says so (token revoked, agent errored, exited or deleted). The protocol is in docs/agent-pools.md.
  */
 
 export interface AgentClientOptions {

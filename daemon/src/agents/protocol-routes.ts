@@ -7,7 +7,7 @@ import * as S from './schemas';
 import { IdParams } from '../http/params';
 
 /**
- * Boxyard's agent protocol under /api/agent (documented in README "Agents"). Authenticated by an
+ * Boxyard's agent protocol under /api/agent (documented in docs/agent-pools.md). Authenticated by an
  * agent token, not a user token. Plain JSON; errors in the agent dialect (http/errors/dialects.ts):
  * the box API's body with its code, and `"action":"stop"` when the agent must not retry.
  */

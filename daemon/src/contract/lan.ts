@@ -23,7 +23,7 @@ export function lanUrls(lanAccess: boolean, port: number, interfaces: Partial<Re
 }
 
 /**
- * How a client trusts a daemon on `--tls auto` (README "HTTPS"): `boxyard trust` prints these
+ * How a client trusts a daemon on `--tls auto` (docs/https.md): `boxyard trust` prints these
  * after writing the bundle, the overview page shows them with the command that writes it.
  */
 export function trustLines(server: string, bundle: string): string[] {

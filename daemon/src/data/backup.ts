@@ -39,8 +39,8 @@ const LEFT_OUT: Record<string, string> = {
 };
 
 /**
- * A consistent copy of a data folder while the daemon serves it (README "Backup, restore and
- * check"). Order matters:
+ * A consistent copy of a data folder while the daemon serves it (docs/operations-and-security.md,
+ * "Backup, restore and check"). Order matters:
  * 1. top-level files (the key that encrypts two-factor secrets, settings): a key exists before any
  *    row encrypted with it, so copying it first never pairs a database with an older key;
  * 2. the database, by SQLite's online backup API: one snapshot, whatever the daemon writes;

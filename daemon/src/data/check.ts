@@ -50,7 +50,7 @@ function detachedWords(ref: BlobReference): string {
 }
 
 /**
- * Verifies a data folder (README "Backup, restore and check"): the database passes SQLite's quick
+ * Verifies a data folder (docs/operations-and-security.md): the database passes SQLite's quick
  * check, every blob's content hashes to its name (streamed, 1 MiB at a time), and every row that
  * names a blob finds it present, intact, and of the size it records. Without `repair` nothing is
  * written (the database is opened read-only), so it runs beside a serving daemon. A blob that

@@ -20,7 +20,7 @@ function embedded(config: Config, command: string): Config {
   throw new Error(`boxyard ${command} works on a data folder's own database and box files, but this Boxyard keeps them in ${where}. Back those up with pg_dump and the bucket's versioning or replication instead (docs/deploy.md, "Backup").`);
 }
 
-/** `boxyard backup | restore | check`: on the data folder itself, no daemon needed (README "Backup, restore and check"). */
+/** `boxyard backup | restore | check`: on the data folder itself, no daemon needed (docs/operations-and-security.md). */
 export function dataCommands(program: Command, configOf: ConfigOf): void {
   program.command('backup <dest>').description('copy the data folder (database, blobs, key files) into an empty folder, while the daemon serves')
     .option('--data <dir>', DATA_HELP)
@@ -63,7 +63,7 @@ export function dataCommands(program: Command, configOf: ConfigOf): void {
       }
       if (r.databaseDamaged) print(`the database cannot be repaired: stop the daemon and restore a backup (boxyard restore --data NEWDIR BACKUP)`);
       else if (repair) print(`${r.unresolved} problem${r.unresolved === 1 ? '' : 's'} left that repair could not fix`);
-      else print(`to repair: boxyard check --data ${config.dataDir} --repair (see README "Backup, restore and check")`);
+      else print(`to repair: boxyard check --data ${config.dataDir} --repair (see docs/operations-and-security.md, "Backup, restore and check")`);
       process.exitCode = 1;
     });
 }

@@ -22,7 +22,7 @@ export interface MirrorRouteDeps extends MirrorActionDeps {
   orgs: OrgService;
 }
 
-/** Upstreams, mirrors, mirror jobs and the cache's boxes, under /api/boxyard (docs/mirroring-api.md). */
+/** Upstreams, mirrors, mirror jobs and the cache's boxes, under /api/boxyard (docs/mirroring.md). */
 export function mirrorRoutes(d: MirrorRouteDeps): Router {
   const r = new Router();
   const job = (j: JobRow) => jobJson(j, d.runner.speed(j));

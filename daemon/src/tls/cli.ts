@@ -15,7 +15,7 @@ import { permittedFor } from './name-constraints';
  * not through the daemon: a running one goes on serving its current certificate until restarted.
  */
 export function tlsCommands(program: Command, configFrom: (opts: Record<string, unknown>) => Config): void {
-  const tls = program.command('tls').description('the local CA of --tls auto (README "HTTPS")');
+  const tls = program.command('tls').description('the local CA of --tls auto (docs/https.md)');
   tls.command('new-ca').description('replace the local CA of --tls auto with a new, name-constrained one (clients must trust it again)')
     .option('--data <dir>', 'data folder (default: the platform app-data folder; env BOXYARD_DATA)')
     .option('--host <host>', 'the address the daemon listens on, as given to serve')

@@ -53,7 +53,7 @@ function Server({ o }: { o: OverviewJson }) {
 
 const BUNDLE = '~/.config/boxyard/ca-bundle.pem';
 
-/** HTTPS: with the daemon's own CA, its fingerprint and how a client trusts it (README "HTTPS"). */
+/** HTTPS: with the daemon's own CA, its fingerprint and how a client trusts it (docs/https.md). */
 function Https({ o }: { o: OverviewJson }) {
   if (!o.tls) {
     return <p className="muted">Served over plain HTTP: start the daemon with <code>--tls auto</code> so that passwords and tokens do not cross the network in clear.</p>;

@@ -4,7 +4,7 @@ import { AccountName } from '../names';
 import { UPSTREAM_KINDS } from '../wire/mirror';
 
 /**
- * What the mirroring API's changes take (under /api/boxyard; docs/mirroring-api.md): the part
+ * What the mirroring API's changes take (under /api/boxyard; docs/mirroring.md): the part
  * under `upstream` or `mirror`. mirror/schemas.ts wraps them, adds the checks that need the
  * daemon (a folder path, a version constraint) and the rules between fields; the web UI types
  * what it sends with `z.input` of these. Pure (zod only).

@@ -3,7 +3,7 @@ import { ERROR_CODES } from '../error-codes';
 import { JobJson, MirrorJson } from './mirror';
 
 /**
- * The mirroring API's actions beside its resources (under /api/boxyard; docs/mirroring-api.md):
+ * The mirroring API's actions beside its resources (under /api/boxyard; docs/mirroring.md):
  * an upstream's connection test, the pull-through cache's size and purge, the import of an export
  * folder and an export into a folder, both on the daemon's machine. Bodies and answers; the
  * daemon's routes parse the bodies with these, the web UI checks the answers. Pure (zod only).

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The mirroring API's answers (under /api/boxyard; docs/mirroring-api.md) as the daemon sends
+ * The mirroring API's answers (under /api/boxyard; docs/mirroring.md) as the daemon sends
  * them: mirror/serialize.ts builds them, the web UI checks what it reads against them.
  * Pure (zod only): the renderer bundles it without the daemon's runtime code.
  */

@@ -35,7 +35,7 @@ function failure(err: unknown): { code: ErrorCode; message: string } {
 }
 
 /**
- * The mirroring API's actions (docs/mirroring-api.md), under /api/boxyard: an upstream's
+ * The mirroring API's actions (docs/mirroring.md), under /api/boxyard: an upstream's
  * connection test, the cache's size and purge, and the daemon-side import and export of folders.
  */
 export function mirrorActionRoutes(d: MirrorActionDeps, job: (j: JobRow) => unknown): Router {

@@ -11,7 +11,7 @@ import { clientLines } from '../../contract/client-lines';
 import { planRefusal, renderPlan } from './mirror-plan';
 import { readCaFile } from '../../tls/client-fetch';
 
-/** A mirror job as `GET /api/boxyard/mirror-jobs/:id` answers it (docs/mirroring-api.md). */
+/** A mirror job as `GET /api/boxyard/mirror-jobs/:id` answers it (docs/mirroring.md). */
 interface Job {
   id: string;
   state: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
@@ -166,7 +166,7 @@ async function runMirror(source: string, o: MirrorOptions, out: NodeJS.WriteStre
 /** `boxyard mirror`: creates a mirror on a running daemon, runs it, and follows its job. */
 export function mirrorCommand(program: Command): void {
   withServerOptions(program.command('mirror <source>')
-    .description('copy boxes (SOURCE is ORG/BOX or ORG) from an upstream into the daemon, and keep them current (see README "Keep your boxes")'))
+    .description('copy boxes (SOURCE is ORG/BOX or ORG) from an upstream into the daemon, and keep them current (see docs/mirroring.md)'))
     .requiredOption('--upstream <url>', 'Vagrant Cloud / HCP Vagrant, another Boxyard, a catalog JSON URL, or a folder written by boxyard export')
     .addOption(new Option('--upstream-token <token>', "the upstream's token (private boxes)").env('BOXYARD_UPSTREAM_TOKEN'))
     .option('--upstream-ca <file>', "a CA the upstream's certificate chains to, trusted for it alone (another lab's Boxyard on --tls auto: its /ca.pem)")

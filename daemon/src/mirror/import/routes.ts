@@ -37,7 +37,7 @@ function declaredSize(ctx: Context): number | undefined {
   return length === '' ? undefined : Number(length);
 }
 
-/** `PUT /import/:username/:box/:version` with a raw `.box` body (docs/mirroring-api.md), under /api/boxyard. */
+/** `PUT /import/:username/:box/:version` with a raw `.box` body (docs/mirroring.md), under /api/boxyard. */
 export function importRoutes(d: ImportRouteDeps): Router {
   const r = new Router();
   r.put(BOXYARD.import.path, validated({ params: ImportParams, query: ImportQuery }, async (ctx, { params, query }) => {

@@ -18,7 +18,7 @@ import { boxMetadataTap, type BoxMetadata } from './box-metadata';
 /** What the import needs from the registry: authorization and the one-transaction publisher. */
 export type RegistryForImport = Pick<RegistryService, 'access' | 'publisher'>;
 
-/** `PUT /api/boxyard/import/:username/:box/:version` as the wire gives it (docs/mirroring-api.md). */
+/** `PUT /api/boxyard/import/:username/:box/:version` as the wire gives it (docs/mirroring.md). */
 export interface ImportRequest {
   username: string;
   box: string;
