@@ -4,7 +4,7 @@ import { ConflictError, ForbiddenError, NotFoundError } from '../lib/errors';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import type { JobRow, MirrorRepository, MirrorRow, UpstreamRow } from './repository';
-import type { MirrorRunner } from './runner';
+import type { MirrorRunner } from './jobs/runner';
 import type { CreateMirror, ResumeMirror, UpdateMirror } from './schemas';
 import { mayReadThrough, type UpstreamService } from './upstreams/service';
 import { isRemote } from './upstreams/source';

@@ -8,7 +8,7 @@ import { BOXYARD } from '../../http/route-table';
 import { pathTo } from '../../http/urls';
 import type { MirrorPlanJson } from '../../contract/wire/mirror';
 import { clientLines } from '../../contract/client-lines';
-import { planRefusal, renderPlan } from './mirror-plan';
+import { planRefusal, renderPlan } from './dry-run-text';
 import { readCaFile } from '../../tls/client-fetch';
 
 /** A mirror job as `GET /api/boxyard/mirror-jobs/:id` answers it (docs/mirroring-api.md). */

@@ -1,6 +1,7 @@
-import { humanBytes, type DiskSpace } from '../blobs/disk-space';
-import type { BlobStore } from '../blobs/blob-store';
-import { InsufficientStorageError } from '../lib/errors';
+/** Whether a plan (a job's, or a dry run's) fits the data folder's disk. */
+import { humanBytes, type DiskSpace } from '../../blobs/disk-space';
+import type { BlobStore } from '../../blobs/blob-store';
+import { InsufficientStorageError } from '../../lib/errors';
 
 /** Whether what a plan fetches fits the data folder's disk, keeping its reserve (null figures: a bucket, no disk to count). */
 export interface StorageFit {

@@ -1,24 +1,25 @@
-import type { Principal } from '../auth/accounts-service';
-import type { OrgService } from '../orgs/service';
-import type { BlobStore } from '../blobs/blob-store';
-import type { DiskSpace } from '../blobs/disk-space';
-import type { IdGen } from '../lib/ids';
-import { ForbiddenError } from '../lib/errors';
-import type { PublishService } from '../registry/versions/publish-service';
-import type { MirrorPlanJson } from '../contract/wire/mirror';
+/** The plan of a mirror not made yet (`POST /api/boxyard/mirror-plans`, `boxyard mirror --dry-run`): a job's plan, summed up. */
+import type { Principal } from '../../auth/accounts-service';
+import type { OrgService } from '../../orgs/service';
+import type { BlobStore } from '../../blobs/blob-store';
+import type { DiskSpace } from '../../blobs/disk-space';
+import type { IdGen } from '../../lib/ids';
+import { ForbiddenError } from '../../lib/errors';
+import type { PublishService } from '../../registry/versions/publish-service';
+import type { MirrorPlanJson } from '../../contract/wire/mirror';
 import { buildJobPlan, localVersionsOf } from './job-plan';
-import { bytesToFetch, storageFit } from './plan-storage';
-import { copyIsPrivate } from './publish-plan';
-import type { MirrorRow, UpstreamRow } from './repository';
-import type { CreateMirror } from './schemas';
-import type { UpstreamGate } from './upstreams/http';
-import type { UpstreamService } from './upstreams/service';
-import { sourceFor } from './upstreams/source';
-import { visibilityOf } from './mirrors-service';
+import { bytesToFetch, storageFit } from './disk-fit';
+import { copyIsPrivate } from '../jobs/publish';
+import type { MirrorRow, UpstreamRow } from '../repository';
+import type { CreateMirror } from '../schemas';
+import type { UpstreamGate } from '../upstreams/http';
+import type { UpstreamService } from '../upstreams/service';
+import { sourceFor } from '../upstreams/source';
+import { visibilityOf } from '../mirrors-service';
 
 type Caller = NonNullable<Principal>;
 
-export interface PlanDeps {
+export interface DryRunDeps {
   upstreams: UpstreamService;
   orgs: OrgService;
   gate: UpstreamGate;
@@ -35,8 +36,8 @@ export interface PlanDeps {
  * writes nothing: no upstream, organization or mirror is made. A token the upstream refuses
  * fails it with the upstream's words.
  */
-export class MirrorPlans {
-  constructor(private readonly d: PlanDeps) {}
+export class MirrorDryRun {
+  constructor(private readonly d: DryRunDeps) {}
 
   async plan(p: Caller, input: CreateMirror): Promise<MirrorPlanJson> {
     const target = input.target ?? input.source;

@@ -1,7 +1,7 @@
 import pLimit, { type LimitFunction } from 'p-limit';
-import { AppError, OfflineError } from '../lib/errors';
-import type { JobRow, MirrorRepository, MirrorRow } from './repository';
-import { isRemote } from './upstreams/source';
+import { AppError, OfflineError } from '../../lib/errors';
+import type { JobRow, MirrorRepository, MirrorRow } from '../repository';
+import { isRemote } from '../upstreams/source';
 import { JobRun, type RunnerDeps } from './job-run';
 
 export type { RunnerDeps } from './job-run';
