@@ -54,7 +54,7 @@ export function buildMirror(w: MirrorWiring) {
   const mirrors = new MirrorService(w.repo, upstreams, w.orgs, runner, rights, w.clock, w.ids);
   const cache = new PullThroughCache({ repo: w.repo, gate, settings: w.settings, orgs: w.orgs, publisher: w.registry.publisher, blobs: w.blobs, holds: w.holds, clock: w.clock, log: w.log });
   const probe = new UpstreamProbe(upstreams, gate, w.clock);
-  const dryRun = new MirrorDryRun({ upstreams, orgs: w.orgs, gate, blobs: w.blobs, space: w.space, publisher: w.registry.publisher, ids: w.ids });
+  const dryRun = new MirrorDryRun({ upstreams, orgs: w.orgs, gate, blobs: w.blobs, space: w.space, publisher: w.registry.publisher, ids: w.ids, clock: w.clock });
   const cacheAdmin = new CacheAdmin(w.repo, w.registry);
   const folderImport = new FolderImport(upstreams, mirrors, w.repo);
   const folderExport = new FolderExport(w.registry, w.blobs, w.clock);

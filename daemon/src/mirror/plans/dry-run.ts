@@ -4,18 +4,19 @@ import type { OrgService } from '../../orgs/service';
 import type { BlobStore } from '../../blobs/blob-store';
 import type { DiskSpace } from '../../blobs/disk-space';
 import type { IdGen } from '../../lib/ids';
+import type { Clock } from '../../lib/clock';
 import { ForbiddenError } from '../../lib/errors';
 import type { PublishService } from '../../registry/versions/publish-service';
 import type { MirrorPlanJson } from '../../contract/wire/mirror';
 import { buildJobPlan, localVersionsOf } from './job-plan';
 import { bytesToFetch, storageFit } from './disk-fit';
 import { copyIsPrivate } from '../jobs/publish';
-import type { MirrorRow, UpstreamRow } from '../repository';
+import type { UpstreamRow } from '../repository';
+import { mirrorRow, targetOf } from '../mirror-row';
 import type { CreateMirror } from '../schemas';
 import type { UpstreamGate } from '../upstreams/http';
 import type { UpstreamService } from '../upstreams/service';
 import { sourceFor } from '../upstreams/source';
-import { visibilityOf } from '../mirrors-service';
 
 type Caller = NonNullable<Principal>;
 
@@ -27,6 +28,7 @@ export interface DryRunDeps {
   space?: DiskSpace;
   publisher: PublishService;
   ids: IdGen;
+  clock: Clock;
 }
 
 /**
@@ -40,19 +42,14 @@ export class MirrorDryRun {
   constructor(private readonly d: DryRunDeps) {}
 
   async plan(p: Caller, input: CreateMirror): Promise<MirrorPlanJson> {
-    const target = input.target ?? input.source;
+    const target = targetOf(input);
     await this.checkTarget(p, target);
     const upstream = await this.upstreamFor(p, input);
     const source = sourceFor(upstream, this.d.gate);
     // A token is tried first, as vagrant checks it: a refusal says so, rather than "no such box".
     if (upstream.token && upstream.kind === 'registry') await source.probe();
-    const mirror: MirrorRow = {
-      id: 'plan', upstream_id: upstream.id, source: input.source, target, versions: input.versions ?? null, latest: input.latest ?? null,
-      providers: JSON.stringify(input.providers ?? []), architectures: JSON.stringify(input.architectures ?? []),
-      visibility: visibilityOf(input.private), follow_revocations: input.follow_revocations ? 1 : 0, parallel: input.parallel ?? 4,
-      interval_minutes: null, retain: input.retain ?? null, next_run_at: null, created_by: p.user.id, runs_as: p.user.id, paused: null,
-      created_at: '', updated_at: '',
-    };
+    // The mirror these settings would make, never stored.
+    const mirror = mirrorRow(input, { id: 'plan', upstreamId: upstream.id, userId: p.user.id, now: this.d.clock.now() });
     const { plan, files } = await buildJobPlan(mirror, 'plan', {
       source, ids: this.d.ids,
       localVersions: localVersionsOf(this.d),
