@@ -22,8 +22,12 @@ export async function buildDaemon() {
     target: 'node20',
     format: 'esm',
     external: ['better-sqlite3', 'koffi'],
-    // Bundled CommonJS dependencies call require(): give the ES module one.
-    banner: { js: "import { createRequire as __boxyardRequire } from 'node:module'; const require = __boxyardRequire(import.meta.url);" },
+    // Bundled CommonJS dependencies call require() and read __filename (write-file-atomic seeds its
+    // temporary names with it): give the ES module both.
+    banner: {
+      js: "import { createRequire as __boxyardRequire } from 'node:module'; import { fileURLToPath as __boxyardPath } from 'node:url';"
+        + ' const require = __boxyardRequire(import.meta.url); const __filename = __boxyardPath(import.meta.url);',
+    },
     sourcemap: 'linked',
     // Without comments or spacing, and ASCII only (escaped): V8 keeps a bundle's source text in the
     // heap for lazy compilation, as two bytes a character once any character is not Latin-1 (a
