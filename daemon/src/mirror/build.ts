@@ -10,10 +10,10 @@ import type { IdGen } from '../lib/ids';
 import type { RegistryService } from '../registry/service';
 import type { Database } from '../store/schema';
 import { MirrorService } from './mirrors-service';
-import { MirrorPlans } from './plan-service';
+import { MirrorDryRun } from './plans/dry-run';
 import { PullThroughCache } from './cache/pull-through';
 import type { MirrorRepository } from './repository';
-import { MirrorRunner } from './runner';
+import { MirrorRunner } from './jobs/runner';
 import { MirrorRights } from './run-rights';
 import { UpstreamGate } from './upstreams/http';
 import { Outbound } from './upstreams/outbound';
@@ -54,10 +54,10 @@ export function buildMirror(w: MirrorWiring) {
   const mirrors = new MirrorService(w.repo, upstreams, w.orgs, runner, rights, w.clock, w.ids);
   const cache = new PullThroughCache({ repo: w.repo, gate, settings: w.settings, orgs: w.orgs, publisher: w.registry.publisher, blobs: w.blobs, holds: w.holds, clock: w.clock, log: w.log });
   const probe = new UpstreamProbe(upstreams, gate, w.clock);
-  const plans = new MirrorPlans({ upstreams, orgs: w.orgs, gate, blobs: w.blobs, space: w.space, publisher: w.registry.publisher, ids: w.ids });
+  const dryRun = new MirrorDryRun({ upstreams, orgs: w.orgs, gate, blobs: w.blobs, space: w.space, publisher: w.registry.publisher, ids: w.ids, clock: w.clock });
   const cacheAdmin = new CacheAdmin(w.repo, w.registry);
   const folderImport = new FolderImport(upstreams, mirrors, w.repo);
   const folderExport = new FolderExport(w.registry, w.blobs, w.clock);
-  return { repo: w.repo, log: w.log, holds: w.holds, gate, upstreams, runner, mirrors, plans, cache, probe, cacheAdmin, folderImport, folderExport };
+  return { repo: w.repo, log: w.log, holds: w.holds, gate, upstreams, runner, mirrors, dryRun, cache, probe, cacheAdmin, folderImport, folderExport };
 }
 export type MirrorFeature = ReturnType<typeof buildMirror>;

@@ -4,17 +4,14 @@ import { ConflictError, ForbiddenError, NotFoundError } from '../lib/errors';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import type { JobRow, MirrorRepository, MirrorRow, UpstreamRow } from './repository';
-import type { MirrorRunner } from './runner';
+import type { MirrorRunner } from './jobs/runner';
 import type { CreateMirror, ResumeMirror, UpdateMirror } from './schemas';
 import { mayReadThrough, type UpstreamService } from './upstreams/service';
 import { isRemote } from './upstreams/source';
 import type { MirrorRights } from './run-rights';
-import type { MirrorVisibility } from '../contract/wire/mirror';
+import { mirrorRow, nextRunAt, targetOf, visibilityOf } from './mirror-row';
 
 type Caller = NonNullable<Principal>;
-
-/** The wire's `private` (true, false, or null: as the upstream says) as stored. */
-export const visibilityOf = (p: boolean | null | undefined): MirrorVisibility => (p === true ? 'private' : p === false ? 'public' : 'upstream');
 
 /**
  * Mirrors (what to copy from which upstream into which local box or organization) and their
@@ -55,20 +52,10 @@ export class MirrorService {
 
   async create(p: Caller, input: CreateMirror): Promise<{ mirror: MirrorRow; job: JobRow | null }> {
     const upstream = input.upstream_id ? await this.upstreams.own(p, input.upstream_id) : await this.upstreams.byUrl(p, input.upstream!.url, input.upstream!.token, input.upstream!.ca);
-    const target = input.target ?? input.source;
-    await this.ensureTarget(p, target);
-    const id = this.ids.id('mir');
-    const now = this.now();
-    await this.repo.insertMirror({
-      id, upstream_id: upstream.id, source: input.source, target,
-      versions: input.versions ?? null, latest: input.latest ?? null,
-      providers: JSON.stringify(input.providers ?? []), architectures: JSON.stringify(input.architectures ?? []),
-      visibility: visibilityOf(input.private), follow_revocations: input.follow_revocations ? 1 : 0,
-      ...(input.parallel ? { parallel: input.parallel } : {}),
-      interval_minutes: input.interval_minutes ?? null, retain: input.retain ?? null,
-      next_run_at: this.nextRun(input.interval_minutes ?? null), created_by: p.user.id, runs_as: p.user.id, created_at: now, updated_at: now,
-    });
-    const mirror = (await this.repo.mirror(id))!;
+    await this.ensureTarget(p, targetOf(input));
+    const row = mirrorRow(input, { id: this.ids.id('mir'), upstreamId: upstream.id, userId: p.user.id, now: this.clock.now() });
+    await this.repo.insertMirror(row);
+    const mirror = (await this.repo.mirror(row.id))!;
     return { mirror, job: input.run === false ? null : await this.runner.enqueue(mirror) };
   }
 
@@ -93,7 +80,7 @@ export class MirrorService {
       ...(patch.follow_revocations !== undefined ? { follow_revocations: patch.follow_revocations ? 1 : 0 } : {}),
       ...(patch.parallel !== undefined ? { parallel: patch.parallel } : {}),
       // A paused mirror's schedule waits for its resumption.
-      ...(set('interval_minutes') ? { interval_minutes: patch.interval_minutes ?? null, next_run_at: m.paused ? null : this.nextRun(patch.interval_minutes ?? null) } : {}),
+      ...(set('interval_minutes') ? { interval_minutes: patch.interval_minutes ?? null, next_run_at: m.paused ? null : nextRunAt(patch.interval_minutes ?? null, this.clock.now()) } : {}),
       ...(set('retain') ? { retain: patch.retain ?? null } : {}),
       updated_at: this.now(),
     });
@@ -129,7 +116,7 @@ export class MirrorService {
     const why = await this.rights.refusal(p, m.target, upstream);
     if (why) throw new ForbiddenError(why);
     await this.repo.updateMirror(m.id, {
-      runs_as: p.user.id, paused: null, upstream_id: upstream.id, next_run_at: this.nextRun(m.interval_minutes), updated_at: this.now(),
+      runs_as: p.user.id, paused: null, upstream_id: upstream.id, next_run_at: nextRunAt(m.interval_minutes, this.clock.now()), updated_at: this.now(),
     });
     return (await this.repo.mirror(m.id))!;
   }
@@ -183,9 +170,5 @@ export class MirrorService {
       return;
     }
     if (!(await this.orgs.isMember(p, ns))) throw new ForbiddenError(`You may not publish boxes in "${name}". Ask an owner of "${name}" to make you a member.`);
-  }
-
-  private nextRun(interval: number | null): string | null {
-    return interval ? new Date(this.clock.now().getTime() + interval * 60_000).toISOString() : null;
   }
 }

@@ -148,7 +148,7 @@ export class MirrorRepository {
   /**
    * Jobs that were running in an earlier process, or in a daemon that stopped leading: queued
    * again, to resume (when a daemon starts leading; a runner that lost the lead finds its job
-   * taken and stops, mirror/runner.ts).
+   * taken and stops, mirror/jobs/runner.ts).
    */
   async requeueRunning(now: string): Promise<number> {
     const r = await this.db.updateTable('mirror_jobs').set({ state: 'queued', runner: null, message: 'Resuming after a restart.', publishing_at: null, updated_at: now })

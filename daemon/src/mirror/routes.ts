@@ -6,8 +6,8 @@ import { validated } from '../http/validate';
 import type { OrgService } from '../orgs/service';
 import type { MirrorRepository, JobRow, MirrorRow } from './repository';
 import type { MirrorService } from './mirrors-service';
-import type { MirrorPlans } from './plan-service';
-import type { MirrorRunner } from './runner';
+import type { MirrorDryRun } from './plans/dry-run';
+import type { MirrorRunner } from './jobs/runner';
 import type { UpstreamService } from './upstreams/service';
 import * as S from './schemas';
 import { cachedBoxJson, jobJson, mirrorJson, upstreamJson } from './serialize';
@@ -16,7 +16,7 @@ import { mirrorActionRoutes, type MirrorActionDeps } from './actions/routes';
 export interface MirrorRouteDeps extends MirrorActionDeps {
   upstreams: UpstreamService;
   mirrors: MirrorService;
-  plans: MirrorPlans;
+  dryRun: MirrorDryRun;
   runner: MirrorRunner;
   repo: MirrorRepository;
   orgs: OrgService;
@@ -58,7 +58,7 @@ export function mirrorRoutes(d: MirrorRouteDeps): Router {
     ctx.body = { mirror: await one(created.mirror), job: created.job ? job(created.job) : null };
   }));
   r.post(BOXYARD.mirrorPlans.path, validated({ body: S.CreateMirrorBody }, async (ctx, { body }) => {
-    ctx.body = { plan: await d.plans.plan(requireUser(ctx), body.mirror) };
+    ctx.body = { plan: await d.dryRun.plan(requireUser(ctx), body.mirror) };
   }));
   r.get(BOXYARD.mirror.path, validated({ params: S.IdParams }, async (ctx, { params }) => {
     ctx.body = { mirror: await one(await d.mirrors.get(requireUser(ctx), params.id)) };

@@ -14,7 +14,7 @@ const resumeHint = (m: Pick<MirrorRow, 'id'>) =>
  * whoever resumed it last), as they are when it runs, not as they were when it was made. They
  * must still publish into its target namespace (the rule of every box change: orgs/service.ts
  * isMember, administrators included) and still read through its upstream (upstreams/service.ts
- * mayReadThrough). When they may not, the job (mirror/job-run.ts) pauses the mirror with the
+ * mayReadThrough). When they may not, the job (mirror/jobs/job-run.ts) pauses the mirror with the
  * reason, which the target's owners see, and publishes nothing.
  */
 export class MirrorRights {
@@ -24,7 +24,7 @@ export class MirrorRights {
   async refusal(who: NonNullable<Acting>, target: string, upstream: UpstreamRow): Promise<string | null> {
     const name = target.split('/')[0];
     const ns = await this.orgs.namespace(name);
-    // A target that is gone is no question of rights: publishing fails and says so (publish-plan.ts).
+    // A target that is gone is no question of rights: publishing fails and says so (jobs/publish.ts).
     if (ns && !(await this.orgs.isMember(who, ns))) {
       return `${who.user.username} may no longer publish boxes in "${ns.name}" (not a member of it now).`;
     }

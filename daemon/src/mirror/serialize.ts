@@ -1,7 +1,7 @@
 import type { CachedBoxRow, JobRow, MirrorRow, UpstreamRow } from './repository';
-import type { JobPlan } from './job-plan';
+import type { JobPlan } from './plans/job-plan';
 import { fingerprintOf } from '../tls/fingerprint';
-import { parseList } from './job-plan';
+import { parseList } from './plans/job-plan';
 
 /** An upstream as the API shows it: never its token, only whether it has one; whose it is. */
 export function upstreamJson(u: UpstreamRow) {

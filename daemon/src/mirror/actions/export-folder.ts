@@ -11,12 +11,12 @@ import { ConflictError, ForbiddenError, ValidationError } from '../../lib/errors
 import type { RegistryService } from '../../registry/service';
 import { sortByGemVersionDesc } from '../../registry/versions/gem-version';
 import type { ExportLine, ExportRequest } from '../../contract/wire/mirror-actions';
-import { parseBoxSpec, type PlannedBox, type PlannedFile } from '../cli/export-plan';
+import { parseBoxSpec, type ExportBox, type ExportFile } from '../cli/export-plan';
 import { writeJsonAtomic } from '../cli/files';
 import { MANIFEST_FILE, exportFileName, type ExportManifest } from '../upstreams/catalog-schema';
 import { catalogFile, catalogOf, checkOut } from './export-layout';
 
-export interface ExportPlan { dir: string; boxes: PlannedBox[]; files: Array<PlannedFile & { sha256: string; size: number }> }
+export interface ExportPlan { dir: string; boxes: ExportBox[]; files: Array<ExportFile & { sha256: string; size: number }> }
 
 /** Progress lines at most every this many bytes (and at each file's end). */
 const REPORT_EVERY = 4 * 1024 * 1024;
@@ -48,7 +48,7 @@ export class FolderExport {
     if (!p.user.is_admin) throw new ForbiddenError("Only administrators may export into a folder on the daemon's machine; use boxyard export on yours.");
     if (!isAbsolute(req.path)) throw new ValidationError("path must be an absolute folder path on the daemon's machine.", { field: 'export.path' });
     const dir = resolve(req.path);
-    const boxes: PlannedBox[] = [];
+    const boxes: ExportBox[] = [];
     for (const spec of req.boxes) {
       let ref;
       try {
@@ -56,14 +56,14 @@ export class FolderExport {
       } catch (err) {
         throw new ValidationError((err as Error).message, { field: 'export.boxes' });
       }
-      boxes.push(await this.planBox(p, `${ref.org}/${ref.box}`, req.latest));
+      boxes.push(await this.exportBox(p, `${ref.org}/${ref.box}`, req.latest));
     }
     await checkOut(dir, boxes.map((b) => b.name)).catch((err: Error) => { throw new ConflictError(err.message, { field: 'export.path' }); });
     const files = boxes.flatMap((b) => b.versions.flatMap((v) => v.files)) as ExportPlan['files'];
     return { dir, boxes, files };
   }
 
-  private async planBox(p: NonNullable<Principal>, name: string, latest: number | undefined): Promise<PlannedBox> {
+  private async exportBox(p: NonNullable<Principal>, name: string, latest: number | undefined): Promise<ExportBox> {
     const [username, box] = name.split('/');
     const detail = await this.registry.box(p, { username, box });
     const released = sortByGemVersionDesc(detail.versions.filter((v) => v.version.status === 'active'), (v) => v.version.version);
@@ -104,7 +104,7 @@ export class FolderExport {
       entries.push({ path: rel, size: f.size, sha256: f.sha256 });
       report();
     }
-    const sha256 = new Map<PlannedFile, string>(plan.files.map((f) => [f, f.sha256]));
+    const sha256 = new Map<ExportFile, string>(plan.files.map((f) => [f, f.sha256]));
     for (const b of plan.boxes) await writeJsonAtomic(join(plan.dir, catalogFile(b.name)), catalogOf(b, sha256));
     // Last: a folder with a manifest is a complete export.
     await writeJsonAtomic(join(plan.dir, MANIFEST_FILE), {

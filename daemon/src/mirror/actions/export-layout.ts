@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { nameKey } from '../../contract/names';
 import { MANIFEST_FILE, type ExportManifest } from '../upstreams/catalog-schema';
-import type { PlannedBox, PlannedFile } from '../cli/export-plan';
+import type { ExportBox, ExportFile } from '../cli/export-plan';
 
 // The layout of an export folder, written alike by `boxyard export` (through the API) and by the
 // daemon's own export (POST /api/boxyard/export, from its blob store).
@@ -31,7 +31,7 @@ export async function checkOut(dir: string, boxes: string[]): Promise<void> {
 }
 
 /** The box's catalog as `vagrant box add` and a Boxyard upstream read it, with file URLs relative to it. */
-export function catalogOf(box: PlannedBox, sha256: Map<PlannedFile, string>) {
+export function catalogOf(box: ExportBox, sha256: Map<ExportFile, string>) {
   return {
     name: box.name,
     description: box.description,

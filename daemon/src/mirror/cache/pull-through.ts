@@ -7,7 +7,7 @@ import type { Clock } from '../../lib/clock';
 import type { PublishService } from '../../registry/versions/publish-service';
 import { AccountName } from '../../contract/names';
 import { BoxName } from '../../contract/bodies/registry';
-import { planBox } from '../planner';
+import { planBox } from '../plans/box-plan';
 import type { MirrorRepository, UpstreamRow } from '../repository';
 import { sourceFor } from '../upstreams/source';
 import type { UpstreamGate } from '../upstreams/http';

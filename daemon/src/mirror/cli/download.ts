@@ -7,18 +7,18 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { BoxyardClient } from './client';
 import { hashFile } from './files';
-import type { PlannedFile } from './export-plan';
+import type { ExportFile } from './export-plan';
 import { isDigestAlgorithm } from '../../blobs/blob-store';
 
 export interface Downloaded { size: number; sha256: string; resumed: number; reused: boolean }
 
-function algorithmsFor(f: PlannedFile): string[] {
+function algorithmsFor(f: ExportFile): string[] {
   const t = f.checksum_type?.toLowerCase();
   return t && f.checksum && isDigestAlgorithm(t) && t !== 'sha256' ? ['sha256', t] : ['sha256'];
 }
 
 /** Whether the digests agree with the catalog (a file without a checksum agrees with anything). */
-function matches(f: PlannedFile, digests: Record<string, string>): boolean {
+function matches(f: ExportFile, digests: Record<string, string>): boolean {
   const t = f.checksum_type?.toLowerCase();
   if (!f.checksum || !t || !isDigestAlgorithm(t)) return true;
   return digests[t] === f.checksum.toLowerCase();
@@ -37,7 +37,7 @@ async function kept(part: string, hashes: Hash[]): Promise<number> {
  * the catalog's checksum, and renames it to `dest`. A complete `dest` from an earlier run that
  * still checks out is kept. `onProgress` hears how many bytes of the file are in hand.
  */
-export async function downloadFile(client: BoxyardClient, f: PlannedFile, dest: string, onProgress: (bytes: number) => void): Promise<Downloaded> {
+export async function downloadFile(client: BoxyardClient, f: ExportFile, dest: string, onProgress: (bytes: number) => void): Promise<Downloaded> {
   const algorithms = algorithmsFor(f);
   let seen = 0;
   const onBytes = (n: number) => onProgress((seen += n));

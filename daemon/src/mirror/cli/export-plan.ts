@@ -1,3 +1,4 @@
+/** The plan of a `boxyard export`: the boxes, versions and files taken from a Boxyard's catalogs (`ExportBox`, `ExportFile`). */
 import { z } from 'zod';
 import { describeIssues } from '../../http/validate';
 import { isGemVersion } from '../../contract/names';
@@ -10,7 +11,7 @@ import { BOX, ROOT } from '../../http/route-table';
 import { pathTo } from '../../http/urls';
 
 /** One provider's file, where it comes from and where it goes. */
-export interface PlannedFile {
+export interface ExportFile {
   box: string;
   version: string;
   provider: string;
@@ -25,12 +26,12 @@ export interface PlannedFile {
   file: string;
 }
 
-export interface PlannedBox {
+export interface ExportBox {
   name: string;
   description: string;
   short_description: string;
   private: boolean;
-  versions: Array<{ version: string; description: string; files: PlannedFile[] }>;
+  versions: Array<{ version: string; description: string; files: ExportFile[] }>;
 }
 
 export interface ExportSelection {
@@ -79,7 +80,7 @@ function pickVersions(catalog: UpstreamCatalog, pinned: string | null, sel: Expo
 }
 
 /** The catalog's versions and providers that the selection takes, newest version first. */
-export async function planBox(client: BoxyardClient, spec: string, sel: ExportSelection): Promise<PlannedBox> {
+export async function planBoxExport(client: BoxyardClient, spec: string, sel: ExportSelection): Promise<ExportBox> {
   const { org, box, version } = parseBoxSpec(spec);
   const name = `${org}/${box}`;
   const catalog = await readCatalog(client, org, box);
@@ -91,7 +92,7 @@ export async function planBox(client: BoxyardClient, spec: string, sel: ExportSe
     files: v.providers
       .map((p) => ({ p, architecture: p.architecture ?? DEFAULT_ARCHITECTURE }))
       .filter(({ p, architecture }) => wanted(sel.provider, p.name) && wanted(sel.architecture, architecture))
-      .map(({ p, architecture }): PlannedFile => {
+      .map(({ p, architecture }): ExportFile => {
         checkedProvider(p.name, architecture, `${name} ${v.version}`);
         return {
           box: name, version: v.version, provider: p.name, architecture, default_architecture: p.default_architecture ?? false,
@@ -107,7 +108,7 @@ export async function planBox(client: BoxyardClient, spec: string, sel: ExportSe
 }
 
 /** Learns each file's size with HEAD (for the dry run, progress and the size check). */
-export async function sizeFiles(client: BoxyardClient, files: PlannedFile[]): Promise<void> {
+export async function sizeFiles(client: BoxyardClient, files: ExportFile[]): Promise<void> {
   for (const f of files) {
     const res = await client.fetch(f.url, { method: 'HEAD' });
     if (!res.ok) throw new Error(`HEAD ${f.url}: ${res.status}; is the file of ${f.box} ${f.version} ${f.provider} still there?`);
@@ -116,4 +117,4 @@ export async function sizeFiles(client: BoxyardClient, files: PlannedFile[]): Pr
   }
 }
 
-export const filesOf = (boxes: PlannedBox[]): PlannedFile[] => boxes.flatMap((b) => b.versions.flatMap((v) => v.files));
+export const filesOf = (boxes: ExportBox[]): ExportFile[] => boxes.flatMap((b) => b.versions.flatMap((v) => v.files));

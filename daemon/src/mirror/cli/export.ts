@@ -6,7 +6,7 @@ import { catalogFile, catalogOf, checkOut } from '../actions/export-layout';
 import { MANIFEST_FILE, type ExportManifest } from '../upstreams/catalog-schema';
 import { BoxyardClient, collect, positiveInt, withServerOptions, type ServerOptions } from './client';
 import { downloadFile } from './download';
-import { filesOf, planBox, sizeFiles, type ExportSelection, type PlannedBox, type PlannedFile } from './export-plan';
+import { filesOf, planBoxExport, sizeFiles, type ExportSelection, type ExportBox, type ExportFile } from './export-plan';
 import { writeJsonAtomic } from './files';
 import { createMeter, formatBytes, type Meter } from './meter';
 
@@ -17,7 +17,7 @@ interface ExportOptions extends ServerOptions, ExportSelection {
 
 const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : word.endsWith('x') ? 'es' : 's'}`;
 
-function printPlan(out: NodeJS.WriteStream, dir: string, boxes: PlannedBox[]): void {
+function printPlan(out: NodeJS.WriteStream, dir: string, boxes: ExportBox[]): void {
   const files = filesOf(boxes);
   for (const f of files) out.write(`  ${f.box}/${f.file}  ${f.size === null ? 'size unknown' : formatBytes(f.size)}\n`);
   const bytes = files.reduce((n, f) => n + (f.size ?? 0), 0);
@@ -25,9 +25,9 @@ function printPlan(out: NodeJS.WriteStream, dir: string, boxes: PlannedBox[]): v
   out.write(`dry run: would write ${count(files.length, 'file')} of ${count(boxes.length, 'box')} to ${dir}, ${unknown}${formatBytes(bytes)} (${bytes} bytes); nothing was written\n`);
 }
 
-async function downloadAll(client: BoxyardClient, dir: string, files: PlannedFile[], meter: Meter) {
+async function downloadAll(client: BoxyardClient, dir: string, files: ExportFile[], meter: Meter) {
   const total = files.every((f) => f.size !== null) ? files.reduce((n, f) => n + f.size!, 0) : null;
-  const sha256 = new Map<PlannedFile, string>();
+  const sha256 = new Map<ExportFile, string>();
   const entries: ExportManifest['files'] = [];
   let before = 0;
   for (const [i, f] of files.entries()) {
@@ -47,8 +47,8 @@ async function downloadAll(client: BoxyardClient, dir: string, files: PlannedFil
 async function runExport(specs: string[], o: ExportOptions, out: NodeJS.WriteStream): Promise<void> {
   const client = new BoxyardClient(o);
   const dir = resolve(o.out);
-  const boxes: PlannedBox[] = [];
-  for (const spec of specs) boxes.push(await planBox(client, spec, o));
+  const boxes: ExportBox[] = [];
+  for (const spec of specs) boxes.push(await planBoxExport(client, spec, o));
   const names = boxes.map((b) => b.name);
   if (new Set(names.map(nameKey)).size !== names.length) throw new Error(`Each box may be named once: ${names.join(', ')}.`);
   await sizeFiles(client, filesOf(boxes));

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
 
 /** Reads a file once in 1 MiB reads, hashing it with each algorithm; memory does not grow with it. */
 export async function hashFile(path: string, algorithms: string[] = ['sha256'], onBytes: (n: number) => void = () => {}): Promise<{ size: number; digests: Record<string, string> }> {
@@ -26,8 +26,10 @@ export function inside(root: string, rel: string): string | null {
 /** A path relative to `root` with `/` separators, as a manifest records it on every platform. */
 export const manifestPath = (root: string, path: string): string => relative(root, path).split(sep).join('/');
 
-/** Writes JSON through a temporary file and a rename, so a reader never sees half of it. */
+/**
+ * Writes JSON through a temporary file of its own, fsynced, and a rename (write-file-atomic), so a
+ * reader never sees half of it, even after a crash. A file written again keeps its mode.
+ */
 export async function writeJsonAtomic(path: string, doc: unknown): Promise<void> {
-  await writeFile(`${path}.tmp`, `${JSON.stringify(doc, null, 2)}\n`);
-  await rename(`${path}.tmp`, path);
+  await writeFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`, { fsync: true });
 }

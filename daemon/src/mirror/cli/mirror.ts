@@ -8,7 +8,8 @@ import { BOXYARD } from '../../http/route-table';
 import { pathTo } from '../../http/urls';
 import type { MirrorPlanJson } from '../../contract/wire/mirror';
 import { clientLines } from '../../contract/client-lines';
-import { planRefusal, renderPlan } from './mirror-plan';
+import { planRefusal, renderPlan } from './dry-run-text';
+import { MIRROR_DEFAULTS } from '../mirror-row';
 import { readCaFile } from '../../tls/client-fetch';
 
 /** A mirror job as `GET /api/boxyard/mirror-jobs/:id` answers it (docs/mirroring.md). */
@@ -180,7 +181,7 @@ export function mirrorCommand(program: Command): void {
     .addOption(new Option('--private', 'make the boxes private, whatever the upstream says').conflicts('public'))
     .option('--public', 'make the boxes public, whatever the upstream says (default: as the upstream says; a catalog read with a token: private)')
     .option('--follow-revocations', 'revoke a mirrored version when the upstream revokes it')
-    .option('--parallel <n>', 'files downloaded at once (default 4)', positiveInt)
+    .option('--parallel <n>', `files downloaded at once (default ${MIRROR_DEFAULTS.parallel})`, positiveInt)
     .option('--dry-run', 'print the boxes, versions, files and bytes it would fetch and the free space after; change nothing')
     .option('--detach', 'print the mirror and job ids and return at once')
     .action(async (source: string, o: MirrorOptions) => {

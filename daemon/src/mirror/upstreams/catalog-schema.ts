@@ -3,7 +3,7 @@ import { z } from 'zod';
 /**
  * What an upstream sends, as vagrant reads it: the catalog of one box (`GET /ORG/BOX` with
  * `Accept: application/json`, or a `metadata.json`). Extra keys are ignored; names, versions,
- * architectures and checksums are checked by the planner like local input.
+ * architectures and checksums are checked by plans/box-plan.ts like local input.
  */
 export const UpstreamProvider = z.object({
   name: z.string(),

@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AddressNotAllowedError } from '../../lib/errors';
 import { Outbound } from './outbound';
 
@@ -30,5 +33,39 @@ describe('Outbound.lookup', () => {
     await expect(outbound.fetch('http://127.0.0.1:9/x', {}, { restricted: true, ca: null })).rejects.toThrow(AddressNotAllowedError);
     await expect(outbound.check('http://[fe80::1]/')).rejects.toThrow(AddressNotAllowedError);
     await expect(outbound.check('http://nowhere.example/')).resolves.toBeUndefined();
+  });
+});
+
+/** Agents are kept per kind of reach, a bounded number of them: one pushed out closes its connections. */
+describe('Outbound agents', () => {
+  let server: Server;
+  let base: string;
+  const sockets: Socket[] = [];
+  beforeAll(async () => {
+    server = createServer((_req, res) => res.end('ok'));
+    // Connections would stay open ten minutes: only closing the agent ends one sooner.
+    server.keepAliveTimeout = 600_000;
+    server.on('connection', (s: Socket) => sockets.push(s));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    server.close();
+    await once(server, 'close');
+  });
+
+  it('closes the connections of the agent used longest ago when a new kind of reach needs room', async () => {
+    const outbound = new Outbound(async () => ({ allowed: [] }), async () => [], 1);
+    const get = async (ca: string) => (await outbound.fetch(base, {}, { restricted: false, ca })).text();
+    expect(await get('first')).toBe('ok');
+    expect(sockets).toHaveLength(1);
+    const [first] = sockets;
+    const closed = once(first, 'close');
+    expect(await get('second')).toBe('ok');
+    await closed;
+    expect(sockets).toHaveLength(2);
+    expect(sockets[1].destroyed).toBe(false);
   });
 });

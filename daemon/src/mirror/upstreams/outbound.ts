@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { promisify } from 'node:util';
+import { LRUCache } from 'lru-cache';
 import { caBundle } from '../../tls/client-fetch';
 import { AddressNotAllowedError } from '../../lib/errors';
 import { loadUndici } from '../../lib/lazy-modules';
@@ -10,16 +11,8 @@ const systemResolve: Resolve = (host) => lookupAll(host, { all: true }) as Promi
 
 type LookupCallback = (err: Error | null, address: string | LookupAddress[], family?: number) => void;
 type Undici = typeof import('undici');
+type LoadedAgent = Promise<{ undici: Undici; agent: InstanceType<Undici['Agent']> }>;
 
-/**
- * Opens the daemon's outbound HTTP connections to upstreams. A restricted request (`reachFor`)
- * connects through an agent whose DNS lookup checks every address a name resolves to
- * (address-policy.ts) and hands the connection exactly those: nothing is looked up twice, so a
- * name cannot rebind between the check and the connection. Address literals, which are never
- * looked up, are checked before each request, and the caller sends every redirect hop through
- * here. An unrestricted one (an administrator's upstream, at its own origin) uses Node's fetch,
- * or an agent that trusts the upstream's own CA besides the system's.
- */
 /** How one request connects: limited to allowed addresses, and with a CA of its own to trust. */
 export interface Reach { restricted: boolean; ca: string | null }
 
@@ -40,14 +33,33 @@ export function reachFor(u: UpstreamReach, url: string): Reach {
   return { restricted: !chosenByAnAdministrator || new URL(url).origin !== new URL(u.url).origin, ca: u.ca };
 }
 
+/**
+ * Opens the daemon's outbound HTTP connections to upstreams. A restricted request (`reachFor`)
+ * connects through an agent whose DNS lookup checks every address a name resolves to
+ * (address-policy.ts) and hands the connection exactly those: nothing is looked up twice, so a
+ * name cannot rebind between the check and the connection. Address literals, which are never
+ * looked up, are checked before each request, and the caller sends every redirect hop through
+ * here. An unrestricted one (an administrator's upstream, at its own origin) uses Node's fetch,
+ * or an agent that trusts the upstream's own CA besides the system's.
+ */
 export class Outbound {
-  /** One agent (a connection pool) per kind of reach; upstreams with the same CA share one. */
-  private readonly agents = new Map<string, Promise<{ undici: Undici; agent: InstanceType<Undici['Agent']> }>>();
+  /**
+   * One agent (a connection pool) per kind of reach; upstreams with the same CA share one. A few
+   * upstreams at most: a CA changed many times pushes out the agent used longest ago, whose
+   * connections close once their requests are done.
+   */
+  private readonly agents: LRUCache<string, LoadedAgent>;
 
   constructor(
     private readonly rules: () => Promise<AddressRules>,
     private readonly resolve: Resolve = systemResolve,
-  ) {}
+    agentsKept = 64,
+  ) {
+    this.agents = new LRUCache<string, LoadedAgent>({
+      max: agentsKept,
+      dispose: (loaded) => void loaded.then(({ agent }) => agent.close()).catch(() => undefined),
+    });
+  }
 
   async fetch(url: string, init: RequestInit, reach: Reach): Promise<Response> {
     if (!reach.restricted && !reach.ca) return fetch(url, init);
@@ -56,8 +68,7 @@ export class Outbound {
     let loaded = this.agents.get(key);
     if (!loaded) {
       loaded = this.load(reach);
-      // A few upstreams at most: a CA changed many times leaves agents behind that idle out.
-      if (this.agents.size < 64) this.agents.set(key, loaded);
+      this.agents.set(key, loaded);
     }
     const { undici, agent } = await loaded;
     try {

@@ -10,6 +10,7 @@ import type { MirrorRepository, UpstreamRow } from '../repository';
 import type { CreateUpstream, UpdateUpstream } from '../schemas';
 import { detectKind, isRemote } from './source';
 import type { Outbound } from './outbound';
+import { upstreamRow } from './upstream-row';
 import type { Logger } from 'pino';
 
 /** Scheme, host and port: a token follows its upstream only to the same origin. */
@@ -83,14 +84,7 @@ export class UpstreamService {
     await this.mayUse(p, input.url);
     const id = this.ids.id('ups');
     const name = input.name ?? (await this.freeName(p, nameFromUrl(input.url)));
-    const now = this.now();
-    await this.guard(name, () => this.repo.insertUpstream({
-      id, name, name_key: nameKey(name), kind: input.kind ?? detectKind(input.url), url: input.url, token: input.token ?? null, ca: input.ca ?? null,
-      ...(input.timeout_seconds ? { timeout_seconds: input.timeout_seconds } : {}),
-      ...(input.max_failures ? { max_failures: input.max_failures } : {}),
-      ...(input.pause_minutes !== undefined ? { pause_minutes: input.pause_minutes } : {}),
-      paused_until: null, last_error: null, created_by: p?.user.id ?? null, restricted, created_at: now, updated_at: now,
-    }));
+    await this.guard(name, () => this.repo.insertUpstream(upstreamRow(input, { id, name, createdBy: p?.user.id ?? null, restricted, now: this.clock.now() })));
     return (await this.repo.upstream(id))!;
   }
 
@@ -125,12 +119,8 @@ export class UpstreamService {
     await this.mayUse(p, input.url);
     const mine = await this.mineAt(p, input.url);
     if (mine) return { ...mine, token: input.token ?? mine.token, ca: input.ca ?? mine.ca };
-    const now = this.now();
-    return {
-      id: 'plan', name: nameFromUrl(input.url), name_key: '', kind: detectKind(input.url), url: input.url, token: input.token ?? null, ca: input.ca ?? null,
-      timeout_seconds: 30, max_failures: 3, pause_minutes: 5, failures: 0, paused_until: null, last_error: null,
-      created_by: p.user.id, restricted: restrictedFor(p), created_at: now, updated_at: now, owner_admin: p.user.is_admin ? 1 : 0, owner_name: p.user.username,
-    };
+    const row = upstreamRow(input, { id: 'plan', name: nameFromUrl(input.url), createdBy: p.user.id, restricted: restrictedFor(p), now: this.clock.now() });
+    return { ...row, owner_admin: p.user.is_admin ? 1 : 0, owner_name: p.user.username };
   }
 
   private async mineAt(p: Caller, url: string): Promise<UpstreamRow | undefined> {

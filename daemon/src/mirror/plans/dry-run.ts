@@ -1,24 +1,26 @@
-import type { Principal } from '../auth/accounts-service';
-import type { OrgService } from '../orgs/service';
-import type { BlobStore } from '../blobs/blob-store';
-import type { DiskSpace } from '../blobs/disk-space';
-import type { IdGen } from '../lib/ids';
-import { ForbiddenError } from '../lib/errors';
-import type { PublishService } from '../registry/versions/publish-service';
-import type { MirrorPlanJson } from '../contract/wire/mirror';
+/** The plan of a mirror not made yet (`POST /api/boxyard/mirror-plans`, `boxyard mirror --dry-run`): a job's plan, summed up. */
+import type { Principal } from '../../auth/accounts-service';
+import type { OrgService } from '../../orgs/service';
+import type { BlobStore } from '../../blobs/blob-store';
+import type { DiskSpace } from '../../blobs/disk-space';
+import type { IdGen } from '../../lib/ids';
+import type { Clock } from '../../lib/clock';
+import { ForbiddenError } from '../../lib/errors';
+import type { PublishService } from '../../registry/versions/publish-service';
+import type { MirrorPlanJson } from '../../contract/wire/mirror';
 import { buildJobPlan, localVersionsOf } from './job-plan';
-import { bytesToFetch, storageFit } from './plan-storage';
-import { copyIsPrivate } from './publish-plan';
-import type { MirrorRow, UpstreamRow } from './repository';
-import type { CreateMirror } from './schemas';
-import type { UpstreamGate } from './upstreams/http';
-import type { UpstreamService } from './upstreams/service';
-import { sourceFor } from './upstreams/source';
-import { visibilityOf } from './mirrors-service';
+import { bytesToFetch, storageFit } from './disk-fit';
+import { copyIsPrivate } from '../jobs/publish';
+import type { UpstreamRow } from '../repository';
+import { mirrorRow, targetOf } from '../mirror-row';
+import type { CreateMirror } from '../schemas';
+import type { UpstreamGate } from '../upstreams/http';
+import type { UpstreamService } from '../upstreams/service';
+import { sourceFor } from '../upstreams/source';
 
 type Caller = NonNullable<Principal>;
 
-export interface PlanDeps {
+export interface DryRunDeps {
   upstreams: UpstreamService;
   orgs: OrgService;
   gate: UpstreamGate;
@@ -26,6 +28,7 @@ export interface PlanDeps {
   space?: DiskSpace;
   publisher: PublishService;
   ids: IdGen;
+  clock: Clock;
 }
 
 /**
@@ -35,23 +38,18 @@ export interface PlanDeps {
  * writes nothing: no upstream, organization or mirror is made. A token the upstream refuses
  * fails it with the upstream's words.
  */
-export class MirrorPlans {
-  constructor(private readonly d: PlanDeps) {}
+export class MirrorDryRun {
+  constructor(private readonly d: DryRunDeps) {}
 
   async plan(p: Caller, input: CreateMirror): Promise<MirrorPlanJson> {
-    const target = input.target ?? input.source;
+    const target = targetOf(input);
     await this.checkTarget(p, target);
     const upstream = await this.upstreamFor(p, input);
     const source = sourceFor(upstream, this.d.gate);
     // A token is tried first, as vagrant checks it: a refusal says so, rather than "no such box".
     if (upstream.token && upstream.kind === 'registry') await source.probe();
-    const mirror: MirrorRow = {
-      id: 'plan', upstream_id: upstream.id, source: input.source, target, versions: input.versions ?? null, latest: input.latest ?? null,
-      providers: JSON.stringify(input.providers ?? []), architectures: JSON.stringify(input.architectures ?? []),
-      visibility: visibilityOf(input.private), follow_revocations: input.follow_revocations ? 1 : 0, parallel: input.parallel ?? 4,
-      interval_minutes: null, retain: input.retain ?? null, next_run_at: null, created_by: p.user.id, runs_as: p.user.id, paused: null,
-      created_at: '', updated_at: '',
-    };
+    // The mirror these settings would make, never stored.
+    const mirror = mirrorRow(input, { id: 'plan', upstreamId: upstream.id, userId: p.user.id, now: this.d.clock.now() });
     const { plan, files } = await buildJobPlan(mirror, 'plan', {
       source, ids: this.d.ids,
       localVersions: localVersionsOf(this.d),

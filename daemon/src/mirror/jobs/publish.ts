@@ -1,8 +1,8 @@
-import type { OrgService } from '../orgs/service';
-import { NotFoundError } from '../lib/errors';
-import type { PublishService } from '../registry/versions/publish-service';
-import type { JobBox, JobPlan } from './job-plan';
-import type { MirrorRow } from './repository';
+import type { OrgService } from '../../orgs/service';
+import { NotFoundError } from '../../lib/errors';
+import type { PublishService } from '../../registry/versions/publish-service';
+import type { JobBox, JobPlan } from '../plans/job-plan';
+import type { MirrorRow } from '../repository';
 
 /**
  * Whether a mirror's copy of a box is private: as the mirror says, else as the upstream's box API

@@ -1,14 +1,15 @@
+/** The plan of one mirror job: every box the mirror covers, planned (box-plan.ts), with the files to fetch and their sizes. */
 import type { Insertable } from 'kysely';
-import type { IdGen } from '../lib/ids';
-import { checkedBoxName, planBox, type PlannedBox, type PlannedProvider } from './planner';
-import type { MirrorRow } from './repository';
-import type { MirrorFilesTable } from './tables';
-import type { FetchedCatalog, UpstreamSource } from './upstreams/source';
-import { UpstreamError } from '../lib/errors';
-import { UpstreamRefusedError } from './upstreams/http';
-import type { OrgService } from '../orgs/service';
-import type { PublishService } from '../registry/versions/publish-service';
-import type { UpstreamBoxInfo } from './upstreams/catalog-schema';
+import type { IdGen } from '../../lib/ids';
+import { checkedBoxName, planBox, type PlannedBox, type PlannedProvider } from './box-plan';
+import type { MirrorRow } from '../repository';
+import type { MirrorFilesTable } from '../tables';
+import type { FetchedCatalog, UpstreamSource } from '../upstreams/source';
+import { UpstreamError } from '../../lib/errors';
+import { UpstreamRefusedError } from '../upstreams/http';
+import type { OrgService } from '../../orgs/service';
+import type { PublishService } from '../../registry/versions/publish-service';
+import type { UpstreamBoxInfo } from '../upstreams/catalog-schema';
 
 export type JobProvider = PlannedProvider & { file_id: string };
 export type JobBox = Omit<PlannedBox, 'versions'> & { versions: Array<{ version: string; description: string; providers: JobProvider[] }> };

@@ -1,8 +1,9 @@
 import pLimit, { type LimitFunction } from 'p-limit';
-import { AppError, OfflineError } from '../lib/errors';
-import type { JobRow, MirrorRepository, MirrorRow } from './repository';
-import { isRemote } from './upstreams/source';
+import { AppError, OfflineError } from '../../lib/errors';
+import type { JobRow, MirrorRepository, MirrorRow } from '../repository';
+import { isRemote } from '../upstreams/source';
 import { JobRun, type RunnerDeps } from './job-run';
+import { nextRunAt } from '../mirror-row';
 
 export type { RunnerDeps } from './job-run';
 
@@ -40,9 +41,7 @@ export class MirrorRunner {
   async enqueue(mirror: MirrorRow): Promise<JobRow> {
     const id = this.d.ids.id('job');
     const now = this.now();
-    if (mirror.interval_minutes) {
-      await this.d.repo.updateMirror(mirror.id, { next_run_at: new Date(this.d.clock.now().getTime() + mirror.interval_minutes * 60_000).toISOString() });
-    }
+    if (mirror.interval_minutes) await this.d.repo.updateMirror(mirror.id, { next_run_at: nextRunAt(mirror.interval_minutes, this.d.clock.now()) });
     await this.d.repo.insertJob({ id, mirror_id: mirror.id, state: 'queued', plan: null, message: null, error_code: null, created_at: now, started_at: null, finished_at: null, updated_at: now });
     this.wake();
     return (await this.d.repo.job(id))!;

@@ -1,3 +1,4 @@
+/** A dry run's plan (plans/dry-run.ts) as `boxyard mirror` prints it, and why it cannot start. */
 import type { MirrorPlanJson } from '../../contract/wire/mirror';
 import { formatBytes } from './meter';
 

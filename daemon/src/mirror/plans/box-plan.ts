@@ -1,11 +1,12 @@
-import { AppError, UpstreamError } from '../lib/errors';
-import { AccountName, isGemVersion } from '../contract/names';
-import { BoxName, isArchitecture } from '../contract/bodies/registry';
-import { DEFAULT_ARCHITECTURE } from '../registry/schemas';
-import { normalizeChecksum } from '../registry/providers/checksums';
-import type { DigestAlgorithm } from '../blobs/blob-store';
-import type { UpstreamBoxInfo, UpstreamCatalog, UpstreamProvider } from './upstreams/catalog-schema';
-import { selectVersions, type VersionSelection } from './version-filter';
+/** The plan of one upstream box: which of its catalog's versions and provider files a mirror takes (`planBox`). */
+import { AppError, UpstreamError } from '../../lib/errors';
+import { AccountName, isGemVersion } from '../../contract/names';
+import { BoxName, isArchitecture } from '../../contract/bodies/registry';
+import { DEFAULT_ARCHITECTURE } from '../../registry/schemas';
+import { normalizeChecksum } from '../../registry/providers/checksums';
+import type { DigestAlgorithm } from '../../blobs/blob-store';
+import type { UpstreamBoxInfo, UpstreamCatalog, UpstreamProvider } from '../upstreams/catalog-schema';
+import { selectVersions, type VersionSelection } from '../version-filter';
 
 /** One provider file to fetch and publish. `url` is absolute (resolved against the catalog's URL). */
 export interface PlannedProvider {

@@ -1,23 +1,23 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit, { type LimitFunction } from 'p-limit';
+import pRetry, { AbortError } from 'p-retry';
 import type { Logger } from 'pino';
-import type { OrgService } from '../orgs/service';
-import type { BlobStore } from '../blobs/blob-store';
-import type { BlobHolds } from '../blobs/holds';
-import type { DiskSpace } from '../blobs/disk-space';
-import type { Clock } from '../lib/clock';
-import type { IdGen } from '../lib/ids';
-import { ForbiddenError, NotFoundError } from '../lib/errors';
-import type { PublishService } from '../registry/versions/publish-service';
-import { fetchFile } from './upstreams/fetch-file';
-import { buildJobPlan, localVersionsOf, type JobPlan } from './job-plan';
-import type { FileRow, JobRow, MirrorRepository, MirrorRow, UpstreamRow } from './repository';
-import { sourceFor, type UpstreamSource } from './upstreams/source';
-import { TransientUpstreamError, type UpstreamGate } from './upstreams/http';
-import { publishPlan } from './publish-plan';
-import { bytesToFetch, storageFit, unfit } from './plan-storage';
-import type { Metrics } from '../http/metrics';
-import type { MirrorRights } from './run-rights';
+import type { OrgService } from '../../orgs/service';
+import type { BlobStore } from '../../blobs/blob-store';
+import type { BlobHolds } from '../../blobs/holds';
+import type { DiskSpace } from '../../blobs/disk-space';
+import type { Clock } from '../../lib/clock';
+import type { IdGen } from '../../lib/ids';
+import { ForbiddenError, NotFoundError } from '../../lib/errors';
+import type { PublishService } from '../../registry/versions/publish-service';
+import { fetchFile } from '../upstreams/fetch-file';
+import { buildJobPlan, localVersionsOf, type JobPlan } from '../plans/job-plan';
+import type { FileRow, JobRow, MirrorRepository, MirrorRow, UpstreamRow } from '../repository';
+import { sourceFor, type UpstreamSource } from '../upstreams/source';
+import { TransientUpstreamError, type UpstreamGate } from '../upstreams/http';
+import { publishPlan } from './publish';
+import { bytesToFetch, storageFit, unfit } from '../plans/disk-fit';
+import type { Metrics } from '../../http/metrics';
+import type { MirrorRights } from '../run-rights';
 
 export interface RunnerDeps {
   repo: MirrorRepository;
@@ -37,7 +37,7 @@ export interface RunnerDeps {
   metrics?: Pick<Metrics, 'mirrorFetched'>;
 }
 
-/** Attempts per file, the pause growing by RETRY_DELAY_MS each time. */
+/** Attempts per file; the pause before the next starts at RETRY_DELAY_MS and doubles (1 s, then 2 s). */
 const RETRIES = 3;
 const RETRY_DELAY_MS = 1000;
 /** Progress is written to the database at most this often (and when a file completes). */
@@ -184,21 +184,30 @@ export class JobRun {
         if (Date.now() - this.lastFlush > PROGRESS_EVERY_MS) void this.flush(f.id, fileBytes).catch(() => undefined);
       },
     });
-    let blob: { sha256: string; size: number } | undefined;
     // A connection that breaks is asked again for the rest (Range), a few times, before the job fails.
-    for (let attempt = 1; !blob; attempt++) {
-      const before = fileBytes;
+    let before = 0;
+    let attempt: Promise<unknown> = Promise.resolve();
+    const blob = await pRetry(async (n) => {
+      before = fileBytes;
+      const once = fetchOnce();
+      attempt = once;
       try {
-        blob = await fetchOnce();
+        return await once;
       } catch (err) {
-        if (!(err instanceof TransientUpstreamError) || attempt >= RETRIES) throw err;
+        if (err instanceof TransientUpstreamError && n < RETRIES) throw err;
+        // Anything else, and the last attempt's failure, fails the download as it is.
+        throw new AbortError(err instanceof Error ? err : new Error(String(err)));
+      }
+    }, {
+      retries: RETRIES - 1, minTimeout: RETRY_DELAY_MS, factor: 2, signal,
+      onFailedAttempt: async (err) => {
         this.bytes -= fileBytes - before;
         fileBytes = before;
-        this.d.log.warn({ err, job: this.job.id, url: f.url, attempt }, 'mirror download interrupted; resuming');
+        this.d.log.warn({ err, job: this.job.id, url: f.url, attempt: err.attemptNumber }, 'mirror download interrupted; resuming');
         await this.d.repo.updateJob(this.job.id, { message: `Resuming ${f.url} after: ${err.message}`, updated_at: this.now() });
-        await sleep(RETRY_DELAY_MS * attempt, undefined, { signal });
-      }
-    }
+      },
+    // p-retry gives up at once on an abort: the download returns only once the attempt under way has stopped writing.
+    }).finally(() => attempt.then(() => undefined, () => undefined));
     this.filesDone++;
     await this.d.repo.updateJob(this.job.id, { files_done: this.filesDone, bytes_done: this.bytes, updated_at: this.now() });
     return blob;

@@ -1,7 +1,8 @@
-import type { DiskSpace } from '../blobs/disk-space';
-import { humanBytes } from '../contract/bytes';
-import type { BlobStore } from '../blobs/blob-store';
-import { InsufficientStorageError } from '../lib/errors';
+/** Whether a plan (a job's, or a dry run's) fits the data folder's disk. */
+import type { DiskSpace } from '../../blobs/disk-space';
+import { humanBytes } from '../../contract/bytes';
+import type { BlobStore } from '../../blobs/blob-store';
+import { InsufficientStorageError } from '../../lib/errors';
 
 /** Whether what a plan fetches fits the data folder's disk, keeping its reserve (null figures: a bucket, no disk to count). */
 export interface StorageFit {
