@@ -10,7 +10,10 @@ import { parseAddress } from './special-addresses';
  */
 export function normalizeHost(name: string): string {
   const n = name.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '').replace(/\.$/, '');
-  return isIP(n) ? ipaddr.process(n).toString() : n;
+  // parseAddress, not ipaddr.process: that reads `::127.0.0.1` (IPv4-compatible) as IPv4-mapped.
+  const ip = isIP(n) ? parseAddress(n) : null;
+  if (!ip) return n;
+  return (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : ip).toString();
 }
 
 /**
