@@ -86,7 +86,7 @@ export class NotifiedTables extends TableMarks {
   /** Reads the schema through `pool`, then listens (a first failure is logged and retried, caches serving nothing meanwhile). */
   static async open(pool: pg.Pool, url: string, log?: Logger, liveness = LIVENESS): Promise<NotifiedTables> {
     const clock = new NotifiedTables(url, log, new WriteGraph(await postgresFacts(pool)), liveness);
-    await clock.listenOnce().catch((err: Error) => clock.listenAgain(err));
+    await clock.listenOnce().catch((err: Error) => { void clock.listenAgain(err); });
     clock.heartbeat = setInterval(() => clock.beat(), liveness.heartbeatMs);
     clock.heartbeat.unref();
     return clock;
