@@ -52,7 +52,7 @@ function writeOf(node: Node): { target: unknown; kinds: Kind[]; columns?: string
   if (node.kind === 'DeleteQueryNode') return { target: node.from, kinds: ['delete'] };
   if (node.kind === 'MergeQueryNode') return { target: node.into, kinds: [...KINDS] };
   const kinds: Kind[] = ['insert'];
-  if (node.replace || (isNode(node.orAction) && String(node.orAction.action).toLowerCase() === 'or replace')) kinds.push('delete');
+  if (node.replace || (isNode(node.orAction) && String(node.orAction.action).toLowerCase() === 'replace')) kinds.push('delete');
   if ((isNode(node.onConflict) && node.onConflict.updates) || node.onDuplicateKey) kinds.push('update');
   return { target: node.into, kinds };
 }
