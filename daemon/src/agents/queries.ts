@@ -4,6 +4,9 @@ import { prepare } from '../store/cache/prepared';
 import type { AgentStatus } from '../contract/wire/jsonapi';
 import type { Ping } from './pings';
 
+/** A kept ping as the statement's `values` list holds it. */
+interface PingRow { id: string; token_id: string; status: AgentStatus; at: string; ip: string }
+
 /** The sizes batches of kept pings are written in: a few statement texts, each prepared once. */
 const PING_CHUNKS = [128, 32, 8, 1];
 
@@ -18,8 +21,14 @@ export async function writeKeptPings(db: Kysely<Database> | Transaction<Database
   for (const size of PING_CHUNKS) {
     for (; pings.length - i >= size; i += size) {
       const rows = sql.join(pings.slice(i, i + size).map((p) => sql`(${p.id}, ${p.tokenId}, ${p.status}, ${p.at}, ${p.ip})`));
-      const r = await sql<{ id: string }>`with "v" ("id", "token_id", "status", "at", "ip") as (values ${rows}) update "agents" set "last_ping_at" = "v"."at", "ip_address" = "v"."ip" from "v" where "agents"."id" = "v"."id" and "agents"."token_id" = "v"."token_id" and "agents"."status" = "v"."status" and "agents"."last_ping_at" <= "v"."at" returning "agents"."id"`.execute(db);
-      for (const row of r.rows) written.add(row.id);
+      // Built, not raw: the read caches learn from the tree that only these two columns change.
+      const r = await db.with('v(id, token_id, status, at, ip)', () => sql<PingRow>`(values ${rows})`)
+        .updateTable('agents').from('v')
+        .set((eb) => ({ last_ping_at: eb.ref('v.at'), ip_address: eb.ref('v.ip') }))
+        .whereRef('agents.id', '=', 'v.id').whereRef('agents.token_id', '=', 'v.token_id')
+        .whereRef('agents.status', '=', 'v.status').whereRef('agents.last_ping_at', '<=', 'v.at')
+        .returning('agents.id').execute();
+      for (const row of r) written.add(row.id);
     }
   }
   return written;

@@ -10,6 +10,7 @@ import { humanBytes } from '../contract/bytes';
 import type { Clock } from '../lib/clock';
 import type { IntegrityCheck } from '../store/integrity';
 import { DAMAGED_DATABASE_HINT, isDatabaseDamage } from '../store/storage-errors';
+import { executeReadOnly } from '../store/cache/statement-tables';
 
 export interface Check {
   /** `checking`: the start's database check still runs (healthy so far); `low`: below the disk reserve. */
@@ -129,7 +130,7 @@ function answersWithin(timeoutMs: number, ask: () => Promise<unknown>, why: (err
 
 /** A PostgreSQL database: one read through the pool answers within `timeoutMs`. */
 export function postgresDatabaseProbe(db: Kysely<Database>, timeoutMs = 2000): Probe {
-  return answersWithin(timeoutMs, () => sql`select count(*) from schema_migrations`.execute(db),
+  return answersWithin(timeoutMs, () => executeReadOnly(sql`select count(*) from schema_migrations`, db),
     (err) => `The PostgreSQL database cannot be read (${reason(err)}): check that it runs and that this daemon reaches it.`);
 }
 

@@ -10,9 +10,10 @@ import type { Metrics } from '../http/metrics';
 import { ROOT } from '../http/route-table';
 import type { Store } from '../store/db';
 import type { Database } from '../store/schema';
+import { executeReadOnly } from '../store/cache/statement-tables';
 
 async function countsBy(db: Kysely<Database>, table: 'agents' | 'mirror_jobs', column: 'status' | 'state'): Promise<Record<string, number>> {
-  const rows = await sql<{ k: string; n: number | string }>`select ${sql.ref(column)} as k, count(*) as n from ${sql.table(table)} group by ${sql.ref(column)}`.execute(db);
+  const rows = await executeReadOnly(sql<{ k: string; n: number | string }>`select ${sql.ref(column)} as k, count(*) as n from ${sql.table(table)} group by ${sql.ref(column)}`, db);
   return Object.fromEntries(rows.rows.map((r) => [r.k, Number(r.n)]));
 }
 

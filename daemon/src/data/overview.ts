@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../store/schema';
 import type { ActivityJson } from '../contract/wire/overview';
 import type { JobState } from '../contract/wire/mirror';
+import { executeReadOnly } from '../store/cache/statement-tables';
 
 /** Whose view: an administrator sees everything, anyone else public boxes and their own namespaces'. */
 export type Viewer = { all: true } | { userId: string };
@@ -62,48 +63,48 @@ export class OverviewQueries {
   async counts(v: Viewer): Promise<OverviewCounts> {
     const vis = boxVisible(v);
     const seen = versionVisible(v);
-    const r = await sql<Row>`select
+    const r = await executeReadOnly(sql<Row>`select
       (select count(*) from boxes b where ${vis}) as boxes,
       (select count(*) from box_versions bv join boxes b on b.id = bv.box_id where ${vis} and ${seen}) as versions,
       (select count(distinct p.blob_sha256) from box_providers p join box_versions bv on bv.id = p.version_id
-        join boxes b on b.id = bv.box_id where p.blob_sha256 is not null and ${vis} and ${seen}) as files`.execute(this.db);
+        join boxes b on b.id = bv.box_id where p.blob_sha256 is not null and ${vis} and ${seen}) as files`, this.db);
     const row = r.rows[0];
     return { boxes: Number(row.boxes), versions: Number(row.versions), files: Number(row.files) };
   }
 
   /** Bytes of the stored box files, each file once however many providers share it. */
   async storedBytes(): Promise<number> {
-    const r = await sql<Row>`select coalesce(sum(f.size), 0) as bytes from
-      (select max(p.size) as size from box_providers p where p.blob_sha256 is not null group by p.blob_sha256) f`.execute(this.db);
+    const r = await executeReadOnly(sql<Row>`select coalesce(sum(f.size), 0) as bytes from
+      (select max(p.size) as size from box_providers p where p.blob_sha256 is not null group by p.blob_sha256) f`, this.db);
     return Number(r.rows[0].bytes);
   }
 
   /** Files people uploaded (not those a mirror or the pull-through cache fetched), newest first. */
   async uploads(v: Viewer): Promise<ActivityJson[]> {
-    const r = await sql<Row>`select p.updated_at as at, ${BOX_TAG} as target, bv.version as version,
+    const r = await executeReadOnly(sql<Row>`select p.updated_at as at, ${BOX_TAG} as target, bv.version as version,
         p.name as provider, p.architecture as architecture, p.size as size
       from box_providers p join box_versions bv on bv.id = p.version_id join boxes b on b.id = bv.box_id ${OWNER_JOINS}
       where p.blob_sha256 is not null and p.source_url is null and bv.mirror_id is null and ${boxVisible(v)} and ${versionVisible(v)}
-      order by p.updated_at desc limit ${ACTIVITY_LIMIT}`.execute(this.db);
+      order by p.updated_at desc limit ${ACTIVITY_LIMIT}`, this.db);
     return r.rows.map((row) => activity('upload', row));
   }
 
   /** Released versions, newest change first. */
   async releases(v: Viewer): Promise<ActivityJson[]> {
-    const r = await sql<Row>`select bv.updated_at as at, ${BOX_TAG} as target, bv.version as version
+    const r = await executeReadOnly(sql<Row>`select bv.updated_at as at, ${BOX_TAG} as target, bv.version as version
       from box_versions bv join boxes b on b.id = bv.box_id ${OWNER_JOINS}
       where bv.status = 'active' and ${boxVisible(v)}
-      order by bv.updated_at desc limit ${ACTIVITY_LIMIT}`.execute(this.db);
+      order by bv.updated_at desc limit ${ACTIVITY_LIMIT}`, this.db);
     return r.rows.map((row) => activity('release', row));
   }
 
   /** Mirror jobs, by when they last started or ended. */
   async mirrorJobs(v: Viewer): Promise<ActivityJson[]> {
     const at = sql`coalesce(j.finished_at, j.started_at, j.created_at)`;
-    const r = await sql<Row>`select ${at} as at, m.target as target, m.source as source, j.state as state, j.message as message
+    const r = await executeReadOnly(sql<Row>`select ${at} as at, m.target as target, m.source as source, j.state as state, j.message as message
       from mirror_jobs j join mirrors m on m.id = j.mirror_id
       where ${mirrorVisible(v)}
-      order by ${at} desc limit ${ACTIVITY_LIMIT}`.execute(this.db);
+      order by ${at} desc limit ${ACTIVITY_LIMIT}`, this.db);
     return r.rows.map((row) => activity('mirror_job', row));
   }
 }

@@ -40,7 +40,8 @@ export class PoolViews {
   private readonly kept = new WeakMap<object, WeakMap<PoolRow, PoolView>>();
 
   constructor(private readonly db: Kysely<Database>, versions: TableClock) {
-    this.ofOne = cachedQuery(versions, prepare(db, (id: string) => relations(db, [id])), (rows) => rows);
+    // Its raw SQL (`w.agent_pool_id`) reads only the tables it joins.
+    this.ofOne = cachedQuery(versions, prepare(db, (id: string) => relations(db, [id])), (rows) => rows, undefined, []);
   }
 
   async of(rows: readonly PoolRow[]): Promise<PoolView[]> {

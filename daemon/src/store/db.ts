@@ -3,6 +3,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import type { Pool } from 'pg';
 import type { Database } from './schema';
 import { cachedStatements } from './cache/statement-cache';
+import { invalidatingDialect } from './cache/invalidation';
 import { TableVersions } from './cache/table-versions';
 import { DatabaseDamagedError } from './integrity';
 import { isDatabaseDamage } from './storage-errors';
@@ -54,7 +55,7 @@ export function openStore(file: string): SqliteStore {
     throw err;
   }
   const versions = new TableVersions(raw);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(raw, versions) }) });
+  const db = new Kysely<Database>({ dialect: invalidatingDialect(new SqliteDialect({ database: cachedStatements(raw) }), versions) });
   return { dialect: 'sqlite', db, raw, versions, close: () => db.destroy() };
 }
 

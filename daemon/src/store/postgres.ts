@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Database } from './schema';
 import { ENSURE_NOTIFY_TRIGGERS, NotifiedTables, TABLES_CHANNEL } from './cache/notified-tables';
 import { namingPool } from './cache/named-statements';
+import { invalidatingDialect } from './cache/invalidation';
 import { MIGRATIONS_DIR, readMigrations } from './migrations';
 import { ADVISORY_LOCKS } from './advisory-locks';
 import type { PostgresStore } from './db';
@@ -43,7 +44,7 @@ export async function openPostgres(url: string, opts: { log?: Logger; poolSize?:
     throw new Error(`PostgreSQL at ${redacted(url)}: ${(err as Error).message}`);
   }
   const poolWaits = { count: 0 };
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool, { waits: poolWaits, tracker: versions }) }) });
+  const db = new Kysely<Database>({ dialect: invalidatingDialect(new PostgresDialect({ pool: namingPool(pool, { waits: poolWaits }) }), versions) });
   const close = async () => {
     await versions.close();
     await db.destroy();

@@ -54,7 +54,7 @@ export function hotQueries(db: Kysely<Database>, tables: TableClock) {
     boxByPath: cachedQuery(tables, prepare(db, (ownerKey: string, nameKey: string) => boxes(db).where('boxes.name_key', '=', nameKey).where((eb) => eb.or([
       eb('boxes.user_id', '=', eb.selectFrom('users as u').select('u.id').where('u.username_key', '=', ownerKey)),
       eb('boxes.organization_id', '=', eb.selectFrom('organizations as o').select('o.id').where('o.name_key', '=', ownerKey)),
-    ]))), (rows) => rows[0], 5000),
+    ]))), (rows) => rows[0], 5000, []), // its raw SQL (the owner's name) reads the tables joined
     // A box's versions: all (its managers), published (released and revoked: anyone else), released (the catalog).
     versionsOfBox: {
       all: cachedQuery(tables, prepare(db, (boxId: string) => ordered(withProviders(boxId))), (rows) => splitJoined(rows as JoinedRow[]), 500),

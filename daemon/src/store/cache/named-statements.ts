@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
+import { LRUCache } from 'lru-cache';
 
 /**
  * SQLSTATE of "cached plan must not change result type": a prepared `SELECT *` whose table gained
@@ -21,14 +22,17 @@ export function isStalePlan(err: unknown): boolean {
  * connection, and after five runs PostgreSQL keeps a generic plan when it is no worse than the
  * custom ones. A text is named the second time it is seen, so a one-off (an `IN` list of an odd
  * length) costs nothing; at most `max` texts are named, each prepared once on each pooled
- * connection that runs it, and later ones run unnamed: a prepared statement holds 12 KiB (a
- * settings lookup) to 85 KiB (a box by its path with its generic plan) of the server session's
- * memory, so 100 of them cost a connection at most about 8 MiB. The API's hot paths use a few dozen.
+ * connection that runs it, and later ones run unnamed (a name is never dropped: connections
+ * hold it): a prepared statement holds 12 KiB (a settings lookup) to 85 KiB (a box by its path
+ * with its generic plan) of the server session's memory, so 100 of them cost a connection at most
+ * about 8 MiB. The API's hot paths use a few dozen. The texts seen once are the last 4 × `max`.
  */
 export class StatementNames {
   private readonly names = new Map<string, string>();
-  private readonly seenOnce = new Set<string>();
-  constructor(private readonly max = 100) {}
+  private readonly seenOnce: LRUCache<string, true>;
+  constructor(private readonly max = 100) {
+    this.seenOnce = new LRUCache({ max: 4 * max });
+  }
 
   /** The name to prepare `sql` under, or undefined to run it unnamed. */
   nameOf(sql: string): string | undefined {
@@ -37,8 +41,7 @@ export class StatementNames {
     // The extended protocol takes one statement per text.
     if (sql.includes(';')) return undefined;
     if (!this.seenOnce.delete(sql)) {
-      if (this.seenOnce.size >= 4 * this.max) this.seenOnce.clear();
-      this.seenOnce.add(sql);
+      this.seenOnce.set(sql, true);
       return undefined;
     }
     // Never reused for another text: a connection refuses a known name with other SQL.
@@ -51,13 +54,6 @@ export class StatementNames {
   get size(): number {
     return this.names.size;
   }
-}
-
-/** What tells the read caches of this daemon's writes (notified-tables.ts). */
-export interface WriteTracker {
-  /** Before a statement runs: moves on the tables it may write and returns them (null: all), or undefined when it writes none. */
-  wrote(sql: string): readonly string[] | null | undefined;
-  moveOn(tables: readonly string[] | null): void;
 }
 
 const TX_BEGIN = /^\s*(begin|start\s+transaction)\b/i;
@@ -73,30 +69,16 @@ const TX_END = /^\s*(commit|rollback|end)\s*$/i;
 class NamingClient implements PostgresPoolClient {
   private inTransaction = false;
   private stale = false;
-  /** Tables the open transaction wrote, moved on again when it ends (null: all). */
-  private written: Array<readonly string[] | null> = [];
-  constructor(private readonly client: pg.PoolClient, private readonly names: StatementNames, private readonly tracker?: WriteTracker) {}
+  constructor(private readonly client: pg.PoolClient, private readonly names: StatementNames) {}
 
   query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
   query<R>(cursor: never): never;
   query<R>(sqlOrCursor: string, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
     if (typeof sqlOrCursor !== 'string') return this.client.query(sqlOrCursor) as never;
-    const text = sqlOrCursor;
-    const values = parameters as unknown[];
-    const ending = TX_END.test(text);
-    if (TX_BEGIN.test(text)) this.inTransaction = true;
-    else if (ending) this.inTransaction = false;
-    const written = this.tracker?.wrote(text);
-    const run = this.run<R>(text, values);
-    if (!this.tracker) return run;
-    const tracker = this.tracker;
-    // Moved on again once what was written is committed (or not): reads begun since saw the old rows.
-    if (written !== undefined && this.inTransaction) this.written.push(written);
-    else if (written !== undefined) return run.finally(() => tracker.moveOn(written));
-    if (!ending || this.written.length === 0) return run;
-    const all = this.written;
-    this.written = [];
-    return run.finally(() => { for (const t of all) tracker.moveOn(t); });
+    // Kysely's own transaction statements (`begin`, `start transaction …`, `commit`, `rollback`).
+    if (TX_BEGIN.test(sqlOrCursor)) this.inTransaction = true;
+    else if (TX_END.test(sqlOrCursor)) this.inTransaction = false;
+    return this.run<R>(sqlOrCursor, parameters as unknown[]);
   }
 
   private run<R>(text: string, values: unknown[]): Promise<PostgresQueryResult<R>> {
@@ -114,14 +96,12 @@ class NamingClient implements PostgresPoolClient {
     // true: pg closes the connection instead of pooling it.
     this.client.release(this.stale || undefined);
     this.inTransaction = false;
-    for (const t of this.written) this.tracker?.moveOn(t);
-    this.written = [];
   }
 }
 
 /** The pool Kysely is given: the same connections, each wrapped once. */
-export function namingPool(pool: pg.Pool, opts: { waits?: { count: number }; tracker?: WriteTracker; names?: StatementNames } = {}): PostgresPool {
-  const { waits = { count: 0 }, tracker, names = new StatementNames() } = opts;
+export function namingPool(pool: pg.Pool, opts: { waits?: { count: number }; names?: StatementNames } = {}): PostgresPool {
+  const { waits = { count: 0 }, names = new StatementNames() } = opts;
   const wrapped = new WeakMap<pg.PoolClient, NamingClient>();
   return {
     async connect() {
@@ -130,7 +110,7 @@ export function namingPool(pool: pg.Pool, opts: { waits?: { count: number }; tra
       const client = await pool.connect();
       let w = wrapped.get(client);
       if (!w) {
-        w = new NamingClient(client, names, tracker);
+        w = new NamingClient(client, names);
         wrapped.set(client, w);
       }
       return w;

@@ -1,7 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import pRetry from 'p-retry';
 import type { Logger } from 'pino';
 import { TableMarks } from './table-clock';
-import { WriteGraph, writeOf, type SchemaFacts } from './write-graph';
+import { WriteGraph, type SchemaFacts } from './write-graph';
 
 /** The channel every write transaction notifies, once per table it wrote, with the table's name (`*`: the schema changed). */
 export const TABLES_CHANNEL = 'boxyard_tables';
@@ -51,11 +53,6 @@ async function postgresFacts(client: pg.Client | pg.Pool): Promise<SchemaFacts> 
   };
 }
 
-/** Statements that write no table: transaction control, settings, and plain SELECTs (`FOR UPDATE` locks, it does not write). */
-const WRITES_NOTHING = /^\s*(begin|start\s+transaction|commit|rollback|end|savepoint|release|set|show|listen|notify|select)\b/i;
-/** A statement that may or may not write, told by whether it holds a write (`with … as (update …) select …`). */
-const MAYBE_READ = /^\s*(\(|with\b)/i;
-
 /** How often the listening connection is asked to answer, and how old its last answer may be while caches serve. */
 export interface Liveness { heartbeatMs: number; deadMs: number }
 const LIVENESS: Liveness = { heartbeatMs: 25, deadMs: 80 };
@@ -63,14 +60,15 @@ const LIVENESS: Liveness = { heartbeatMs: 25, deadMs: 80 };
 /**
  * The read caches' clock on PostgreSQL (table-clock.ts). This daemon's own writes move their tables
  * on twice: when the statement runs, as on SQLite, and again when it commits (store/cache/
- * named-statements.ts), since on a pool a read on another connection may start between the two
+ * invalidation.ts), since on a pool a read on another connection may start between the two
  * and would otherwise keep what it read before the commit as fresh. Other daemons' writes arrive
  * as notifications: every table but UNNOTIFIED has a statement trigger that notifies TABLES_CHANNEL
  * with its name, delivered when the writing transaction commits, whoever wrote (a daemon, a
  * `boxyard` command, psql); one connection of this daemon listens. It also answers a `SELECT 1`
  * every `heartbeatMs`: while its last answer to a query sent more than `deadMs` ago is missing, or
  * the connection is lost, caches serve nothing (keeps is false) and it reconnects; once it listens
- * again everything read before is dropped, since notifications in between were lost.
+ * again everything read before is dropped, since notifications in between were lost. It tries
+ * again 100 ms after a loss or a failed try, then after twice as long each time, up to 5 s.
  */
 export class NotifiedTables extends TableMarks {
   private client: pg.Client | null = null;
@@ -78,10 +76,8 @@ export class NotifiedTables extends TableMarks {
   private confirmedAt = -Infinity;
   private heartbeat: NodeJS.Timeout | null = null;
   private pending = false;
-  private retryMs = 100;
-  private retry: NodeJS.Timeout | null = null;
-  private closed = false;
-  private readonly writers = new Map<string, (() => readonly string[] | null) | null>();
+  /** Ends the retries when closed. */
+  private readonly stop = new AbortController();
 
   private constructor(private readonly url: string, private readonly log: Logger | undefined, graph: WriteGraph, private readonly liveness: Liveness) {
     super(graph);
@@ -90,7 +86,7 @@ export class NotifiedTables extends TableMarks {
   /** Reads the schema through `pool`, then listens (a first failure is logged and retried, caches serving nothing meanwhile). */
   static async open(pool: pg.Pool, url: string, log?: Logger, liveness = LIVENESS): Promise<NotifiedTables> {
     const clock = new NotifiedTables(url, log, new WriteGraph(await postgresFacts(pool)), liveness);
-    await clock.listen();
+    await clock.listenOnce().catch((err: Error) => { void clock.listenAgain(err); });
     clock.heartbeat = setInterval(() => clock.beat(), liveness.heartbeatMs);
     clock.heartbeat.unref();
     return clock;
@@ -100,27 +96,20 @@ export class NotifiedTables extends TableMarks {
     return this.client !== null && performance.now() - this.confirmedAt < this.liveness.deadMs;
   }
 
-  /** For a statement about to run: moves its tables on and returns them (null: all), or undefined when it cannot write. */
-  wrote(sql: string): readonly string[] | null | undefined {
-    let w = this.writers.get(sql);
-    if (w === undefined) {
-      w = WRITES_NOTHING.test(sql) || (MAYBE_READ.test(sql) && !writeOf(sql)) ? null : this.writer(sql);
-      if (this.writers.size >= 2000) this.writers.clear();
-      this.writers.set(sql, w);
-    }
-    return w ? w() : undefined;
+  private get closed(): boolean {
+    return this.stop.signal.aborted;
   }
 
   async close(): Promise<void> {
-    this.closed = true;
+    this.stop.abort();
     if (this.heartbeat) clearInterval(this.heartbeat);
-    if (this.retry) clearTimeout(this.retry);
     const client = this.client;
     this.client = null;
     await client?.end().catch(() => undefined);
   }
 
-  private async listen(): Promise<void> {
+  /** One try at listening; throws when it fails (or it was closed meanwhile). */
+  private async listenOnce(): Promise<void> {
     const client = new pg.Client({
       connectionString: this.url, application_name: 'boxyard-notify',
       keepAlive: true, keepAliveInitialDelayMillis: 5000, connectionTimeoutMillis: 5000, query_timeout: 5000,
@@ -133,11 +122,26 @@ export class NotifiedTables extends TableMarks {
       await client.query(`LISTEN ${TABLES_CHANNEL}`);
       // Read after LISTEN: a migration committed since is heard of, and the schema read is its own.
       await this.serveAfterReading(client);
-      if (this.retryMs > 100) this.log?.info('listening for other daemons\' writes again: read caches serve again');
-      this.retryMs = 100;
     } catch (err) {
       await client.end().catch(() => undefined);
-      if (!this.closed) this.reconnect(err as Error);
+      throw err;
+    }
+  }
+
+  /** Listening failed or was lost with `err`: tries again until it listens or is closed. */
+  private async listenAgain(err: Error): Promise<void> {
+    if (this.closed) return;
+    const warn = (e: Error) => this.log?.warn({ reason: e.message }, 'not hearing other daemons\' writes: read caches serve nothing until listening again');
+    warn(err);
+    try {
+      await sleep(100, undefined, { ref: false, signal: this.stop.signal });
+      await pRetry(() => this.listenOnce(), {
+        forever: true, minTimeout: 200, maxTimeout: 5000, factor: 2, randomize: false, unref: true,
+        signal: this.stop.signal, onFailedAttempt: (e) => { if (!this.closed) warn(e); },
+      });
+      this.log?.info('listening for other daemons\' writes again: read caches serve again');
+    } catch {
+      // Closed.
     }
   }
 
@@ -192,13 +196,6 @@ export class NotifiedTables extends TableMarks {
     this.client = null;
     this.forgetAll();
     void client.end().catch(() => undefined);
-    if (!this.closed) this.reconnect(err ?? new Error('the connection ended'));
-  }
-
-  private reconnect(err: Error): void {
-    this.log?.warn({ reason: err.message, retryMs: this.retryMs }, 'not hearing other daemons\' writes: read caches serve nothing until listening again');
-    this.retry = setTimeout(() => { this.retry = null; void this.listen(); }, this.retryMs);
-    this.retry.unref();
-    this.retryMs = Math.min(this.retryMs * 2, 5000);
+    void this.listenAgain(err ?? new Error('the connection ended'));
   }
 }

@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely, QueryExecutorProvider, QueryResult } from 'kysely';
+import type { CompiledQuery, Kysely, QueryExecutorProvider, QueryResult, RootOperationNode } from 'kysely';
 import type { Database } from '../schema';
 
 /** What a prepared query's builder returns: any Kysely query builder or `sql` template. */
@@ -36,9 +36,14 @@ export class PreparedQuery<A extends Bound[], R> {
     if (used.size !== arity) throw new Error(`prepared query: each of its ${arity} arguments must be a bound parameter (${this.compiled.sql})`);
   }
 
-  /** The SQL it runs (read caches take the tables it reads from it). */
+  /** The SQL it runs. */
   get sql(): string {
     return this.compiled.sql;
+  }
+
+  /** The operation-node tree it was compiled from (read caches take the tables it reads from it). */
+  get node(): RootOperationNode {
+    return this.compiled.query;
   }
 
   execute(...args: A): Promise<QueryResult<R>> {

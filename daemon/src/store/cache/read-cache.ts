@@ -1,12 +1,7 @@
+import { LRUCache } from 'lru-cache';
 import type { PreparedQuery, Bound } from './prepared';
+import { statementTables } from './statement-tables';
 import type { TableClock } from './table-clock';
-
-/** Tables a SELECT reads, from its `from` and `join` clauses (subqueries included), less its CTEs. */
-export function tablesRead(sql: string): string[] {
-  const ctes = new Set([...sql.matchAll(/(?:\bwith(?:\s+recursive)?|,)\s+"?(\w+)"?\s+as\s*\(/gi)].map((m) => m[1].toLowerCase()));
-  const names = [...sql.matchAll(/\b(?:from|join)\s+"?(\w+)"?/gi)].map((m) => m[1].toLowerCase());
-  return [...new Set(names)].filter((n) => !ctes.has(n));
-}
 
 function deepFreeze<T>(v: T): T {
   if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
@@ -16,24 +11,28 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
+interface Kept<V> { value: V; at: number }
+
 /**
  * A read kept in memory, by its arguments, until one of the tables it reads changes
  * (table-versions.ts): the lookups every request repeats — the caller's token, the settings, a
  * box by its path with its versions — cost more in SQLite and in building rows than everything
  * else a catalog request does. Values are frozen, since every caller shares them. At most `max`
- * keys are kept, the oldest dropped first (moving an entry on each hit cost more than reloading
- * the rare one dropped while still in use).
+ * keys are kept, the one kept longest ago dropped first: a hit does not count as a use (moving an
+ * entry on each hit cost more than reloading the rare one dropped while still in use).
  */
 export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
-  private readonly entries = new Map<string, { value: V; at: number }>();
+  /** An LRUCache, seen through methods only: a field of its type would make ReadCache<A, V> invariant in V. */
+  private readonly entries: { peek(key: string): Kept<V> | undefined; set(key: string, kept: Kept<V>): unknown };
   private readonly tables: string[];
 
   constructor(
     private readonly versions: TableClock,
     tables: readonly string[],
     private readonly load: (...args: A) => Promise<V>,
-    private readonly max = 1000,
+    max = 1000,
   ) {
+    this.entries = new LRUCache<string, Kept<V>>({ max });
     this.tables = tables.map((t) => t.toLowerCase());
     versions.checkTables(this.tables);
   }
@@ -85,15 +84,13 @@ export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
   }
 
   private fresh(key: string): { value: V } | undefined {
-    const hit = this.entries.get(key);
+    const hit = this.entries.peek(key);
     return hit && this.versions.unchangedSince(this.tables, hit.at) ? hit : undefined;
   }
 
   private keep(key: string, value: V, at: number): V {
     deepFreeze(value);
-    this.entries.delete(key);
     this.entries.set(key, { value, at });
-    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
     return value;
   }
 }
@@ -102,9 +99,17 @@ export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
 const keyOf = (args: ReadonlyArray<string | number | null>) =>
   (args.length === 1 && typeof args[0] === 'string' ? `s${args[0]}` : JSON.stringify(args));
 
-/** A ReadCache of what `use` makes of a prepared query's rows; the tables are those its SQL reads. */
+/**
+ * A ReadCache of what `use` makes of a prepared query's rows; the tables are those its Kysely tree
+ * reads (statement-tables.ts). SQL text is never read for tables: a query holding `sql` fragments
+ * must name the tables they read in `rawReads` (`[]` when they read none, as `coalesce(a, b)`),
+ * unless `sql.table()` names them in the tree.
+ */
 export function cachedQuery<A extends Bound[], R, V>(
-  versions: TableClock, query: PreparedQuery<A, R>, use: (rows: R[]) => V, max?: number,
+  versions: TableClock, query: PreparedQuery<A, R>, use: (rows: R[]) => V, max?: number, rawReads?: readonly string[],
 ): ReadCache<A, V> {
-  return new ReadCache<A, V>(versions, tablesRead(query.sql), async (...args) => use(await query.all(...args)), max);
+  const { reads, raw } = statementTables(query.node);
+  if (raw && !rawReads) throw new Error(`a cached query holding raw SQL must name the tables that SQL reads (rawReads): ${query.sql}`);
+  const tables = [...new Set([...reads, ...(rawReads ?? [])])];
+  return new ReadCache<A, V>(versions, tables, async (...args) => use(await query.all(...args)), max);
 }

@@ -1,6 +1,6 @@
 import type SqliteDatabase from 'better-sqlite3';
 import type { SqliteDatabase as KyselySqliteDatabase, SqliteStatement } from 'kysely';
-import type { TableVersions } from './table-versions';
+import { LRUCache } from 'lru-cache';
 
 /**
  * A statement that reads rows as arrays and makes the objects here: better-sqlite3 builds each
@@ -8,13 +8,8 @@ import type { TableVersions } from './table-versions';
  * 100 agents, 10 search hits with their versions). Same objects, same key order; a column named
  * twice keeps its last value, as better-sqlite3 does.
  */
-function wrapStatement(stmt: SqliteDatabase.Statement, wrote: () => void): SqliteStatement {
-  if (!stmt.reader) {
-    if (stmt.readonly) return stmt as unknown as SqliteStatement;
-    return { reader: false, run: (params: ReadonlyArray<unknown>) => (wrote(), stmt.run(params)) } as unknown as SqliteStatement;
-  }
-  // `INSERT … RETURNING` reads rows and writes.
-  const before = stmt.readonly ? () => undefined : wrote;
+function wrapStatement(stmt: SqliteDatabase.Statement): SqliteStatement {
+  if (!stmt.reader) return stmt as unknown as SqliteStatement;
   let names = stmt.columns().map((c) => c.name);
   stmt.raw(true);
   const toObject = (row: unknown[]) => {
@@ -27,10 +22,9 @@ function wrapStatement(stmt: SqliteDatabase.Statement, wrote: () => void): Sqlit
   };
   return {
     reader: true,
-    all: (params: ReadonlyArray<unknown>) => (before(), (stmt.all(params) as unknown[][]).map(toObject)),
-    run: (params: ReadonlyArray<unknown>) => (before(), stmt.run(params)),
+    all: (params: ReadonlyArray<unknown>) => (stmt.all(params) as unknown[][]).map(toObject),
+    run: (params: ReadonlyArray<unknown>) => stmt.run(params),
     *iterate(params: ReadonlyArray<unknown>) {
-      before();
       for (const row of stmt.iterate(params) as IterableIterator<unknown[]>) yield toObject(row);
     },
   } as unknown as SqliteStatement;
@@ -41,27 +35,22 @@ function wrapStatement(stmt: SqliteDatabase.Statement, wrote: () => void): Sqlit
  * SQL was the largest single cost of a catalog or box request (about a sixth of the CPU at 10,000
  * boxes): statements are kept by their SQL text instead. Least recently used ones are dropped
  * past `max`, since `IN (?, ?, …)` lists make many texts. A statement still iterating (Kysely's
- * stream()) is busy and cannot run twice at once, so a fresh one is prepared then. Every
- * statement that may write tells `versions` before it runs, for the read caches.
+ * stream()) is busy and cannot run twice at once, so a fresh one is prepared then. (The read
+ * caches hear of writes above this, from Kysely's tree: invalidation.ts.)
  */
-export function cachedStatements(raw: SqliteDatabase.Database, versions: TableVersions, max = 500): KyselySqliteDatabase {
-  const cache = new Map<string, { stmt: SqliteDatabase.Statement; wrapped: SqliteStatement }>();
+export function cachedStatements(raw: SqliteDatabase.Database, max = 500): KyselySqliteDatabase {
+  const cache = new LRUCache<string, { stmt: SqliteDatabase.Statement; wrapped: SqliteStatement }>({ max });
   return {
     close: () => raw.close(),
     prepare(sql: string) {
-      const hit = cache.get(sql);
+      const hit = cache.peek(sql);
       if (hit && !hit.stmt.busy) {
-        // Re-inserting keeps the Map in least-recently-used order.
-        cache.delete(sql);
-        cache.set(sql, hit);
+        cache.get(sql);
         return hit.wrapped;
       }
       const stmt = raw.prepare(sql);
-      const wrapped = wrapStatement(stmt, stmt.readonly ? () => undefined : versions.writer(sql));
-      if (!hit) {
-        cache.set(sql, { stmt, wrapped });
-        if (cache.size > max) cache.delete(cache.keys().next().value as string);
-      }
+      const wrapped = wrapStatement(stmt);
+      if (!hit) cache.set(sql, { stmt, wrapped });
       return wrapped;
     },
   };

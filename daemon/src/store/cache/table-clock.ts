@@ -1,4 +1,6 @@
-import { WriteGraph, writeOf, type Kind } from './write-graph';
+import type { WriteGraph } from './write-graph';
+import type { Kind, StatementTables } from './statement-tables';
+import type { WriteTracker } from './invalidation';
 
 /**
  * What read caches (read-cache.ts) ask before serving a kept value: the time to stamp a read with,
@@ -19,11 +21,11 @@ export interface TableClock {
 /**
  * When each table last changed, as far as this daemon knows: both databases' clocks, which differ
  * in how they learn of writes. Every statement that may write moves its tables on before it runs
- * (writer()); a statement whose table cannot be told (DDL) moves every table on. Moving on too
+ * (beforeWrite()); a statement whose table cannot be told (DDL, raw SQL) moves every table on. Moving on too
  * much only costs a reload; a table that changed without moving on would serve a stale answer,
  * which is why this sits below every write instead of in the services.
  */
-export abstract class TableMarks implements TableClock {
+export abstract class TableMarks implements TableClock, WriteTracker {
   readonly lookups = { hits: 0, misses: 0 };
   protected clock = 0;
   /** Nothing read before this is still good: another connection committed, or the schema changed. */
@@ -51,21 +53,21 @@ export abstract class TableMarks implements TableClock {
   }
 
   /**
-   * What a statement that may write calls before each run: it moves on every table the write may
-   * change and returns them (null: it moved everything on). Its SQL is read here once, when it is
-   * prepared: parsing it on every run was ~1% of the daemon's time under agent reports.
+   * What a statement calls before it runs (invalidation.ts): moves on every table its writes may
+   * change and returns them, null when it moved everything on (a write whose table cannot be told,
+   * or one the schema does not know), undefined when it writes nothing.
    */
-  writer(sql: string): () => readonly string[] | null {
-    const w = writeOf(sql);
-    return () => {
-      if (!w || !this.graph.has(w.table)) {
-        this.forgetAll();
-        return null;
-      }
-      const tables = this.graph.affectedBy(w.table, w.kinds, w.columns);
-      this.moveOn(tables);
-      return tables;
-    };
+  beforeWrite(touched: StatementTables): readonly string[] | null | undefined {
+    if (!touched.unknown && touched.writes.length === 0) return undefined;
+    if (touched.unknown || touched.writes.some((w) => !this.graph.has(w.table))) {
+      this.forgetAll();
+      return null;
+    }
+    const tables = touched.writes.length === 1
+      ? this.graph.affectedBy(touched.writes[0].table, touched.writes[0].kinds, touched.writes[0].columns)
+      : [...new Set(touched.writes.flatMap((w) => this.graph.affectedBy(w.table, w.kinds, w.columns)))];
+    this.moveOn(tables);
+    return tables;
   }
 
   /** Every table a write of `kind` to `table` may change (write-graph.ts). */

@@ -1,40 +1,22 @@
-export type Kind = 'insert' | 'update' | 'delete';
-const KINDS: Kind[] = ['insert', 'update', 'delete'];
+import { KINDS, type Kind } from './statement-tables';
 
-/** The table a write names first: `insert [or …] into`, `replace into`, `update [or …]`, `delete from`. */
-const WRITE = /\b(insert(?:\s+or\s+(\w+))?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+"?(\w+)"?/i;
+/**
+ * The table a write in a trigger's or function's body names first (`insert [or …] into`, `replace
+ * into`, `update [or …]`, `delete from`): those bodies are SQL text read from the database's
+ * catalog, the one place tables are read from text (statements are read from their Kysely tree,
+ * statement-tables.ts).
+ */
+const WRITE = /\b(insert(?:\s+or\s+(\w+))?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+"?(\w+)"?/gi;
 
-function kindsOf(m: RegExpExecArray, sql: string): Kind[] {
+function kindsOf(m: RegExpExecArray, body: string): Kind[] {
   const verb = m[1].toLowerCase();
   if (verb.startsWith('delete')) return ['delete'];
   if (verb.startsWith('update')) return ['update'];
   const kinds: Kind[] = ['insert'];
   // REPLACE deletes the row it replaces (cascading); an upsert may update instead.
   if (verb.startsWith('replace') || m[2]?.toLowerCase() === 'replace') kinds.push('delete');
-  if (/\bon\s+conflict\b[\s\S]*\bdo\s+update\b/i.test(sql)) kinds.push('update');
+  if (/\bon\s+conflict\b[\s\S]*\bdo\s+update\b/i.test(body)) kinds.push('update');
   return kinds;
-}
-
-/**
- * The columns an UPDATE sets, when they can be told for sure (Kysely's `set "a" = ?, "b" = ?`);
- * undefined (any column) when a value holds a subquery or the statement another shape. After a
- * `with` (writeKeptPings), the UPDATE it leads to.
- */
-function columnsSet(sql: string): string[] | undefined {
-  const m = /\bupdate\s+(?:or\s+\w+\s+)?"?\w+"?\s+set\s+([\s\S]*?)(?:\s+(?:where|returning|from)\s[\s\S]*)?$/i.exec(sql);
-  if (!m || m[1].includes('(')) return undefined;
-  return [...m[1].matchAll(/"?(\w+)"?\s*=/g)].map((c) => c[1].toLowerCase());
-}
-
-export interface Write { table: string; kinds: Kind[]; columns?: string[] }
-
-/** What a write statement changes directly: its table, how, and for an UPDATE which columns if known; undefined for anything else (DDL). */
-export function writeOf(sql: string): Write | undefined {
-  const m = WRITE.exec(sql);
-  if (!m) return undefined;
-  const kinds = kindsOf(m, sql);
-  const columns = kinds.length === 1 && kinds[0] === 'update' ? columnsSet(sql) : undefined;
-  return { table: m[3].toLowerCase(), kinds, ...(columns ? { columns } : {}) };
 }
 
 /** What a database's catalog says about its tables, as each database's clock reads it. */
@@ -112,7 +94,7 @@ export class WriteGraph {
     // SQLite's `UPDATE OF a, b ON t`; PostgreSQL's may name several events: `INSERT OR UPDATE OF a OR DELETE ON t`.
     const events = [...head.matchAll(/\b(INSERT|UPDATE|DELETE)\b(?:\s+OF\s+([\w\s,"]+?)(?=\s+(?:ON|OR)\b))?/gi)];
     const writes: TriggerWrite[] = [];
-    const all = new RegExp(WRITE.source, 'gi');
+    const all = new RegExp(WRITE);
     for (let m = all.exec(body); m; m = all.exec(body)) writes.push(...kindsOf(m, body).map((k) => ({ table: m![3].toLowerCase(), kind: k })));
     // An event this cannot read: the trigger counts for every kind of write.
     const fired: Array<{ kind: Kind; of?: string[] }> = events.length > 0
