@@ -75,11 +75,12 @@ describe('an upload URL acts with its issuer\'s rights at its PUT', () => {
     expect(await catalogChecksum('1.0.0')).toBe(sha256(his));
   });
 
-  it('removed while the body streams: refused before the file is attached, nothing kept', async () => {
-    const carl = (await d.user('carl')).http;
-    await member('carl');
-    const file = await released('1.1.0');
-    const url = (await carl.get(`${API}/version/1.1.0/provider/virtualbox/upload`)).json.upload_path as string;
+  /** Starts a PUT of `name`'s URL for `version`, and once it is receiving does `meanwhile`: the answer, and the file it must leave. */
+  async function midStream(name: string, version: string, meanwhile: (http: HttpClient) => Promise<void>) {
+    const http = (await d.user(name)).http;
+    await member(name);
+    const file = await released(version);
+    const url = (await http.get(`${API}/version/${version}/provider/virtualbox/upload`)).json.upload_path as string;
     const stored = await storedBlobs(d);
     const body = new PassThrough();
     const put = rawPut(url, body);
@@ -88,30 +89,22 @@ describe('an upload URL acts with its issuer\'s rights at its PUT', () => {
     for (const until = Date.now() + 10_000; !(await receiving()); await new Promise((r) => setTimeout(r, 20))) {
       if (Date.now() > until) throw new Error('the PUT did not start receiving');
     }
-    await removed('carl');
+    await meanwhile(http);
     body.end(randomBytes(10_000));
-    const answer = await put;
+    return { answer: await put, file, stored };
+  }
+
+  it('removed while the body streams: refused before the file is attached, nothing kept', async () => {
+    const { answer, file, stored } = await midStream('carl', '1.1.0', () => removed('carl'));
     expect(answer.status).toBe(403);
     expect(JSON.parse(answer.text)).toEqual(REFUSED);
     await unchanged('1.1.0', file, stored);
   });
 
   it('its token revoked while the body streams: refused before the file is attached, nothing kept', async () => {
-    const dave = (await d.user('dave')).http;
-    await member('dave');
-    const file = await released('1.1.9');
-    const url = (await dave.get(`${API}/version/1.1.9/provider/virtualbox/upload`)).json.upload_path as string;
-    const stored = await storedBlobs(d);
-    const body = new PassThrough();
-    const put = rawPut(url, body);
-    body.write(randomBytes(10_000));
-    const receiving = () => d.deps.db.selectFrom('upload_sessions').select('state').where('state', '=', 'receiving').executeTakeFirst();
-    for (const until = Date.now() + 10_000; !(await receiving()); await new Promise((r) => setTimeout(r, 20))) {
-      if (Date.now() > until) throw new Error('the PUT did not start receiving');
-    }
-    expect((await dave.delete('/api/v1/authenticate')).status).toBe(204);
-    body.end(randomBytes(10_000));
-    const answer = await put;
+    const { answer, file, stored } = await midStream('dave', '1.1.9', async (http) => {
+      expect((await http.delete('/api/v1/authenticate')).status).toBe(204);
+    });
     expect(answer.status).toBe(403);
     expect(JSON.parse(answer.text)).toMatchObject({ code: 'forbidden', errors: [expect.stringMatching(/API token that has since been revoked/)] });
     await unchanged('1.1.9', file, stored);

@@ -24,6 +24,12 @@ export interface WriteOptions {
   expectedSize?: number;
   /** Called once the whole body is written, before it is made durable (fsync) and checked. */
   received?: () => void;
+  /**
+   * Told how many bytes of this body are kept so far, as they grow: written to the staging file
+   * (what a resume after a crash keeps), or on a bucket passed on to the upload. Progress is
+   * counted from it, so a mirror job never reports bytes it would have to fetch again.
+   */
+  written?: (bytes: number) => void;
 }
 
 /** An inclusive byte range, as in HTTP `Range: bytes=start-end`. */

@@ -1,7 +1,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { chmod, open, readdir, rename, rm, stat, truncate, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable, Transform, Writable } from 'node:stream';
+import { Transform, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   checkedSha, checkedUploadId, isSha256, SizeMismatchError, UPLOAD_ID,
@@ -90,7 +90,11 @@ export class FsBlobStore implements BlobStore {
       const out = createWriteStream(file, { flags: kept > 0 ? 'a' : 'wx', mode: PRIVATE_FILE, highWaterMark: READ_CHUNK });
       const guard = this.space?.guard(opts.expectedSize === undefined ? undefined : opts.expectedSize - kept);
       const stages: Array<Transform> = guard ? [guard, hashingTap(digester, counter)] : [hashingTap(digester, counter)];
+      const written = opts.written;
+      // What the file holds, told as each chunk passes (the chunks before it are written by then or soon).
+      if (written) stages.push(new Transform({ transform(chunk, _e, cb) { written(out.bytesWritten); cb(null, chunk); } }));
       await pipeline([input.source, ...stages, out]);
+      written?.(out.bytesWritten);
       opts.received?.();
       await chmod(file, PRIVATE_FILE);
       await fsyncPath(file);

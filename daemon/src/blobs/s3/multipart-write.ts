@@ -44,10 +44,11 @@ export function memoryFor(expectedSize?: number): number {
  * Fails the stream as soon as it runs past `expected` bytes, or ends short of it: the multipart
  * upload then sees a failed body and is aborted, instead of storing a wrong object.
  */
-function sizeGuard(expected: number | undefined, counter: { bytes: number }): Transform {
+function sizeGuard(expected: number | undefined, counter: { bytes: number }, written?: (bytes: number) => void): Transform {
   return new Transform({
     transform(chunk: Buffer, _enc, cb) {
       if (expected !== undefined && counter.bytes > expected) return cb(new SizeMismatchError(expected, counter.bytes));
+      written?.(counter.bytes);
       cb(null, chunk);
     },
     flush(cb) {
@@ -61,6 +62,8 @@ export interface StreamOptions {
   expectedSize?: number;
   /** Bytes read from `body` at a time (as the file store's 1 MiB). */
   highWaterMark: number;
+  /** Told the bytes passed on to the upload so far (WriteOptions.written). */
+  written?: (bytes: number) => void;
 }
 
 /**
@@ -72,7 +75,7 @@ export interface StreamOptions {
 export async function streamToKey(b: Bucket, key: string, body: Readable, opts: StreamOptions): Promise<number> {
   const counter = { bytes: 0 };
   const input = detachedBody(body, opts.highWaterMark);
-  const stages = [input.source, hashingTap(opts.digester, counter), sizeGuard(opts.expectedSize, counter)] as const;
+  const stages = [input.source, hashingTap(opts.digester, counter), sizeGuard(opts.expectedSize, counter, opts.written)] as const;
   // The first error of the body's way (the body failing, the digester, the size check), heard
   // before the Upload's own reader hears it from the last stage.
   let bodyFailure: Error | undefined;

@@ -79,7 +79,7 @@ export class S3BlobStore implements BlobStore {
     let digester: Digester | undefined;
     try {
       digester = digesterFor(algorithms, opts.expectedSize);
-      const size = await streamToKey(this.b, key, body, { digester, expectedSize: opts.expectedSize, highWaterMark: READ_CHUNK });
+      const size = await streamToKey(this.b, key, body, { digester, expectedSize: opts.expectedSize, highWaterMark: READ_CHUNK, written: opts.written });
       release();
       const digests = await digester.digest();
       return { uploadId, size, sha256: digests.sha256, digests };

@@ -1,5 +1,4 @@
 import { ObjectStoreError } from '../../blobs/s3/s3-errors';
-import { Transform, type Readable } from 'node:stream';
 import { safeEqual } from '../../lib/crypto';
 import { AppError, InsufficientStorageError, UpstreamError } from '../../lib/errors';
 import { SizeMismatchError, type BlobRef, type BlobStore, type DigestAlgorithm, type StagedBlob } from '../../blobs/blob-store';
@@ -27,10 +26,6 @@ export interface FetchOptions {
   received?: () => void;
 }
 
-/** A pass-through that reports bytes as they go by. */
-export function counting(onBytes: (n: number) => void): Transform {
-  return new Transform({ transform(chunk: Buffer, _e, cb) { onBytes(chunk.length); cb(null, chunk); } });
-}
 
 /** What went wrong in words a user acts on; a full disk is its own error. */
 export function explainStoreError(err: unknown, url: string): unknown {
@@ -81,18 +76,20 @@ export async function fetchFile(task: FileTask, source: UpstreamSource, store: {
   opts.onBytes?.(opened.offset, true);
   let result: StagedBlob;
   try {
-    const onBytes = opts.onBytes;
-    const body: Readable = onBytes ? opened.body.pipe(counting((n) => onBytes(n))) : opened.body;
+    const body = opened.body;
     // The store attaches its pipeline after some awaits: an error before then stays on the stream
     // (the pipeline rejects with it) instead of being thrown as an uncaught 'error' event.
     body.on('error', () => undefined);
-    opened.body.on('error', (err) => body.destroy(err));
     await blobs.ensureRoom(opened.size === null ? 0 : opened.size - opened.offset);
+    // Progress counts the bytes the store keeps, not those read: a daemon killed mid-file resumes
+    // from what was written, and must not have reported more.
+    let kept = 0;
     result = await blobs.append(task.id, body, {
       offset: opened.offset,
       algorithms: task.checksum_type ? [task.checksum_type] : [],
       expectedSize: opened.size ?? undefined,
       received: opts.received,
+      written: (bytes) => { if (bytes > kept) opts.onBytes?.(bytes - kept); kept = Math.max(kept, bytes); },
     });
   } catch (err) {
     opened.body.destroy();
