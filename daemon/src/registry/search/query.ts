@@ -58,8 +58,12 @@ function shapeOf(f: SearchFilter, index: TextIndex): { shape: Shape; args: Bound
   return { shape, args };
 }
 
-/** Tables the raw SQL of build() and containsPhrase read: the read caches see no table in SQL text. */
-const RAW_READS = ['box_versions', 'box_providers', 'memberships', 'box_search_keys', 'box_search'];
+/**
+ * Tables the raw SQL of build() and containsPhrase read: the read caches see no table in SQL text.
+ * The text index's tables only where a shape uses it (SQLite's FTS5: PostgreSQL has none).
+ */
+const RAW_READS = ['box_versions', 'box_providers', 'memberships'];
+const rawReadsOf = (s: Shape) => (s.text === 'index' ? [...RAW_READS, 'box_search_keys', 'box_search'] : RAW_READS);
 
 /** The query of one shape, written with placeholders in the order shapeOf binds them. */
 function build(db: Kysely<Database>, s: Shape, a: string[]) {
@@ -118,7 +122,7 @@ export class SearchQueries {
     const key = JSON.stringify(shape);
     let q = this.prepared.get(key);
     if (!q) {
-      q = cachedQuery(this.versions, new PreparedQuery<Bound[], BoxRecord>(this.db, (...a: string[]) => build(this.db, shape, a), args.length), (rows) => rows, 200, RAW_READS);
+      q = cachedQuery(this.versions, new PreparedQuery<Bound[], BoxRecord>(this.db, (...a: string[]) => build(this.db, shape, a), args.length), (rows) => rows, 200, rawReadsOf(shape));
       this.prepared.set(key, q);
     }
     return q.get(...args);
