@@ -9,7 +9,23 @@
  * and the wiring passes the implementation in.
  */
 const SRC = '^daemon/src/';
-const FOLDERS = ['contract', 'lib', 'store', 'http', 'tls', 'auth', 'orgs', 'workspaces', 'pools', 'agents', 'blobs', 'registry', 'mirror', 'ui', 'data'];
+const FOLDERS = [
+  'contract',
+  'lib',
+  'store',
+  'http',
+  'tls',
+  'auth',
+  'orgs',
+  'workspaces',
+  'pools',
+  'agents',
+  'blobs',
+  'registry',
+  'mirror',
+  'ui',
+  'data',
+];
 const BELOW = {
   contract: [],
   lib: ['contract'],
@@ -43,10 +59,7 @@ const layer = (name) => ({
 });
 
 module.exports = {
-  forbidden: [
-    { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
-    ...FOLDERS.map(layer),
-  ],
+  forbidden: [{ name: 'no-circular', severity: 'error', from: {}, to: { circular: true } }, ...FOLDERS.map(layer)],
   options: {
     doNotFollow: { path: 'node_modules' },
     tsConfig: { fileName: 'tsconfig.daemon.json' },

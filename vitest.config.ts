@@ -7,21 +7,37 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * browser UI (they do not depend on where state is kept), and what only the data folder has.
  */
 const SCALE_OUT_LEAVES_OUT = [
-  'daemon/**', 'test/ui/**', 'test/desktop/**', 'test/e2e/ui*.test.ts', 'test/e2e/mirror-ui.test.ts',
+  'daemon/**',
+  'test/ui/**',
+  'test/desktop/**',
+  'test/e2e/ui*.test.ts',
+  'test/e2e/mirror-ui.test.ts',
   // backup, restore and check copy and verify a data folder's SQLite file and blob files; on
   // PostgreSQL they refuse (test/multi-daemon.test.ts), pg_dump and bucket versioning do the job.
-  'test/data-backup.test.ts', 'test/data-check.test.ts', 'test/data-large.test.ts',
+  'test/data-backup.test.ts',
+  'test/data-check.test.ts',
+  'test/data-large.test.ts',
   // the data folder's modes, its SQLite file damaged or replaced, its disk filling up
-  'test/data-folder.test.ts', 'test/data-health.test.ts', 'test/disk-space.test.ts', 'test/two-factor-secrets.test.ts',
+  'test/data-folder.test.ts',
+  'test/data-health.test.ts',
+  'test/disk-space.test.ts',
+  'test/two-factor-secrets.test.ts',
   // a mirror file resumed from its staged bytes, and a full data-folder disk: on S3 a file
   // interrupted starts over (docs/deploy.md, "What differs")
   'test/mirror-crash.test.ts',
   // the serve process's memory settings and accept queue, and the deploy files: the same on any backend
-  'test/serve-process.test.ts', 'test/deploy-files.test.ts',
+  'test/serve-process.test.ts',
+  'test/deploy-files.test.ts',
   // HTTPS: the listener, certificates and clients over TLS are the same on any backend
-  'test/tls.test.ts', 'test/tls-trust.test.ts', 'test/tls-plain-http.test.ts', 'test/tls-key-files.test.ts', 'test/tls-ca-constraints.test.ts', 'test/e2e/vagrant-https.test.ts',
+  'test/tls.test.ts',
+  'test/tls-trust.test.ts',
+  'test/tls-plain-http.test.ts',
+  'test/tls-key-files.test.ts',
+  'test/tls-ca-constraints.test.ts',
+  'test/e2e/vagrant-https.test.ts',
   // start PostgreSQL clusters of their own, in the first pass
-  'test/schema-drift.test.ts', 'test/multi-daemon.test.ts',
+  'test/schema-drift.test.ts',
+  'test/multi-daemon.test.ts',
 ];
 
 const scaleOut = (process.env.BOXYARD_TEST_BACKEND ?? 'embedded') !== 'embedded';

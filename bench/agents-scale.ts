@@ -42,16 +42,33 @@ export async function revive(s: Seed): Promise<void> {
 /** Agents by status, from the daemon's /metrics. */
 async function statuses(url: string): Promise<Record<string, number>> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  return Object.fromEntries([...text.matchAll(/^boxyard_agents\{status="(\w+)"\} (\d+)/gm)].map((m) => [m[1], Number(m[2])]));
+  return Object.fromEntries(
+    [...text.matchAll(/^boxyard_agents\{status="(\w+)"\} (\d+)/gm)].map((m) => [m[1], Number(m[2])]),
+  );
 }
 
-interface ReportStats { sent: number; ok: number; failed: number; stop: number; errors: Record<string, number>; p99_ms: number; steady_p99_ms: number; p99_by_interval_ms: number[]; first_interval_p99_by_second_ms: number[] }
+interface ReportStats {
+  sent: number;
+  ok: number;
+  failed: number;
+  stop: number;
+  errors: Record<string, number>;
+  p99_ms: number;
+  steady_p99_ms: number;
+  p99_by_interval_ms: number[];
+  first_interval_p99_by_second_ms: number[];
+}
 
 export async function agentsAtScale(work: string, database?: string): Promise<Row> {
   const duration = Number(process.env.BENCH_SCALE_AGENT_SECONDS ?? 120);
   const backend = database ? 'PostgreSQL' : 'SQLite';
   process.stderr.write(`agents: registering ${fmt(AGENTS)} agents through the protocol (${backend})\n`);
-  const s = await seed(join(work, database ? 'pg-agents-10k' : 'agents-10k'), { boxes: 0, agents: AGENTS, orgs: 1, database });
+  const s = await seed(join(work, database ? 'pg-agents-10k' : 'agents-10k'), {
+    boxes: 0,
+    agents: AGENTS,
+    orgs: 1,
+    database,
+  });
   const idsFile = join(work, `agent-ids-10k-${backend}.json`);
   writeFileSync(idsFile, JSON.stringify(s.agentIds));
   await revive(s);
@@ -66,9 +83,22 @@ export async function agentsAtScale(work: string, database?: string): Promise<Ro
     const rss = rssSampler(daemon.pid);
     const c0 = cpuSeconds(daemon.pid);
     const t0 = now();
-    const client = run(process.execPath, [join(ROOT, 'bench', 'clients', 'agents-report.mjs'), daemon.url, s.agentToken, idsFile, String(INTERVAL), String(duration)], { timeoutMs: (duration + 120) * 1000 });
+    const client = run(
+      process.execPath,
+      [
+        join(ROOT, 'bench', 'clients', 'agents-report.mjs'),
+        daemon.url,
+        s.agentToken,
+        idsFile,
+        String(INTERVAL),
+        String(duration),
+      ],
+      { timeoutMs: (duration + 120) * 1000 },
+    );
     let done = false;
-    void client.finally(() => { done = true; });
+    void client.finally(() => {
+      done = true;
+    });
     while (!done) {
       await sleep(2_000);
       const st = await statuses(daemon.url);
@@ -84,18 +114,27 @@ export async function agentsAtScale(work: string, database?: string): Promise<Ro
   }
   const expected = Math.floor((AGENTS / INTERVAL) * duration);
   const problems = [
-    falseUnknown.most && `${falseUnknown.most} agents unknown or errored at ${falseUnknown.at} s while every agent reported`,
-    stats.failed && `${stats.failed} reports failed (${Object.entries(stats.errors).map(([k, v]) => `${k} ${v}`).join(', ')})`,
+    falseUnknown.most &&
+      `${falseUnknown.most} agents unknown or errored at ${falseUnknown.at} s while every agent reported`,
+    stats.failed &&
+      `${stats.failed} reports failed (${Object.entries(stats.errors)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')})`,
     stats.stop && `${stats.stop} answers told the agent to stop`,
     stats.ok < expected * 0.95 && `only ${stats.ok} of ~${expected} reports answered`,
   ].filter(Boolean);
   return {
     measure: `${fmt(AGENTS)} agents reporting every ${INTERVAL} s for ${duration} s on ${backend} (${fmt(stats.ok)} reports)`,
     value: `p99 ${fmt(stats.p99_ms, 1)} ms`,
-    baseline: `daemon CPU ${fmt(cpuPct)}% of a core, RSS peak ${fmt(peak)} MiB; after: ${Object.entries(after).map(([k, v]) => `${k} ${fmt(v)}`).join(', ')}`,
+    baseline: `daemon CPU ${fmt(cpuPct)}% of a core, RSS peak ${fmt(peak)} MiB; after: ${Object.entries(after)
+      .map(([k, v]) => `${k} ${fmt(v)}`)
+      .join(', ')}`,
     ratio: null,
     goal: 'p99 < 50 ms, no agent falsely unknown',
     pass: problems.length === 0 && stats.p99_ms < 50,
-    note: [`p99 by ${INTERVAL} s interval: ${stats.p99_by_interval_ms.map((x) => fmt(x, 1)).join(', ')} ms (after the first, when every agent connects: ${fmt(stats.steady_p99_ms, 1)} ms); the first by second: ${stats.first_interval_p99_by_second_ms.map((x) => fmt(x, 0)).join(', ')} ms`, ...problems].join('; '),
+    note: [
+      `p99 by ${INTERVAL} s interval: ${stats.p99_by_interval_ms.map((x) => fmt(x, 1)).join(', ')} ms (after the first, when every agent connects: ${fmt(stats.steady_p99_ms, 1)} ms); the first by second: ${stats.first_interval_p99_by_second_ms.map((x) => fmt(x, 0)).join(', ')} ms`,
+      ...problems,
+    ].join('; '),
   };
 }

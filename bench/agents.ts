@@ -15,15 +15,43 @@ import { fmt, type Row } from './report';
 import type { Seed } from './seed';
 import { revive } from './agents-scale';
 
-interface ReportStats { sent: number; ok: number; failed: number; stop: number; p99_ms: number }
+interface ReportStats {
+  sent: number;
+  ok: number;
+  failed: number;
+  stop: number;
+  p99_ms: number;
+}
 
 const INTERVAL = 10;
 
-interface Measured { pct: number; warmPct: number; stats: ReportStats }
+interface Measured {
+  pct: number;
+  warmPct: number;
+  stats: ReportStats;
+}
 
 /** Runs the agents' client against `url`: the server's CPU during the warm-up, then over the window after it. */
-async function underReports(url: string, pid: number, token: string, idsFile: string, warm: number, duration: number): Promise<Measured> {
-  const client = run(process.execPath, [join(ROOT, 'bench', 'clients', 'agents-report.mjs'), url, token, idsFile, String(INTERVAL), String(warm + duration)], { timeoutMs: (warm + duration + 60) * 1000 });
+async function underReports(
+  url: string,
+  pid: number,
+  token: string,
+  idsFile: string,
+  warm: number,
+  duration: number,
+): Promise<Measured> {
+  const client = run(
+    process.execPath,
+    [
+      join(ROOT, 'bench', 'clients', 'agents-report.mjs'),
+      url,
+      token,
+      idsFile,
+      String(INTERVAL),
+      String(warm + duration),
+    ],
+    { timeoutMs: (warm + duration + 60) * 1000 },
+  );
   const c0 = cpuSeconds(pid);
   const t0 = now();
   await sleep(warm * 1000);
@@ -74,16 +102,18 @@ export async function agentReports(work: string, s: Seed): Promise<Row[]> {
     stats.ok < expected * 0.95 && `only ${stats.ok} of ~${expected} reports answered`,
   ].filter(Boolean);
   const ratio = floor.pct > 0 ? pct / floor.pct : null;
-  return [{
-    measure: `${fmt(s.agentIds.length)} agents reporting every ${INTERVAL} s (${fmt(stats.ok)} reports, p99 ${fmt(stats.p99_ms, 1)} ms)`,
-    value: `${fmt(pct, 1)}% of a core`,
-    baseline: `Koa fixed JSON ${fmt(floor.pct, 1)}% (idle daemon ${fmt(idlePct, 1)}%)`,
-    ratio,
-    goal: '≤ 2× the CPU of Koa under the same reports',
-    pass: problems.length || ratio === null ? false : ratio <= 2,
-    note: [
-      `the first ${warm} s after the daemon started (every agent connecting, V8 optimizing the request path): ${fmt(warmPct, 1)}% of a core, Koa ${fmt(floor.warmPct, 1)}%; the row is the ${duration} s after`,
-      ...problems,
-    ].join('; '),
-  }];
+  return [
+    {
+      measure: `${fmt(s.agentIds.length)} agents reporting every ${INTERVAL} s (${fmt(stats.ok)} reports, p99 ${fmt(stats.p99_ms, 1)} ms)`,
+      value: `${fmt(pct, 1)}% of a core`,
+      baseline: `Koa fixed JSON ${fmt(floor.pct, 1)}% (idle daemon ${fmt(idlePct, 1)}%)`,
+      ratio,
+      goal: '≤ 2× the CPU of Koa under the same reports',
+      pass: problems.length || ratio === null ? false : ratio <= 2,
+      note: [
+        `the first ${warm} s after the daemon started (every agent connecting, V8 optimizing the request path): ${fmt(warmPct, 1)}% of a core, Koa ${fmt(floor.warmPct, 1)}%; the row is the ${duration} s after`,
+        ...problems,
+      ].join('; '),
+    },
+  ];
 }

@@ -19,27 +19,50 @@ interface Endpoint {
   check(body: any): string | null; // eslint-disable-line @typescript-eslint/no-explicit-any -- parsed JSON
 }
 
-interface Wrk { rps: number; p99: number; requests: number; errors: string; /** CPU seconds of the server per request, when its pid was given. */ cpuPerRequest?: number }
+interface Wrk {
+  rps: number;
+  p99: number;
+  requests: number;
+  errors: string /** CPU seconds of the server per request, when its pid was given. */;
+  cpuPerRequest?: number;
+}
 
 function endpoints(s: Seed): Endpoint[] {
-  const boxes = (n: number) => (b: { boxes?: unknown[] }) => (b.boxes?.length === n ? null : `expected ${n} boxes, got ${b.boxes?.length}`);
-  const hasVersions = (b: { versions?: unknown[] }) => (b.versions?.length === s.versions ? null : `expected ${s.versions} versions, got ${b.versions?.length}`);
+  const boxes = (n: number) => (b: { boxes?: unknown[] }) =>
+    b.boxes?.length === n ? null : `expected ${n} boxes, got ${b.boxes?.length}`;
+  const hasVersions = (b: { versions?: unknown[] }) =>
+    b.versions?.length === s.versions ? null : `expected ${s.versions} versions, got ${b.versions?.length}`;
   return [
     { measure: 'catalog `GET /ORG/BOX`', path: `/${s.org}/${s.box}`, min: 0.5, check: hasVersions },
     { measure: '`GET /api/v1/box/ORG/BOX`', path: `/api/v1/box/${s.org}/${s.box}`, min: 0.5, check: hasVersions },
     {
-      measure: '`GET /api/v1/search?q=box-77`', path: '/api/v1/search?q=box-77', min: 0.3,
-      check: (b) => boxes(10)(b) ?? (b.boxes.every((x: { name: string }) => x.name.includes('box-77')) ? null : 'a hit does not match'),
+      measure: '`GET /api/v1/search?q=box-77`',
+      path: '/api/v1/search?q=box-77',
+      min: 0.3,
+      check: (b) =>
+        boxes(10)(b) ??
+        (b.boxes.every((x: { name: string }) => x.name.includes('box-77')) ? null : 'a hit does not match'),
     },
-    { measure: '`GET /api/v1/search?sort=downloads`', path: '/api/v1/search?sort=downloads', min: 0.3, check: boxes(10) },
+    {
+      measure: '`GET /api/v1/search?sort=downloads`',
+      path: '/api/v1/search?sort=downloads',
+      min: 0.3,
+      check: boxes(10),
+    },
     { measure: '`GET /api/v1/search?sort=created`', path: '/api/v1/search?sort=created', min: 0.3, check: boxes(10) },
     { measure: '`GET /api/v1/search?sort=updated`', path: '/api/v1/search?sort=updated', min: 0.3, check: boxes(10) },
     {
-      measure: 'agent pools list (1 pool)', path: `/api/v2/organizations/${s.orgs[0]}/agent-pools`, jsonapi: true, min: 0.5,
+      measure: 'agent pools list (1 pool)',
+      path: `/api/v2/organizations/${s.orgs[0]}/agent-pools`,
+      jsonapi: true,
+      min: 0.5,
       check: (b) => (b.data?.length === 1 ? null : `expected 1 pool, got ${b.data?.length}`),
     },
     {
-      measure: `agents list, page of 100 (of ${fmt(s.agentIds.length)})`, path: `/api/v2/agent-pools/${s.poolId}/agents?page%5Bsize%5D=100`, jsonapi: true, min: 0.5,
+      measure: `agents list, page of 100 (of ${fmt(s.agentIds.length)})`,
+      path: `/api/v2/agent-pools/${s.poolId}/agents?page%5Bsize%5D=100`,
+      jsonapi: true,
+      min: 0.5,
       check: (b) => (b.data?.length === 100 ? null : `expected 100 agents, got ${b.data?.length}`),
     },
   ];
@@ -54,12 +77,23 @@ export function parseWrk(out: string): Wrk {
   const p99 = /^\s*99%\s+([\d.]+)(us|ms|s|m)\s*$/m.exec(out);
   const requests = /(\d+) requests in/.exec(out);
   if (!rps || !p99 || !requests) throw new Error(`unexpected wrk output:\n${out}`);
-  const errors = [/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[0], /Socket errors: .*/.exec(out)?.[0]].filter(Boolean).join('; ');
+  const errors = [/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[0], /Socket errors: .*/.exec(out)?.[0]]
+    .filter(Boolean)
+    .join('; ');
   return { rps: Number(rps[1]), p99: seconds(p99[1], p99[2]), requests: Number(requests[1]), errors };
 }
 
 export function wrk(url: string, headers: string[], duration: number, connections = 10): Promise<Wrk> {
-  const args = ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '--timeout', '10s', ...headers.flatMap((h) => ['-H', h]), url];
+  const args = [
+    '-t1',
+    `-c${connections}`,
+    `-d${duration}s`,
+    '--latency',
+    '--timeout',
+    '10s',
+    ...headers.flatMap((h) => ['-H', h]),
+    url,
+  ];
   return run('wrk', args, { timeoutMs: (duration + 30) * 1000 }).then(parseWrk);
 }
 
@@ -70,7 +104,12 @@ export function wrk(url: string, headers: string[], duration: number, connection
  * slices, and the worst slice's p99; with `pids` (each url's server), its CPU seconds per request
  * over its slices, from /proc.
  */
-export async function alternating(duration: number, urls: readonly string[], headers: string[], pids?: readonly number[]): Promise<Wrk[]> {
+export async function alternating(
+  duration: number,
+  urls: readonly string[],
+  headers: string[],
+  pids?: readonly number[],
+): Promise<Wrk[]> {
   const slices = Math.max(1, Number(process.env.BENCH_WRK_SLICES ?? 5));
   const runs: Wrk[][] = urls.map(() => []);
   const cpu = urls.map(() => 0);
@@ -89,7 +128,13 @@ export async function alternating(duration: number, urls: readonly string[], hea
     const seconds = r.reduce((t, w) => t + w.requests / w.rps, 0);
     const requests = r.reduce((t, w) => t + w.requests, 0);
     return {
-      rps: requests / seconds, requests, p99: Math.max(...r.map((w) => w.p99)), errors: r.map((w) => w.errors).filter(Boolean).join('; '),
+      rps: requests / seconds,
+      requests,
+      p99: Math.max(...r.map((w) => w.p99)),
+      errors: r
+        .map((w) => w.errors)
+        .filter(Boolean)
+        .join('; '),
       ...(pids ? { cpuPerRequest: cpu[i] / requests } : {}),
     };
   });
@@ -104,18 +149,26 @@ export async function apiAtScale(work: string, s: Seed): Promise<Row[]> {
   try {
     const daemon = await startDaemon(s.dataDir, { env: seedEnv(s) });
     procs.push(daemon);
-    const headersOf = (e: Endpoint) => [`Authorization: Bearer ${s.token}`, `Accept: ${e.jsonapi ? 'application/vnd.api+json' : 'application/json'}`];
+    const headersOf = (e: Endpoint) => [
+      `Authorization: Bearer ${s.token}`,
+      `Accept: ${e.jsonapi ? 'application/vnd.api+json' : 'application/json'}`,
+    ];
     const sizes: number[] = [];
     const problems: Array<string | null> = [];
     for (const [i, e] of list.entries()) {
-      const res = await fetch(daemon.url + e.path, { headers: Object.fromEntries(headersOf(e).map((h) => h.split(': ') as [string, string])) });
+      const res = await fetch(daemon.url + e.path, {
+        headers: Object.fromEntries(headersOf(e).map((h) => h.split(': ') as [string, string])),
+      });
       const text = await res.text();
       if (res.status !== 200) throw new Error(`GET ${e.path}: ${res.status} ${text.slice(0, 300)}`);
       problems.push(e.check(JSON.parse(text)));
       sizes.push(Buffer.byteLength(text));
       writeFileSync(join(bodiesDir, `${i}.json`), text);
     }
-    const koa = await startBaseline('koa-fixed.mjs', list.map((_, i) => join(bodiesDir, `${i}.json`)));
+    const koa = await startBaseline(
+      'koa-fixed.mjs',
+      list.map((_, i) => join(bodiesDir, `${i}.json`)),
+    );
     procs.push(koa);
 
     const rows: Row[] = [];
@@ -132,16 +185,30 @@ export async function apiAtScale(work: string, s: Seed): Promise<Row[]> {
         `${fmt(d.rps)} req/s, p99 ${ms(d.p99)}`,
         `Koa fixed JSON ${fmt(k.rps)} req/s, p99 ${ms(k.p99)}`,
         // Issue 33's goals on PostgreSQL: 0.4 (search 0.25) of the same ceiling.
-        d.rps, k.rps, s.database ? (e.min < 0.5 ? 0.25 : 0.4) : e.min, { goal: 'p99 < 20 ms', ok: d.p99 < 0.02 },
+        d.rps,
+        k.rps,
+        s.database ? (e.min < 0.5 ? 0.25 : 0.4) : e.min,
+        { goal: 'p99 < 20 ms', ok: d.p99 < 0.02 },
       );
-      const notes = [problems[i] && `wrong answer: ${problems[i]}`, d.errors && `daemon: ${d.errors}`, k.errors && `baseline: ${k.errors}`].filter(Boolean);
-      if (notes.length) { row.note = notes.join('; '); row.pass = false; }
+      const notes = [
+        problems[i] && `wrong answer: ${problems[i]}`,
+        d.errors && `daemon: ${d.errors}`,
+        k.errors && `baseline: ${k.errors}`,
+      ].filter(Boolean);
+      if (notes.length) {
+        row.note = notes.join('; ');
+        row.pass = false;
+      }
       rows.push(row);
     }
     const peak = rss.stop();
     rows.push({
-      measure: `RSS peak over these runs${s.database ? ' on PostgreSQL' : ''} (every process of \`boxyard serve\`)`, value: `${fmt(peak)} MiB`, baseline: '—', ratio: null,
-      goal: '< 150 MiB', pass: peak < 150,
+      measure: `RSS peak over these runs${s.database ? ' on PostgreSQL' : ''} (every process of \`boxyard serve\`)`,
+      value: `${fmt(peak)} MiB`,
+      baseline: '—',
+      ratio: null,
+      goal: '< 150 MiB',
+      pass: peak < 150,
     });
     return rows;
   } finally {

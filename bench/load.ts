@@ -23,7 +23,12 @@ export async function mixedLoad(work: string): Promise<Row[]> {
     process.stderr.write(`load: ${clients} clients for ${seconds} s\n`);
     const t0 = Date.now();
     const timer = setInterval(() => samples.push({ at: Date.now() - t0, rss: rssMiB(daemon.pid) }), 100);
-    const r = await runLoadMix(daemon.url, { clients, until: t0 + seconds * 1000, fileBytes: 1024 * 1024, admin: { ...ADMIN, token } });
+    const r = await runLoadMix(daemon.url, {
+      clients,
+      until: t0 + seconds * 1000,
+      fileBytes: 1024 * 1024,
+      admin: { ...ADMIN, token },
+    });
     const took = (Date.now() - t0) / 1000;
     await sleep(500);
     clearInterval(timer);
@@ -31,7 +36,9 @@ export async function mixedLoad(work: string): Promise<Row[]> {
     const failed = OPS.reduce((n, op) => n + r.ops[op].failed, 0);
     const perOp = OPS.map((op) => `${op} ${fmt(r.ops[op].ok)} (p99 ${fmt(p99(r.ops[op].ms))} ms)`).join(', ');
     const quarter = (q: number) => {
-      const span = samples.filter((s) => s.at >= (q * seconds * 1000) / 4 && s.at < ((q + 1) * seconds * 1000) / 4).map((s) => s.rss);
+      const span = samples
+        .filter((s) => s.at >= (q * seconds * 1000) / 4 && s.at < ((q + 1) * seconds * 1000) / 4)
+        .map((s) => s.rss);
       return span.length ? span.reduce((a, b) => a + b, 0) / span.length : 0;
     };
     const [warm, last] = [quarter(1), quarter(3)];
@@ -41,14 +48,19 @@ export async function mixedLoad(work: string): Promise<Row[]> {
       {
         measure: `${clients} concurrent clients, mixed, ${fmt(seconds)} s`,
         value: `${fmt(total)} operations (${fmt(total / took)}/s), ${fmt(failed)} failed, ${r.problems.length} end-state problems, race ended ${r.race}`,
-        baseline: '—', ratio: null, goal: 'no error, no lost update, one consistent state',
+        baseline: '—',
+        ratio: null,
+        goal: 'no error, no lost update, one consistent state',
         pass: failed === 0 && r.problems.length === 0 && r.race !== 'inconsistent',
         note: [perOp, ...r.failures.slice(0, 3), ...r.problems.slice(0, 3)].join('; '),
       },
       {
         measure: 'daemon RSS under that load (second quarter / last quarter / peak)',
         value: `${fmt(warm)} / ${fmt(last)} / ${fmt(peak)} MiB`,
-        baseline: '—', ratio: null, goal: 'flat (last ≤ second + 15%), peak < 200 MiB', pass: flat,
+        baseline: '—',
+        ratio: null,
+        goal: 'flat (last ≤ second + 15%), peak < 200 MiB',
+        pass: flat,
       },
     ];
   } finally {

@@ -30,11 +30,18 @@ export async function makeFile(path: string, mb: number): Promise<void> {
   const chunk = randomBytes(1024 * 1024);
   const out = createWriteStream(path);
   for (let i = 0; i < mb; i++) if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
-  await new Promise<void>((resolve, reject) => { out.once('error', reject); out.end(() => resolve()); });
+  await new Promise<void>((resolve, reject) => {
+    out.once('error', reject);
+    out.end(() => resolve());
+  });
   // On disk before anything is measured: its writeback would otherwise share the disk with
   // whichever upload came first (always the daemon's).
   const fh = await open(path, 'r');
-  try { await fh.sync(); } finally { await fh.close(); }
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
 }
 
 /**
@@ -55,12 +62,21 @@ export function stamp(file: string, n: number, at = 0): void {
 }
 
 /** Runs a command to completion; rejects with its stderr on a non-zero exit. */
-export function run(cmd: string, args: string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+export function run(
+  cmd: string,
+  args: string[],
+  opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(cmd, args, { timeout: opts.timeoutMs ?? 300_000, maxBuffer: 64 * 1024 * 1024, env: opts.env ?? process.env }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${cmd} ${args.join(' ')}: ${err.message}\n${stderr}`));
-      else resolve(stdout);
-    });
+    execFile(
+      cmd,
+      args,
+      { timeout: opts.timeoutMs ?? 300_000, maxBuffer: 64 * 1024 * 1024, env: opts.env ?? process.env },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`${cmd} ${args.join(' ')}: ${err.message}\n${stderr}`));
+        else resolve(stdout);
+      },
+    );
   });
 }
 
@@ -68,19 +84,33 @@ export function run(cmd: string, args: string[], opts: { timeoutMs?: number; env
 export function probe(url: string): Promise<number> {
   return new Promise((resolve) => {
     // Over HTTPS only to see that it answers: the bench's own CA is not this process's to trust.
-    const req = (url.startsWith('https:') ? httpsRequest : request)(url, { agent: false, rejectUnauthorized: false }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)); });
+    const req = (url.startsWith('https:') ? httpsRequest : request)(
+      url,
+      { agent: false, rejectUnauthorized: false },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', () => resolve(0));
-    req.setTimeout(2_000, () => { req.destroy(); resolve(0); });
+    req.setTimeout(2_000, () => {
+      req.destroy();
+      resolve(0);
+    });
     req.end();
   });
 }
 
 /** Polls `url` every `everyMs` until it answers `status`; the seconds it took. */
-export async function waitFor(url: string, opts: { status?: number; timeoutMs?: number; everyMs?: number; child?: ChildProcess } = {}): Promise<number> {
+export async function waitFor(
+  url: string,
+  opts: { status?: number; timeoutMs?: number; everyMs?: number; child?: ChildProcess } = {},
+): Promise<number> {
   const t0 = now();
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   while (Date.now() < deadline) {
-    if (opts.child && opts.child.exitCode !== null) throw new Error(`${url}: the server exited with ${opts.child.exitCode}`);
+    if (opts.child && opts.child.exitCode !== null)
+      throw new Error(`${url}: the server exited with ${opts.child.exitCode}`);
     const s = await probe(url);
     if (s !== 0 && (opts.status === undefined || s === opts.status)) return since(t0);
     await sleep(opts.everyMs ?? 20);
@@ -97,9 +127,15 @@ export interface Proc {
 }
 
 export function start(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Proc {
-  const child = spawn(cmd, args, { env: opts.env ?? process.env, cwd: opts.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, args, {
+    env: opts.env ?? process.env,
+    cwd: opts.cwd ?? ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
-  const keep = (b: Buffer) => { out = (out + b.toString()).slice(-20_000); };
+  const keep = (b: Buffer) => {
+    out = (out + b.toString()).slice(-20_000);
+  };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -126,19 +162,41 @@ export interface Daemon extends Proc {
 }
 
 /** `node bin/boxyard.mjs serve --data DIR` on a free port, as a user starts it; resolves at the first /healthz 200. */
-export async function startDaemon(dataDir: string, opts: { env?: Record<string, string>; nodeArgs?: string[]; args?: string[] } = {}): Promise<Daemon> {
+export async function startDaemon(
+  dataDir: string,
+  opts: { env?: Record<string, string>; nodeArgs?: string[]; args?: string[] } = {},
+): Promise<Daemon> {
   const port = await freePort();
   // BENCH_CPU_PROF=DIR: every daemon writes a V8 CPU profile there when it stops (open in Chrome DevTools).
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const t0 = now();
-  const p = start(process.execPath, [...prof, ...(opts.nodeArgs ?? []), BIN, 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', String(port), ...(opts.args ?? [])], {
-    env: {
-      ...process.env,
-      BOXYARD_ADMIN_USERNAME: ADMIN.username, BOXYARD_ADMIN_PASSWORD: ADMIN.password,
-      BOXYARD_LOG_LEVEL: 'warn', BOXYARD_REQUESTS_PER_MINUTE: '0', BOXYARD_LOGIN_ATTEMPTS: '1000',
-      ...opts.env,
+  const p = start(
+    process.execPath,
+    [
+      ...prof,
+      ...(opts.nodeArgs ?? []),
+      BIN,
+      'serve',
+      '--data',
+      dataDir,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      ...(opts.args ?? []),
+    ],
+    {
+      env: {
+        ...process.env,
+        BOXYARD_ADMIN_USERNAME: ADMIN.username,
+        BOXYARD_ADMIN_PASSWORD: ADMIN.password,
+        BOXYARD_LOG_LEVEL: 'warn',
+        BOXYARD_REQUESTS_PER_MINUTE: '0',
+        BOXYARD_LOGIN_ATTEMPTS: '1000',
+        ...opts.env,
+      },
     },
-  });
+  );
   const url = `${opts.args?.includes('--tls') ? 'https' : 'http'}://127.0.0.1:${port}`;
   try {
     await waitFor(`${url}/healthz`, { status: 200, child: p.child, everyMs: 5, timeoutMs: 60_000 });
@@ -154,7 +212,9 @@ function tree(pid: number): number[] {
   let kids: number[] = [];
   try {
     kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch { /* gone */ }
+  } catch {
+    /* gone */
+  }
   return [pid, ...kids.flatMap(tree)];
 }
 
@@ -163,7 +223,9 @@ function ownRssMiB(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) / 1024 : 0;
-  } catch { return 0; }
+  } catch {
+    return 0;
+  }
 }
 
 /** Resident memory of a process and every process it started, summed (shared pages counted in each, as `ps` shows them), in MiB. */
@@ -174,8 +236,16 @@ export function rssMiB(pid: number): number {
 /** Samples a process's resident memory every 50 ms; `stop()` gives the peak in MiB. */
 export function rssSampler(pid: number) {
   let peak = rssMiB(pid);
-  const timer = setInterval(() => { peak = Math.max(peak, rssMiB(pid)); }, 50);
-  return { stop: () => { clearInterval(timer); peak = Math.max(peak, rssMiB(pid)); return peak; } };
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssMiB(pid));
+  }, 50);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      peak = Math.max(peak, rssMiB(pid));
+      return peak;
+    },
+  };
 }
 
 const CLOCK_TICKS = 100; // USER_HZ on Linux
@@ -188,12 +258,22 @@ export function cpuSeconds(pid: number): number {
 }
 
 /** A JSON request for setup (not measured); throws on a status ≥ 300. */
-export async function api(base: string, method: string, path: string, opts: { token?: string; body?: unknown; jsonapi?: boolean; send?: typeof fetch } = {}): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- setup convenience
+export async function api(
+  base: string,
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; jsonapi?: boolean; send?: typeof fetch } = {},
+): Promise<any> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any -- setup convenience
   const type = opts.jsonapi ? 'application/vnd.api+json' : 'application/json';
   const headers: Record<string, string> = { accept: type };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined) headers['content-type'] = type;
-  const res = await (opts.send ?? fetch)(base + path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const res = await (opts.send ?? fetch)(base + path, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
   return text ? JSON.parse(text) : undefined;
@@ -201,7 +281,10 @@ export async function api(base: string, method: string, path: string, opts: { to
 
 /** A token of the bench administrator. */
 export async function adminToken(base: string, send?: typeof fetch): Promise<string> {
-  const r = await api(base, 'POST', '/api/v1/authenticate', { send, body: { user: { login: ADMIN.username, password: ADMIN.password } } });
+  const r = await api(base, 'POST', '/api/v1/authenticate', {
+    send,
+    body: { user: { login: ADMIN.username, password: ADMIN.password } },
+  });
   return r.token as string;
 }
 
@@ -209,22 +292,36 @@ export async function adminToken(base: string, send?: typeof fetch): Promise<str
  * nginx with sendfile on, as it ships, serving `files` (URL path → file on disk) on `port`: the
  * baseline for downloads. `.json` paths go out as application/json. Resolves once the first path answers 200.
  */
-export async function startNginx(dir: string, port: number, files: Record<string, string>, tls?: { cert: string; key: string }): Promise<Proc> {
+export async function startNginx(
+  dir: string,
+  port: number,
+  files: Record<string, string>,
+  tls?: { cert: string; key: string },
+): Promise<Proc> {
   const conf = join(dir, 'nginx.conf');
   // As root, nginx's workers would otherwise run as nobody and could not read the daemon's data folder.
   const user = process.getuid?.() === 0 ? 'user root;' : '';
   const locations = Object.entries(files)
-    .map(([path, file]) => `location = ${path} { ${path.endsWith('.json') ? 'default_type application/json; ' : ''}alias ${file}; }`)
+    .map(
+      ([path, file]) =>
+        `location = ${path} { ${path.endsWith('.json') ? 'default_type application/json; ' : ''}alias ${file}; }`,
+    )
     .join('\n    ');
-  writeFileSync(conf, `daemon off; ${user} worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/nginx-error.log;
+  writeFileSync(
+    conf,
+    `daemon off; ${user} worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/nginx-error.log;
 events { worker_connections 64; }
 http { access_log off; sendfile on; tcp_nopush on; client_body_temp_path ${dir}/ct; proxy_temp_path ${dir}/pt;
   fastcgi_temp_path ${dir}/ft; uwsgi_temp_path ${dir}/ut; scgi_temp_path ${dir}/st;
   server { listen 127.0.0.1:${port}${tls ? ` ssl; ssl_protocols TLSv1.2 TLSv1.3; ssl_certificate ${tls.cert}; ssl_certificate_key ${tls.key}` : ''}; default_type application/octet-stream;
     ${locations} } }
-`);
+`,
+  );
   const p = start('nginx', ['-c', conf, '-p', dir]);
-  await waitFor(`${tls ? 'https' : 'http'}://127.0.0.1:${port}${Object.keys(files)[0]}`, { status: 200, child: p.child });
+  await waitFor(`${tls ? 'https' : 'http'}://127.0.0.1:${port}${Object.keys(files)[0]}`, {
+    status: 200,
+    child: p.child,
+  });
   return p;
 }
 
@@ -232,7 +329,11 @@ http { access_log off; sendfile on; tcp_nopush on; client_body_temp_path ${dir}/
  * A baseline server script from bench/baselines, in its own process; resolves once it listens.
  * With `tls`, it serves HTTPS with that certificate chain and key (env BASELINE_TLS_CERT/_KEY).
  */
-export async function startBaseline(script: string, args: string[], tls?: { cert: string; key: string }): Promise<Proc & { url: string }> {
+export async function startBaseline(
+  script: string,
+  args: string[],
+  tls?: { cert: string; key: string },
+): Promise<Proc & { url: string }> {
   const port = await freePort();
   const env = tls ? { ...process.env, BASELINE_TLS_CERT: tls.cert, BASELINE_TLS_KEY: tls.key } : process.env;
   const p = start(process.execPath, [join(ROOT, 'bench', 'baselines', script), String(port), ...args], { env });

@@ -29,19 +29,35 @@ export async function metricsCost(work: string, s: Seed): Promise<Row[]> {
     const endpoints = [
       { measure: 'catalog `GET /ORG/BOX`', path: `/${s.org}/${s.box}`, accept: 'application/json' },
       { measure: '`GET /api/v1/box/ORG/BOX`', path: `/api/v1/box/${s.org}/${s.box}`, accept: 'application/json' },
-      { measure: 'agents list, page of 100', path: `/api/v2/agent-pools/${s.poolId}/agents?page%5Bsize%5D=100`, accept: 'application/vnd.api+json' },
+      {
+        measure: 'agents list, page of 100',
+        path: `/api/v2/agent-pools/${s.poolId}/agents?page%5Bsize%5D=100`,
+        accept: 'application/vnd.api+json',
+      },
     ];
     const rows: Row[] = [];
     for (const e of endpoints) {
       process.stderr.write(`metrics: ${e.path}\n`);
       const headers = [`Authorization: Bearer ${s.token}`, `Accept: ${e.accept}`];
       for (const d of [withMetrics, without]) await wrk(d.url + e.path, headers, 1);
-      const [a, b] = await alternating(duration, [withMetrics.url + e.path, without.url + e.path], headers, [withMetrics.pid, without.pid]);
+      const [a, b] = await alternating(duration, [withMetrics.url + e.path, without.url + e.path], headers, [
+        withMetrics.pid,
+        without.pid,
+      ]);
       const us = (w: typeof a) => fmt((w.cpuPerRequest ?? 0) * 1e6);
       // Requests per CPU second, with metrics over without: 0.95 is 5% more CPU per request.
-      const row = ratioRow(`metrics' cost: ${e.measure}, CPU per request without / with metrics`, `${us(a)} µs a request (${fmt(a.rps)} req/s)`,
-        `BOXYARD_METRICS=0 ${us(b)} µs (${fmt(b.rps)} req/s)`, 1 / (a.cpuPerRequest ?? Infinity), 1 / (b.cpuPerRequest ?? Infinity), 0.95);
-      if (a.errors || b.errors) { row.note = [a.errors, b.errors].filter(Boolean).join('; '); row.pass = false; }
+      const row = ratioRow(
+        `metrics' cost: ${e.measure}, CPU per request without / with metrics`,
+        `${us(a)} µs a request (${fmt(a.rps)} req/s)`,
+        `BOXYARD_METRICS=0 ${us(b)} µs (${fmt(b.rps)} req/s)`,
+        1 / (a.cpuPerRequest ?? Infinity),
+        1 / (b.cpuPerRequest ?? Infinity),
+        0.95,
+      );
+      if (a.errors || b.errors) {
+        row.note = [a.errors, b.errors].filter(Boolean).join('; ');
+        row.pass = false;
+      }
       rows.push(row);
     }
     return rows;

@@ -18,7 +18,20 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Writable } from 'node:stream';
 import {
-  adminToken, api, freePort, makeFile, now, rssMiB, rssSampler, run, since, sleep, stamp, startDaemon, startNginx, type Proc,
+  adminToken,
+  api,
+  freePort,
+  makeFile,
+  now,
+  rssMiB,
+  rssSampler,
+  run,
+  since,
+  sleep,
+  stamp,
+  startDaemon,
+  startNginx,
+  type Proc,
 } from './measure';
 import { fmt, mibps, ratioRow, type Row } from './report';
 
@@ -31,14 +44,24 @@ const TAIL = 64;
 const GiB = 2 ** 30;
 
 /** One upstream file: its path, and the sha256 state of all but its last TAIL bytes. */
-interface Upstream { name: string; file: string; head: Hash }
+interface Upstream {
+  name: string;
+  file: string;
+  head: Hash;
+}
 
 /** sha256 of the file's first `size - TAIL` bytes, kept open so each round adds only its tail. */
 async function hashHead(file: string, size: number): Promise<Hash> {
   const h = createHash('sha256');
-  await pipeline(createReadStream(file, { end: size - TAIL - 1, highWaterMark: 1024 * 1024 }), new Writable({
-    write(chunk: Buffer, _e, cb) { h.update(chunk); cb(); },
-  }));
+  await pipeline(
+    createReadStream(file, { end: size - TAIL - 1, highWaterMark: 1024 * 1024 }),
+    new Writable({
+      write(chunk: Buffer, _e, cb) {
+        h.update(chunk);
+        cb();
+      },
+    }),
+  );
   return h;
 }
 
@@ -46,7 +69,11 @@ async function hashHead(file: string, size: number): Promise<Hash> {
 function sha256(u: Upstream, size: number): string {
   const tail = Buffer.alloc(TAIL);
   const fd = openSync(u.file, 'r');
-  try { readSync(fd, tail, 0, TAIL, size - TAIL); } finally { closeSync(fd); }
+  try {
+    readSync(fd, tail, 0, TAIL, size - TAIL);
+  } finally {
+    closeSync(fd);
+  }
   return u.head.copy().update(tail).digest('hex');
 }
 
@@ -56,12 +83,26 @@ async function freeBytes(dir: string): Promise<number> {
   return Number(out.trim().split('\n').pop());
 }
 
-const seconds = (from: string | null, to: string | null) => (from && to ? (Date.parse(to) - Date.parse(from)) / 1000 : NaN);
+const seconds = (from: string | null, to: string | null) =>
+  from && to ? (Date.parse(to) - Date.parse(from)) / 1000 : NaN;
 
-interface DaemonRound { mibps: number; seconds: number; jobSeconds: number; peakRss: number; parallel: unknown }
+interface DaemonRound {
+  mibps: number;
+  seconds: number;
+  jobSeconds: number;
+  peakRss: number;
+  parallel: unknown;
+}
 
 /** One mirror job through the API, from the POST to `done`, checked: 1 version, 8 providers, each with its sha256. */
-async function daemonRound(base: string, token: string, catalogUrl: string, sums: Map<string, string>, total: number, pid: number): Promise<DaemonRound> {
+async function daemonRound(
+  base: string,
+  token: string,
+  catalogUrl: string,
+  sums: Map<string, string>,
+  total: number,
+  pid: number,
+): Promise<DaemonRound> {
   const rss = rssSampler(pid);
   const t0 = now();
   let created;
@@ -69,7 +110,10 @@ async function daemonRound(base: string, token: string, catalogUrl: string, sums
   let took;
   let peakRss;
   try {
-    created = await api(base, 'POST', '/api/boxyard/mirrors', { token, body: { mirror: { upstream: { url: catalogUrl }, source: BOX, parallel: PARALLEL, run: true } } });
+    created = await api(base, 'POST', '/api/boxyard/mirrors', {
+      token,
+      body: { mirror: { upstream: { url: catalogUrl }, source: BOX, parallel: PARALLEL, run: true } },
+    });
     job = created.job;
     const deadline = Date.now() + 15 * 60_000;
     while (job && (job.state === 'queued' || job.state === 'running')) {
@@ -81,27 +125,55 @@ async function daemonRound(base: string, token: string, catalogUrl: string, sums
   } finally {
     peakRss = rss.stop();
   }
-  if (job?.state !== 'done') throw new Error(`the mirror job ended ${job?.state ?? 'without a job'}: ${job?.message ?? JSON.stringify(created)}`);
+  if (job?.state !== 'done')
+    throw new Error(
+      `the mirror job ended ${job?.state ?? 'without a job'}: ${job?.message ?? JSON.stringify(created)}`,
+    );
   const published = JSON.stringify(job.published);
-  if (published !== JSON.stringify([{ box: BOX, versions: ['1.0.0'] }]) || job.files_done !== FILES || job.bytes_done !== total) {
-    throw new Error(`the mirror job published ${published}, ${job.files_done} files, ${job.bytes_done} bytes (expected ${BOX} 1.0.0, ${FILES} files, ${total} bytes)`);
+  if (
+    published !== JSON.stringify([{ box: BOX, versions: ['1.0.0'] }]) ||
+    job.files_done !== FILES ||
+    job.bytes_done !== total
+  ) {
+    throw new Error(
+      `the mirror job published ${published}, ${job.files_done} files, ${job.bytes_done} bytes (expected ${BOX} 1.0.0, ${FILES} files, ${total} bytes)`,
+    );
   }
   const catalog = await api(base, 'GET', `/${BOX}`, { token });
-  const providers: Array<{ name: string; checksum?: string; checksum_type?: string }> = catalog.versions?.length === 1 ? catalog.versions[0].providers : [];
-  const wrong = [...sums].filter(([name, sum]) => !providers.some((p) => p.name === name && p.checksum_type === 'sha256' && p.checksum === sum));
+  const providers: Array<{ name: string; checksum?: string; checksum_type?: string }> =
+    catalog.versions?.length === 1 ? catalog.versions[0].providers : [];
+  const wrong = [...sums].filter(
+    ([name, sum]) => !providers.some((p) => p.name === name && p.checksum_type === 'sha256' && p.checksum === sum),
+  );
   if (providers.length !== FILES || wrong.length) {
-    throw new Error(`the daemon's catalog of ${BOX} lists ${providers.length} providers in ${catalog.versions?.length} versions; wrong or missing sha256: ${wrong.map(([n]) => n).join(', ') || 'none'}`);
+    throw new Error(
+      `the daemon's catalog of ${BOX} lists ${providers.length} providers in ${catalog.versions?.length} versions; wrong or missing sha256: ${wrong.map(([n]) => n).join(', ') || 'none'}`,
+    );
   }
   // The next round copies all 8 files again: into a box that does not exist yet, by a new mirror.
   await api(base, 'DELETE', `/api/boxyard/mirrors/${created.mirror.id}`, { token });
   await api(base, 'DELETE', `/api/v1/box/${BOX}`, { token });
-  return { mibps: total / 2 ** 20 / took, seconds: took, jobSeconds: seconds(job.started_at, job.finished_at), peakRss, parallel: created.mirror.parallel };
+  return {
+    mibps: total / 2 ** 20 / took,
+    seconds: took,
+    jobSeconds: seconds(job.started_at, job.finished_at),
+    peakRss,
+    parallel: created.mirror.parallel,
+  };
 }
 
 /** `curl --parallel --parallel-max 4` of the 8 files into `dir`, then `sync` of them: aggregate MiB/s (wall clock). */
 async function curlRound(dir: string, urls: string[], size: number): Promise<{ mibps: number; seconds: number }> {
   const files = urls.map((_, i) => join(dir, `f${i + 1}.box`));
-  const args = ['-sS', '--parallel', '--parallel-max', String(PARALLEL), '-w', '%{http_code} %{size_download}\\n', ...urls.flatMap((u, i) => ['-o', files[i], u])];
+  const args = [
+    '-sS',
+    '--parallel',
+    '--parallel-max',
+    String(PARALLEL),
+    '-w',
+    '%{http_code} %{size_download}\\n',
+    ...urls.flatMap((u, i) => ['-o', files[i], u]),
+  ];
   try {
     const t0 = now();
     const out = await run('curl', args);
@@ -109,7 +181,10 @@ async function curlRound(dir: string, urls: string[], size: number): Promise<{ m
     const took = since(t0);
     const results = out.trim().split('\n');
     const bad = results.filter((l) => l !== `200 ${size}`);
-    if (results.length !== FILES || bad.length) throw new Error(`curl --parallel: ${results.length} transfers, ${bad.length} not "200 ${size}": ${bad.slice(0, 3).join('; ')}`);
+    if (results.length !== FILES || bad.length)
+      throw new Error(
+        `curl --parallel: ${results.length} transfers, ${bad.length} not "200 ${size}": ${bad.slice(0, 3).join('; ')}`,
+      );
     return { mibps: (FILES * size) / 2 ** 20 / took, seconds: took };
   } finally {
     for (const f of files) rmSync(f, { force: true });
@@ -133,7 +208,9 @@ export async function mirrorFromUpstream(work: string): Promise<Row[]> {
   const need = total * (2 + rounds) + reserve + GiB;
   const free = await freeBytes(work);
   if (free < need) {
-    throw new Error(`not enough free disk: the mirror part needs ${fmt(need / GiB, 1)} GiB, the disk of ${work} has ${fmt(free / GiB, 1)} GiB free; lower BENCH_MIRROR_FILE_MB or BENCH_MIRROR_ROUNDS (it holds ${FILES} × ${fmt(mb)} MiB for the upstream, as much for curl's copies and for the daemon's in each of ${rounds} rounds, plus the daemon's ${fmt(reserve / 2 ** 20)} MiB disk reserve and 1 GiB)`);
+    throw new Error(
+      `not enough free disk: the mirror part needs ${fmt(need / GiB, 1)} GiB, the disk of ${work} has ${fmt(free / GiB, 1)} GiB free; lower BENCH_MIRROR_FILE_MB or BENCH_MIRROR_ROUNDS (it holds ${FILES} × ${fmt(mb)} MiB for the upstream, as much for curl's copies and for the daemon's in each of ${rounds} rounds, plus the daemon's ${fmt(reserve / 2 ** 20)} MiB disk reserve and 1 GiB)`,
+    );
   }
   const procs: Proc[] = [];
   try {
@@ -152,18 +229,36 @@ export async function mirrorFromUpstream(work: string): Promise<Row[]> {
     const urls = ups.map((_, i) => `${origin}/f${i + 1}.box`);
     // A catalog URL ending in .json: a "catalog" upstream, as a box's metadata.json is.
     const catalogUrl = `${origin}/${BOX}.json`;
-    const writeCatalog = (sums: Map<string, string>) => writeFileSync(catalogFile, JSON.stringify({
-      name: BOX,
-      versions: [{
-        version: '1.0.0', status: 'active',
-        providers: ups.map((u, i) => ({ name: u.name, architecture: 'amd64', url: urls[i], checksum: sums.get(u.name), checksum_type: 'sha256' })),
-      }],
-    }));
+    const writeCatalog = (sums: Map<string, string>) =>
+      writeFileSync(
+        catalogFile,
+        JSON.stringify({
+          name: BOX,
+          versions: [
+            {
+              version: '1.0.0',
+              status: 'active',
+              providers: ups.map((u, i) => ({
+                name: u.name,
+                architecture: 'amd64',
+                url: urls[i],
+                checksum: sums.get(u.name),
+                checksum_type: 'sha256',
+              })),
+            },
+          ],
+        }),
+      );
     writeCatalog(new Map());
     const nginxDir = join(work, 'mirror-nginx');
     mkdirSync(nginxDir);
     // The catalog first: startNginx waits for its first path to answer.
-    procs.push(await startNginx(nginxDir, port, { [`/${BOX}.json`]: catalogFile, ...Object.fromEntries(ups.map((u, i) => [`/f${i + 1}.box`, u.file])) }));
+    procs.push(
+      await startNginx(nginxDir, port, {
+        [`/${BOX}.json`]: catalogFile,
+        ...Object.fromEntries(ups.map((u, i) => [`/f${i + 1}.box`, u.file])),
+      }),
+    );
     const daemon = await startDaemon(dataDir);
     procs.push(daemon);
     const token = await adminToken(daemon.url);
@@ -174,16 +269,22 @@ export async function mirrorFromUpstream(work: string): Promise<Row[]> {
     const c: Array<{ mibps: number; seconds: number }> = [];
     for (let r = 0; r < rounds; r++) {
       // New content every round: the last 8 bytes of each file (before anything reads it).
-      const sums = new Map(ups.map((u) => {
-        stamp(u.file, r + 1, size - 8);
-        return [u.name, sha256(u, size)] as const;
-      }));
+      const sums = new Map(
+        ups.map((u) => {
+          stamp(u.file, r + 1, size - 8);
+          return [u.name, sha256(u, size)] as const;
+        }),
+      );
       writeCatalog(sums);
       const ours = async () => {
         process.stderr.write(`mirror: round ${r + 1}/${rounds}, Boxyard mirror job\n`);
-        d.push(await daemonRound(daemon.url, token, catalogUrl, sums, total, daemon.pid).catch((err: unknown) => {
-          throw new Error(`${err instanceof Error ? err.message : String(err)}\ndaemon log (last lines):\n${daemon.output().slice(-3000)}`);
-        }));
+        d.push(
+          await daemonRound(daemon.url, token, catalogUrl, sums, total, daemon.pid).catch((err: unknown) => {
+            throw new Error(
+              `${err instanceof Error ? err.message : String(err)}\ndaemon log (last lines):\n${daemon.output().slice(-3000)}`,
+            );
+          }),
+        );
       };
       const base = async () => {
         process.stderr.write(`mirror: round ${r + 1}/${rounds}, curl --parallel\n`);
@@ -198,16 +299,34 @@ export async function mirrorFromUpstream(work: string): Promise<Row[]> {
     const label = mb % 1024 ? `${fmt(mb)} MiB` : `${fmt(mb / 1024)} GiB`;
     const list = (xs: number[], digits = 0) => xs.map((x) => fmt(x, digits)).join(', ');
     const parallel = d[0]?.parallel;
-    return [{
-      ...ratioRow(`mirror: ${FILES} × ${label}, parallel ${PARALLEL}`, mibps(dBest), `curl --parallel-max ${PARALLEL} + sync, from nginx sendfile: ${mibps(cBest)}`, dBest, cBest, 0.8),
-      note: [
-        `MiB/s per round: Boxyard ${list(d.map((x) => x.mibps))}; curl ${list(c.map((x) => x.mibps))}`,
-        `seconds per round: POST to done ${list(d.map((x) => x.seconds), 1)} (the job's started_at → finished_at ${list(d.map((x) => x.jobSeconds), 1)}); curl + sync ${list(c.map((x) => x.seconds), 1)}`,
-        `daemon RSS idle ${fmt(idleRss)} MiB, peak during the mirror jobs ${fmt(best(d.map((x) => x.peakRss)))} MiB`,
-        `the created mirror shows parallel: ${parallel === undefined ? 'absent (this daemon does not know the field)' : JSON.stringify(parallel)}`,
-        `the part took ${fmt(since(t0))} s`,
-      ].join('; '),
-    }];
+    return [
+      {
+        ...ratioRow(
+          `mirror: ${FILES} × ${label}, parallel ${PARALLEL}`,
+          mibps(dBest),
+          `curl --parallel-max ${PARALLEL} + sync, from nginx sendfile: ${mibps(cBest)}`,
+          dBest,
+          cBest,
+          0.8,
+        ),
+        note: [
+          `MiB/s per round: Boxyard ${list(d.map((x) => x.mibps))}; curl ${list(c.map((x) => x.mibps))}`,
+          `seconds per round: POST to done ${list(
+            d.map((x) => x.seconds),
+            1,
+          )} (the job's started_at → finished_at ${list(
+            d.map((x) => x.jobSeconds),
+            1,
+          )}); curl + sync ${list(
+            c.map((x) => x.seconds),
+            1,
+          )}`,
+          `daemon RSS idle ${fmt(idleRss)} MiB, peak during the mirror jobs ${fmt(best(d.map((x) => x.peakRss)))} MiB`,
+          `the created mirror shows parallel: ${parallel === undefined ? 'absent (this daemon does not know the field)' : JSON.stringify(parallel)}`,
+          `the part took ${fmt(since(t0))} s`,
+        ].join('; '),
+      },
+    ];
   } finally {
     for (const p of procs.reverse()) await p.stop();
     for (const dir of [upDir, curlDir, dataDir]) rmSync(dir, { recursive: true, force: true });

@@ -52,7 +52,15 @@ async function main() {
   const rows: Row[] = [];
   const failed = (part: string, err: unknown): Row => {
     process.stderr.write(`${part} failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-    return { measure: part, value: 'failed', baseline: '—', ratio: null, goal: '—', pass: false, note: String(err).split('\n')[0].slice(0, 300) };
+    return {
+      measure: part,
+      value: 'failed',
+      baseline: '—',
+      ratio: null,
+      goal: '—',
+      pass: false,
+      note: String(err).split('\n')[0].slice(0, 300),
+    };
   };
   try {
     let seeded: Seed | undefined;
@@ -86,12 +94,21 @@ async function main() {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  const settings = [
-    `BENCH_SIZE_MB=${process.env.BENCH_SIZE_MB ?? 1024}`, `BENCH_ROUNDS=${process.env.BENCH_ROUNDS ?? 2}`, `BENCH_UPLOAD_ROUNDS=${process.env.BENCH_UPLOAD_ROUNDS ?? 4}`,
-    `BENCH_MIRROR_FILE_MB=${process.env.BENCH_MIRROR_FILE_MB ?? 512}`, `BENCH_MIRROR_ROUNDS=${process.env.BENCH_MIRROR_ROUNDS ?? 2}`,
-    `BENCH_WRK_SECONDS=${process.env.BENCH_WRK_SECONDS ?? 10}`, `BENCH_WRK_SLICES=${process.env.BENCH_WRK_SLICES ?? 5}`, `BENCH_AGENT_SECONDS=${process.env.BENCH_AGENT_SECONDS ?? 30}`, `BENCH_AGENT_WARM_SECONDS=${process.env.BENCH_AGENT_WARM_SECONDS ?? 60}`,
-    `BENCH_START_RUNS=${process.env.BENCH_START_RUNS ?? 3}`, `BENCH_LOAD_SECONDS=${process.env.BENCH_LOAD_SECONDS ?? 30}`,
-  ].join(' ') + `; daemon bundle ${built}${bundle() === built ? '' : ` (**rebuilt by someone else during the run**, now ${bundle()}: parts after that measured another build)`}`;
+  const settings =
+    [
+      `BENCH_SIZE_MB=${process.env.BENCH_SIZE_MB ?? 1024}`,
+      `BENCH_ROUNDS=${process.env.BENCH_ROUNDS ?? 2}`,
+      `BENCH_UPLOAD_ROUNDS=${process.env.BENCH_UPLOAD_ROUNDS ?? 4}`,
+      `BENCH_MIRROR_FILE_MB=${process.env.BENCH_MIRROR_FILE_MB ?? 512}`,
+      `BENCH_MIRROR_ROUNDS=${process.env.BENCH_MIRROR_ROUNDS ?? 2}`,
+      `BENCH_WRK_SECONDS=${process.env.BENCH_WRK_SECONDS ?? 10}`,
+      `BENCH_WRK_SLICES=${process.env.BENCH_WRK_SLICES ?? 5}`,
+      `BENCH_AGENT_SECONDS=${process.env.BENCH_AGENT_SECONDS ?? 30}`,
+      `BENCH_AGENT_WARM_SECONDS=${process.env.BENCH_AGENT_WARM_SECONDS ?? 60}`,
+      `BENCH_START_RUNS=${process.env.BENCH_START_RUNS ?? 3}`,
+      `BENCH_LOAD_SECONDS=${process.env.BENCH_LOAD_SECONDS ?? 30}`,
+    ].join(' ') +
+    `; daemon bundle ${built}${bundle() === built ? '' : ` (**rebuilt by someone else during the run**, now ${bundle()}: parts after that measured another build)`}`;
   record(rows, { startedAt, machine: host, parts: chosen, settings, seconds: since(t0) });
   if (rows.some((r) => r.value === 'failed')) process.exitCode = 1;
 }

@@ -19,14 +19,17 @@ async function proxy(dir: string, port: number, daemons: string[]): Promise<Proc
   const conf = join(dir, 'nginx.conf');
   const user = process.getuid?.() === 0 ? 'user root;' : '';
   const servers = daemons.map((u) => `server ${new URL(u).host};`).join(' ');
-  writeFileSync(conf, `daemon off; ${user} worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/nginx-error.log;
+  writeFileSync(
+    conf,
+    `daemon off; ${user} worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/nginx-error.log;
 events { worker_connections 256; }
 http { access_log off; client_body_temp_path ${dir}/ct; proxy_temp_path ${dir}/pt;
   fastcgi_temp_path ${dir}/ft; uwsgi_temp_path ${dir}/ut; scgi_temp_path ${dir}/st;
   upstream boxyard { ${servers} keepalive 32; }
   server { listen 127.0.0.1:${port};
     location / { proxy_pass http://boxyard; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header Host 127.0.0.1; } } }
-`);
+`,
+  );
   const p = start('nginx', ['-c', conf, '-p', dir]);
   await waitFor(`http://127.0.0.1:${port}/healthz`, { status: 200, child: p.child });
   return p;

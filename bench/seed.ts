@@ -36,7 +36,8 @@ export interface Seed {
 }
 
 /** What a daemon on the seed needs besides its data folder. */
-export const seedEnv = (s: Pick<Seed, 'database'>): Record<string, string> => (s.database ? { BOXYARD_DATABASE_URL: s.database } : {});
+export const seedEnv = (s: Pick<Seed, 'database'>): Record<string, string> =>
+  s.database ? { BOXYARD_DATABASE_URL: s.database } : {};
 
 const ALPHABET = 'abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 /** Ids shaped like the daemon's (`prefix-` and 16 random characters). */
@@ -62,11 +63,23 @@ async function viaApi(dataDir: string, nOrgs: number, nAgents: number, env: Reco
     const token = await adminToken(daemon.url);
     const orgs = Array.from({ length: nOrgs }, (_, k) => `org-${k}`);
     for (const name of orgs) {
-      await api(daemon.url, 'POST', '/api/v2/organizations', { token, jsonapi: true, body: { data: { type: 'organizations', attributes: { name, email: `${name}@example.com` } } } });
+      await api(daemon.url, 'POST', '/api/v2/organizations', {
+        token,
+        jsonapi: true,
+        body: { data: { type: 'organizations', attributes: { name, email: `${name}@example.com` } } },
+      });
     }
-    const pool = await api(daemon.url, 'POST', `/api/v2/organizations/${orgs[0]}/agent-pools`, { token, jsonapi: true, body: { data: { type: 'agent-pools', attributes: { name: 'bench-pool' } } } });
+    const pool = await api(daemon.url, 'POST', `/api/v2/organizations/${orgs[0]}/agent-pools`, {
+      token,
+      jsonapi: true,
+      body: { data: { type: 'agent-pools', attributes: { name: 'bench-pool' } } },
+    });
     const poolId = pool.data.id as string;
-    const at = await api(daemon.url, 'POST', `/api/v2/agent-pools/${poolId}/authentication-tokens`, { token, jsonapi: true, body: { data: { type: 'authentication-tokens', attributes: { description: 'bench' } } } });
+    const at = await api(daemon.url, 'POST', `/api/v2/agent-pools/${poolId}/authentication-tokens`, {
+      token,
+      jsonapi: true,
+      body: { data: { type: 'authentication-tokens', attributes: { description: 'bench' } } },
+    });
     const agentToken = at.data.attributes.token as string;
     const agentIds = await register(daemon.url, agentToken, nAgents);
     return { token, orgs, poolId, agentToken, agentIds };
@@ -84,9 +97,11 @@ interface Rows {
   provider(row: unknown[]): void;
 }
 
-const BOX_COLUMNS = 'id, organization_id, name, name_key, short_description, description, private, downloads, created_at, updated_at';
-const VERSION_COLUMNS = "id, box_id, version, description, status, created_at, updated_at";
-const PROVIDER_COLUMNS = 'id, version_id, name, architecture, default_architecture, url, checksum, checksum_type, size, created_at, updated_at';
+const BOX_COLUMNS =
+  'id, organization_id, name, name_key, short_description, description, private, downloads, created_at, updated_at';
+const VERSION_COLUMNS = 'id, box_id, version, description, status, created_at, updated_at';
+const PROVIDER_COLUMNS =
+  'id, version_id, name, architecture, default_architecture, url, checksum, checksum_type, size, created_at, updated_at';
 
 /** Every box, version and provider of the large database, in insertion order. */
 function eachRow(orgId: Map<string, string>, orgNames: string[], nBoxes: number, nVersions: number, out: Rows): void {
@@ -100,14 +115,37 @@ function eachRow(orgId: Map<string, string>, orgNames: string[], nBoxes: number,
     // Spread, not ordered like the ids: sorting by downloads or update time must really sort.
     const downloads = (i * 7919) % 100_003;
     const updated = created + ((i * 104_729) % 1_000_000) * 1_000;
-    out.box([boxId, orgId.get(org), name, name, `Benchmark box ${i}`, `# ${name}\n\nA box of the benchmark database, number ${i}, with a description of a realistic length for a catalog page.`, 0, downloads, iso(created), iso(updated)]);
+    out.box([
+      boxId,
+      orgId.get(org),
+      name,
+      name,
+      `Benchmark box ${i}`,
+      `# ${name}\n\nA box of the benchmark database, number ${i}, with a description of a realistic length for a catalog page.`,
+      0,
+      downloads,
+      iso(created),
+      iso(updated),
+    ]);
     for (let j = 0; j < nVersions; j++) {
       const v = `1.${j}.0`;
       const versionId = id('ver');
       const at = iso(created + j * 3_600_000);
       out.version([versionId, boxId, v, `Release ${v} of ${name}.`, 'active', at, at]);
       const checksum = createHash('sha256').update(`${name}/${v}`).digest('hex');
-      out.provider([id('prov'), versionId, 'virtualbox', 'amd64', 1, `https://boxes.example.invalid/${org}/${name}/${v}/virtualbox.box`, checksum, 'sha256', 1_000_000_000 + i, at, at]);
+      out.provider([
+        id('prov'),
+        versionId,
+        'virtualbox',
+        'amd64',
+        1,
+        `https://boxes.example.invalid/${org}/${name}/${v}/virtualbox.box`,
+        checksum,
+        'sha256',
+        1_000_000_000 + i,
+        at,
+        at,
+      ]);
     }
   }
 }
@@ -119,13 +157,22 @@ function viaSql(dbFile: string, orgNames: string[], nBoxes: number, nVersions: n
   const store = openStore(dbFile);
   const db = store.raw;
   try {
-    const orgId = new Map((db.prepare('SELECT name, id FROM organizations').all() as Array<{ name: string; id: string }>).map((r) => [r.name, r.id]));
+    const orgId = new Map(
+      (db.prepare('SELECT name, id FROM organizations').all() as Array<{ name: string; id: string }>).map((r) => [
+        r.name,
+        r.id,
+      ]),
+    );
     const insBox = db.prepare(`INSERT INTO boxes (${BOX_COLUMNS}) VALUES (${marks(10)})`);
     const insVersion = db.prepare(`INSERT INTO box_versions (${VERSION_COLUMNS}) VALUES (${marks(7)})`);
     const insProvider = db.prepare(`INSERT INTO box_providers (${PROVIDER_COLUMNS}) VALUES (${marks(11)})`);
-    db.transaction(() => eachRow(orgId, orgNames, nBoxes, nVersions, {
-      box: (r) => insBox.run(r), version: (r) => insVersion.run(r), provider: (r) => insProvider.run(r),
-    }))();
+    db.transaction(() =>
+      eachRow(orgId, orgNames, nBoxes, nVersions, {
+        box: (r) => insBox.run(r),
+        version: (r) => insVersion.run(r),
+        provider: (r) => insProvider.run(r),
+      }),
+    )();
     // A database the daemon wrote itself would have been checkpointed long ago.
     db.pragma('wal_checkpoint(TRUNCATE)');
   } finally {
@@ -142,21 +189,32 @@ async function viaPostgres(url: string, orgNames: string[], nBoxes: number, nVer
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const orgId = new Map((await client.query<{ name: string; id: string }>('SELECT name, id FROM organizations')).rows.map((r) => [r.name, r.id]));
+    const orgId = new Map(
+      (await client.query<{ name: string; id: string }>('SELECT name, id FROM organizations')).rows.map((r) => [
+        r.name,
+        r.id,
+      ]),
+    );
     const batches: Record<string, { columns: string; rows: unknown[][] }> = {
-      boxes: { columns: BOX_COLUMNS, rows: [] }, box_versions: { columns: VERSION_COLUMNS, rows: [] }, box_providers: { columns: PROVIDER_COLUMNS, rows: [] },
+      boxes: { columns: BOX_COLUMNS, rows: [] },
+      box_versions: { columns: VERSION_COLUMNS, rows: [] },
+      box_providers: { columns: PROVIDER_COLUMNS, rows: [] },
     };
     const flush = async (table: string) => {
       const b = batches[table];
       if (!b.rows.length) return;
       const width = b.rows[0].length;
-      const values = b.rows.map((_, r) => `(${Array.from({ length: width }, (__, c) => `$${r * width + c + 1}`).join(', ')})`).join(', ');
+      const values = b.rows
+        .map((_, r) => `(${Array.from({ length: width }, (__, c) => `$${r * width + c + 1}`).join(', ')})`)
+        .join(', ');
       await client.query(`INSERT INTO ${table} (${b.columns}) VALUES ${values}`, b.rows.flat());
       b.rows = [];
     };
     const pending: Array<[string, unknown[]]> = [];
     eachRow(orgId, orgNames, nBoxes, nVersions, {
-      box: (r) => pending.push(['boxes', r]), version: (r) => pending.push(['box_versions', r]), provider: (r) => pending.push(['box_providers', r]),
+      box: (r) => pending.push(['boxes', r]),
+      version: (r) => pending.push(['box_versions', r]),
+      provider: (r) => pending.push(['box_providers', r]),
     });
     await client.query('BEGIN');
     // Parents before children: every box, then every version, then every provider.
@@ -176,7 +234,10 @@ async function viaPostgres(url: string, orgNames: string[], nBoxes: number, nVer
   }
 }
 
-export async function seed(dataDir: string, opts: { boxes?: number; versions?: number; agents?: number; orgs?: number; database?: string } = {}): Promise<Seed> {
+export async function seed(
+  dataDir: string,
+  opts: { boxes?: number; versions?: number; agents?: number; orgs?: number; database?: string } = {},
+): Promise<Seed> {
   const boxes = opts.boxes ?? 10_000;
   const versions = opts.versions ?? 10;
   const a = await viaApi(dataDir, opts.orgs ?? 4, opts.agents ?? 1_000, seedEnv(opts));
@@ -184,18 +245,35 @@ export async function seed(dataDir: string, opts: { boxes?: number; versions?: n
     await viaPostgres(opts.database, a.orgs, boxes, versions);
   } else {
     const dbFile = join(dataDir, 'boxyard.db');
-    if (!existsSync(dbFile)) throw new Error(`${dbFile} not found: the daemon keeps its database elsewhere now; update bench/seed.ts`);
+    if (!existsSync(dbFile))
+      throw new Error(`${dbFile} not found: the daemon keeps its database elsewhere now; update bench/seed.ts`);
     viaSql(dbFile, a.orgs, boxes, versions);
   }
   const middle = Math.floor(boxes / 2) + 1;
-  const s: Seed = { dataDir, ...a, org: a.orgs[middle % a.orgs.length], box: `box-${middle}`, boxes, versions, database: opts.database };
+  const s: Seed = {
+    dataDir,
+    ...a,
+    org: a.orgs[middle % a.orgs.length],
+    box: `box-${middle}`,
+    boxes,
+    versions,
+    database: opts.database,
+  };
   writeFileSync(join(dataDir, 'bench-seed.json'), JSON.stringify(s, null, 1));
   return s;
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!) && process.argv[2]) {
   const t0 = Date.now();
-  seed(process.argv[2]).then((s) => {
-    process.stdout.write(`${JSON.stringify({ ...s, agentIds: `${s.agentIds.length} ids` }, null, 1)}\nseeded in ${Date.now() - t0} ms\n`);
-  }, (err: unknown) => { process.stderr.write(`${String(err)}\n`); process.exit(1); });
+  seed(process.argv[2]).then(
+    (s) => {
+      process.stdout.write(
+        `${JSON.stringify({ ...s, agentIds: `${s.agentIds.length} ids` }, null, 1)}\nseeded in ${Date.now() - t0} ms\n`,
+      );
+    },
+    (err: unknown) => {
+      process.stderr.write(`${String(err)}\n`);
+      process.exit(1);
+    },
+  );
 }

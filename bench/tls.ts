@@ -9,7 +9,18 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientFetch } from '../daemon/src/tls/client-fetch';
-import { adminToken, api, freePort, makeFile, rssSampler, run, startBaseline, startDaemon, startNginx, type Proc } from './measure';
+import {
+  adminToken,
+  api,
+  freePort,
+  makeFile,
+  rssSampler,
+  run,
+  startBaseline,
+  startDaemon,
+  startNginx,
+  type Proc,
+} from './measure';
 import { best, blobFile, downloadRounds, prepare, uploadRounds } from './transfers';
 import { alternating, wrk } from './api';
 import { fmt, mibps, ms, ratioRow, type Row } from './report';
@@ -21,8 +32,28 @@ const CIPHER = 'TLS_AES_256_GCM_SHA384';
  * ticket after the handshake: a client must read to get one): connections per second, each a full
  * handshake or resuming the first one's session, and how many were resumed (s_time marks each `r`).
  */
-async function handshakes(port: number, reuse: boolean, seconds: number): Promise<{ rate: number; resumed: number; total: number }> {
-  const out = await run('openssl', ['s_time', '-connect', `127.0.0.1:${port}`, '-tls1_3', '-ciphersuites', CIPHER, reuse ? '-reuse' : '-new', '-time', String(seconds), '-www', '/healthz'], { timeoutMs: (seconds + 30) * 1000 });
+async function handshakes(
+  port: number,
+  reuse: boolean,
+  seconds: number,
+): Promise<{ rate: number; resumed: number; total: number }> {
+  const out = await run(
+    'openssl',
+    [
+      's_time',
+      '-connect',
+      `127.0.0.1:${port}`,
+      '-tls1_3',
+      '-ciphersuites',
+      CIPHER,
+      reuse ? '-reuse' : '-new',
+      '-time',
+      String(seconds),
+      '-www',
+      '/healthz',
+    ],
+    { timeoutMs: (seconds + 30) * 1000 },
+  );
   const m = /(\d+) connections in (\d+) real seconds/.exec(out);
   if (!m) throw new Error(`unexpected openssl s_time output:\n${out}`);
   const marks = out.slice(out.indexOf('starting') + 'starting'.length, out.search(/\d+ connections in/));
@@ -46,7 +77,10 @@ export async function tlsTransfers(work: string): Promise<Row[]> {
     // The daemon's chain (leaf, then its CA) and key, for every baseline; curl trusts the CA alone.
     const caFile = join(dataDir, 'tls', 'ca.pem');
     const chain = join(work, 'tls-chain.pem');
-    writeFileSync(chain, `${readFileSync(join(dataDir, 'tls', 'server.pem'), 'utf8').trim()}\n${readFileSync(caFile, 'utf8')}`);
+    writeFileSync(
+      chain,
+      `${readFileSync(join(dataDir, 'tls', 'server.pem'), 'utf8').trim()}\n${readFileSync(caFile, 'utf8')}`,
+    );
     const cert = { cert: chain, key: join(dataDir, 'tls', 'server-key.pem') };
     const tls = ['--cacert', caFile, '--tlsv1.3', '--tls13-ciphers', CIPHER];
     const send = await clientFetch(caFile);
@@ -74,11 +108,13 @@ export async function tlsTransfers(work: string): Promise<Row[]> {
 
     // The API: the catalog and the box answer, each against Koa answering the same body over HTTPS.
     const paths = ['/admin/bench', box];
-    const bodies = await Promise.all(paths.map(async (p, i) => {
-      const f = join(work, `tls-body-${i}.json`);
-      writeFileSync(f, JSON.stringify(await api(daemon.url, 'GET', p, { token, send })));
-      return f;
-    }));
+    const bodies = await Promise.all(
+      paths.map(async (p, i) => {
+        const f = join(work, `tls-body-${i}.json`);
+        writeFileSync(f, JSON.stringify(await api(daemon.url, 'GET', p, { token, send })));
+        return f;
+      }),
+    );
     const koa = await startBaseline('koa-fixed.mjs', bodies, cert);
     procs.push(koa);
     const headers = [`Authorization: Bearer ${token}`, 'Accept: application/json'];
@@ -88,37 +124,65 @@ export async function tlsTransfers(work: string): Promise<Row[]> {
       await wrk(daemon.url + p, headers, 1);
       await wrk(`${koa.url}/${i}`, headers, 1);
       const [ours, base] = await alternating(duration, [daemon.url + p, `${koa.url}/${i}`], headers);
-      const row = ratioRow(`HTTPS \`GET ${p === box ? '/api/v1/box/ORG/BOX' : '/ORG/BOX'}\` (wrk -t1 -c10, keep-alive)`, `${fmt(ours.rps)} req/s, p99 ${ms(ours.p99)}`, `Koa fixed JSON over HTTPS ${fmt(base.rps)} req/s`, ours.rps, base.rps, 0.4);
-      if (ours.errors || base.errors) { row.note = [ours.errors, base.errors].filter(Boolean).join('; '); row.pass = false; }
+      const row = ratioRow(
+        `HTTPS \`GET ${p === box ? '/api/v1/box/ORG/BOX' : '/ORG/BOX'}\` (wrk -t1 -c10, keep-alive)`,
+        `${fmt(ours.rps)} req/s, p99 ${ms(ours.p99)}`,
+        `Koa fixed JSON over HTTPS ${fmt(base.rps)} req/s`,
+        ours.rps,
+        base.rps,
+        0.4,
+      );
+      if (ours.errors || base.errors) {
+        row.note = [ours.errors, base.errors].filter(Boolean).join('; ');
+        row.pass = false;
+      }
       apiRows.push(row);
     }
 
     process.stderr.write('tls: handshakes\n');
     const hs = 4;
     const ours = Number(new URL(daemon.url).port);
-    const [full, resumed, nFull, nResumed] = [await handshakes(ours, false, hs), await handshakes(ours, true, hs), await handshakes(port, false, hs), await handshakes(port, true, hs)];
+    const [full, resumed, nFull, nResumed] = [
+      await handshakes(ours, false, hs),
+      await handshakes(ours, true, hs),
+      await handshakes(port, false, hs),
+      await handshakes(port, true, hs),
+    ];
 
     const label = sizeMb % 1024 ? `${fmt(sizeMb)} MiB` : `${fmt(sizeMb / 1024)} GiB`;
-    const row = (m: string, v: number[], b: number[], base: string) => ratioRow(m, mibps(best(v)), `${base} ${mibps(best(b))}`, best(v), best(b), 0.7);
+    const row = (m: string, v: number[], b: number[], base: string) =>
+      ratioRow(m, mibps(best(v)), `${base} ${mibps(best(b))}`, best(v), best(b), 0.7);
     return [
       row(`HTTPS download ${label} with curl, 1 stream`, d.one, n.one, 'nginx TLS'),
       row('HTTPS download, 8 parallel curl streams (aggregate)', d.eight, n.eight, 'nginx TLS'),
       {
-        ...row(`HTTPS upload ${label} with curl -T (hashed, fsynced)`, up.daemon, up.base, 'bare Node HTTPS stream-to-file + fsync'),
+        ...row(
+          `HTTPS upload ${label} with curl -T (hashed, fsynced)`,
+          up.daemon,
+          up.base,
+          'bare Node HTTPS stream-to-file + fsync',
+        ),
         note: `MiB/s per round: Boxyard ${up.daemon.map((x) => fmt(x)).join(', ')}; bare Node ${up.base.map((x) => fmt(x)).join(', ')}`,
       },
       ...apiRows,
       {
-        measure: 'TLS connections/s, full handshake / resumed with a session ticket (`openssl s_time -new` / `-reuse -www /healthz`, 4 s each)',
+        measure:
+          'TLS connections/s, full handshake / resumed with a session ticket (`openssl s_time -new` / `-reuse -www /healthz`, 4 s each)',
         value: `${fmt(full.rate)} / ${fmt(resumed.rate)} (${fmt(resumed.resumed)} of ${fmt(resumed.total)} resumed)`,
-        baseline: `nginx ${fmt(nFull.rate)} / ${fmt(nResumed.rate)}`, ratio: nResumed.rate > 0 ? resumed.rate / nResumed.rate : null,
+        baseline: `nginx ${fmt(nFull.rate)} / ${fmt(nResumed.rate)}`,
+        ratio: nResumed.rate > 0 ? resumed.rate / nResumed.rate : null,
         // The rates are for the record: each connection also asks GET /healthz, which the daemon
         // answers from its health checks and nginx with a static 404.
-        goal: 'every reconnection resumed (rates: informational)', pass: resumed.total > 0 && resumed.resumed === resumed.total,
+        goal: 'every reconnection resumed (rates: informational)',
+        pass: resumed.total > 0 && resumed.resumed === resumed.total,
       },
       {
-        measure: 'daemon RSS peak during HTTPS transfers (uploads, downloads)', value: `${fmt(Math.max(upPeak, downPeak))} MiB (${fmt(upPeak)}, ${fmt(downPeak)})`,
-        baseline: '—', ratio: null, goal: '< 150 MiB', pass: Math.max(upPeak, downPeak) < 150,
+        measure: 'daemon RSS peak during HTTPS transfers (uploads, downloads)',
+        value: `${fmt(Math.max(upPeak, downPeak))} MiB (${fmt(upPeak)}, ${fmt(downPeak)})`,
+        baseline: '—',
+        ratio: null,
+        goal: '< 150 MiB',
+        pass: Math.max(upPeak, downPeak) < 150,
       },
     ];
   } finally {

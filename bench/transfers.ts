@@ -9,24 +9,58 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  ADMIN, adminToken, api, freePort, makeFile, now, rssMiB, rssSampler, run, since, sleep,
-  stamp, startBaseline, startDaemon, startNginx, type Proc,
+  ADMIN,
+  adminToken,
+  api,
+  freePort,
+  makeFile,
+  now,
+  rssMiB,
+  rssSampler,
+  run,
+  since,
+  sleep,
+  stamp,
+  startBaseline,
+  startDaemon,
+  startNginx,
+  type Proc,
 } from './measure';
 import { fmt, mibps, ratioRow, type Row } from './report';
 
-interface Curl { status: number; bytes: number; seconds: number }
+interface Curl {
+  status: number;
+  bytes: number;
+  seconds: number;
+}
 
 /** One curl process; `-w` reports what curl itself measured. */
 async function curl(args: string[]): Promise<Curl> {
-  const out = await run('curl', ['-sS', '-L', '-o', '/dev/null', '-w', '%{http_code} %{size_download} %{size_upload} %{time_total}', ...args]);
+  const out = await run('curl', [
+    '-sS',
+    '-L',
+    '-o',
+    '/dev/null',
+    '-w',
+    '%{http_code} %{size_download} %{size_upload} %{time_total}',
+    ...args,
+  ]);
   const [status, down, up, t] = out.trim().split(' ').map(Number);
   return { status, bytes: Math.max(down, up), seconds: t };
 }
 
 /** MiB/s of one download, checking the status and the byte count; `extra`: more curl options (TLS). */
-async function download(url: string, expect: { status: number; bytes: number }, range?: string, extra: string[] = []): Promise<number> {
+async function download(
+  url: string,
+  expect: { status: number; bytes: number },
+  range?: string,
+  extra: string[] = [],
+): Promise<number> {
   const r = await curl([...extra, ...(range ? ['-r', range] : []), url]);
-  if (r.status !== expect.status || r.bytes !== expect.bytes) throw new Error(`GET ${url}${range ? ` (range ${range})` : ''}: ${r.status}, ${r.bytes} bytes (expected ${expect.status}, ${expect.bytes})`);
+  if (r.status !== expect.status || r.bytes !== expect.bytes)
+    throw new Error(
+      `GET ${url}${range ? ` (range ${range})` : ''}: ${r.status}, ${r.bytes} bytes (expected ${expect.status}, ${expect.bytes})`,
+    );
   return r.bytes / 2 ** 20 / r.seconds;
 }
 
@@ -35,7 +69,8 @@ async function parallel(url: string, n: number, size: number, extra: string[] = 
   const t0 = now();
   const all = await Promise.all(Array.from({ length: n }, () => curl([...extra, url])));
   const s = since(t0);
-  for (const r of all) if (r.status !== 200 || r.bytes !== size) throw new Error(`parallel GET ${url}: ${r.status}, ${r.bytes} bytes`);
+  for (const r of all)
+    if (r.status !== 200 || r.bytes !== size) throw new Error(`parallel GET ${url}: ${r.status}, ${r.bytes} bytes`);
   return (n * size) / 2 ** 20 / s;
 }
 
@@ -46,18 +81,29 @@ async function upload(url: string, file: string, size: number, extra: string[] =
 }
 
 /** Where the daemon stores the blob of this digest (blobs/sha256/ab/abcd…). */
-export const blobFile = (dataDir: string, sha256: string) => join(dataDir, 'blobs', 'sha256', sha256.slice(0, 2), sha256);
+export const blobFile = (dataDir: string, sha256: string) =>
+  join(dataDir, 'blobs', 'sha256', sha256.slice(0, 2), sha256);
 
 /** Hosted providers to upload to, one upload URL per round (each URL takes one upload). */
 export async function prepare(base: string, token: string, rounds: number, send?: typeof fetch): Promise<string[]> {
   const box = `/api/v1/box/${ADMIN.username}/bench`;
-  await api(base, 'POST', '/api/v1/boxes', { token, send, body: { box: { username: ADMIN.username, name: 'bench', is_private: false } } });
+  await api(base, 'POST', '/api/v1/boxes', {
+    token,
+    send,
+    body: { box: { username: ADMIN.username, name: 'bench', is_private: false } },
+  });
   const uploads: string[] = [];
   for (let i = 0; i < rounds; i++) {
     const v = `1.0.${i}`;
     await api(base, 'POST', `${box}/versions`, { token, send, body: { version: { version: v } } });
-    await api(base, 'POST', `${box}/version/${v}/providers`, { token, send, body: { provider: { name: 'virtualbox' } } });
-    uploads.push((await api(base, 'GET', `${box}/version/${v}/provider/virtualbox/upload`, { token, send })).upload_path);
+    await api(base, 'POST', `${box}/version/${v}/providers`, {
+      token,
+      send,
+      body: { provider: { name: 'virtualbox' } },
+    });
+    uploads.push(
+      (await api(base, 'GET', `${box}/version/${v}/provider/virtualbox/upload`, { token, send })).upload_path,
+    );
   }
   return uploads;
 }
@@ -71,7 +117,15 @@ export const best = (xs: number[]) => Math.max(...xs);
  * mounted with online `discard`, unlinking 1 GiB takes 0.18 s); and each side first in turn (ABBA),
  * so neither always follows the other's fsync. MiB/s per round. `curl`: more options (TLS).
  */
-export async function uploadRounds(o: { part: string; uploads: string[]; sinkUrl: string; file: string; size: number; rounds: number; curl?: string[] }) {
+export async function uploadRounds(o: {
+  part: string;
+  uploads: string[];
+  sinkUrl: string;
+  file: string;
+  size: number;
+  rounds: number;
+  curl?: string[];
+}) {
   const up = { daemon: [] as number[], base: [] as number[] };
   for (let i = 0; i < o.rounds; i++) {
     process.stderr.write(`${o.part}: upload round ${i + 1}/${o.rounds}\n`);
@@ -84,16 +138,36 @@ export async function uploadRounds(o: { part: string; uploads: string[]; sinkUrl
 }
 
 /** `rounds` of downloads of the whole file (1 stream, then 8 at once) and, with `range`, of its second half: Boxyard's URL and the baseline's in turn. MiB/s per round. */
-export async function downloadRounds(o: { part: string; url: string; baseUrl: string; size: number; rounds: number; range?: boolean; curl?: string[] }) {
+export async function downloadRounds(o: {
+  part: string;
+  url: string;
+  baseUrl: string;
+  size: number;
+  rounds: number;
+  range?: boolean;
+  curl?: string[];
+}) {
   const half = Math.floor(o.size / 2);
   const d = { one: [] as number[], eight: [] as number[], range: [] as number[] };
   const n = { one: [] as number[], eight: [] as number[], range: [] as number[] };
   for (let i = 0; i < o.rounds; i++) {
     process.stderr.write(`${o.part}: download round ${i + 1}/${o.rounds}\n`);
-    for (const [to, url] of [[d, o.url], [n, o.baseUrl]] as const) to.one.push(await download(url, { status: 200, bytes: o.size }, undefined, o.curl));
-    for (const [to, url] of [[d, o.url], [n, o.baseUrl]] as const) to.eight.push(await parallel(url, 8, o.size, o.curl));
+    for (const [to, url] of [
+      [d, o.url],
+      [n, o.baseUrl],
+    ] as const)
+      to.one.push(await download(url, { status: 200, bytes: o.size }, undefined, o.curl));
+    for (const [to, url] of [
+      [d, o.url],
+      [n, o.baseUrl],
+    ] as const)
+      to.eight.push(await parallel(url, 8, o.size, o.curl));
     if (!o.range) continue;
-    for (const [to, url] of [[d, o.url], [n, o.baseUrl]] as const) to.range.push(await download(url, { status: 206, bytes: o.size - half }, `${half}-`, o.curl));
+    for (const [to, url] of [
+      [d, o.url],
+      [n, o.baseUrl],
+    ] as const)
+      to.range.push(await download(url, { status: 206, bytes: o.size - half }, `${half}-`, o.curl));
   }
   return { d, n };
 }
@@ -125,8 +199,14 @@ export async function transfers(work: string): Promise<Row[]> {
     // Releasing makes the box file downloadable without a token, as `vagrant box add` fetches it.
     await api(daemon.url, 'PUT', `/api/v1/box/${ADMIN.username}/bench/version/1.0.0/release`, { token });
     // Downloads fetch the first round's box; nginx serves its blob file. A hosted box advertises the daemon's sha256.
-    const shown = await api(daemon.url, 'GET', `/api/v1/box/${ADMIN.username}/bench/version/1.0.0/provider/virtualbox`, { token });
-    if (typeof shown.checksum !== 'string') throw new Error(`the uploaded box advertises no sha256: ${JSON.stringify(shown)}`);
+    const shown = await api(
+      daemon.url,
+      'GET',
+      `/api/v1/box/${ADMIN.username}/bench/version/1.0.0/provider/virtualbox`,
+      { token },
+    );
+    if (typeof shown.checksum !== 'string')
+      throw new Error(`the uploaded box advertises no sha256: ${JSON.stringify(shown)}`);
     const url: string = shown.download_url;
     const upPeak = rss.stop();
     const rssDown = rssSampler(daemon.pid);
@@ -142,18 +222,29 @@ export async function transfers(work: string): Promise<Row[]> {
     const peakRss = Math.max(upPeak, downPeak);
 
     const label = sizeMb % 1024 ? `${fmt(sizeMb)} MiB` : `${fmt(sizeMb / 1024)} GiB`;
-    const row = (m: string, v: number[], b: number[], base: string, min: number) => ratioRow(m, mibps(best(v)), `${base} ${mibps(best(b))}`, best(v), best(b), min);
+    const row = (m: string, v: number[], b: number[], base: string, min: number) =>
+      ratioRow(m, mibps(best(v)), `${base} ${mibps(best(b))}`, best(v), best(b), min);
     return [
       row(`download ${label} with curl, 1 stream`, d.one, n.one, 'nginx sendfile', 0.8),
       row('download, 8 parallel curl streams (aggregate)', d.eight, n.eight, 'nginx sendfile', 0.8),
       row('download, Range request (`curl -r N-`, second half)', d.range, n.range, 'nginx sendfile', 0.8),
       {
-        ...row(`upload ${label} with curl -T (hashed, fsynced)`, up.daemon, up.base, 'bare Node stream-to-file + fsync', 0.7),
+        ...row(
+          `upload ${label} with curl -T (hashed, fsynced)`,
+          up.daemon,
+          up.base,
+          'bare Node stream-to-file + fsync',
+          0.7,
+        ),
         note: `MiB/s per round: Boxyard ${up.daemon.map((x) => fmt(x)).join(', ')}; bare Node ${up.base.map((x) => fmt(x)).join(', ')}`,
       },
       {
-        measure: 'daemon RSS idle / peak during transfers (uploads, downloads)', value: `${fmt(idleRss)} / ${fmt(peakRss)} MiB (${fmt(upPeak)}, ${fmt(downPeak)})`, baseline: '—', ratio: null,
-        goal: '< 100 / < 150 MiB', pass: idleRss < 100 && peakRss < 150,
+        measure: 'daemon RSS idle / peak during transfers (uploads, downloads)',
+        value: `${fmt(idleRss)} / ${fmt(peakRss)} MiB (${fmt(upPeak)}, ${fmt(downPeak)})`,
+        baseline: '—',
+        ratio: null,
+        goal: '< 100 / < 150 MiB',
+        pass: idleRss < 100 && peakRss < 150,
       },
     ];
   } finally {

@@ -24,7 +24,9 @@ export async function buildDaemon() {
     external: ['better-sqlite3', 'koffi'],
     // Bundled CommonJS dependencies call require() and read __filename (write-file-atomic names its
     // temporary files from it): give the ES module both.
-    banner: { js: "import { createRequire as __boxyardRequire } from 'node:module'; const require = __boxyardRequire(import.meta.url); const __filename = import.meta.filename;" },
+    banner: {
+      js: "import { createRequire as __boxyardRequire } from 'node:module'; const require = __boxyardRequire(import.meta.url); const __filename = import.meta.filename;",
+    },
     sourcemap: 'linked',
     // Without comments or spacing, and ASCII only (escaped): V8 keeps a bundle's source text in the
     // heap for lazy compilation, as two bytes a character once any character is not Latin-1 (a

@@ -2,19 +2,34 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 
 let d: TestDaemon;
-beforeAll(async () => { d = await startTestDaemon(); });
-afterAll(async () => { await d.stop(); });
+beforeAll(async () => {
+  d = await startTestDaemon();
+});
+afterAll(async () => {
+  await d.stop();
+});
 
 describe('users (/api/boxyard/users)', () => {
   it('lets an administrator create users, and nobody else', async () => {
     const admin = d.http.withToken(d.adminToken);
-    const r = await admin.post('/api/boxyard/users', { user: { username: 'bob', password: 'bob-password', email: 'bob@example.org' } });
+    const r = await admin.post('/api/boxyard/users', {
+      user: { username: 'bob', password: 'bob-password', email: 'bob@example.org' },
+    });
     expect(r.status).toBe(201);
     expect(r.json.user).toMatchObject({ username: 'bob', email: 'bob@example.org', admin: false });
-    const bob = d.http.withToken((await d.http.post('/api/v1/authenticate', { user: { login: 'bob', password: 'bob-password' } })).json.token);
-    expect((await bob.post('/api/boxyard/users', { user: { username: 'eve', password: 'eve-password' } })).status).toBe(403);
-    expect((await d.http.post('/api/boxyard/users', { user: { username: 'eve', password: 'eve-password' } })).status).toBe(401);
-    expect((await admin.get('/api/boxyard/users')).json.users.map((u: { username: string }) => u.username)).toEqual(['admin', 'bob']);
+    const bob = d.http.withToken(
+      (await d.http.post('/api/v1/authenticate', { user: { login: 'bob', password: 'bob-password' } })).json.token,
+    );
+    expect((await bob.post('/api/boxyard/users', { user: { username: 'eve', password: 'eve-password' } })).status).toBe(
+      403,
+    );
+    expect(
+      (await d.http.post('/api/boxyard/users', { user: { username: 'eve', password: 'eve-password' } })).status,
+    ).toBe(401);
+    expect((await admin.get('/api/boxyard/users')).json.users.map((u: { username: string }) => u.username)).toEqual([
+      'admin',
+      'bob',
+    ]);
     expect((await bob.get('/api/boxyard/users/admin')).status).toBe(404);
     expect((await bob.patch('/api/boxyard/users/bob', { user: { admin: true } })).status).toBe(403);
     expect((await admin.get('/api/boxyard/users/bob')).json.user.admin).toBe(false);
@@ -22,7 +37,18 @@ describe('users (/api/boxyard/users)', () => {
 
   it('refuses reserved, duplicate and malformed names, changing nothing', async () => {
     const admin = d.http.withToken(d.adminToken);
-    for (const username of ['api', 'UI', 'healthz', '../etc', 'a/b', '', 'x'.repeat(65), '__proto__', 'bad name', 'ünï']) {
+    for (const username of [
+      'api',
+      'UI',
+      'healthz',
+      '../etc',
+      'a/b',
+      '',
+      'x'.repeat(65),
+      '__proto__',
+      'bad name',
+      'ünï',
+    ]) {
       const r = await admin.post('/api/boxyard/users', { user: { username, password: 'long-enough-pw' } });
       expect(r.status, username).toBe(403);
       expect(r.json.errors[0]).toMatch(/username/);
@@ -43,17 +69,28 @@ describe('organizations (/api/boxyard/organizations)', () => {
   it('creates an organization owned by its creator and manages members', async () => {
     const { http: owner } = await d.user('olive');
     const { http: member } = await d.user('mike');
-    const r = await owner.post('/api/boxyard/organizations', { organization: { name: 'labs', email: 'labs@example.org' } });
+    const r = await owner.post('/api/boxyard/organizations', {
+      organization: { name: 'labs', email: 'labs@example.org' },
+    });
     expect(r.status).toBe(201);
     expect(r.json.organization).toMatchObject({ name: 'labs', agent_pool_limit: 1 });
     expect((await owner.post('/api/boxyard/organizations', { organization: { name: 'olive' } })).status).toBe(422);
     expect((await member.get('/api/boxyard/organizations/labs')).status).toBe(404);
-    expect((await owner.put('/api/boxyard/organizations/labs/members/mike', { member: { role: 'member' } })).status).toBe(200);
+    expect(
+      (await owner.put('/api/boxyard/organizations/labs/members/mike', { member: { role: 'member' } })).status,
+    ).toBe(200);
     const shown = await member.get('/api/boxyard/organizations/labs');
     expect(shown.status).toBe(200);
-    expect(shown.json.organization.members.map((m: { username: string; role: string }) => `${m.username}:${m.role}`)).toEqual(['mike:member', 'olive:owner']);
-    expect((await member.patch('/api/boxyard/organizations/labs', { organization: { agent_pool_limit: 5 } })).status).toBe(403);
-    expect((await owner.patch('/api/boxyard/organizations/labs', { organization: { agent_pool_limit: 5 } })).json.organization.agent_pool_limit).toBe(5);
+    expect(
+      shown.json.organization.members.map((m: { username: string; role: string }) => `${m.username}:${m.role}`),
+    ).toEqual(['mike:member', 'olive:owner']);
+    expect(
+      (await member.patch('/api/boxyard/organizations/labs', { organization: { agent_pool_limit: 5 } })).status,
+    ).toBe(403);
+    expect(
+      (await owner.patch('/api/boxyard/organizations/labs', { organization: { agent_pool_limit: 5 } })).json
+        .organization.agent_pool_limit,
+    ).toBe(5);
     const last = await owner.delete('/api/boxyard/organizations/labs/members/olive');
     expect(last.status).toBe(422);
     expect(last.json.errors[0]).toMatch(/last owner/);

@@ -17,7 +17,10 @@ const clock = new ManualClock();
 const SECOND = 1000;
 
 beforeAll(async () => {
-  d = await startTestDaemon({ clock, config: { agentUnknownAfterSeconds: 60, agentErroredAfterSeconds: 300, agentPingSeconds: 7 } });
+  d = await startTestDaemon({
+    clock,
+    config: { agentUnknownAfterSeconds: 60, agentErroredAfterSeconds: 300, agentPingSeconds: 7 },
+  });
   alice = (await d.user('alice')).http.withContentType(JSONAPI);
   bob = (await d.user('bob')).http.withContentType(JSONAPI);
   await createOrg(alice, 'acme');
@@ -33,7 +36,8 @@ const register = async (name: string) => {
 };
 const report = (id: string, status: string) => agentHttp.post(`/api/agent/agents/${id}/status`, { status });
 const status = async (id: string) => (await alice.get(`/api/v2/agents/${id}`)).json.data.attributes.status;
-const agentCount = async () => (await alice.get('/api/v2/organizations/acme/agent-pools')).json.data[0].attributes['agent-count'];
+const agentCount = async () =>
+  (await alice.get('/api/v2/organizations/acme/agent-pools')).json.data[0].attributes['agent-count'];
 const tick = () => d.deps.agents.watchdog.tick();
 
 describe('agent lifecycle', () => {
@@ -42,15 +46,25 @@ describe('agent lifecycle', () => {
   it('registers an idle agent with a name, address and ping time, and tells it the interval', async () => {
     const r = await agentHttp.post('/api/agent/register', { name: 'runner-1' });
     expect(r.status).toBe(201);
-    expect(r.json).toMatchObject({ agent: { status: 'idle', name: 'runner-1', pool_id: pool.id }, action: 'continue', ping_interval_seconds: 7 });
+    expect(r.json).toMatchObject({
+      agent: { status: 'idle', name: 'runner-1', pool_id: pool.id },
+      action: 'continue',
+      ping_interval_seconds: 7,
+    });
     a = r.json.agent.id;
     expect(a).toMatch(/^agent-/);
     const shown = await alice.get(`/api/v2/agents/${a}`);
     expect(shown.status).toBe(200);
     expect(shown.headers.get('content-type')).toContain(JSONAPI);
     expect(shown.json.data).toEqual({
-      type: 'agents', id: a,
-      attributes: { name: 'runner-1', status: 'idle', 'ip-address': '127.0.0.1', 'last-ping-at': clock.now().toISOString() },
+      type: 'agents',
+      id: a,
+      attributes: {
+        name: 'runner-1',
+        status: 'idle',
+        'ip-address': '127.0.0.1',
+        'last-ping-at': clock.now().toISOString(),
+      },
       relationships: { 'agent-pool': { data: { type: 'agent-pools', id: pool.id } } },
       links: { self: `/api/v2/agents/${a}` },
     });
@@ -131,7 +145,7 @@ describe('agent lifecycle', () => {
     expect(await d.deps.db.selectFrom('agents').selectAll().where('id', '=', c).executeTakeFirst()).toBeUndefined();
   });
 
-  it('refuses bad tokens (401 with stop), other tokens\' agents (404) and bad reports (403)', async () => {
+  it("refuses bad tokens (401 with stop), other tokens' agents (404) and bad reports (403)", async () => {
     const noToken = await d.http.post('/api/agent/register', { name: 'x' });
     expect(noToken.status).toBe(401);
     expect(noToken.json.action).toBe('stop');
@@ -146,7 +160,7 @@ describe('agent lifecycle', () => {
 });
 
 describe('listing agents', () => {
-  it('lists a pool\'s agents with paging and filter[last-ping-since]', async () => {
+  it("lists a pool's agents with paging and filter[last-ping-since]", async () => {
     clock.advance(10 * SECOND);
     // Five seconds before the next registration, written with a +02:00 offset.
     const mid = new Date(clock.now().getTime() - 5 * SECOND + 2 * 3600 * SECOND).toISOString().replace('Z', '+02:00');
@@ -156,9 +170,13 @@ describe('listing agents', () => {
     expect(all.json.data.every((x: { type: string }) => x.type === 'agents')).toBe(true);
     const total = all.json.meta.pagination['total-count'];
     expect(total).toBe(all.json.data.length);
-    const since = await alice.get(`/api/v2/agent-pools/${pool.id}/agents?filter%5Blast-ping-since%5D=${encodeURIComponent(clock.now().toISOString())}`);
+    const since = await alice.get(
+      `/api/v2/agent-pools/${pool.id}/agents?filter%5Blast-ping-since%5D=${encodeURIComponent(clock.now().toISOString())}`,
+    );
     expect(since.json.data.map((x: { id: string }) => x.id)).toEqual([fresh]);
-    const offset = await alice.get(`/api/v2/agent-pools/${pool.id}/agents?filter[last-ping-since]=${encodeURIComponent(mid)}`);
+    const offset = await alice.get(
+      `/api/v2/agent-pools/${pool.id}/agents?filter[last-ping-since]=${encodeURIComponent(mid)}`,
+    );
     expect(offset.json.data.map((x: { id: string }) => x.id)).toEqual([fresh]);
     const paged = await alice.get(`/api/v2/agent-pools/${pool.id}/agents?page[size]=1&page[number]=2`);
     expect(paged.json.data).toHaveLength(1);

@@ -15,7 +15,14 @@ beforeAll(async () => {
 afterAll(() => d.stop());
 
 const count = async (table: 'agent_pools' | 'agent_tokens' | 'agents' | 'workspaces' | 'projects' | 'organizations') =>
-  Number((await d.deps.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await d.deps.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('GET /api/v2/ping', () => {
   it('answers 200 with TFP-API-Version, without a token', async () => {
@@ -28,12 +35,29 @@ describe('GET /api/v2/ping', () => {
 
 describe('organizations', () => {
   it('creates an organization owned by the caller, ignoring unknown attributes', async () => {
-    const r = await alice.post('/api/v2/organizations', doc('organizations', { name: 'acme', email: 'ops@acme.example', 'no-such-attribute': 1, 'session-timeout': 20160 }));
+    const r = await alice.post(
+      '/api/v2/organizations',
+      doc('organizations', {
+        name: 'acme',
+        email: 'ops@acme.example',
+        'no-such-attribute': 1,
+        'session-timeout': 20160,
+      }),
+    );
     expect(r.status).toBe(201);
     expect(r.headers.get('content-type')).toContain(JSONAPI);
     expect(r.json.data).toMatchObject({
-      type: 'organizations', id: 'acme',
-      attributes: { name: 'acme', email: 'ops@acme.example', 'agent-pool-limit': 1, 'session-timeout': 20160, 'collaborator-auth-policy': 'password', 'saml-enabled': false, permissions: { 'can-update': true, 'can-destroy': true } },
+      type: 'organizations',
+      id: 'acme',
+      attributes: {
+        name: 'acme',
+        email: 'ops@acme.example',
+        'agent-pool-limit': 1,
+        'session-timeout': 20160,
+        'collaborator-auth-policy': 'password',
+        'saml-enabled': false,
+        permissions: { 'can-update': true, 'can-destroy': true },
+      },
       links: { self: '/api/v2/organizations/acme' },
     });
     expect(r.json.data.attributes['created-at']).toMatch(/^\d{4}-\d{2}-\d{2}T/);
@@ -64,16 +88,29 @@ describe('organizations', () => {
     expect(r.json.meta.pagination).toMatchObject({ 'current-page': 1, 'total-count': 1, 'total-pages': 1 });
   });
 
-  it('pages the list in SQL, by name, with each one\'s settings and the caller\'s permissions; administrators see all', async () => {
+  it("pages the list in SQL, by name, with each one's settings and the caller's permissions; administrators see all", async () => {
     for (const name of ['bobs-c', 'bobs-a', 'bobs-b']) await createOrg(bob, name);
     await bob.patch('/api/v2/organizations/bobs-b', doc('organizations', { 'session-timeout': 60 }));
     // alice is a plain member of bobs-a: she sees it, may not change it.
     await d.deps.orgs.setMember((await d.deps.orgs.named('bobs-a'))!, 'alice', 'member');
     const page = await bob.get('/api/v2/organizations?page%5Bnumber%5D=2&page%5Bsize%5D=2');
     expect(page.json.data.map((o: { id: string }) => o.id)).toEqual(['bobs-c', 'bobs-org']);
-    expect(page.json.meta.pagination).toMatchObject({ 'current-page': 2, 'page-size': 2, 'total-count': 4, 'total-pages': 2, 'prev-page': 1 });
+    expect(page.json.meta.pagination).toMatchObject({
+      'current-page': 2,
+      'page-size': 2,
+      'total-count': 4,
+      'total-pages': 2,
+      'prev-page': 1,
+    });
     const first = await bob.get('/api/v2/organizations?page%5Bsize%5D=2');
-    expect(first.json.data[1]).toMatchObject({ id: 'bobs-b', attributes: { 'session-timeout': 60, 'collaborator-auth-policy': 'password', permissions: { 'can-update': true } } });
+    expect(first.json.data[1]).toMatchObject({
+      id: 'bobs-b',
+      attributes: {
+        'session-timeout': 60,
+        'collaborator-auth-policy': 'password',
+        permissions: { 'can-update': true },
+      },
+    });
     const shown = (await bob.get('/api/v2/organizations/bobs-b')).json.data;
     expect(first.json.data[1]).toEqual(shown);
     const alices = await alice.get('/api/v2/organizations');
@@ -81,9 +118,17 @@ describe('organizations', () => {
     expect(alices.json.data[1].attributes.permissions).toMatchObject({ 'can-update': false, 'can-destroy': false });
     const all = await d.http.withToken(d.adminToken).get('/api/v2/organizations?page%5Bsize%5D=100');
     expect(all.json.data.map((o: { id: string }) => o.id)).toEqual(['acme', 'bobs-a', 'bobs-b', 'bobs-c', 'bobs-org']);
-    expect(all.json.data.every((o: { attributes: { permissions: { 'can-update': boolean } } }) => o.attributes.permissions['can-update'])).toBe(true);
-    expect((await bob.get('/api/v2/organizations?page%5Bnumber%5D=9')).json).toMatchObject({ data: [], meta: { pagination: { 'current-page': 9, 'total-count': 4 } } });
-    for (const name of ['bobs-a', 'bobs-b', 'bobs-c']) expect((await bob.delete(`/api/v2/organizations/${name}`)).status).toBe(204);
+    expect(
+      all.json.data.every(
+        (o: { attributes: { permissions: { 'can-update': boolean } } }) => o.attributes.permissions['can-update'],
+      ),
+    ).toBe(true);
+    expect((await bob.get('/api/v2/organizations?page%5Bnumber%5D=9')).json).toMatchObject({
+      data: [],
+      meta: { pagination: { 'current-page': 9, 'total-count': 4 } },
+    });
+    for (const name of ['bobs-a', 'bobs-b', 'bobs-c'])
+      expect((await bob.delete(`/api/v2/organizations/${name}`)).status).toBe(204);
   });
 
   it('refuses a taken name (users and organizations share one name space) and malformed bodies with 422', async () => {
@@ -92,7 +137,10 @@ describe('organizations', () => {
       expect(r.status).toBe(422);
       expect(r.json.errors[0].detail).toContain('already taken');
     }
-    const bad = await alice.post('/api/v2/organizations', doc('organizations', { name: '../x', email: 'x@example.com' }));
+    const bad = await alice.post(
+      '/api/v2/organizations',
+      doc('organizations', { name: '../x', email: 'x@example.com' }),
+    );
     expect(bad.status).toBe(422);
     expect(bad.json.errors[0].source).toEqual({ pointer: '/data/attributes/name' });
     expect((await alice.post('/api/v2/organizations', {})).status).toBe(422);
@@ -101,9 +149,17 @@ describe('organizations', () => {
   });
 
   it('lets an owner PATCH attributes, including agent-pool-limit; absent ones stay', async () => {
-    const r = await alice.patch('/api/v2/organizations/acme', doc('organizations', { 'agent-pool-limit': 3, 'cost-estimation-enabled': true }));
+    const r = await alice.patch(
+      '/api/v2/organizations/acme',
+      doc('organizations', { 'agent-pool-limit': 3, 'cost-estimation-enabled': true }),
+    );
     expect(r.status).toBe(200);
-    expect(r.json.data.attributes).toMatchObject({ 'agent-pool-limit': 3, 'cost-estimation-enabled': true, email: 'ops@acme.example', 'session-timeout': 20160 });
+    expect(r.json.data.attributes).toMatchObject({
+      'agent-pool-limit': 3,
+      'cost-estimation-enabled': true,
+      email: 'ops@acme.example',
+      'session-timeout': 20160,
+    });
     expect((await d.deps.orgs.named('acme'))!.agent_pool_limit).toBe(3);
     const bad = await alice.patch('/api/v2/organizations/acme', doc('organizations', { 'agent-pool-limit': -1 }));
     expect(bad.status).toBe(422);
@@ -114,10 +170,14 @@ describe('organizations', () => {
     const org = (await d.deps.orgs.named('acme'))!;
     await d.deps.orgs.setMember(org, 'bob', 'member');
     expect((await bob.get('/api/v2/organizations/acme')).json.data.attributes.permissions['can-update']).toBe(false);
-    expect((await bob.patch('/api/v2/organizations/acme', doc('organizations', { 'agent-pool-limit': 9 }))).status).toBe(403);
+    expect(
+      (await bob.patch('/api/v2/organizations/acme', doc('organizations', { 'agent-pool-limit': 9 }))).status,
+    ).toBe(403);
     expect((await bob.delete('/api/v2/organizations/acme')).status).toBe(403);
     await d.deps.orgs.removeMember(org, 'bob');
-    expect((await bob.patch('/api/v2/organizations/acme', doc('organizations', { 'agent-pool-limit': 9 }))).status).toBe(404);
+    expect(
+      (await bob.patch('/api/v2/organizations/acme', doc('organizations', { 'agent-pool-limit': 9 }))).status,
+    ).toBe(404);
     expect((await d.deps.orgs.named('acme'))!.agent_pool_limit).toBe(3);
   });
 
@@ -128,15 +188,28 @@ describe('organizations', () => {
     const reg = await d.http.withToken(token).post('/api/agent/register', { name: 'a1' });
     expect(reg.status).toBe(201);
     expect(ws.relationships['agent-pool'].data.id).toBe(pool.id);
-    const before = { pools: await count('agent_pools'), tokens: await count('agent_tokens'), agents: await count('agents'), ws: await count('workspaces') };
+    const before = {
+      pools: await count('agent_pools'),
+      tokens: await count('agent_tokens'),
+      agents: await count('agents'),
+      ws: await count('workspaces'),
+    };
     expect(before).toEqual({ pools: 1, tokens: 1, agents: 1, ws: 1 });
 
-    const r = await alice.withContentType(JSONAPI).request('DELETE', '/api/v2/organizations/acme', { body: '', raw: true });
+    const r = await alice
+      .withContentType(JSONAPI)
+      .request('DELETE', '/api/v2/organizations/acme', { body: '', raw: true });
     expect(r.status).toBe(204);
     expect(r.text).toBe('');
-    expect({ pools: await count('agent_pools'), tokens: await count('agent_tokens'), agents: await count('agents'), ws: await count('workspaces') })
-      .toEqual({ pools: 0, tokens: 0, agents: 0, ws: 0 });
-    expect(await d.deps.db.selectFrom('projects').selectAll().where('name', '=', 'Default Project').execute()).toHaveLength(1); // bobs-org's
+    expect({
+      pools: await count('agent_pools'),
+      tokens: await count('agent_tokens'),
+      agents: await count('agents'),
+      ws: await count('workspaces'),
+    }).toEqual({ pools: 0, tokens: 0, agents: 0, ws: 0 });
+    expect(
+      await d.deps.db.selectFrom('projects').selectAll().where('name', '=', 'Default Project').execute(),
+    ).toHaveLength(1); // bobs-org's
     expect((await alice.get('/api/v2/organizations/acme')).status).toBe(404);
     expect((await alice.get(`/api/v2/agent-pools/${pool.id}`)).status).toBe(404);
   });

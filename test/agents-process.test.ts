@@ -5,7 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../daemon/src/lib/clock';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
-import { JSONAPI, createAgentToken, createOrg, createPool, eventually, spawnAgent, type AgentProcess } from './helpers/agents';
+import {
+  JSONAPI,
+  createAgentToken,
+  createOrg,
+  createPool,
+  eventually,
+  spawnAgent,
+  type AgentProcess,
+} from './helpers/agents';
 
 /**
  * Real `boxyard agent` processes (node bin/boxyard.mjs agent) against a real daemon. The daemon's

@@ -28,7 +28,8 @@ async function agentsOf(poolId: string, owner = alice) {
       expect(r.status, r.text).toBe(201);
       return r.json.agent.id as string;
     },
-    report: async (id: string, status: string) => expect((await http.post(`/api/agent/agents/${id}/status`, { status })).status).toBe(200),
+    report: async (id: string, status: string) =>
+      expect((await http.post(`/api/agent/agents/${id}/status`, { status })).status).toBe(200),
   };
 }
 
@@ -63,10 +64,11 @@ beforeAll(async () => {
 });
 afterAll(() => d.stop());
 
-const counts = (http: HttpClient, query = '') => http.get(`/api/boxyard/organizations/acme/agent-status-counts${query}`);
+const counts = (http: HttpClient, query = '') =>
+  http.get(`/api/boxyard/organizations/acme/agent-status-counts${query}`);
 
 describe('agent status counts per pool', () => {
-  it('counts every status of each of the organization\'s pools in one answer; pools without agents are absent', async () => {
+  it("counts every status of each of the organization's pools in one answer; pools without agents are absent", async () => {
     const r = conforms(AgentStatusCountsAnswer, await counts(alice));
     expect(r.status_counts).toEqual({
       [pools.p1]: { idle: 1, busy: 1, unknown: 1, errored: 1, exited: 1 },
@@ -75,12 +77,14 @@ describe('agent status counts per pool', () => {
   });
 
   it('agrees with the agents each pool lists', async () => {
-    const listed = (await alice.withContentType(JSONAPI).get(`/api/v2/agent-pools/${pools.p1}/agents`)).json.data as Array<{ attributes: { status: string } }>;
+    const listed = (await alice.withContentType(JSONAPI).get(`/api/v2/agent-pools/${pools.p1}/agents`)).json
+      .data as Array<{ attributes: { status: string } }>;
     const r = (await counts(alice)).json.status_counts[pools.p1] as Record<string, number>;
-    for (const [status, n] of Object.entries(r)) expect(listed.filter((x) => x.attributes.status === status).length, status).toBe(n);
+    for (const [status, n] of Object.entries(r))
+      expect(listed.filter((x) => x.attributes.status === status).length, status).toBe(n);
   });
 
-  it('counts only the pools asked for, and never another organization\'s', async () => {
+  it("counts only the pools asked for, and never another organization's", async () => {
     const r = await counts(alice, `?pools=${pools.p2},${pools.empty},${pools.foreign}`);
     expect(r.status, r.text).toBe(200);
     expect(r.json.status_counts).toEqual({ [pools.p2]: { idle: 1, busy: 0, unknown: 0, errored: 0, exited: 1 } });
@@ -91,7 +95,13 @@ describe('agent status counts per pool', () => {
     const p2 = await agentsOf(pools.p2);
     const id = await p2.register('late');
     await p2.report(id, 'busy');
-    expect((await counts(alice, `?pools=${pools.p2}`)).json.status_counts[pools.p2]).toEqual({ idle: 1, busy: 1, unknown: 0, errored: 0, exited: 1 });
+    expect((await counts(alice, `?pools=${pools.p2}`)).json.status_counts[pools.p2]).toEqual({
+      idle: 1,
+      busy: 1,
+      unknown: 0,
+      errored: 0,
+      exited: 1,
+    });
   });
 
   it('answers 404 to a non-member and 401 without a token, like every organization endpoint', async () => {
@@ -110,18 +120,21 @@ describe('agent status counts per pool', () => {
 });
 
 describe('the organization as the UI reads and changes it (JSON:API)', () => {
-  it('carries the agent-pool limit and the defaults; an owner changes them with the contract\'s document', async () => {
+  it("carries the agent-pool limit and the defaults; an owner changes them with the contract's document", async () => {
     const api = alice.withContentType(JSONAPI);
     const before = conformsData(OrganizationJson, await api.get('/api/v2/organizations/acme'));
     expect(before.attributes).toMatchObject({ 'agent-pool-limit': 5, 'default-execution-mode': 'remote' });
     expect(before.relationships['default-agent-pool'].data).toBeNull();
-    const after = conformsData(OrganizationJson, await api.patch('/api/v2/organizations/acme', {
-      data: {
-        type: 'organizations',
-        attributes: { 'agent-pool-limit': 6, 'default-execution-mode': 'agent' },
-        relationships: { 'default-agent-pool': { data: { type: 'agent-pools', id: pools.p1 } } },
-      },
-    } satisfies z.input<typeof UpdateOrganizationDocument>));
+    const after = conformsData(
+      OrganizationJson,
+      await api.patch('/api/v2/organizations/acme', {
+        data: {
+          type: 'organizations',
+          attributes: { 'agent-pool-limit': 6, 'default-execution-mode': 'agent' },
+          relationships: { 'default-agent-pool': { data: { type: 'agent-pools', id: pools.p1 } } },
+        },
+      } satisfies z.input<typeof UpdateOrganizationDocument>),
+    );
     expect(after.attributes).toMatchObject({ 'agent-pool-limit': 6, 'default-execution-mode': 'agent' });
     expect(after.relationships['default-agent-pool'].data).toEqual({ type: 'agent-pools', id: pools.p1 });
   });

@@ -26,14 +26,20 @@ describe('agent tokens', () => {
   let created: { id: string; attributes: Record<string, unknown> };
 
   it('creates a token: the secret is in the 201 only, stored as a SHA-256 hash, created-by the caller', async () => {
-    const r = await alice.post(`/api/v2/agent-pools/${pool.id}/authentication-tokens`, doc('authentication-tokens', { description: 'rack 1' }));
+    const r = await alice.post(
+      `/api/v2/agent-pools/${pool.id}/authentication-tokens`,
+      doc('authentication-tokens', { description: 'rack 1' }),
+    );
     expect(r.status).toBe(201);
     created = r.json.data;
     const alicesId = (await d.deps.accounts.userNamed('alice')).id;
     expect(created).toMatchObject({
       type: 'authentication-tokens',
       attributes: { description: 'rack 1', 'created-at': clock.now().toISOString(), 'last-used-at': null },
-      relationships: { 'created-by': { data: { type: 'users', id: alicesId } }, 'agent-pool': { data: { type: 'agent-pools', id: pool.id } } },
+      relationships: {
+        'created-by': { data: { type: 'users', id: alicesId } },
+        'agent-pool': { data: { type: 'agent-pools', id: pool.id } },
+      },
     });
     expect(created.id).toMatch(/^at-/);
     const secret = created.attributes.token as string;
@@ -52,9 +58,15 @@ describe('agent tokens', () => {
   });
 
   it('accepts data.type agent-tokens too and refuses other types with 422', async () => {
-    const r = await alice.post(`/api/v2/agent-pools/${pool.id}/authentication-tokens`, doc('agent-tokens', { description: 'alt' }));
+    const r = await alice.post(
+      `/api/v2/agent-pools/${pool.id}/authentication-tokens`,
+      doc('agent-tokens', { description: 'alt' }),
+    );
     expect(r.status).toBe(201);
-    const bad = await alice.post(`/api/v2/agent-pools/${pool.id}/authentication-tokens`, doc('agent-pools', { description: 'x' }));
+    const bad = await alice.post(
+      `/api/v2/agent-pools/${pool.id}/authentication-tokens`,
+      doc('agent-pools', { description: 'x' }),
+    );
     expect(bad.status).toBe(422);
     expect(await tokenRows()).toHaveLength(2);
   });
@@ -70,7 +82,9 @@ describe('agent tokens', () => {
   it('answers 404 to strangers and for unknown ids, and never lets them revoke', async () => {
     expect((await bob.get(`/api/v2/authentication-tokens/${created.id}`)).status).toBe(404);
     expect((await bob.get(`/api/v2/agent-pools/${pool.id}/authentication-tokens`)).status).toBe(404);
-    expect((await bob.post(`/api/v2/agent-pools/${pool.id}/authentication-tokens`, doc('authentication-tokens', {}))).status).toBe(404);
+    expect(
+      (await bob.post(`/api/v2/agent-pools/${pool.id}/authentication-tokens`, doc('authentication-tokens', {}))).status,
+    ).toBe(404);
     expect((await bob.delete(`/api/v2/authentication-tokens/${created.id}`)).status).toBe(404);
     expect((await alice.get('/api/v2/authentication-tokens/nonexisting')).status).toBe(404);
     expect((await alice.get('/api/v2/agent-pools/nonexisting/authentication-tokens')).status).toBe(404);
@@ -80,7 +94,9 @@ describe('agent tokens', () => {
   it('revokes a token (204): its agents exit and its secret stops working', async () => {
     const secret = created.attributes.token as string;
     const agentId = (await d.deps.db.selectFrom('agents').select('id').executeTakeFirstOrThrow()).id;
-    const r = await alice.delete(`/api/v2/authentication-tokens/${created.id}`, { headers: { 'content-type': JSONAPI } });
+    const r = await alice.delete(`/api/v2/authentication-tokens/${created.id}`, {
+      headers: { 'content-type': JSONAPI },
+    });
     expect(r.status).toBe(204);
     expect((await alice.get(`/api/v2/authentication-tokens/${created.id}`)).status).toBe(404);
     expect((await alice.get(`/api/v2/agents/${agentId}`)).json.data.attributes.status).toBe('exited');

@@ -108,7 +108,10 @@ describe('workspace settings', () => {
   });
 
   it('round-trips a provider-style create → read → update → read, every attribute echoed', async () => {
-    const created = await api.post('/api/v2/organizations/setorg/workspaces', doc('workspaces', { name: 'network', ...PROVIDER_CREATE }));
+    const created = await api.post(
+      '/api/v2/organizations/setorg/workspaces',
+      doc('workspaces', { name: 'network', ...PROVIDER_CREATE }),
+    );
     expect(created.status, created.text).toBe(201);
     // setting-overwrites false: the workspace takes its organization's mode and pool (issue 34).
     expect(created.json.data.attributes).toMatchObject({ ...HCP_DEFAULTS, ...PROVIDER_CREATE, 'trigger-patterns': [] });
@@ -117,17 +120,40 @@ describe('workspace settings', () => {
     const updated = await api.patch(`/api/v2/workspaces/${created.json.data.id}`, doc('workspaces', PROVIDER_UPDATE));
     expect(updated.status, updated.text).toBe(200);
     // Switching to trigger patterns without sending the prefixes clears them (HCP refuses both).
-    expect(updated.json.data.attributes).toMatchObject({ ...PROVIDER_UPDATE, 'trigger-prefixes': [], 'source-name': 'Lab catalog', 'source-url': 'https://catalog.lab.example/network' });
+    expect(updated.json.data.attributes).toMatchObject({
+      ...PROVIDER_UPDATE,
+      'trigger-prefixes': [],
+      'source-name': 'Lab catalog',
+      'source-url': 'https://catalog.lab.example/network',
+    });
     expect(await readEverywhere(updated.json.data)).toEqual(updated.json.data);
   });
 
   it('leaves absent attributes unchanged; null clears nullable ones and lists', async () => {
-    const ws = await createWorkspace(api, 'setorg', 'partial', { 'auto-apply': true, 'trigger-prefixes': ['a/'], 'source-name': 'x', 'source-url': 'http://x.example' });
+    const ws = await createWorkspace(api, 'setorg', 'partial', {
+      'auto-apply': true,
+      'trigger-prefixes': ['a/'],
+      'source-name': 'x',
+      'source-url': 'http://x.example',
+    });
     const r = await api.patch(`/api/v2/workspaces/${ws.id}`, doc('workspaces', { 'queue-all-runs': true }));
     expect(r.status).toBe(200);
-    expect(r.json.data.attributes).toEqual({ ...ws.attributes, 'queue-all-runs': true, 'updated-at': r.json.data.attributes['updated-at'] });
-    const cleared = await api.patch(`/api/v2/workspaces/${ws.id}`, doc('workspaces', { 'trigger-prefixes': null, 'source-name': null, 'source-url': null }));
-    expect(cleared.json.data.attributes).toMatchObject({ 'trigger-prefixes': [], 'source-name': null, 'source-url': null, 'auto-apply': true, 'queue-all-runs': true });
+    expect(r.json.data.attributes).toEqual({
+      ...ws.attributes,
+      'queue-all-runs': true,
+      'updated-at': r.json.data.attributes['updated-at'],
+    });
+    const cleared = await api.patch(
+      `/api/v2/workspaces/${ws.id}`,
+      doc('workspaces', { 'trigger-prefixes': null, 'source-name': null, 'source-url': null }),
+    );
+    expect(cleared.json.data.attributes).toMatchObject({
+      'trigger-prefixes': [],
+      'source-name': null,
+      'source-url': null,
+      'auto-apply': true,
+      'queue-all-runs': true,
+    });
   });
 
   it('refuses wrong types with a 422 JSON:API error naming the attribute, and changes nothing', async () => {
@@ -153,20 +179,29 @@ describe('workspace settings', () => {
       expect(r.json.errors[0]).toMatchObject({ status: '422', source: { pointer: `/data/attributes/${attr}` } });
       expect(typeof r.json.errors[0].detail).toBe('string');
     }
-    const both = await api.patch(`/api/v2/workspaces/${ws.id}`, doc('workspaces', { 'trigger-prefixes': ['a/'], 'trigger-patterns': ['b/**'] }));
+    const both = await api.patch(
+      `/api/v2/workspaces/${ws.id}`,
+      doc('workspaces', { 'trigger-prefixes': ['a/'], 'trigger-patterns': ['b/**'] }),
+    );
     expect(both.status).toBe(422);
     expect(both.json.errors[0].detail).toMatch(/trigger-prefixes and trigger-patterns/);
     expect(await readEverywhere(ws)).toEqual(before);
 
-    const badCreate = await api.post('/api/v2/organizations/setorg/workspaces', doc('workspaces', { name: 'never', 'auto-apply': 'true' }));
+    const badCreate = await api.post(
+      '/api/v2/organizations/setorg/workspaces',
+      doc('workspaces', { name: 'never', 'auto-apply': 'true' }),
+    );
     expect(badCreate.status).toBe(422);
     expect((await api.get('/api/v2/organizations/setorg/workspaces/never')).status).toBe(404);
   });
 
   it('ignores attributes Boxyard does not know', async () => {
-    const ws = await createWorkspace(api, 'setorg', 'lenient', { 'tag-names': ['a'], 'frobnicate': { x: 1 } });
+    const ws = await createWorkspace(api, 'setorg', 'lenient', { 'tag-names': ['a'], frobnicate: { x: 1 } });
     expect(ws.attributes).not.toHaveProperty('frobnicate');
-    const r = await api.patch(`/api/v2/workspaces/${ws.id}`, doc('workspaces', { 'setting-overwrites': { 'execution-mode': true, 'agent-pool': true }, 'auto-apply': true }));
+    const r = await api.patch(
+      `/api/v2/workspaces/${ws.id}`,
+      doc('workspaces', { 'setting-overwrites': { 'execution-mode': true, 'agent-pool': true }, 'auto-apply': true }),
+    );
     expect(r.status).toBe(200);
     expect(r.json.data.attributes['auto-apply']).toBe(true);
   });
@@ -185,7 +220,14 @@ describe('organization defaults (tfe_organization_default_settings)', () => {
 
   it('round-trips agent + default pool; a reset to remote drops the pool; the default pool is not deleted', async () => {
     const pool = await createPool(api, 'setorg', 'defaults');
-    const set = await api.patch('/api/v2/organizations/setorg', doc('organizations', { 'default-execution-mode': 'agent' }, { 'default-agent-pool': { data: { type: 'agent-pools', id: pool.id } } }));
+    const set = await api.patch(
+      '/api/v2/organizations/setorg',
+      doc(
+        'organizations',
+        { 'default-execution-mode': 'agent' },
+        { 'default-agent-pool': { data: { type: 'agent-pools', id: pool.id } } },
+      ),
+    );
     expect(set.status, set.text).toBe(200);
     expect(set.json.data.attributes['default-execution-mode']).toBe('agent');
     expect(set.json.data.relationships['default-agent-pool']).toEqual({ data: { type: 'agent-pools', id: pool.id } });
@@ -196,17 +238,29 @@ describe('organization defaults (tfe_organization_default_settings)', () => {
     expect(other.json.data.relationships['default-agent-pool'].data.id).toBe(pool.id);
 
     // The provider's reset sends only the mode and relies on the pool being dropped.
-    const reset = await api.patch('/api/v2/organizations/setorg', doc('organizations', { 'default-execution-mode': 'remote' }));
+    const reset = await api.patch(
+      '/api/v2/organizations/setorg',
+      doc('organizations', { 'default-execution-mode': 'remote' }),
+    );
     expect(reset.json.data.attributes['default-execution-mode']).toBe('remote');
     expect(reset.json.data.relationships['default-agent-pool']).toEqual({ data: null });
 
     // While it is the default (and the inheriting workspaces run on it), the pool stays (issue 34).
-    await api.patch('/api/v2/organizations/setorg', doc('organizations', { 'default-execution-mode': 'agent' }, { 'default-agent-pool': { data: { type: 'agent-pools', id: pool.id } } }));
+    await api.patch(
+      '/api/v2/organizations/setorg',
+      doc(
+        'organizations',
+        { 'default-execution-mode': 'agent' },
+        { 'default-agent-pool': { data: { type: 'agent-pools', id: pool.id } } },
+      ),
+    );
     const refused = await api.delete(`/api/v2/agent-pools/${pool.id}`, { headers: { 'content-type': JSONAPI } });
     expect(refused.status).toBe(422);
     expect((await org()).json.data.relationships['default-agent-pool'].data.id).toBe(pool.id);
     await api.patch('/api/v2/organizations/setorg', doc('organizations', { 'default-execution-mode': 'remote' }));
-    expect((await api.delete(`/api/v2/agent-pools/${pool.id}`, { headers: { 'content-type': JSONAPI } })).status).toBe(204);
+    expect((await api.delete(`/api/v2/agent-pools/${pool.id}`, { headers: { 'content-type': JSONAPI } })).status).toBe(
+      204,
+    );
   });
 
   it('refuses a pool of another organization, a pool without agent mode and unknown modes (422), changing nothing', async () => {
@@ -216,9 +270,21 @@ describe('organization defaults (tfe_organization_default_settings)', () => {
     const mine = await createPool(api, 'setorg', 'mine');
     const before = (await org()).json.data;
     const attempts: Array<[Record<string, unknown>, Record<string, unknown> | undefined, string]> = [
-      [{ 'default-execution-mode': 'agent' }, { 'default-agent-pool': { data: { type: 'agent-pools', id: foreign.id } } }, '/data/relationships/default-agent-pool/data/id'],
-      [{ 'default-execution-mode': 'agent' }, { 'default-agent-pool': { data: { type: 'agent-pools', id: 'apool-nonexisting' } } }, '/data/relationships/default-agent-pool/data/id'],
-      [{ 'default-execution-mode': 'local' }, { 'default-agent-pool': { data: { type: 'agent-pools', id: mine.id } } }, '/data/attributes/default-execution-mode'],
+      [
+        { 'default-execution-mode': 'agent' },
+        { 'default-agent-pool': { data: { type: 'agent-pools', id: foreign.id } } },
+        '/data/relationships/default-agent-pool/data/id',
+      ],
+      [
+        { 'default-execution-mode': 'agent' },
+        { 'default-agent-pool': { data: { type: 'agent-pools', id: 'apool-nonexisting' } } },
+        '/data/relationships/default-agent-pool/data/id',
+      ],
+      [
+        { 'default-execution-mode': 'local' },
+        { 'default-agent-pool': { data: { type: 'agent-pools', id: mine.id } } },
+        '/data/attributes/default-execution-mode',
+      ],
       [{ 'default-execution-mode': 'cloud' }, undefined, '/data/attributes/default-execution-mode'],
       [{ 'default-execution-mode': true, 'session-timeout': 5 }, undefined, '/data/attributes/default-execution-mode'],
     ];
@@ -228,7 +294,14 @@ describe('organization defaults (tfe_organization_default_settings)', () => {
       expect(r.json.errors[0]).toMatchObject({ status: '422', source: { pointer } });
     }
     expect((await org()).json.data).toEqual(before);
-    const create = await api.post('/api/v2/organizations', doc('organizations', { name: 'with-foreign', email: 'a@b.example', 'default-execution-mode': 'agent' }, { 'default-agent-pool': { data: { type: 'agent-pools', id: foreign.id } } }));
+    const create = await api.post(
+      '/api/v2/organizations',
+      doc(
+        'organizations',
+        { name: 'with-foreign', email: 'a@b.example', 'default-execution-mode': 'agent' },
+        { 'default-agent-pool': { data: { type: 'agent-pools', id: foreign.id } } },
+      ),
+    );
     expect(create.status).toBe(422);
     expect((await api.get('/api/v2/organizations/with-foreign')).status).toBe(404);
   });

@@ -24,12 +24,16 @@ beforeAll(async () => {
   derived = counting.derived;
   d = await startTestDaemon({ config: { loginAttempts: ATTEMPTS }, passwords: counting.hasher });
 });
-afterAll(async () => { await d.stop(); });
+afterAll(async () => {
+  await d.stop();
+});
 
 describe('login limits', () => {
   it('counts a burst of parallel attempts before hashing: only the allowed number is checked', async () => {
     derived.length = 0;
-    const all = await Promise.all(Array.from({ length: 60 }, () => login('127.0.0.1', ADMIN.username, 'wrong-password-guess')));
+    const all = await Promise.all(
+      Array.from({ length: 60 }, () => login('127.0.0.1', ADMIN.username, 'wrong-password-guess')),
+    );
     const statuses = all.map((r) => r.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(ATTEMPTS);
     expect(statuses.filter((s) => s === 429)).toHaveLength(60 - ATTEMPTS);
@@ -66,11 +70,26 @@ describe('login limits', () => {
     const spray = await startTestDaemon({ config: { loginAttempts: 1 } });
     try {
       // 1 attempt per account from an address, 10 per address: ten names, then the address waits.
-      for (let i = 0; i < 10; i++) expect((await postFrom(spray.url, '127.0.0.7', '/api/v1/authenticate', { user: { login: `name${i}`, password: 'spray-password' } })).status).toBe(401);
-      const next = await postFrom(spray.url, '127.0.0.7', '/api/v1/authenticate', { user: { login: ADMIN.username, password: ADMIN.password } });
+      for (let i = 0; i < 10; i++)
+        expect(
+          (
+            await postFrom(spray.url, '127.0.0.7', '/api/v1/authenticate', {
+              user: { login: `name${i}`, password: 'spray-password' },
+            })
+          ).status,
+        ).toBe(401);
+      const next = await postFrom(spray.url, '127.0.0.7', '/api/v1/authenticate', {
+        user: { login: ADMIN.username, password: ADMIN.password },
+      });
       expect(next.status).toBe(429);
       expect(next.json.errors[0]).toMatch(/from this address/);
-      expect((await postFrom(spray.url, '127.0.0.8', '/api/v1/authenticate', { user: { login: ADMIN.username, password: ADMIN.password } })).status).toBe(200);
+      expect(
+        (
+          await postFrom(spray.url, '127.0.0.8', '/api/v1/authenticate', {
+            user: { login: ADMIN.username, password: ADMIN.password },
+          })
+        ).status,
+      ).toBe(200);
     } finally {
       await spray.stop();
     }
@@ -80,7 +99,8 @@ describe('login limits', () => {
     const { http } = await d.user('steady');
     expect(http).toBeTruthy();
     // More successes than the limit allows failures: none is refused.
-    for (let i = 0; i < ATTEMPTS + 2; i++) expect((await login('127.0.0.9', 'steady', 'steady-password')).status).toBe(200);
+    for (let i = 0; i < ATTEMPTS + 2; i++)
+      expect((await login('127.0.0.9', 'steady', 'steady-password')).status).toBe(200);
   });
 });
 
@@ -101,7 +121,13 @@ describe('unknown logins', () => {
 
 describe('password hashes', () => {
   const hashOf = async (username: string) =>
-    (await d.deps.db.selectFrom('users').select('password_hash').where('username', '=', username).executeTakeFirstOrThrow()).password_hash;
+    (
+      await d.deps.db
+        .selectFrom('users')
+        .select('password_hash')
+        .where('username', '=', username)
+        .executeTakeFirstOrThrow()
+    ).password_hash;
 
   it('are scrypt N=2^14, r=8, p=5 with the parameters in the stored string', async () => {
     await d.user('fresh');
@@ -128,13 +154,20 @@ describe('the first administrator', () => {
   it('gets a generated password of 24 characters, or refuses a chosen one under 12', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'boxyard-first-'));
     try {
-      const config = loadConfig({}, { dataDir, host: '127.0.0.1', port: 0, requestsPerMinute: 0, maxConnectionsPerAddress: 100_000 });
+      const config = loadConfig(
+        {},
+        { dataDir, host: '127.0.0.1', port: 0, requestsPerMinute: 0, maxConnectionsPerAddress: 100_000 },
+      );
       const short = loadConfig({}, { ...config, dataDir: join(dataDir, 'short'), adminPassword: 'elevenchars' });
-      await expect(startDaemon(short, { log: pino({ level: 'silent' }) })).rejects.toThrow(/BOXYARD_ADMIN_PASSWORD .*at least 12 characters/);
+      await expect(startDaemon(short, { log: pino({ level: 'silent' }) })).rejects.toThrow(
+        /BOXYARD_ADMIN_PASSWORD .*at least 12 characters/,
+      );
       const first = await startDaemon(config, { log: pino({ level: 'silent' }) });
       try {
         expect(first.generatedAdminPassword).toMatch(/^[\w-]{24}$/);
-        const r = await new HttpClient(first.url).post('/api/v1/authenticate', { user: { login: 'admin', password: first.generatedAdminPassword } });
+        const r = await new HttpClient(first.url).post('/api/v1/authenticate', {
+          user: { login: 'admin', password: first.generatedAdminPassword },
+        });
         expect(r.status).toBe(200);
       } finally {
         await first.close();

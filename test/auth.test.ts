@@ -16,9 +16,14 @@ const sentCodes = () => (existsSync(smsLog) ? readFileSync(smsLog, 'utf8').trim(
 
 beforeAll(async () => {
   // The real command sender: the code and number arrive as environment variables.
-  d = await startTestDaemon({ clock, config: { smsCommand: `echo "$BOXYARD_SMS_TO $BOXYARD_SMS_CODE" >> '${smsLog}'` } });
+  d = await startTestDaemon({
+    clock,
+    config: { smsCommand: `echo "$BOXYARD_SMS_TO $BOXYARD_SMS_CODE" >> '${smsLog}'` },
+  });
 });
-afterAll(async () => { await d.stop(); });
+afterAll(async () => {
+  await d.stop();
+});
 
 describe('tokens', () => {
   it('creates a token by username or e-mail and shows the secret once', async () => {
@@ -39,7 +44,9 @@ describe('tokens', () => {
     const bearer = await d.http.get('/api/v1/authenticate', { headers: { authorization: `Bearer ${token}` } });
     expect(bearer.status).toBe(200);
     expect(bearer.json).toEqual({ user: { username: 'alice' } });
-    expect((await d.http.get('/api/v1/authenticate', { headers: { 'x-atlas-token': token } })).json).toEqual({ user: { username: 'alice' } });
+    expect((await d.http.get('/api/v1/authenticate', { headers: { 'x-atlas-token': token } })).json).toEqual({
+      user: { username: 'alice' },
+    });
     expect((await d.http.get(`/api/v1/authenticate?access_token=${token}`)).status).toBe(200);
     const bad = await d.http.get('/api/v1/authenticate', { headers: { authorization: 'Bearer nope' } });
     expect(bad.status).toBe(401);
@@ -50,7 +57,9 @@ describe('tokens', () => {
   it('deletes the presented token with 204 and it stops working', async () => {
     const token = (await login('alice', 'alice-password')).json.token;
     const c = d.http.withToken(token);
-    expect((await c.delete('/api/v1/authenticate', { headers: { 'content-type': 'application/json' } })).status).toBe(204);
+    expect((await c.delete('/api/v1/authenticate', { headers: { 'content-type': 'application/json' } })).status).toBe(
+      204,
+    );
     expect((await c.get('/api/v1/authenticate')).status).toBe(401);
     expect((await c.delete('/api/v1/authenticate')).status).toBe(401);
   });
@@ -65,7 +74,13 @@ describe('tokens', () => {
 
   it('answers 403 naming the problem for malformed token requests, and creates nothing', async () => {
     const before = (await d.http.withToken(d.adminToken).get('/api/boxyard/tokens')).json.tokens.length;
-    for (const body of [{}, { user: { login: 'admin' } }, { user: { login: 5, password: 'x' } }, { user: 'admin' }, { __proto__: { admin: true }, user: { login: ['a'], password: {} } }]) {
+    for (const body of [
+      {},
+      { user: { login: 'admin' } },
+      { user: { login: 5, password: 'x' } },
+      { user: 'admin' },
+      { __proto__: { admin: true }, user: { login: ['a'], password: {} } },
+    ]) {
       const r = await d.http.post('/api/v1/authenticate', body);
       expect(r.status).toBe(403);
       expect(r.json.success).toBe(false);
@@ -74,7 +89,11 @@ describe('tokens', () => {
     const truncated = await d.http.post('/api/v1/authenticate', '{"user":{"login":"admin"', { raw: true });
     expect(truncated.status).toBe(400);
     expect(truncated.json.errors[0]).toMatch(/not valid JSON/);
-    const proto = await d.http.post('/api/v1/authenticate', '{"__proto__":{"is_admin":1},"user":{"login":"admin","password":"x","__proto__":{"x":1}}}', { raw: true });
+    const proto = await d.http.post(
+      '/api/v1/authenticate',
+      '{"__proto__":{"is_admin":1},"user":{"login":"admin","password":"x","__proto__":{"x":1}}}',
+      { raw: true },
+    );
     expect(proto.status).toBe(401);
     const huge = await d.http.post('/api/v1/authenticate', { user: { login: 'a'.repeat(5000), password: 1e308 } });
     expect(huge.status).toBe(403);
@@ -91,13 +110,23 @@ describe('two-factor', () => {
     const { token, http } = await d.user('totpuser');
     const begin = await http.post('/api/boxyard/two-factor/totp');
     expect(begin.status).toBe(201);
-    const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(begin.json.two_factor.secret), digits: 6, period: 30 });
+    const totp = new OTPAuth.TOTP({
+      secret: OTPAuth.Secret.fromBase32(begin.json.two_factor.secret),
+      digits: 6,
+      period: 30,
+    });
     expect(begin.json.two_factor.otpauth_url).toMatch(/^otpauth:\/\/totp\/Boxyard:totpuser\?/);
     // Not enforced until confirmed.
     expect((await login('totpuser', 'totpuser-password')).status).toBe(200);
-    const wrongConfirm = await http.post('/api/boxyard/two-factor/totp/confirm', { two_factor: { code: '000000' }, current_password: 'totpuser-password' });
+    const wrongConfirm = await http.post('/api/boxyard/two-factor/totp/confirm', {
+      two_factor: { code: '000000' },
+      current_password: 'totpuser-password',
+    });
     expect(wrongConfirm.status).toBe(403);
-    const confirm = await http.post('/api/boxyard/two-factor/totp/confirm', { two_factor: { code: totp.generate({ timestamp: clock.now().getTime() }) }, current_password: 'totpuser-password' });
+    const confirm = await http.post('/api/boxyard/two-factor/totp/confirm', {
+      two_factor: { code: totp.generate({ timestamp: clock.now().getTime() }) },
+      current_password: 'totpuser-password',
+    });
     expect(confirm.status).toBe(200);
     expect(confirm.json.two_factor.delivery_methods).toEqual(['app']);
     expect(token).toBeTruthy();
@@ -118,13 +147,29 @@ describe('two-factor', () => {
 
   it('sends an SMS code through the sender and accepts it once', async () => {
     const { http } = await d.user('smsuser');
-    expect((await http.post('/api/boxyard/two-factor/sms', { two_factor: { phone: '+15550104321' }, current_password: 'smsuser-password' })).status).toBe(200);
-    const bad = await d.http.post('/api/v1/two-factor/request-code', { user: { login: 'smsuser', password: 'wrong-password' }, two_factor: { delivery_method: 'sms' } });
+    expect(
+      (
+        await http.post('/api/boxyard/two-factor/sms', {
+          two_factor: { phone: '+15550104321' },
+          current_password: 'smsuser-password',
+        })
+      ).status,
+    ).toBe(200);
+    const bad = await d.http.post('/api/v1/two-factor/request-code', {
+      user: { login: 'smsuser', password: 'wrong-password' },
+      two_factor: { delivery_method: 'sms' },
+    });
     expect(bad.status).toBe(401);
-    const wrongMethod = await d.http.post('/api/v1/two-factor/request-code', { user: { login: 'smsuser', password: 'smsuser-password' }, two_factor: { delivery_method: 'pigeon' } });
+    const wrongMethod = await d.http.post('/api/v1/two-factor/request-code', {
+      user: { login: 'smsuser', password: 'smsuser-password' },
+      two_factor: { delivery_method: 'pigeon' },
+    });
     expect(wrongMethod.status).toBe(403);
     expect(sentCodes()).toHaveLength(0);
-    const r = await d.http.post('/api/v1/two-factor/request-code', { user: { login: 'smsuser', password: 'smsuser-password' }, two_factor: { delivery_method: 'sms' } });
+    const r = await d.http.post('/api/v1/two-factor/request-code', {
+      user: { login: 'smsuser', password: 'smsuser-password' },
+      two_factor: { delivery_method: 'sms' },
+    });
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ two_factor: { obfuscated_destination: expect.stringMatching(/^\*+4321$/) } });
     const sent = sentCodes();
@@ -141,8 +186,13 @@ describe('rate limits and maintenance', () => {
   it('answers 429 after too many failed logins, with Retry-After', async () => {
     const small = await startTestDaemon({ config: { loginAttempts: 3 } });
     try {
-      for (let i = 0; i < 3; i++) expect((await small.http.post('/api/v1/authenticate', { user: { login: ADMIN.username, password: 'bad' } })).status).toBe(401);
-      const r = await small.http.post('/api/v1/authenticate', { user: { login: ADMIN.username, password: ADMIN.password } });
+      for (let i = 0; i < 3; i++)
+        expect(
+          (await small.http.post('/api/v1/authenticate', { user: { login: ADMIN.username, password: 'bad' } })).status,
+        ).toBe(401);
+      const r = await small.http.post('/api/v1/authenticate', {
+        user: { login: ADMIN.username, password: ADMIN.password },
+      });
       expect(r.status).toBe(429);
       expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
       expect(r.json.errors[0]).toMatch(/Too many failed logins/);
@@ -169,7 +219,14 @@ describe('rate limits and maintenance', () => {
     const { http: alice } = await d.user('maintuser');
     expect((await alice.put('/api/boxyard/settings', { settings: { maintenance: true } })).status).toBe(403);
     expect((await admin.put('/api/boxyard/settings', { settings: { maintenance: true } })).json).toEqual({
-      settings: { maintenance: true, offline: false, offline_forced: false, pull_through_upstream_id: null, cache_max_age_minutes: 30, mirror_allowed_hosts: [] },
+      settings: {
+        maintenance: true,
+        offline: false,
+        offline_forced: false,
+        pull_through_upstream_id: null,
+        cache_max_age_minutes: 30,
+        mirror_allowed_hosts: [],
+      },
     });
     // Who is signed in still answers (the UI learns there who may switch it off); the rest does not.
     expect((await alice.get('/api/boxyard/user')).json.user).toMatchObject({ username: 'maintuser', admin: false });

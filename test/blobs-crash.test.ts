@@ -19,7 +19,9 @@ afterAll(async () => {
 });
 
 async function adminClient(url: string): Promise<HttpClient> {
-  const r = await new HttpClient(url).post('/api/v1/authenticate', { user: { login: ADMIN.username, password: ADMIN.password } });
+  const r = await new HttpClient(url).post('/api/v1/authenticate', {
+    user: { login: ADMIN.username, password: ADMIN.password },
+  });
   expect(r.status, r.text).toBe(200);
   return new HttpClient(url, r.json.token);
 }
@@ -27,9 +29,21 @@ async function adminClient(url: string): Promise<HttpClient> {
 /** Starts a PUT announcing `size` bytes and streams random data slowly until the test kills the server; counts what it sent. */
 function endlessUpload(url: string, size: number): { sent: number } {
   const counter = { sent: 0 };
-  const body = new Readable({ read() { setTimeout(() => { counter.sent += 256 * 1024; this.push(randomBytes(256 * 1024)); }, 5); } });
-  const req = request(url, { method: 'PUT', headers: { 'content-length': String(size), 'content-type': 'application/octet-stream' } });
-  req.on('error', () => { /* the server was killed: expected */ });
+  const body = new Readable({
+    read() {
+      setTimeout(() => {
+        counter.sent += 256 * 1024;
+        this.push(randomBytes(256 * 1024));
+      }, 5);
+    },
+  });
+  const req = request(url, {
+    method: 'PUT',
+    headers: { 'content-length': String(size), 'content-type': 'application/octet-stream' },
+  });
+  req.on('error', () => {
+    /* the server was killed: expected */
+  });
   body.pipe(req);
   return counter;
 }
@@ -46,10 +60,16 @@ describe('a daemon killed in the middle of an upload', () => {
   it('shows no partial blob after a restart, and the upload can be retried', async () => {
     daemon = await spawnDaemon({ dataDir });
     let admin = await adminClient(daemon.url);
-    expect((await admin.post('/api/v1/boxes', { box: { username: 'admin', name: 'crash', is_private: false } })).status).toBe(200);
+    expect(
+      (await admin.post('/api/v1/boxes', { box: { username: 'admin', name: 'crash', is_private: false } })).status,
+    ).toBe(200);
     expect((await admin.post('/api/v1/box/admin/crash/versions', { version: { version: '1.0.0' } })).status).toBe(200);
-    expect((await admin.post('/api/v1/box/admin/crash/version/1.0.0/providers', { provider: { name: 'virtualbox' } })).status).toBe(200);
-    const uploadPath: string = (await admin.get('/api/v1/box/admin/crash/version/1.0.0/provider/virtualbox/upload')).json.upload_path;
+    expect(
+      (await admin.post('/api/v1/box/admin/crash/version/1.0.0/providers', { provider: { name: 'virtualbox' } }))
+        .status,
+    ).toBe(200);
+    const uploadPath: string = (await admin.get('/api/v1/box/admin/crash/version/1.0.0/provider/virtualbox/upload'))
+      .json.upload_path;
 
     // Past the first 8 MiB part an S3 store sends; a data folder has the bytes in uploads/ by then.
     const upload = endlessUpload(uploadPath, 4 * 1024 * 1024 * 1024);
@@ -82,6 +102,9 @@ describe('a daemon killed in the middle of an upload', () => {
     const got = await rawGet(`${daemon.url}${download}`);
     expect(got.status).toBe(200);
     expect(got.body.equals(file)).toBe(true);
-    expect((await admin.get('/admin/crash')).json.versions[0].providers[0]).toMatchObject({ checksum: sha, checksum_type: 'sha256' });
+    expect((await admin.get('/admin/crash')).json.versions[0].providers[0]).toMatchObject({
+      checksum: sha,
+      checksum_type: 'sha256',
+    });
   });
 });

@@ -23,7 +23,14 @@ async function until(check: () => boolean): Promise<void> {
 const aborts = () => lines.filter((l) => /download ended early/.test(String(l.msg)));
 
 beforeAll(async () => {
-  const log = pino({ level: 'debug' }, { write: (line: string) => { lines.push(JSON.parse(line) as Record<string, unknown>); } });
+  const log = pino(
+    { level: 'debug' },
+    {
+      write: (line: string) => {
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      },
+    },
+  );
   d = await startTestDaemon({ log });
   const alice = await d.user('alice');
   await createBox(alice.http, 'alice', 'big');
@@ -40,7 +47,10 @@ describe('a download the client stops', () => {
     await new Promise<void>((resolve, reject) => {
       const req = request(`${d.url}${PATH}`, (res) => {
         expect(res.statusCode).toBe(200);
-        res.once('data', () => { req.destroy(); resolve(); });
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
       });
       req.on('error', () => undefined);
       req.once('error', reject);
@@ -58,7 +68,9 @@ describe('a download the client stops', () => {
   it('is never an unhandled error when the client is gone before the first byte', async () => {
     const before = lines.length;
     let seen = 0;
-    d.server.on('request', () => { seen++; });
+    d.server.on('request', () => {
+      seen++;
+    });
     for (let i = 0; i < 5; i++) {
       const c = await rawConnect(d.url);
       c.socket.write(`GET ${PATH} HTTP/1.1\r\nHost: ${new URL(d.url).host}\r\n\r\n`);
@@ -66,7 +78,11 @@ describe('a download the client stops', () => {
       await c.closed;
     }
     // Each request the daemon read is logged once it is handled, however it ended: wait for them all.
-    await until(() => seen > 0 && lines.slice(before).filter((l) => /download ended early|unhandled/.test(String(l.msg))).length >= seen);
+    await until(
+      () =>
+        seen > 0 &&
+        lines.slice(before).filter((l) => /download ended early|unhandled/.test(String(l.msg))).length >= seen,
+    );
     const mine = lines.slice(before);
     expect(mine.filter((l) => Number(l.level) >= 40)).toEqual([]);
     expect(mine.filter((l) => JSON.stringify(l).includes('"stack"'))).toEqual([]);

@@ -52,7 +52,12 @@ describe('GET /ORG/boxes/BOX/versions/V/providers/P/ARCH/vagrant.box', () => {
     const r = await rawGet(url);
     expect(r.status).toBe(200);
     expect(r.body.equals(file)).toBe(true);
-    expect(r.headers).toMatchObject({ 'accept-ranges': 'bytes', etag: `"${sha256(file)}"`, 'content-length': String(file.length), 'content-type': 'application/octet-stream' });
+    expect(r.headers).toMatchObject({
+      'accept-ranges': 'bytes',
+      etag: `"${sha256(file)}"`,
+      'content-length': String(file.length),
+      'content-type': 'application/octet-stream',
+    });
     await expect.poll(() => downloads('pub')).toBe(before + 1);
   });
 
@@ -92,7 +97,11 @@ describe('GET /ORG/boxes/BOX/versions/V/providers/P/ARCH/vagrant.box', () => {
   it('answers 404 in the box dialect for unknown versions, providers and unuploaded files', async () => {
     const missing = await d.http.get('/alice/boxes/pub/versions/9.9.9/providers/virtualbox/amd64/vagrant.box');
     expect(missing.status).toBe(404);
-    expect(missing.json).toEqual({ errors: [expect.stringContaining('no version')], success: false, code: 'not_found' });
+    expect(missing.json).toEqual({
+      errors: [expect.stringContaining('no version')],
+      success: false,
+      code: 'not_found',
+    });
     await hostedProvider(alice.http, 'alice', 'pub', '1.1.0');
     const arch = (await providerRow(d, 'pub', '1.1.0')).architecture;
     // An unreleased version: only who may manage the box is told that its file is missing (issue 40).

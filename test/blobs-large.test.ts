@@ -19,13 +19,17 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-
-
 /** Samples the daemon's memory while `work` runs; returns the peak. */
 async function peakRss(pid: number, work: () => Promise<void>): Promise<number> {
   let peak = rssMiB(pid);
-  const timer = setInterval(() => { peak = Math.max(peak, rssMiB(pid)); }, 50);
-  try { await work(); } finally { clearInterval(timer); }
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssMiB(pid));
+  }, 50);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
   return peak;
 }
 
@@ -33,7 +37,9 @@ async function peakRss(pid: number, work: () => Promise<void>): Promise<number> 
 describe.runIf(process.platform === 'linux')('a 1 GiB box file', () => {
   it('uploads and downloads with flat daemon memory', async () => {
     daemon = await spawnDaemon({ dataDir });
-    const login = await new HttpClient(daemon.url).post('/api/v1/authenticate', { user: { login: ADMIN.username, password: ADMIN.password } });
+    const login = await new HttpClient(daemon.url).post('/api/v1/authenticate', {
+      user: { login: ADMIN.username, password: ADMIN.password },
+    });
     const admin = new HttpClient(daemon.url, login.json.token);
     await admin.post('/api/v1/boxes', { box: { username: 'admin', name: 'big', is_private: false } });
     await admin.post('/api/v1/box/admin/big/versions', { version: { version: '1.0.0' } });
@@ -59,13 +65,22 @@ describe.runIf(process.platform === 'linux')('a 1 GiB box file', () => {
 
     const got = createHash('sha256');
     let bytes = 0;
-    const downPeak = await peakRss(pid, () => new Promise<void>((resolve, reject) => {
-      request(provider.json.download_url, (res) => {
-        res.on('data', (c: Buffer) => { got.update(c); bytes += c.length; });
-        res.on('end', () => resolve());
-        res.on('error', reject);
-      }).on('error', reject).end();
-    }));
+    const downPeak = await peakRss(
+      pid,
+      () =>
+        new Promise<void>((resolve, reject) => {
+          request(provider.json.download_url, (res) => {
+            res.on('data', (c: Buffer) => {
+              got.update(c);
+              bytes += c.length;
+            });
+            res.on('end', () => resolve());
+            res.on('error', reject);
+          })
+            .on('error', reject)
+            .end();
+        }),
+    );
     expect(bytes).toBe(SIZE);
     expect(got.digest('hex')).toBe(sha);
     // Streaming: the daemon never holds the file. 1 GiB buffered would show as ≥ 1024 MiB.

@@ -33,7 +33,10 @@ describe('plain upload (GET …/upload, PUT finalizes)', () => {
 
     const file = randomBytes(300_000);
     // Packer's non-direct upload: the binary as application/json, with its Bearer header.
-    const put = await rawPut(prep.json.upload_path, file, { 'content-type': 'application/json', authorization: `Bearer ${alice.token}` });
+    const put = await rawPut(prep.json.upload_path, file, {
+      'content-type': 'application/json',
+      authorization: `Bearer ${alice.token}`,
+    });
     expect(put.status).toBe(200);
     const row = await providerRow(d, 'up', '1.0.0');
     expect(row).toMatchObject({ blob_sha256: sha256(file), size: file.length });
@@ -42,19 +45,34 @@ describe('plain upload (GET …/upload, PUT finalizes)', () => {
 
     const again = await rawPut(prep.json.upload_path, file);
     expect(again.status).toBe(404);
-    expect(JSON.parse(again.text)).toEqual({ errors: [expect.stringMatching(/unknown, expired or already used/)], success: false, code: 'not_found' });
+    expect(JSON.parse(again.text)).toEqual({
+      errors: [expect.stringMatching(/unknown, expired or already used/)],
+      success: false,
+      code: 'not_found',
+    });
   });
 
   it('turns a provider that had an external url into a hosted one', async () => {
     const base = '/api/v1/box/alice/up/version/1.0.9';
-    expect((await alice.http.post('/api/v1/box/alice/up/versions', { version: { version: '1.0.9' } })).status).toBe(200);
-    expect((await alice.http.post(`${base}/providers`, { provider: { name: 'virtualbox', url: 'http://mirror.invalid/a.box' } })).status).toBe(200);
+    expect((await alice.http.post('/api/v1/box/alice/up/versions', { version: { version: '1.0.9' } })).status).toBe(
+      200,
+    );
+    expect(
+      (
+        await alice.http.post(`${base}/providers`, {
+          provider: { name: 'virtualbox', url: 'http://mirror.invalid/a.box' },
+        })
+      ).status,
+    ).toBe(200);
     const file = randomBytes(50_000);
     const put = await rawPut((await alice.http.get(`${base}/provider/virtualbox/upload`)).json.upload_path, file);
     expect(put.status).toBe(200);
     expect(await providerRow(d, 'up', '1.0.9')).toMatchObject({ url: null, blob_sha256: sha256(file) });
     const shown = await alice.http.get(`${base}/provider/virtualbox`);
-    expect(shown.json).toMatchObject({ hosted: true, download_url: `${d.url}/alice/boxes/up/versions/1.0.9/providers/virtualbox/unknown/vagrant.box` });
+    expect(shown.json).toMatchObject({
+      hosted: true,
+      download_url: `${d.url}/alice/boxes/up/versions/1.0.9/providers/virtualbox/unknown/vagrant.box`,
+    });
   });
 
   it('gives a new URL each time and accepts chunked bodies with Expect: 100-continue', async () => {
@@ -72,11 +90,18 @@ describe('plain upload (GET …/upload, PUT finalizes)', () => {
 
   it('builds upload links from the request Host (an allowed one) when no public URL is configured', async () => {
     const api = await hostedProvider(alice.http, 'alice', 'up', '1.0.2');
-    const raw = await rawGet(`${d.url}${api}/upload/direct`, { host: 'boxes.lan:9999', authorization: `Bearer ${alice.token}` });
+    const raw = await rawGet(`${d.url}${api}/upload/direct`, {
+      host: 'boxes.lan:9999',
+      authorization: `Bearer ${alice.token}`,
+    });
     expect(raw.status).toBe(200);
     const r = { json: JSON.parse(raw.text) };
     expect(r.json.upload_path.startsWith('http://boxes.lan:9999/uploads/')).toBe(true);
-    expect(r.json.callback.startsWith('http://boxes.lan:9999/api/v1/box/alice/up/version/1.0.2/provider/virtualbox/upload/direct/')).toBe(true);
+    expect(
+      r.json.callback.startsWith(
+        'http://boxes.lan:9999/api/v1/box/alice/up/version/1.0.2/provider/virtualbox/upload/direct/',
+      ),
+    ).toBe(true);
   });
 
   it('needs a token and the right to manage the box to prepare, and changes nothing otherwise', async () => {
@@ -86,8 +111,11 @@ describe('plain upload (GET …/upload, PUT finalizes)', () => {
     expect(other.status).toBe(403);
     expect(other.json.success).toBe(false);
     expect((await alice.http.get(`${api.replace('1.0.3', '9.9.9')}/upload`)).status).toBe(404);
-    const n = await d.deps.db.selectFrom('upload_sessions').select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('provider_id', '=', (await providerRow(d, 'up', '1.0.3')).id).executeTakeFirstOrThrow();
+    const n = await d.deps.db
+      .selectFrom('upload_sessions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('provider_id', '=', (await providerRow(d, 'up', '1.0.3')).id)
+      .executeTakeFirstOrThrow();
     expect(Number(n.n)).toBe(0);
   });
 });
@@ -99,14 +127,19 @@ describe('direct upload (GET …/upload/direct, PUT, then the callback finalizes
     expect(prep.status).toBe(200);
     expect(Object.keys(prep.json).sort()).toEqual(['callback', 'upload_path']);
     const callback = new URL(prep.json.callback);
-    expect(callback.pathname).toMatch(/^\/api\/v1\/box\/alice\/up\/version\/2\.0\.0\/provider\/virtualbox\/upload\/direct\/upl-\w+$/);
+    expect(callback.pathname).toMatch(
+      /^\/api\/v1\/box\/alice\/up\/version\/2\.0\.0\/provider\/virtualbox\/upload\/direct\/upl-\w+$/,
+    );
 
     const early = await alice.http.put(callback.pathname);
     expect(early.status).toBe(422);
     expect(early.json.errors[0]).toMatch(/not been uploaded yet/);
 
     const file = randomBytes(100_000);
-    expect((await rawPut(prep.json.upload_path, file, { 'content-length': String(file.length), expect: '100-continue' })).status).toBe(200);
+    expect(
+      (await rawPut(prep.json.upload_path, file, { 'content-length': String(file.length), expect: '100-continue' }))
+        .status,
+    ).toBe(200);
     expect((await providerRow(d, 'up', '2.0.0')).blob_sha256).toBeNull();
     expect(await storedBlobs(d)).toContain(sha256(file));
 
@@ -123,7 +156,9 @@ describe('direct upload (GET …/upload/direct, PUT, then the callback finalizes
     const prep = await alice.http.get(`${api}/upload/direct`);
     expect(prep.status).toBe(200);
     const callback = new URL(prep.json.callback);
-    expect(callback.pathname).toMatch(/^\/api\/v2\/box\/alice\/up\/version\/2\.0\.1\/provider\/virtualbox\/arm64\/upload\/direct\/upl-\w+$/);
+    expect(callback.pathname).toMatch(
+      /^\/api\/v2\/box\/alice\/up\/version\/2\.0\.1\/provider\/virtualbox\/arm64\/upload\/direct\/upl-\w+$/,
+    );
     const file = randomBytes(1000);
     expect((await rawPut(prep.json.upload_path, file)).status).toBe(200);
     expect((await alice.http.put(callback.pathname)).status).toBe(200);
@@ -139,7 +174,11 @@ describe('refused uploads leave the provider as it was', () => {
     const wrong = randomBytes(50_000);
     const bad = await rawPut(url, wrong);
     expect(bad.status).toBe(422);
-    expect(JSON.parse(bad.text)).toEqual({ errors: [expect.stringContaining(`md5 is ${md5(wrong)}, but the provider declares ${md5(file)}`)], success: false, code: 'conflict' });
+    expect(JSON.parse(bad.text)).toEqual({
+      errors: [expect.stringContaining(`md5 is ${md5(wrong)}, but the provider declares ${md5(file)}`)],
+      success: false,
+      code: 'conflict',
+    });
     expect((await providerRow(d, 'up', '3.0.0')).blob_sha256).toBeNull();
     expect(await storedBlobs(d)).not.toContain(sha256(wrong));
     // The URL was not used up by the failed attempt.
@@ -155,7 +194,11 @@ describe('refused uploads leave the provider as it was', () => {
     await truncatedPut(url, 1_000_000, part);
     const providerId = (await providerRow(d, 'up', '3.0.1')).id;
     await waitFor(async () => {
-      const s = await d.deps.db.selectFrom('upload_sessions').select('state').where('provider_id', '=', providerId).executeTakeFirstOrThrow();
+      const s = await d.deps.db
+        .selectFrom('upload_sessions')
+        .select('state')
+        .where('provider_id', '=', providerId)
+        .executeTakeFirstOrThrow();
       return s.state === 'open';
     });
     expect((await providerRow(d, 'up', '3.0.1')).blob_sha256).toBeNull();
@@ -167,11 +210,23 @@ describe('refused uploads leave the provider as it was', () => {
     const api = await hostedProvider(alice.http, 'alice', 'up', '3.0.2');
     const url = (await alice.http.get(`${api}/upload`)).json.upload_path;
     const stalledFile = randomBytes(20_000);
-    const slow = new Readable({ read() { /* pushed by the test */ } });
-    const first = rawPut(url, slow, { 'content-length': String(stalledFile.length) }).then((r) => r.status, (err: NodeJS.ErrnoException) => err.code);
+    const slow = new Readable({
+      read() {
+        /* pushed by the test */
+      },
+    });
+    const first = rawPut(url, slow, { 'content-length': String(stalledFile.length) }).then(
+      (r) => r.status,
+      (err: NodeJS.ErrnoException) => err.code,
+    );
     slow.push(stalledFile.subarray(0, 10_000));
     const providerId = (await providerRow(d, 'up', '3.0.2')).id;
-    const session = () => d.deps.db.selectFrom('upload_sessions').selectAll().where('provider_id', '=', providerId).executeTakeFirstOrThrow();
+    const session = () =>
+      d.deps.db
+        .selectFrom('upload_sessions')
+        .selectAll()
+        .where('provider_id', '=', providerId)
+        .executeTakeFirstOrThrow();
     await waitFor(async () => (await session()).state === 'receiving');
     const olderReceiver = (await session()).receiver;
     // Its bytes are staged under its own name (in a bucket: parts of its open multipart upload).
@@ -191,11 +246,27 @@ describe('refused uploads leave the provider as it was', () => {
   it('lets a newer PUT take over a direct upload URL too; the callback attaches the newer file', async () => {
     const api = await hostedProvider(alice.http, 'alice', 'up', '3.0.3');
     const prep = (await alice.http.get(`${api}/upload/direct`)).json;
-    const slow = new Readable({ read() { /* pushed by the test */ } });
-    const first = rawPut(prep.upload_path, slow, { 'content-length': '20000' }).then((r) => r.status, (err: NodeJS.ErrnoException) => err.code);
+    const slow = new Readable({
+      read() {
+        /* pushed by the test */
+      },
+    });
+    const first = rawPut(prep.upload_path, slow, { 'content-length': '20000' }).then(
+      (r) => r.status,
+      (err: NodeJS.ErrnoException) => err.code,
+    );
     slow.push(randomBytes(5_000));
     const providerId = (await providerRow(d, 'up', '3.0.3')).id;
-    await waitFor(async () => (await d.deps.db.selectFrom('upload_sessions').select('state').where('provider_id', '=', providerId).executeTakeFirstOrThrow()).state === 'receiving');
+    await waitFor(
+      async () =>
+        (
+          await d.deps.db
+            .selectFrom('upload_sessions')
+            .select('state')
+            .where('provider_id', '=', providerId)
+            .executeTakeFirstOrThrow()
+        ).state === 'receiving',
+    );
     const file = randomBytes(12_000);
     expect((await rawPut(prep.upload_path, file)).status).toBe(200);
     expect(await first).toBe('ECONNRESET');
@@ -211,7 +282,10 @@ describe('refused uploads leave the provider as it was', () => {
   });
 
   it('refuses a stale URL before the body is sent when the client expects 100-continue', async () => {
-    const r = await rawPut(`${d.url}/uploads/${'y'.repeat(43)}`, randomBytes(1_000_000), { expect: '100-continue', 'content-length': '1000000' });
+    const r = await rawPut(`${d.url}/uploads/${'y'.repeat(43)}`, randomBytes(1_000_000), {
+      expect: '100-continue',
+      'content-length': '1000000',
+    });
     expect(r.status).toBe(404);
     expect(r.continued).toBe(false);
     expect(JSON.parse(r.text).success).toBe(false);
@@ -238,7 +312,11 @@ describe('upload URLs and the token that made them', () => {
     const put = await rawPut(url, file, { expect: '100-continue', 'content-length': String(file.length) });
     expect(put.status).toBe(403);
     expect(put.continued).toBe(false);
-    expect(JSON.parse(put.text)).toEqual({ errors: [expect.stringMatching(/token that has since been revoked.*Ask for a new one/)], success: false, code: 'forbidden' });
+    expect(JSON.parse(put.text)).toEqual({
+      errors: [expect.stringMatching(/token that has since been revoked.*Ask for a new one/)],
+      success: false,
+      code: 'forbidden',
+    });
     expect((await rawPut(url, file)).status).toBe(403);
     expect((await providerRow(d, 'up', '5.0.0')).blob_sha256).toBeNull();
     expect(await storedBlobs(d)).toEqual(before);
@@ -254,8 +332,11 @@ describe('upload URLs and the token that made them', () => {
     const other = await freshToken();
     const prep = (await other.get(`${api}/upload/direct`)).json;
     const listed = (await alice.http.get('/api/boxyard/tokens')).json.tokens as Array<{ id: string }>;
-    const session = await d.deps.db.selectFrom('upload_sessions').select('token_id')
-      .where('provider_id', '=', (await providerRow(d, 'up', '5.0.1')).id).executeTakeFirstOrThrow();
+    const session = await d.deps.db
+      .selectFrom('upload_sessions')
+      .select('token_id')
+      .where('provider_id', '=', (await providerRow(d, 'up', '5.0.1')).id)
+      .executeTakeFirstOrThrow();
     expect(listed.map((t) => t.id)).toContain(session.token_id);
     expect((await alice.http.delete(`/api/boxyard/tokens/${session.token_id}`)).status).toBe(204);
     const put = await rawPut(prep.upload_path, randomBytes(1000));

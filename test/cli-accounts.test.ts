@@ -10,10 +10,18 @@ import { startTestDaemon, ADMIN, type TestDaemon } from './helpers/daemon';
 // short ones, and keeps the last administrator and an organization's last owner.
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'boxyard.mjs');
 let d: TestDaemon;
-beforeAll(async () => { d = await startTestDaemon(); });
-afterAll(async () => { await d.stop(); });
+beforeAll(async () => {
+  d = await startTestDaemon();
+});
+afterAll(async () => {
+  await d.stop();
+});
 
-interface Run { code: number | null; stdout: string; stderr: string }
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /**
  * The real CLI on the test daemon's data folder. `stdin` is piped in (not a terminal); with
@@ -21,7 +29,12 @@ interface Run { code: number | null; stdout: string; stderr: string }
  * each answer is typed once its prompt shows, as a person would.
  */
 async function cli(args: string[], stdin = '', answers?: Array<[RegExp, string]>): Promise<Run> {
-  const env = { ...process.env, BOXYARD_DATA: d.dataDir, BOXYARD_LOG_LEVEL: 'silent', ...(await backendEnv(d.dataDir)) };
+  const env = {
+    ...process.env,
+    BOXYARD_DATA: d.dataDir,
+    BOXYARD_LOG_LEVEL: 'silent',
+    ...(await backendEnv(d.dataDir)),
+  };
   const [cmd, argv] = answers
     ? ['script', ['-qec', [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' '), '/dev/null']]
     : [process.execPath, [BIN, ...args]];
@@ -34,15 +47,19 @@ async function cli(args: string[], stdin = '', answers?: Array<[RegExp, string]>
       stdout += b.toString();
       while (pending.length > 0 && pending[0][0].test(stdout)) child.stdin.write(`${pending.shift()![1]}\n`);
     });
-    child.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
+    child.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString();
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     if (answers) child.on('exit', () => child.stdin.end());
     else child.stdin.end(stdin);
   });
 }
-const login = (user: string, password: string) => d.http.post('/api/v1/authenticate', { user: { login: user, password } });
-const exists = async (name: string) => (await d.deps.db.selectFrom('users').select('id').where('username', '=', name).executeTakeFirst()) !== undefined;
+const login = (user: string, password: string) =>
+  d.http.post('/api/v1/authenticate', { user: { login: user, password } });
+const exists = async (name: string) =>
+  (await d.deps.db.selectFrom('users').select('id').where('username', '=', name).executeTakeFirst()) !== undefined;
 
 describe('boxyard user create | password', () => {
   it('reads the password from standard input with --password-stdin', async () => {
@@ -52,12 +69,18 @@ describe('boxyard user create | password', () => {
   });
 
   it('asks on the terminal, twice, when there is one', async () => {
-    const r = await cli(['user', 'create', 'prompted'], '', [[/New password: $/, 'prompted-password'], [/Repeat the password: $/, 'prompted-password']]);
+    const r = await cli(['user', 'create', 'prompted'], '', [
+      [/New password: $/, 'prompted-password'],
+      [/Repeat the password: $/, 'prompted-password'],
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^New password: \r?\nRepeat the password: \r?\ncreated user prompted\r?\n$/);
     expect(r.stdout).not.toContain('prompted-password');
     expect((await login('prompted', 'prompted-password')).status).toBe(200);
-    const differ = await cli(['user', 'create', 'typo'], '', [[/New password: $/, 'typo-password-one'], [/Repeat the password: $/, 'typo-password-two']]);
+    const differ = await cli(['user', 'create', 'typo'], '', [
+      [/New password: $/, 'typo-password-one'],
+      [/Repeat the password: $/, 'typo-password-two'],
+    ]);
     expect(differ.code).toBe(1);
     expect(differ.stdout).toMatch(/the two passwords differ/);
     expect(await exists('typo')).toBe(false);
@@ -89,11 +112,18 @@ describe('boxyard user create | password', () => {
 });
 
 describe('boxyard user reset-two-factor', () => {
-  it('switches a user\'s two-factor off, so a lost phone does not lock them out', async () => {
+  it("switches a user's two-factor off, so a lost phone does not lock them out", async () => {
     const { http } = await d.user('lostphone');
     const secret = (await http.post('/api/boxyard/two-factor/totp')).json.two_factor.secret;
     const code = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate();
-    expect((await http.post('/api/boxyard/two-factor/totp/confirm', { two_factor: { code }, current_password: 'lostphone-password' })).status).toBe(200);
+    expect(
+      (
+        await http.post('/api/boxyard/two-factor/totp/confirm', {
+          two_factor: { code },
+          current_password: 'lostphone-password',
+        })
+      ).status,
+    ).toBe(200);
     expect((await login('lostphone', 'lostphone-password')).status).toBe(406);
     const r = await cli(['user', 'reset-two-factor', 'lostphone']);
     expect(r).toMatchObject({ code: 0, stdout: expect.stringMatching(/two-factor of lostphone switched off/) });
@@ -119,13 +149,20 @@ describe('boxyard user | org keep the last administrator and owner', () => {
     await d.user('owner1', { orgs: ['solo'] });
     await d.user('member1');
     expect((await cli(['org', 'add-member', 'solo', 'member1'])).code).toBe(0);
-    for (const args of [['org', 'add-member', 'solo', 'owner1', '--role', 'member'], ['org', 'remove-member', 'solo', 'owner1'], ['user', 'delete', 'owner1']]) {
+    for (const args of [
+      ['org', 'add-member', 'solo', 'owner1', '--role', 'member'],
+      ['org', 'remove-member', 'solo', 'owner1'],
+      ['user', 'delete', 'owner1'],
+    ]) {
       const r = await cli(args);
       expect(r.code, args.join(' ')).toBe(1);
       expect(r.stderr).toMatch(/"owner1" is the last owner of "solo"/);
     }
     expect((await cli(['org', 'add-member', 'solo', 'owner1', '--role', 'admin'])).code).toBe(1);
     const org = await d.deps.orgs.named('solo');
-    expect((await d.deps.orgs.members(org!)).map((m) => `${m.username}:${m.role}`)).toEqual(['member1:member', 'owner1:owner']);
+    expect((await d.deps.orgs.members(org!)).map((m) => `${m.username}:${m.role}`)).toEqual([
+      'member1:member',
+      'owner1:owner',
+    ]);
   });
 });

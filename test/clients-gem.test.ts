@@ -18,23 +18,30 @@ beforeAll(async () => {
   d = await startTestDaemon();
   ({ token } = await d.user('builder', { orgs: ['acme'] }));
 });
-afterAll(async () => { await d?.stop(); });
+afterAll(async () => {
+  await d?.stop();
+});
 describe('vagrant_cloud gem ≥ 3.1 (vagrant ≥ 2.4) over /api/v2', () => {
   let gem: Gem;
   const amd = boxBytes();
   const arm = boxBytes();
-  beforeAll(() => { gem = gemClient(d.url, token); });
+  beforeAll(() => {
+    gem = gemClient(d.url, token);
+  });
 
   /** Provider#upload with a block (vagrant publish): upload, then PUT the callback's path only. */
   async function directUpload(path: string, file: Buffer, framing: 'curl' | 'chunked') {
     const prep = await gem.get(`${path}/upload/direct`);
     expect(GEM_OK).toContain(prep.status);
     expect(prep.json.callback).toContain('/api/v2/');
-    const put = framing === 'curl'
-      // Vagrant::Util::Uploader: curl PUT with Content-Length and Expect: 100-continue, no auth.
-      ? await rawPut(prep.json.upload_path, file, { 'content-length': String(file.length), expect: '100-continue' })
-      // The gem as a library: Excon.put with a request_block, i.e. chunked, no headers.
-      : await rawPut(prep.json.upload_path, Readable.from([file.subarray(0, 1000), file.subarray(1000)]), { 'transfer-encoding': 'chunked' });
+    const put =
+      framing === 'curl'
+        ? // Vagrant::Util::Uploader: curl PUT with Content-Length and Expect: 100-continue, no auth.
+          await rawPut(prep.json.upload_path, file, { 'content-length': String(file.length), expect: '100-continue' })
+        : // The gem as a library: Excon.put with a request_block, i.e. chunked, no headers.
+          await rawPut(prep.json.upload_path, Readable.from([file.subarray(0, 1000), file.subarray(1000)]), {
+            'transfer-encoding': 'chunked',
+          });
     expect(put.status, put.text).toBe(200);
     // client.request(method: :put, path: URI.parse(callback).path): query dropped, Bearer, no body.
     const cb = await gem.put(new URL(prep.json.callback).pathname);
@@ -49,7 +56,13 @@ describe('vagrant_cloud gem ≥ 3.1 (vagrant ≥ 2.4) over /api/v2', () => {
     expect(org.json.boxes.every((b: object) => !('versions' in b))).toBe(true);
 
     // client.rb box_create (gem 3.1): POST /boxes with a flat body; nils the model holds go as null.
-    const flat = await gem.post('/boxes', { username: 'acme', name: 'gem-box', short_description: 'multi-arch', description: null, is_private: false });
+    const flat = await gem.post('/boxes', {
+      username: 'acme',
+      name: 'gem-box',
+      short_description: 'multi-arch',
+      description: null,
+      is_private: false,
+    });
     expect(flat.status, flat.text).toBe(200);
     expect(flat.json.created_at).toBeTruthy(); // Box#exist? is !!created_at
     expect(Object.keys(flat.json).every((k) => BOX_KEYS.includes(k))).toBe(true);
@@ -67,13 +80,26 @@ describe('vagrant_cloud gem ≥ 3.1 (vagrant ≥ 2.4) over /api/v2', () => {
 
     // box_version_provider_create with architecture → api_version 2, architecture + default_architecture.
     const pa = await gem.post('/box/acme/gem-box/version/1.0.0/providers', {
-      provider: { name: 'virtualbox', url: null, checksum: null, checksum_type: null, architecture: 'amd64', default_architecture: true },
+      provider: {
+        name: 'virtualbox',
+        url: null,
+        checksum: null,
+        checksum_type: null,
+        architecture: 'amd64',
+        default_architecture: true,
+      },
     });
     expect(GEM_OK, pa.text).toContain(pa.status);
     expect(pa.json).toMatchObject({ name: 'virtualbox', architecture: 'amd64', default_architecture: true });
     expect(pa.json.created_at).toBeTruthy();
     const pb = await gem.post('/box/acme/gem-box/version/1.0.0/providers', {
-      provider: { name: 'virtualbox', checksum: sha256(arm), checksum_type: 'sha256', architecture: 'arm64', default_architecture: false },
+      provider: {
+        name: 'virtualbox',
+        checksum: sha256(arm),
+        checksum_type: 'sha256',
+        architecture: 'arm64',
+        default_architecture: false,
+      },
     });
     expect(GEM_OK, pb.text).toContain(pb.status);
     expect(pb.json).toMatchObject({ architecture: 'arm64', default_architecture: false });
@@ -94,7 +120,9 @@ describe('vagrant_cloud gem ≥ 3.1 (vagrant ≥ 2.4) over /api/v2', () => {
   });
 
   it('catalog at /api/v2/vagrant/ORG/BOX for Vagrant/2.4.1: every architecture, one default, picked by host architecture', async () => {
-    const cat = await d.http.get('/api/v2/vagrant/acme/gem-box', { headers: { 'user-agent': 'Vagrant/2.4.1 (+https://www.vagrantup.com; ruby3.1.4)' } });
+    const cat = await d.http.get('/api/v2/vagrant/acme/gem-box', {
+      headers: { 'user-agent': 'Vagrant/2.4.1 (+https://www.vagrantup.com; ruby3.1.4)' },
+    });
     expect(cat.status).toBe(200);
     expect(cat.headers.get('content-type')).toMatch(/^application\/json/);
     expect(cat.json.name).toBe('acme/gem-box');
@@ -103,7 +131,11 @@ describe('vagrant_cloud gem ≥ 3.1 (vagrant ≥ 2.4) over /api/v2', () => {
     for (const p of providers) expect(p).toMatchObject({ name: 'virtualbox', checksum_type: 'sha256' });
     expect(providers.filter((p: { default_architecture: boolean }) => p.default_architecture)).toHaveLength(1);
 
-    for (const [host, want] of [['arm64', arm], ['amd64', amd], ['s390x', amd]] as const) {
+    for (const [host, want] of [
+      ['arm64', arm],
+      ['amd64', amd],
+      ['s390x', amd],
+    ] as const) {
       const entry = pickProvider(providers, 'virtualbox', host) as unknown as { url: string; checksum: string };
       expect(entry.checksum).toBe(sha256(want));
       const dl = await rawGet(entry.url);
@@ -118,7 +150,11 @@ describe('vagrant_cloud gem ≥ 3.1 (vagrant ≥ 2.4) over /api/v2', () => {
 
   it('box_update and box_version_update send nulls for what they leave unchanged', async () => {
     // box_update: flat {short_description, description, is_private}; the model's unset nils are null.
-    const b = await gem.put('/box/acme/gem-box', { short_description: null, description: 'Longer text', is_private: null });
+    const b = await gem.put('/box/acme/gem-box', {
+      short_description: null,
+      description: 'Longer text',
+      is_private: null,
+    });
     expect(GEM_OK, b.text).toContain(b.status);
     expect(b.json).toMatchObject({ short_description: 'multi-arch', description: 'Longer text', private: false });
     const v = await gem.put('/box/acme/gem-box/version/1.0.0', { version: { version: '1.0.0', description: 'notes' } });
@@ -140,14 +176,19 @@ describe('vagrant_cloud gem ≥ 3.1 (vagrant ≥ 2.4) over /api/v2', () => {
   });
 
   it('search via v2 with architecture and provider filters answers only keys the gem knows', async () => {
-    const r = await gem.get('/search?q=gem-box&architecture=arm64&provider=virtualbox&sort=downloads&order=desc&limit=10&page=1');
+    const r = await gem.get(
+      '/search?q=gem-box&architecture=arm64&provider=virtualbox&sort=downloads&order=desc&limit=10&page=1',
+    );
     expect(r.status).toBe(200);
     expect(Object.keys(r.json)).toEqual(['boxes']);
     expect(r.json.boxes.map((b: { tag: string }) => b.tag)).toEqual(['acme/gem-box']);
     const [hit] = r.json.boxes;
     expect(Object.keys(hit).every((k) => BOX_KEYS.includes(k))).toBe(true);
     expect(hit.current_version).toMatchObject({ version: '1.0.0', status: 'active' });
-    expect(hit.current_version.providers.map((p: { architecture: string }) => p.architecture).sort()).toEqual(['amd64', 'arm64']);
+    expect(hit.current_version.providers.map((p: { architecture: string }) => p.architecture).sort()).toEqual([
+      'amd64',
+      'arm64',
+    ]);
     const none = await gem.get('/search?q=gem-box&architecture=s390x');
     expect(none.json.boxes).toEqual([]);
   });
@@ -163,7 +204,9 @@ describe('vagrant_cloud gem ≥ 3.1 (vagrant ≥ 2.4) over /api/v2', () => {
     const del = await gem.delete('/box/acme/gem-box/version/1.0.0/provider/virtualbox/arm64');
     expect(GEM_OK, del.text).toContain(del.status);
     const left = await gem.get('/box/acme/gem-box/version/1.0.0');
-    expect(left.json.providers).toEqual([expect.objectContaining({ architecture: 'amd64', default_architecture: true })]);
+    expect(left.json.providers).toEqual([
+      expect.objectContaining({ architecture: 'amd64', default_architecture: true }),
+    ]);
 
     expect(GEM_OK).toContain((await gem.delete('/box/acme/gem-box/version/1.0.0')).status);
     expect(GEM_OK).toContain((await gem.delete('/box/acme/gem-box')).status);

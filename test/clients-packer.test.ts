@@ -18,7 +18,9 @@ beforeAll(async () => {
   d = await startTestDaemon();
   ({ token } = await d.user('builder', { orgs: ['acme'] }));
 });
-afterAll(async () => { await d?.stop(); });
+afterAll(async () => {
+  await d?.stop();
+});
 /** The box must exist before Packer runs (it never creates boxes). */
 async function makeBox(name: string) {
   const r = await gemClient(d.url, token).post('/boxes', { username: 'acme', name, is_private: false });
@@ -49,16 +51,23 @@ describe('Packer vagrant-cloud post-processor (packer-plugin-vagrant) over /api/
     const p = packerClient(d.url, token);
     const file = boxBytes();
     const created = await packerUpToProvider(p, 'acme/pk-direct', '1.0.0', {
-      name: 'virtualbox', checksum_type: 'sha256', checksum: sha256(file), architecture: 'amd64',
+      name: 'virtualbox',
+      checksum_type: 'sha256',
+      checksum: sha256(file),
+      architecture: 'amd64',
     });
     expect([200, 201], created.text).toContain(created.status);
     // stepPrepareUpload reads provider.Name and provider.Architecture back from this response.
     expect(created.json).toMatchObject({ name: 'virtualbox', architecture: 'amd64' });
 
-    const prep = await p.get(`box/acme/pk-direct/version/1.0.0/provider/${created.json.name}/${created.json.architecture}/upload/direct`);
+    const prep = await p.get(
+      `box/acme/pk-direct/version/1.0.0/provider/${created.json.name}/${created.json.architecture}/upload/direct`,
+    );
     expect(prep.status).toBe(200);
     expect(prep.json.upload_path).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
-    expect(prep.json.callback).toMatch(/\/api\/v2\/box\/acme\/pk-direct\/version\/1\.0\.0\/provider\/virtualbox\/amd64\/upload\/direct\/[^/]+$/);
+    expect(prep.json.callback).toMatch(
+      /\/api\/v2\/box\/acme\/pk-direct\/version\/1\.0\.0\/provider\/virtualbox\/amd64\/upload\/direct\/[^/]+$/,
+    );
 
     expect((await p.directUpload(prep.json.upload_path, file)).status).toBe(200);
     expect((await p.callback(prep.json.callback)).status).toBe(200);
@@ -67,7 +76,13 @@ describe('Packer vagrant-cloud post-processor (packer-plugin-vagrant) over /api/
     const cat = await d.http.get('/api/v2/vagrant/acme/pk-direct', { headers: { 'user-agent': 'Vagrant/2.4.1' } });
     expect(cat.json.versions).toHaveLength(1);
     const [entry] = cat.json.versions[0].providers;
-    expect(entry).toMatchObject({ name: 'virtualbox', architecture: 'amd64', default_architecture: true, checksum: sha256(file), checksum_type: 'sha256' });
+    expect(entry).toMatchObject({
+      name: 'virtualbox',
+      architecture: 'amd64',
+      default_architecture: true,
+      checksum: sha256(file),
+      checksum_type: 'sha256',
+    });
     const dl = await rawGet(entry.url);
     expect(dl.status).toBe(200);
     expect(sha256(dl.body)).toBe(sha256(file));
@@ -91,7 +106,12 @@ describe('Packer vagrant-cloud post-processor (packer-plugin-vagrant) over /api/
 
     const cat = await d.http.get('/api/v2/vagrant/acme/pk-plain', { headers: { 'user-agent': 'Vagrant/2.4.1' } });
     const [entry] = cat.json.versions[0].providers;
-    expect(entry).toMatchObject({ name: 'libvirt', architecture: 'arm64', default_architecture: true, checksum: sha256(file) });
+    expect(entry).toMatchObject({
+      name: 'libvirt',
+      architecture: 'arm64',
+      default_architecture: true,
+      checksum: sha256(file),
+    });
     expect(sha256((await rawGet(entry.url)).body)).toBe(sha256(file));
   });
 
@@ -100,15 +120,26 @@ describe('Packer vagrant-cloud post-processor (packer-plugin-vagrant) over /api/
     const p = packerClient(d.url, token);
     const sum = 'c'.repeat(64);
     const created = await packerUpToProvider(p, 'acme/pk-url', '3.1.0', {
-      name: 'vmware_desktop', url: 'https://mirror.example/pk-url-3.1.0.box', checksum_type: 'sha256', checksum: sum, architecture: 'amd64',
+      name: 'vmware_desktop',
+      url: 'https://mirror.example/pk-url-3.1.0.box',
+      checksum_type: 'sha256',
+      checksum: sum,
+      architecture: 'amd64',
     });
     expect([200, 201], created.text).toContain(created.status);
     expect(created.json.url).toBe('https://mirror.example/pk-url-3.1.0.box');
     expect((await p.put('box/acme/pk-url/version/3.1.0/release')).status).toBe(200);
     const cat = await d.http.get('/api/v2/vagrant/acme/pk-url', { headers: { 'user-agent': 'Vagrant/2.4.1' } });
-    expect(cat.json.versions[0].providers).toEqual([expect.objectContaining({
-      name: 'vmware_desktop', url: 'https://mirror.example/pk-url-3.1.0.box', checksum: sum, checksum_type: 'sha256', architecture: 'amd64', default_architecture: true,
-    })]);
+    expect(cat.json.versions[0].providers).toEqual([
+      expect.objectContaining({
+        name: 'vmware_desktop',
+        url: 'https://mirror.example/pk-url-3.1.0.box',
+        checksum: sum,
+        checksum_type: 'sha256',
+        architecture: 'amd64',
+        default_architecture: true,
+      }),
+    ]);
   });
 
   it('version already exists: skips creation, adds another architecture; a second release is tolerated', async () => {
@@ -119,7 +150,9 @@ describe('Packer vagrant-cloud post-processor (packer-plugin-vagrant) over /api/
     const run = async (arch: string, file: Buffer, defaultArch: boolean) => {
       // post-processor.go: defaultArchitecture = (architecture == config.default_architecture); false is omitted.
       const created = await packerUpToProvider(p, 'acme/pk-multi', '1.0.0', {
-        name: 'virtualbox', architecture: arch, ...(defaultArch ? { default_architecture: true } : {}),
+        name: 'virtualbox',
+        architecture: arch,
+        ...(defaultArch ? { default_architecture: true } : {}),
       });
       expect([200, 201], created.text).toContain(created.status);
       const prep = await p.get(`box/acme/pk-multi/version/1.0.0/provider/virtualbox/${arch}/upload/direct`);
@@ -139,8 +172,14 @@ describe('Packer vagrant-cloud post-processor (packer-plugin-vagrant) over /api/
 
     const cat = await d.http.get('/api/v2/vagrant/acme/pk-multi', { headers: { 'user-agent': 'Vagrant/2.4.1' } });
     const providers = cat.json.versions[0].providers;
-    expect(providers.map((x: { architecture: string; default_architecture: boolean }) => [x.architecture, x.default_architecture]).sort())
-      .toEqual([['amd64', false], ['arm64', true]]);
+    expect(
+      providers
+        .map((x: { architecture: string; default_architecture: boolean }) => [x.architecture, x.default_architecture])
+        .sort(),
+    ).toEqual([
+      ['amd64', false],
+      ['arm64', true],
+    ]);
   });
 
   it('provider already exists: Packer gets a decodable error, halts, and nothing changes', async () => {
@@ -173,7 +212,10 @@ describe('Packer vagrant-cloud post-processor (packer-plugin-vagrant) over /api/
 
     // An arm64 build whose upload fails: the declared checksum does not match the file.
     const wrong = await packerUpToProvider(p, 'acme/pk-clean', '1.0.0', {
-      name: 'virtualbox', architecture: 'arm64', checksum_type: 'sha256', checksum: 'a'.repeat(64),
+      name: 'virtualbox',
+      architecture: 'arm64',
+      checksum_type: 'sha256',
+      checksum: 'a'.repeat(64),
     });
     expect(wrong.status).toBe(200);
     const prep2 = await p.get('box/acme/pk-clean/version/1.0.0/provider/virtualbox/arm64/upload/direct');
@@ -195,7 +237,10 @@ describe('Packer vagrant-cloud post-processor (packer-plugin-vagrant) over /api/
     await makeBox('pk-clean1');
     const p = packerClient(d.url, token);
     const created = await packerUpToProvider(p, 'acme/pk-clean1', '1.0.0', {
-      name: 'virtualbox', architecture: 'amd64', checksum_type: 'sha256', checksum: 'b'.repeat(64),
+      name: 'virtualbox',
+      architecture: 'amd64',
+      checksum_type: 'sha256',
+      checksum: 'b'.repeat(64),
     });
     expect(created.status).toBe(200);
     const prep = await p.get('box/acme/pk-clean1/version/1.0.0/provider/virtualbox/amd64/upload/direct');
@@ -205,4 +250,3 @@ describe('Packer vagrant-cloud post-processor (packer-plugin-vagrant) over /api/
     expect((await p.get('box/acme/pk-clean1/version/1.0.0')).json.providers).toEqual([]);
   });
 });
-

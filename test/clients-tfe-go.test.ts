@@ -1,7 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
-import { JSONAPI, createAgentToken, createOrg, createPool, createProject, createWorkspace, doc, ids, query as q, refs, setPoolLimit } from './helpers/agents';
+import {
+  JSONAPI,
+  createAgentToken,
+  createOrg,
+  createPool,
+  createProject,
+  createWorkspace,
+  doc,
+  ids,
+  query as q,
+  refs,
+  setPoolLimit,
+} from './helpers/agents';
 
 /*
  * Replays of what newer clients send, taken from their source (facts only, no client code):
@@ -37,33 +49,67 @@ describe('go-tfe client setup', () => {
 
 describe('organizations as newer go-tfe sends them', () => {
   it('creates with the newer attributes (ignored where Boxyard has no such setting), reads, updates, deletes', async () => {
-    const create = await api.post('/api/v2/organizations', doc('organizations', {
-      name: 'tst-neworg', email: 'owner@tfe.local', 'session-timeout': 20, 'session-remember': 30,
-      'assessments-enforced': false, 'allow-force-delete-workspaces': true, 'default-execution-mode': 'remote',
-      'speculative-plan-management-enabled': true, 'send-passing-statuses-for-untriggered-speculative-plans': false,
-      'aggregated-commit-status-enabled': true, 'stacks-enabled': false, 'cost-estimation-enabled': true,
-    }));
+    const create = await api.post(
+      '/api/v2/organizations',
+      doc('organizations', {
+        name: 'tst-neworg',
+        email: 'owner@tfe.local',
+        'session-timeout': 20,
+        'session-remember': 30,
+        'assessments-enforced': false,
+        'allow-force-delete-workspaces': true,
+        'default-execution-mode': 'remote',
+        'speculative-plan-management-enabled': true,
+        'send-passing-statuses-for-untriggered-speculative-plans': false,
+        'aggregated-commit-status-enabled': true,
+        'stacks-enabled': false,
+        'cost-estimation-enabled': true,
+      }),
+    );
     expect(create.status).toBe(201);
-    expect(create.json.data).toMatchObject({ type: 'organizations', id: 'tst-neworg', attributes: { name: 'tst-neworg', email: 'owner@tfe.local', 'session-timeout': 20, 'session-remember': 30 } });
+    expect(create.json.data).toMatchObject({
+      type: 'organizations',
+      id: 'tst-neworg',
+      attributes: { name: 'tst-neworg', email: 'owner@tfe.local', 'session-timeout': 20, 'session-remember': 30 },
+    });
     expect(create.json.data.attributes.permissions).toMatchObject({ 'can-update': true, 'can-destroy': true });
     const read = await api.get('/api/v2/organizations/tst-neworg');
     expect(read.status).toBe(200);
     expect(read.json.data).toEqual(create.json.data);
 
-    const update = await api.patch('/api/v2/organizations/tst-neworg', doc('organizations', {
-      name: 'tst-renamed', email: 'new@tfe.local', 'session-timeout': 3600, 'session-remember': 3600, 'assessments-enforced': true,
-    }));
+    const update = await api.patch(
+      '/api/v2/organizations/tst-neworg',
+      doc('organizations', {
+        name: 'tst-renamed',
+        email: 'new@tfe.local',
+        'session-timeout': 3600,
+        'session-remember': 3600,
+        'assessments-enforced': true,
+      }),
+    );
     expect(update.status).toBe(200);
-    expect(update.json.data).toMatchObject({ id: 'tst-renamed', attributes: { name: 'tst-renamed', email: 'new@tfe.local', 'session-timeout': 3600, 'session-remember': 3600 } });
+    expect(update.json.data).toMatchObject({
+      id: 'tst-renamed',
+      attributes: { name: 'tst-renamed', email: 'new@tfe.local', 'session-timeout': 3600, 'session-remember': 3600 },
+    });
     expect((await api.get('/api/v2/organizations/tst-neworg')).status).toBe(404);
 
     // Newer OrganizationUpdateOptions may carry default-execution-mode and a default-agent-pool relationship.
     const pool = await createPool(api, 'tst-renamed', 'default-runners');
-    const defaults = await api.patch('/api/v2/organizations/tst-renamed', doc('organizations', { 'default-execution-mode': 'agent' }, { 'default-agent-pool': { data: { type: 'agent-pools', id: pool.id } } }));
+    const defaults = await api.patch(
+      '/api/v2/organizations/tst-renamed',
+      doc(
+        'organizations',
+        { 'default-execution-mode': 'agent' },
+        { 'default-agent-pool': { data: { type: 'agent-pools', id: pool.id } } },
+      ),
+    );
     expect(defaults.status, defaults.text).toBe(200);
     // tfe_organization_default_settings reads both back (modelFromOrganizationsV2).
     expect(defaults.json.data.attributes['default-execution-mode']).toBe('agent');
-    expect(defaults.json.data.relationships['default-agent-pool']).toEqual({ data: { type: 'agent-pools', id: pool.id } });
+    expect(defaults.json.data.relationships['default-agent-pool']).toEqual({
+      data: { type: 'agent-pools', id: pool.id },
+    });
     expect((await api.get('/api/v2/organizations/tst-renamed')).json.data).toEqual(defaults.json.data);
 
     expect((await del('/api/v2/organizations/tst-renamed')).status).toBe(204);
@@ -89,10 +135,14 @@ describe('agent pools as go-tfe v1 drives them (TestAgentPools*)', () => {
 
   it('serializes a pool identically in create, read and list, with [] relationships and the organization', async () => {
     expect(pool).toMatchObject({
-      type: 'agent-pools', attributes: { name: 'cool-pool', 'organization-scoped': true, 'agent-count': 0 },
+      type: 'agent-pools',
+      attributes: { name: 'cool-pool', 'organization-scoped': true, 'agent-count': 0 },
       relationships: {
         organization: { data: { type: 'organizations', id: 'gotfe' } },
-        workspaces: { data: [] }, 'allowed-workspaces': { data: [] }, 'allowed-projects': { data: [] }, 'excluded-workspaces': { data: [] },
+        workspaces: { data: [] },
+        'allowed-workspaces': { data: [] },
+        'allowed-projects': { data: [] },
+        'excluded-workspaces': { data: [] },
       },
     });
     expect(Number.isNaN(Date.parse(pool.attributes['created-at']))).toBe(false);
@@ -105,25 +155,35 @@ describe('agent pools as go-tfe v1 drives them (TestAgentPools*)', () => {
   });
 
   it('answers a page past the end with empty data, the requested page and the true total', async () => {
-    const r = await api.get(`/api/v2/organizations/gotfe/agent-pools?${q({ 'page[number]': '999', 'page[size]': '100' })}`);
+    const r = await api.get(
+      `/api/v2/organizations/gotfe/agent-pools?${q({ 'page[number]': '999', 'page[size]': '100' })}`,
+    );
     expect(r.status).toBe(200);
     expect(r.json.data).toEqual([]);
     expect(r.json.meta.pagination).toMatchObject({ 'current-page': 999, 'total-count': 1 });
   });
 
   it('filters by q (the pool name)', async () => {
-    expect((await api.get(`/api/v2/organizations/gotfe/agent-pools?${q({ q: 'cool-pool' })}`)).json.data).toHaveLength(1);
-    expect((await api.get(`/api/v2/organizations/gotfe/agent-pools?${q({ q: 'cool-poolnot_going_to_match' })}`)).json.data).toEqual([]);
+    expect((await api.get(`/api/v2/organizations/gotfe/agent-pools?${q({ q: 'cool-pool' })}`)).json.data).toHaveLength(
+      1,
+    );
+    expect(
+      (await api.get(`/api/v2/organizations/gotfe/agent-pools?${q({ q: 'cool-poolnot_going_to_match' })}`)).json.data,
+    ).toEqual([]);
   });
 
   it('creates with organization-scoped false + allowed-workspaces and filters by filter[allowed_workspaces][name]', async () => {
-    const body = (name: string, ws: string) => doc('agent-pools', { name, 'organization-scoped': false }, { 'allowed-workspaces': refs('workspaces', [ws]) });
+    const body = (name: string, ws: string) =>
+      doc('agent-pools', { name, 'organization-scoped': false }, { 'allowed-workspaces': refs('workspaces', [ws]) });
     const a = await api.post('/api/v2/organizations/gotfe/agent-pools', body('a-pool', ws1.id));
     const b = await api.post('/api/v2/organizations/gotfe/agent-pools', body('b-pool', ws2.id));
     expect(a.status).toBe(201);
     expect(ids(a.json.data.relationships['allowed-workspaces'])).toEqual([ws1.id]);
     expect(a.json.data.attributes['organization-scoped']).toBe(false);
-    for (const [ws, own] of [[ws1, a], [ws2, b]] as const) {
+    for (const [ws, own] of [
+      [ws1, a],
+      [ws2, b],
+    ] as const) {
       for (const key of ['filter[allowed_workspaces][name]', 'filter[allowed-workspaces][name]']) {
         const r = await api.get(`/api/v2/organizations/gotfe/agent-pools?${q({ [key]: ws.attributes.name })}`);
         expect(r.status).toBe(200);
@@ -137,10 +197,19 @@ describe('agent pools as go-tfe v1 drives them (TestAgentPools*)', () => {
   });
 
   it('creates with allowed-projects and filters by filter[allowed_projects][name]', async () => {
-    const a = await api.post('/api/v2/organizations/gotfe/agent-pools', doc('agent-pools', { name: 'a-pool', 'organization-scoped': false }, { 'allowed-projects': refs('projects', [proj1.id]) }));
+    const a = await api.post(
+      '/api/v2/organizations/gotfe/agent-pools',
+      doc(
+        'agent-pools',
+        { name: 'a-pool', 'organization-scoped': false },
+        { 'allowed-projects': refs('projects', [proj1.id]) },
+      ),
+    );
     expect(a.status).toBe(201);
     expect(ids(a.json.data.relationships['allowed-projects'])).toEqual([proj1.id]);
-    const r = await api.get(`/api/v2/organizations/gotfe/agent-pools?${q({ 'filter[allowed_projects][name]': 'proj-one' })}`);
+    const r = await api.get(
+      `/api/v2/organizations/gotfe/agent-pools?${q({ 'filter[allowed_projects][name]': 'proj-one' })}`,
+    );
     expect(r.json.data).toContainEqual(a.json.data);
     expect(r.json.data).toContainEqual(pool);
     expect(r.json.meta.pagination['total-count']).toBe(2);
@@ -148,7 +217,10 @@ describe('agent pools as go-tfe v1 drives them (TestAgentPools*)', () => {
   });
 
   it('fills the workspaces relationship without include, and include=workspaces adds them to included', async () => {
-    const ws = await api.post('/api/v2/organizations/gotfe/workspaces', doc('workspaces', { name: 'bar', 'execution-mode': 'agent', 'agent-pool-id': pool.id }));
+    const ws = await api.post(
+      '/api/v2/organizations/gotfe/workspaces',
+      doc('workspaces', { name: 'bar', 'execution-mode': 'agent', 'agent-pool-id': pool.id }),
+    );
     expect(ws.status).toBe(201);
     expect(ws.json.data.relationships['agent-pool'].data).toEqual({ type: 'agent-pools', id: pool.id });
     // go-tfe's ReadWithOptions builds its request without the options: the relationship must be there regardless.
@@ -166,11 +238,23 @@ describe('agent pools as go-tfe v1 drives them (TestAgentPools*)', () => {
 
   it('Update with only a name keeps the allowed and excluded lists', async () => {
     const ex = await createWorkspace(api, 'gotfe', 'ws-excluded');
-    const before = await api.post('/api/v2/organizations/gotfe/agent-pools', doc('agent-pools', { name: 'a-pool', 'organization-scoped': false }, {
-      'allowed-workspaces': refs('workspaces', [ws1.id]), 'allowed-projects': refs('projects', [proj1.id]), 'excluded-workspaces': refs('workspaces', [ex.id]),
-    }));
+    const before = await api.post(
+      '/api/v2/organizations/gotfe/agent-pools',
+      doc(
+        'agent-pools',
+        { name: 'a-pool', 'organization-scoped': false },
+        {
+          'allowed-workspaces': refs('workspaces', [ws1.id]),
+          'allowed-projects': refs('projects', [proj1.id]),
+          'excluded-workspaces': refs('workspaces', [ex.id]),
+        },
+      ),
+    );
     expect(before.status).toBe(201);
-    const after = await api.patch(`/api/v2/agent-pools/${before.json.data.id}`, doc('agent-pools', { name: 'updated-key-name' }));
+    const after = await api.patch(
+      `/api/v2/agent-pools/${before.json.data.id}`,
+      doc('agent-pools', { name: 'updated-key-name' }),
+    );
     expect(after.status).toBe(200);
     expect(after.json.data.attributes.name).toBe('updated-key-name');
     expect(ids(after.json.data.relationships['allowed-workspaces'])).toEqual([ws1.id]);
@@ -181,10 +265,19 @@ describe('agent pools as go-tfe v1 drives them (TestAgentPools*)', () => {
 
   it('Update with organization-scoped false, or with one relationship and no name', async () => {
     const p = await createPool(api, 'gotfe', 'scope-me');
-    const scoped = await api.patch(`/api/v2/agent-pools/${p.id}`, doc('agent-pools', { name: 'scope-me', 'organization-scoped': false }));
+    const scoped = await api.patch(
+      `/api/v2/agent-pools/${p.id}`,
+      doc('agent-pools', { name: 'scope-me', 'organization-scoped': false }),
+    );
     expect(scoped.json.data.attributes['organization-scoped']).toBe(false);
-    for (const [rel, type, id] of [['allowed-workspaces', 'workspaces', ws1.id], ['allowed-projects', 'projects', proj1.id], ['excluded-workspaces', 'workspaces', ws2.id]]) {
-      const r = await api.patch(`/api/v2/agent-pools/${p.id}`, { data: { type: 'agent-pools', attributes: {}, relationships: { [rel]: refs(type, [id]) } } });
+    for (const [rel, type, id] of [
+      ['allowed-workspaces', 'workspaces', ws1.id],
+      ['allowed-projects', 'projects', proj1.id],
+      ['excluded-workspaces', 'workspaces', ws2.id],
+    ]) {
+      const r = await api.patch(`/api/v2/agent-pools/${p.id}`, {
+        data: { type: 'agent-pools', attributes: {}, relationships: { [rel]: refs(type, [id]) } },
+      });
       expect(r.status, r.text).toBe(200);
       expect(r.json.data.attributes.name).toBe('scope-me');
       expect(ids(r.json.data.relationships[rel])).toEqual([id]);
@@ -193,10 +286,19 @@ describe('agent pools as go-tfe v1 drives them (TestAgentPools*)', () => {
   });
 
   it('UpdateAllowedWorkspaces/Projects/ExcludedWorkspaces: one relationship, no attributes; data [] clears it', async () => {
-    for (const [rel, type, id] of [['allowed-workspaces', 'workspaces', ws1.id], ['allowed-projects', 'projects', proj1.id], ['excluded-workspaces', 'workspaces', ws1.id]]) {
-      const before = await api.post('/api/v2/organizations/gotfe/agent-pools', doc('agent-pools', { name: 'a-pool', 'organization-scoped': false }, { [rel]: refs(type, [id]) }));
+    for (const [rel, type, id] of [
+      ['allowed-workspaces', 'workspaces', ws1.id],
+      ['allowed-projects', 'projects', proj1.id],
+      ['excluded-workspaces', 'workspaces', ws1.id],
+    ]) {
+      const before = await api.post(
+        '/api/v2/organizations/gotfe/agent-pools',
+        doc('agent-pools', { name: 'a-pool', 'organization-scoped': false }, { [rel]: refs(type, [id]) }),
+      );
       expect(before.status).toBe(201);
-      const cleared = await api.patch(`/api/v2/agent-pools/${before.json.data.id}`, { data: { type: 'agent-pools', relationships: { [rel]: { data: [] } } } });
+      const cleared = await api.patch(`/api/v2/agent-pools/${before.json.data.id}`, {
+        data: { type: 'agent-pools', relationships: { [rel]: { data: [] } } },
+      });
       expect(cleared.status, cleared.text).toBe(200);
       expect(cleared.json.data.id).toBe(before.json.data.id);
       expect(cleared.json.data.attributes.name).toBe('a-pool');
@@ -224,7 +326,10 @@ describe('agent tokens and agents as go-tfe v1 and tfe_agent_token use them', ()
   });
 
   it('creates with data.type agent-tokens, reads the same struct without the secret, lists and deletes', async () => {
-    const created = await api.post(`/api/v2/agent-pools/${pool.id}/authentication-tokens`, doc('agent-tokens', { description: 'ci' }));
+    const created = await api.post(
+      `/api/v2/agent-pools/${pool.id}/authentication-tokens`,
+      doc('agent-tokens', { description: 'ci' }),
+    );
     expect(created.status).toBe(201);
     const token = created.json.data;
     expect(token).toMatchObject({ type: 'authentication-tokens', attributes: { description: 'ci' } });
@@ -244,14 +349,23 @@ describe('agent tokens and agents as go-tfe v1 and tfe_agent_token use them', ()
 
   it('lists agents with filter[last-ping-since] as go-querystring formats a time.Time (RFC 3339)', async () => {
     const { token } = await createAgentToken(api, pool.id, 'agent');
-    const reg = await d.http.post('/api/agent/register', { name: 'rack-1' }, { headers: { authorization: `Bearer ${token}` } });
+    const reg = await d.http.post(
+      '/api/agent/register',
+      { name: 'rack-1' },
+      { headers: { authorization: `Bearer ${token}` } },
+    );
     expect(reg.status).toBe(201);
     const agentId = reg.json.agent.id;
-    const list = (since: string) => api.get(`/api/v2/agent-pools/${pool.id}/agents?${q({ 'filter[last-ping-since]': since })}`);
+    const list = (since: string) =>
+      api.get(`/api/v2/agent-pools/${pool.id}/agents?${q({ 'filter[last-ping-since]': since })}`);
     const past = await list('2020-01-02T03:04:05Z');
     expect(past.status).toBe(200);
     expect(past.json.data).toHaveLength(1);
-    expect(past.json.data[0]).toMatchObject({ type: 'agents', id: agentId, attributes: { name: 'rack-1', status: 'idle' } });
+    expect(past.json.data[0]).toMatchObject({
+      type: 'agents',
+      id: agentId,
+      attributes: { name: 'rack-1', status: 'idle' },
+    });
     expect(past.json.meta.pagination).toMatchObject({ 'current-page': 1, 'total-count': 1 });
     expect((await list('2020-01-02T05:04:05+02:00')).json.data).toHaveLength(1);
     expect((await list('2999-01-02T03:04:05Z')).json.data).toEqual([]);

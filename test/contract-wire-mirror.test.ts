@@ -46,13 +46,29 @@ afterAll(async () => {
 
 describe('mirroring answers', () => {
   it('upstreams, mirrors and their jobs', async () => {
-    const upstream = conforms(M.UpstreamAnswer, await bHttp.post('/api/boxyard/upstreams', { upstream: { name: 'a', url: a.url, token: 'secret' } satisfies z.input<typeof BM.CreateUpstream> }), 201);
+    const upstream = conforms(
+      M.UpstreamAnswer,
+      await bHttp.post('/api/boxyard/upstreams', {
+        upstream: { name: 'a', url: a.url, token: 'secret' } satisfies z.input<typeof BM.CreateUpstream>,
+      }),
+      201,
+    );
     expect(upstream.upstream.has_token).toBe(true);
     conforms(M.UpstreamsAnswer, await bHttp.get('/api/boxyard/upstreams'));
 
-    const created = conforms(M.CreatedMirrorAnswer, await bHttp.post('/api/boxyard/mirrors', {
-      mirror: { upstream_id: upstream.upstream.id, source: 'bento/debian', target: 'lab/debian', providers: ['virtualbox'], run: true } satisfies z.input<typeof BM.CreateMirror>,
-    }), 201);
+    const created = conforms(
+      M.CreatedMirrorAnswer,
+      await bHttp.post('/api/boxyard/mirrors', {
+        mirror: {
+          upstream_id: upstream.upstream.id,
+          source: 'bento/debian',
+          target: 'lab/debian',
+          providers: ['virtualbox'],
+          run: true,
+        } satisfies z.input<typeof BM.CreateMirror>,
+      }),
+      201,
+    );
     const done = await waitForJob(bHttp, created.job!.id);
     expect(done.state).toBe('done');
     const job = conforms(M.JobAnswer, await bHttp.get(`/api/boxyard/mirror-jobs/${created.job!.id}`));
@@ -61,11 +77,21 @@ describe('mirroring answers', () => {
     const mirrors = conforms(M.MirrorsAnswer, await bHttp.get('/api/boxyard/mirrors'));
     expect(mirrors.mirrors[0].last_job?.state).toBe('done');
 
-    const paused = conforms(M.CreatedMirrorAnswer, await bHttp.post('/api/boxyard/mirrors', {
-      mirror: {
-        upstream_id: upstream.upstream.id, source: 'bento/alpine', target: 'lab/alpine', versions: '>= 3', interval_minutes: 60, retain: 2, run: false,
-      } satisfies z.input<typeof BM.CreateMirror>,
-    }), 201);
+    const paused = conforms(
+      M.CreatedMirrorAnswer,
+      await bHttp.post('/api/boxyard/mirrors', {
+        mirror: {
+          upstream_id: upstream.upstream.id,
+          source: 'bento/alpine',
+          target: 'lab/alpine',
+          versions: '>= 3',
+          interval_minutes: 60,
+          retain: 2,
+          run: false,
+        } satisfies z.input<typeof BM.CreateMirror>,
+      }),
+      201,
+    );
     expect(paused.job).toBeNull();
     conforms(M.JobAnswer, await bHttp.post(`/api/boxyard/mirrors/${paused.mirror.id}/run`), 201);
   });
@@ -79,9 +105,16 @@ describe('mirroring answers', () => {
   it('an imported .box file', async () => {
     const file = await makeBoxFile(join(tmp, 'x.box'), 'libvirt', 16 * 1024, 'arm64');
     const r = await rawPut(`${b.url}/api/boxyard/import/lab/imported/1.0.0?release=true`, file, {
-      authorization: `Bearer ${b.adminToken}`, 'content-length': String(file.length), 'content-type': 'application/octet-stream',
+      authorization: `Bearer ${b.adminToken}`,
+      'content-length': String(file.length),
+      'content-type': 'application/octet-stream',
     });
     const answer = conforms(M.ImportAnswer, { ...r, json: JSON.parse(r.text) });
-    expect(answer.import).toMatchObject({ box: 'lab/imported', provider: 'libvirt', architecture: 'arm64', released: true });
+    expect(answer.import).toMatchObject({
+      box: 'lab/imported',
+      provider: 'libvirt',
+      architecture: 'arm64',
+      released: true,
+    });
   });
 });

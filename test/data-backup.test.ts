@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -32,7 +42,8 @@ function modes(root: string): Array<{ path: string; dir: boolean; mode: number }
 
 function expectPrivate(root: string): void {
   expect(statSync(root).mode & 0o777).toBe(0o700);
-  for (const e of modes(root)) expect({ path: e.path, mode: e.mode.toString(8) }).toEqual({ path: e.path, mode: e.dir ? '700' : '600' });
+  for (const e of modes(root))
+    expect({ path: e.path, mode: e.mode.toString(8) }).toEqual({ path: e.path, mode: e.dir ? '700' : '600' });
 }
 
 /** Flips one byte of a file in place. */
@@ -43,9 +54,11 @@ function flipByte(path: string, at = 100): void {
 }
 
 const blobFile = (dataDir: string, sha: string) => join(dataDir, 'blobs', 'sha256', sha.slice(0, 2), sha);
-const manifestOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'boxyard-backup.json'), 'utf8')) as {
-  database: string; files: Array<{ path: string; size: number; sha256: string }>;
-};
+const manifestOf = (dir: string) =>
+  JSON.parse(readFileSync(join(dir, 'boxyard-backup.json'), 'utf8')) as {
+    database: string;
+    files: Array<{ path: string; size: number; sha256: string }>;
+  };
 
 async function waitFor(check: () => Promise<boolean>): Promise<void> {
   const until = Date.now() + 20_000;
@@ -75,7 +88,10 @@ beforeAll(async () => {
   const begin = await alice.http.post('/api/boxyard/two-factor/totp');
   expect(begin.status, begin.text).toBe(201);
   totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(begin.json.two_factor.secret), digits: 6, period: 30 });
-  const confirm = await alice.http.post('/api/boxyard/two-factor/totp/confirm', { two_factor: { code: totp.generate() }, current_password: 'alice-password' });
+  const confirm = await alice.http.post('/api/boxyard/two-factor/totp/confirm', {
+    two_factor: { code: totp.generate() },
+    current_password: 'alice-password',
+  });
   expect(confirm.status, confirm.text).toBe(200);
   // A top-level file of the data folder (like the key that encrypts two-factor secrets) goes along.
   writeFileSync(join(d.dataDir, 'custom-ca.pem'), pem, { mode: 0o600 });
@@ -89,7 +105,13 @@ describe('boxyard backup', () => {
   it('copies the data folder while the daemon serves and an upload streams: database, blobs, top-level files, manifest', async () => {
     const api = '/api/v2/box/lab/web/version/1.2.0';
     expect((await alice.http.post('/api/v2/box/lab/web/versions', { version: { version: '1.2.0' } })).status).toBe(200);
-    expect((await alice.http.post(`${api}/providers`, { provider: { name: 'virtualbox', architecture: 'amd64', url: null } })).status).toBe(200);
+    expect(
+      (
+        await alice.http.post(`${api}/providers`, {
+          provider: { name: 'virtualbox', architecture: 'amd64', url: null },
+        })
+      ).status,
+    ).toBe(200);
     const prep = await alice.http.get(`${api}/provider/virtualbox/amd64/upload`);
     const c = randomBytes(2_000_000);
     const body = new PassThrough();
@@ -99,7 +121,8 @@ describe('boxyard backup', () => {
     try {
       // The PUT is streaming: some of its bytes are in a staging folder under uploads/.
       await waitFor(async () => {
-        for await (const s of d.deps.blobStore.listStaged()) if ((await d.deps.blobStore.stagedSize(s.uploadId)) > 0) return true;
+        for await (const s of d.deps.blobStore.listStaged())
+          if ((await d.deps.blobStore.stagedSize(s.uploadId)) > 0) return true;
         return false;
       });
       r = await runCli(['backup', '--data', d.dataDir, dest]);
@@ -116,11 +139,19 @@ describe('boxyard backup', () => {
     expect(r.stdout).toMatch(/left out uploads\/: uploads in progress/);
     expect(m.database).toBe('boxyard.db');
     // The blobs the snapshot names: not the upload that was still streaming.
-    expect(m.files.filter((f) => f.path.startsWith('blobs/')).map((f) => f.sha256).sort()).toEqual([sha256(a), sha256(b)].sort());
+    expect(
+      m.files
+        .filter((f) => f.path.startsWith('blobs/'))
+        .map((f) => f.sha256)
+        .sort(),
+    ).toEqual([sha256(a), sha256(b)].sort());
     // Every top-level file but the database's own (its WAL is in the snapshot) goes along.
-    const topLevel = readdirSync(d.dataDir, { withFileTypes: true }).filter((e) => e.isFile() && !e.name.startsWith('boxyard.db')).map((e) => e.name);
+    const topLevel = readdirSync(d.dataDir, { withFileTypes: true })
+      .filter((e) => e.isFile() && !e.name.startsWith('boxyard.db'))
+      .map((e) => e.name);
     expect(topLevel).toEqual(expect.arrayContaining(['custom-ca.pem', 'secret.key']));
-    for (const name of topLevel) expect(m.files.find((f) => f.path === name)?.sha256).toBe(sha256(readFileSync(join(d.dataDir, name))));
+    for (const name of topLevel)
+      expect(m.files.find((f) => f.path === name)?.sha256).toBe(sha256(readFileSync(join(d.dataDir, name))));
     for (const f of m.files) {
       const bytes = readFileSync(join(dest, f.path));
       expect({ path: f.path, size: bytes.length, sha256: sha256(bytes) }).toEqual(f);
@@ -135,7 +166,9 @@ describe('boxyard backup', () => {
     writeFileSync(join(full, 'notes.txt'), 'mine');
     const r = await runCli(['backup', '--data', d.dataDir, full]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`boxyard: The backup folder ${full} is not empty (it holds notes.txt). Choose an empty or new folder.`);
+    expect(r.stderr).toContain(
+      `boxyard: The backup folder ${full} is not empty (it holds notes.txt). Choose an empty or new folder.`,
+    );
     expect(readdirSync(full)).toEqual(['notes.txt']);
 
     const inside = join(d.dataDir, 'backup');
@@ -147,7 +180,9 @@ describe('boxyard backup', () => {
     const none = join(tmp, 'no-data');
     const r3 = await runCli(['backup', '--data', none, join(tmp, 'of-nothing')]);
     expect(r3.code).toBe(1);
-    expect(r3.stderr).toBe(`boxyard: There is no database at ${join(none, 'boxyard.db')}: is this a Boxyard data folder (--data)?\n`);
+    expect(r3.stderr).toBe(
+      `boxyard: There is no database at ${join(none, 'boxyard.db')}: is this a Boxyard data folder (--data)?\n`,
+    );
     expect(existsSync(join(tmp, 'of-nothing'))).toBe(false);
   });
 
@@ -172,7 +207,9 @@ describe('boxyard backup', () => {
       mkdirSync(out2);
       const r2 = await runCli(['backup', '--data', e.dataDir, out2]);
       expect(r2.code).toBe(1);
-      expect(r2.stderr).toContain(`The provider virtualbox (amd64) of team/x 1.0.0 names the blob ${sha256(x)}, which is missing from ${e.dataDir}.`);
+      expect(r2.stderr).toContain(
+        `The provider virtualbox (amd64) of team/x 1.0.0 names the blob ${sha256(x)}, which is missing from ${e.dataDir}.`,
+      );
       // It was empty, and is again.
       expect(readdirSync(out2)).toEqual([]);
     } finally {
@@ -190,7 +227,9 @@ describe('boxyard backup', () => {
       await publishHosted(http, 'ops', 'gone', '1.0.0', gone);
       const out = join(tmp, 'raced');
       const s = await backup({
-        dataDir: e.dataDir, databaseFile: join(e.dataDir, 'boxyard.db'), dest: out,
+        dataDir: e.dataDir,
+        databaseFile: join(e.dataDir, 'boxyard.db'),
+        dest: out,
         // Between the snapshot and the blob copies: the box is deleted and the collector runs.
         onSnapshot: async (n) => {
           if (n !== 1) return;
@@ -199,7 +238,11 @@ describe('boxyard backup', () => {
         },
       });
       expect(s).toMatchObject({ snapshots: 2, blobs: 1 });
-      expect(manifestOf(out).files.filter((f) => f.path.startsWith('blobs/')).map((f) => f.sha256)).toEqual([sha256(keep)]);
+      expect(
+        manifestOf(out)
+          .files.filter((f) => f.path.startsWith('blobs/'))
+          .map((f) => f.sha256),
+      ).toEqual([sha256(keep)]);
       expect(existsSync(blobFile(out, sha256(gone)))).toBe(false);
 
       const restored = join(tmp, 'raced-restored');
@@ -233,7 +276,10 @@ describe('boxyard restore', () => {
       expect(catalog.status, catalog.text).toBe(200);
       // 1.2.0's file was still streaming when the snapshot was taken: it was never released there.
       expect(catalog.json.versions.map((v: { version: string }) => v.version)).toEqual(['1.1.0', '1.0.0']);
-      for (const [version, file] of [['1.0.0', a], ['1.1.0', b]] as const) {
+      for (const [version, file] of [
+        ['1.0.0', a],
+        ['1.1.0', b],
+      ] as const) {
         const p = catalog.json.versions.find((v: { version: string }) => v.version === version).providers[0];
         expect(p).toMatchObject({ name: 'virtualbox', checksum_type: 'sha256', checksum: sha256(file) });
         const dl = await rawGet(p.url, VAGRANT);
@@ -242,7 +288,8 @@ describe('boxyard restore', () => {
       }
       // The same accounts: alice's token still works, and her authenticator app (secret.key came along).
       expect((await e.http.withToken(alice.token).get('/api/v2/box/lab/web')).status).toBe(200);
-      const login = (extra: Record<string, unknown>) => e.http.post('/api/v1/authenticate', { user: { login: 'alice', password: 'alice-password' }, ...extra });
+      const login = (extra: Record<string, unknown>) =>
+        e.http.post('/api/v1/authenticate', { user: { login: 'alice', password: 'alice-password' }, ...extra });
       expect((await login({})).status).toBe(406);
       const signedIn = await login({ two_factor: { code: totp.generate({ timestamp: later.now().getTime() }) } });
       expect(signedIn.status, signedIn.text).toBe(200);
@@ -254,12 +301,14 @@ describe('boxyard restore', () => {
   it('refuses a data folder that is not empty and changes nothing in it', async () => {
     const target = join(tmp, 'busy');
     mkdirSync(target);
-    writeFileSync(join(target, 'boxyard.db'), 'someone else\'s');
+    writeFileSync(join(target, 'boxyard.db'), "someone else's");
     const r = await runCli(['restore', '--data', target, dest]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`boxyard: The data folder ${target} is not empty (it holds boxyard.db). Choose an empty or new folder.`);
+    expect(r.stderr).toContain(
+      `boxyard: The data folder ${target} is not empty (it holds boxyard.db). Choose an empty or new folder.`,
+    );
     expect(readdirSync(target)).toEqual(['boxyard.db']);
-    expect(readFileSync(join(target, 'boxyard.db'), 'utf8')).toBe('someone else\'s');
+    expect(readFileSync(join(target, 'boxyard.db'), 'utf8')).toBe("someone else's");
   });
 
   it('refuses a backup without its manifest (one that stopped half-way), leaving no data folder', async () => {
@@ -281,7 +330,9 @@ describe('boxyard restore', () => {
     mkdirSync(target);
     const r = await runCli(['restore', '--data', target, bad]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`The backup ${bad} is damaged: the sha256 of blobs/sha256/${sha256(b).slice(0, 2)}/${sha256(b)} is `);
+    expect(r.stderr).toContain(
+      `The backup ${bad} is damaged: the sha256 of blobs/sha256/${sha256(b).slice(0, 2)}/${sha256(b)} is `,
+    );
     expect(r.stderr).toContain('Nothing was restored; use another backup.');
     expect(readdirSync(target)).toEqual([]);
 
@@ -292,10 +343,15 @@ describe('boxyard restore', () => {
     expect(readdirSync(target)).toEqual([]);
 
     const m = manifestOf(dest);
-    writeFileSync(join(bad, 'boxyard-backup.json'), JSON.stringify({ ...m, files: [...m.files, { path: '../outside', size: 1, sha256: sha256(a) }] }));
+    writeFileSync(
+      join(bad, 'boxyard-backup.json'),
+      JSON.stringify({ ...m, files: [...m.files, { path: '../outside', size: 1, sha256: sha256(a) }] }),
+    );
     const r3 = await runCli(['restore', '--data', target, bad]);
     expect(r3.code).toBe(1);
-    expect(r3.stderr).toMatch(/boxyard-backup\.json is not a Boxyard backup manifest \(files\.\d+\.path: a path of a Boxyard data folder/);
+    expect(r3.stderr).toMatch(
+      /boxyard-backup\.json is not a Boxyard backup manifest \(files\.\d+\.path: a path of a Boxyard data folder/,
+    );
     expect(readdirSync(target)).toEqual([]);
   });
 });

@@ -29,7 +29,8 @@ async function waitFor(check: () => Promise<boolean>): Promise<void> {
 }
 
 const check = (dataDir: string, ...flags: string[]) => runCli(['check', '--data', dataDir, ...flags]);
-const download = (d: TestDaemon, box: string, version: string) => rawGet(`${d.url}/lab/boxes/${box}/versions/${version}/providers/virtualbox/amd64/vagrant.box`);
+const download = (d: TestDaemon, box: string, version: string) =>
+  rawGet(`${d.url}/lab/boxes/${box}/versions/${version}/providers/virtualbox/amd64/vagrant.box`);
 
 let tmp: string;
 let d: TestDaemon;
@@ -60,17 +61,28 @@ describe('boxyard check (the daemon serving all along)', () => {
   it('reports a corrupt blob, a row whose blob was deleted and a wrong size in words, exits 1, and changes nothing', async () => {
     flipByte(blobFile(d.dataDir, sha256(a)));
     rmSync(blobFile(d.dataDir, sha256(b)));
-    await d.deps.db.updateTable('box_providers').set({ size: c.length + 1 }).where('blob_sha256', '=', sha256(c)).execute();
+    await d.deps.db
+      .updateTable('box_providers')
+      .set({ size: c.length + 1 })
+      .where('blob_sha256', '=', sha256(c))
+      .execute();
     const before = await d.deps.db.selectFrom('box_providers').selectAll().orderBy('id').execute();
 
     const r = await check(d.dataDir);
     expect(r.code).toBe(1);
-    expect(r.stdout.split('\n').filter((l) => l.startsWith('problem: ')).sort()).toEqual([
-      `problem: The blob ${sha256(a)} is corrupt: its ${a.length} bytes hash to ${sha256(readFileSync(blobFile(d.dataDir, sha256(a))))}.`,
-      `problem: The provider virtualbox (amd64) of lab/web 1.0.0 names the blob ${sha256(a)}, which is corrupt.`,
-      `problem: The provider virtualbox (amd64) of lab/web 1.1.0 names the blob ${sha256(b)}, which is missing.`,
-      `problem: The provider virtualbox (amd64) of lab/web 1.2.0 records a size of ${c.length + 1} bytes, but its blob ${sha256(c)} holds ${c.length} (and is intact).`,
-    ].sort());
+    expect(
+      r.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('problem: '))
+        .sort(),
+    ).toEqual(
+      [
+        `problem: The blob ${sha256(a)} is corrupt: its ${a.length} bytes hash to ${sha256(readFileSync(blobFile(d.dataDir, sha256(a))))}.`,
+        `problem: The provider virtualbox (amd64) of lab/web 1.0.0 names the blob ${sha256(a)}, which is corrupt.`,
+        `problem: The provider virtualbox (amd64) of lab/web 1.1.0 names the blob ${sha256(b)}, which is missing.`,
+        `problem: The provider virtualbox (amd64) of lab/web 1.2.0 records a size of ${c.length + 1} bytes, but its blob ${sha256(c)} holds ${c.length} (and is intact).`,
+      ].sort(),
+    );
     expect(r.stdout).toContain('and 4 rows naming blobs: 4 problems\n');
     expect(r.stdout).toContain(`to repair: boxyard check --data ${d.dataDir} --repair`);
     expect(r.stdout).not.toContain('repaired:');
@@ -88,7 +100,11 @@ describe('boxyard check (the daemon serving all along)', () => {
     expect(quarantined[0].startsWith(`${sha256(a)}.`)).toBe(true);
     const qPath = join(d.dataDir, 'quarantine', quarantined[0]);
     expect(r.stdout).toContain(`  repaired: moved to ${qPath}\n`);
-    expect(r.stdout.match(/ {2}repaired: the provider is marked not uploaded \(left out of the catalog\) until its file is uploaded again/g)).toHaveLength(2);
+    expect(
+      r.stdout.match(
+        / {2}repaired: the provider is marked not uploaded \(left out of the catalog\) until its file is uploaded again/g,
+      ),
+    ).toHaveLength(2);
     expect(r.stdout).toContain(`  repaired: recorded the blob's size, ${c.length} bytes\n`);
     expect(r.stdout).toContain('repaired: everything left is consistent\n');
     expect(statSync(qPath).mode & 0o777).toBe(0o600);
@@ -100,7 +116,9 @@ describe('boxyard check (the daemon serving all along)', () => {
     expect(await providerRow(d, 'web', '1.2.0')).toMatchObject({ blob_sha256: sha256(c), size: c.length });
     // What vagrant sees from the daemon that served all along: no file offered that is not there.
     const catalog = await d.http.get('/lab/web');
-    const offered = Object.fromEntries(catalog.json.versions.map((v: { version: string; providers: unknown[] }) => [v.version, v.providers.length]));
+    const offered = Object.fromEntries(
+      catalog.json.versions.map((v: { version: string; providers: unknown[] }) => [v.version, v.providers.length]),
+    );
     expect(offered).toEqual({ '1.0.0': 0, '1.1.0': 0, '1.2.0': 1 });
     const gone = await download(d, 'web', '1.0.0');
     expect(gone.status).toBe(404);
@@ -130,10 +148,16 @@ describe('boxyard check (the daemon serving all along)', () => {
 
     const r = await check(d.dataDir);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(new RegExp(`problem: The direct upload upl-\\w+ \\(waiting for its callback\\) of provider virtualbox \\(amd64\\) of lab/direct 1\\.0\\.0 names the blob ${sha256(f)}, which is missing\\.`));
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `problem: The direct upload upl-\\w+ \\(waiting for its callback\\) of provider virtualbox \\(amd64\\) of lab/direct 1\\.0\\.0 names the blob ${sha256(f)}, which is missing\\.`,
+      ),
+    );
     const fixed = await check(d.dataDir, '--repair');
     expect(fixed.code, fixed.stdout).toBe(0);
-    expect(fixed.stdout).toContain('  repaired: the direct upload is open again: PUT the file to its upload URL again\n');
+    expect(fixed.stdout).toContain(
+      '  repaired: the direct upload is open again: PUT the file to its upload URL again\n',
+    );
 
     expect((await rawPut(prep.json.upload_path, f, { 'content-length': String(f.length) })).status).toBe(200);
     expect((await alice.http.put(new URL(prep.json.callback).pathname)).status).toBe(200);
@@ -159,7 +183,14 @@ describe('boxyard check --repair on a pull-through cache', () => {
   });
 
   const url = () => `${cache.url}/bento/boxes/debian/versions/1.0.0/providers/virtualbox/amd64/vagrant.box`;
-  const stored = async () => (await cache.deps.db.selectFrom('box_providers').select('blob_sha256').where('source_url', 'is not', null).executeTakeFirst())?.blob_sha256 ?? null;
+  const stored = async () =>
+    (
+      await cache.deps.db
+        .selectFrom('box_providers')
+        .select('blob_sha256')
+        .where('source_url', 'is not', null)
+        .executeTakeFirst()
+    )?.blob_sha256 ?? null;
 
   it('forgets a cached file whose blob is gone, and the cache fetches it from the upstream again', async () => {
     expect((await cache.http.get('/bento/debian')).status).toBe(200);
@@ -169,10 +200,14 @@ describe('boxyard check --repair on a pull-through cache', () => {
 
     const r = await check(cache.dataDir);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain(`problem: The provider virtualbox (amd64) of bento/debian 1.0.0 names the blob ${sha256(v)}, which is missing.`);
+    expect(r.stdout).toContain(
+      `problem: The provider virtualbox (amd64) of bento/debian 1.0.0 names the blob ${sha256(v)}, which is missing.`,
+    );
     const fixed = await check(cache.dataDir, '--repair');
     expect(fixed.code, fixed.stdout).toBe(0);
-    expect(fixed.stdout).toContain('  repaired: the pull-through cache fetches the file from its upstream again on the next download\n');
+    expect(fixed.stdout).toContain(
+      '  repaired: the pull-through cache fetches the file from its upstream again on the next download\n',
+    );
     expect(await stored()).toBeNull();
 
     expect((await rawGet(url())).body.equals(v)).toBe(true);
@@ -193,20 +228,32 @@ describe('boxyard check on a stopped data folder', () => {
     const sha = sha256(Buffer.from('never stored'));
     const db = new SqliteDatabase(join(dir, 'boxyard.db'));
     const now = new Date().toISOString();
-    db.prepare("INSERT INTO upstreams (id, name, name_key, kind, url, created_at, updated_at) VALUES ('up-1', 'up', 'up', 'catalog', 'http://127.0.0.1:9/box.json', ?, ?)").run(now, now);
-    db.prepare("INSERT INTO mirrors (id, upstream_id, source, target, created_at, updated_at) VALUES ('mir-1', 'up-1', 'lab/web', 'lab/web', ?, ?)").run(now, now);
-    db.prepare("INSERT INTO mirror_jobs (id, mirror_id, state, created_at, updated_at) VALUES ('job-1', 'mir-1', 'queued', ?, ?)").run(now, now);
-    db.prepare("INSERT INTO mirror_files (id, job_id, url, state, blob_sha256, blob_size, bytes_done) VALUES ('mf-1', 'job-1', 'http://127.0.0.1:9/web.box', 'done', ?, 12, 12)").run(sha);
+    db.prepare(
+      "INSERT INTO upstreams (id, name, name_key, kind, url, created_at, updated_at) VALUES ('up-1', 'up', 'up', 'catalog', 'http://127.0.0.1:9/box.json', ?, ?)",
+    ).run(now, now);
+    db.prepare(
+      "INSERT INTO mirrors (id, upstream_id, source, target, created_at, updated_at) VALUES ('mir-1', 'up-1', 'lab/web', 'lab/web', ?, ?)",
+    ).run(now, now);
+    db.prepare(
+      "INSERT INTO mirror_jobs (id, mirror_id, state, created_at, updated_at) VALUES ('job-1', 'mir-1', 'queued', ?, ?)",
+    ).run(now, now);
+    db.prepare(
+      "INSERT INTO mirror_files (id, job_id, url, state, blob_sha256, blob_size, bytes_done) VALUES ('mf-1', 'job-1', 'http://127.0.0.1:9/web.box', 'done', ?, 12, 12)",
+    ).run(sha);
     db.close();
 
     const r = await check(dir);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain(`problem: The file http://127.0.0.1:9/web.box of mirror job job-1 (not published yet) names the blob ${sha}, which is missing.`);
+    expect(r.stdout).toContain(
+      `problem: The file http://127.0.0.1:9/web.box of mirror job job-1 (not published yet) names the blob ${sha}, which is missing.`,
+    );
     const fixed = await check(dir, '--repair');
     expect(fixed.code, fixed.stdout).toBe(0);
     expect(fixed.stdout).toContain('  repaired: the mirror job downloads the file again\n');
     const after = new SqliteDatabase(join(dir, 'boxyard.db'), { readonly: true });
-    expect(after.prepare("SELECT state, blob_sha256, blob_size, bytes_done FROM mirror_files WHERE id = 'mf-1'").get()).toEqual({ state: 'pending', blob_sha256: null, blob_size: null, bytes_done: 0 });
+    expect(
+      after.prepare("SELECT state, blob_sha256, blob_size, bytes_done FROM mirror_files WHERE id = 'mf-1'").get(),
+    ).toEqual({ state: 'pending', blob_sha256: null, blob_size: null, bytes_done: 0 });
     after.close();
   });
 
@@ -220,7 +267,9 @@ describe('boxyard check on a stopped data folder', () => {
       const r = await check(dir, ...flags);
       expect(r.code).toBe(1);
       expect(r.stdout).toContain(`problem: The database ${file} is damaged (`);
-      expect(r.stdout).toContain('Repair cannot fix that: stop the daemon, keep a copy of the data folder as it is, and restore the last backup into a new folder (boxyard restore --data NEWDIR BACKUP).');
+      expect(r.stdout).toContain(
+        'Repair cannot fix that: stop the daemon, keep a copy of the data folder as it is, and restore the last backup into a new folder (boxyard restore --data NEWDIR BACKUP).',
+      );
       expect(r.stdout).toContain('the database cannot be repaired: stop the daemon and restore a backup');
     }
     const b2 = await runCli(['backup', '--data', dir, join(tmp, 'of-damaged')]);
@@ -232,6 +281,8 @@ describe('boxyard check on a stopped data folder', () => {
   it('says what to do when the folder holds no database', async () => {
     const r = await check(join(tmp, 'nothing-here'));
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`boxyard: There is no database at ${join(tmp, 'nothing-here', 'boxyard.db')}: is this a Boxyard data folder (--data)?\n`);
+    expect(r.stderr).toBe(
+      `boxyard: There is no database at ${join(tmp, 'nothing-here', 'boxyard.db')}: is this a Boxyard data folder (--data)?\n`,
+    );
   });
 });

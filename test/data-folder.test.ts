@@ -51,7 +51,9 @@ describe('the data folder', () => {
     d = undefined;
     process.umask(umask);
   });
-  afterAll(() => { for (const r of roots) rmSync(r, { recursive: true, force: true }); });
+  afterAll(() => {
+    for (const r of roots) rmSync(r, { recursive: true, force: true });
+  });
 
   const newFolder = () => {
     const root = mkdtempSync(join(tmpdir(), 'boxyard-modes-'));

@@ -13,16 +13,18 @@ const SIZE = 256 * MiB;
 /** Far below SIZE: a command that held the blob in memory would pass it (an idle CLI is ~60 MiB). */
 const FLAT_MIB = 160;
 
-
 /** Runs a CLI command, sampling its memory; returns its result and peak. */
 async function measured(args: string[]): Promise<CliResult & { peak: number }> {
   let peak = 0;
   let timer: NodeJS.Timeout | undefined;
-  const r = await runCli(args, {}, (pid) => { timer = setInterval(() => { peak = Math.max(peak, rssMiB(pid)); }, 20); });
+  const r = await runCli(args, {}, (pid) => {
+    timer = setInterval(() => {
+      peak = Math.max(peak, rssMiB(pid));
+    }, 20);
+  });
   clearInterval(timer);
   return { ...r, peak };
 }
-
 
 let d: TestDaemon;
 let tmp: string;
@@ -63,8 +65,10 @@ describe('a 256 MiB blob', () => {
     expect(again.code, again.stdout).toBe(0);
     expect(again.stdout).toContain(`checked 1 blob (${SIZE} bytes`);
 
-    expect({ check: c.peak < FLAT_MIB, backup: b.peak < FLAT_MIB, restore: r.peak < FLAT_MIB }, `peaks (MiB): check ${c.peak}, backup ${b.peak}, restore ${r.peak}`)
-      .toEqual({ check: true, backup: true, restore: true });
+    expect(
+      { check: c.peak < FLAT_MIB, backup: b.peak < FLAT_MIB, restore: r.peak < FLAT_MIB },
+      `peaks (MiB): check ${c.peak}, backup ${b.peak}, restore ${r.peak}`,
+    ).toEqual({ check: true, backup: true, restore: true });
     const manifest = JSON.parse(readFileSync(join(tmp, 'backup', 'boxyard-backup.json'), 'utf8'));
     expect(manifest.files).toContainEqual({ path: `blobs/sha256/${sha.slice(0, 2)}/${sha}`, sha256: sha, size: SIZE });
   });

@@ -25,13 +25,26 @@ function dockerfileEnv(): Record<string, string> {
   return env;
 }
 
-type ComposeService = { environment?: Record<string, string>; healthcheck?: { test: string[] }; image?: string; build?: unknown };
+type ComposeService = {
+  environment?: Record<string, string>;
+  healthcheck?: { test: string[] };
+  image?: string;
+  build?: unknown;
+};
 type K8sEnv = { name: string; value?: string; valueFrom?: unknown };
 type K8sDoc = {
   kind: string;
   spec: {
     replicas?: number;
-    template?: { spec: { containers: Array<{ env: K8sEnv[]; ports: Array<{ name: string; containerPort: number }>; readinessProbe: { httpGet: { path: string; port: string } } }> } };
+    template?: {
+      spec: {
+        containers: Array<{
+          env: K8sEnv[];
+          ports: Array<{ name: string; containerPort: number }>;
+          readinessProbe: { httpGet: { path: string; port: string } };
+        }>;
+      };
+    };
   };
 };
 
@@ -49,7 +62,11 @@ describe('deploy/: Dockerfile, Compose, nginx and Kubernetes agree with the daem
     expect(daemons.map(([name]) => name)).toEqual(['boxyard-1', 'boxyard-2']);
     for (const [, s] of daemons) {
       const config = loadConfig({ ...image, ...s.environment });
-      expect(config).toMatchObject({ port: 8080, trustProxy: true, database: 'postgres://boxyard:boxyard@postgres:5432/boxyard' });
+      expect(config).toMatchObject({
+        port: 8080,
+        trustProxy: true,
+        database: 'postgres://boxyard:boxyard@postgres:5432/boxyard',
+      });
       expect(config.blobs).toMatch(/^s3:\/\/boxes\/boxyard\/\?endpoint=http:\/\/minio:9000/);
       expect(s.healthcheck?.test.join(' ')).toContain('http://127.0.0.1:8080/readyz');
     }
@@ -68,19 +85,34 @@ describe('deploy/: Dockerfile, Compose, nginx and Kubernetes agree with the daem
     expect(container.ports).toEqual([{ name: 'http', containerPort: 8080 }]);
     expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
     // Secrets stand in as examples: the daemon must accept the shape of each.
-    const examples: Record<string, string> = { BOXYARD_DATABASE_URL: 'postgres://boxyard:secret@postgres:5432/boxyard', BOXYARD_ADMIN_PASSWORD: 'a-long-password' };
+    const examples: Record<string, string> = {
+      BOXYARD_DATABASE_URL: 'postgres://boxyard:secret@postgres:5432/boxyard',
+      BOXYARD_ADMIN_PASSWORD: 'a-long-password',
+    };
     const env = Object.fromEntries(container.env.map((e) => [e.name, e.value ?? examples[e.name] ?? 'from-a-secret']));
-    expect(loadConfig({ ...image, ...env })).toMatchObject({ port: 8080, trustProxy: true, database: examples.BOXYARD_DATABASE_URL, drainSeconds: 20 });
+    expect(loadConfig({ ...image, ...env })).toMatchObject({
+      port: 8080,
+      trustProxy: true,
+      database: examples.BOXYARD_DATABASE_URL,
+      drainSeconds: 20,
+    });
     expect(docs.find((d) => d.kind === 'Service')).toBeDefined();
   });
 
   it('the Prometheus scrape config is valid (promtool), scrapes every Compose daemon with the token they are given', async () => {
-    const prom = load(deploy('prometheus.yml')) as { scrape_configs: Array<{ metrics_path: string; authorization: { type: string; credentials_file: string }; static_configs: Array<{ targets: string[] }> }> };
+    const prom = load(deploy('prometheus.yml')) as {
+      scrape_configs: Array<{
+        metrics_path: string;
+        authorization: { type: string; credentials_file: string };
+        static_configs: Array<{ targets: string[] }>;
+      }>;
+    };
     const job = prom.scrape_configs[0];
     expect(job.metrics_path).toBe('/metrics');
     const port = loadConfig({ ...image, ...daemons[0][1].environment }).port;
     expect(job.static_configs[0].targets.sort()).toEqual(daemons.map(([name]) => `${name}:${port}`).sort());
-    for (const [, s] of daemons) expect(loadConfig({ ...image, ...s.environment }).metricsToken).toBe(deploy('boxyard-metrics-token').trim());
+    for (const [, s] of daemons)
+      expect(loadConfig({ ...image, ...s.environment }).metricsToken).toBe(deploy('boxyard-metrics-token').trim());
     expect(job.authorization.credentials_file).toBe('/etc/prometheus/boxyard-metrics-token');
     const prometheus = compose.services.prometheus as ComposeService & { volumes: string[] };
     expect(prometheus.volumes).toContain('./boxyard-metrics-token:/etc/prometheus/boxyard-metrics-token:ro');
@@ -90,7 +122,10 @@ describe('deploy/: Dockerfile, Compose, nginx and Kubernetes agree with the daem
       // promtool reads the token file: the same config with the file beside it.
       const dir = mkdtempSync(join(tmpdir(), 'boxyard-prom-'));
       writeFileSync(join(dir, 'token'), deploy('boxyard-metrics-token'));
-      writeFileSync(join(dir, 'prometheus.yml'), deploy('prometheus.yml').replace('/etc/prometheus/boxyard-metrics-token', join(dir, 'token')));
+      writeFileSync(
+        join(dir, 'prometheus.yml'),
+        deploy('prometheus.yml').replace('/etc/prometheus/boxyard-metrics-token', join(dir, 'token')),
+      );
       const checked = spawnSync('promtool', ['check', 'config', join(dir, 'prometheus.yml')], { encoding: 'utf8' });
       rmSync(dir, { recursive: true, force: true });
       expect(checked.status, checked.stdout + checked.stderr).toBe(0);

@@ -8,12 +8,21 @@ import { sqliteOf, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { HttpClient, type HttpResponse } from './helpers/http';
 import { providerRow, storedBlobs } from './helpers/blobs';
 import { countRows } from './helpers/registry';
-import { publishHosted, serveFile, serveJson, sha256, staticServer, waitForJob, type StaticServer } from './helpers/mirror';
+import {
+  publishHosted,
+  serveFile,
+  serveJson,
+  sha256,
+  staticServer,
+  waitForJob,
+  type StaticServer,
+} from './helpers/mirror';
 import { rawGet, rawPut } from './helpers/upload';
 import { spawnDaemonOnTinyDisk } from './helpers/spawn-daemon';
 
 const MIB = 1024 * 1024;
-const REFUSED = /^Not enough free disk space: .* free.*BOXYARD_DISK_RESERVE_MB.*Nothing was stored\. Free space on that disk/;
+const REFUSED =
+  /^Not enough free disk space: .* free.*BOXYARD_DISK_RESERVE_MB.*Nothing was stored\. Free space on that disk/;
 
 /** A reserve 1 GiB above what the folder's disk has free now: the real check must refuse. */
 function reserveAboveFree(dir: string): number {
@@ -24,9 +33,18 @@ function reserveAboveFree(dir: string): number {
 /** Box → version → hosted provider (no file yet) → its upload URL. */
 async function uploadUrl(http: HttpClient, org: string, box: string, version: string): Promise<string> {
   const api = `/api/v2/box/${org}/${box}`;
-  if ((await http.get(api)).status === 404) expect((await http.post('/api/v1/boxes', { box: { username: org, name: box, is_private: false } })).status).toBe(200);
+  if ((await http.get(api)).status === 404)
+    expect((await http.post('/api/v1/boxes', { box: { username: org, name: box, is_private: false } })).status).toBe(
+      200,
+    );
   expect((await http.post(`${api}/versions`, { version: { version } })).status).toBe(200);
-  expect((await http.post(`${api}/version/${version}/providers`, { provider: { name: 'virtualbox', architecture: 'amd64', url: null } })).status).toBe(200);
+  expect(
+    (
+      await http.post(`${api}/version/${version}/providers`, {
+        provider: { name: 'virtualbox', architecture: 'amd64', url: null },
+      })
+    ).status,
+  ).toBe(200);
   const prep = await http.get(`${api}/version/${version}/provider/virtualbox/amd64/upload`);
   expect(prep.status, prep.text).toBe(200);
   return prep.json.upload_path as string;
@@ -43,9 +61,33 @@ describe('a disk with less free space than the reserve', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'boxyard-reserve-'));
     s = await staticServer();
-    s.route('/acme/mirrored', serveJson({ name: 'acme/mirrored', versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/mirrored.box` }] }] }));
+    s.route(
+      '/acme/mirrored',
+      serveJson({
+        name: 'acme/mirrored',
+        versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/mirrored.box` }] }],
+      }),
+    );
     s.route('/mirrored.box', serveFile(upstreamFile));
-    s.route('/bento/debian', serveJson({ name: 'bento/debian', versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/debian.box`, checksum: sha256(upstreamFile), checksum_type: 'sha256' }] }] }));
+    s.route(
+      '/bento/debian',
+      serveJson({
+        name: 'bento/debian',
+        versions: [
+          {
+            version: '1.0.0',
+            providers: [
+              {
+                name: 'virtualbox',
+                url: `${s.url}/debian.box`,
+                checksum: sha256(upstreamFile),
+                checksum_type: 'sha256',
+              },
+            ],
+          },
+        ],
+      }),
+    );
     s.route('/debian.box', serveFile(upstreamFile));
     // First with room: a box with a file, to read back once the disk is "full".
     const roomy = await startTestDaemon({ dataDir });
@@ -74,7 +116,9 @@ describe('a disk with less free space than the reserve', () => {
     const r = await rawPut(url, randomBytes(2 * MIB), { 'content-length': String(2 * MIB), expect: '100-continue' });
     expect(r.continued).toBe(false);
     const message = expectRefused(r);
-    expect(message).toMatch(/storing 2\.0 MiB needs [\d.]+ [GT]iB free \(the file plus the [\d.]+ [GT]iB Boxyard keeps in reserve/);
+    expect(message).toMatch(
+      /storing 2\.0 MiB needs [\d.]+ [GT]iB free \(the file plus the [\d.]+ [GT]iB Boxyard keeps in reserve/,
+    );
     expect(message).toMatch(/has [\d.]+ [GMT]iB free\./);
     expect(await providerRow(d, 'big', '1.0.0')).toMatchObject({ blob_sha256: null });
     expect(readdirSync(join(dataDir, 'uploads'))).toEqual([]);
@@ -85,14 +129,20 @@ describe('a disk with less free space than the reserve', () => {
   it('refuses a chunked upload (no length to check first) while it streams, with a 507 rather than a reset', async () => {
     const url = await uploadUrl(http, 'acme', 'chunked', '1.0.0');
     const r = await rawPut(url, Readable.from([randomBytes(MIB), randomBytes(MIB), randomBytes(MIB)]));
-    expect(expectRefused(r)).toMatch(/^Not enough free disk space: the disk holding its data folder has .* free, less than the .* Boxyard keeps in reserve/);
+    expect(expectRefused(r)).toMatch(
+      /^Not enough free disk space: the disk holding its data folder has .* free, less than the .* Boxyard keeps in reserve/,
+    );
     expect(await providerRow(d, 'chunked', '1.0.0')).toMatchObject({ blob_sha256: null });
     expect(readdirSync(join(dataDir, 'uploads'))).toEqual([]);
   });
 
   it('refuses an import and creates nothing', async () => {
     const boxes = await countRows(d, 'boxes');
-    const r = await http.request('PUT', '/api/boxyard/import/acme/imported/1.0.0?provider=virtualbox&architecture=amd64', { body: randomBytes(MIB), raw: true, headers: { 'content-type': 'application/octet-stream' } });
+    const r = await http.request(
+      'PUT',
+      '/api/boxyard/import/acme/imported/1.0.0?provider=virtualbox&architecture=amd64',
+      { body: randomBytes(MIB), raw: true, headers: { 'content-type': 'application/octet-stream' } },
+    );
     expect(expectRefused(r)).toMatch(/storing 1\.0 MiB needs/);
     expect(await countRows(d, 'boxes')).toBe(boxes);
     expect(readdirSync(join(dataDir, 'uploads'))).toEqual([]);
@@ -108,21 +158,32 @@ describe('a disk with less free space than the reserve', () => {
     const search = await d.http.get('/api/v1/search?q=kept');
     expect(search.status).toBe(200);
     expect(search.json.boxes.map((b: { tag: string }) => b.tag)).toContain('acme/kept');
-    expect((await http.post('/api/v1/boxes', { box: { username: 'acme', name: 'notes', is_private: false } })).status).toBe(200);
+    expect(
+      (await http.post('/api/v1/boxes', { box: { username: 'acme', name: 'notes', is_private: false } })).status,
+    ).toBe(200);
     // Healthy but degraded: a load balancer keeps sending reads.
     const health = await d.http.withToken(d.adminToken).get('/healthz');
     expect(health.status).toBe(200);
-    expect(health.json).toMatchObject({ status: 'degraded', checks: { database: { status: 'ok' }, blobs: { status: 'ok' }, disk: { status: 'low' } } });
-    expect(health.json.checks.disk.detail).toMatch(/^The data folder's disk has [\d.]+ [GMT]iB free, less than the [\d.]+ [GT]iB kept in reserve \(BOXYARD_DISK_RESERVE_MB\): uploads, imports, mirror and cache downloads are refused; everything stored is still served\.$/);
+    expect(health.json).toMatchObject({
+      status: 'degraded',
+      checks: { database: { status: 'ok' }, blobs: { status: 'ok' }, disk: { status: 'low' } },
+    });
+    expect(health.json.checks.disk.detail).toMatch(
+      /^The data folder's disk has [\d.]+ [GMT]iB free, less than the [\d.]+ [GT]iB kept in reserve \(BOXYARD_DISK_RESERVE_MB\): uploads, imports, mirror and cache downloads are refused; everything stored is still served\.$/,
+    );
   });
 
   it('fails a mirror job with insufficient_storage and publishes nothing', async () => {
-    const r = await http.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/mirrored' } });
+    const r = await http.post('/api/boxyard/mirrors', {
+      mirror: { upstream: { url: s.url }, source: 'acme/mirrored' },
+    });
     expect(r.status, r.text).toBe(201);
     const job = await waitForJob(http, r.json.job.id);
     // The plan (its file's size known ahead) does not fit: the job fails before fetching, saying both sizes.
     expect(job).toMatchObject({ state: 'failed', error_code: 'insufficient_storage', files_done: 0 });
-    expect(job.message).toMatch(/^Not enough free disk space for this copy: it needs .*, and the disk holding Boxyard's data folder has .* free, .* of which Boxyard keeps in reserve \(BOXYARD_DISK_RESERVE_MB\)/);
+    expect(job.message).toMatch(
+      /^Not enough free disk space for this copy: it needs .*, and the disk holding Boxyard's data folder has .* free, .* of which Boxyard keeps in reserve \(BOXYARD_DISK_RESERVE_MB\)/,
+    );
     expect((await http.get('/api/v1/box/acme/mirrored')).status).toBe(404);
     expect(readdirSync(join(dataDir, 'uploads'))).toEqual([]);
   });
@@ -167,27 +228,55 @@ describe('a database that cannot grow (SQLITE_FULL)', () => {
 
   it('answers 507 in the box dialect and in JSON:API, and changes nothing', async () => {
     const description = 'x'.repeat(100_000);
-    const before = { boxes: await countRows(d, 'boxes'), workspaces: (await http.get('/api/v2/organizations/acme/workspaces')).json.data.length };
+    const before = {
+      boxes: await countRows(d, 'boxes'),
+      workspaces: (await http.get('/api/v2/organizations/acme/workspaces')).json.data.length,
+    };
     const release = capDatabase();
     let box: HttpResponse;
     let ws: HttpResponse;
     const workspace = { data: { type: 'workspaces', attributes: { name: 'full', description: 'w'.repeat(10_000) } } };
     try {
-      box = await http.post('/api/v1/boxes', { box: { username: 'acme', name: 'full', is_private: false, description } });
-      ws = await http.withContentType('application/vnd.api+json').post('/api/v2/organizations/acme/workspaces', workspace);
+      box = await http.post('/api/v1/boxes', {
+        box: { username: 'acme', name: 'full', is_private: false, description },
+      });
+      ws = await http
+        .withContentType('application/vnd.api+json')
+        .post('/api/v2/organizations/acme/workspaces', workspace);
     } finally {
       release();
     }
     expect(box.status, box.text).toBe(507);
-    expect(box.json).toEqual({ errors: [expect.stringMatching(/^The disk holding Boxyard's data folder is full: the database could not record the change, and nothing was changed\. Free space/)], success: false, code: 'insufficient_storage' });
+    expect(box.json).toEqual({
+      errors: [
+        expect.stringMatching(
+          /^The disk holding Boxyard's data folder is full: the database could not record the change, and nothing was changed\. Free space/,
+        ),
+      ],
+      success: false,
+      code: 'insufficient_storage',
+    });
     expect(await countRows(d, 'boxes')).toBe(before.boxes);
     expect((await http.get('/api/v1/box/acme/full')).status).toBe(404);
     expect(ws.status, ws.text).toBe(507);
-    expect(ws.json.errors).toEqual([{ status: '507', code: 'insufficient_storage', title: 'insufficient storage', detail: expect.stringMatching(/^The disk holding Boxyard's data folder is full/) }]);
+    expect(ws.json.errors).toEqual([
+      {
+        status: '507',
+        code: 'insufficient_storage',
+        title: 'insufficient storage',
+        detail: expect.stringMatching(/^The disk holding Boxyard's data folder is full/),
+      },
+    ]);
     expect((await http.get('/api/v2/organizations/acme/workspaces')).json.data).toHaveLength(before.workspaces);
     // With room again, the same requests work.
-    expect((await http.post('/api/v1/boxes', { box: { username: 'acme', name: 'full', is_private: false, description } })).status).toBe(200);
-    expect((await http.withContentType('application/vnd.api+json').post('/api/v2/organizations/acme/workspaces', workspace)).status).toBe(201);
+    expect(
+      (await http.post('/api/v1/boxes', { box: { username: 'acme', name: 'full', is_private: false, description } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await http.withContentType('application/vnd.api+json').post('/api/v2/organizations/acme/workspaces', workspace))
+        .status,
+    ).toBe(201);
   });
 });
 
@@ -203,13 +292,24 @@ describe('a disk that fills up while a file streams in (a 4 MiB tmpfs of its own
       const url = await uploadUrl(http, 'acme', 'huge', '1.0.0');
       const r = await rawPut(url, Readable.from(Array.from({ length: 6 }, () => randomBytes(MIB))));
       expect(r.status, r.text).toBe(507);
-      expect(JSON.parse(r.text)).toEqual({ errors: [expect.stringMatching(/^The disk holding Boxyard's data folder is full: the file could not be written, and nothing was stored\. Free space/)], success: false, code: 'insufficient_storage' });
+      expect(JSON.parse(r.text)).toEqual({
+        errors: [
+          expect.stringMatching(
+            /^The disk holding Boxyard's data folder is full: the file could not be written, and nothing was stored\. Free space/,
+          ),
+        ],
+        success: false,
+        code: 'insufficient_storage',
+      });
       // Logged once, as a warning, without the upload URL's secret (it used to be an "unhandled error" naming it).
       // The line reaches this process through a pipe, possibly after the answer: wait for it (10 s at most).
-      for (let i = 0; i < 100 && !d.output().includes('"path":"/uploads/'); i++) await new Promise((res) => setTimeout(res, 100));
+      for (let i = 0; i < 100 && !d.output().includes('"path":"/uploads/'); i++)
+        await new Promise((res) => setTimeout(res, 100));
       expect(d.output()).toContain('"path":"/uploads/[redacted]"');
       expect(d.output()).not.toContain(url.split('/uploads/')[1]);
-      expect((await http.get('/api/v1/box/acme/huge/version/1.0.0/provider/virtualbox/amd64')).json).toMatchObject({ checksum: null });
+      expect((await http.get('/api/v1/box/acme/huge/version/1.0.0/provider/virtualbox/amd64')).json).toMatchObject({
+        checksum: null,
+      });
       // The space is given back and the URL was not used up.
       const small = randomBytes(MIB);
       expect((await rawPut(url, small, { 'content-length': String(small.length) })).status).toBe(200);

@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { Lexer, walkTokens, type Token } from 'marked';
@@ -14,7 +23,10 @@ const ROOT = resolve(import.meta.dirname, '..');
 
 /** The pages checked: README.md, SECURITY.md and the like at the root, and everything in docs/. */
 function documentation(root: string): string[] {
-  const md = (dir: string) => readdirSync(join(root, dir)).filter((f) => f.endsWith('.md')).map((f) => join(dir, f));
+  const md = (dir: string) =>
+    readdirSync(join(root, dir))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => join(dir, f));
   return [...md('.'), ...md('docs')].map((f) => relative(root, join(root, f))).sort();
 }
 
@@ -26,7 +38,10 @@ function documentation(root: string): string[] {
 function slugger(): (heading: string) => string {
   const seen = new Map<string, number>();
   return (heading) => {
-    const base = heading.toLowerCase().replace(/[^\p{L}\p{M}\p{N}_\- ]/gu, '').replace(/ /g, '-');
+    const base = heading
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}_\- ]/gu, '')
+      .replace(/ /g, '-');
     let slug = base;
     while (seen.has(slug)) {
       const n = seen.get(base)! + 1;
@@ -42,15 +57,20 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 
 /** A heading's text as GitHub renders it: code spans keep their text, markup and HTML tags go. */
 function plainText(tokens: Token[] | undefined): string {
-  return (tokens ?? []).map((t): string => {
-    if (t.type === 'html') return '';
-    if (t.type === 'image' || t.type === 'br') return '';
-    if ('tokens' in t && t.tokens) return plainText(t.tokens);
-    return 'text' in t ? String(t.text).replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, e: string) => ENTITIES[e]) : '';
-  }).join('');
+  return (tokens ?? [])
+    .map((t): string => {
+      if (t.type === 'html') return '';
+      if (t.type === 'image' || t.type === 'br') return '';
+      if ('tokens' in t && t.tokens) return plainText(t.tokens);
+      return 'text' in t ? String(t.text).replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, e: string) => ENTITIES[e]) : '';
+    })
+    .join('');
 }
 
-interface Page { anchors: Set<string>; links: Array<{ href: string; line: number }> }
+interface Page {
+  anchors: Set<string>;
+  links: Array<{ href: string; line: number }>;
+}
 
 function readPage(file: string): Page {
   const src = readFileSync(file, 'utf8');
@@ -107,20 +127,30 @@ describe('GitHub heading anchors', () => {
     expect(slug('Scale out: PostgreSQL, S3 and several daemons')).toBe('scale-out-postgresql-s3-and-several-daemons');
     expect(slug('Sign-in, passwords and two-factor')).toBe('sign-in-passwords-and-two-factor');
     expect(slug("The daemon's own CA")).toBe('the-daemons-own-ca');
-    expect(slug('Mirroring API (under /api/boxyard, token required)')).toBe('mirroring-api-under-apiboxyard-token-required');
+    expect(slug('Mirroring API (under /api/boxyard, token required)')).toBe(
+      'mirroring-api-under-apiboxyard-token-required',
+    );
     expect(slug('snake_case and  two spaces')).toBe('snake_case-and--two-spaces');
     expect(slug('Café — déjà vu, 2 × 3 = 6!')).toBe('café--déjà-vu-2--3--6');
   });
 
   it('number repeated headings -1, -2, as GitHub does', () => {
     const slug = slugger();
-    expect(['Settings', 'Settings', 'Settings', 'Settings-1'].map(slug)).toEqual(['settings', 'settings-1', 'settings-2', 'settings-1-1']);
+    expect(['Settings', 'Settings', 'Settings', 'Settings-1'].map(slug)).toEqual([
+      'settings',
+      'settings-1',
+      'settings-2',
+      'settings-1-1',
+    ]);
   });
 
   it('take the heading as rendered: code spans keep their text, links their label, markup goes', () => {
     const dir = mkdtempSync(join(tmpdir(), 'boxyard-docs-'));
     try {
-      writeFileSync(join(dir, 'a.md'), '# The `boxyard` command\n\n## **Bold** and [a link](a.md) <em>here</em>\n\n```sh\n# not a heading\n```\n');
+      writeFileSync(
+        join(dir, 'a.md'),
+        '# The `boxyard` command\n\n## **Bold** and [a link](a.md) <em>here</em>\n\n```sh\n# not a heading\n```\n',
+      );
       expect([...readPage(join(dir, 'a.md')).anchors]).toEqual(['the-boxyard-command', 'bold-and-a-link-here']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -135,13 +165,23 @@ describe('documentation links', () => {
   it('finds a missing file, a missing anchor and a link out of the repository', () => {
     mkdirSync(join(dir, 'docs'));
     writeFileSync(join(dir, 'docs', 'b.md'), '# B\n\n## Two words\n');
-    writeFileSync(join(dir, 'README.md'), [
-      '# Top', '',
-      '[ok](docs/b.md) [ok](docs/b.md#two-words) [ok](#top) [ok](docs/) [ok](https://example.org/x.md#nope)', '',
-      '[gone](docs/c.md) [bad anchor](docs/b.md#three-words) [bad here](#bottom)', '',
-      '| a | b |', '|---|---|', '| [in a table](docs/b.md#Two-Words) | x |', '',
-      '[out](../elsewhere.md)', '',
-    ].join('\n'));
+    writeFileSync(
+      join(dir, 'README.md'),
+      [
+        '# Top',
+        '',
+        '[ok](docs/b.md) [ok](docs/b.md#two-words) [ok](#top) [ok](docs/) [ok](https://example.org/x.md#nope)',
+        '',
+        '[gone](docs/c.md) [bad anchor](docs/b.md#three-words) [bad here](#bottom)',
+        '',
+        '| a | b |',
+        '|---|---|',
+        '| [in a table](docs/b.md#Two-Words) | x |',
+        '',
+        '[out](../elsewhere.md)',
+        '',
+      ].join('\n'),
+    );
     expect(brokenLinks(dir, 'README.md')).toEqual([
       'README.md:5: docs/c.md: no such file: docs/c.md',
       'README.md:5: docs/b.md#three-words: #three-words: no such heading in docs/b.md',

@@ -12,10 +12,17 @@ export default async function setup(): Promise<() => Promise<void>> {
   await buildDaemon();
   const backend = process.env.BOXYARD_TEST_BACKEND ?? 'embedded';
   if (backend === 'embedded') return async () => undefined;
-  if (backend !== 'postgres' && backend !== 'postgres-s3') throw new Error(`BOXYARD_TEST_BACKEND=${backend}: expected embedded, postgres or postgres-s3`);
+  if (backend !== 'postgres' && backend !== 'postgres-s3')
+    throw new Error(`BOXYARD_TEST_BACKEND=${backend}: expected embedded, postgres or postgres-s3`);
   const cluster = await startTestPostgres();
   process.env.BOXYARD_TEST_PG_SERVER = cluster.url('postgres');
-  const s3 = backend === 'postgres-s3' ? await startS3Server({ engine: 's3rver' }).catch(async (err: unknown) => { await cluster.stop(); throw err; }) : null;
+  const s3 =
+    backend === 'postgres-s3'
+      ? await startS3Server({ engine: 's3rver' }).catch(async (err: unknown) => {
+          await cluster.stop();
+          throw err;
+        })
+      : null;
   if (s3) {
     // Test workers inherit these: in-process daemons and spawned ones read them alike.
     process.env.BOXYARD_TEST_S3_URL = s3.url();

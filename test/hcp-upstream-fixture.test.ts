@@ -11,27 +11,62 @@ describe('the HCP Vagrant upstream fixture', () => {
   let hcp: HcpUpstream;
 
   const box = (name: string, extra: Partial<HcpBox> = {}): HcpBox => ({
-    org: 'acme', name, private: false, short_description: `${name} in one line`, description: `# ${name}\n\nA <b>box</b>.`,
+    org: 'acme',
+    name,
+    private: false,
+    short_description: `${name} in one line`,
+    description: `# ${name}\n\nA <b>box</b>.`,
     versions: [
-      { version: '1.9.0', status: 'active', description: 'old', providers: [{ name: 'virtualbox', architecture: 'amd64', default_architecture: true, file }] },
-      { version: '1.10.0', status: 'active', description: 'new', providers: [
-        { name: 'virtualbox', architecture: 'amd64', default_architecture: true, file },
-        { name: 'virtualbox', architecture: 'arm64', file: arm, checksum_type: 'sha512' },
-      ] },
-      { version: '2.0.0', status: 'unreleased', description: 'next', providers: [{ name: 'virtualbox', architecture: 'amd64', file }] },
-      { version: '0.9.0', status: 'revoked', description: 'bad', providers: [{ name: 'virtualbox', architecture: 'amd64', file }] },
+      {
+        version: '1.9.0',
+        status: 'active',
+        description: 'old',
+        providers: [{ name: 'virtualbox', architecture: 'amd64', default_architecture: true, file }],
+      },
+      {
+        version: '1.10.0',
+        status: 'active',
+        description: 'new',
+        providers: [
+          { name: 'virtualbox', architecture: 'amd64', default_architecture: true, file },
+          { name: 'virtualbox', architecture: 'arm64', file: arm, checksum_type: 'sha512' },
+        ],
+      },
+      {
+        version: '2.0.0',
+        status: 'unreleased',
+        description: 'next',
+        providers: [{ name: 'virtualbox', architecture: 'amd64', file }],
+      },
+      {
+        version: '0.9.0',
+        status: 'revoked',
+        description: 'bad',
+        providers: [{ name: 'virtualbox', architecture: 'amd64', file }],
+      },
     ],
     ...extra,
   });
 
   beforeAll(async () => {
-    hcp = await startHcpUpstream({ token: TOKEN, boxes: [box('base'), box('secret', { private: true }), box('hidden', { hiddenFromToken: true })] });
+    hcp = await startHcpUpstream({
+      token: TOKEN,
+      boxes: [box('base'), box('secret', { private: true }), box('hidden', { hiddenFromToken: true })],
+    });
   });
-  afterAll(async () => { await hcp?.stop(); });
+  afterAll(async () => {
+    await hcp?.stop();
+  });
 
-  const get = (path: string, token?: string, headers: Record<string, string> = {}) => fetch(path.startsWith('http') ? path : hcp.url + path, {
-    redirect: 'manual', headers: { accept: 'application/json', ...headers, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
-  });
+  const get = (path: string, token?: string, headers: Record<string, string> = {}) =>
+    fetch(path.startsWith('http') ? path : hcp.url + path, {
+      redirect: 'manual',
+      headers: {
+        accept: 'application/json',
+        ...headers,
+        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      },
+    });
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test convenience, as helpers/http.ts
   const getJson = async (path: string, token?: string): Promise<any> => (await get(path, token)).json();
@@ -51,17 +86,35 @@ describe('the HCP Vagrant upstream fixture', () => {
     expect(anon.versions.map((v: { version: string }) => v.version)).toEqual(['1.10.0', '1.9.0']);
     expect(anon.current_version.version).toBe('1.10.0');
     const arm64 = anon.versions[0].providers[1];
-    expect(arm64).toMatchObject({ architecture: 'arm64', checksum_type: 'sha512', hosted: true, checksum: createHash('sha512').update(arm).digest('hex') });
-    expect(arm64.download_url).toBe(`${hcp.url}/acme/boxes/base/versions/1.10.0/providers/virtualbox/arm64/vagrant.box`);
+    expect(arm64).toMatchObject({
+      architecture: 'arm64',
+      checksum_type: 'sha512',
+      hosted: true,
+      checksum: createHash('sha512').update(arm).digest('hex'),
+    });
+    expect(arm64.download_url).toBe(
+      `${hcp.url}/acme/boxes/base/versions/1.10.0/providers/virtualbox/arm64/vagrant.box`,
+    );
 
     for (const auth of [TOKEN, `other;${TOKEN}`, `${TOKEN};other`]) {
       const full = await getJson('/api/v1/box/acme/base', auth);
-      expect(full.versions.map((v: { status: string }) => v.status)).toEqual(['unreleased', 'active', 'active', 'revoked']);
+      expect(full.versions.map((v: { status: string }) => v.status)).toEqual([
+        'unreleased',
+        'active',
+        'active',
+        'revoked',
+      ]);
     }
   });
 
   it('answers a wrong token 401 everywhere, and authenticate only to the token', async () => {
-    for (const path of ['/api/v2/box/acme/base', '/api/v1/user/acme', '/api/v2/authenticate', '/acme/base', '/acme/boxes/base/versions/1.9.0/providers/virtualbox/amd64/vagrant.box']) {
+    for (const path of [
+      '/api/v2/box/acme/base',
+      '/api/v1/user/acme',
+      '/api/v2/authenticate',
+      '/acme/base',
+      '/acme/boxes/base/versions/1.9.0/providers/virtualbox/amd64/vagrant.box',
+    ]) {
       const r = await get(path, 'wrong');
       expect(r.status, path).toBe(401);
       expect(await r.json()).toEqual({ errors: ['Invalid authentication token'], success: false });
@@ -81,7 +134,8 @@ describe('the HCP Vagrant upstream fixture', () => {
     expect(hidden.status).toBe(403);
     expect(await hidden.json()).toEqual({ errors: ['You are not authorized to access this resource'], success: false });
 
-    const names = async (token?: string) => (await getJson('/api/v2/user/acme', token)).boxes.map((b: { name: string }) => b.name);
+    const names = async (token?: string) =>
+      (await getJson('/api/v2/user/acme', token)).boxes.map((b: { name: string }) => b.name);
     expect(await names()).toEqual(['base']);
     expect(await names(TOKEN)).toEqual(['base', 'secret', 'hidden']);
     expect((await getJson('/api/v2/user/acme')).boxes[0]).not.toHaveProperty('versions');
@@ -92,11 +146,20 @@ describe('the HCP Vagrant upstream fixture', () => {
     const cat = await getJson('/acme/base', TOKEN);
     expect(cat.name).toBe('acme/base');
     expect(cat.description).toBe('base in one line');
-    expect(cat.versions.map((v: { version: string; status: string }) => `${v.version} ${v.status}`)).toEqual(['1.10.0 active', '1.9.0 active']);
-    expect(cat.versions[1].providers).toEqual([{
-      name: 'virtualbox', url: `${hcp.url}/acme/boxes/base/versions/1.9.0/providers/virtualbox/amd64/vagrant.box`,
-      checksum: sha256(file), checksum_type: 'sha256', architecture: 'amd64', default_architecture: true,
-    }]);
+    expect(cat.versions.map((v: { version: string; status: string }) => `${v.version} ${v.status}`)).toEqual([
+      '1.10.0 active',
+      '1.9.0 active',
+    ]);
+    expect(cat.versions[1].providers).toEqual([
+      {
+        name: 'virtualbox',
+        url: `${hcp.url}/acme/boxes/base/versions/1.9.0/providers/virtualbox/amd64/vagrant.box`,
+        checksum: sha256(file),
+        checksum_type: 'sha256',
+        architecture: 'amd64',
+        default_architecture: true,
+      },
+    ]);
   });
 
   it('redirects a download to presigned storage, which refuses Authorization and serves ranges', async () => {
@@ -104,9 +167,13 @@ describe('the HCP Vagrant upstream fixture', () => {
     const r = await get(dl);
     expect(r.status).toBe(302);
     const location = r.headers.get('location') ?? '';
-    expect(location).toMatch(new RegExp(`^${hcp.storageUrl}/blobs/${sha256(file)}\\?X-Amz-Signature=[0-9a-f]+&X-Amz-Expires=300$`));
+    expect(location).toMatch(
+      new RegExp(`^${hcp.storageUrl}/blobs/${sha256(file)}\\?X-Amz-Signature=[0-9a-f]+&X-Amz-Expires=300$`),
+    );
     expect((await get('/acme/boxes/base/versions/2.0.0/providers/virtualbox/amd64/vagrant.box')).status).toBe(404);
-    expect((await get('/acme/boxes/base/versions/2.0.0/providers/virtualbox/amd64/vagrant.box', TOKEN)).status).toBe(302);
+    expect((await get('/acme/boxes/base/versions/2.0.0/providers/virtualbox/amd64/vagrant.box', TOKEN)).status).toBe(
+      302,
+    );
 
     const whole = await get(location, undefined, { accept: '*/*' });
     expect(whole.status).toBe(200);
@@ -115,7 +182,9 @@ describe('the HCP Vagrant upstream fixture', () => {
 
     const withAuth = await get(location, TOKEN);
     expect(withAuth.status).toBe(400);
-    expect(await withAuth.text()).toBe('<Error><Code>InvalidArgument</Code><Message>Only one auth mechanism allowed</Message></Error>');
+    expect(await withAuth.text()).toBe(
+      '<Error><Code>InvalidArgument</Code><Message>Only one auth mechanism allowed</Message></Error>',
+    );
     expect((await get(location.split('?')[0])).status).toBe(403);
 
     const part = await get(location, undefined, { range: 'bytes=40000-' });
@@ -128,7 +197,12 @@ describe('the HCP Vagrant upstream fixture', () => {
     await past.text();
 
     expect(hcp.requests).toContainEqual({ server: 'registry', method: 'GET', path: dl, authorization: undefined });
-    expect(hcp.requests).toContainEqual({ server: 'storage', method: 'GET', path: `/blobs/${sha256(file)}`, authorization: `Bearer ${TOKEN}` });
+    expect(hcp.requests).toContainEqual({
+      server: 'storage',
+      method: 'GET',
+      path: `/blobs/${sha256(file)}`,
+      authorization: `Bearer ${TOKEN}`,
+    });
   });
 
   it('serves what tests change between runs', async () => {

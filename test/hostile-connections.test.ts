@@ -39,23 +39,40 @@ describe('timeouts against slow clients', () => {
   it('answers a JSON body trickled a byte at a time with 408 in the box dialect, and creates nothing', async () => {
     const body = JSON.stringify({ box: { username: 'alice', name: 'trickled' } });
     const c = await rawConnect(d.url);
-    c.socket.write(`POST /api/v1/boxes HTTP/1.1\r\nHost: ${new URL(d.url).host}\r\nAuthorization: Bearer ${alice.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    c.socket.write(
+      `POST /api/v1/boxes HTTP/1.1\r\nHost: ${new URL(d.url).host}\r\nAuthorization: Bearer ${alice.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
     void trickle(c.socket, body, 300);
     const answer = parseAnswer(await c.closed);
     expect(answer.status).toBe(408);
     expect(answer.headers.connection).toBe('close');
-    expect(JSON.parse(answer.body)).toEqual({ errors: [expect.stringMatching(/did not arrive within 1\.5 seconds/)], success: false, code: 'request_timeout' });
+    expect(JSON.parse(answer.body)).toEqual({
+      errors: [expect.stringMatching(/did not arrive within 1\.5 seconds/)],
+      success: false,
+      code: 'request_timeout',
+    });
     expect((await alice.http.get('/api/v1/box/alice/trickled')).status).toBe(404);
   });
 
   it('answers a trickled JSON body with 408 in JSON:API on the agent-pools API', async () => {
     const body = JSON.stringify({ data: { type: 'agent-pools', attributes: { name: 'trickled' } } });
     const c = await rawConnect(d.url);
-    c.socket.write(`POST /api/v2/organizations/acme/agent-pools HTTP/1.1\r\nHost: ${new URL(d.url).host}\r\nAuthorization: Bearer ${alice.token}\r\nContent-Type: application/vnd.api+json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    c.socket.write(
+      `POST /api/v2/organizations/acme/agent-pools HTTP/1.1\r\nHost: ${new URL(d.url).host}\r\nAuthorization: Bearer ${alice.token}\r\nContent-Type: application/vnd.api+json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
     void trickle(c.socket, body, 300);
     const answer = parseAnswer(await c.closed);
     expect(answer.status).toBe(408);
-    expect(JSON.parse(answer.body)).toEqual({ errors: [{ status: '408', code: 'request_timeout', title: 'request timeout', detail: expect.stringMatching(/did not arrive/) }] });
+    expect(JSON.parse(answer.body)).toEqual({
+      errors: [
+        {
+          status: '408',
+          code: 'request_timeout',
+          title: 'request timeout',
+          detail: expect.stringMatching(/did not arrive/),
+        },
+      ],
+    });
     expect((await alice.http.get('/api/v2/organizations/acme/agent-pools')).json.data).toEqual([]);
   });
 
@@ -89,7 +106,7 @@ describe('timeouts against slow clients', () => {
     expect((await providerRow(d, 'slow', '1.0.1')).size).toBe(file.length);
   });
 
-  it('keeps idle connections open past the agents\' ping interval', async () => {
+  it("keeps idle connections open past the agents' ping interval", async () => {
     const r = await d.http.get('/healthz');
     expect(r.headers.get('keep-alive')).toBe('timeout=65');
   });
@@ -117,14 +134,22 @@ describe('connection caps', () => {
     // Wait for the refusals (an admitted connection waits 20 s for its headers; none closes first).
     const answers: string[] = [];
     await new Promise<void>((resolve) => {
-      for (const c of flood) void c.closed.then((t) => { answers.push(t); if (answers.length === 50) resolve(); });
+      for (const c of flood)
+        void c.closed.then((t) => {
+          answers.push(t);
+          if (answers.length === 50) resolve();
+        });
     });
     expect(flood.filter((c) => !c.socket.destroyed)).toHaveLength(10);
     for (const a of answers.map(parseAnswer)) {
       expect(a.status).toBe(503);
       expect(a.headers['retry-after']).toBe('5');
       expect(a.headers.connection).toBe('close');
-      expect(JSON.parse(a.body)).toEqual({ errors: [expect.stringMatching(/Too many connections from 127\.0\.0\.2/)], success: false, code: 'too_many_connections' });
+      expect(JSON.parse(a.body)).toEqual({
+        errors: [expect.stringMatching(/Too many connections from 127\.0\.0\.2/)],
+        success: false,
+        code: 'too_many_connections',
+      });
     }
     // Another machine is served as usual.
     expect((await rawGet(d.url, '/healthz')).status).toBe(200);
@@ -154,7 +179,9 @@ describe('connection caps', () => {
     expect(agents.filter((c) => c.socket.destroyed)).toEqual([]);
     // Each can report again on its own connection, and the address still opens new ones.
     agents[0].socket.write(`GET /healthz HTTP/1.1\r\nHost: ${new URL(d.url).host}\r\nConnection: close\r\n\r\n`);
-    expect(parseAnswer((await agents[0].closed).split('HTTP/1.1').slice(-1)[0].replace(/^/, 'HTTP/1.1')).status).toBe(200);
+    expect(parseAnswer((await agents[0].closed).split('HTTP/1.1').slice(-1)[0].replace(/^/, 'HTTP/1.1')).status).toBe(
+      200,
+    );
     expect((await rawGet(d.url, '/healthz', '127.0.0.8')).status).toBe(200);
     for (const c of agents) c.socket.destroy();
   });

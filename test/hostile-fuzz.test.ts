@@ -36,8 +36,10 @@ afterAll(() => d.stop());
 async function dbSnapshot(): Promise<string> {
   const db = d.deps.db;
   const only = DIALECT_ONLY[d.deps.store.dialect].tables;
-  const tables = (await db.introspection.getTables()).map((t) => t.name)
-    .filter((n) => !only.test(n) && !['api_tokens', 'agent_tokens', 'rate_limits'].includes(n)).sort();
+  const tables = (await db.introspection.getTables())
+    .map((t) => t.name)
+    .filter((n) => !only.test(n) && !['api_tokens', 'agent_tokens', 'rate_limits'].includes(n))
+    .sort();
   const rows = [];
   for (const t of tables) {
     const all = await sql<Record<string, unknown>>`select * from ${sql.table(t)}`.execute(db);
@@ -47,7 +49,24 @@ async function dbSnapshot(): Promise<string> {
 }
 
 const hostileString = fc.oneof(
-  fc.constantFrom('', ' ', '../', '../../etc/passwd', '%2e%2e%2f', '__proto__', 'constructor', 'a/b', 'api', 'ü̈n̈ï', '😀', '\u0000', 'x'.repeat(10_000), '1.0.0', 'v1', '-1'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '../',
+    '../../etc/passwd',
+    '%2e%2e%2f',
+    '__proto__',
+    'constructor',
+    'a/b',
+    'api',
+    'ü̈n̈ï',
+    '😀',
+    '\u0000',
+    'x'.repeat(10_000),
+    '1.0.0',
+    'v1',
+    '-1',
+  ),
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
 );
@@ -62,7 +81,11 @@ const hostileFields = (fields: string[]) =>
   fc.record(Object.fromEntries(fields.map((f) => [f, hostileValue])), { requiredKeys: [] });
 
 /** Sends each sample; asserts a clean answer, and an unchanged database when refused. */
-async function fuzz<T>(arb: fc.Arbitrary<T>, send: (v: T) => Promise<{ status: number; text: string }>, accepted: number[]) {
+async function fuzz<T>(
+  arb: fc.Arbitrary<T>,
+  send: (v: T) => Promise<{ status: number; text: string }>,
+  accepted: number[],
+) {
   await fc.assert(
     fc.asyncProperty(arb, async (value) => {
       const before = await dbSnapshot();
@@ -80,33 +103,56 @@ async function fuzz<T>(arb: fc.Arbitrary<T>, send: (v: T) => Promise<{ status: n
 
 describe('hostile bodies', () => {
   it('box create', () =>
-    fuzz(hostileFields(['name', 'short_description', 'description', 'is_private']), (box) =>
-      api.post('/api/v1/boxes', { box: { username: 'fuzzer', ...box } }), [200]));
+    fuzz(
+      hostileFields(['name', 'short_description', 'description', 'is_private']),
+      (box) => api.post('/api/v1/boxes', { box: { username: 'fuzzer', ...box } }),
+      [200],
+    ));
 
   it('box update', () =>
-    fuzz(hostileFields(['name', 'short_description', 'description', 'is_private']), (box) =>
-      api.put('/api/v1/box/fuzzer/target', { box }), [200]));
+    fuzz(
+      hostileFields(['name', 'short_description', 'description', 'is_private']),
+      (box) => api.put('/api/v1/box/fuzzer/target', { box }),
+      [200],
+    ));
 
   it('version create', () =>
-    fuzz(hostileFields(['version', 'description']), (version) =>
-      api.post('/api/v1/box/fuzzer/target/versions', { version }), [200]));
+    fuzz(
+      hostileFields(['version', 'description']),
+      (version) => api.post('/api/v1/box/fuzzer/target/versions', { version }),
+      [200],
+    ));
 
   it('provider create (v2)', () =>
-    fuzz(hostileFields(['name', 'url', 'checksum', 'checksum_type', 'architecture', 'default_architecture']), (provider) =>
-      api.post('/api/v2/box/fuzzer/target/version/1.0.0/providers', { provider }), [200]));
+    fuzz(
+      hostileFields(['name', 'url', 'checksum', 'checksum_type', 'architecture', 'default_architecture']),
+      (provider) => api.post('/api/v2/box/fuzzer/target/version/1.0.0/providers', { provider }),
+      [200],
+    ));
 
   it('whole bodies of any JSON shape', () =>
-    fuzz(fc.jsonValue({ maxDepth: 3 }), (body) => api.post('/api/v1/boxes', JSON.stringify(body), { raw: true }), [200]));
+    fuzz(
+      fc.jsonValue({ maxDepth: 3 }),
+      (body) => api.post('/api/v1/boxes', JSON.stringify(body), { raw: true }),
+      [200],
+    ));
 
   it('agent pool create', () =>
-    fuzz(fc.tuple(hostileFields(['name', 'organization-scoped']), hostileValue), ([attributes, allowed]) =>
-      jsonapi.post('/api/v2/organizations/fuzzorg/agent-pools', {
-        data: { type: 'agent-pools', attributes, relationships: { 'allowed-workspaces': { data: allowed } } },
-      }), [201]));
+    fuzz(
+      fc.tuple(hostileFields(['name', 'organization-scoped']), hostileValue),
+      ([attributes, allowed]) =>
+        jsonapi.post('/api/v2/organizations/fuzzorg/agent-pools', {
+          data: { type: 'agent-pools', attributes, relationships: { 'allowed-workspaces': { data: allowed } } },
+        }),
+      [201],
+    ));
 
   it('workspace update', () =>
-    fuzz(hostileFields(['name', 'execution-mode', 'agent-pool-id', 'description']), (attributes) =>
-      jsonapi.patch(`/api/v2/workspaces/${workspaceId}`, { data: { type: 'workspaces', attributes } }), [200]));
+    fuzz(
+      hostileFields(['name', 'execution-mode', 'agent-pool-id', 'description']),
+      (attributes) => jsonapi.patch(`/api/v2/workspaces/${workspaceId}`, { data: { type: 'workspaces', attributes } }),
+      [200],
+    ));
 });
 
 // NUL (\u0000): PostgreSQL cannot store it in text, SQLite can. Refused on both alike, in every
@@ -117,10 +163,15 @@ describe('the NUL character', () => {
     const body = await api.put('/api/v1/box/fuzzer/target', { box: { description: 'a\u0000b' } });
     // The box API's invalid input: 403 in Vagrant Cloud's table.
     expect(body.status, body.text).toBe(403);
-    expect(body.json).toMatchObject({ code: 'validation', errors: [expect.stringMatching(/box\.description: text may not hold the NUL character/)] });
+    expect(body.json).toMatchObject({
+      code: 'validation',
+      errors: [expect.stringMatching(/box\.description: text may not hold the NUL character/)],
+    });
     const key = await api.put('/api/v1/box/fuzzer/target', { box: { 'de\u0000sc': 'x' } });
     expect(key.status, key.text).toBe(403);
-    const pool = await jsonapi.post('/api/v2/organizations/fuzzorg/agent-pools', { data: { type: 'agent-pools', attributes: { name: '\u0000' } } });
+    const pool = await jsonapi.post('/api/v2/organizations/fuzzorg/agent-pools', {
+      data: { type: 'agent-pools', attributes: { name: '\u0000' } },
+    });
     expect(pool.status, pool.text).toBe(422);
     expect(pool.json.errors[0]).toMatchObject({ status: '422', detail: expect.stringMatching(/NUL character/) });
     const query = await api.get('/api/v1/search?q=a%00b');
@@ -128,7 +179,10 @@ describe('the NUL character', () => {
     expect(query.json).toMatchObject({ code: 'bad_parameter' });
     const path = await api.get('/api/v1/box/fuzzer/tar%00get');
     expect(path.status, path.text).toBe(403);
-    expect(path.json).toMatchObject({ code: 'validation', errors: [expect.stringMatching(/Invalid path: name: text may not hold the NUL/)] });
+    expect(path.json).toMatchObject({
+      code: 'validation',
+      errors: [expect.stringMatching(/Invalid path: name: text may not hold the NUL/)],
+    });
     expect(await dbSnapshot()).toBe(before);
   });
 });

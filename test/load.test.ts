@@ -7,12 +7,19 @@ import { runLoadMix } from './helpers/load-mix';
  * records memory): 50 clients at once, every answer right, nothing lost, one consistent end state.
  */
 let d: TestDaemon;
-beforeAll(async () => { d = await startTestDaemon(); });
+beforeAll(async () => {
+  d = await startTestDaemon();
+});
 afterAll(() => d.stop());
 
 describe('50 concurrent clients', () => {
   it('mix downloads, search, uploads, logins and agent reports without an error or a lost update', async () => {
-    const r = await runLoadMix(d.url, { clients: 50, opsPerClient: 10, fileBytes: 64 * 1024, admin: { ...ADMIN, token: d.adminToken } });
+    const r = await runLoadMix(d.url, {
+      clients: 50,
+      opsPerClient: 10,
+      fileBytes: 64 * 1024,
+      admin: { ...ADMIN, token: d.adminToken },
+    });
     expect(r.failures, r.failures.join('\n')).toEqual([]);
     expect(r.problems).toEqual([]);
     expect(['released', 'deleted']).toContain(r.race);

@@ -24,16 +24,23 @@ describe('the log at debug level', () => {
     data = mkdtempSync(join(tmpdir(), 'boxyard-logs-'));
     d = await spawnDaemon({ dataDir: data, env: { BOXYARD_LOG_LEVEL: 'debug' } });
     const anon = new HttpClient(d.url);
-    const token = (await anon.post('/api/v1/authenticate', { user: { login: ADMIN.username, password: ADMIN.password } })).json.token as string;
+    const token = (
+      await anon.post('/api/v1/authenticate', { user: { login: ADMIN.username, password: ADMIN.password } })
+    ).json.token as string;
     secrets.userToken = token;
     const http = anon.withToken(token);
 
     // An upload: the URL's secret is the capability.
     await http.post('/api/boxyard/organizations', { organization: { name: 'acme' } });
-    expect((await http.post('/api/v1/boxes', { box: { username: 'acme', name: 'logged', is_private: false } })).status).toBe(200);
+    expect(
+      (await http.post('/api/v1/boxes', { box: { username: 'acme', name: 'logged', is_private: false } })).status,
+    ).toBe(200);
     expect((await http.post('/api/v1/box/acme/logged/versions', { version: { version: '1.0.0' } })).status).toBe(200);
-    expect((await http.post('/api/v1/box/acme/logged/version/1.0.0/providers', { provider: { name: 'virtualbox' } })).status).toBe(200);
-    const uploadPath = (await http.get('/api/v1/box/acme/logged/version/1.0.0/provider/virtualbox/upload')).json.upload_path as string;
+    expect(
+      (await http.post('/api/v1/box/acme/logged/version/1.0.0/providers', { provider: { name: 'virtualbox' } })).status,
+    ).toBe(200);
+    const uploadPath = (await http.get('/api/v1/box/acme/logged/version/1.0.0/provider/virtualbox/upload')).json
+      .upload_path as string;
     secrets.uploadSecret = uploadPath.split('/uploads/')[1];
     expect((await rawPut(uploadPath, randomBytes(100_000))).status).toBe(200);
     // Used up: a failed PUT to the same URL.
@@ -48,7 +55,9 @@ describe('the log at debug level', () => {
 
     // A failed login's password.
     secrets.password = `pw-${randomBytes(12).toString('hex')}`;
-    expect((await anon.post('/api/v1/authenticate', { user: { login: ADMIN.username, password: secrets.password } })).status).toBe(401);
+    expect(
+      (await anon.post('/api/v1/authenticate', { user: { login: ADMIN.username, password: secrets.password } })).status,
+    ).toBe(401);
 
     // An agent token, presented by an agent.
     const api = http.withContentType(JSONAPI);
@@ -59,9 +68,13 @@ describe('the log at debug level', () => {
 
     // An upstream's token, and a mirror from it that fails (nothing listens there).
     secrets.upstreamToken = randomBytes(24).toString('base64url');
-    const up = await http.post('/api/boxyard/upstreams', { upstream: { name: 'down', url: 'http://127.0.0.1:9/', token: secrets.upstreamToken, max_failures: 1 } });
+    const up = await http.post('/api/boxyard/upstreams', {
+      upstream: { name: 'down', url: 'http://127.0.0.1:9/', token: secrets.upstreamToken, max_failures: 1 },
+    });
     expect(up.status, up.text).toBe(201);
-    const m = await http.post('/api/boxyard/mirrors', { mirror: { upstream_id: up.json.upstream.id, source: 'acme/elsewhere' } });
+    const m = await http.post('/api/boxyard/mirrors', {
+      mirror: { upstream_id: up.json.upstream.id, source: 'acme/elsewhere' },
+    });
     expect(m.status, m.text).toBe(201);
     await waitForJob(http, m.json.job.id);
   });
@@ -72,7 +85,10 @@ describe('the log at debug level', () => {
 
   it('names every request without its secrets', () => {
     const out = d.output();
-    const requests = out.split('\n').filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l));
+    const requests = out
+      .split('\n')
+      .filter((l) => l.includes('"msg":"request"'))
+      .map((l) => JSON.parse(l));
     const urls = requests.map((r) => `${r.req.method} ${r.req.url}`);
     expect(urls).toContain('PUT /uploads/[redacted]');
     expect(urls).toContain('GET /api/v1/box/acme/logged?access_token=[redacted]');
@@ -85,6 +101,7 @@ describe('the log at debug level', () => {
   it('holds none of the secrets anywhere', () => {
     const out = d.output();
     expect(Object.keys(secrets)).toHaveLength(6);
-    for (const [what, secret] of Object.entries(secrets)) expect(out.includes(secret), `${what} is in the log`).toBe(false);
+    for (const [what, secret] of Object.entries(secrets))
+      expect(out.includes(secret), `${what} is in the log`).toBe(false);
   });
 });

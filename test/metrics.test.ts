@@ -17,8 +17,12 @@ function checkMetrics(text: string): Promise<{ code: number | null; output: stri
   return new Promise((resolve, reject) => {
     const p = spawn('promtool', ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
-    p.stdout.on('data', (b: Buffer) => { output += b.toString(); });
-    p.stderr.on('data', (b: Buffer) => { output += b.toString(); });
+    p.stdout.on('data', (b: Buffer) => {
+      output += b.toString();
+    });
+    p.stderr.on('data', (b: Buffer) => {
+      output += b.toString();
+    });
     p.on('error', reject);
     p.on('close', (code) => resolve({ code, output }));
     p.stdin.end(text);
@@ -37,7 +41,9 @@ describe('GET /metrics (Prometheus)', () => {
   beforeAll(async () => {
     d = await startTestDaemon({ config: { metricsToken: SCRAPE_TOKEN, trustProxy: true } });
   });
-  afterAll(async () => { await d?.stop(); });
+  afterAll(async () => {
+    await d?.stop();
+  });
 
   it('counts requests by route template (never a raw path), transfers, agents, leadership and caches, in a format promtool accepts', async () => {
     const alice = await d.user('alice', { orgs: ['acme'] });
@@ -51,21 +57,33 @@ describe('GET /metrics (Prometheus)', () => {
     const got = await rawGet(shown.json.download_url as string);
     expect(got.status).toBe(200);
     expect(got.body.length).toBe(file.length);
-    for (const path of ['/acme/web', '/acme/web', '/api/v1/box/acme/web', '/no/such/thing/here-7f3a']) await d.http.get(path);
+    for (const path of ['/acme/web', '/acme/web', '/api/v1/box/acme/web', '/no/such/thing/here-7f3a'])
+      await d.http.get(path);
     const pools = (await d.user('bob')).http.withContentType(JSONAPI);
     await createOrg(pools, 'lab');
     const pool = await createPool(pools, 'lab', 'p1');
     const t = await createAgentToken(pools, pool.id);
-    expect((await d.http.post('/api/agent/register', { name: 'a1' }, { headers: { authorization: `Bearer ${t.token}` } })).status).toBe(201);
+    expect(
+      (await d.http.post('/api/agent/register', { name: 'a1' }, { headers: { authorization: `Bearer ${t.token}` } }))
+        .status,
+    ).toBe(201);
 
     const r = await d.http.get('/metrics', { headers: { accept: 'text/plain' } });
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const m = r.text;
-    expect(value(m, 'boxyard_http_requests_total{route="/:org/:box",method="GET",status="200"}')).toBeGreaterThanOrEqual(2);
-    expect(value(m, 'boxyard_http_requests_total{route="/api/v1/box/:username/:name",method="GET",status="200"}')).toBeGreaterThanOrEqual(1);
-    expect(value(m, 'boxyard_http_requests_total{route="unmatched",method="GET",status="404"}')).toBeGreaterThanOrEqual(1);
-    expect(m).toMatch(/^boxyard_http_request_duration_seconds_bucket\{le="0\.005",route="\/:org\/:box",method="GET"\} \d+$/m);
+    expect(
+      value(m, 'boxyard_http_requests_total{route="/:org/:box",method="GET",status="200"}'),
+    ).toBeGreaterThanOrEqual(2);
+    expect(
+      value(m, 'boxyard_http_requests_total{route="/api/v1/box/:username/:name",method="GET",status="200"}'),
+    ).toBeGreaterThanOrEqual(1);
+    expect(value(m, 'boxyard_http_requests_total{route="unmatched",method="GET",status="404"}')).toBeGreaterThanOrEqual(
+      1,
+    );
+    expect(m).toMatch(
+      /^boxyard_http_request_duration_seconds_bucket\{le="0\.005",route="\/:org\/:box",method="GET"\} \d+$/m,
+    );
     // No raw path becomes a label.
     expect(m).not.toMatch(/route="[^"]*(acme|here-7f3a)/);
     expect(value(m, 'boxyard_transfer_bytes_total{direction="upload"}')).toBe(file.length);
@@ -88,9 +106,17 @@ describe('GET /metrics (Prometheus)', () => {
     }
 
     // Every metric deploy/grafana-dashboard.json plots is one the daemon exposes.
-    const dashboard = JSON.parse(readFileSync(join(__dirname, '..', 'deploy', 'grafana-dashboard.json'), 'utf8')) as { panels: Array<{ targets: Array<{ expr: string }> }> };
-    const plotted = new Set(dashboard.panels.flatMap((p) => p.targets.flatMap((t) => t.expr.match(/\b(boxyard|process|nodejs)_\w+/g) ?? [])));
-    const exposed = new Set([...m.matchAll(/^# TYPE (\w+) (\w+)$/gm)].flatMap(([, name, type]) => (type === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name])));
+    const dashboard = JSON.parse(readFileSync(join(__dirname, '..', 'deploy', 'grafana-dashboard.json'), 'utf8')) as {
+      panels: Array<{ targets: Array<{ expr: string }> }>;
+    };
+    const plotted = new Set(
+      dashboard.panels.flatMap((p) => p.targets.flatMap((t) => t.expr.match(/\b(boxyard|process|nodejs)_\w+/g) ?? [])),
+    );
+    const exposed = new Set(
+      [...m.matchAll(/^# TYPE (\w+) (\w+)$/gm)].flatMap(([, name, type]) =>
+        type === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name],
+      ),
+    );
     // The pool's series exist on PostgreSQL only (SQLite has no pool).
     const onThisDatabase = (n: string) => d.deps.store.dialect === 'postgres' || !n.startsWith('boxyard_db_pool_');
     expect([...plotted].filter((n) => onThisDatabase(n) && !exposed.has(n))).toEqual([]);
@@ -104,13 +130,17 @@ describe('GET /metrics (Prometheus)', () => {
     }
   });
 
-  it('answers only this machine, or the scrape token from elsewhere; a user\'s token does not do', async () => {
+  it("answers only this machine, or the scrape token from elsewhere; a user's token does not do", async () => {
     const far = { 'x-forwarded-for': '203.0.113.9' };
     const refused = await d.http.get('/metrics', { headers: far });
     expect(refused.status).toBe(403);
     expect(refused.json).toMatchObject({ code: 'forbidden', errors: [expect.stringMatching(/BOXYARD_METRICS_TOKEN/)] });
-    expect((await d.http.get('/metrics', { headers: { ...far, authorization: `Bearer ${d.adminToken}` } })).status).toBe(403);
-    expect((await d.http.get('/metrics', { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(403);
+    expect(
+      (await d.http.get('/metrics', { headers: { ...far, authorization: `Bearer ${d.adminToken}` } })).status,
+    ).toBe(403);
+    expect((await d.http.get('/metrics', { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(
+      403,
+    );
     // The daemon trusts X-Forwarded-For for client addresses, but a forwarded request is never "this machine":
     // anyone reaching it directly could write 127.0.0.1 there.
     expect((await d.http.get('/metrics', { headers: { 'x-forwarded-for': '127.0.0.1' } })).status).toBe(403);
@@ -118,6 +148,11 @@ describe('GET /metrics (Prometheus)', () => {
     expect(allowed.status).toBe(200);
     expect(allowed.text).toContain('# TYPE boxyard_http_requests_total counter');
     // The refusals are counted too, under the fixed label.
-    expect(value((await d.http.get('/metrics')).text, 'boxyard_http_requests_total{route="/metrics",method="GET",status="403"}')).toBe(4);
+    expect(
+      value(
+        (await d.http.get('/metrics')).text,
+        'boxyard_http_requests_total{route="/metrics",method="GET",status="403"}',
+      ),
+    ).toBe(4);
   });
 });

@@ -42,7 +42,13 @@ async function expectSplit(query: Query) {
   expect(byId['mir-admin-1']).toBe(byId['mir-admin-2']);
   expect(byId['mir-admin-1']).not.toBe('ups-alice');
   const [copy] = await query(`SELECT * FROM upstreams WHERE id = '${String(byId['mir-admin-1'])}'`);
-  expect(copy).toMatchObject({ created_by: 'usr-admin', token: null, restricted: expect.anything(), url: 'http://files.example/', kind: 'registry' });
+  expect(copy).toMatchObject({
+    created_by: 'usr-admin',
+    token: null,
+    restricted: expect.anything(),
+    url: 'http://files.example/',
+    kind: 'registry',
+  });
   expect(Number(copy.restricted)).toBe(1);
   expect(String(copy.name)).toMatch(/^lan-[0-9a-f]{6}$/);
   expect(copy.name_key).toBe(String(copy.name).toLowerCase());
@@ -61,8 +67,10 @@ async function expectSplit(query: Query) {
  * (or the daemon's own) must not fail.
  */
 async function expectNamesPerOwner(exec: (sql: string) => Promise<unknown>) {
-  const insert = (id: string, name: string, owner: string | null) => exec(
-    `INSERT INTO upstreams (id, name, name_key, kind, url, created_by, created_at, updated_at) VALUES ('${id}', '${name}', '${name.toLowerCase()}', 'registry', 'http://x/', ${owner ? `'${owner}'` : 'NULL'}, '${AT}', '${AT}')`);
+  const insert = (id: string, name: string, owner: string | null) =>
+    exec(
+      `INSERT INTO upstreams (id, name, name_key, kind, url, created_by, created_at, updated_at) VALUES ('${id}', '${name}', '${name.toLowerCase()}', 'registry', 'http://x/', ${owner ? `'${owner}'` : 'NULL'}, '${AT}', '${AT}')`,
+    );
   await insert('ups-admin-lan', 'lan', 'usr-admin');
   await expect(insert('ups-alice-2', 'LAN', 'usr-alice')).rejects.toThrow(/unique/i);
   await insert('ups-alice-pt', 'pull-through', 'usr-alice');
@@ -74,14 +82,17 @@ async function expectNamesPerOwner(exec: (sql: string) => Promise<unknown>) {
 function migrationsBefore021(dir: string, label: string): string {
   const to = join(dir, `migrations-${label}`);
   mkdirSync(to);
-  for (const f of readdirSync(MIGRATIONS_DIR).filter((x) => /^\d{3}-.*\.sql$/.test(x) && x < '021')) copyFileSync(join(MIGRATIONS_DIR, f), join(to, f));
+  for (const f of readdirSync(MIGRATIONS_DIR).filter((x) => /^\d{3}-.*\.sql$/.test(x) && x < '021'))
+    copyFileSync(join(MIGRATIONS_DIR, f), join(to, f));
   return to;
 }
 
 describe('migration 021: shared upstreams are split, names are unique per owner', () => {
   const dir = mkdtempSync(join(tmpdir(), 'boxyard-migration-021-'));
   let cluster: TestPostgres;
-  beforeAll(async () => { cluster = await startTestPostgres(); }, 120_000);
+  beforeAll(async () => {
+    cluster = await startTestPostgres();
+  }, 120_000);
   afterAll(async () => {
     await cluster?.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -97,7 +108,9 @@ describe('migration 021: shared upstreams are split, names are unique per owner'
       expect(raw.pragma('foreign_keys', { simple: true })).toBe(1);
       expect(raw.pragma('foreign_key_check')).toEqual([]);
       await expectSplit(async (sql) => raw.prepare(sql).all() as Row[]);
-      expect(raw.prepare("SELECT name FROM sqlite_master WHERE name IN ('upstream_copies', 'upstreams_new')").all()).toEqual([]);
+      expect(
+        raw.prepare("SELECT name FROM sqlite_master WHERE name IN ('upstream_copies', 'upstreams_new')").all(),
+      ).toEqual([]);
       await expectNamesPerOwner(async (sql) => raw.exec(sql));
       // The foreign keys still hold after the table was made again: deleting an upstream takes its mirrors.
       raw.exec("DELETE FROM upstreams WHERE id = 'ups-alice'");

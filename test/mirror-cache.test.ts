@@ -39,11 +39,18 @@ describe('pull-through cache', () => {
     expect(r.json.name).toBe('bento/debian');
     expect(r.json.versions.map((v: { version: string }) => v.version)).toEqual(['2.0.0', '1.0.0']);
     const p = r.json.versions[0].providers[0];
-    expect(p).toMatchObject({ name: 'virtualbox', architecture: 'amd64', checksum_type: 'sha256', checksum: sha256(v2) });
+    expect(p).toMatchObject({
+      name: 'virtualbox',
+      architecture: 'amd64',
+      checksum_type: 'sha256',
+      checksum: sha256(v2),
+    });
     expect(p.url.startsWith(`${b.url}/bento/boxes/debian/versions/2.0.0/`)).toBe(true);
     expect(downloads()).toEqual([]);
     const cache = await bHttp.get('/api/boxyard/cache');
-    expect(cache.json.boxes).toEqual([expect.objectContaining({ tag: 'bento/debian', source: 'bento/debian', providers_total: 2, providers_cached: 0 })]);
+    expect(cache.json.boxes).toEqual([
+      expect.objectContaining({ tag: 'bento/debian', source: 'bento/debian', providers_total: 2, providers_cached: 0 }),
+    ]);
   });
 
   it('fetches a file once, streaming it to the first client while storing it, then serves it locally', async () => {
@@ -98,7 +105,9 @@ describe('pull-through cache', () => {
       const unheld = await b.http.get('/bento/boxes/debian/versions/1.0.0/providers/virtualbox/amd64/vagrant.box');
       expect(unheld.status).toBe(404);
       expect(unheld.json.errors[0]).toMatch(/offline and has not cached bento\/debian 1\.0\.0/);
-      const m = await bHttp.post('/api/boxyard/mirrors', { mirror: { upstream_id: u.json.upstream.id, source: 'bento/other' } });
+      const m = await bHttp.post('/api/boxyard/mirrors', {
+        mirror: { upstream_id: u.json.upstream.id, source: 'bento/other' },
+      });
       expect(m.status, m.text).toBe(201);
       await new Promise((r) => setTimeout(r, 1500));
       const job = await waitForJob(bHttp, m.json.job.id, ['queued']);
@@ -128,7 +137,10 @@ describe('--offline', () => {
       expect((await waitForJob(http, m.json.job.id, ['queued'])).message).toMatch(/offline/);
       const off = await http.put('/api/boxyard/settings', { settings: { offline: false } });
       expect(off.status).toBe(422);
-      expect((await http.get('/api/boxyard/settings')).json.settings).toMatchObject({ offline: true, offline_forced: true });
+      expect((await http.get('/api/boxyard/settings')).json.settings).toMatchObject({
+        offline: true,
+        offline_forced: true,
+      });
       expect(up.connections()).toBe(0);
       expect(up.requests).toEqual([]);
     } finally {

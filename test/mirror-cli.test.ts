@@ -14,17 +14,32 @@ import { makeBoxFile, recordRequests } from './helpers/vagrant';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'boxyard.mjs');
 
-interface CliResult { code: number | null; stdout: string; stderr: string }
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Starts the real CLI (`node bin/boxyard.mjs …`) against a daemon; stdout is a pipe, not a TTY. */
-function startCli(d: TestDaemon, token: string, args: string[], cwd?: string): { child: ChildProcess; done: Promise<CliResult>; stdout(): string } {
+function startCli(
+  d: TestDaemon,
+  token: string,
+  args: string[],
+  cwd?: string,
+): { child: ChildProcess; done: Promise<CliResult>; stdout(): string } {
   const child = spawn(process.execPath, [BIN, ...args], {
-    cwd, env: { ...process.env, BOXYARD_SERVER: d.url, BOXYARD_TOKEN: token }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd,
+    env: { ...process.env, BOXYARD_SERVER: d.url, BOXYARD_TOKEN: token },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (b: Buffer) => { stdout += b.toString(); });
-  child.stderr!.on('data', (b: Buffer) => { stderr += b.toString(); });
+  child.stdout!.on('data', (b: Buffer) => {
+    stdout += b.toString();
+  });
+  child.stderr!.on('data', (b: Buffer) => {
+    stderr += b.toString();
+  });
   const done = new Promise<CliResult>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
@@ -44,7 +59,8 @@ async function checksums(http: HttpClient, box: string): Promise<Record<string, 
   const r = await http.get(`/${box}`);
   expect(r.status, r.text).toBe(200);
   const out: Record<string, string> = {};
-  for (const v of r.json.versions) for (const p of v.providers) out[`${v.version}/${p.name}/${p.architecture}`] = `${p.checksum_type}:${p.checksum}`;
+  for (const v of r.json.versions)
+    for (const p of v.providers) out[`${v.version}/${p.name}/${p.architecture}`] = `${p.checksum_type}:${p.checksum}`;
   return out;
 }
 
@@ -62,7 +78,9 @@ beforeAll(async () => {
   await put('web/1.1.0/virtualbox/amd64', { release: false });
   await put('web/1.1.0/libvirt/arm64');
   await put('db/2.0.0/virtualbox/arm64', { private: true });
-  expect((await alice.http.put('/api/v1/box/lab/web', { box: { description: 'The **web** server box.' } })).status).toBe(200);
+  expect(
+    (await alice.http.put('/api/v1/box/lab/web', { box: { description: 'The **web** server box.' } })).status,
+  ).toBe(200);
 });
 afterAll(async () => {
   await a?.stop();
@@ -71,7 +89,9 @@ afterAll(async () => {
 
 describe('boxyard import (.box files)', () => {
   let b: TestDaemon;
-  beforeAll(async () => { b = await startTestDaemon(); });
+  beforeAll(async () => {
+    b = await startTestDaemon();
+  });
   afterAll(() => b.stop());
 
   it('imports one .box file into a released version; provider and architecture come from its metadata.json', async () => {
@@ -81,7 +101,9 @@ describe('boxyard import (.box files)', () => {
     expect(r.stdout).toMatch(/^progress: /m);
     expect(r.stdout).toContain('imported web_1.0.0_virtualbox_amd64.box as virtualbox/amd64 into admin/single 1.0.0');
     expect(r.stdout).toContain('released admin/single 1.0.0');
-    expect(await checksums(b.http.withToken(b.adminToken), 'admin/single')).toEqual({ '1.0.0/virtualbox/amd64': `sha256:${sha256(files['web/1.0.0/virtualbox/amd64'])}` });
+    expect(await checksums(b.http.withToken(b.adminToken), 'admin/single')).toEqual({
+      '1.0.0/virtualbox/amd64': `sha256:${sha256(files['web/1.0.0/virtualbox/amd64'])}`,
+    });
   });
 
   it('imports a folder of .box files as the providers of one version', async () => {
@@ -94,7 +116,13 @@ describe('boxyard import (.box files)', () => {
     expect(r.code, r.stderr).toBe(0);
     const v = await b.http.withToken(b.adminToken).get('/api/v2/box/admin/pair/version/3.0.0');
     expect(v.json.status).toBe('unreleased');
-    expect(v.json.providers.map((p: { name: string; architecture: string; checksum: string }) => `${p.name}/${p.architecture}:${p.checksum}`).sort()).toEqual([
+    expect(
+      v.json.providers
+        .map(
+          (p: { name: string; architecture: string; checksum: string }) => `${p.name}/${p.architecture}:${p.checksum}`,
+        )
+        .sort(),
+    ).toEqual([
       `libvirt/arm64:${sha256(files['web/1.1.0/libvirt/arm64'])}`,
       `virtualbox/arm64:${sha256(files['db/2.0.0/virtualbox/arm64'])}`,
     ]);
@@ -103,14 +131,28 @@ describe('boxyard import (.box files)', () => {
   it('says what is missing: no --as/--version, a bad token, an unreachable daemon', async () => {
     const file = join(tmp, 'web_1.0.0_virtualbox_amd64.box');
     const missing = await cli(b, b.adminToken, ['import', file]);
-    expect(missing).toMatchObject({ code: 1, stderr: 'boxyard: importing a .box file needs --as ORG/BOX and --version VERSION.\n' });
+    expect(missing).toMatchObject({
+      code: 1,
+      stderr: 'boxyard: importing a .box file needs --as ORG/BOX and --version VERSION.\n',
+    });
     const bad = await cli(b, 'nope', ['import', file, '--as', 'admin/x', '--version', '1.0.0']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^boxyard: PUT \/api\/boxyard\/import\/admin\/x\/1\.0\.0: 401 The token is invalid/);
     const closed = await freePort();
-    const down = await cli(b, b.adminToken, ['import', file, '--as', 'admin/x', '--version', '1.0.0', '--server', `http://127.0.0.1:${closed}`]);
+    const down = await cli(b, b.adminToken, [
+      'import',
+      file,
+      '--as',
+      'admin/x',
+      '--version',
+      '1.0.0',
+      '--server',
+      `http://127.0.0.1:${closed}`,
+    ]);
     expect(down.code).toBe(1);
-    expect(down.stderr).toContain(`boxyard: cannot reach the Boxyard daemon at http://127.0.0.1:${closed} (ECONNREFUSED): is it running?`);
+    expect(down.stderr).toContain(
+      `boxyard: cannot reach the Boxyard daemon at http://127.0.0.1:${closed} (ECONNREFUSED): is it running?`,
+    );
   });
 });
 
@@ -131,8 +173,20 @@ describe('boxyard export, then import into another daemon', () => {
     expect(r.stdout).toContain(`would write 4 files of 2 boxes to ${out}`);
     expect(r.stdout).toContain(`(${bytes} bytes)`);
     expect(existsSync(out)).toBe(false);
-    const picked = await cli(a, alice.token, ['export', 'lab/web', '--latest', '1', '--architecture', 'arm64', '--out', out, '--dry-run']);
-    expect(picked.stdout.trim().split('\n')[0].trim()).toBe(`lab/web/1.1.0/libvirt-arm64.box  ${(files['web/1.1.0/libvirt/arm64'].length / 1024).toFixed(1)} KiB`);
+    const picked = await cli(a, alice.token, [
+      'export',
+      'lab/web',
+      '--latest',
+      '1',
+      '--architecture',
+      'arm64',
+      '--out',
+      out,
+      '--dry-run',
+    ]);
+    expect(picked.stdout.trim().split('\n')[0].trim()).toBe(
+      `lab/web/1.1.0/libvirt-arm64.box  ${(files['web/1.1.0/libvirt/arm64'].length / 1024).toFixed(1)} KiB`,
+    );
     expect(picked.stdout).toContain('would write 1 file of 1 box');
   });
 
@@ -141,20 +195,50 @@ describe('boxyard export, then import into another daemon', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`exported lab/web, lab/db to ${out}: 4 files`);
     const manifest = JSON.parse(readFileSync(join(out, 'boxyard-export.json'), 'utf8'));
-    expect(manifest).toMatchObject({ format: 'boxyard-export', format_version: 1, boxes: [{ name: 'lab/web', catalog: 'lab/web/metadata.json' }, { name: 'lab/db', catalog: 'lab/db/metadata.json' }] });
-    const byPath = Object.fromEntries(manifest.files.map((f: { path: string; size: number; sha256: string }) => [f.path, f]));
+    expect(manifest).toMatchObject({
+      format: 'boxyard-export',
+      format_version: 1,
+      boxes: [
+        { name: 'lab/web', catalog: 'lab/web/metadata.json' },
+        { name: 'lab/db', catalog: 'lab/db/metadata.json' },
+      ],
+    });
+    const byPath = Object.fromEntries(
+      manifest.files.map((f: { path: string; size: number; sha256: string }) => [f.path, f]),
+    );
     for (const [key, file] of Object.entries(files)) {
       const [box, version, provider, arch] = key.split('/');
-      expect(byPath[`lab/${box}/${version}/${provider}-${arch}.box`]).toEqual({ path: `lab/${box}/${version}/${provider}-${arch}.box`, size: file.length, sha256: sha256(file) });
+      expect(byPath[`lab/${box}/${version}/${provider}-${arch}.box`]).toEqual({
+        path: `lab/${box}/${version}/${provider}-${arch}.box`,
+        size: file.length,
+        sha256: sha256(file),
+      });
       expect(sha256(readFileSync(join(out, 'lab', box, version, `${provider}-${arch}.box`)))).toBe(sha256(file));
     }
     const web = JSON.parse(readFileSync(join(out, 'lab', 'web', 'metadata.json'), 'utf8'));
-    expect(web).toMatchObject({ name: 'lab/web', description: 'The **web** server box.', short_description: 'web box', private: false });
+    expect(web).toMatchObject({
+      name: 'lab/web',
+      description: 'The **web** server box.',
+      short_description: 'web box',
+      private: false,
+    });
     expect(web.versions.map((v: { version: string }) => v.version)).toEqual(['1.1.0', '1.0.0']);
-    expect(web.versions[0].providers).toEqual(expect.arrayContaining([{
-      name: 'libvirt', url: '1.1.0/libvirt-arm64.box', checksum: sha256(files['web/1.1.0/libvirt/arm64']), checksum_type: 'sha256', architecture: 'arm64', default_architecture: true,
-    }]));
-    expect(JSON.parse(readFileSync(join(out, 'lab', 'db', 'metadata.json'), 'utf8'))).toMatchObject({ private: true, versions: [{ version: '2.0.0', providers: [{ url: '2.0.0/virtualbox-arm64.box' }] }] });
+    expect(web.versions[0].providers).toEqual(
+      expect.arrayContaining([
+        {
+          name: 'libvirt',
+          url: '1.1.0/libvirt-arm64.box',
+          checksum: sha256(files['web/1.1.0/libvirt/arm64']),
+          checksum_type: 'sha256',
+          architecture: 'arm64',
+          default_architecture: true,
+        },
+      ]),
+    );
+    expect(JSON.parse(readFileSync(join(out, 'lab', 'db', 'metadata.json'), 'utf8'))).toMatchObject({
+      private: true,
+      versions: [{ version: '2.0.0', providers: [{ url: '2.0.0/virtualbox-arm64.box' }] }],
+    });
   });
 
   it('resumes into the same folder with Range, drops a .part that does not check out, and refuses a folder holding another export', async () => {
@@ -166,7 +250,9 @@ describe('boxyard export, then import into another daemon', () => {
     writeFileSync(`${db}.part`, Buffer.alloc(1000, 7));
     const wrong = await cli(a, alice.token, ['export', 'lab/db', 'lab/web', '--out', out]);
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toMatch(/^boxyard: Checksum mismatch for lab\/db 2\.0\.0 virtualbox\/arm64: its sha256 is [0-9a-f]{64}, the catalog says [0-9a-f]{64}\. The file was removed/);
+    expect(wrong.stderr).toMatch(
+      /^boxyard: Checksum mismatch for lab\/db 2\.0\.0 virtualbox\/arm64: its sha256 is [0-9a-f]{64}, the catalog says [0-9a-f]{64}\. The file was removed/,
+    );
     expect(existsSync(`${db}.part`)).toBe(false);
     expect(seen.filter((r) => r.range).map((r) => r.range)).toEqual(['bytes=1000-']);
     // A .part holding the file's first bytes: only the rest is fetched.
@@ -196,7 +282,11 @@ describe('boxyard export, then import into another daemon', () => {
     expect(r.stderr).toMatch(/--as renames the box of an export that holds one/);
     const c = await cli(b, b.adminToken, ['import', bad]);
     expect(c.code).toBe(1);
-    expect(c.stderr).toMatch(new RegExp(`^boxyard: ${bad} is not a usable export: lab/web/1\\.0\\.0/virtualbox-amd64\\.box has sha256 [0-9a-f]{64}, the manifest says ${sha256(files['web/1.0.0/virtualbox/amd64'])}\\. Nothing was imported`));
+    expect(c.stderr).toMatch(
+      new RegExp(
+        `^boxyard: ${bad} is not a usable export: lab/web/1\\.0\\.0/virtualbox-amd64\\.box has sha256 [0-9a-f]{64}, the manifest says ${sha256(files['web/1.0.0/virtualbox/amd64'])}\\. Nothing was imported`,
+      ),
+    );
     expect(await snapshot(b)).toEqual(before);
   });
 
@@ -208,8 +298,16 @@ describe('boxyard export, then import into another daemon', () => {
     const ha = alice.http;
     const hb = b.http.withToken(b.adminToken);
     for (const box of ['lab/web', 'lab/db']) expect(await checksums(hb, box)).toEqual(await checksums(ha, box));
-    expect(Object.keys(await checksums(hb, 'lab/web')).sort()).toEqual(['1.0.0/virtualbox/amd64', '1.1.0/libvirt/arm64', '1.1.0/virtualbox/amd64']);
-    expect((await hb.get('/api/v1/box/lab/web')).json).toMatchObject({ description_markdown: 'The **web** server box.', short_description: 'web box', private: false });
+    expect(Object.keys(await checksums(hb, 'lab/web')).sort()).toEqual([
+      '1.0.0/virtualbox/amd64',
+      '1.1.0/libvirt/arm64',
+      '1.1.0/virtualbox/amd64',
+    ]);
+    expect((await hb.get('/api/v1/box/lab/web')).json).toMatchObject({
+      description_markdown: 'The **web** server box.',
+      short_description: 'web box',
+      private: false,
+    });
     expect((await b.http.get('/lab/db')).status).toBe(404); // private stays private
     // A second run finds everything there and changes nothing.
     const before = await snapshot(b);
@@ -222,11 +320,18 @@ describe('boxyard export, then import into another daemon', () => {
 
 describe('boxyard mirror', () => {
   let b: TestDaemon;
-  beforeAll(async () => { b = await startTestDaemon(); });
+  beforeAll(async () => {
+    b = await startTestDaemon();
+  });
   afterAll(() => b.stop());
 
   it('mirrors from an export folder given as a relative path, and prints what it published', async () => {
-    const r = await cli(b, b.adminToken, ['mirror', '--upstream', 'export', 'lab/web', '--as', 'air/web', '--latest', '1'], tmp);
+    const r = await cli(
+      b,
+      b.adminToken,
+      ['mirror', '--upstream', 'export', 'lab/web', '--as', 'air/web', '--latest', '1'],
+      tmp,
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^mirroring lab\/web into air\/web \(mirror mir-\S+, job job-\S+\)$/m);
     expect(r.stdout).toContain('published air/web 1.1.0');
@@ -235,7 +340,12 @@ describe('boxyard mirror', () => {
       '1.1.0/virtualbox/amd64': `sha256:${sha256(files['web/1.1.0/virtualbox/amd64'])}`,
     });
     const mirrors = (await b.http.withToken(b.adminToken).get('/api/boxyard/mirrors')).json.mirrors;
-    expect(mirrors[0]).toMatchObject({ upstream: { url: join(tmp, 'export'), kind: 'folder' }, source: 'lab/web', target: 'air/web', latest: 1 });
+    expect(mirrors[0]).toMatchObject({
+      upstream: { url: join(tmp, 'export'), kind: 'folder' },
+      source: 'lab/web',
+      target: 'air/web',
+      latest: 1,
+    });
   });
 
   it('exits 1 with the job message when the job fails, and --detach only prints the ids', async () => {
@@ -243,14 +353,28 @@ describe('boxyard mirror', () => {
     expect(r.code).toBe(1);
     // The plan (read before anything is made) finds no such box.
     expect(r.stderr).toMatch(/^boxyard: .*The upstream has no box lab\/none/m);
-    expect((await b.http.withToken(b.adminToken).get('/api/boxyard/mirrors')).json.mirrors.map((m: { target: string }) => m.target)).not.toContain('air/none');
-    const d = await cli(b, b.adminToken, ['mirror', '--upstream', join(tmp, 'export'), 'lab/db', '--as', 'air/db', '--detach']);
+    expect(
+      (await b.http.withToken(b.adminToken).get('/api/boxyard/mirrors')).json.mirrors.map(
+        (m: { target: string }) => m.target,
+      ),
+    ).not.toContain('air/none');
+    const d = await cli(b, b.adminToken, [
+      'mirror',
+      '--upstream',
+      join(tmp, 'export'),
+      'lab/db',
+      '--as',
+      'air/db',
+      '--detach',
+    ]);
     expect(d.code, d.stderr).toBe(0);
     const [mirror, job] = d.stdout.trim().split('\n');
     expect(mirror).toMatch(/^mirror mir-\S+$/);
     expect(job).toMatch(/^job job-\S+$/);
     expect((await waitForJob(b.http.withToken(b.adminToken), job.slice(4))).state).toBe('done');
-    expect((await cli(b, b.adminToken, ['mirror', '--upstream', 'no-such-folder', 'lab/db'], tmp)).stderr).toMatch(/neither a URL .* nor an existing folder/);
+    expect((await cli(b, b.adminToken, ['mirror', '--upstream', 'no-such-folder', 'lab/db'], tmp)).stderr).toMatch(
+      /neither a URL .* nor an existing folder/,
+    );
   });
 
   it('Ctrl-C cancels the running job and exits 130', async () => {
@@ -261,7 +385,9 @@ describe('boxyard mirror', () => {
       let job: { id: string; state: string; bytes_done: number } | undefined;
       // Once it printed this line the CLI is following the job with its Ctrl-C handler in place.
       while (!(job && job.state === 'running' && job.bytes_done > 0 && run.stdout().includes('mirroring slow/box'))) {
-        const mirrors = (await http.get('/api/boxyard/mirrors')).json.mirrors.filter((m: { target: string }) => m.target === 'air/slow');
+        const mirrors = (await http.get('/api/boxyard/mirrors')).json.mirrors.filter(
+          (m: { target: string }) => m.target === 'air/slow',
+        );
         job = mirrors[0]?.last_job ?? undefined;
         await new Promise((r) => setTimeout(r, 100));
       }

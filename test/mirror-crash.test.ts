@@ -10,13 +10,18 @@ import { spawnDaemon, spawnDaemonOnTinyDisk, type SpawnedDaemon } from './helper
 import { rawGet } from './helpers/upload';
 
 const login = async (url: string) => {
-  const r = await new HttpClient(url).post('/api/v1/authenticate', { user: { login: ADMIN.username, password: ADMIN.password } });
+  const r = await new HttpClient(url).post('/api/v1/authenticate', {
+    user: { login: ADMIN.username, password: ADMIN.password },
+  });
   expect(r.status, r.text).toBe(200);
   return new HttpClient(url, r.json.token as string);
 };
 
 /** Upstream GETs of one file, with the Range start each asked for and the bytes it was sent. */
-interface Fetch { range: number; sent: number }
+interface Fetch {
+  range: number;
+  sent: number;
+}
 
 describe('a mirror daemon killed mid-job', () => {
   let s: StaticServer;
@@ -29,13 +34,38 @@ describe('a mirror daemon killed mid-job', () => {
   beforeAll(async () => {
     s = await staticServer();
     data = mkdtempSync(join(tmpdir(), 'boxyard-crash-'));
-    s.route('/acme/big', serveJson({
-      name: 'acme/big',
-      versions: [
-        { version: '2.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/big.box`, checksum: sha256(big), checksum_type: 'sha256', architecture: 'amd64' }] },
-        { version: '1.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/small.box`, checksum: sha256(small), checksum_type: 'sha256', architecture: 'amd64' }] },
-      ],
-    }));
+    s.route(
+      '/acme/big',
+      serveJson({
+        name: 'acme/big',
+        versions: [
+          {
+            version: '2.0.0',
+            providers: [
+              {
+                name: 'virtualbox',
+                url: `${s.url}/big.box`,
+                checksum: sha256(big),
+                checksum_type: 'sha256',
+                architecture: 'amd64',
+              },
+            ],
+          },
+          {
+            version: '1.0.0',
+            providers: [
+              {
+                name: 'virtualbox',
+                url: `${s.url}/small.box`,
+                checksum: sha256(small),
+                checksum_type: 'sha256',
+                architecture: 'amd64',
+              },
+            ],
+          },
+        ],
+      }),
+    );
     s.route('/small.box', serveFile(small));
     // Slow enough (about 8 MiB/s) to be killed halfway through.
     s.route('/big.box', (req, res) => {
@@ -53,7 +83,10 @@ describe('a mirror daemon killed mid-job', () => {
         res.write(big.subarray(at, end));
         f.sent += end - at;
         at = end;
-        if (at >= big.length) { clearInterval(timer); res.end(); }
+        if (at >= big.length) {
+          clearInterval(timer);
+          res.end();
+        }
       }, 8);
       res.on('close', () => clearInterval(timer));
     });
@@ -67,7 +100,9 @@ describe('a mirror daemon killed mid-job', () => {
   it('resumes after SIGKILL without fetching finished bytes again', async () => {
     daemon = await spawnDaemon({ dataDir: data });
     let http = await login(daemon.url);
-    const created = await http.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/big' } });
+    const created = await http.post('/api/boxyard/mirrors', {
+      mirror: { upstream: { url: s.url }, source: 'acme/big' },
+    });
     expect(created.status, created.text).toBe(201);
     const jobId = created.json.job.id as string;
     let before = 0;
@@ -83,7 +118,12 @@ describe('a mirror daemon killed mid-job', () => {
     const job = await waitForJob(http, jobId);
     expect(job.state, job.message ?? '').toBe('done');
     expect(job.published).toEqual([{ box: 'acme/big', versions: ['2.0.0', '1.0.0'] }]);
-    expect(job).toMatchObject({ files_done: 2, files_total: 2, bytes_done: big.length + small.length, bytes_total: big.length + small.length });
+    expect(job).toMatchObject({
+      files_done: 2,
+      files_total: 2,
+      bytes_done: big.length + small.length,
+      bytes_total: big.length + small.length,
+    });
     // The second fetch asked only for what was missing: at least every byte the job had reported.
     expect(fetches).toHaveLength(2);
     expect(fetches[1].range).toBeGreaterThanOrEqual(before);
@@ -102,7 +142,20 @@ describe('a connection that breaks mid-file', () => {
     const d = await startTestDaemon();
     const file = randomBytes(3 * 1024 * 1024);
     const ranges: string[] = [];
-    s.route('/acme/flaky', serveJson({ name: 'acme/flaky', versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/flaky.box`, checksum: sha256(file), checksum_type: 'sha256' }] }] }));
+    s.route(
+      '/acme/flaky',
+      serveJson({
+        name: 'acme/flaky',
+        versions: [
+          {
+            version: '1.0.0',
+            providers: [
+              { name: 'virtualbox', url: `${s.url}/flaky.box`, checksum: sha256(file), checksum_type: 'sha256' },
+            ],
+          },
+        ],
+      }),
+    );
     s.route('/flaky.box', (req, res) => {
       if (req.method === 'HEAD') return serveFile(file)(req, res);
       ranges.push(req.headers.range ?? 'none');
@@ -133,7 +186,13 @@ describe('a mirror onto a full disk', () => {
   it('fails the job saying the disk is full and publishes nothing', async () => {
     const s = await staticServer();
     const file = randomBytes(6 * 1024 * 1024);
-    s.route('/acme/huge', serveJson({ name: 'acme/huge', versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/huge.box` }] }] }));
+    s.route(
+      '/acme/huge',
+      serveJson({
+        name: 'acme/huge',
+        versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/huge.box` }] }],
+      }),
+    );
     s.route('/huge.box', serveFile(file));
     // The data folder is a 4 MiB tmpfs of its own: the disk fills up for real.
     const d = await spawnDaemonOnTinyDisk('boxyard-full-');
@@ -141,7 +200,9 @@ describe('a mirror onto a full disk', () => {
     try {
       const http = await login(d.url);
       await http.post('/api/boxyard/organizations', { organization: { name: 'acme' } });
-      const plan = await http.post('/api/boxyard/mirror-plans', { mirror: { upstream: { url: s.url }, source: 'acme/huge' } });
+      const plan = await http.post('/api/boxyard/mirror-plans', {
+        mirror: { upstream: { url: s.url }, source: 'acme/huge' },
+      });
       expect(plan.json.plan.storage).toMatchObject({ needed_bytes: file.length, fits: false });
       expect(plan.json.plan.storage.free_bytes).toBeLessThan(file.length);
       const m = await http.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/huge' } });
@@ -149,20 +210,47 @@ describe('a mirror onto a full disk', () => {
       const job = await waitForJob(http, m.json.job.id);
       // Its size is known ahead (HEAD): the plan does not fit, and the job fails before fetching anything, giving both sizes.
       expect(job).toMatchObject({ state: 'failed', error_code: 'insufficient_storage', files_done: 0, bytes_done: 0 });
-      expect(job.message).toMatch(/needs 6\.0 MiB, and the disk holding Boxyard's data folder has [\d.]+ (KiB|MiB) free/);
+      expect(job.message).toMatch(
+        /needs 6\.0 MiB, and the disk holding Boxyard's data folder has [\d.]+ (KiB|MiB) free/,
+      );
       // A file whose size is not told ahead fills the disk as it streams in.
-      s.route('/acme/unsized', serveJson({ name: 'acme/unsized', versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/unsized.box` }] }] }));
-      s.route('/unsized.box', (req, res) => { if (req.method === 'HEAD') { res.statusCode = 405; res.end(); } else res.end(file); });
-      const streamed = await waitForJob(http, (await http.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/unsized' } })).json.job.id);
+      s.route(
+        '/acme/unsized',
+        serveJson({
+          name: 'acme/unsized',
+          versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/unsized.box` }] }],
+        }),
+      );
+      s.route('/unsized.box', (req, res) => {
+        if (req.method === 'HEAD') {
+          res.statusCode = 405;
+          res.end();
+        } else res.end(file);
+      });
+      const streamed = await waitForJob(
+        http,
+        (await http.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/unsized' } })).json
+          .job.id,
+      );
       expect(streamed).toMatchObject({ state: 'failed', error_code: 'insufficient_storage' });
       expect(streamed.message).toMatch(/disk holding Boxyard's data folder is full/);
       expect((await http.get('/api/v1/box/acme/unsized')).status).toBe(404);
       expect((await http.get('/api/v1/box/acme/huge')).status).toBe(404);
       expect((await http.get('/api/v1/user/acme')).json.boxes).toEqual([]);
       // The space is given back: a small mirror still fits.
-      s.route('/acme/tiny', serveJson({ name: 'acme/tiny', versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/tiny.box` }] }] }));
+      s.route(
+        '/acme/tiny',
+        serveJson({
+          name: 'acme/tiny',
+          versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: `${s.url}/tiny.box` }] }],
+        }),
+      );
       s.route('/tiny.box', serveFile(randomBytes(1024 * 1024)));
-      const ok = await waitForJob(http, (await http.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/tiny' } })).json.job.id);
+      const ok = await waitForJob(
+        http,
+        (await http.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/tiny' } })).json
+          .job.id,
+      );
       expect(ok.state, ok.message ?? '').toBe('done');
     } finally {
       await d.kill('SIGKILL');

@@ -20,15 +20,37 @@ describe('folder and catalog-file upstreams', () => {
     mkdirSync(join(root, 'acme', 'web', '1.0.0'), { recursive: true });
     writeFileSync(join(root, 'acme', 'web', '1.0.0', 'virtualbox-amd64.box'), file);
     writeFileSync(join(root, 'acme', 'web', 'metadata.json'), JSON.stringify(catalog));
-    writeFileSync(join(root, 'boxyard-export.json'), JSON.stringify({
-      format: 'boxyard-export', format_version: 1, created_at: new Date().toISOString(),
-      boxes: [{ name: 'acme/web', catalog: 'acme/web/metadata.json' }],
-      files: [{ path: 'acme/web/1.0.0/virtualbox-amd64.box', size: file.length, sha256: sha256(file) }],
-    }));
+    writeFileSync(
+      join(root, 'boxyard-export.json'),
+      JSON.stringify({
+        format: 'boxyard-export',
+        format_version: 1,
+        created_at: new Date().toISOString(),
+        boxes: [{ name: 'acme/web', catalog: 'acme/web/metadata.json' }],
+        files: [{ path: 'acme/web/1.0.0/virtualbox-amd64.box', size: file.length, sha256: sha256(file) }],
+      }),
+    );
   };
   const catalog = (url: string) => ({
-    name: 'acme/web', short_description: 'Web', versions: [{ version: '1.0.0', status: 'active', description_markdown: 'first',
-      providers: [{ name: 'virtualbox', url, checksum: sha256(file), checksum_type: 'sha256', architecture: 'amd64', default_architecture: true }] }],
+    name: 'acme/web',
+    short_description: 'Web',
+    versions: [
+      {
+        version: '1.0.0',
+        status: 'active',
+        description_markdown: 'first',
+        providers: [
+          {
+            name: 'virtualbox',
+            url,
+            checksum: sha256(file),
+            checksum_type: 'sha256',
+            architecture: 'amd64',
+            default_architecture: true,
+          },
+        ],
+      },
+    ],
   });
 
   beforeAll(async () => {
@@ -45,7 +67,9 @@ describe('folder and catalog-file upstreams', () => {
 
   it('mirrors from an export folder (by path) with every checksum kept, while offline', async () => {
     // A network job waiting for offline mode to end does not hold up a folder job queued after it.
-    const waiting = await http.post('/api/boxyard/mirrors', { mirror: { upstream: { url: 'http://127.0.0.1:9' }, source: 'acme/net', target: 'net/box' } });
+    const waiting = await http.post('/api/boxyard/mirrors', {
+      mirror: { upstream: { url: 'http://127.0.0.1:9' }, source: 'acme/net', target: 'net/box' },
+    });
     expect(waiting.status, waiting.text).toBe(201);
     const root = join(dir, 'export');
     writeExport(root, catalog('1.0.0/virtualbox-amd64.box'));
@@ -53,9 +77,17 @@ describe('folder and catalog-file upstreams', () => {
     expect(job.state, job.message ?? '').toBe('done');
     const doc = (await d.http.get('/air/web')).json;
     expect(doc.versions[0]).toMatchObject({ version: '1.0.0', description_markdown: 'first' });
-    expect(doc.versions[0].providers[0]).toMatchObject({ checksum: sha256(file), checksum_type: 'sha256', architecture: 'amd64' });
+    expect(doc.versions[0].providers[0]).toMatchObject({
+      checksum: sha256(file),
+      checksum_type: 'sha256',
+      architecture: 'amd64',
+    });
     expect(sha256((await rawGet(doc.versions[0].providers[0].url)).body)).toBe(sha256(file));
-    const org = await mirrorOnce(http, { upstream: { url: pathToFileURL(root).toString() }, source: 'acme', target: 'air2' });
+    const org = await mirrorOnce(http, {
+      upstream: { url: pathToFileURL(root).toString() },
+      source: 'acme',
+      target: 'air2',
+    });
     expect(org.job.published).toEqual([{ box: 'air2/web', versions: ['1.0.0'] }]);
     expect((await waitForJob(http, waiting.json.job.id, ['queued'])).message).toMatch(/offline/);
   });
@@ -63,7 +95,11 @@ describe('folder and catalog-file upstreams', () => {
   it('mirrors from a lone catalog file', async () => {
     const root = join(dir, 'single');
     writeExport(root, catalog('1.0.0/virtualbox-amd64.box'));
-    const { job } = await mirrorOnce(http, { upstream: { url: pathToFileURL(join(root, 'acme', 'web', 'metadata.json')).toString() }, source: 'acme/web', target: 'one/web' });
+    const { job } = await mirrorOnce(http, {
+      upstream: { url: pathToFileURL(join(root, 'acme', 'web', 'metadata.json')).toString() },
+      source: 'acme/web',
+      target: 'one/web',
+    });
     expect(job.state, job.message ?? '').toBe('done');
   });
 

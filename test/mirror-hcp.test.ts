@@ -40,16 +40,31 @@ describe('mirroring an HCP Vagrant organization', () => {
   it('copies the whole organization as its owner wrote it; a box the token may not see is listed as skipped', async () => {
     const { job } = await mirrorOnce(admin, { upstream: { url: hcp.url, token: TOKEN }, source: 'hashi' });
     expect(job).toMatchObject({ state: 'done', files_total: 6, files_done: 6, error_code: null });
-    expect(job.published).toEqual(expect.arrayContaining([
-      { box: 'hashi/web', versions: ['1.1.0', '1.0.0'] }, { box: 'hashi/secret', versions: ['1.1.0', '1.0.0'] },
-    ]));
-    expect((job as unknown as { skipped: unknown[] }).skipped).toEqual([{ box: 'hashi/hidden', reason: expect.stringMatching(/403.*not authorized/) }]);
+    expect(job.published).toEqual(
+      expect.arrayContaining([
+        { box: 'hashi/web', versions: ['1.1.0', '1.0.0'] },
+        { box: 'hashi/secret', versions: ['1.1.0', '1.0.0'] },
+      ]),
+    );
+    expect((job as unknown as { skipped: unknown[] }).skipped).toEqual([
+      { box: 'hashi/hidden', reason: expect.stringMatching(/403.*not authorized/) },
+    ]);
     const web = await boxApi('hashi/web');
     expect(web.json).toMatchObject({
-      private: false, short_description: 'web: a base box', description_markdown: '# web\n\nBuilt with *Packer*.\n\n- item',
+      private: false,
+      short_description: 'web: a base box',
+      description_markdown: '# web\n\nBuilt with *Packer*.\n\n- item',
     });
-    expect(web.json.versions.map((v: { version: string; description_markdown: string; status: string }) => [v.version, v.status, v.description_markdown]))
-      .toEqual([['1.1.0', 'active', 'Adds arm64.'], ['1.0.0', 'active', 'First **release**.']]);
+    expect(
+      web.json.versions.map((v: { version: string; description_markdown: string; status: string }) => [
+        v.version,
+        v.status,
+        v.description_markdown,
+      ]),
+    ).toEqual([
+      ['1.1.0', 'active', 'Adds arm64.'],
+      ['1.0.0', 'active', 'First **release**.'],
+    ]);
     const arm64 = web.json.versions[0].providers.find((p: { architecture: string }) => p.architecture === 'arm64');
     expect(arm64).toMatchObject({ default_architecture: false, checksum: sha256(arm), checksum_type: 'sha256' });
     // Public stays public, private stays private, though the upstream was read with a token.
@@ -65,48 +80,88 @@ describe('mirroring an HCP Vagrant organization', () => {
   it('a re-run takes what the upstream changed, except what was edited here, and says which in the box page numbers', async () => {
     const up = hcp.boxes.find((b) => b.name === 'web')!;
     // Edited here: the short description.
-    expect((await admin.put('/api/v1/box/hashi/web', { box: { short_description: 'Our own words' } })).status).toBe(200);
+    expect((await admin.put('/api/v1/box/hashi/web', { box: { short_description: 'Our own words' } })).status).toBe(
+      200,
+    );
     up.short_description = 'web: changed upstream';
     up.description = '# web\n\nNow with *more*.';
     up.versions[0].description = 'First release, with notes.';
     up.private = true;
     const mirrors = (await admin.get('/api/boxyard/mirrors')).json.mirrors;
-    const job = await waitForJob(admin, (await admin.post(`/api/boxyard/mirrors/${mirrors[0].id}/run`, {})).json.job.id);
+    const job = await waitForJob(
+      admin,
+      (await admin.post(`/api/boxyard/mirrors/${mirrors[0].id}/run`, {})).json.job.id,
+    );
     expect(job.state, job.message ?? '').toBe('done');
-    expect(job.published).toEqual(expect.arrayContaining([
-      { box: 'hashi/web', versions: [], updated: ['description', 'private'], described: ['1.0.0'] },
-    ]));
+    expect(job.published).toEqual(
+      expect.arrayContaining([
+        { box: 'hashi/web', versions: [], updated: ['description', 'private'], described: ['1.0.0'] },
+      ]),
+    );
     const web = await boxApi('hashi/web');
-    expect(web.json).toMatchObject({ short_description: 'Our own words', description_markdown: '# web\n\nNow with *more*.', private: true });
-    expect(web.json.versions.find((v: { version: string }) => v.version === '1.0.0').description_markdown).toBe('First release, with notes.');
+    expect(web.json).toMatchObject({
+      short_description: 'Our own words',
+      description_markdown: '# web\n\nNow with *more*.',
+      private: true,
+    });
+    expect(web.json.versions.find((v: { version: string }) => v.version === '1.0.0').description_markdown).toBe(
+      'First release, with notes.',
+    );
     const stats = (await admin.get('/api/boxyard/boxes/hashi/web/stats')).json.stats;
     expect(stats.upstream).toMatchObject({
       mirror_id: mirrors[0].id,
       fields: { short_description: 'edited', description: 'upstream', private: 'upstream' },
     });
-    expect(stats.versions.map((v: { version: string; upstream: string | null }) => [v.version, v.upstream])).toEqual([['1.1.0', 'upstream'], ['1.0.0', 'upstream']]);
+    expect(stats.versions.map((v: { version: string; upstream: string | null }) => [v.version, v.upstream])).toEqual([
+      ['1.1.0', 'upstream'],
+      ['1.0.0', 'upstream'],
+    ]);
   });
 
   it('--follow-revocations revokes a mirrored version the upstream revokes; without it the copy keeps it', async () => {
-    const following = await mirrorOnce(admin, { upstream: { url: hcp.url, token: TOKEN }, source: 'hashi/web', target: 'follow/web', follow_revocations: true });
+    const following = await mirrorOnce(admin, {
+      upstream: { url: hcp.url, token: TOKEN },
+      source: 'hashi/web',
+      target: 'follow/web',
+      follow_revocations: true,
+    });
     expect(following.job.state).toBe('done');
     hcp.boxes.find((b) => b.name === 'web')!.versions[1].status = 'revoked';
-    const again = await waitForJob(admin, (await admin.post(`/api/boxyard/mirrors/${following.mirrorId}/run`, {})).json.job.id);
+    const again = await waitForJob(
+      admin,
+      (await admin.post(`/api/boxyard/mirrors/${following.mirrorId}/run`, {})).json.job.id,
+    );
     expect(again.published).toEqual([expect.objectContaining({ box: 'follow/web', revoked: ['1.1.0'] })]);
-    expect((await boxApi('follow/web')).json.versions.map((v: { version: string; status: string }) => [v.version, v.status]))
-      .toEqual([['1.1.0', 'revoked'], ['1.0.0', 'active']]);
+    expect(
+      (await boxApi('follow/web')).json.versions.map((v: { version: string; status: string }) => [v.version, v.status]),
+    ).toEqual([
+      ['1.1.0', 'revoked'],
+      ['1.0.0', 'active'],
+    ]);
     const mirrors = (await admin.get('/api/boxyard/mirrors')).json.mirrors;
     const org = mirrors.find((m: { source: string }) => m.source === 'hashi');
     expect(org).toMatchObject({ follow_revocations: false });
     await waitForJob(admin, (await admin.post(`/api/boxyard/mirrors/${org.id}/run`, {})).json.job.id);
-    expect((await boxApi('hashi/web')).json.versions.find((v: { version: string }) => v.version === '1.1.0').status).toBe('active');
+    expect(
+      (await boxApi('hashi/web')).json.versions.find((v: { version: string }) => v.version === '1.1.0').status,
+    ).toBe('active');
   });
 
   it('--public and --private override what the upstream says', async () => {
-    const pub = await mirrorOnce(admin, { upstream: { url: hcp.url, token: TOKEN }, source: 'hashi/secret', target: 'open/secret', private: false });
+    const pub = await mirrorOnce(admin, {
+      upstream: { url: hcp.url, token: TOKEN },
+      source: 'hashi/secret',
+      target: 'open/secret',
+      private: false,
+    });
     expect(pub.job.state).toBe('done');
     expect((await boxApi('open/secret', d.http)).json.private).toBe(false);
-    const priv = await mirrorOnce(admin, { upstream: { url: hcp.url, token: TOKEN }, source: 'hashi/secret', target: 'shut/secret', private: true });
+    const priv = await mirrorOnce(admin, {
+      upstream: { url: hcp.url, token: TOKEN },
+      source: 'hashi/secret',
+      target: 'shut/secret',
+      private: true,
+    });
     expect(priv.job.state).toBe('done');
     expect((await boxApi('shut/secret', d.http)).status).toBe(404);
   });

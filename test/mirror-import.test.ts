@@ -37,8 +37,16 @@ const importUrl = (path: string, query: Record<string, string> = {}) => {
 };
 
 /** PUTs a file to the import endpoint with Content-Length and the token (unless `token` is null). */
-async function putImport(path: string, file: Buffer, query: Record<string, string> = {}, token: string | null = alice.token) {
-  const headers: Record<string, string> = { 'content-length': String(file.length), 'content-type': 'application/octet-stream' };
+async function putImport(
+  path: string,
+  file: Buffer,
+  query: Record<string, string> = {},
+  token: string | null = alice.token,
+) {
+  const headers: Record<string, string> = {
+    'content-length': String(file.length),
+    'content-type': 'application/octet-stream',
+  };
   if (token) headers.authorization = `Bearer ${token}`;
   const r = await rawPut(importUrl(path, query), file, headers);
   return { ...r, json: JSON.parse(r.text) };
@@ -63,7 +71,9 @@ function truncatedImport(path: string, declared: number, sent: Buffer): Promise<
   const u = new URL(importUrl(path));
   return new Promise((resolve, reject) => {
     const socket = connect(Number(u.port), u.hostname, () => {
-      socket.write(`PUT ${u.pathname} HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer ${alice.token}\r\nContent-Length: ${declared}\r\n\r\n`);
+      socket.write(
+        `PUT ${u.pathname} HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer ${alice.token}\r\nContent-Length: ${declared}\r\n\r\n`,
+      );
       socket.write(sent, () => setTimeout(() => socket.destroy(), 100));
     });
     socket.on('close', () => resolve());
@@ -96,10 +106,29 @@ describe('PUT /api/boxyard/import/:username/:box/:version', () => {
     const file = await boxFile('libvirt', 'arm64');
     const r = await putImport('lab/base/1.0.0', file);
     expect(r.status, r.text).toBe(200);
-    expect(r.json).toEqual({ import: { box: 'lab/base', version: '1.0.0', provider: 'libvirt', architecture: 'arm64', sha256: sha256(file), size: file.length, released: false } });
+    expect(r.json).toEqual({
+      import: {
+        box: 'lab/base',
+        version: '1.0.0',
+        provider: 'libvirt',
+        architecture: 'arm64',
+        sha256: sha256(file),
+        size: file.length,
+        released: false,
+      },
+    });
     // Private by default, and not released: the owner sees it in the box API, nobody else does.
     const box = await alice.http.get('/api/v2/box/lab/base');
-    expect(box.json).toMatchObject({ private: true, versions: [{ version: '1.0.0', status: 'unreleased', providers: [{ name: 'libvirt', architecture: 'arm64', checksum: sha256(file), checksum_type: 'sha256' }] }] });
+    expect(box.json).toMatchObject({
+      private: true,
+      versions: [
+        {
+          version: '1.0.0',
+          status: 'unreleased',
+          providers: [{ name: 'libvirt', architecture: 'arm64', checksum: sha256(file), checksum_type: 'sha256' }],
+        },
+      ],
+    });
     expect((await d.http.get('/api/v2/box/lab/base')).status).toBe(404);
     expect(await uploadsLeft()).toEqual([]);
   });
@@ -116,14 +145,25 @@ describe('PUT /api/boxyard/import/:username/:box/:version', () => {
   it('takes provider and architecture from the query over metadata.json, and verifies a declared checksum', async () => {
     const file = await boxFile('libvirt', 'arm64');
     const sha1 = createHash('sha1').update(file).digest('hex');
-    const r = await putImport('lab/base/1.1.0', file, { provider: 'qemu', architecture: 'amd64', checksum: sha1.toUpperCase(), checksum_type: 'SHA1' });
+    const r = await putImport('lab/base/1.1.0', file, {
+      provider: 'qemu',
+      architecture: 'amd64',
+      checksum: sha1.toUpperCase(),
+      checksum_type: 'SHA1',
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.json.import).toMatchObject({ provider: 'qemu', architecture: 'amd64', sha256: sha256(file) });
     // The declared checksum is what the provider records; the API shows what the catalog
     // advertises and vagrant verifies: the sha256 computed here (registry/providers/checksums.ts).
-    expect(await providerRow(d, 'base', '1.1.0', 'amd64', 'qemu')).toMatchObject({ checksum: sha1, checksum_type: 'sha1', blob_sha256: sha256(file) });
+    expect(await providerRow(d, 'base', '1.1.0', 'amd64', 'qemu')).toMatchObject({
+      checksum: sha1,
+      checksum_type: 'sha1',
+      blob_sha256: sha256(file),
+    });
     const v = await alice.http.get('/api/v2/box/lab/base/version/1.1.0');
-    expect(v.json.providers).toEqual([expect.objectContaining({ name: 'qemu', architecture: 'amd64', checksum: sha256(file), checksum_type: 'sha256' })]);
+    expect(v.json.providers).toEqual([
+      expect.objectContaining({ name: 'qemu', architecture: 'amd64', checksum: sha256(file), checksum_type: 'sha256' }),
+    ]);
   });
 
   it('accepts a file that is not a tar when the query names provider and architecture', async () => {
@@ -140,10 +180,20 @@ describe('PUT /api/boxyard/import/:username/:box/:version', () => {
     expect(r.json.import).toMatchObject({ box: 'lab/web', released: true });
     const catalog = await d.http.get('/lab/web');
     expect(catalog.status).toBe(200);
-    expect(catalog.json.versions).toEqual([expect.objectContaining({
-      version: '2.0.0', status: 'active',
-      providers: [expect.objectContaining({ name: 'virtualbox', architecture: 'amd64', checksum: sha256(file), checksum_type: 'sha256' })],
-    })]);
+    expect(catalog.json.versions).toEqual([
+      expect.objectContaining({
+        version: '2.0.0',
+        status: 'active',
+        providers: [
+          expect.objectContaining({
+            name: 'virtualbox',
+            architecture: 'amd64',
+            checksum: sha256(file),
+            checksum_type: 'sha256',
+          }),
+        ],
+      }),
+    ]);
     const download = await rawGet(catalog.json.versions[0].providers[0].url);
     expect(download.status).toBe(200);
     expect(sha256(download.body)).toBe(sha256(file));
@@ -151,7 +201,11 @@ describe('PUT /api/boxyard/import/:username/:box/:version', () => {
 
   it('streams a chunked body (no Content-Length)', async () => {
     const file = await boxFile('hyperv');
-    const r = await rawPut(importUrl('lab/chunked/1.0.0'), Readable.from([file.subarray(0, 1000), file.subarray(1000)]), { authorization: `Bearer ${alice.token}` });
+    const r = await rawPut(
+      importUrl('lab/chunked/1.0.0'),
+      Readable.from([file.subarray(0, 1000), file.subarray(1000)]),
+      { authorization: `Bearer ${alice.token}` },
+    );
     expect(r.status, r.text).toBe(200);
     expect(JSON.parse(r.text).import).toMatchObject({ provider: 'hyperv', size: file.length, sha256: sha256(file) });
   });
@@ -168,9 +222,20 @@ describe('refused imports change nothing', () => {
   it('a wrong checksum: 422, no box, version or provider, no staged file', async () => {
     const before = await state();
     const file = await boxFile();
-    const r = await putImport('lab/bad-sum/1.0.0', file, { checksum: sha256(Buffer.from('other')), checksum_type: 'sha256' });
+    const r = await putImport('lab/bad-sum/1.0.0', file, {
+      checksum: sha256(Buffer.from('other')),
+      checksum_type: 'sha256',
+    });
     expect(r.status, r.text).toBe(422);
-    expect(r.json).toEqual({ success: false, errors: [expect.stringMatching(/^Checksum mismatch: the imported file's sha256 is [0-9a-f]{64}, but [0-9a-f]{64} was declared/)], code: 'conflict' });
+    expect(r.json).toEqual({
+      success: false,
+      errors: [
+        expect.stringMatching(
+          /^Checksum mismatch: the imported file's sha256 is [0-9a-f]{64}, but [0-9a-f]{64} was declared/,
+        ),
+      ],
+      code: 'conflict',
+    });
     expect(await state()).toEqual(before);
     expect(await uploadsLeft()).toEqual([]);
   });
@@ -179,8 +244,16 @@ describe('refused imports change nothing', () => {
     const before = await state();
     const file = await boxFile();
     const alicePrincipal = await d.deps.tokens.resolve(alice.token);
-    const short = d.deps.imports.import(alicePrincipal, { username: 'lab', box: 'short', version: '1.0.0', release: true, private: false }, Readable.from([file.subarray(0, 1000)]), file.length);
-    await expect(short).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/ended after 1000 of the \d+ bytes/) });
+    const short = d.deps.imports.import(
+      alicePrincipal,
+      { username: 'lab', box: 'short', version: '1.0.0', release: true, private: false },
+      Readable.from([file.subarray(0, 1000)]),
+      file.length,
+    );
+    await expect(short).rejects.toMatchObject({
+      code: 'bad_request',
+      message: expect.stringMatching(/ended after 1000 of the \d+ bytes/),
+    });
     // A client that dies mid-body gets no answer (its connection is gone); the daemon stores nothing.
     const discarded = nextDiscard();
     await truncatedImport('lab/short/1.0.0', file.length, file.subarray(0, 1000));
@@ -191,8 +264,16 @@ describe('refused imports change nothing', () => {
 
   it.each([
     ['not a tar', () => randomBytes(20_000), /cannot be read: it is not a tar or gzipped tar/],
-    ['a gzipped tar without metadata.json', () => tarGz({ 'box.img': randomBytes(5000) }), /cannot be read: it holds no metadata.json/],
-    ['metadata.json without a provider', () => tarGz({ 'metadata.json': '{"architecture":"amd64"}' }), /its metadata.json names no provider/],
+    [
+      'a gzipped tar without metadata.json',
+      () => tarGz({ 'box.img': randomBytes(5000) }),
+      /cannot be read: it holds no metadata.json/,
+    ],
+    [
+      'metadata.json without a provider',
+      () => tarGz({ 'metadata.json': '{"architecture":"amd64"}' }),
+      /its metadata.json names no provider/,
+    ],
   ])('%s without ?provider=: 403', async (_name, make, message) => {
     const before = await state();
     const r = await putImport('lab/junk/1.0.0', await make());
@@ -216,9 +297,27 @@ describe('refused imports change nothing', () => {
     ['a bad version', 'lab/ok/v1', {}, /Ruby Gem version/, 'validation'],
     ['a bad architecture', 'lab/ok/1.0.0', { architecture: 'x86_64' }, /Architecture "x86_64"/, 'validation'],
     ['a bad provider', 'lab/ok/1.0.0', { provider: '../virtualbox' }, /Provider "..\/virtualbox"/, 'validation'],
-    ['a checksum of the wrong length', 'lab/ok/1.0.0', { checksum: 'abc', checksum_type: 'sha256' }, /64 hexadecimal/, 'validation'],
-    ['an unknown checksum type', 'lab/ok/1.0.0', { checksum: 'abc', checksum_type: 'crc32' }, /checksum_type must be one of/, 'validation'],
-    ['release that is not a flag', 'lab/ok/1.0.0', { release: 'yes' }, /release: must be true or false/, 'bad_parameter'],
+    [
+      'a checksum of the wrong length',
+      'lab/ok/1.0.0',
+      { checksum: 'abc', checksum_type: 'sha256' },
+      /64 hexadecimal/,
+      'validation',
+    ],
+    [
+      'an unknown checksum type',
+      'lab/ok/1.0.0',
+      { checksum: 'abc', checksum_type: 'crc32' },
+      /checksum_type must be one of/,
+      'validation',
+    ],
+    [
+      'release that is not a flag',
+      'lab/ok/1.0.0',
+      { release: 'yes' },
+      /release: must be true or false/,
+      'bad_parameter',
+    ],
   ])('%s: 403', async (_name, path, query, message, code) => {
     const before = await state();
     const r = await putImport(path, await boxFile(), query);
@@ -261,7 +360,11 @@ describe('refused imports change nothing', () => {
 
   it('never reads the body as JSON, whatever its Content-Type', async () => {
     const file = await boxFile('parallels');
-    const r = await rawPut(importUrl('lab/json-typed/1.0.0'), file, { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json', 'content-length': String(file.length) });
+    const r = await rawPut(importUrl('lab/json-typed/1.0.0'), file, {
+      authorization: `Bearer ${alice.token}`,
+      'content-type': 'application/json',
+      'content-length': String(file.length),
+    });
     expect(r.status, r.text).toBe(200);
     expect(JSON.parse(r.text).import).toMatchObject({ provider: 'parallels', sha256: sha256(file) });
   });

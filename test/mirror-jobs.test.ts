@@ -37,18 +37,39 @@ describe('mirror jobs between two daemons', () => {
   const catalog = async (name: string) => {
     const r = await b.http.get(`/${name}`);
     expect(r.status, r.text).toBe(200);
-    return r.json as { name: string; versions: Array<{ version: string; providers: Array<{ name: string; url: string; checksum: string; checksum_type: string; architecture: string }> }> };
+    return r.json as {
+      name: string;
+      versions: Array<{
+        version: string;
+        providers: Array<{ name: string; url: string; checksum: string; checksum_type: string; architecture: string }>;
+      }>;
+    };
   };
 
   it('copies chosen versions, verifies them and publishes them released, pointing at this daemon', async () => {
-    const { job } = await mirrorOnce(bHttp, { upstream: { url: a.url }, source: 'acme/web', versions: '>= 1.1, < 3', architectures: ['amd64'] });
-    expect(job).toMatchObject({ state: 'done', files_total: 2, files_done: 2, published: [{ box: 'acme/web', versions: ['2.0.0', '1.1.0'] }] });
+    const { job } = await mirrorOnce(bHttp, {
+      upstream: { url: a.url },
+      source: 'acme/web',
+      versions: '>= 1.1, < 3',
+      architectures: ['amd64'],
+    });
+    expect(job).toMatchObject({
+      state: 'done',
+      files_total: 2,
+      files_done: 2,
+      published: [{ box: 'acme/web', versions: ['2.0.0', '1.1.0'] }],
+    });
     expect(job.bytes_done).toBe(job.bytes_total);
     expect(job.bytes_total).toBe(files['2.0.0-amd64'].length + files['1.1.0-amd64'].length);
     const doc = await catalog('acme/web');
     expect(doc.versions.map((v) => v.version)).toEqual(['2.0.0', '1.1.0']);
     const p = doc.versions[0].providers[0];
-    expect(p).toMatchObject({ name: 'virtualbox', architecture: 'amd64', checksum_type: 'sha256', checksum: sha256(files['2.0.0-amd64']) });
+    expect(p).toMatchObject({
+      name: 'virtualbox',
+      architecture: 'amd64',
+      checksum_type: 'sha256',
+      checksum: sha256(files['2.0.0-amd64']),
+    });
     expect(p.url.startsWith(b.url)).toBe(true);
     const dl = await rawGet(p.url);
     expect(dl.status).toBe(200);
@@ -56,9 +77,17 @@ describe('mirror jobs between two daemons', () => {
   });
 
   it('a re-run picks up only what is new, with latest N and retention', async () => {
-    const created = await bHttp.post('/api/boxyard/mirrors', { mirror: { upstream: { url: a.url }, source: 'acme/web', target: 'lab/web', latest: 2, retain: 2 } });
+    const created = await bHttp.post('/api/boxyard/mirrors', {
+      mirror: { upstream: { url: a.url }, source: 'acme/web', target: 'lab/web', latest: 2, retain: 2 },
+    });
     expect(created.status, created.text).toBe(201);
-    expect(created.json.mirror).toMatchObject({ source: 'acme/web', target: 'lab/web', latest: 2, retain: 2, upstream: { url: a.url, kind: 'registry' } });
+    expect(created.json.mirror).toMatchObject({
+      source: 'acme/web',
+      target: 'lab/web',
+      latest: 2,
+      retain: 2,
+      upstream: { url: a.url, kind: 'registry' },
+    });
     const first = await waitForJob(bHttp, created.json.job.id);
     expect(first.published).toEqual([{ box: 'lab/web', versions: ['2.0.0', '2.0.0-rc1'] }]);
     const again = await bHttp.post(`/api/boxyard/mirrors/${created.json.mirror.id}/run`);
@@ -67,16 +96,27 @@ describe('mirror jobs between two daemons', () => {
     expect(second).toMatchObject({ state: 'done', files_total: 0, published: [{ box: 'lab/web', versions: [] }] });
     const f = randomBytes(10_000);
     await publishHosted(aHttp, 'acme', 'web', '3.0.0', f);
-    const third = await waitForJob(bHttp, (await bHttp.post(`/api/boxyard/mirrors/${created.json.mirror.id}/run`)).json.job.id);
+    const third = await waitForJob(
+      bHttp,
+      (await bHttp.post(`/api/boxyard/mirrors/${created.json.mirror.id}/run`)).json.job.id,
+    );
     expect(third.published).toEqual([{ box: 'lab/web', versions: ['3.0.0'], pruned: ['2.0.0-rc1'] }]);
     expect((await catalog('lab/web')).versions.map((v) => v.version)).toEqual(['3.0.0', '2.0.0']);
   });
 
   it('mirrors every box of an organization', async () => {
-    const { job } = await mirrorOnce(bHttp, { upstream: { url: a.url }, source: 'acme', target: 'copy', versions: '1.0.0' });
+    const { job } = await mirrorOnce(bHttp, {
+      upstream: { url: a.url },
+      source: 'acme',
+      target: 'copy',
+      versions: '1.0.0',
+    });
     expect(job.state, job.message ?? '').toBe('done');
     expect(job.published.map((p) => p.box).sort()).toEqual(['copy/db', 'copy/web']);
-    expect((await catalog('copy/db')).versions[0].providers[0]).toMatchObject({ name: 'libvirt', checksum: sha256(files.db) });
+    expect((await catalog('copy/db')).versions[0].providers[0]).toMatchObject({
+      name: 'libvirt',
+      checksum: sha256(files.db),
+    });
   });
 
   it('keeps serving mirrored boxes once the upstream is gone', async () => {

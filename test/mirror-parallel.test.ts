@@ -19,17 +19,28 @@ describe('parallel mirror downloads', () => {
   });
 
   /** Files that answer once `expect` downloads are in flight (at most 2 s later), counting the most at once. */
-  function gatedFiles(server: StaticServer, expectAtOnce: number, count: number, prefix: string, stats = { active: 0, most: 0, waiting: [] as Array<() => void> }) {
+  function gatedFiles(
+    server: StaticServer,
+    expectAtOnce: number,
+    count: number,
+    prefix: string,
+    stats = { active: 0, most: 0, waiting: [] as Array<() => void> },
+  ) {
     const files = Array.from({ length: count }, () => randomBytes(64 * 1024 + Math.floor(Math.random() * 1024)));
     const { waiting } = stats;
-    const release = () => { while (waiting.length) waiting.shift()!(); };
+    const release = () => {
+      while (waiting.length) waiting.shift()!();
+    };
     files.forEach((body, i) => {
       const h: Handler = (req, res) => {
         res.setHeader('content-length', String(body.length));
         if (req.method === 'HEAD') return void res.end();
         stats.active++;
         stats.most = Math.max(stats.most, stats.active);
-        const send = () => res.end(body, () => { stats.active--; });
+        const send = () =>
+          res.end(body, () => {
+            stats.active--;
+          });
         waiting.push(send);
         if (stats.active >= expectAtOnce) release();
         else setTimeout(release, 2000).unref();
@@ -39,9 +50,14 @@ describe('parallel mirror downloads', () => {
     return { files, stats };
   }
 
-  const catalog = (name: string, prefix: string, n: number) => serveJson({
-    name, versions: Array.from({ length: n }, (_v, i) => ({ version: `1.0.${i}`, providers: [{ name: 'virtualbox', url: `/${prefix}/${i}.box` }] })),
-  });
+  const catalog = (name: string, prefix: string, n: number) =>
+    serveJson({
+      name,
+      versions: Array.from({ length: n }, (_v, i) => ({
+        version: `1.0.${i}`,
+        providers: [{ name: 'virtualbox', url: `/${prefix}/${i}.box` }],
+      })),
+    });
 
   it('a job fetches `parallel` files at once, and every file arrives whole', async () => {
     s = await staticServer();
@@ -49,14 +65,25 @@ describe('parallel mirror downloads', () => {
     s.route('/acme/many', catalog('acme/many', 'p', 7));
     d = await startTestDaemon();
     const admin = d.http.withToken(d.adminToken);
-    const r = await admin.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/many', parallel: 3 } });
+    const r = await admin.post('/api/boxyard/mirrors', {
+      mirror: { upstream: { url: s.url }, source: 'acme/many', parallel: 3 },
+    });
     expect(r.status, r.text).toBe(201);
     expect(r.json.mirror.parallel).toBe(3);
     const job = await waitForJob(admin, r.json.job.id);
-    expect(job).toMatchObject({ state: 'done', files_done: 7, files_total: 7, bytes_done: files.reduce((n, f) => n + f.length, 0) });
+    expect(job).toMatchObject({
+      state: 'done',
+      files_done: 7,
+      files_total: 7,
+      bytes_done: files.reduce((n, f) => n + f.length, 0),
+    });
     expect(stats.most).toBe(3);
-    const versions = (await d.http.get('/acme/many')).json.versions as Array<{ version: string; providers: Array<{ checksum: string }> }>;
-    for (const [i, f] of files.entries()) expect(versions.find((v) => v.version === `1.0.${i}`)!.providers[0].checksum).toBe(sha256(f));
+    const versions = (await d.http.get('/acme/many')).json.versions as Array<{
+      version: string;
+      providers: Array<{ checksum: string }>;
+    }>;
+    for (const [i, f] of files.entries())
+      expect(versions.find((v) => v.version === `1.0.${i}`)!.providers[0].checksum).toBe(sha256(f));
   });
 
   it('the daemon bounds downloads across jobs (BOXYARD_MIRROR_DOWNLOADS)', async () => {
@@ -81,15 +108,34 @@ describe('parallel mirror downloads', () => {
   it('one file failing fails the job: the files under way stop, nothing is published and no staged bytes are left', async () => {
     s = await staticServer();
     const { files } = gatedFiles(s, 3, 5, 'f');
-    s.route('/acme/broken', serveJson({
-      name: 'acme/broken',
-      versions: files.map((_f, i) => ({ version: `1.0.${i}`, providers: [{ name: 'virtualbox', url: `/f/${i}.box`, checksum_type: 'sha256', checksum: i === 1 ? '0'.repeat(64) : sha256(files[i]) }] })),
-    }));
+    s.route(
+      '/acme/broken',
+      serveJson({
+        name: 'acme/broken',
+        versions: files.map((_f, i) => ({
+          version: `1.0.${i}`,
+          providers: [
+            {
+              name: 'virtualbox',
+              url: `/f/${i}.box`,
+              checksum_type: 'sha256',
+              checksum: i === 1 ? '0'.repeat(64) : sha256(files[i]),
+            },
+          ],
+        })),
+      }),
+    );
     d = await startTestDaemon();
     const admin = d.http.withToken(d.adminToken);
-    const r = await admin.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/broken', parallel: 3 } });
+    const r = await admin.post('/api/boxyard/mirrors', {
+      mirror: { upstream: { url: s.url }, source: 'acme/broken', parallel: 3 },
+    });
     const job = await waitForJob(admin, r.json.job.id);
-    expect(job).toMatchObject({ state: 'failed', error_code: 'upstream_failed', message: expect.stringMatching(/Checksum mismatch for .*\/f\/1\.box/) });
+    expect(job).toMatchObject({
+      state: 'failed',
+      error_code: 'upstream_failed',
+      message: expect.stringMatching(/Checksum mismatch for .*\/f\/1\.box/),
+    });
     expect((await admin.get('/api/v1/box/acme/broken')).status).toBe(404);
     if (!process.env.BOXYARD_TEST_S3_URL) expect(readdirSync(join(d.dataDir, 'uploads'))).toEqual([]);
   });

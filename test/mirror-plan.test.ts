@@ -38,36 +38,96 @@ describe('mirror plans', () => {
   };
 
   it('lists boxes, versions, files and bytes, the boxes skipped and why, and the free space after; it makes nothing', async () => {
-    const r = await admin.post('/api/boxyard/mirror-plans', { mirror: { upstream: { url: hcp.url, token: TOKEN }, source: 'hashi' } });
+    const r = await admin.post('/api/boxyard/mirror-plans', {
+      mirror: { upstream: { url: hcp.url, token: TOKEN }, source: 'hashi' },
+    });
     expect(r.status, r.text).toBe(200);
     const plan = r.json.plan;
-    const perVersion = [{ version: '1.1.0', files: 2, bytes: amd.length + arm.length }, { version: '1.0.0', files: 1, bytes: amd.length }];
-    expect(plan.boxes).toEqual(expect.arrayContaining([
-      { source: 'hashi/web', target: 'hashi/web', exists: false, private: false, versions: perVersion, files: 3, bytes: 2 * amd.length + arm.length },
-      { source: 'hashi/secret', target: 'hashi/secret', exists: false, private: true, versions: perVersion, files: 3, bytes: 2 * amd.length + arm.length },
-    ]));
+    const perVersion = [
+      { version: '1.1.0', files: 2, bytes: amd.length + arm.length },
+      { version: '1.0.0', files: 1, bytes: amd.length },
+    ];
+    expect(plan.boxes).toEqual(
+      expect.arrayContaining([
+        {
+          source: 'hashi/web',
+          target: 'hashi/web',
+          exists: false,
+          private: false,
+          versions: perVersion,
+          files: 3,
+          bytes: 2 * amd.length + arm.length,
+        },
+        {
+          source: 'hashi/secret',
+          target: 'hashi/secret',
+          exists: false,
+          private: true,
+          versions: perVersion,
+          files: 3,
+          bytes: 2 * amd.length + arm.length,
+        },
+      ]),
+    );
     expect(plan.skipped).toEqual([{ box: 'hashi/hidden', reason: expect.stringMatching(/403/) }]);
-    expect(plan.totals).toEqual({ boxes: 2, versions: 4, files: 6, bytes: 4 * amd.length + 2 * arm.length, unknown_sizes: 0 });
+    expect(plan.totals).toEqual({
+      boxes: 2,
+      versions: 4,
+      files: 6,
+      bytes: 4 * amd.length + 2 * arm.length,
+      unknown_sizes: 0,
+    });
     expect(plan.storage).toMatchObject({ needed_bytes: 4 * amd.length + 2 * arm.length, fits: true });
     // A bucket has no free space to count (the scale-out pass); the data folder's disk has (test/mirror-crash.test.ts: one too small).
-    if (process.env.BOXYARD_TEST_S3_URL) expect(plan.storage).toMatchObject({ free_bytes: null, reserve_bytes: null, free_after_bytes: null });
-    else expect(plan.storage).toMatchObject({ reserve_bytes: 512 * 1024 * 1024, free_after_bytes: plan.storage.free_bytes - plan.storage.needed_bytes });
+    if (process.env.BOXYARD_TEST_S3_URL)
+      expect(plan.storage).toMatchObject({ free_bytes: null, reserve_bytes: null, free_after_bytes: null });
+    else
+      expect(plan.storage).toMatchObject({
+        reserve_bytes: 512 * 1024 * 1024,
+        free_after_bytes: plan.storage.free_bytes - plan.storage.needed_bytes,
+      });
     expect(plan.upstream).toEqual({ url: hcp.url, kind: 'registry', has_token: true });
     // Nothing was fetched but sizes (HEAD), and nothing made.
     expect(hcp.requests.filter((q) => q.server === 'storage' && q.method === 'GET')).toEqual([]);
     await nothingMade();
     // --as, a version filter and --public shape it as they would the job.
-    const narrowed = await admin.post('/api/boxyard/mirror-plans', { mirror: { upstream: { url: hcp.url, token: TOKEN }, source: 'hashi/secret', target: 'lab/secret', latest: 1, architectures: ['arm64'], private: false } });
-    expect(narrowed.json.plan.boxes).toEqual([{ source: 'hashi/secret', target: 'lab/secret', exists: false, private: false, versions: [{ version: '1.1.0', files: 1, bytes: arm.length }], files: 1, bytes: arm.length }]);
+    const narrowed = await admin.post('/api/boxyard/mirror-plans', {
+      mirror: {
+        upstream: { url: hcp.url, token: TOKEN },
+        source: 'hashi/secret',
+        target: 'lab/secret',
+        latest: 1,
+        architectures: ['arm64'],
+        private: false,
+      },
+    });
+    expect(narrowed.json.plan.boxes).toEqual([
+      {
+        source: 'hashi/secret',
+        target: 'lab/secret',
+        exists: false,
+        private: false,
+        versions: [{ version: '1.1.0', files: 1, bytes: arm.length }],
+        files: 1,
+        bytes: arm.length,
+      },
+    ]);
   });
 
   it('a token the upstream refuses fails the plan with its words, and makes nothing; so does an address a user may not reach', async () => {
-    const r = await admin.post('/api/boxyard/mirror-plans', { mirror: { upstream: { url: hcp.url, token: 'wrong' }, source: 'hashi' } });
+    const r = await admin.post('/api/boxyard/mirror-plans', {
+      mirror: { upstream: { url: hcp.url, token: 'wrong' }, source: 'hashi' },
+    });
     expect(r.status, r.text).toBe(502);
-    expect(r.json).toMatchObject({ code: 'upstream_failed', errors: [expect.stringMatching(/401.*Invalid authentication token.*refuses the token/)] });
+    expect(r.json).toMatchObject({
+      code: 'upstream_failed',
+      errors: [expect.stringMatching(/401.*Invalid authentication token.*refuses the token/)],
+    });
     await nothingMade();
     const alice = (await d.user('alice')).http;
-    const refused = await alice.post('/api/boxyard/mirror-plans', { mirror: { upstream: { url: hcp.url }, source: 'hashi' } });
+    const refused = await alice.post('/api/boxyard/mirror-plans', {
+      mirror: { upstream: { url: hcp.url }, source: 'hashi' },
+    });
     expect(refused.status).toBe(422);
     expect(refused.json.code).toBe('address_not_allowed');
     expect((await alice.post('/api/boxyard/mirror-plans', { mirror: { source: 'hashi' } })).status).toBe(403);
@@ -82,18 +142,30 @@ describe('mirror plans', () => {
     expect(dry.stdout).toMatch(/^ {2}hashi\/secret \(new\) private: /m);
     expect(dry.stdout).toMatch(/^ {2}skipped hashi\/hidden: .*403/m);
     expect(dry.stdout).toMatch(/^total: 2 boxes, 4 versions, 6 files, /m);
-    expect(dry.stdout).toMatch(process.env.BOXYARD_TEST_S3_URL ? /^to fetch: .* \(into the bucket: no disk to check\)$/m : /^to fetch: .*; free now .*, after .*: fits$/m);
+    expect(dry.stdout).toMatch(
+      process.env.BOXYARD_TEST_S3_URL
+        ? /^to fetch: .* \(into the bucket: no disk to check\)$/m
+        : /^to fetch: .*; free now .*, after .*: fits$/m,
+    );
     await nothingMade();
-    const bad = await runCli(['mirror', '--upstream', hcp.url, 'hashi', '--dry-run'], { ...env, BOXYARD_UPSTREAM_TOKEN: 'wrong' });
+    const bad = await runCli(['mirror', '--upstream', hcp.url, 'hashi', '--dry-run'], {
+      ...env,
+      BOXYARD_UPSTREAM_TOKEN: 'wrong',
+    });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/Invalid authentication token/);
-    const run = await runCli(['mirror', '--upstream', hcp.url, 'hashi', '--parallel', '2', '--follow-revocations'], env);
+    const run = await runCli(
+      ['mirror', '--upstream', hcp.url, 'hashi', '--parallel', '2', '--follow-revocations'],
+      env,
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('published hashi/web 1.1.0, 1.0.0');
     expect(run.stdout).toMatch(/^skipped hashi\/hidden: /m);
     expect(run.stdout).toContain(`export VAGRANT_SERVER_URL=${d.url}`);
     expect(run.stdout).toContain(`config.vm.box_url = "${d.url}/hashi/`);
     const mirrors = (await admin.get('/api/boxyard/mirrors')).json.mirrors;
-    expect(mirrors).toEqual([expect.objectContaining({ source: 'hashi', parallel: 2, follow_revocations: true, private: null })]);
+    expect(mirrors).toEqual([
+      expect.objectContaining({ source: 'hashi', parallel: 2, follow_revocations: true, private: null }),
+    ]);
   });
 });

@@ -24,18 +24,35 @@ describe('the outbound policy: hostile catalogs and upstreams that belong to som
   const own = randomBytes(2048);
   const lanAuthorizations: Array<string | undefined> = [];
 
-  const catalog = (name: string, url: string, file?: Buffer) => serveJson({
-    name, versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url, ...(file ? { checksum: sha256(file), checksum_type: 'sha256' } : {}) }] }],
-  });
-  const download = (tag: string) => `${d.url}/${tag.replace('/', '/boxes/')}/versions/1.0.0/providers/virtualbox/unknown/vagrant.box`;
+  const catalog = (name: string, url: string, file?: Buffer) =>
+    serveJson({
+      name,
+      versions: [
+        {
+          version: '1.0.0',
+          providers: [
+            { name: 'virtualbox', url, ...(file ? { checksum: sha256(file), checksum_type: 'sha256' } : {}) },
+          ],
+        },
+      ],
+    });
+  const download = (tag: string) =>
+    `${d.url}/${tag.replace('/', '/boxes/')}/versions/1.0.0/providers/virtualbox/unknown/vagrant.box`;
 
   beforeAll(async () => {
     internal = await staticServer('127.0.0.3');
     internal.route('/secret', serveJson({ secret: 'TOP SECRET' }));
     lan = await staticServer('127.0.0.2');
-    lan.route('/redirect.box', (_req, res) => { res.statusCode = 302; res.setHeader('location', `${internal.url}/secret`); res.end(); });
+    lan.route('/redirect.box', (_req, res) => {
+      res.statusCode = 302;
+      res.setHeader('location', `${internal.url}/secret`);
+      res.end();
+    });
     lan.route('/ok.box', serveFile(good));
-    lan.route('/api/v1/search', (req, res) => { lanAuthorizations.push(req.headers.authorization); serveJson({ boxes: [] })(req, res); });
+    lan.route('/api/v1/search', (req, res) => {
+      lanAuthorizations.push(req.headers.authorization);
+      serveJson({ boxes: [] })(req, res);
+    });
     upstream = await staticServer('127.0.0.1');
     upstream.route('/evil/direct', catalog('evil/direct', `${internal.url}/secret`));
     upstream.route('/evil/hop', catalog('evil/hop', `${lan.url}/redirect.box`));
@@ -67,22 +84,30 @@ describe('the outbound policy: hostile catalogs and upstreams that belong to som
     }
     expect(internal.requests).toEqual([]);
     const cache = await admin.get('/api/boxyard/cache');
-    expect(cache.json.boxes.find((b: { tag: string }) => b.tag === 'evil/direct')).toMatchObject({ providers_cached: 0 });
+    expect(cache.json.boxes.find((b: { tag: string }) => b.tag === 'evil/direct')).toMatchObject({
+      providers_cached: 0,
+    });
   });
 
   it('a redirect from an allowed host to loopback is refused at the hop', async () => {
     expect((await d.http.get('/evil/hop')).status).toBe(200);
     const r = await rawGet(download('evil/hop'));
     expect(r.status, r.text).toBe(502);
-    expect(JSON.parse(r.text)).toMatchObject({ code: 'address_not_allowed', errors: [expect.stringMatching(/127\.0\.0\.3 is not a public address/)] });
+    expect(JSON.parse(r.text)).toMatchObject({
+      code: 'address_not_allowed',
+      errors: [expect.stringMatching(/127\.0\.0\.3 is not a public address/)],
+    });
     // The hop is named by its host only: a redirect's path and query are not the asker's to see.
     expect(r.text).not.toContain('/secret');
     expect(lan.requests).toContain('GET /redirect.box');
     expect(internal.requests).toEqual([]);
   });
 
-  it('files at the upstream\'s own origin and on an allowed host are served and cached', async () => {
-    for (const [tag, file] of [['evil/own', own], ['evil/good', good]] as const) {
+  it("files at the upstream's own origin and on an allowed host are served and cached", async () => {
+    for (const [tag, file] of [
+      ['evil/own', own],
+      ['evil/good', good],
+    ] as const) {
       expect((await d.http.get(`/${tag}`)).status).toBe(200);
       const r = await rawGet(download(tag));
       expect(r.status, r.text).toBe(200);
@@ -90,10 +115,12 @@ describe('the outbound policy: hostile catalogs and upstreams that belong to som
     }
   });
 
-  it('an administrator\'s mirror of the same upstream fails its job with address_not_allowed and publishes nothing', async () => {
+  it("an administrator's mirror of the same upstream fails its job with address_not_allowed and publishes nothing", async () => {
     for (const source of ['evil/direct', 'evil/hop']) {
       const target = `mirrored/${source.split('/')[1]}`;
-      const m = await admin.post('/api/boxyard/mirrors', { mirror: { upstream: { url: upstream.url }, source, target } });
+      const m = await admin.post('/api/boxyard/mirrors', {
+        mirror: { upstream: { url: upstream.url }, source, target },
+      });
       expect(m.status, m.text).toBe(201);
       const job = await waitForJob(admin, m.json.job.id);
       expect(job).toMatchObject({ state: 'failed', error_code: 'address_not_allowed' });
@@ -103,28 +130,45 @@ describe('the outbound policy: hostile catalogs and upstreams that belong to som
     expect(internal.requests).toEqual([]);
   });
 
-  it('mirror-by-URL never takes over a user\'s upstream: the administrator gets one of their own, and the user\'s keeps no token of theirs', async () => {
+  it("mirror-by-URL never takes over a user's upstream: the administrator gets one of their own, and the user's keeps no token of theirs", async () => {
     const mine = await alice.post('/api/boxyard/upstreams', { upstream: { name: 'lan', url: lan.url } });
     expect(mine.status, mine.text).toBe(201);
     expect(mine.json.upstream).toMatchObject({ owner: 'alice', has_token: false });
-    const m = await admin.post('/api/boxyard/mirrors', { mirror: { upstream: { url: lan.url, token: 'ADMINS-HCP-TOKEN' }, source: 'x/y', target: 'admins/y', run: false } });
+    const m = await admin.post('/api/boxyard/mirrors', {
+      mirror: { upstream: { url: lan.url, token: 'ADMINS-HCP-TOKEN' }, source: 'x/y', target: 'admins/y', run: false },
+    });
     expect(m.status, m.text).toBe(201);
     expect(m.json.mirror.upstream.id).not.toBe(mine.json.upstream.id);
     const after = await alice.get(`/api/boxyard/upstreams/${mine.json.upstream.id}`);
-    expect(after.json.upstream).toMatchObject({ owner: 'alice', has_token: false, url: lan.url, updated_at: mine.json.upstream.updated_at });
+    expect(after.json.upstream).toMatchObject({
+      owner: 'alice',
+      has_token: false,
+      url: lan.url,
+      updated_at: mine.json.upstream.updated_at,
+    });
     expect((await alice.get('/api/boxyard/upstreams')).json.upstreams).toHaveLength(1);
     // alice's test sends no token of the administrator's.
     const t = await alice.post(`/api/boxyard/upstreams/${mine.json.upstream.id}/test`, {});
     expect(t.json.test, t.text).toMatchObject({ ok: true });
     expect(lanAuthorizations).toEqual([undefined]);
     // alice re-pointing hers moves nothing of the administrator's.
-    expect((await alice.patch(`/api/boxyard/upstreams/${mine.json.upstream.id}`, { upstream: { url: `${lan.url}/elsewhere` } })).status).toBe(200);
+    expect(
+      (
+        await alice.patch(`/api/boxyard/upstreams/${mine.json.upstream.id}`, {
+          upstream: { url: `${lan.url}/elsewhere` },
+        })
+      ).status,
+    ).toBe(200);
     expect((await admin.get(`/api/boxyard/mirrors/${m.json.mirror.id}`)).json.mirror.upstream.url).toBe(lan.url);
     // Nor may a mirror read from alice's by id: it is hers to point elsewhere.
-    const borrowed = await admin.post('/api/boxyard/mirrors', { mirror: { upstream_id: mine.json.upstream.id, source: 'x/z', target: 'admins/z', run: false } });
+    const borrowed = await admin.post('/api/boxyard/mirrors', {
+      mirror: { upstream_id: mine.json.upstream.id, source: 'x/z', target: 'admins/z', run: false },
+    });
     expect(borrowed.status, borrowed.text).toBe(403);
     expect(borrowed.json).toMatchObject({ code: 'forbidden', errors: [expect.stringMatching(/belongs to alice/)] });
-    const plan = await admin.post('/api/boxyard/mirror-plans', { mirror: { upstream_id: mine.json.upstream.id, source: 'x/z' } });
+    const plan = await admin.post('/api/boxyard/mirror-plans', {
+      mirror: { upstream_id: mine.json.upstream.id, source: 'x/z' },
+    });
     expect(plan.status, plan.text).toBe(403);
   });
 
@@ -154,7 +198,13 @@ describe('the outbound policy: hostile catalogs and upstreams that belong to som
     }
     const port = new URL(upstream.url).port;
     const asked = upstream.requests.length;
-    for (const url of [`HTTP://127.0.0.1:${port}/`, `http://[::127.0.0.1]:${port}/`, `http://[::7f00:1]:${port}/`, `http://[::ffff:7f00:1]:${port}/`, `http://[64:ff9b::7f00:1]:${port}/`]) {
+    for (const url of [
+      `HTTP://127.0.0.1:${port}/`,
+      `http://[::127.0.0.1]:${port}/`,
+      `http://[::7f00:1]:${port}/`,
+      `http://[::ffff:7f00:1]:${port}/`,
+      `http://[64:ff9b::7f00:1]:${port}/`,
+    ]) {
       const r = await alice.post('/api/boxyard/upstreams', { upstream: { url } });
       expect(r.status, `${url}: ${r.text}`).toBe(422);
       expect(r.json.code).toBe('address_not_allowed');

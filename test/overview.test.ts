@@ -10,7 +10,9 @@ import { mirrorOnce, publishHosted } from './helpers/mirror';
 // counts, the URL for colleagues, version, health and recent activity, each limited to what the
 // caller may see.
 
-const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 const webFile = Buffer.alloc(40_000, 1);
 const secretFile = Buffer.alloc(25_000, 2);
 
@@ -19,7 +21,8 @@ let admin: HttpClient;
 let alice: HttpClient;
 let bob: HttpClient;
 
-const overview = async (http: HttpClient): Promise<OverviewJson> => conforms(OverviewAnswer, await http.get('/api/boxyard/overview')).overview;
+const overview = async (http: HttpClient): Promise<OverviewJson> =>
+  conforms(OverviewAnswer, await http.get('/api/boxyard/overview')).overview;
 const targets = (o: OverviewJson, kind: string) => o.activity.filter((a) => a.kind === kind).map((a) => a.target);
 
 beforeAll(async () => {
@@ -33,7 +36,9 @@ beforeAll(async () => {
   const { job } = await mirrorOnce(admin, { upstream: { url: d.url }, source: 'admin/web', target: 'lab/web' });
   expect(job.state, job.message ?? '').toBe('done');
 });
-afterAll(async () => { await d?.stop(); });
+afterAll(async () => {
+  await d?.stop();
+});
 
 describe('GET /api/boxyard/overview', () => {
   it('asks for sign-in', async () => {
@@ -59,15 +64,20 @@ describe('GET /api/boxyard/overview', () => {
     const o = await overview(admin);
     expect(targets(o, 'upload').sort()).toEqual(['admin/web', 'alice/secret']);
     expect(targets(o, 'release').sort()).toEqual(['admin/web', 'alice/secret', 'lab/web']);
-    expect(o.activity.filter((a) => a.kind === 'mirror_job')).toEqual([expect.objectContaining({ target: 'lab/web', source: 'admin/web', state: 'done' })]);
+    expect(o.activity.filter((a) => a.kind === 'mirror_job')).toEqual([
+      expect.objectContaining({ target: 'lab/web', source: 'admin/web', state: 'done' }),
+    ]);
     expect(o.activity.find((a) => a.kind === 'upload' && a.target === 'admin/web')).toMatchObject({
-      version: '1.0.0', provider: 'virtualbox', architecture: 'amd64', size: webFile.length,
+      version: '1.0.0',
+      provider: 'virtualbox',
+      architecture: 'amd64',
+      size: webFile.length,
     });
     const times = o.activity.map((a) => a.at);
     expect(times).toEqual([...times].sort().reverse());
   });
 
-  it('anyone else: what they may see, nothing of others\' private boxes or mirrors', async () => {
+  it("anyone else: what they may see, nothing of others' private boxes or mirrors", async () => {
     const b = await overview(bob);
     expect(b.counts).toEqual({ boxes: 2, versions: 2, files: 1 });
     expect(b.activity.map((a) => a.target)).not.toContain('alice/secret');

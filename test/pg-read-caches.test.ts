@@ -52,7 +52,13 @@ describe('read caches on two daemons sharing one PostgreSQL database', () => {
     const dir = mkdtempSync(join(tmpdir(), 'boxyard-pg-caches-'));
     dirs.push(dir);
     if (keyFrom) copyFileSync(join(keyFrom, 'secret.key'), join(dir, 'secret.key'));
-    return { d: await spawnDaemon({ dataDir: dir, env: { BOXYARD_DATABASE_URL: cluster.url('caches'), BOXYARD_BLOBS: s3.url('caches/'), ...s3.env } }), dir };
+    return {
+      d: await spawnDaemon({
+        dataDir: dir,
+        env: { BOXYARD_DATABASE_URL: cluster.url('caches'), BOXYARD_BLOBS: s3.url('caches/'), ...s3.env },
+      }),
+      dir,
+    };
   };
   const description = async (via: HttpClient) => {
     const r = await via.get('/api/v1/box/admin/shared');
@@ -73,7 +79,12 @@ describe('read caches on two daemons sharing one PostgreSQL database', () => {
     return false;
   };
   /** The server processes of both daemons' listening connections. */
-  const listeners = async () => (await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = 'boxyard-notify' AND datname = 'caches'")).rows.map((r) => r.pid);
+  const listeners = async () =>
+    (
+      await admin.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE application_name = 'boxyard-notify' AND datname = 'caches'",
+      )
+    ).rows.map((r) => r.pid);
 
   beforeAll(async () => {
     cluster = await startTestPostgres();
@@ -84,13 +95,21 @@ describe('read caches on two daemons sharing one PostgreSQL database', () => {
     const first = await start();
     a = first.d;
     b = (await start(first.dir)).d;
-    const r = await new HttpClient(a.url).post('/api/v1/authenticate', { user: { login: ADMIN.username, password: ADMIN.password } });
+    const r = await new HttpClient(a.url).post('/api/v1/authenticate', {
+      user: { login: ADMIN.username, password: ADMIN.password },
+    });
     expect(r.status, r.text).toBe(200);
     const token = (r.json as { token: string }).token;
     viaA = new HttpClient(a.url, token);
     // Anonymous: B's reads look up no token, whose last use A may write now and then.
     viaB = new HttpClient(b.url);
-    expect((await viaA.post('/api/v1/boxes', { box: { username: 'admin', name: 'shared', is_private: false, short_description: 'first' } })).status).toBe(200);
+    expect(
+      (
+        await viaA.post('/api/v1/boxes', {
+          box: { username: 'admin', name: 'shared', is_private: false, short_description: 'first' },
+        })
+      ).status,
+    ).toBe(200);
   }, 120_000);
 
   afterAll(async () => {
@@ -119,7 +138,8 @@ describe('read caches on two daemons sharing one PostgreSQL database', () => {
     for (let i = 0; i < 200; i++) {
       // Read twice first: the second read is served from B's memory, which the write must clear.
       await description(viaB);
-      if (await fromMemory(b, async () => expect(await description(viaB)).toBe(i === 0 ? 'own 29' : `seen ${i - 1}`))) remembered++;
+      if (await fromMemory(b, async () => expect(await description(viaB)).toBe(i === 0 ? 'own 29' : `seen ${i - 1}`)))
+        remembered++;
       await describeAs(`seen ${i}`);
       const written = performance.now();
       let seen = await description(viaB);
@@ -201,21 +221,30 @@ describe('read caches on two daemons sharing one PostgreSQL database', () => {
     expect(seen).toBe('after the schema');
   });
 
-  it('reads what a write may change from PostgreSQL\'s catalog, and gives every table but the unread ones the notifying trigger', async () => {
+  it("reads what a write may change from PostgreSQL's catalog, and gives every table but the unread ones the notifying trigger", async () => {
     const store = await openPostgres(cluster.url('caches'));
     try {
       const clock = store.versions;
-      expect(clock.affectedBy('boxes', 'delete')).toEqual(expect.arrayContaining(['boxes', 'box_versions', 'box_providers']));
+      expect(clock.affectedBy('boxes', 'delete')).toEqual(
+        expect.arrayContaining(['boxes', 'box_versions', 'box_providers']),
+      );
       expect(clock.affectedBy('boxes', 'update')).toEqual(['boxes']);
       // The agent-count triggers' PL/pgSQL bodies: a status change moves the pools on, a report does not.
       expect(clock.affectedBy('agents', 'update', ['status', 'last_ping_at'])).toContain('agent_pools');
       expect(clock.affectedBy('agents', 'update', ['last_ping_at', 'ip_address'])).toEqual(['agents']);
       expect(clock.affectedBy('api_tokens', 'delete')).toContain('upload_sessions');
       expect(() => new ReadCache(clock, ['rate_limits'], async () => 1)).toThrow(/not tables/);
-      const { rows } = await admin.query<{ relname: string; notified: boolean }>(`SELECT c.relname, EXISTS (SELECT 1 FROM pg_trigger g WHERE g.tgrelid = c.oid AND g.tgname = 'boxyard_tables_notify') AS notified
+      const { rows } = await admin.query<{
+        relname: string;
+        notified: boolean;
+      }>(`SELECT c.relname, EXISTS (SELECT 1 FROM pg_trigger g WHERE g.tgrelid = c.oid AND g.tgname = 'boxyard_tables_notify') AS notified
         FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r'`);
       expect(rows.length).toBeGreaterThan(20);
-      for (const r of rows) expect({ table: r.relname, notified: r.notified }).toEqual({ table: r.relname, notified: !UNNOTIFIED.includes(r.relname) });
+      for (const r of rows)
+        expect({ table: r.relname, notified: r.notified }).toEqual({
+          table: r.relname,
+          notified: !UNNOTIFIED.includes(r.relname),
+        });
     } finally {
       await store.close();
     }

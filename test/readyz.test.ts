@@ -7,7 +7,11 @@ describe('/readyz', () => {
     const d = await startTestDaemon({ config: { drainSeconds: 3 } });
     const ready = await d.http.get('/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.json).toMatchObject({ status: 'ready', leader: true, checks: { database: { status: expect.any(String) } } });
+    expect(ready.json).toMatchObject({
+      status: 'ready',
+      leader: true,
+      checks: { database: { status: expect.any(String) } },
+    });
     expect(ready.headers.get('cache-control')).toBe('no-store');
 
     const stopped = d.stop();

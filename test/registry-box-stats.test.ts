@@ -17,7 +17,8 @@ let bob: HttpClient;
 const small = randomBytes(3000);
 const large = randomBytes(70_000);
 
-const stats = async (http: HttpClient, box = 'alice/web') => conforms(BoxStatsAnswer, await http.get(`/api/boxyard/boxes/${box}/stats`)).stats;
+const stats = async (http: HttpClient, box = 'alice/web') =>
+  conforms(BoxStatsAnswer, await http.get(`/api/boxyard/boxes/${box}/stats`)).stats;
 
 /** A hosted provider with its file uploaded; answers the file's download URL. */
 async function hosted(version: string, architecture: string, file: Buffer): Promise<string> {
@@ -50,11 +51,21 @@ describe('GET /api/boxyard/boxes/:username/:name/stats', () => {
       downloads: 0,
       may_manage: true,
       versions: [
-        { version: '2.0.0', downloads: 0, upstream: null, providers: [{ name: 'virtualbox', architecture: 'amd64', size: null, downloads: 0 }] },
-        { version: '1.0.0', downloads: 0, upstream: null, providers: [
-          { name: 'virtualbox', architecture: 'amd64', size: small.length, downloads: 0 },
-          { name: 'virtualbox', architecture: 'arm64', size: large.length, downloads: 0 },
-        ] },
+        {
+          version: '2.0.0',
+          downloads: 0,
+          upstream: null,
+          providers: [{ name: 'virtualbox', architecture: 'amd64', size: null, downloads: 0 }],
+        },
+        {
+          version: '1.0.0',
+          downloads: 0,
+          upstream: null,
+          providers: [
+            { name: 'virtualbox', architecture: 'amd64', size: small.length, downloads: 0 },
+            { name: 'virtualbox', architecture: 'arm64', size: large.length, downloads: 0 },
+          ],
+        },
       ],
       // Not a mirror's copy (test/mirror-hcp.test.ts has one).
       upstream: null,
@@ -67,15 +78,25 @@ describe('GET /api/boxyard/boxes/:username/:name/stats', () => {
     // Counted once the response has finished, after the client has its last byte.
     await expect.poll(async () => (await stats(alice)).downloads).toBe(3);
     const v1 = (await stats(alice)).versions[1];
-    expect(v1).toEqual({ version: '1.0.0', downloads: 3, upstream: null, providers: [
-      expect.objectContaining({ architecture: 'amd64', downloads: 2 }),
-      expect.objectContaining({ architecture: 'arm64', downloads: 1 }),
-    ] });
+    expect(v1).toEqual({
+      version: '1.0.0',
+      downloads: 3,
+      upstream: null,
+      providers: [
+        expect.objectContaining({ architecture: 'amd64', downloads: 2 }),
+        expect.objectContaining({ architecture: 'arm64', downloads: 1 }),
+      ],
+    });
   });
 
   it('forgets a deleted provider’s count with it', async () => {
     expect((await alice.delete('/api/v2/box/alice/web/version/1.0.0/provider/virtualbox/arm64')).status).toBe(200);
-    expect((await stats(alice)).versions[1]).toEqual({ version: '1.0.0', downloads: 2, upstream: null, providers: [expect.objectContaining({ architecture: 'amd64', downloads: 2 })] });
+    expect((await stats(alice)).versions[1]).toEqual({
+      version: '1.0.0',
+      downloads: 2,
+      upstream: null,
+      providers: [expect.objectContaining({ architecture: 'amd64', downloads: 2 })],
+    });
     const left = await d.deps.db.selectFrom('provider_downloads').select('downloads').execute();
     expect(left.map((r) => r.downloads)).toEqual([2]);
   });

@@ -20,17 +20,33 @@ afterAll(() => d.stop());
 
 describe('POST /boxes', () => {
   it('accepts the flat body of vagrant_cloud 3.0.5 and defaults to private', async () => {
-    const r = await alice.http.post('/api/v1/boxes', { username: 'alice', name: 'flat', short_description: 'Flat', description: 'Long *text*' });
+    const r = await alice.http.post('/api/v1/boxes', {
+      username: 'alice',
+      name: 'flat',
+      short_description: 'Flat',
+      description: 'Long *text*',
+    });
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ tag: 'alice/flat', name: 'flat', username: 'alice', private: true, downloads: 0, short_description: 'Flat',
-      description_markdown: 'Long *text*', current_version: null, versions: [] });
+    expect(r.json).toMatchObject({
+      tag: 'alice/flat',
+      name: 'flat',
+      username: 'alice',
+      private: true,
+      downloads: 0,
+      short_description: 'Flat',
+      description_markdown: 'Long *text*',
+      current_version: null,
+      versions: [],
+    });
     expect(r.json.created_at).toEqual(expect.any(String));
     const row = await d.deps.db.selectFrom('boxes').selectAll().where('name', '=', 'flat').executeTakeFirstOrThrow();
     expect(row.private).toBe(1);
   });
 
   it('accepts the wrapped body of gem 3.1 under /api/v2', async () => {
-    const r = await alice.http.post('/api/v2/boxes', { box: { username: 'alice', name: 'wrapped', is_private: false, short_description: null } });
+    const r = await alice.http.post('/api/v2/boxes', {
+      box: { username: 'alice', name: 'wrapped', is_private: false, short_description: null },
+    });
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ tag: 'alice/wrapped', private: false, short_description: '' });
   });
@@ -97,7 +113,11 @@ describe('organization boxes', () => {
     await d.deps.orgs.create({ name: 'doomed' }, await d.deps.accounts.userNamed('alice'));
     await createBox(alice.http, 'doomed', 'gone');
     await publish(alice.http, 'doomed', 'gone', '1.0.0');
-    const before = { boxes: await countRows(d, 'boxes'), versions: await countRows(d, 'box_versions'), providers: await countRows(d, 'box_providers') };
+    const before = {
+      boxes: await countRows(d, 'boxes'),
+      versions: await countRows(d, 'box_versions'),
+      providers: await countRows(d, 'box_providers'),
+    };
     await d.deps.orgs.delete((await d.deps.orgs.named('doomed'))!);
     expect(await countRows(d, 'boxes')).toBe(before.boxes - 1);
     expect(await countRows(d, 'box_versions')).toBe(before.versions - 1);
@@ -107,7 +127,9 @@ describe('organization boxes', () => {
 });
 
 describe('reading a private box with each token transport', () => {
-  beforeAll(async () => { await createBox(alice.http, 'alice', 'secret', { private: true }); });
+  beforeAll(async () => {
+    await createBox(alice.http, 'alice', 'secret', { private: true });
+  });
 
   it.each([
     ['Authorization: Bearer', (t: string) => ({ headers: { authorization: `Bearer ${t}` } }), ''],
@@ -135,10 +157,19 @@ describe('reading a private box with each token transport', () => {
 
 describe('PUT and DELETE /box/:username/:name', () => {
   it('treats null as unchanged and renames', async () => {
-    await alice.http.post('/api/v1/boxes', { box: { username: 'alice', name: 'editme', short_description: 'keep', is_private: false } });
-    const r = await alice.http.put('/api/v1/box/alice/editme', { box: { name: 'edited', short_description: null, description: 'new', is_private: null } });
+    await alice.http.post('/api/v1/boxes', {
+      box: { username: 'alice', name: 'editme', short_description: 'keep', is_private: false },
+    });
+    const r = await alice.http.put('/api/v1/box/alice/editme', {
+      box: { name: 'edited', short_description: null, description: 'new', is_private: null },
+    });
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ tag: 'alice/edited', short_description: 'keep', description_markdown: 'new', private: false });
+    expect(r.json).toMatchObject({
+      tag: 'alice/edited',
+      short_description: 'keep',
+      description_markdown: 'new',
+      private: false,
+    });
     expect((await alice.http.get('/api/v1/box/alice/editme')).status).toBe(404);
   });
 
@@ -150,13 +181,19 @@ describe('PUT and DELETE /box/:username/:name', () => {
 
   it('deletes with an empty JSON body (vagrant_cloud 3.0.5) and answers the deleted box', async () => {
     await publish(alice.http, 'alice', 'edited', '1.0.0');
-    const r = await alice.http.request('DELETE', '/api/v1/box/alice/edited', { headers: { 'content-type': 'application/json' } });
+    const r = await alice.http.request('DELETE', '/api/v1/box/alice/edited', {
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(200);
     expect(r.json.tag).toBe('alice/edited');
     expect(r.json.versions).toHaveLength(1);
     expect((await alice.http.get('/api/v1/box/alice/edited')).status).toBe(404);
-    const rows = await d.deps.db.selectFrom('box_versions').innerJoin('boxes', 'boxes.id', 'box_versions.box_id')
-      .select('box_versions.id').where('boxes.name', '=', 'edited').execute();
+    const rows = await d.deps.db
+      .selectFrom('box_versions')
+      .innerJoin('boxes', 'boxes.id', 'box_versions.box_id')
+      .select('box_versions.id')
+      .where('boxes.name', '=', 'edited')
+      .execute();
     expect(rows).toHaveLength(0);
   });
 
@@ -188,7 +225,9 @@ describe('GET /user/:username', () => {
     expect(r.status).toBe(200);
     expect(r.json.username).toBe('acme');
     expect(r.json.boxes.map((b: { name: string }) => b.name)).toEqual(expect.arrayContaining(['base', 'public-one']));
-    expect((await carol.http.get('/api/v1/user/acme')).json.boxes.map((b: { name: string }) => b.name)).toEqual(['public-one']);
+    expect((await carol.http.get('/api/v1/user/acme')).json.boxes.map((b: { name: string }) => b.name)).toEqual([
+      'public-one',
+    ]);
     expect((await d.http.get('/api/v1/user/nobody')).status).toBe(404);
   });
 });

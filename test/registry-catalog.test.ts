@@ -24,12 +24,28 @@ beforeAll(async () => {
   await createBox(alice.http, 'alice', 'cat', { short: 'A cat box' });
   for (const v of ['0.9.0', '1.0.0', '2.0.0']) await alice.http.post(`${API}/versions`, { version: { version: v } });
   await provider('0.9.0', { name: 'virtualbox', url: 'https://boxes.example/old.box' });
-  await provider('1.0.0', { name: 'virtualbox', architecture: 'amd64', url: 'https://boxes.example/amd64.box', checksum: SHA1, checksum_type: 'sha1' });
-  await provider('1.0.0', { name: 'virtualbox', architecture: 'arm64', url: null, checksum: SHA1, checksum_type: 'sha1' });
+  await provider('1.0.0', {
+    name: 'virtualbox',
+    architecture: 'amd64',
+    url: 'https://boxes.example/amd64.box',
+    checksum: SHA1,
+    checksum_type: 'sha1',
+  });
+  await provider('1.0.0', {
+    name: 'virtualbox',
+    architecture: 'arm64',
+    url: null,
+    checksum: SHA1,
+    checksum_type: 'sha1',
+  });
   await provider('1.0.0', { name: 'libvirt', architecture: 'amd64', url: 'https://boxes.example/libvirt.box' });
   await provider('1.0.0', { name: 'vmware_desktop', architecture: 'amd64', url: null });
   const owner = (await d.deps.tokens.resolve(alice.token))!;
-  const { provider: arm } = await d.deps.registry.resolveProvider(owner, { username: 'alice', box: 'cat', version: '1.0.0', provider: 'virtualbox', architecture: 'arm64' }, 'manage');
+  const { provider: arm } = await d.deps.registry.resolveProvider(
+    owner,
+    { username: 'alice', box: 'cat', version: '1.0.0', provider: 'virtualbox', architecture: 'arm64' },
+    'manage',
+  );
   await d.deps.registry.attachBlob(arm.id, { sha256: BLOB, size: 123 });
   for (const v of ['0.9.0', '1.0.0']) expect((await alice.http.put(`${API}/version/${v}/release`)).status).toBe(200);
   expect((await alice.http.put(`${API}/version/0.9.0/revoke`)).status).toBe(200);
@@ -46,12 +62,32 @@ describe('the vagrant catalog', () => {
     expect(r.json.versions.map((v: { version: string }) => v.version)).toEqual(['1.0.0']);
     const [v] = r.json.versions;
     expect(v.status).toBe('active');
-    expect(v.providers).toEqual(expect.arrayContaining([
-      { name: 'virtualbox', architecture: 'amd64', default_architecture: true, url: 'https://boxes.example/amd64.box', checksum: SHA1, checksum_type: 'sha1' },
-      { name: 'virtualbox', architecture: 'arm64', default_architecture: false, checksum: BLOB, checksum_type: 'sha256',
-        url: `${d.url}/alice/boxes/cat/versions/1.0.0/providers/virtualbox/arm64/vagrant.box` },
-      { name: 'libvirt', architecture: 'amd64', default_architecture: true, url: 'https://boxes.example/libvirt.box' },
-    ]));
+    expect(v.providers).toEqual(
+      expect.arrayContaining([
+        {
+          name: 'virtualbox',
+          architecture: 'amd64',
+          default_architecture: true,
+          url: 'https://boxes.example/amd64.box',
+          checksum: SHA1,
+          checksum_type: 'sha1',
+        },
+        {
+          name: 'virtualbox',
+          architecture: 'arm64',
+          default_architecture: false,
+          checksum: BLOB,
+          checksum_type: 'sha256',
+          url: `${d.url}/alice/boxes/cat/versions/1.0.0/providers/virtualbox/arm64/vagrant.box`,
+        },
+        {
+          name: 'libvirt',
+          architecture: 'amd64',
+          default_architecture: true,
+          url: 'https://boxes.example/libvirt.box',
+        },
+      ]),
+    );
     // vmware_desktop has no image yet: left out.
     expect(v.providers).toHaveLength(3);
   });
@@ -105,7 +141,9 @@ describe('a private box in the catalog', () => {
   });
 
   it('is served with Bearer, X-Atlas-Token or ?access_token=', async () => {
-    expect((await d.http.get('/alice/cat', { headers: { authorization: `Bearer ${alice.token}` } })).json.name).toBe('alice/cat');
+    expect((await d.http.get('/alice/cat', { headers: { authorization: `Bearer ${alice.token}` } })).json.name).toBe(
+      'alice/cat',
+    );
     expect((await d.http.get('/alice/cat', { headers: { 'x-atlas-token': alice.token } })).json.name).toBe('alice/cat');
     const q = await d.http.get(`/api/v2/vagrant/alice/cat?access_token=${encodeURIComponent(alice.token)}`);
     expect(q.status).toBe(200);
@@ -115,7 +153,9 @@ describe('a private box in the catalog', () => {
 
 describe('links with a configured public URL', () => {
   let lan: TestDaemon;
-  beforeAll(async () => { lan = await startTestDaemon({ config: { publicUrl: 'http://boxes.lan:8080' } }); });
+  beforeAll(async () => {
+    lan = await startTestDaemon({ config: { publicUrl: 'http://boxes.lan:8080' } });
+  });
   afterAll(() => lan.stop());
 
   it('builds release, revoke and hosted download links from it', async () => {
@@ -123,8 +163,12 @@ describe('links with a configured public URL', () => {
     await createBox(bob.http, 'bob', 'lan');
     const v = await bob.http.post('/api/v2/box/bob/lan/versions', { version: { version: '1.0.0' } });
     expect(v.json.release_url).toBe('http://boxes.lan:8080/api/v2/box/bob/lan/version/1.0.0/release');
-    const p = await bob.http.post('/api/v2/box/bob/lan/version/1.0.0/providers', { provider: { name: 'virtualbox', architecture: 'arm64' } });
-    expect(p.json.download_url).toBe('http://boxes.lan:8080/bob/boxes/lan/versions/1.0.0/providers/virtualbox/arm64/vagrant.box');
+    const p = await bob.http.post('/api/v2/box/bob/lan/version/1.0.0/providers', {
+      provider: { name: 'virtualbox', architecture: 'arm64' },
+    });
+    expect(p.json.download_url).toBe(
+      'http://boxes.lan:8080/bob/boxes/lan/versions/1.0.0/providers/virtualbox/arm64/vagrant.box',
+    );
   });
 });
 
@@ -133,7 +177,9 @@ describe('the catalog kept as bytes', () => {
     const hosted = (r: { json?: { versions: Array<{ providers: Array<{ architecture?: string; url: string }> }> } }) =>
       r.json?.versions[0].providers.find((p) => p.architecture === 'arm64')?.url;
     // Private since the tests above: asked with the owner's token.
-    const as = (agent: { headers: Record<string, string> }) => ({ headers: { ...agent.headers, authorization: `Bearer ${alice.token}` } });
+    const as = (agent: { headers: Record<string, string> }) => ({
+      headers: { ...agent.headers, authorization: `Bearer ${alice.token}` },
+    });
     const here = await d.http.get('/alice/cat', as(NEW));
     expect(hosted(here)).toMatch(new RegExp(`^${d.url}/`));
     const port = new URL(d.url).port;

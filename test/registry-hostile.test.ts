@@ -16,7 +16,11 @@ beforeAll(async () => {
 afterAll(() => d.stop());
 
 /** Sends a request and checks the status, the Vagrant error body, and that no registry row changed. */
-async function refused(send: () => Promise<{ status: number; json: { errors?: string[]; success?: boolean } }>, status: number, message?: RegExp) {
+async function refused(
+  send: () => Promise<{ status: number; json: { errors?: string[]; success?: boolean } }>,
+  status: number,
+  message?: RegExp,
+) {
   const before = await snapshot(d);
   const r = await send();
   expect(r.status).toBe(status);
@@ -38,18 +42,32 @@ describe('wrong types', () => {
   });
 
   it('a numeric version and a list as provider name → 403', async () => {
-    await refused(() => alice.http.post(`${BOX}/versions`, { version: { version: 1.1 } }), 403, /version must be a string/);
+    await refused(
+      () => alice.http.post(`${BOX}/versions`, { version: { version: 1.1 } }),
+      403,
+      /version must be a string/,
+    );
     await refused(() => alice.http.post(`${BOX}/version/1.0.0/providers`, { provider: { name: ['virtualbox'] } }), 403);
-    await refused(() => alice.http.put(`${BOX}/version/1.0.0/provider/virtualbox`, { provider: { default_architecture: 'true' } }), 403);
+    await refused(
+      () => alice.http.put(`${BOX}/version/1.0.0/provider/virtualbox`, { provider: { default_architecture: 'true' } }),
+      403,
+    );
   });
 });
 
 describe('path tricks', () => {
   it('refuses "../" and slashes in names', async () => {
-    await refused(() => alice.http.post('/api/v1/boxes', { box: { username: 'alice', name: '../etc' } }), 403, /may contain only/);
+    await refused(
+      () => alice.http.post('/api/v1/boxes', { box: { username: 'alice', name: '../etc' } }),
+      403,
+      /may contain only/,
+    );
     await refused(() => alice.http.post('/api/v1/boxes', { box: { username: 'alice', name: 'a/b' } }), 403);
     await refused(() => alice.http.post('/api/v1/boxes', { box: { username: '../alice', name: 'x' } }), 404);
-    await refused(() => alice.http.post(`${BOX}/version/1.0.0/providers`, { provider: { name: '../../virtualbox' } }), 403);
+    await refused(
+      () => alice.http.post(`${BOX}/version/1.0.0/providers`, { provider: { name: '../../virtualbox' } }),
+      403,
+    );
     await refused(() => alice.http.post(`${BOX}/versions`, { version: { version: '1.0/../2' } }), 403);
   });
 
@@ -74,8 +92,14 @@ describe('__proto__ and friends', () => {
     expect(r.status).toBe(200);
     expect(r.json.private).toBe(true);
     expect(({} as Record<string, unknown>).is_private).toBeUndefined();
-    await refused(() => alice.http.post('/api/v1/boxes', '{"__proto__":{"username":"alice","name":"evil"}}', { raw: true }), 403);
-    await refused(() => alice.http.post('/api/v1/boxes', '{"box":{"constructor":{"prototype":{"name":"evil"}}}}', { raw: true }), 403);
+    await refused(
+      () => alice.http.post('/api/v1/boxes', '{"__proto__":{"username":"alice","name":"evil"}}', { raw: true }),
+      403,
+    );
+    await refused(
+      () => alice.http.post('/api/v1/boxes', '{"box":{"constructor":{"prototype":{"name":"evil"}}}}', { raw: true }),
+      403,
+    );
     expect(({} as Record<string, unknown>).name).toBeUndefined();
     expect((await alice.http.get('/api/v1/box/alice/evil')).status).toBe(404);
   });
@@ -102,8 +126,18 @@ describe('empty and truncated bodies', () => {
 
 describe('huge numbers and long strings', () => {
   it('refuses over-long fields', async () => {
-    await refused(() => alice.http.post('/api/v1/boxes', { box: { username: 'alice', name: 'n'.repeat(65) } }), 403, /at most 64/);
-    await refused(() => alice.http.post('/api/v1/boxes', { box: { username: 'alice', name: 'long', short_description: 'x'.repeat(1025) } }), 403);
+    await refused(
+      () => alice.http.post('/api/v1/boxes', { box: { username: 'alice', name: 'n'.repeat(65) } }),
+      403,
+      /at most 64/,
+    );
+    await refused(
+      () =>
+        alice.http.post('/api/v1/boxes', {
+          box: { username: 'alice', name: 'long', short_description: 'x'.repeat(1025) },
+        }),
+      403,
+    );
     await refused(() => alice.http.post(`${BOX}/versions`, { version: { version: `1.${'0'.repeat(70)}` } }), 403);
     await refused(() => alice.http.get(`/api/v1/box/alice/${'x'.repeat(300)}`), 403);
   });

@@ -11,8 +11,12 @@ const V2 = '/api/v2/box/alice/multi/version/1.0.0';
 const SHA256 = 'ab'.repeat(32);
 
 async function rows() {
-  return d.deps.db.selectFrom('box_providers').select(['name', 'architecture', 'default_architecture', 'url', 'checksum', 'checksum_type'])
-    .orderBy('name').orderBy('architecture').execute();
+  return d.deps.db
+    .selectFrom('box_providers')
+    .select(['name', 'architecture', 'default_architecture', 'url', 'checksum', 'checksum_type'])
+    .orderBy('name')
+    .orderBy('architecture')
+    .execute();
 }
 
 beforeAll(async () => {
@@ -21,34 +25,77 @@ beforeAll(async () => {
   carol = await d.user('carol');
   await createBox(alice.http, 'alice', 'multi');
   // 1.0.0 stays unreleased: only who may manage the box reads its providers (issue 40).
-  expect((await alice.http.post('/api/v1/box/alice/multi/versions', { version: { version: '1.0.0' } })).status).toBe(200);
+  expect((await alice.http.post('/api/v1/box/alice/multi/versions', { version: { version: '1.0.0' } })).status).toBe(
+    200,
+  );
 });
 afterAll(() => d.stop());
 
 describe('creating providers', () => {
   it('v1: no architecture, url null means hosted; the first of a name is the default', async () => {
-    const r = await alice.http.post(`${V1}/providers`, { provider: { name: 'virtualbox', url: null, checksum: null, checksum_type: null } });
+    const r = await alice.http.post(`${V1}/providers`, {
+      provider: { name: 'virtualbox', url: null, checksum: null, checksum_type: null },
+    });
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ name: 'virtualbox', architecture: 'unknown', default_architecture: true, hosted: true, original_url: null, checksum: null });
+    expect(r.json).toMatchObject({
+      name: 'virtualbox',
+      architecture: 'unknown',
+      default_architecture: true,
+      hosted: true,
+      original_url: null,
+      checksum: null,
+    });
     expect(r.json.created_at).toEqual(expect.any(String));
-    expect(r.json.download_url).toBe(`${d.url}/alice/boxes/multi/versions/1.0.0/providers/virtualbox/unknown/vagrant.box`);
+    expect(r.json.download_url).toBe(
+      `${d.url}/alice/boxes/multi/versions/1.0.0/providers/virtualbox/unknown/vagrant.box`,
+    );
   });
 
   it('v2: architectures; a new default clears the flag on the others', async () => {
-    const a = await alice.http.post(`${V2}/providers`, { provider: { name: 'libvirt', architecture: 'amd64', url: 'https://boxes.example/a.box', checksum: SHA256.toUpperCase(), checksum_type: 'SHA256' } });
+    const a = await alice.http.post(`${V2}/providers`, {
+      provider: {
+        name: 'libvirt',
+        architecture: 'amd64',
+        url: 'https://boxes.example/a.box',
+        checksum: SHA256.toUpperCase(),
+        checksum_type: 'SHA256',
+      },
+    });
     expect(a.status).toBe(200);
-    expect(a.json).toMatchObject({ architecture: 'amd64', default_architecture: true, hosted: false, download_url: 'https://boxes.example/a.box', checksum: SHA256, checksum_type: 'sha256' });
-    const b = await alice.http.post(`${V2}/providers`, { provider: { name: 'libvirt', architecture: 'arm64', url: 'https://boxes.example/b.box' } });
+    expect(a.json).toMatchObject({
+      architecture: 'amd64',
+      default_architecture: true,
+      hosted: false,
+      download_url: 'https://boxes.example/a.box',
+      checksum: SHA256,
+      checksum_type: 'sha256',
+    });
+    const b = await alice.http.post(`${V2}/providers`, {
+      provider: { name: 'libvirt', architecture: 'arm64', url: 'https://boxes.example/b.box' },
+    });
     expect(b.json.default_architecture).toBe(false);
-    const c = await alice.http.post(`${V2}/providers`, { provider: { name: 'libvirt', architecture: 'i386', url: 'https://boxes.example/c.box', default_architecture: true } });
+    const c = await alice.http.post(`${V2}/providers`, {
+      provider: {
+        name: 'libvirt',
+        architecture: 'i386',
+        url: 'https://boxes.example/c.box',
+        default_architecture: true,
+      },
+    });
     expect(c.json.default_architecture).toBe(true);
     const libvirt = (await rows()).filter((r) => r.name === 'libvirt');
-    expect(libvirt.map((r) => [r.architecture, r.default_architecture])).toEqual([['amd64', 0], ['arm64', 0], ['i386', 1]]);
+    expect(libvirt.map((r) => [r.architecture, r.default_architecture])).toEqual([
+      ['amd64', 0],
+      ['arm64', 0],
+      ['i386', 1],
+    ]);
   });
 
   it('answers 422 for a second entry with the same name and architecture', async () => {
     const before = await rows();
-    const r = await alice.http.post(`${V2}/providers`, { provider: { name: 'libvirt', architecture: 'arm64', url: 'https://boxes.example/dup.box' } });
+    const r = await alice.http.post(`${V2}/providers`, {
+      provider: { name: 'libvirt', architecture: 'arm64', url: 'https://boxes.example/dup.box' },
+    });
     expect(r.status).toBe(422);
     expect(r.json.errors[0]).toMatch(/already has a provider "libvirt" for architecture "arm64"/);
     expect(await rows()).toEqual(before);
@@ -64,7 +111,9 @@ describe('creating providers', () => {
     [{ url: 'javascript:alert(1)' }, /http or https/],
   ])('rejects %j with 403 and stores nothing', async (extra, message) => {
     const before = await rows();
-    const r = await alice.http.post(`${V2}/providers`, { provider: { name: 'hyperv', url: 'https://boxes.example/h.box', ...extra } });
+    const r = await alice.http.post(`${V2}/providers`, {
+      provider: { name: 'hyperv', url: 'https://boxes.example/h.box', ...extra },
+    });
     expect(r.status).toBe(403);
     expect(r.json.errors[0]).toMatch(message);
     expect(await rows()).toEqual(before);
@@ -84,7 +133,12 @@ describe('reading providers', () => {
     expect(v1.status).toBe(200);
     expect(v1.json).toMatchObject({ architecture: 'i386', default_architecture: true });
     const v2 = await alice.http.get(`${V2}/provider/libvirt/arm64`);
-    expect(v2.json).toMatchObject({ architecture: 'arm64', download_url: 'https://boxes.example/b.box', checksum: null, checksum_type: null });
+    expect(v2.json).toMatchObject({
+      architecture: 'arm64',
+      download_url: 'https://boxes.example/b.box',
+      checksum: null,
+      checksum_type: null,
+    });
     const sum = await alice.http.get(`${V2}/provider/libvirt/amd64`);
     expect(sum.json).toMatchObject({ checksum: SHA256, checksum_type: 'sha256' });
   });
@@ -106,7 +160,11 @@ describe('reading providers', () => {
     await expect(d.deps.registry.resolveProvider(outsider, ref, 'manage')).rejects.toMatchObject({ code: 'forbidden' });
     const owner = (await d.deps.tokens.resolve(alice.token))!;
     const r = await d.deps.registry.resolveProvider(owner, ref, 'manage');
-    expect(r).toMatchObject({ box: { name: 'multi' }, version: { version: '1.0.0' }, provider: { name: 'virtualbox', blob_sha256: null } });
+    expect(r).toMatchObject({
+      box: { name: 'multi' },
+      version: { version: '1.0.0' },
+      provider: { name: 'virtualbox', blob_sha256: null },
+    });
     await d.deps.registry.attachBlob(r.provider.id, { sha256: 'cd'.repeat(32), size: 42 });
     const json = (await alice.http.get(`${V1}/provider/virtualbox`)).json;
     expect(json).toMatchObject({ hosted: true, checksum: 'cd'.repeat(32), checksum_type: 'sha256' });
@@ -116,7 +174,9 @@ describe('reading providers', () => {
 
 describe('updating and deleting providers', () => {
   it('v2 update: moves the default, keeps null fields, validates the checksum pair', async () => {
-    const r = await alice.http.put(`${V2}/provider/libvirt/amd64`, { provider: { default_architecture: true, url: null, checksum: null, checksum_type: null } });
+    const r = await alice.http.put(`${V2}/provider/libvirt/amd64`, {
+      provider: { default_architecture: true, url: null, checksum: null, checksum_type: null },
+    });
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ default_architecture: true, url: 'https://boxes.example/a.box', checksum: SHA256 });
     expect((await alice.http.get(`${V1}/provider/libvirt`)).json.architecture).toBe('amd64');
@@ -127,9 +187,15 @@ describe('updating and deleting providers', () => {
   });
 
   it('v1 update of a default entry, and clearing the default hands it to another entry', async () => {
-    const r = await alice.http.put(`${V1}/provider/libvirt`, { provider: { name: 'libvirt', url: 'https://boxes.example/a2.box', default_architecture: false } });
+    const r = await alice.http.put(`${V1}/provider/libvirt`, {
+      provider: { name: 'libvirt', url: 'https://boxes.example/a2.box', default_architecture: false },
+    });
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ architecture: 'amd64', url: 'https://boxes.example/a2.box', default_architecture: false });
+    expect(r.json).toMatchObject({
+      architecture: 'amd64',
+      url: 'https://boxes.example/a2.box',
+      default_architecture: false,
+    });
     const libvirt = (await rows()).filter((x) => x.name === 'libvirt');
     expect(libvirt.filter((x) => x.default_architecture === 1)).toHaveLength(1);
   });
@@ -148,7 +214,9 @@ describe('updating and deleting providers', () => {
   it('refuses outsiders (403) and anonymous callers (401) and changes nothing', async () => {
     const before = await snapshot(d);
     expect((await carol.http.delete(`${V2}/provider/libvirt/arm64`)).status).toBe(403);
-    expect((await d.http.put(`${V2}/provider/libvirt/arm64`, { provider: { url: 'https://evil.example/x.box' } })).status).toBe(401);
+    expect(
+      (await d.http.put(`${V2}/provider/libvirt/arm64`, { provider: { url: 'https://evil.example/x.box' } })).status,
+    ).toBe(401);
     expect(await snapshot(d)).toEqual(before);
   });
 });

@@ -5,8 +5,21 @@ import type { HttpClient } from './helpers/http';
 import { createBox, publish } from './helpers/registry';
 
 /** The only box keys vagrant_cloud 3.0.5 accepts in a search hit. */
-const ALLOWED = ['name', 'username', 'tag', 'private', 'downloads', 'created_at', 'updated_at', 'short_description', 'description',
-  'description_html', 'description_markdown', 'current_version', 'versions'];
+const ALLOWED = [
+  'name',
+  'username',
+  'tag',
+  'private',
+  'downloads',
+  'created_at',
+  'updated_at',
+  'short_description',
+  'description',
+  'description_html',
+  'description_markdown',
+  'current_version',
+  'versions',
+];
 
 let d: TestDaemon;
 let alice: { token: string; http: HttpClient };
@@ -20,12 +33,20 @@ beforeAll(async () => {
   bob = await d.user('bob');
   // Created one hour apart, in this order: ubuntu, debian, fedora (libvirt, arm64), 100%-box.
   for (const [owner, http, name, short] of [
-    ['alice', alice.http, 'ubuntu', 'Ubuntu Server'], ['alice', alice.http, 'debian', 'Debian stable'],
-    ['bob', bob.http, 'fedora', 'Fedora for ubuntu fans'], ['bob', bob.http, '100-box', 'Literally 100% done'],
+    ['alice', alice.http, 'ubuntu', 'Ubuntu Server'],
+    ['alice', alice.http, 'debian', 'Debian stable'],
+    ['bob', bob.http, 'fedora', 'Fedora for ubuntu fans'],
+    ['bob', bob.http, '100-box', 'Literally 100% done'],
   ] as const) {
     clock.advance(3_600_000);
     await createBox(http, owner, name, { short });
-    await publish(http, owner, name, '1.0.0', name === 'fedora' ? { provider: 'libvirt', architecture: 'arm64' } : { architecture: 'amd64' });
+    await publish(
+      http,
+      owner,
+      name,
+      '1.0.0',
+      name === 'fedora' ? { provider: 'libvirt', architecture: 'arm64' } : { architecture: 'amd64' },
+    );
   }
   await createBox(alice.http, 'alice', 'unreleased');
   await publish(alice.http, 'alice', 'unreleased', '1.0.0', { release: false });
@@ -68,8 +89,14 @@ describe('GET /search', () => {
   });
 
   it('matches q against name, username and short description, case-insensitively', async () => {
-    expect(tags(await d.http.get('/api/v1/search?q=UBUNTU&sort=created&order=asc'))).toEqual(['alice/ubuntu', 'bob/fedora']);
-    expect(tags(await d.http.get('/api/v1/search?q=bob&sort=created&order=asc'))).toEqual(['bob/fedora', 'bob/100-box']);
+    expect(tags(await d.http.get('/api/v1/search?q=UBUNTU&sort=created&order=asc'))).toEqual([
+      'alice/ubuntu',
+      'bob/fedora',
+    ]);
+    expect(tags(await d.http.get('/api/v1/search?q=bob&sort=created&order=asc'))).toEqual([
+      'bob/fedora',
+      'bob/100-box',
+    ]);
     expect(tags(await d.http.get('/api/v1/search?q=stable'))).toEqual(['alice/debian']);
   });
 
@@ -81,21 +108,51 @@ describe('GET /search', () => {
 
   it('filters by provider and architecture', async () => {
     expect(tags(await d.http.get('/api/v1/search?provider=libvirt'))).toEqual(['bob/fedora']);
-    expect(tags(await d.http.get('/api/v2/search?architecture=amd64&sort=created&order=asc'))).toEqual(['alice/ubuntu', 'alice/debian', 'bob/100-box']);
+    expect(tags(await d.http.get('/api/v2/search?architecture=amd64&sort=created&order=asc'))).toEqual([
+      'alice/ubuntu',
+      'alice/debian',
+      'bob/100-box',
+    ]);
     expect(tags(await d.http.get('/api/v2/search?provider=virtualbox&architecture=arm64'))).toEqual([]);
   });
 
   it('sorts by created and updated in both orders', async () => {
-    expect(tags(await d.http.get('/api/v1/search?sort=created'))).toEqual(['bob/100-box', 'bob/fedora', 'alice/debian', 'alice/ubuntu']);
-    expect(tags(await d.http.get('/api/v1/search?sort=created&order=asc'))).toEqual(['alice/ubuntu', 'alice/debian', 'bob/fedora', 'bob/100-box']);
+    expect(tags(await d.http.get('/api/v1/search?sort=created'))).toEqual([
+      'bob/100-box',
+      'bob/fedora',
+      'alice/debian',
+      'alice/ubuntu',
+    ]);
+    expect(tags(await d.http.get('/api/v1/search?sort=created&order=asc'))).toEqual([
+      'alice/ubuntu',
+      'alice/debian',
+      'bob/fedora',
+      'bob/100-box',
+    ]);
     expect(tags(await d.http.get('/api/v1/search?sort=updated'))[0]).toBe('alice/ubuntu');
   });
 
   it('sorts by name, from A unless asked otherwise, and pages that order', async () => {
-    expect(tags(await d.http.get('/api/v1/search?sort=name'))).toEqual(['bob/100-box', 'alice/debian', 'bob/fedora', 'alice/ubuntu']);
-    expect(tags(await d.http.get('/api/v2/search?sort=name&order=desc'))).toEqual(['alice/ubuntu', 'bob/fedora', 'alice/debian', 'bob/100-box']);
+    expect(tags(await d.http.get('/api/v1/search?sort=name'))).toEqual([
+      'bob/100-box',
+      'alice/debian',
+      'bob/fedora',
+      'alice/ubuntu',
+    ]);
+    expect(tags(await d.http.get('/api/v2/search?sort=name&order=desc'))).toEqual([
+      'alice/ubuntu',
+      'bob/fedora',
+      'alice/debian',
+      'bob/100-box',
+    ]);
     expect(tags(await d.http.get('/api/v1/search?sort=name&limit=3&page=2'))).toEqual(['alice/ubuntu']);
-    expect(tags(await alice.http.get('/api/v1/search?sort=name&q=e'))).toEqual(['bob/100-box', 'alice/debian', 'bob/fedora', 'alice/hidden', 'alice/ubuntu']);
+    expect(tags(await alice.http.get('/api/v1/search?sort=name&q=e'))).toEqual([
+      'bob/100-box',
+      'alice/debian',
+      'bob/fedora',
+      'alice/hidden',
+      'alice/ubuntu',
+    ]);
     // The other sorts still default to descending.
     expect(tags(await d.http.get('/api/v1/search?sort=created'))[0]).toBe('bob/100-box');
   });
@@ -109,10 +166,16 @@ describe('GET /search', () => {
   });
 
   it.each([
-    ['limit=101', /limit must be at most 100/], ['limit=0', /limit must be at least 1/], ['limit=abc', /limit/],
-    ['page=0', /page must be at least 1/], ['page=1e400', /page/], ['limit=2.5', /whole number/],
-    ['sort=size', /sort must be downloads, created, updated or name/], ['order=up', /order must be desc or asc/],
-    ['architecture=x86', /architecture must be one of/], ['q=a&q=b', /q/],
+    ['limit=101', /limit must be at most 100/],
+    ['limit=0', /limit must be at least 1/],
+    ['limit=abc', /limit/],
+    ['page=0', /page must be at least 1/],
+    ['page=1e400', /page/],
+    ['limit=2.5', /whole number/],
+    ['sort=size', /sort must be downloads, created, updated or name/],
+    ['order=up', /order must be desc or asc/],
+    ['architecture=x86', /architecture must be one of/],
+    ['q=a&q=b', /q/],
   ])('rejects %s with 403 in the Vagrant dialect', async (query, message) => {
     const r = await d.http.get(`/api/v1/search?${query}`);
     expect(r.status).toBe(403);
@@ -123,14 +186,19 @@ describe('GET /search', () => {
 
 describe('search pages kept as bytes', () => {
   it('follow a new release, a box changed and the API version asked', async () => {
-    const release = (r: { json: { boxes: Array<{ current_version: { release_url: string; version: string } }> } }) => r.json.boxes[0].current_version;
+    const release = (r: { json: { boxes: Array<{ current_version: { release_url: string; version: string } }> } }) =>
+      r.json.boxes[0].current_version;
     const v1 = await d.http.get('/api/v1/search?q=debian');
     expect(release(v1).release_url).toBe(`${d.url}/api/v1/box/alice/debian/version/1.0.0/release`);
     expect((await d.http.get('/api/v1/search?q=debian')).text).toBe(v1.text);
-    expect(release(await d.http.get('/api/v2/search?q=debian')).release_url).toBe(`${d.url}/api/v2/box/alice/debian/version/1.0.0/release`);
+    expect(release(await d.http.get('/api/v2/search?q=debian')).release_url).toBe(
+      `${d.url}/api/v2/box/alice/debian/version/1.0.0/release`,
+    );
     await publish(alice.http, 'alice', 'debian', '2.0.0');
     expect(release(await d.http.get('/api/v1/search?q=debian')).version).toBe('2.0.0');
-    expect((await alice.http.put('/api/v1/box/alice/debian', { box: { short_description: 'Debian testing' } })).status).toBe(200);
+    expect(
+      (await alice.http.put('/api/v1/box/alice/debian', { box: { short_description: 'Debian testing' } })).status,
+    ).toBe(200);
     expect((await d.http.get('/api/v1/search?q=debian')).json.boxes[0].short_description).toBe('Debian testing');
     expect((await d.http.get('/api/v1/search?q=nothing-like-it')).json).toEqual({ boxes: [] });
   });

@@ -10,8 +10,15 @@ const V1 = '/api/v1/box/alice/lifecycle';
 const V2 = '/api/v2/box/alice/lifecycle';
 
 const status = async (version: string) =>
-  (await d.deps.db.selectFrom('box_versions').innerJoin('boxes', 'boxes.id', 'box_versions.box_id').select('status')
-    .where('boxes.name', '=', 'lifecycle').where('version', '=', version).executeTakeFirst())?.status;
+  (
+    await d.deps.db
+      .selectFrom('box_versions')
+      .innerJoin('boxes', 'boxes.id', 'box_versions.box_id')
+      .select('status')
+      .where('boxes.name', '=', 'lifecycle')
+      .where('version', '=', version)
+      .executeTakeFirst()
+  )?.status;
 
 beforeAll(async () => {
   d = await startTestDaemon();
@@ -25,7 +32,13 @@ describe('versions', () => {
   it('creates an unreleased version with links under the API version used', async () => {
     const r = await alice.http.post(`${V1}/versions`, { version: { version: '1.0.0', description: 'first' } });
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ version: '1.0.0', number: '1.0.0', status: 'unreleased', description_markdown: 'first', providers: [] });
+    expect(r.json).toMatchObject({
+      version: '1.0.0',
+      number: '1.0.0',
+      status: 'unreleased',
+      description_markdown: 'first',
+      providers: [],
+    });
     expect(r.json.created_at).toEqual(expect.any(String));
     expect(r.json.release_url).toBe(`${d.url}/api/v1/box/alice/lifecycle/version/1.0.0/release`);
     const v2 = await alice.http.get(`${V2}/version/1.0.0`);
@@ -35,13 +48,16 @@ describe('versions', () => {
     expect(await status('1.0.0')).toBe('unreleased');
   });
 
-  it.each(['v1.0', '1..0', '', 'latest', '1.0/../2'])('rejects %j as not a Ruby Gem version (403) and stores nothing', async (v) => {
-    const r = await alice.http.post(`${V1}/versions`, { version: { version: v } });
-    expect(r.status).toBe(403);
-    expect(r.json.success).toBe(false);
-    expect(r.json.errors[0]).toMatch(/version/);
-    expect(await status(v)).toBeUndefined();
-  });
+  it.each(['v1.0', '1..0', '', 'latest', '1.0/../2'])(
+    'rejects %j as not a Ruby Gem version (403) and stores nothing',
+    async (v) => {
+      const r = await alice.http.post(`${V1}/versions`, { version: { version: v } });
+      expect(r.status).toBe(403);
+      expect(r.json.success).toBe(false);
+      expect(r.json.errors[0]).toMatch(/version/);
+      expect(await status(v)).toBeUndefined();
+    },
+  );
 
   it('answers 422 for a duplicate version', async () => {
     const r = await alice.http.post(`${V1}/versions`, { version: { version: '1.0.0' } });
@@ -89,16 +105,26 @@ describe('release and revoke', () => {
 
   it('releases once a hosted image is attached, then refuses a second release', async () => {
     const owner = await d.deps.tokens.resolve(alice.token);
-    const { provider } = await d.deps.registry.resolveProvider(owner, { username: 'alice', box: 'lifecycle', version: '1.0.0', provider: 'libvirt' }, 'read');
+    const { provider } = await d.deps.registry.resolveProvider(
+      owner,
+      { username: 'alice', box: 'lifecycle', version: '1.0.0', provider: 'libvirt' },
+      'read',
+    );
     await d.deps.registry.attachBlob(provider.id, { sha256: 'a'.repeat(64), size: 10 });
-    const r = await alice.http.put(`${V2}/version/1.0.0/release`, undefined, { headers: { 'content-type': 'application/json' } });
+    const r = await alice.http.put(`${V2}/version/1.0.0/release`, undefined, {
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(200);
     expect(r.json.status).toBe('active');
     expect(r.json.release_url).toContain('/api/v2/');
     expect(await status('1.0.0')).toBe('active');
     const again = await alice.http.put(`${V1}/version/1.0.0/release`);
     expect(again.status).toBe(422);
-    expect(again.json).toEqual({ errors: [expect.stringContaining('already been released')], success: false, code: 'conflict' });
+    expect(again.json).toEqual({
+      errors: [expect.stringContaining('already been released')],
+      success: false,
+      code: 'conflict',
+    });
     expect((await alice.http.get('/api/v1/box/alice/lifecycle')).json.current_version.version).toBe('1.0.0');
   });
 
@@ -120,12 +146,19 @@ describe('release and revoke', () => {
   it('picks the highest released version by Ruby Gem ordering as current_version', async () => {
     for (const v of ['1.10.0', '1.9.0', '2.0.0-beta']) {
       await alice.http.post(`${V1}/versions`, { version: { version: v } });
-      await alice.http.post(`${V1}/version/${v}/providers`, { provider: { name: 'virtualbox', url: `https://boxes.example/${v}.box` } });
+      await alice.http.post(`${V1}/version/${v}/providers`, {
+        provider: { name: 'virtualbox', url: `https://boxes.example/${v}.box` },
+      });
     }
     for (const v of ['1.9.0', '1.10.0']) expect((await alice.http.put(`${V1}/version/${v}/release`)).status).toBe(200);
     const box = await alice.http.get('/api/v1/box/alice/lifecycle');
     expect(box.json.current_version.version).toBe('1.10.0');
-    expect(box.json.versions.map((v: { version: string }) => v.version)).toEqual(['2.0.0-beta', '1.10.0', '1.9.0', '1.0.0']);
+    expect(box.json.versions.map((v: { version: string }) => v.version)).toEqual([
+      '2.0.0-beta',
+      '1.10.0',
+      '1.9.0',
+      '1.0.0',
+    ]);
     // Anyone else: the same current version, and no unreleased one (issue 40).
     const shown = await d.http.get('/api/v1/box/alice/lifecycle');
     expect(shown.json.current_version.version).toBe('1.10.0');
@@ -137,8 +170,12 @@ describe('release and revoke', () => {
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ version: '2.0.0-beta', providers: [{ name: 'virtualbox' }] });
     expect(await status('2.0.0-beta')).toBeUndefined();
-    const orphans = await d.deps.db.selectFrom('box_providers').leftJoin('box_versions', 'box_versions.id', 'box_providers.version_id')
-      .select('box_providers.id').where('box_versions.id', 'is', null).execute();
+    const orphans = await d.deps.db
+      .selectFrom('box_providers')
+      .leftJoin('box_versions', 'box_versions.id', 'box_providers.version_id')
+      .select('box_providers.id')
+      .where('box_versions.id', 'is', null)
+      .execute();
     expect(orphans).toEqual([]);
     expect((await alice.http.get(`${V1}/version/2.0.0-beta`)).status).toBe(404);
   });

@@ -16,11 +16,20 @@ let s: StaticServer;
 let admin: HttpClient;
 let alice: HttpClient;
 
-const catalog = (name: string, versions: string[]) => serveJson({
-  name, versions: versions.map((version) => ({ version, providers: [{ name: 'virtualbox', url: `/files/${version}.box` }] })),
-});
-const member = async (name: string) => expect((await alice.put(`/api/boxyard/organizations/a-org/members/${name}`, { member: { role: 'member' } })).status).toBe(200);
-const removed = async (name: string) => expect((await alice.delete(`/api/boxyard/organizations/a-org/members/${name}`)).status).toBe(204);
+const catalog = (name: string, versions: string[]) =>
+  serveJson({
+    name,
+    versions: versions.map((version) => ({
+      version,
+      providers: [{ name: 'virtualbox', url: `/files/${version}.box` }],
+    })),
+  });
+const member = async (name: string) =>
+  expect(
+    (await alice.put(`/api/boxyard/organizations/a-org/members/${name}`, { member: { role: 'member' } })).status,
+  ).toBe(200);
+const removed = async (name: string) =>
+  expect((await alice.delete(`/api/boxyard/organizations/a-org/members/${name}`)).status).toBe(204);
 const released = async (box: string) => {
   const r = await d.http.get(`/a-org/${box}`);
   return r.status === 404 ? null : (r.json.versions as Array<{ version: string }>).map((v) => v.version);
@@ -31,7 +40,10 @@ const mirrorOf = async (http: HttpClient, id: string) => {
   return MirrorJson.parse(r.json.mirror);
 };
 const jobsOf = async (id: string) => (await alice.get(`/api/boxyard/mirror-jobs?mirror=${id}`)).json.jobs as Job[];
-const PAUSED = (who: string) => new RegExp(`^Paused: ${who} may no longer publish boxes in "a-org" \\(not a member of it now\\)\\. It publishes nothing until it is resumed\\.`);
+const PAUSED = (who: string) =>
+  new RegExp(
+    `^Paused: ${who} may no longer publish boxes in "a-org" \\(not a member of it now\\)\\. It publishes nothing until it is resumed\\.`,
+  );
 
 beforeAll(async () => {
   s = await staticServer();
@@ -39,7 +51,9 @@ beforeAll(async () => {
   s.route('/up/box', catalog('up/box', ['1.0.0']));
   d = await startTestDaemon({ clock });
   admin = d.http.withToken(d.adminToken);
-  expect((await admin.put('/api/boxyard/settings', { settings: { mirror_allowed_hosts: ['127.0.0.1'] } })).status).toBe(200);
+  expect((await admin.put('/api/boxyard/settings', { settings: { mirror_allowed_hosts: ['127.0.0.1'] } })).status).toBe(
+    200,
+  );
   alice = (await d.user('alice', { orgs: ['a-org'] })).http;
 });
 afterAll(async () => {
@@ -51,7 +65,9 @@ describe('a mirror runs with the current rights of the user it runs as', () => {
   it('a scheduled mirror whose creator left the organization pauses, publishes nothing, and its owners see why', async () => {
     const bob = (await d.user('bob')).http;
     await member('bob');
-    const made = await bob.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'up/box', target: 'a-org/box', interval_minutes: 60 } });
+    const made = await bob.post('/api/boxyard/mirrors', {
+      mirror: { upstream: { url: s.url }, source: 'up/box', target: 'a-org/box', interval_minutes: 60 },
+    });
     expect(made.status, made.text).toBe(201);
     const id = made.json.mirror.id as string;
     expect(made.json.mirror).toMatchObject({ runs_as: 'bob', paused: null });
@@ -77,10 +93,18 @@ describe('a mirror runs with the current rights of the user it runs as', () => {
     const seen = await mirrorOf(alice, id);
     expect(seen).toMatchObject({ runs_as: 'bob', next_run_at: null, last_job: { state: 'failed' } });
     expect(seen.paused).toMatch(PAUSED('bob'));
-    expect(((await alice.get('/api/boxyard/mirrors')).json.mirrors as Array<{ id: string; paused: string }>).find((m) => m.id === id)?.paused).toBe(seen.paused);
+    expect(
+      ((await alice.get('/api/boxyard/mirrors')).json.mirrors as Array<{ id: string; paused: string }>).find(
+        (m) => m.id === id,
+      )?.paused,
+    ).toBe(seen.paused);
     expect((await bob.get(`/api/boxyard/mirrors/${id}`)).status).toBe(404);
     // Its schedule waits, and it is not run by hand either, until it is resumed.
-    expect((await d.deps.mirror.repo.dueMirrors(new Date(clock.now().getTime() + 365 * 86_400_000).toISOString())).map((m) => m.id)).not.toContain(id);
+    expect(
+      (await d.deps.mirror.repo.dueMirrors(new Date(clock.now().getTime() + 365 * 86_400_000).toISOString())).map(
+        (m) => m.id,
+      ),
+    ).not.toContain(id);
     const run = await alice.post(`/api/boxyard/mirrors/${id}/run`);
     expect(run.status).toBe(422);
     expect(run.json.errors[0]).toMatch(/is paused; resume it first/);
@@ -105,7 +129,9 @@ describe('a mirror runs with the current rights of the user it runs as', () => {
     const carl = (await d.user('carl')).http;
     await member('carl');
     s.route('/up/tok', catalog('up/tok', ['1.0.0']));
-    const made = await carl.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url, token: 'carls-token' }, source: 'up/tok', target: 'a-org/tok', run: false } });
+    const made = await carl.post('/api/boxyard/mirrors', {
+      mirror: { upstream: { url: s.url, token: 'carls-token' }, source: 'up/tok', target: 'a-org/tok', run: false },
+    });
     expect(made.status, made.text).toBe(201);
     const id = made.json.mirror.id as string;
     await removed('carl');
@@ -130,11 +156,15 @@ describe('a mirror runs with the current rights of the user it runs as', () => {
     const fay = (await d.user('fay')).http;
     await member('fay');
     s.route('/up/fay', catalog('up/fay', ['1.0.0']));
-    const made = await fay.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'up/fay', target: 'a-org/fay', run: false } });
+    const made = await fay.post('/api/boxyard/mirrors', {
+      mirror: { upstream: { url: s.url }, source: 'up/fay', target: 'a-org/fay', run: false },
+    });
     expect(made.status, made.text).toBe(201);
     const id = made.json.mirror.id as string;
     await removed('fay');
-    expect((await waitForJob(alice, (await alice.post(`/api/boxyard/mirrors/${id}/run`)).json.job.id)).state).toBe('failed');
+    expect((await waitForJob(alice, (await alice.post(`/api/boxyard/mirrors/${id}/run`)).json.job.id)).state).toBe(
+      'failed',
+    );
     const resumed = await admin.post(`/api/boxyard/mirrors/${id}/resume`, {});
     expect(resumed.status, resumed.text).toBe(200);
     expect(resumed.json.mirror).toMatchObject({ runs_as: 'admin', paused: null });
@@ -147,7 +177,9 @@ describe('a mirror runs with the current rights of the user it runs as', () => {
       expect(job).toMatchObject({ state: 'failed', error_code: 'address_not_allowed' });
       expect(s.requests.length).toBe(asked);
     } finally {
-      expect((await admin.put('/api/boxyard/settings', { settings: { mirror_allowed_hosts: ['127.0.0.1'] } })).status).toBe(200);
+      expect(
+        (await admin.put('/api/boxyard/settings', { settings: { mirror_allowed_hosts: ['127.0.0.1'] } })).status,
+      ).toBe(200);
     }
     expect(await released('fay')).toBeNull();
   });
@@ -156,17 +188,34 @@ describe('a mirror runs with the current rights of the user it runs as', () => {
     const dan = (await d.user('dan')).http;
     await member('dan');
     let release = () => {};
-    const held = new Promise<void>((r) => { release = r; });
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
     s.route('/files/held.box', (req, res) => {
       res.setHeader('content-length', '8');
-      if (req.method === 'HEAD') { res.end(); return; }
+      if (req.method === 'HEAD') {
+        res.end();
+        return;
+      }
       res.write('box ');
       void held.then(() => res.end('held'));
     });
-    s.route('/up/held', serveJson({ name: 'up/held', versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: '/files/held.box' }] }] }));
-    const made = await dan.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'up/held', target: 'a-org/held' } });
+    s.route(
+      '/up/held',
+      serveJson({
+        name: 'up/held',
+        versions: [{ version: '1.0.0', providers: [{ name: 'virtualbox', url: '/files/held.box' }] }],
+      }),
+    );
+    const made = await dan.post('/api/boxyard/mirrors', {
+      mirror: { upstream: { url: s.url }, source: 'up/held', target: 'a-org/held' },
+    });
     expect(made.status, made.text).toBe(201);
-    for (const until = Date.now() + 20_000; !s.requests.includes('GET /files/held.box'); await new Promise((r) => setTimeout(r, 20))) {
+    for (
+      const until = Date.now() + 20_000;
+      !s.requests.includes('GET /files/held.box');
+      await new Promise((r) => setTimeout(r, 20))
+    ) {
       if (Date.now() > until) throw new Error('the download did not start');
     }
     await removed('dan');
@@ -180,14 +229,21 @@ describe('a mirror runs with the current rights of the user it runs as', () => {
   it('an administrator keeps publishing into any organization while one, and pauses once no longer one', async () => {
     await d.user('erin');
     expect((await admin.patch('/api/boxyard/users/erin', { user: { admin: true } })).status).toBe(200);
-    const erin = d.http.withToken((await d.http.post('/api/v1/authenticate', { user: { login: 'erin', password: 'erin-password' } })).json.token);
+    const erin = d.http.withToken(
+      (await d.http.post('/api/v1/authenticate', { user: { login: 'erin', password: 'erin-password' } })).json.token,
+    );
     s.route('/up/adm', catalog('up/adm', ['1.0.0']));
-    const made = await erin.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'up/adm', target: 'a-org/adm' } });
+    const made = await erin.post('/api/boxyard/mirrors', {
+      mirror: { upstream: { url: s.url }, source: 'up/adm', target: 'a-org/adm' },
+    });
     expect(made.status, made.text).toBe(201);
     expect((await waitForJob(erin, made.json.job.id)).state).toBe('done');
     s.route('/up/adm', catalog('up/adm', ['1.2.0', '1.0.0']));
     expect((await admin.patch('/api/boxyard/users/erin', { user: { admin: false } })).status).toBe(200);
-    const job = await waitForJob(alice, (await alice.post(`/api/boxyard/mirrors/${made.json.mirror.id}/run`)).json.job.id);
+    const job = await waitForJob(
+      alice,
+      (await alice.post(`/api/boxyard/mirrors/${made.json.mirror.id}/run`)).json.job.id,
+    );
     expect(job).toMatchObject({ state: 'failed', error_code: 'forbidden' });
     expect(job.message).toMatch(PAUSED('erin'));
     expect(await released('adm')).toEqual(['1.0.0']);

@@ -14,7 +14,11 @@ import { rawPut } from './helpers/upload';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const CSRF = { 'x-boxyard-csrf': '1' };
-const REFUSED = { errors: [expect.stringMatching(/user who made this upload URL may no longer change this box/)], success: false, code: 'forbidden' };
+const REFUSED = {
+  errors: [expect.stringMatching(/user who made this upload URL may no longer change this box/)],
+  success: false,
+  code: 'forbidden',
+};
 
 let d: TestDaemon;
 let admin: HttpClient;
@@ -23,9 +27,12 @@ const API = '/api/v1/box/a-org/web';
 
 const member = async (name: string, role: 'member' | 'owner' = 'member') =>
   expect((await alice.put(`/api/boxyard/organizations/a-org/members/${name}`, { member: { role } })).status).toBe(200);
-const removed = async (name: string) => expect((await alice.delete(`/api/boxyard/organizations/a-org/members/${name}`)).status).toBe(204);
+const removed = async (name: string) =>
+  expect((await alice.delete(`/api/boxyard/organizations/a-org/members/${name}`)).status).toBe(204);
 const catalogChecksum = async (version: string) => {
-  const doc = (await d.http.get('/a-org/web')).json as { versions: Array<{ version: string; providers: Array<{ checksum: string }> }> };
+  const doc = (await d.http.get('/a-org/web')).json as {
+    versions: Array<{ version: string; providers: Array<{ checksum: string }> }>;
+  };
   return doc.versions.find((v) => v.version === version)?.providers[0].checksum;
 };
 
@@ -55,7 +62,7 @@ beforeAll(async () => {
 });
 afterAll(() => d?.stop());
 
-describe('an upload URL acts with its issuer\'s rights at its PUT', () => {
+describe("an upload URL acts with its issuer's rights at its PUT", () => {
   it('a member removed from the organization: the PUT is refused (403) before the body is read, the released file stays', async () => {
     const bob = (await d.user('bob')).http;
     await member('bob');
@@ -85,7 +92,8 @@ describe('an upload URL acts with its issuer\'s rights at its PUT', () => {
     const body = new PassThrough();
     const put = rawPut(url, body);
     body.write(randomBytes(10_000));
-    const receiving = () => d.deps.db.selectFrom('upload_sessions').select('state').where('state', '=', 'receiving').executeTakeFirst();
+    const receiving = () =>
+      d.deps.db.selectFrom('upload_sessions').select('state').where('state', '=', 'receiving').executeTakeFirst();
     for (const until = Date.now() + 10_000; !(await receiving()); await new Promise((r) => setTimeout(r, 20))) {
       if (Date.now() > until) throw new Error('the PUT did not start receiving');
     }
@@ -106,7 +114,10 @@ describe('an upload URL acts with its issuer\'s rights at its PUT', () => {
       expect((await http.delete('/api/v1/authenticate')).status).toBe(204);
     });
     expect(answer.status).toBe(403);
-    expect(JSON.parse(answer.text)).toMatchObject({ code: 'forbidden', errors: [expect.stringMatching(/API token that has since been revoked/)] });
+    expect(JSON.parse(answer.text)).toMatchObject({
+      code: 'forbidden',
+      errors: [expect.stringMatching(/API token that has since been revoked/)],
+    });
     await unchanged('1.1.9', file, stored);
   });
 
@@ -124,7 +135,9 @@ describe('an upload URL acts with its issuer\'s rights at its PUT', () => {
   it('an administrator who is no longer one: the URL they made for a box not theirs is refused', async () => {
     await d.user('erin');
     expect((await admin.patch('/api/boxyard/users/erin', { user: { admin: true } })).status).toBe(200);
-    const erin = d.http.withToken((await d.http.post('/api/v1/authenticate', { user: { login: 'erin', password: 'erin-password' } })).json.token);
+    const erin = d.http.withToken(
+      (await d.http.post('/api/v1/authenticate', { user: { login: 'erin', password: 'erin-password' } })).json.token,
+    );
     const file = await released('1.3.0');
     const url = (await erin.get(`${API}/version/1.3.0/provider/virtualbox/upload`)).json.upload_path as string;
     expect((await admin.patch('/api/boxyard/users/erin', { user: { admin: false } })).status).toBe(200);
@@ -138,7 +151,11 @@ describe('an upload URL acts with its issuer\'s rights at its PUT', () => {
   it('a URL made through a web UI session (no API token of its own) is refused once its user is removed', async () => {
     await d.user('fred');
     await member('fred');
-    const signIn: HttpResponse = await d.http.post('/api/boxyard/session', { user: { login: 'fred', password: 'fred-password' } }, { headers: CSRF });
+    const signIn: HttpResponse = await d.http.post(
+      '/api/boxyard/session',
+      { user: { login: 'fred', password: 'fred-password' } },
+      { headers: CSRF },
+    );
     expect(signIn.status, signIn.text).toBe(200);
     const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0];
     const file = await released('1.4.0');
@@ -156,7 +173,10 @@ describe('an upload URL acts with its issuer\'s rights at its PUT', () => {
     const gus = (await d.user('gus')).http;
     await member('gus');
     const file = await released('1.5.0');
-    const prep = (await gus.get(`${API}/version/1.5.0/provider/virtualbox/upload/direct`)).json as { upload_path: string; callback: string };
+    const prep = (await gus.get(`${API}/version/1.5.0/provider/virtualbox/upload/direct`)).json as {
+      upload_path: string;
+      callback: string;
+    };
     const his = randomBytes(5_000);
     expect((await rawPut(prep.upload_path, his)).status).toBe(200);
     await removed('gus');

@@ -18,8 +18,11 @@ function sources(dir: string): string[] {
 /** Every relative or bare module a file imports or re-exports (type-only ones included). */
 function importsOf(file: string): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
-  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g)]
-    .map((m) => m[1] ?? m[2]);
+  return [
+    ...text.matchAll(
+      /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g,
+    ),
+  ].map((m) => m[1] ?? m[2]);
 }
 
 /** A relative import as a path from the repository root. */
@@ -30,7 +33,12 @@ describe('runtime boundaries', () => {
     it(`${dir} imports nothing of the daemon but its contract`, () => {
       const files = sources(dir);
       expect(files.length).toBeGreaterThan(3);
-      const crossing = files.flatMap((f) => importsOf(f).filter((s) => s.startsWith('.')).map((s) => ({ f, to: target(f, s) })))
+      const crossing = files
+        .flatMap((f) =>
+          importsOf(f)
+            .filter((s) => s.startsWith('.'))
+            .map((s) => ({ f, to: target(f, s) })),
+        )
         .filter(({ to }) => to.startsWith('daemon/') && !to.startsWith('daemon/src/contract/'));
       expect(crossing).toEqual([]);
     });
@@ -39,13 +47,18 @@ describe('runtime boundaries', () => {
   it('the contract is pure: zod and its own files only', () => {
     const files = sources('daemon/src/contract');
     expect(files.length).toBeGreaterThan(3);
-    const outside = files.flatMap((f) => importsOf(f).map((s) => ({ f, s })))
+    const outside = files
+      .flatMap((f) => importsOf(f).map((s) => ({ f, s })))
       .filter(({ f, s }) => s !== 'zod' && !(s.startsWith('.') && target(f, s).startsWith('daemon/src/contract/')));
     expect(outside).toEqual([]);
   });
 
   it('the import scan sees imports at all (the renderer reads the contract)', () => {
-    const all = sources('renderer/src').flatMap((f) => importsOf(f).filter((s) => s.startsWith('.')).map((s) => target(f, s)));
+    const all = sources('renderer/src').flatMap((f) =>
+      importsOf(f)
+        .filter((s) => s.startsWith('.'))
+        .map((s) => target(f, s)),
+    );
     expect(all.some((t) => t.startsWith('daemon/src/contract/'))).toBe(true);
     expect(all).toContain('renderer/src/api/load');
   });

@@ -14,10 +14,14 @@ import { spawnDaemon, type SpawnedDaemon } from './helpers/spawn-daemon';
 
 const PROBE = join(import.meta.dirname, 'fixtures', 'malloc-probe.ts');
 const probe = (mode: 'tuned' | 'untuned') =>
-  JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', PROBE, mode], { encoding: 'utf8' })) as { mapped: number };
+  JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', PROBE, mode], { encoding: 'utf8' })) as {
+    mapped: number;
+  };
 const HEAP_PROBE = join(import.meta.dirname, 'fixtures', 'heap-growth-probe.ts');
 const heapProbe = (mode: 'tuned' | 'untuned') =>
-  JSON.parse(execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', HEAP_PROBE, mode], { encoding: 'utf8' })) as { peak: number; live: number };
+  JSON.parse(
+    execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', HEAP_PROBE, mode], { encoding: 'utf8' }),
+  ) as { peak: number; live: number };
 
 describe.runIf(process.platform === 'linux')('the process of `boxyard serve`', () => {
   let dir = '';

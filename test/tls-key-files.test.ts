@@ -22,15 +22,22 @@ function served(url: string, ca: string): Promise<string> {
 
 describe('--tls-key: a key file other users may open', () => {
   let certs: Awaited<ReturnType<typeof testCa>>;
-  beforeAll(async () => { certs = await testCa(); });
+  beforeAll(async () => {
+    certs = await testCa();
+  });
 
   it('stops the start with the chmod that fixes it, for read or write by others; its group may read it', async () => {
     const pair = await certs.issue(['localhost', '127.0.0.1'], 'modes');
     for (const mode of [0o644, 0o604, 0o602]) {
       chmodSync(pair.key, mode);
-      await expect(startTestDaemon({ config: { tlsCert: pair.cert, tlsKey: pair.key } }), mode.toString(8)).rejects.toThrow(new RegExp(
-        `^${escaped(pair.key)} is open to users outside its owner and group \\(mode ${mode.toString(8)}\\); it holds a TLS private key.*chmod 640 ${escaped(pair.key)}, or 600`,
-      ));
+      await expect(
+        startTestDaemon({ config: { tlsCert: pair.cert, tlsKey: pair.key } }),
+        mode.toString(8),
+      ).rejects.toThrow(
+        new RegExp(
+          `^${escaped(pair.key)} is open to users outside its owner and group \\(mode ${mode.toString(8)}\\); it holds a TLS private key.*chmod 640 ${escaped(pair.key)}, or 600`,
+        ),
+      );
     }
     chmodSync(pair.key, 0o640);
     const d = await startTestDaemon({ config: { tlsCert: pair.cert, tlsKey: pair.key }, caFile: certs.caFile });
@@ -64,7 +71,9 @@ describe('--tls-key made readable to others while the daemon runs', () => {
     chmodSync(live.key, 0o640);
     d = await startTestDaemon({ clock, config: { tlsCert: live.cert, tlsKey: live.key }, caFile: certs.caFile });
   });
-  afterAll(async () => { await d?.stop(); });
+  afterAll(async () => {
+    await d?.stop();
+  });
 
   it('refuses the reload, keeps serving the pair read before, and tells the path and the chmod to an administrator alone', async () => {
     const before = await served(d.url, ca);
@@ -79,7 +88,11 @@ describe('--tls-key made readable to others while the daemon runs', () => {
 
     const admin = await health('admin');
     expect(admin.json).toMatchObject({ status: 'degraded', checks: { tls: { status: 'failing' } } });
-    expect(admin.json.checks.tls.detail).toMatch(new RegExp(`could not be reloaded: ${escaped(live.key)} is open to users outside its owner and group \\(mode 644\\).*chmod 640 ${escaped(live.key)}.*still serving the current one`));
+    expect(admin.json.checks.tls.detail).toMatch(
+      new RegExp(
+        `could not be reloaded: ${escaped(live.key)} is open to users outside its owner and group \\(mode 644\\).*chmod 640 ${escaped(live.key)}.*still serving the current one`,
+      ),
+    );
     // The overview, an administrator's page, says the same.
     const overview = await d.http.withToken(d.adminToken).get('/api/boxyard/overview');
     expect(overview.json.overview.health.checks.tls.detail).toContain(live.key);
@@ -88,8 +101,15 @@ describe('--tls-key made readable to others while the daemon runs', () => {
     const anyone = await health('anyone');
     expect(anyone.status).toBe(200);
     expect(anyone.json).toEqual({
-      status: 'degraded', name: 'boxyard', version: expect.any(String),
-      checks: { database: { status: 'ok' }, blobs: { status: 'ok' }, disk: { status: 'ok' }, tls: { status: 'failing' } },
+      status: 'degraded',
+      name: 'boxyard',
+      version: expect.any(String),
+      checks: {
+        database: { status: 'ok' },
+        blobs: { status: 'ok' },
+        disk: { status: 'ok' },
+        tls: { status: 'failing' },
+      },
       details: expect.stringMatching(/^What is wrong is shown to administrators/),
     });
     for (const path of [certs.dir, d.dataDir, 'chmod']) expect(anyone.text).not.toContain(path);

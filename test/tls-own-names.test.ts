@@ -16,8 +16,19 @@ const run = promisify(execFile);
 const canSetHostname = spawnSync('unshare', ['-ru', 'hostname', 'lab.example.com']).status === 0;
 
 async function curl(name: string, port: number, caFile: string): Promise<{ code: number; out: string }> {
-  return run('curl', ['-sS', '--max-time', '20', '--resolve', `${name}:${port}:127.0.0.1`, '--cacert', caFile, `https://${name}:${port}/healthz`])
-    .then((r) => ({ code: 0, out: r.stdout }), (err: { code: number; stderr: string }) => ({ code: err.code, out: err.stderr }));
+  return run('curl', [
+    '-sS',
+    '--max-time',
+    '20',
+    '--resolve',
+    `${name}:${port}:127.0.0.1`,
+    '--cacert',
+    caFile,
+    `https://${name}:${port}/healthz`,
+  ]).then(
+    (r) => ({ code: 0, out: r.stdout }),
+    (err: { code: number; stderr: string }) => ({ code: err.code, out: err.stderr }),
+  );
 }
 
 describe.runIf(canSetHostname)('--tls auto on a machine named lab.example.com, listening on every interface', () => {

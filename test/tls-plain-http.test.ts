@@ -9,7 +9,9 @@ function plain(port: number, request: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const s = netConnect(port, '127.0.0.1', () => s.write(request));
     let out = '';
-    s.on('data', (b) => { out += b.toString(); });
+    s.on('data', (b) => {
+      out += b.toString();
+    });
     s.on('close', () => resolve(out));
     s.on('error', reject);
     setTimeout(() => s.destroy(), 5000).unref();
@@ -27,7 +29,10 @@ describe('plain HTTP beside --tls auto: never a credential redirected or echoed'
   const origin = () => `https://127.0.0.1:${port()}`;
   /** `method path` over plain HTTP to `to`, with the extra header lines given. */
   const ask = async (to: number, method: string, path: string, headers: string[] = []) => {
-    const raw = await plain(to, [`${method} ${path} HTTP/1.1`, `Host: 127.0.0.1:${to}`, ...headers, '', ''].join('\r\n'));
+    const raw = await plain(
+      to,
+      [`${method} ${path} HTTP/1.1`, `Host: 127.0.0.1:${to}`, ...headers, '', ''].join('\r\n'),
+    );
     return { raw, ...parseAnswer(raw) };
   };
 
@@ -35,17 +40,26 @@ describe('plain HTTP beside --tls auto: never a credential redirected or echoed'
     httpPort = await freePort();
     d = await startTestDaemon({ config: { tls: 'auto', httpPort } });
   });
-  afterAll(async () => { await d?.stop(); });
+  afterAll(async () => {
+    await d?.stop();
+  });
 
-  it('answers plain HTTP on its HTTPS port with the https:// address alone, in each API\'s dialect, doing nothing', async () => {
+  it("answers plain HTTP on its HTTPS port with the https:// address alone, in each API's dialect, doing nothing", async () => {
     const page = await ask(port(), 'GET', '/ui/boxes?page=2');
     expect(page.status).toBe(400);
     expect(page.body).toBe(`This Boxyard daemon speaks HTTPS. Open ${origin()}\n`);
     expect(page.raw).not.toContain('/ui/boxes');
     const body = '{"user":{"login":"admin","password":"admin-password-1"}}';
-    const login = await plain(port(), `POST /api/v1/authenticate?x=${SECRET} HTTP/1.1\r\nHost: 127.0.0.1:${port()}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    const login = await plain(
+      port(),
+      `POST /api/v1/authenticate?x=${SECRET} HTTP/1.1\r\nHost: 127.0.0.1:${port()}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
     expect(login).toMatch(/^HTTP\/1\.1 400 /);
-    expect(JSON.parse(parseAnswer(login).body)).toMatchObject({ success: false, code: 'https_required', errors: [expect.stringContaining(`send the request to ${origin()} (the same path)`)] });
+    expect(JSON.parse(parseAnswer(login).body)).toMatchObject({
+      success: false,
+      code: 'https_required',
+      errors: [expect.stringContaining(`send the request to ${origin()} (the same path)`)],
+    });
     for (const echoed of ['/api/v1/authenticate', SECRET, 'admin-password-1']) expect(login).not.toContain(echoed);
     const tfe = await ask(port(), 'GET', '/api/v2/organizations', [`Authorization: Bearer ${SECRET}`]);
     expect(JSON.parse(tfe.body)).toMatchObject({ errors: [{ status: '400', code: 'https_required' }] });
@@ -73,7 +87,11 @@ describe('plain HTTP beside --tls auto: never a credential redirected or echoed'
   it('--http-port refuses a download with ?access_token= and an API call with a token, echoing neither token nor path', async () => {
     const download = await ask(httpPort, 'GET', `${DOWNLOAD}?access_token=${SECRET}`);
     expect(download.status).toBe(400);
-    expect(JSON.parse(download.body)).toEqual({ success: false, code: 'https_required', errors: [expect.stringContaining(`send the request to ${origin()} (the same path)`)] });
+    expect(JSON.parse(download.body)).toEqual({
+      success: false,
+      code: 'https_required',
+      errors: [expect.stringContaining(`send the request to ${origin()} (the same path)`)],
+    });
     const api = await ask(httpPort, 'GET', '/api/v1/box/acme/web', [`Authorization: Bearer ${SECRET}`]);
     expect(api.status).toBe(400);
     expect(JSON.parse(api.body)).toMatchObject({ success: false, code: 'https_required' });
@@ -83,7 +101,12 @@ describe('plain HTTP beside --tls auto: never a credential redirected or echoed'
       expect(a.headers.location).toBeUndefined();
       for (const echoed of [SECRET, 'acme', 'vagrant.box']) expect(a.raw).not.toContain(echoed);
     }
-    const post = parseAnswer(await plain(httpPort, `POST /api/v1/boxes HTTP/1.1\r\nHost: 127.0.0.1:${httpPort}\r\nAuthorization: Bearer x\r\nContent-Length: 2\r\n\r\n{}`));
+    const post = parseAnswer(
+      await plain(
+        httpPort,
+        `POST /api/v1/boxes HTTP/1.1\r\nHost: 127.0.0.1:${httpPort}\r\nAuthorization: Bearer x\r\nContent-Length: 2\r\n\r\n{}`,
+      ),
+    );
     expect(post.status).toBe(400);
     expect(post.headers.location).toBeUndefined();
   });

@@ -46,7 +46,9 @@ describe('boxyard trust takes exactly the certificate it checked', () => {
     const out = bundle();
     const r = await runCli(['trust', url, '--fingerprint', fingerprint(genuine), '--out', out]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/sent 2 PEM blocks where a Boxyard daemon sends its one CA certificate: do not trust it .*Nothing was written/);
+    expect(r.stderr).toMatch(
+      /sent 2 PEM blocks where a Boxyard daemon sends its one CA certificate: do not trust it .*Nothing was written/,
+    );
     expect(existsSync(out)).toBe(false);
   });
 
@@ -65,21 +67,33 @@ describe('boxyard trust takes exactly the certificate it checked', () => {
     const out = bundle();
     const r = await runCli(['trust', url, '--fingerprint', fingerprint(leaf), '--out', out]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/has the fingerprint given but is not a CA certificate \(its basicConstraints lack CA:TRUE\).*Nothing was written/);
+    expect(r.stderr).toMatch(
+      /has the fingerprint given but is not a CA certificate \(its basicConstraints lack CA:TRUE\).*Nothing was written/,
+    );
     expect(existsSync(out)).toBe(false);
   });
 
-  it('writes the system\'s CAs and the checked CA encoded again, none of the text around it', async () => {
+  it("writes the system's CAs and the checked CA encoded again, none of the text around it", async () => {
     // Text around a PEM block is allowed (RFC 7468), and CRLF line ends: neither reaches the bundle.
     body = `explanatory text the bundle must not get\r\n${genuine.trim().replace(/\n/g, '\r\n')}\r\ntrailing words\r\n`;
     const out = bundle();
-    const r = await runCli(['trust', url, '--fingerprint', fingerprint(genuine).replace(/:/g, '').toLowerCase(), '--out', out]);
+    const r = await runCli([
+      'trust',
+      url,
+      '--fingerprint',
+      fingerprint(genuine).replace(/:/g, '').toLowerCase(),
+      '--out',
+      out,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const written = readFileSync(out, 'utf8');
     const system = existsSync(SYSTEM) ? readFileSync(SYSTEM, 'utf8') : '';
     expect(written.startsWith(system)).toBe(true);
     const added = written.slice(system.length);
-    const m = /^\n# Boxyard local CA of http:\/\/127\.0\.0\.1:\d+, fingerprint [0-9A-F]{64}\n(-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+\n-----END CERTIFICATE-----)\n$/.exec(added);
+    const m =
+      /^\n# Boxyard local CA of http:\/\/127\.0\.0\.1:\d+, fingerprint [0-9A-F]{64}\n(-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+\n-----END CERTIFICATE-----)\n$/.exec(
+        added,
+      );
     expect(m, added).not.toBeNull();
     expect(fingerprint(m![1])).toBe(fingerprint(genuine));
     expect(written.match(/-----BEGIN /g)).toHaveLength((system.match(/-----BEGIN /g) ?? []).length + 1);

@@ -31,18 +31,21 @@ function peer(url: string, ca: string): Promise<PeerCertificate> {
 function keepAlive(url: string, ca: string): Promise<{ ask(path: string): Promise<string>; close(): void }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
-    const s = tlsConnect({ host: u.hostname, port: Number(u.port), ca, servername: 'localhost' }, () => resolve({
-      ask: (path) => new Promise((res) => {
-        s.once('data', (b) => res(b.toString()));
-        s.write(`GET ${path} HTTP/1.1\r\nHost: localhost:${u.port}\r\n\r\n`);
+    const s = tlsConnect({ host: u.hostname, port: Number(u.port), ca, servername: 'localhost' }, () =>
+      resolve({
+        ask: (path) =>
+          new Promise((res) => {
+            s.once('data', (b) => res(b.toString()));
+            s.write(`GET ${path} HTTP/1.1\r\nHost: localhost:${u.port}\r\n\r\n`);
+          }),
+        close: () => s.destroy(),
       }),
-      close: () => s.destroy(),
-    }));
+    );
     s.on('error', reject);
   });
 }
 
-describe('--tls auto: the daemon\'s own CA', () => {
+describe("--tls auto: the daemon's own CA", () => {
   let d: TestDaemon;
   const port = () => Number(new URL(d.url).port);
   const ca = () => readFileSync(join(d.dataDir, 'tls', 'ca.pem'), 'utf8');
@@ -51,7 +54,9 @@ describe('--tls auto: the daemon\'s own CA', () => {
     // Agents report every 5 s: longer than undici's default keep-alive (4 s) unless the daemon's hint is read.
     d = await startTestDaemon({ config: { tls: 'auto', agentPingSeconds: 5 } });
   });
-  afterAll(async () => { await d?.stop(); });
+  afterAll(async () => {
+    await d?.stop();
+  });
 
   it('serves HTTPS with a certificate for every name LAN clients use, from a CA kept private in the data folder', async () => {
     expect(d.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
@@ -70,13 +75,17 @@ describe('--tls auto: the daemon\'s own CA', () => {
     // curl without the CA refuses the daemon; with it, it succeeds.
     await expect(run('curl', ['-sS', '--fail', `${d.url}/healthz`])).rejects.toMatchObject({ code: 60 });
     const caFile = join(d.dataDir, 'tls', 'ca.pem');
-    expect((await run('curl', ['-sS', '--fail', '--cacert', caFile, `${d.url}/healthz`])).stdout).toContain('"status":"ok"');
+    expect((await run('curl', ['-sS', '--fail', '--cacert', caFile, `${d.url}/healthz`])).stdout).toContain(
+      '"status":"ok"',
+    );
   });
 
-  it('the overview tells the CA\'s fingerprint and when the certificate ends', async () => {
+  it("the overview tells the CA's fingerprint and when the certificate ends", async () => {
     const o = (await d.http.withToken(d.adminToken).get('/api/boxyard/overview')).json.overview;
     expect(o.tls).toEqual({
-      mode: 'auto', fingerprint: d.deps.tls!.ca!.fingerprint, not_after: expect.stringMatching(/^\d{4}-/),
+      mode: 'auto',
+      fingerprint: d.deps.tls!.ca!.fingerprint,
+      not_after: expect.stringMatching(/^\d{4}-/),
       local_ca: { name_constrained: true, names_outside: [], replace: null, replaced: null },
     });
     expect(Date.parse(o.tls.not_after) - Date.now()).toBeGreaterThan(80 * 86_400_000);
@@ -84,12 +93,24 @@ describe('--tls auto: the daemon\'s own CA', () => {
 
   it('hands out https:// URLs and a Secure session cookie', async () => {
     const admin = d.http.withToken(d.adminToken);
-    expect((await admin.post('/api/v1/boxes', { box: { username: 'admin', name: 'web', is_private: false } })).status).toBe(200);
+    expect(
+      (await admin.post('/api/v1/boxes', { box: { username: 'admin', name: 'web', is_private: false } })).status,
+    ).toBe(200);
     expect((await admin.post('/api/v1/box/admin/web/versions', { version: { version: '1.0.0' } })).status).toBe(200);
-    expect((await admin.post('/api/v1/box/admin/web/version/1.0.0/providers', { provider: { name: 'virtualbox', url: null } })).status).toBe(200);
+    expect(
+      (
+        await admin.post('/api/v1/box/admin/web/version/1.0.0/providers', {
+          provider: { name: 'virtualbox', url: null },
+        })
+      ).status,
+    ).toBe(200);
     const up = await admin.get('/api/v1/box/admin/web/version/1.0.0/provider/virtualbox/upload');
     expect(up.json.upload_path).toMatch(new RegExp(`^https://127\\.0\\.0\\.1:${port()}/uploads/`));
-    const session = await d.http.post('/api/boxyard/session', { user: { login: 'admin', password: 'admin-password-1' } }, { headers: { 'x-boxyard-csrf': '1' } });
+    const session = await d.http.post(
+      '/api/boxyard/session',
+      { user: { login: 'admin', password: 'admin-password-1' } },
+      { headers: { 'x-boxyard-csrf': '1' } },
+    );
     expect(session.status, session.text).toBe(200);
     expect(session.headers.get('set-cookie')).toMatch(/^__Host-boxyard-session=.*; Secure/);
   });
@@ -103,7 +124,12 @@ describe('--tls auto: the daemon\'s own CA', () => {
     // The connections the agent's requests came on: one handshake for all of them.
     const sockets = new Set<unknown>();
     let requests = 0;
-    const seen = (req: IncomingMessage) => { if (req.url?.startsWith('/api/agent/')) { requests++; sockets.add(req.socket); } };
+    const seen = (req: IncomingMessage) => {
+      if (req.url?.startsWith('/api/agent/')) {
+        requests++;
+        sockets.add(req.socket);
+      }
+    };
     d.server.on('request', seen);
     const agent = spawnAgent(d.url, t.token, 'tls-agent', ['--ca-file', caFile]);
     try {
@@ -135,14 +161,18 @@ describe('--tls auto: the daemon\'s own CA', () => {
       await again.stop();
     }
     chmodSync(join(dataDir, 'tls'), 0o755);
-    await expect(startTestDaemon({ dataDir, config: { tls: 'auto' } })).rejects.toThrow(/tls is open to other users \(mode 755\).*chmod 0700/);
+    await expect(startTestDaemon({ dataDir, config: { tls: 'auto' } })).rejects.toThrow(
+      /tls is open to other users \(mode 755\).*chmod 0700/,
+    );
     chmodSync(join(dataDir, 'tls'), 0o700);
   });
 });
 
 describe('--tls-cert/--tls-key: your own certificate', () => {
   let certs: Awaited<ReturnType<typeof testCa>>;
-  beforeAll(async () => { certs = await testCa(); });
+  beforeAll(async () => {
+    certs = await testCa();
+  });
 
   it('serves it with HSTS, reloads it when the files change without dropping connections, and keeps the old one when the new is bad', async () => {
     const first = await certs.issue(['localhost', '127.0.0.1'], 'first');
@@ -163,17 +193,25 @@ describe('--tls-cert/--tls-key: your own certificate', () => {
       writeFileSync(live.key, 'not a key');
       await d.deps.tls!.reload();
       // /healthz measures at most once a second; the detail is an administrator's to see.
-      await expect.poll(async () => (await d.http.withToken(d.adminToken).get('/healthz')).json, { timeout: 5000 })
-        .toMatchObject({ status: 'degraded', checks: { tls: { status: 'failing', detail: expect.stringMatching(/holds no PEM private key/) } } });
+      await expect
+        .poll(async () => (await d.http.withToken(d.adminToken).get('/healthz')).json, { timeout: 5000 })
+        .toMatchObject({
+          status: 'degraded',
+          checks: { tls: { status: 'failing', detail: expect.stringMatching(/holds no PEM private key/) } },
+        });
       expect((await peer(d.url, ca)).fingerprint256).toBe(before);
       // A good new pair, seen by the file watch (every 5 s); new connections get it.
       const second = await certs.issue(['localhost', '127.0.0.1'], 'second');
       copyFileSync(second.cert, live.cert);
       copyFileSync(second.key, live.key);
-      await expect.poll(async () => (await peer(d.url, ca)).fingerprint256, { timeout: 20_000, interval: 500 }).not.toBe(before);
+      await expect
+        .poll(async () => (await peer(d.url, ca)).fingerprint256, { timeout: 20_000, interval: 500 })
+        .not.toBe(before);
       expect(await kept.ask('/healthz')).toMatch(/^HTTP\/1\.1 200 /);
       kept.close();
-      await expect.poll(async () => (await d.http.get('/healthz')).json.checks.tls, { timeout: 5000 }).toEqual({ status: 'ok' });
+      await expect
+        .poll(async () => (await d.http.get('/healthz')).json.checks.tls, { timeout: 5000 })
+        .toEqual({ status: 'ok' });
     } finally {
       await d.stop();
     }
@@ -182,10 +220,14 @@ describe('--tls-cert/--tls-key: your own certificate', () => {
   it('refuses to start on a mismatched key, an expired certificate or an unreadable file, never falling back to plain HTTP', async () => {
     const a = await certs.issue(['localhost'], 'a');
     const b = await certs.issue(['localhost'], 'b');
-    await expect(startTestDaemon({ config: { tlsCert: a.cert, tlsKey: b.key } })).rejects.toThrow(/is not the key of the certificate/);
+    await expect(startTestDaemon({ config: { tlsCert: a.cert, tlsKey: b.key } })).rejects.toThrow(
+      /is not the key of the certificate/,
+    );
     const old = await expiredCertificate(certs.dir);
     await expect(startTestDaemon({ config: { tlsCert: old.cert, tlsKey: old.key } })).rejects.toThrow(/expired on/);
-    await expect(startTestDaemon({ config: { tlsCert: join(certs.dir, 'nope.pem'), tlsKey: a.key } })).rejects.toThrow(/Cannot read the TLS certificate .*ENOENT/);
+    await expect(startTestDaemon({ config: { tlsCert: join(certs.dir, 'nope.pem'), tlsKey: a.key } })).rejects.toThrow(
+      /Cannot read the TLS certificate .*ENOENT/,
+    );
   });
 });
 
@@ -209,7 +251,7 @@ describe('boxyard trust', () => {
   });
 });
 
-describe('a mirror of another lab\'s Boxyard on --tls auto', () => {
+describe("a mirror of another lab's Boxyard on --tls auto", () => {
   it('trusts the CA given for that upstream alone; without it the job fails on the certificate', async () => {
     const a = await startTestDaemon({ config: { tls: 'auto' } });
     const b = await startTestDaemon();
@@ -217,21 +259,42 @@ describe('a mirror of another lab\'s Boxyard on --tls auto', () => {
       const ha = a.http.withToken(a.adminToken);
       const file = randomBytes(70_000);
       expect((await ha.post('/api/boxyard/organizations', { organization: { name: 'lab' } })).status).toBe(201);
-      expect((await ha.post('/api/v1/boxes', { box: { username: 'lab', name: 'web', is_private: false } })).status).toBe(200);
+      expect(
+        (await ha.post('/api/v1/boxes', { box: { username: 'lab', name: 'web', is_private: false } })).status,
+      ).toBe(200);
       expect((await ha.post('/api/v1/box/lab/web/versions', { version: { version: '1.0.0' } })).status).toBe(200);
-      expect((await ha.post('/api/v1/box/lab/web/version/1.0.0/providers', { provider: { name: 'virtualbox', url: null } })).status).toBe(200);
+      expect(
+        (await ha.post('/api/v1/box/lab/web/version/1.0.0/providers', { provider: { name: 'virtualbox', url: null } }))
+          .status,
+      ).toBe(200);
       const up = await ha.get('/api/v1/box/lab/web/version/1.0.0/provider/virtualbox/upload');
-      expect((await a.http.request('PUT', up.json.upload_path, { body: file, raw: true, headers: { 'content-type': 'application/octet-stream' } })).status).toBe(200);
+      expect(
+        (
+          await a.http.request('PUT', up.json.upload_path, {
+            body: file,
+            raw: true,
+            headers: { 'content-type': 'application/octet-stream' },
+          })
+        ).status,
+      ).toBe(200);
       expect((await ha.put('/api/v1/box/lab/web/version/1.0.0/release')).status).toBe(200);
 
       const hb = b.http.withToken(b.adminToken);
       const without = await mirrorOnce(hb, { upstream: { url: a.url }, source: 'lab/web' });
-      expect(without.job).toMatchObject({ state: 'failed', error_code: 'upstream_failed', message: expect.stringMatching(/CERT|certificate/) });
-      expect((await hb.post('/api/boxyard/upstreams', { upstream: { url: `${a.url}/x`, ca: 'not a certificate' } })).status).toBe(403);
+      expect(without.job).toMatchObject({
+        state: 'failed',
+        error_code: 'upstream_failed',
+        message: expect.stringMatching(/CERT|certificate/),
+      });
+      expect(
+        (await hb.post('/api/boxyard/upstreams', { upstream: { url: `${a.url}/x`, ca: 'not a certificate' } })).status,
+      ).toBe(403);
       const ca = readFileSync(join(a.dataDir, 'tls', 'ca.pem'), 'utf8');
       const trusted = await mirrorOnce(hb, { upstream: { url: a.url, ca }, source: 'lab/web' });
       expect(trusted.job).toMatchObject({ state: 'done', published: [{ box: 'lab/web', versions: ['1.0.0'] }] });
-      expect((await b.http.get('/lab/web')).json.versions[0].providers[0].checksum).toBe(createHash('sha256').update(file).digest('hex'));
+      expect((await b.http.get('/lab/web')).json.versions[0].providers[0].checksum).toBe(
+        createHash('sha256').update(file).digest('hex'),
+      );
       const upstreams = (await hb.get('/api/boxyard/upstreams')).json.upstreams;
       expect(upstreams).toEqual([expect.objectContaining({ url: a.url, ca_fingerprint: a.deps.tls!.ca!.fingerprint })]);
     } finally {

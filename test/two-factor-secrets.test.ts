@@ -17,11 +17,20 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const codeOf = (secret: string) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate({ timestamp: clock.now().getTime() });
-const rowOf = (daemon: TestDaemon, username: string) => daemon.deps.db.selectFrom('two_factor').innerJoin('users', 'users.id', 'two_factor.user_id')
-  .select(['two_factor.user_id', 'totp_secret', 'totp_pending_secret', 'totp_enabled']).where('users.username', '=', username).executeTakeFirstOrThrow();
+const codeOf = (secret: string) =>
+  new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate({ timestamp: clock.now().getTime() });
+const rowOf = (daemon: TestDaemon, username: string) =>
+  daemon.deps.db
+    .selectFrom('two_factor')
+    .innerJoin('users', 'users.id', 'two_factor.user_id')
+    .select(['two_factor.user_id', 'totp_secret', 'totp_pending_secret', 'totp_enabled'])
+    .where('users.username', '=', username)
+    .executeTakeFirstOrThrow();
 const login = (daemon: TestDaemon, user: string, code?: string) =>
-  daemon.http.post('/api/v1/authenticate', { user: { login: user, password: `${user}-password` }, ...(code ? { two_factor: { code } } : {}) });
+  daemon.http.post('/api/v1/authenticate', {
+    user: { login: user, password: `${user}-password` },
+    ...(code ? { two_factor: { code } } : {}),
+  });
 
 describe('TOTP secrets at rest', () => {
   let secret = '';
@@ -37,11 +46,19 @@ describe('TOTP secrets at rest', () => {
     const pending = await rowOf(d, 'sealed');
     expect(pending.totp_pending_secret).toMatch(/^v1\./);
     expect(pending.totp_pending_secret).not.toContain(secret);
-    expect((await http.post('/api/boxyard/two-factor/totp/confirm', { two_factor: { code: codeOf(secret) }, current_password: 'sealed-password' })).status).toBe(200);
+    expect(
+      (
+        await http.post('/api/boxyard/two-factor/totp/confirm', {
+          two_factor: { code: codeOf(secret) },
+          current_password: 'sealed-password',
+        })
+      ).status,
+    ).toBe(200);
     const on = await rowOf(d, 'sealed');
     expect(on).toMatchObject({ totp_enabled: 1, totp_pending_secret: null });
     expect(on.totp_secret).toMatch(/^v1\./);
-    for (const f of ['boxyard.db', 'boxyard.db-wal']) expect(readFileSync(join(dataDir, f)).includes(Buffer.from(secret)), f).toBe(false);
+    for (const f of ['boxyard.db', 'boxyard.db-wal'])
+      expect(readFileSync(join(dataDir, f)).includes(Buffer.from(secret)), f).toBe(false);
     clock.advance(30_000);
     expect((await login(d, 'sealed', codeOf(secret))).status).toBe(200);
   });
@@ -50,7 +67,11 @@ describe('TOTP secrets at rest', () => {
     const { http } = await d!.user('thief');
     await http.post('/api/boxyard/two-factor/totp');
     const stolen = (await rowOf(d!, 'sealed')).totp_secret;
-    await d!.deps.db.updateTable('two_factor').set({ totp_secret: stolen, totp_enabled: 1 }).where('user_id', '=', (await rowOf(d!, 'thief')).user_id).execute();
+    await d!.deps.db
+      .updateTable('two_factor')
+      .set({ totp_secret: stolen, totp_enabled: 1 })
+      .where('user_id', '=', (await rowOf(d!, 'thief')).user_id)
+      .execute();
     clock.advance(30_000);
     expect((await login(d!, 'thief', codeOf(secret))).status).toBe(401);
   });
@@ -61,7 +82,9 @@ describe('TOTP secrets at rest', () => {
     const plain = new OTPAuth.Secret({ size: 20 }).base32;
     const raw = new SqliteDatabase(join(dataDir, 'boxyard.db'));
     const userId = (raw.prepare("SELECT id FROM users WHERE username = 'thief'").get() as { id: string }).id;
-    raw.prepare('UPDATE two_factor SET totp_secret = ?, totp_pending_secret = ?, totp_enabled = 1 WHERE user_id = ?').run(plain, plain, userId);
+    raw
+      .prepare('UPDATE two_factor SET totp_secret = ?, totp_pending_secret = ?, totp_enabled = 1 WHERE user_id = ?')
+      .run(plain, plain, userId);
     raw.close();
     // A key others may read is made owner-only again.
     chmodSync(join(dataDir, 'secret.key'), 0o644);
@@ -81,7 +104,9 @@ describe('TOTP secrets at rest', () => {
     await d!.stop();
     d = undefined;
     writeFileSync(join(dataDir, 'secret.key'), 'not a key\n', { mode: 0o600 });
-    await expect(startTestDaemon({ dataDir, clock })).rejects.toThrow(/secret\.key is not a Boxyard secret key .*Restore it from a backup/);
+    await expect(startTestDaemon({ dataDir, clock })).rejects.toThrow(
+      /secret\.key is not a Boxyard secret key .*Restore it from a backup/,
+    );
     expect(readFileSync(join(dataDir, 'secret.key'), 'utf8')).toBe('not a key\n');
   });
 });

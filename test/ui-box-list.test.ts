@@ -41,19 +41,42 @@ async function list(http: HttpClient, query: string) {
 describe('GET /api/boxyard/boxes', () => {
   it('shows a visitor who is not signed in the public released boxes, a page at a time', async () => {
     expect(await list(d.http, 'sort=name&limit=2')).toEqual({ tags: ['alice/alpha', 'bob/bravo'], page: 1, next: 2 });
-    expect(await list(d.http, 'sort=name&limit=2&page=2')).toEqual({ tags: ['alice/Charlie', 'alice/delta'], page: 2, next: null });
+    expect(await list(d.http, 'sort=name&limit=2&page=2')).toEqual({
+      tags: ['alice/Charlie', 'alice/delta'],
+      page: 2,
+      next: null,
+    });
     expect(await list(d.http, 'sort=name&limit=2&page=3')).toEqual({ tags: [], page: 3, next: null });
-    expect((await list(d.http, 'sort=name&order=desc')).tags).toEqual(['alice/delta', 'alice/Charlie', 'bob/bravo', 'alice/alpha']);
+    expect((await list(d.http, 'sort=name&order=desc')).tags).toEqual([
+      'alice/delta',
+      'alice/Charlie',
+      'bob/bravo',
+      'alice/alpha',
+    ]);
   });
 
   it('shows a signed-in user what search finds for them: private boxes of their namespaces too', async () => {
-    expect((await list(alice, 'sort=name')).tags).toEqual(['alice/alpha', 'bob/bravo', 'alice/Charlie', 'alice/delta', 'acme/secret']);
+    expect((await list(alice, 'sort=name')).tags).toEqual([
+      'alice/alpha',
+      'bob/bravo',
+      'alice/Charlie',
+      'alice/delta',
+      'acme/secret',
+    ]);
     expect((await list(alice, 'provider=libvirt&architecture=arm64')).tags).toEqual(['acme/secret']);
   });
 
   it('with mine=true, pages the caller’s own and organizations’ boxes, released or not, and no one else’s', async () => {
-    expect(await list(alice, 'mine=true&sort=name&limit=3')).toEqual({ tags: ['alice/alpha', 'alice/Charlie', 'alice/delta'], page: 1, next: 2 });
-    expect(await list(alice, 'mine=true&sort=name&limit=3&page=2')).toEqual({ tags: ['alice/draft', 'acme/secret'], page: 2, next: null });
+    expect(await list(alice, 'mine=true&sort=name&limit=3')).toEqual({
+      tags: ['alice/alpha', 'alice/Charlie', 'alice/delta'],
+      page: 1,
+      next: 2,
+    });
+    expect(await list(alice, 'mine=true&sort=name&limit=3&page=2')).toEqual({
+      tags: ['alice/draft', 'acme/secret'],
+      page: 2,
+      next: null,
+    });
     expect((await list(bob, 'mine=true&sort=name')).tags).toEqual(['bob/bravo', 'bob/hidden']);
     expect((await list(alice, 'mine=true&q=dra')).tags).toEqual(['alice/draft']);
     // A box with no release has no current version to show.
@@ -68,8 +91,10 @@ describe('GET /api/boxyard/boxes', () => {
   });
 
   it.each([
-    ['mine=yes', /mine must be true or false/], ['sort=size', /sort must be downloads, created, updated or name/],
-    ['limit=101', /limit must be at most 100/], ['page=0', /page must be at least 1/],
+    ['mine=yes', /mine must be true or false/],
+    ['sort=size', /sort must be downloads, created, updated or name/],
+    ['limit=101', /limit must be at most 100/],
+    ['page=0', /page must be at least 1/],
   ])('rejects %s, naming the parameter', async (query, message) => {
     const r = await d.http.get(`/api/boxyard/boxes?${query}`);
     expect(r.status).toBe(403);
@@ -80,7 +105,10 @@ describe('GET /api/boxyard/boxes', () => {
 
 describe('GET /ORG/BOX for everything that is not a browser', () => {
   const ACCEPTS: Array<[string, Record<string, string>]> = [
-    ['vagrant (application/json)', { accept: 'application/json', 'user-agent': 'Vagrant/2.4.1 (+https://www.vagrantup.com; ruby3.1.2)' }],
+    [
+      'vagrant (application/json)',
+      { accept: 'application/json', 'user-agent': 'Vagrant/2.4.1 (+https://www.vagrantup.com; ruby3.1.2)' },
+    ],
     ['curl (*/*)', { accept: '*/*', 'user-agent': 'curl/7.88.1' }],
     ['no Accept at all', { accept: '' }],
     ['JSON preferred to HTML', { accept: 'text/html;q=0.5, application/json' }],

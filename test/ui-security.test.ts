@@ -13,7 +13,10 @@ import { ensureUiBuilt } from './helpers/ui-browser';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const CSRF = { 'x-boxyard-csrf': '1' };
-const signInBody = (login: string, password: string, code?: string) => ({ user: { login, password }, two_factor: { code: code ?? null } });
+const signInBody = (login: string, password: string, code?: string) => ({
+  user: { login, password },
+  two_factor: { code: code ?? null },
+});
 
 /** The cookie's name=value from a Set-Cookie answer, ready to send back as a Cookie header. */
 const cookieOf = (r: HttpResponse): string => (r.headers.get('set-cookie') ?? '').split(';')[0];
@@ -33,7 +36,9 @@ beforeAll(async () => {
   ensureUiBuilt();
   d = await startTestDaemon();
 });
-afterAll(async () => { await d?.stop(); });
+afterAll(async () => {
+  await d?.stop();
+});
 
 describe('security headers', () => {
   it('the UI: a strict CSP (no inline script, no eval), no framing, nosniff, no referrer', async () => {
@@ -89,7 +94,11 @@ describe('security headers', () => {
 
   it('grants no cross-origin access: a preflight gets no Access-Control-Allow-* headers', async () => {
     const r = await d.http.request('OPTIONS', '/api/v1/boxes', {
-      headers: { origin: 'http://127.0.0.1:1', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-boxyard-csrf,content-type' },
+      headers: {
+        origin: 'http://127.0.0.1:1',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-boxyard-csrf,content-type',
+      },
     });
     expect([...r.headers.keys()].filter((k) => k.startsWith('access-control-'))).toEqual([]);
   });
@@ -111,13 +120,17 @@ describe('the UI session cookie', () => {
     expect(tokens.at(-1)).toMatchObject({ description: expect.stringMatching(/^Boxyard web UI — /), session: true });
 
     const cookie = { cookie: cookieOf(r) };
-    expect((await d.http.get('/api/boxyard/session', { headers: cookie })).json).toMatchObject({ user: { username: ADMIN.username } });
+    expect((await d.http.get('/api/boxyard/session', { headers: cookie })).json).toMatchObject({
+      user: { username: ADMIN.username },
+    });
     expect((await d.http.get('/api/boxyard/user', { headers: cookie })).json.user.username).toBe(ADMIN.username);
     // A browser without a session is told nobody is signed in (200, so a visitor's console stays clean);
     // a session that no longer works is a 401.
     const nobody = await d.http.get('/api/boxyard/session');
     expect([nobody.status, nobody.json]).toEqual([200, { user: null }]);
-    const ended = await d.http.get('/api/boxyard/session', { headers: { cookie: 'boxyard-session=no-such-session-token-aaaaaaaaaaaaaaaaaaaaaaaa' } });
+    const ended = await d.http.get('/api/boxyard/session', {
+      headers: { cookie: 'boxyard-session=no-such-session-token-aaaaaaaaaaaaaaaaaaaaaaaa' },
+    });
     expect([ended.status, ended.json.code]).toEqual([401, 'unauthorized']);
   });
 
@@ -126,22 +139,40 @@ describe('the UI session cookie', () => {
     expect(forged.status).toBe(403);
     expect(forged.json.errors[0]).toMatch(/x-boxyard-csrf/);
     expect(forged.headers.get('set-cookie')).toBeNull();
-    const wrong = await d.http.post('/api/boxyard/session', signInBody(ADMIN.username, 'wrong-password'), { headers: CSRF });
+    const wrong = await d.http.post('/api/boxyard/session', signInBody(ADMIN.username, 'wrong-password'), {
+      headers: CSRF,
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get('set-cookie')).toBeNull();
   });
 
   it('a change authenticated by the cookie needs the CSRF header; token clients do not', async () => {
-    const cookie = cookieOf(await d.http.post('/api/boxyard/session', signInBody(ADMIN.username, ADMIN.password), { headers: CSRF }));
+    const cookie = cookieOf(
+      await d.http.post('/api/boxyard/session', signInBody(ADMIN.username, ADMIN.password), { headers: CSRF }),
+    );
     const boxes = await countRows(d, 'boxes');
     const body = { box: { username: ADMIN.username, name: 'csrf-box', is_private: false } };
     // What a forged form or fetch from another page looks like: the cookie, a simple content type, no header.
     for (const type of ['application/json', 'text/plain', 'application/x-www-form-urlencoded']) {
       const forged = await d.http.post('/api/v1/boxes', body, { headers: { cookie, 'content-type': type } });
       expect(forged.status, type).toBe(403);
-      expect(forged.json).toEqual({ errors: [expect.stringContaining('cross-site request forgery')], success: false, code: 'forbidden' });
+      expect(forged.json).toEqual({
+        errors: [expect.stringContaining('cross-site request forgery')],
+        success: false,
+        code: 'forbidden',
+      });
     }
-    expect((await d.http.withContentType('application/vnd.api+json').post('/api/v2/organizations', { data: { type: 'organizations', attributes: { name: 'forged' } } }, { headers: { cookie } })).status).toBe(403);
+    expect(
+      (
+        await d.http
+          .withContentType('application/vnd.api+json')
+          .post(
+            '/api/v2/organizations',
+            { data: { type: 'organizations', attributes: { name: 'forged' } } },
+            { headers: { cookie } },
+          )
+      ).status,
+    ).toBe(403);
     expect(await countRows(d, 'boxes')).toBe(boxes);
 
     const ok = await d.http.post('/api/v1/boxes', body, { headers: { cookie, ...CSRF } });
@@ -149,14 +180,20 @@ describe('the UI session cookie', () => {
     expect(await countRows(d, 'boxes')).toBe(boxes + 1);
     // Reads need no header; API clients with a token never send one (nor do they send the cookie).
     expect((await d.http.get(`/api/v1/box/${ADMIN.username}/csrf-box`, { headers: { cookie } })).status).toBe(200);
-    const bearer = await d.http.withToken(d.adminToken).post('/api/v1/boxes', { box: { username: ADMIN.username, name: 'bearer-box' } });
+    const bearer = await d.http
+      .withToken(d.adminToken)
+      .post('/api/v1/boxes', { box: { username: ADMIN.username, name: 'bearer-box' } });
     expect(bearer.status).toBe(200);
-    const both = await d.http.withToken(d.adminToken).delete(`/api/v1/box/${ADMIN.username}/bearer-box`, { headers: { cookie } });
+    const both = await d.http
+      .withToken(d.adminToken)
+      .delete(`/api/v1/box/${ADMIN.username}/bearer-box`, { headers: { cookie } });
     expect(both.status).toBe(200);
   });
 
   it('signs out: the token behind the cookie is revoked and the cookie cleared; a forged sign-out is refused', async () => {
-    const cookie = cookieOf(await d.http.post('/api/boxyard/session', signInBody(ADMIN.username, ADMIN.password), { headers: CSRF }));
+    const cookie = cookieOf(
+      await d.http.post('/api/boxyard/session', signInBody(ADMIN.username, ADMIN.password), { headers: CSRF }),
+    );
     const count = async () => (await d.http.withToken(d.adminToken).get('/api/boxyard/tokens')).json.tokens.length;
     const before = await count();
     expect((await d.http.delete('/api/boxyard/session', { headers: { cookie } })).status).toBe(403);
@@ -174,8 +211,12 @@ describe('the UI session cookie', () => {
   });
 
   it('signing in again in the same browser replaces the session', async () => {
-    const first = cookieOf(await d.http.post('/api/boxyard/session', signInBody(ADMIN.username, ADMIN.password), { headers: CSRF }));
-    const second = await d.http.post('/api/boxyard/session', signInBody(ADMIN.username, ADMIN.password), { headers: { cookie: first, ...CSRF } });
+    const first = cookieOf(
+      await d.http.post('/api/boxyard/session', signInBody(ADMIN.username, ADMIN.password), { headers: CSRF }),
+    );
+    const second = await d.http.post('/api/boxyard/session', signInBody(ADMIN.username, ADMIN.password), {
+      headers: { cookie: first, ...CSRF },
+    });
     expect(second.status).toBe(200);
     expect((await d.http.get('/api/boxyard/session', { headers: { cookie: first } })).status).toBe(401);
     expect((await d.http.get('/api/boxyard/session', { headers: { cookie: cookieOf(second) } })).status).toBe(200);
@@ -189,23 +230,34 @@ describe('the UI session cookie', () => {
     // Confirmed with this step's code, signed in with the next one (a code counts once): both stay
     // within the daemon's one step either way if a 30 s step ends in between.
     const at = Date.now();
-    const confirm = await bob.http.post('/api/boxyard/two-factor/totp/confirm', { two_factor: { code: totp.generate({ timestamp: at }) }, current_password: 'bob-password' });
+    const confirm = await bob.http.post('/api/boxyard/two-factor/totp/confirm', {
+      two_factor: { code: totp.generate({ timestamp: at }) },
+      current_password: 'bob-password',
+    });
     expect(confirm.status, confirm.text).toBe(200);
 
     const noCode = await d.http.post('/api/boxyard/session', signInBody('bob', 'bob-password'), { headers: CSRF });
     expect(noCode.status).toBe(406);
     expect(noCode.json.two_factor.delivery_methods).toEqual(['app']);
     expect(noCode.headers.get('set-cookie')).toBeNull();
-    const ok = await d.http.post('/api/boxyard/session', signInBody('bob', 'bob-password', totp.generate({ timestamp: at + 30_000 })), { headers: CSRF });
+    const ok = await d.http.post(
+      '/api/boxyard/session',
+      signInBody('bob', 'bob-password', totp.generate({ timestamp: at + 30_000 })),
+      { headers: CSRF },
+    );
     expect(ok.status, ok.text).toBe(200);
-    expect((await d.http.get('/api/boxyard/session', { headers: { cookie: cookieOf(ok) } })).json.user.username).toBe('bob');
+    expect((await d.http.get('/api/boxyard/session', { headers: { cookie: cookieOf(ok) } })).json.user.username).toBe(
+      'bob',
+    );
   });
 
   it('stays up in maintenance mode, so an administrator can sign in and switch it off', async () => {
     const admin = d.http.withToken(d.adminToken);
     expect((await admin.put('/api/boxyard/settings', { settings: { maintenance: true } })).status).toBe(200);
     try {
-      const r = await d.http.post('/api/boxyard/session', signInBody(ADMIN.username, ADMIN.password), { headers: CSRF });
+      const r = await d.http.post('/api/boxyard/session', signInBody(ADMIN.username, ADMIN.password), {
+        headers: CSRF,
+      });
       expect(r.status).toBe(200);
       expect((await d.http.get('/api/boxyard/session', { headers: { cookie: cookieOf(r) } })).status).toBe(200);
     } finally {
@@ -216,16 +268,24 @@ describe('the UI session cookie', () => {
 
 describe('the session cookie behind https', () => {
   let s: TestDaemon;
-  beforeAll(async () => { s = await startTestDaemon({ config: { publicUrl: 'https://boxes.example.org' } }); });
-  afterAll(async () => { await s?.stop(); });
+  beforeAll(async () => {
+    s = await startTestDaemon({ config: { publicUrl: 'https://boxes.example.org' } });
+  });
+  afterAll(async () => {
+    await s?.stop();
+  });
 
   it('is Secure with the __Host- prefix, and still read when a TLS proxy forwards plain HTTP', async () => {
     const r = await s.http.post('/api/boxyard/session', signInBody(ADMIN.username, ADMIN.password), { headers: CSRF });
     expect(r.status, r.text).toBe(200);
-    expect(r.headers.get('set-cookie')).toMatch(/^__Host-boxyard-session=[\w-]{40,}; Path=\/; Max-Age=2592000; HttpOnly; SameSite=Strict; Secure$/);
+    expect(r.headers.get('set-cookie')).toMatch(
+      /^__Host-boxyard-session=[\w-]{40,}; Path=\/; Max-Age=2592000; HttpOnly; SameSite=Strict; Secure$/,
+    );
     const cookie = { cookie: cookieOf(r) };
     expect((await s.http.get('/api/boxyard/session', { headers: cookie })).status).toBe(200);
     // The plain name means nothing here (nobody is signed in): a cookie set over plain HTTP by someone else cannot shadow it.
-    expect((await s.http.get('/api/boxyard/session', { headers: { cookie: cookieOf(r).replace('__Host-', '') } })).json).toEqual({ user: null });
+    expect(
+      (await s.http.get('/api/boxyard/session', { headers: { cookie: cookieOf(r).replace('__Host-', '') } })).json,
+    ).toEqual({ user: null });
   });
 });

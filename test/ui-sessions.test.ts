@@ -12,8 +12,17 @@ const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefo
 const DAY_MS = 24 * 3600 * 1000;
 const cookieOf = (r: HttpResponse): string => (r.headers.get('set-cookie') ?? '').split(';')[0];
 
-async function signIn(d: TestDaemon, login: string, password: string, headers: Record<string, string> = {}): Promise<string> {
-  const r = await d.http.post('/api/boxyard/session', { user: { login, password } }, { headers: { ...CSRF, 'user-agent': FIREFOX, ...headers } });
+async function signIn(
+  d: TestDaemon,
+  login: string,
+  password: string,
+  headers: Record<string, string> = {},
+): Promise<string> {
+  const r = await d.http.post(
+    '/api/boxyard/session',
+    { user: { login, password } },
+    { headers: { ...CSRF, 'user-agent': FIREFOX, ...headers } },
+  );
   expect(r.status, r.text).toBe(200);
   return cookieOf(r);
 }
@@ -28,8 +37,12 @@ async function tokens(d: TestDaemon, headers: Record<string, string>) {
 describe('web UI sessions', () => {
   const clock = new ManualClock(new Date());
   let d: TestDaemon;
-  beforeAll(async () => { d = await startTestDaemon({ clock }); });
-  afterAll(async () => { await d?.stop(); });
+  beforeAll(async () => {
+    d = await startTestDaemon({ clock });
+  });
+  afterAll(async () => {
+    await d?.stop();
+  });
 
   it('a sign-in makes a session token named after the browser, ending with its cookie, marked current for its own requests', async () => {
     const cookie = await signIn(d, ADMIN.username, ADMIN.password);
@@ -73,13 +86,21 @@ describe('web UI sessions', () => {
   });
 });
 
-describe('changing one\'s password', () => {
+describe("changing one's password", () => {
   let d: TestDaemon;
-  beforeAll(async () => { d = await startTestDaemon(); });
-  afterAll(async () => { await d?.stop(); });
+  beforeAll(async () => {
+    d = await startTestDaemon();
+  });
+  afterAll(async () => {
+    await d?.stop();
+  });
 
   const change = (cookie: string, current: string, password: string) =>
-    d.http.patch('/api/boxyard/users/carol', { user: { password }, current_password: current }, { headers: { ...CSRF, cookie } });
+    d.http.patch(
+      '/api/boxyard/users/carol',
+      { user: { password }, current_password: current },
+      { headers: { ...CSRF, cookie } },
+    );
   const login = (password: string) => d.http.post('/api/v1/authenticate', { user: { login: 'carol', password } });
 
   it('a wrong current password is refused with its code and changes nothing', async () => {
@@ -112,16 +133,22 @@ describe('changing one\'s password', () => {
 
 describe('maintenance mode', () => {
   let d: TestDaemon;
-  beforeAll(async () => { d = await startTestDaemon(); });
-  afterAll(async () => { await d?.stop(); });
+  beforeAll(async () => {
+    d = await startTestDaemon();
+  });
+  afterAll(async () => {
+    await d?.stop();
+  });
 
-  it('answers who is signed in and the settings to everyone; administrators keep the UI\'s API, clients are kept out', async () => {
+  it("answers who is signed in and the settings to everyone; administrators keep the UI's API, clients are kept out", async () => {
     const admin = d.http.withToken(d.adminToken);
     const { http: dave } = await d.user('dave');
     expect((await admin.put('/api/boxyard/settings', { settings: { maintenance: true } })).status).toBe(200);
     try {
       const cookie = await signIn(d, ADMIN.username, ADMIN.password);
-      expect((await d.http.get('/api/boxyard/session', { headers: { cookie } })).json.user).toMatchObject({ admin: true });
+      expect((await d.http.get('/api/boxyard/session', { headers: { cookie } })).json.user).toMatchObject({
+        admin: true,
+      });
       expect((await admin.get('/api/boxyard/user')).json.user).toMatchObject({ admin: true });
       expect((await dave.get('/api/boxyard/user')).json.user).toMatchObject({ username: 'dave', admin: false });
       expect((await dave.get('/api/boxyard/settings')).json.settings).toMatchObject({ maintenance: true });
@@ -135,7 +162,11 @@ describe('maintenance mode', () => {
       expect((await admin.get('/api/v1/search')).status).toBe(503);
       expect((await dave.put('/api/boxyard/settings', { settings: { maintenance: false } })).status).toBe(403);
       // The administrator's session switches it off from the web UI.
-      const off = await d.http.put('/api/boxyard/settings', { settings: { maintenance: false } }, { headers: { ...CSRF, cookie } });
+      const off = await d.http.put(
+        '/api/boxyard/settings',
+        { settings: { maintenance: false } },
+        { headers: { ...CSRF, cookie } },
+      );
       expect(off.json.settings).toMatchObject({ maintenance: false });
       expect((await dave.get('/api/boxyard/tokens')).status).toBe(200);
     } finally {

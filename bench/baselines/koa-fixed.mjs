@@ -14,14 +14,25 @@ const bodies = files.map((f) => JSON.stringify(JSON.parse(readFileSync(f, 'utf8'
 
 const app = new Koa();
 app.use((ctx) => {
-  if (ctx.path === '/healthz') { ctx.body = { status: 'ok' }; return; }
+  if (ctx.path === '/healthz') {
+    ctx.body = { status: 'ok' };
+    return;
+  }
   const body = bodies[Number(ctx.path.slice(1))] ?? (bodies.length === 1 ? bodies[0] : undefined);
-  if (body === undefined) { ctx.status = 404; return; }
+  if (body === undefined) {
+    ctx.status = 404;
+    return;
+  }
   ctx.type = 'application/json';
   ctx.body = body;
 });
-const tls = process.env.BASELINE_TLS_CERT && { cert: readFileSync(process.env.BASELINE_TLS_CERT), key: readFileSync(process.env.BASELINE_TLS_KEY) };
-const server = tls ? createServer(tls, app.callback()).listen(Number(port), '127.0.0.1') : app.listen(Number(port), '127.0.0.1');
+const tls = process.env.BASELINE_TLS_CERT && {
+  cert: readFileSync(process.env.BASELINE_TLS_CERT),
+  key: readFileSync(process.env.BASELINE_TLS_KEY),
+};
+const server = tls
+  ? createServer(tls, app.callback()).listen(Number(port), '127.0.0.1')
+  : app.listen(Number(port), '127.0.0.1');
 // As long as the daemon keeps an idle connection (http/guards/connections.ts): with Node's 5 s, each
 // agent's report every 10 s would come on a new connection here and on the same one there.
 server.keepAliveTimeout = 65_000;

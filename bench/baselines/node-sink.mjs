@@ -12,7 +12,10 @@ import { join } from 'node:path';
 const [port, dir] = process.argv.slice(2);
 let n = 0;
 
-const tls = process.env.BASELINE_TLS_CERT && { cert: readFileSync(process.env.BASELINE_TLS_CERT), key: readFileSync(process.env.BASELINE_TLS_KEY) };
+const tls = process.env.BASELINE_TLS_CERT && {
+  cert: readFileSync(process.env.BASELINE_TLS_CERT),
+  key: readFileSync(process.env.BASELINE_TLS_KEY),
+};
 const handler = async (req, res) => {
   if (req.method !== 'PUT') {
     res.writeHead(req.url === '/healthz' ? 200 : 404).end();

@@ -31,23 +31,44 @@ function report(id) {
   return new Promise((resolve) => {
     const t0 = performance.now();
     const body = JSON.stringify({ status: 'idle' });
-    const req = request(`${url}/api/agent/agents/${encodeURIComponent(id)}/status`, {
-      method: 'POST', agent: connections.get(id),
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(body) },
-    }, (res) => {
-      let text = '';
-      res.on('data', (c) => { text += c; });
-      res.on('end', () => {
-        latencies.push(performance.now() - t0);
-        if (Date.now() >= steadyFrom) steady.push(performance.now() - t0);
-        (windows[Math.floor((Date.now() - startedAt) / interval)] ??= []).push(performance.now() - t0);
-        if (Date.now() < steadyFrom) (seconds[Math.floor((Date.now() - startedAt) / 1000)] ??= []).push(performance.now() - t0);
-        if (res.statusCode === 200) stats.ok++; else { stats.failed++; stats.errors[res.statusCode] = (stats.errors[res.statusCode] ?? 0) + 1; }
-        if (text.includes('"stop"')) stats.stop++;
-        resolve();
-      });
+    const req = request(
+      `${url}/api/agent/agents/${encodeURIComponent(id)}/status`,
+      {
+        method: 'POST',
+        agent: connections.get(id),
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => {
+          text += c;
+        });
+        res.on('end', () => {
+          latencies.push(performance.now() - t0);
+          if (Date.now() >= steadyFrom) steady.push(performance.now() - t0);
+          (windows[Math.floor((Date.now() - startedAt) / interval)] ??= []).push(performance.now() - t0);
+          if (Date.now() < steadyFrom)
+            (seconds[Math.floor((Date.now() - startedAt) / 1000)] ??= []).push(performance.now() - t0);
+          if (res.statusCode === 200) stats.ok++;
+          else {
+            stats.failed++;
+            stats.errors[res.statusCode] = (stats.errors[res.statusCode] ?? 0) + 1;
+          }
+          if (text.includes('"stop"')) stats.stop++;
+          resolve();
+        });
+      },
+    );
+    req.on('error', (err) => {
+      stats.failed++;
+      stats.errors[err.code] = (stats.errors[err.code] ?? 0) + 1;
+      resolve();
     });
-    req.on('error', (err) => { stats.failed++; stats.errors[err.code] = (stats.errors[err.code] ?? 0) + 1; resolve(); });
     stats.sent++;
     req.end(body);
   });
@@ -65,12 +86,17 @@ ids.forEach((id, i) => {
   setTimeout(tick, (i / ids.length) * interval);
 });
 
-setTimeout(async () => {
-  await Promise.all(pending);
-  const p99 = (xs) => {
-    xs.sort((a, b) => a - b);
-    return xs.length ? Math.round(xs[Math.floor(xs.length * 0.99)] * 10) / 10 : 0;
-  };
-  process.stdout.write(`${JSON.stringify({ ...stats, p99_ms: p99(latencies), steady_p99_ms: p99(steady), p99_by_interval_ms: [...windows].map((w) => p99(w ?? [])), first_interval_p99_by_second_ms: [...seconds].map((w) => p99(w ?? [])) })}\n`);
-  process.exit(0);
-}, end - Date.now() + 50);
+setTimeout(
+  async () => {
+    await Promise.all(pending);
+    const p99 = (xs) => {
+      xs.sort((a, b) => a - b);
+      return xs.length ? Math.round(xs[Math.floor(xs.length * 0.99)] * 10) / 10 : 0;
+    };
+    process.stdout.write(
+      `${JSON.stringify({ ...stats, p99_ms: p99(latencies), steady_p99_ms: p99(steady), p99_by_interval_ms: [...windows].map((w) => p99(w ?? [])), first_interval_p99_by_second_ms: [...seconds].map((w) => p99(w ?? [])) })}\n`,
+    );
+    process.exit(0);
+  },
+  end - Date.now() + 50,
+);

@@ -42,7 +42,9 @@ export function createApp(deps: Deps): Koa {
   // X-Forwarded-For entries are not believed).
   app.proxy = deps.config.trustProxy;
   app.maxIpsCount = 1;
-  app.on('error', (err: unknown) => deps.log.debug({ reason: (err as Error | undefined)?.message }, 'request stream ended early'));
+  app.on('error', (err: unknown) =>
+    deps.log.debug({ reason: (err as Error | undefined)?.message }, 'request stream ended early'),
+  );
   // At debug level, a line per request (URL and headers scrubbed of credentials by the logger).
   if (deps.log.isLevelEnabled('debug')) app.use(requestLog(deps.log));
   // Order within a prefix matters: uploads before the registry (its `…/provider/:name/:arch` would
@@ -54,32 +56,68 @@ export function createApp(deps: Deps): Koa {
   const uiDir = defaultUiDir();
   const registry = [authRoutes(deps), uploadApiRoutes(deps), registryRoutes(deps)];
   const agentsDeps = { ...deps.agents, config: deps.config };
-  const table = routeTable({
-    '/api/v1': [speaks('box', registry)],
-    // A path no route answers is go-tfe's: JSON:API. The box registry's v2 routes speak Vagrant's.
-    '/api/v2': [speaks('jsonapi', agentsApiRoutes(agentsDeps)), speaks('box', registry)],
-    '/api/boxyard': [speaks('ui', [sessionRoutes({ tokens: deps.tokens, loginLimiter: deps.loginLimiter, cookie }), overviewRoutes(deps.overview), boxListRoutes(deps), statsRoutes(deps), adminRoutes(deps), orgAdminRoutes(deps), poolCountsRoutes(deps.agents), importRoutes(deps), mirrorRoutes({ ...deps.mirror, orgs: deps.orgs })])],
-    '/api/agent': [speaks('agent', agentProtocolRoutes(agentsDeps))],
-  }, [speaks('box', [
-    uploadPutRoutes(deps),
-    cacheDownloadRoutes({ ...deps.mirror, registry: deps.registry, blobs: deps.blobStore, ids: deps.ids, log: deps.log }),
-    downloadRoutes(deps),
-    cacheCatalogRoutes(deps.mirror),
-    catalogRoutes({ ...deps, uiPage: uiPage(uiDir) }),
-  ])], { jsonDeadlineMs: deps.config.jsonBodySeconds * 1000, rawBody: isImportPath });
+  const table = routeTable(
+    {
+      '/api/v1': [speaks('box', registry)],
+      // A path no route answers is go-tfe's: JSON:API. The box registry's v2 routes speak Vagrant's.
+      '/api/v2': [speaks('jsonapi', agentsApiRoutes(agentsDeps)), speaks('box', registry)],
+      '/api/boxyard': [
+        speaks('ui', [
+          sessionRoutes({ tokens: deps.tokens, loginLimiter: deps.loginLimiter, cookie }),
+          overviewRoutes(deps.overview),
+          boxListRoutes(deps),
+          statsRoutes(deps),
+          adminRoutes(deps),
+          orgAdminRoutes(deps),
+          poolCountsRoutes(deps.agents),
+          importRoutes(deps),
+          mirrorRoutes({ ...deps.mirror, orgs: deps.orgs }),
+        ]),
+      ],
+      '/api/agent': [speaks('agent', agentProtocolRoutes(agentsDeps))],
+    },
+    [
+      speaks('box', [
+        uploadPutRoutes(deps),
+        cacheDownloadRoutes({
+          ...deps.mirror,
+          registry: deps.registry,
+          blobs: deps.blobStore,
+          ids: deps.ids,
+          log: deps.log,
+        }),
+        downloadRoutes(deps),
+        cacheCatalogRoutes(deps.mirror),
+        catalogRoutes({ ...deps, uiPage: uiPage(uiDir) }),
+      ]),
+    ],
+    { jsonDeadlineMs: deps.config.jsonBodySeconds * 1000, rawBody: isImportPath },
+  );
 
   // Security headers first, so that error answers carry them too; then a Host this daemon does not
   // answer to (DNS rebinding) is refused before any route, /healthz and the UI included. Errors
   // are answered in the dialect of the mount the request is for.
   // With HTTPS on, a plain-HTTP request is answered there too (http/guards/https.ts), before authentication.
-  const https = deps.tls ? [httpsGuard({
-    httpsPort: () => deps.listening.port, publicUrl: deps.config.publicUrl, hsts: deps.tls.publicTrust,
-    carriesCredential: (ctx) => carriesCredential(ctx, cookie),
-  })] : [];
+  const https = deps.tls
+    ? [
+        httpsGuard({
+          httpsPort: () => deps.listening.port,
+          publicUrl: deps.config.publicUrl,
+          hsts: deps.tls.publicTrust,
+          carriesCredential: (ctx) => carriesCredential(ctx, cookie),
+        }),
+      ]
+    : [];
   // Every request counted by route template once answered (GET /metrics: data/metrics-routes.ts).
   if (deps.metrics) app.use(deps.metrics.middleware());
   if (deps.tls?.challenge) app.use(acmeChallenges(deps.tls));
-  app.use(errorMiddleware(deps.log, table.dialectOf, [setSecurityHeaders, hostGuard(new AllowedHosts(deps.config)), ...https]));
+  app.use(
+    errorMiddleware(deps.log, table.dialectOf, [
+      setSecurityHeaders,
+      hostGuard(new AllowedHosts(deps.config)),
+      ...https,
+    ]),
+  );
   // Before authentication: the scrape token is not a user's token.
   if (deps.metrics) app.use(metricsRoute(deps.metrics, deps.config.metricsToken));
   app.use(authenticate(deps.tokens, cookie));

@@ -19,9 +19,16 @@ import { damagedDatabaseError } from './store/storage-errors';
 
 /** Global options every command shares; env BOXYARD_* fills what flags leave out. */
 const withDataOptions = (c: Command) =>
-  c.option('--data <dir>', 'data folder (default: the platform app-data folder; env BOXYARD_DATA)')
-    .option('--database <url>', 'PostgreSQL instead of the data folder\'s SQLite: postgres://… (env BOXYARD_DATABASE_URL)')
-    .option('--blobs <url>', 'box files in an S3-compatible bucket: s3://BUCKET/PREFIX?endpoint=…&region=… (env BOXYARD_BLOBS)');
+  c
+    .option('--data <dir>', 'data folder (default: the platform app-data folder; env BOXYARD_DATA)')
+    .option(
+      '--database <url>',
+      "PostgreSQL instead of the data folder's SQLite: postgres://… (env BOXYARD_DATABASE_URL)",
+    )
+    .option(
+      '--blobs <url>',
+      'box files in an S3-compatible bucket: s3://BUCKET/PREFIX?endpoint=…&region=… (env BOXYARD_BLOBS)',
+    );
 
 function configFrom(opts: Record<string, unknown>): Config {
   return loadConfig(process.env, {
@@ -57,10 +64,13 @@ async function withDeps<T>(opts: Record<string, unknown>, fn: (d: Deps) => Promi
   }
 }
 
-const print = (v: unknown): void => void process.stdout.write(`${typeof v === 'string' ? v : JSON.stringify(v, null, 2)}\n`);
+const print = (v: unknown): void =>
+  void process.stdout.write(`${typeof v === 'string' ? v : JSON.stringify(v, null, 2)}\n`);
 
 export function buildCli(): Command {
-  const program = new Command('boxyard').version(VERSION).description('Self-hosted Vagrant box registry and agent pools');
+  const program = new Command('boxyard')
+    .version(VERSION)
+    .description('Self-hosted Vagrant box registry and agent pools');
   // `boxyard import … --version 1.0.0` is the import's option, not the program's -V/--version.
   program.enablePositionalOptions();
 
@@ -68,18 +78,42 @@ export function buildCli(): Command {
     .option('--host <host>', 'address to bind (0.0.0.0 serves the LAN)', undefined)
     .option('--port <port>', 'port', undefined)
     .option('--public-url <url>', 'base URL clients reach the daemon at (used in upload and download links)')
-    .option('--allowed-hosts <names>', 'more Host names to answer, comma-separated (`.example.org` with subdomains, `*` any; env BOXYARD_ALLOWED_HOSTS)')
+    .option(
+      '--allowed-hosts <names>',
+      'more Host names to answer, comma-separated (`.example.org` with subdomains, `*` any; env BOXYARD_ALLOWED_HOSTS)',
+    )
     .option('--maintenance', 'start in maintenance mode')
     .option('--offline', 'open no outbound connection at all: mirror jobs wait, the cache serves what it holds')
     .option('--blobs-redirect', 'with --blobs: answer downloads with a redirect to a short-lived presigned URL')
-    .option('--upstream <url>', 'pull-through cache: answer boxes that are not local from this upstream (token: env BOXYARD_UPSTREAM_TOKEN)')
-    .option('--tls <mode>', 'HTTPS: auto (a certificate from the daemon\'s own CA, kept in the data folder), acme (from Let\'s Encrypt or --acme-directory, for --public-url https://NAME) or off (env BOXYARD_TLS)')
-    .option('--tls-cert <file>', 'HTTPS with your own certificate (PEM, leaf first; reloaded on SIGHUP and when it changes)')
+    .option(
+      '--upstream <url>',
+      'pull-through cache: answer boxes that are not local from this upstream (token: env BOXYARD_UPSTREAM_TOKEN)',
+    )
+    .option(
+      '--tls <mode>',
+      "HTTPS: auto (a certificate from the daemon's own CA, kept in the data folder), acme (from Let's Encrypt or --acme-directory, for --public-url https://NAME) or off (env BOXYARD_TLS)",
+    )
+    .option(
+      '--tls-cert <file>',
+      'HTTPS with your own certificate (PEM, leaf first; reloaded on SIGHUP and when it changes)',
+    )
     .option('--tls-key <file>', 'the key of --tls-cert (PEM)')
-    .option('--http-port <port>', 'with HTTPS: a plain-HTTP port that redirects browsers\' pages to HTTPS, refuses API calls and downloads, and answers ACME\'s HTTP-01 challenges (80 with --tls acme)')
-    .option('--acme-directory <url>', `with --tls acme: the ACME CA's directory, whose terms you agree to (default Let's Encrypt: ${LETS_ENCRYPT}; env BOXYARD_ACME_DIRECTORY)`)
-    .option('--acme-email <address>', 'with --tls acme: where the CA may write about the certificate (env BOXYARD_ACME_EMAIL)')
-    .option('--acme-ca-file <file>', 'with --tls acme: the CA of a private ACME server\'s own HTTPS (step-ca, pebble; env BOXYARD_ACME_CA_FILE)')
+    .option(
+      '--http-port <port>',
+      "with HTTPS: a plain-HTTP port that redirects browsers' pages to HTTPS, refuses API calls and downloads, and answers ACME's HTTP-01 challenges (80 with --tls acme)",
+    )
+    .option(
+      '--acme-directory <url>',
+      `with --tls acme: the ACME CA's directory, whose terms you agree to (default Let's Encrypt: ${LETS_ENCRYPT}; env BOXYARD_ACME_DIRECTORY)`,
+    )
+    .option(
+      '--acme-email <address>',
+      'with --tls acme: where the CA may write about the certificate (env BOXYARD_ACME_EMAIL)',
+    )
+    .option(
+      '--acme-ca-file <file>',
+      "with --tls acme: the CA of a private ACME server's own HTTPS (step-ca, pebble; env BOXYARD_ACME_CA_FILE)",
+    )
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent')
     .action(async (opts) => serve(configFrom(opts)));
 
@@ -88,14 +122,22 @@ export function buildCli(): Command {
   orgCommands(program, withDeps);
 
   const token = program.command('token').description('manage API tokens');
-  withDataOptions(token.command('create <username>')).option('--description <text>', '', 'created with boxyard token create')
-    .action((name, o) => withDeps(o, async (d) => print((await d.tokens.create(await d.accounts.userNamed(name), o.description)).token)));
-  withDataOptions(token.command('list <username>')).action((name, o) => withDeps(o, async (d) => {
-    for (const t of await d.tokens.list(await d.accounts.userNamed(name))) print(`${t.id}  ${t.created_at}  last used ${t.last_used_at ?? 'never'}  ${t.description}`);
-  }));
-  withDataOptions(token.command('revoke <id>')).action((id, o) => withDeps(o, async (d) => {
-    print((await d.tokens.revoke(id)) ? `revoked ${id}` : `no token ${id}`);
-  }));
+  withDataOptions(token.command('create <username>'))
+    .option('--description <text>', '', 'created with boxyard token create')
+    .action((name, o) =>
+      withDeps(o, async (d) => print((await d.tokens.create(await d.accounts.userNamed(name), o.description)).token)),
+    );
+  withDataOptions(token.command('list <username>')).action((name, o) =>
+    withDeps(o, async (d) => {
+      for (const t of await d.tokens.list(await d.accounts.userNamed(name)))
+        print(`${t.id}  ${t.created_at}  last used ${t.last_used_at ?? 'never'}  ${t.description}`);
+    }),
+  );
+  withDataOptions(token.command('revoke <id>')).action((id, o) =>
+    withDeps(o, async (d) => {
+      print((await d.tokens.revoke(id)) ? `revoked ${id}` : `no token ${id}`);
+    }),
+  );
 
   // The run-time switches the UI and /api/boxyard/settings change, for scripts and the desktop tray:
   // written to the data folder, which a running daemon sees within a millisecond (store/cache/table-versions.ts).
@@ -103,19 +145,37 @@ export function buildCli(): Command {
     if (v !== 'on' && v !== 'off') throw new Error(`expected on or off, not "${v}"`);
     return v === 'on';
   };
-  withDataOptions(program.command('settings').description('show the run-time settings as JSON; --offline/--maintenance on|off change them'))
-    .option('--offline <on|off>', 'open no outbound connection (mirror jobs wait, the cache serves what it holds)', onOff)
+  withDataOptions(
+    program
+      .command('settings')
+      .description('show the run-time settings as JSON; --offline/--maintenance on|off change them'),
+  )
+    .option(
+      '--offline <on|off>',
+      'open no outbound connection (mirror jobs wait, the cache serves what it holds)',
+      onOff,
+    )
     .option('--maintenance <on|off>', 'maintenance mode: the APIs answer 503 until it is switched off', onOff)
-    .action((o) => withDeps({ data: o.data }, async (d) => {
-      const patch = { ...(o.offline === undefined ? {} : { offline: o.offline as boolean }), ...(o.maintenance === undefined ? {} : { maintenance: o.maintenance as boolean }) };
-      print(Object.keys(patch).length ? await d.settings.update(patch) : await d.settings.get());
-    }));
+    .action((o) =>
+      withDeps({ data: o.data }, async (d) => {
+        const patch = {
+          ...(o.offline === undefined ? {} : { offline: o.offline as boolean }),
+          ...(o.maintenance === undefined ? {} : { maintenance: o.maintenance as boolean }),
+        };
+        print(Object.keys(patch).length ? await d.settings.update(patch) : await d.settings.get());
+      }),
+    );
 
-  program.command('agent').description('run a Boxyard agent for an agent pool (see docs/agent-pools.md)')
+  program
+    .command('agent')
+    .description('run a Boxyard agent for an agent pool (see docs/agent-pools.md)')
     .requiredOption('--url <url>', 'the daemon URL, e.g. http://boxyard.lan:4780')
     .option('--token <token>', 'an agent token of the pool (or env BOXYARD_AGENT_TOKEN, which keeps it out of ps)')
     .option('--name <name>', 'the agent name shown in the pool (default: this host name)')
-    .option('--ca-file <file>', 'trust this CA too: a daemon on --tls auto (written by boxyard trust; env BOXYARD_CA_FILE)')
+    .option(
+      '--ca-file <file>',
+      'trust this CA too: a daemon on --tls auto (written by boxyard trust; env BOXYARD_CA_FILE)',
+    )
     .action(async (o) => {
       const token = o.token ?? process.env.BOXYARD_AGENT_TOKEN;
       if (!token) throw new Error('an agent token is required: --token or env BOXYARD_AGENT_TOKEN');
@@ -123,13 +183,23 @@ export function buildCli(): Command {
       process.once('SIGINT', () => stop.abort());
       process.once('SIGTERM', () => stop.abort());
       const fetchImpl = await clientFetch(o.caFile ?? process.env.BOXYARD_CA_FILE);
-      const agent = new BoxyardAgent({ url: o.url, token, name: o.name ?? hostname(), fetch: fetchImpl, log: (line) => print(`${new Date().toISOString()} ${line}`) });
+      const agent = new BoxyardAgent({
+        url: o.url,
+        token,
+        name: o.name ?? hostname(),
+        fetch: fetchImpl,
+        log: (line) => print(`${new Date().toISOString()} ${line}`),
+      });
       const exit = await agent.run(stop.signal);
       print(`${new Date().toISOString()} agent stopped: ${exit.reason}`);
       process.exit(exit.code);
     });
 
-  program.command('trust <url>').description('trust a daemon on --tls auto: fetch its CA, check its fingerprint, write a CA bundle for client tools (docs/https.md)')
+  program
+    .command('trust <url>')
+    .description(
+      'trust a daemon on --tls auto: fetch its CA, check its fingerprint, write a CA bundle for client tools (docs/https.md)',
+    )
     .requiredOption('--fingerprint <sha256>', 'the CA fingerprint the daemon printed at start (colons optional)')
     .option('--out <file>', 'the CA bundle to write', join(homedir(), '.config', 'boxyard', 'ca-bundle.pem'))
     .action(async (url: string, o: { fingerprint: string; out: string }) => {
@@ -149,9 +219,11 @@ export function buildCli(): Command {
   return program;
 }
 
-buildCli().parseAsync(process.argv).catch((err: unknown) => {
-  // A damaged database met outside the start's check (a CLI command, a page the check had not reached) says what to do.
-  const message = damagedDatabaseError(err)?.message ?? (err instanceof Error ? err.message : String(err));
-  process.stderr.write(`boxyard: ${message}\n`);
-  process.exit(1);
-});
+buildCli()
+  .parseAsync(process.argv)
+  .catch((err: unknown) => {
+    // A damaged database met outside the start's check (a CLI command, a page the check had not reached) says what to do.
+    const message = damagedDatabaseError(err)?.message ?? (err instanceof Error ? err.message : String(err));
+    process.stderr.write(`boxyard: ${message}\n`);
+    process.exit(1);
+  });

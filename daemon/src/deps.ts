@@ -54,7 +54,8 @@ async function openDatabase(config: Config, log: Logger): Promise<Store> {
 export async function buildDeps(config: Config, opts: DepsOptions = {}) {
   const log = opts.log ?? createLogger(config.logLevel);
   const folder = prepareDataFolder(config.dataDir, config.database ? null : databaseFile(config));
-  if (folder.tightened > 0) log.info({ tightened: folder.tightened }, 'data folder made private: folders 0700, files 0600');
+  if (folder.tightened > 0)
+    log.info({ tightened: folder.tightened }, 'data folder made private: folders 0700, files 0600');
   const clock = opts.clock ?? systemClock();
   const ids = opts.ids ?? randomIdGen();
   // Before the database: a damaged key stops the start with nothing opened.
@@ -72,48 +73,95 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
   const orgAccess = new OrganizationAccess(orgs);
   const tokens = new TokenService(accountRepo, twoFactor, passwords, clock, ids);
   const mirrorRepo = new MirrorRepository(db, store.versions);
-  const settings = new SettingsService(accountRepo, { maintenance: config.maintenance, offline: config.offline }, async (id) => (await mirrorRepo.upstream(id)) !== undefined);
+  const settings = new SettingsService(
+    accountRepo,
+    { maintenance: config.maintenance, offline: config.offline },
+    async (id) => (await mirrorRepo.upstream(id)) !== undefined,
+  );
   // Counted where every daemon sees the counts: in memory for one daemon, in PostgreSQL for several.
   const limiters = store.dialect === 'postgres' ? postgresLimiters(store.pool) : memoryLimiters;
   const loginLimiter = new LoginLimiter(config.loginAttempts, limiters);
   const registry = new RegistryService(new RegistryRepository(db, store.versions), orgs, clock, ids);
   // Also registers the after-create hooks of the features above orgs/ (the default project).
-  const agents = buildAgentServices(db, store.versions, { orgs, access: orgAccess, repo: orgRepo }, clock, ids, config, log);
+  const agents = buildAgentServices(
+    db,
+    store.versions,
+    { orgs, access: orgAccess, repo: orgRepo },
+    clock,
+    ids,
+    config,
+    log,
+  );
   await agents.knowLiveAgents();
 
   const closers: Array<() => Promise<void> | void> = [agents.closePings];
   // The daemon that runs the watchdog, garbage collection and scheduled mirrors; another takes
   // over within half a ping interval when it dies.
-  const leadership = store.dialect === 'postgres'
-    ? new AdvisoryLockLeadership(config.database!, log, (config.agentPingSeconds * 1000) / 2)
-    : new SoleDaemon();
+  const leadership =
+    store.dialect === 'postgres'
+      ? new AdvisoryLockLeadership(config.database!, log, (config.agentPingSeconds * 1000) / 2)
+      : new SoleDaemon();
   // Prometheus metrics (http/metrics.ts): one registry per daemon, served at /metrics.
   const metrics = config.metrics ? new Metrics() : undefined;
   if (metrics) registerScrapedMetrics(metrics, { store, leadership });
   const blobs = await buildBlobs({ config, db, registry, clock, ids, log, metrics, mirrorJobs: mirrorRepo });
   closers.push(blobs.close);
   const tls = certificateSource(config, log, clock);
-  const mirror = buildMirror({ db, repo: mirrorRepo, orgs, settings, registry, blobs: blobs.blobStore, holds: blobs.holds, space: config.blobs ? undefined : blobs.space, downloads: config.mirrorDownloads, metrics, clock, ids, log });
+  const mirror = buildMirror({
+    db,
+    repo: mirrorRepo,
+    orgs,
+    settings,
+    registry,
+    blobs: blobs.blobStore,
+    holds: blobs.holds,
+    space: config.blobs ? undefined : blobs.space,
+    downloads: config.mirrorDownloads,
+    metrics,
+    clock,
+    ids,
+    log,
+  });
   // The daemon starts the SQLite database's integrity check (main.ts); /healthz reports it with the rest.
   const integrity = store.dialect === 'sqlite' ? new IntegrityCheck(databaseFile(config), log) : null;
   if (integrity) closers.push(() => integrity.stop());
   const health = new DataHealth({
-    database: store.dialect === 'sqlite' ? sqliteDatabaseProbe(store.raw, databaseFile(config), integrity!) : postgresDatabaseProbe(db),
+    database:
+      store.dialect === 'sqlite'
+        ? sqliteDatabaseProbe(store.raw, databaseFile(config), integrity!)
+        : postgresDatabaseProbe(db),
     blobs: config.blobs ? bucketProbe(blobs.blobStore) : folderBlobsProbe(config.dataDir),
     space: blobs.space,
     clock,
     ...(tls ? { tls: () => tls.status() } : {}),
   });
   return {
-    config, log, clock, ids, store, db,
-    accounts, tokens, twoFactor, passwords, settings, loginLimiter, limiters,
-    orgs, orgAccess,
+    config,
+    log,
+    clock,
+    ids,
+    store,
+    db,
+    accounts,
+    tokens,
+    twoFactor,
+    passwords,
+    settings,
+    loginLimiter,
+    limiters,
+    orgs,
+    orgAccess,
     registry,
     imports: new ImportService(registry, blobs.blobStore, blobs.holds, ids),
     agents,
-    blobStore: blobs.blobStore, uploads: blobs.uploads, blobCollector: blobs.blobCollector,
+    blobStore: blobs.blobStore,
+    uploads: blobs.uploads,
+    blobCollector: blobs.blobCollector,
     mirror,
-    integrity, health, leadership, metrics,
+    integrity,
+    health,
+    leadership,
+    metrics,
     /** HTTPS: where the certificate comes from (null: plain HTTP); main.ts starts it and listens with it. */
     tls,
     /** Where the daemon listens, once it does (the HTTPS guard names its port). */
@@ -123,11 +171,16 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
     /** The overview page's SQL, and what else it reports (ui: data/overview-routes.ts). */
     overview: { overview: new OverviewQueries(db), health, space: blobs.space, config, tls },
     /** Background work (watchdogs, garbage collection) registers its stop function here. */
-    onClose: (fn: () => Promise<void> | void) => { closers.push(fn); },
+    onClose: (fn: () => Promise<void> | void) => {
+      closers.push(fn);
+    },
     async close() {
       // Every closer runs, whichever failed before it: the agents' kept pings are written last.
       const failures: unknown[] = [];
-      for (const fn of closers.reverse()) await Promise.resolve().then(fn).catch((err: unknown) => failures.push(err));
+      for (const fn of closers.reverse())
+        await Promise.resolve()
+          .then(fn)
+          .catch((err: unknown) => failures.push(err));
       await store.close();
       if (failures.length > 0) throw failures[0];
     },

@@ -28,7 +28,10 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
   // the start before it writes anything of its own (migrations ran when the store opened). The app
   // and server, which write nothing, are built meanwhile: the check takes the whole wait on a
   // large database (issue 9's start row).
-  const checked = deps.integrity?.start(config.startCheckWaitMs).then(() => undefined, (err: unknown) => err);
+  const checked = deps.integrity?.start(config.startCheckWaitMs).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   const app = createApp(deps);
   const server = createHttpServer(app.callback(), connectionSettings(config), deps.log);
   // Koa asks `instanceof Response` of each JSON body it is given, and the first ask loads Node's
@@ -44,7 +47,12 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
   // runs (never plain HTTP instead).
   let plain: Port | undefined;
   const secure = await (async () => {
-    if (deps.tls && config.httpPort) plain = await openPort(createNetServer((socket) => server.emit('connection', socket)), config.httpPort, config.host);
+    if (deps.tls && config.httpPort)
+      plain = await openPort(
+        createNetServer((socket) => server.emit('connection', socket)),
+        config.httpPort,
+        config.host,
+      );
     return startTls(deps, config);
   })().catch(async (err: unknown) => {
     await plain?.close();
@@ -63,7 +71,13 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
 }
 
 /** The rest of the start, once the certificate is had: accounts, background work, the daemon's own port. */
-async function serveWith(deps: Deps, config: Config, server: Server, secure: ((server: Server) => SecureListener) | undefined, plain: Port | undefined): Promise<RunningDaemon> {
+async function serveWith(
+  deps: Deps,
+  config: Config,
+  server: Server,
+  secure: ((server: Server) => SecureListener) | undefined,
+  plain: Port | undefined,
+): Promise<RunningDaemon> {
   const admin = await deps.accounts.ensureAdmin(config.adminUsername, config.adminPassword);
   const sealed = await deps.twoFactor.sealStoredSecrets();
   if (sealed > 0) deps.log.info({ users: sealed }, 'encrypted stored TOTP secrets with secret.key');
@@ -73,22 +87,28 @@ async function serveWith(deps: Deps, config: Config, server: Server, secure: ((s
   }
   // Background work runs in the daemon only, not in CLI commands that open the same data folder,
   // and in one daemon of several sharing a database (store/leader.ts).
-  deps.onClose(await deps.leadership.whileLeading(async () => {
-    const stops: Array<() => Promise<void> | void> = [];
-    const stopAll = async () => {
-      for (const stop of stops.reverse()) await stop();
-    };
-    try {
-      stops.push(await deps.blobCollector.start());
-      stops.push(await deps.mirror.runner.start());
-      stops.push(deps.agents.watchdog.start(watchdogIntervalMs(config), (err) => deps.log.error({ err }, 'agent watchdog tick failed')));
-    } catch (err) {
-      // What started stops again: a later try starts everything anew.
-      await stopAll();
-      throw err;
-    }
-    return stopAll;
-  }));
+  deps.onClose(
+    await deps.leadership.whileLeading(async () => {
+      const stops: Array<() => Promise<void> | void> = [];
+      const stopAll = async () => {
+        for (const stop of stops.reverse()) await stop();
+      };
+      try {
+        stops.push(await deps.blobCollector.start());
+        stops.push(await deps.mirror.runner.start());
+        stops.push(
+          deps.agents.watchdog.start(watchdogIntervalMs(config), (err) =>
+            deps.log.error({ err }, 'agent watchdog tick failed'),
+          ),
+        );
+      } catch (err) {
+        // What started stops again: a later try starts everything anew.
+        await stopAll();
+        throw err;
+      }
+      return stopAll;
+    }),
+  );
   const listeners = [await listen(server, secure, config), ...(plain ? [plain] : [])];
   const { port } = listeners[0].address() as AddressInfo;
   deps.listening.port = port;
@@ -117,7 +137,10 @@ async function serveWith(deps: Deps, config: Config, server: Server, secure: ((s
  * A port of the daemon: its own (plain HTTP, or HTTPS), and with HTTPS `--http-port`, whose
  * connections the same HTTP server answers (redirects to HTTPS, ACME challenges).
  */
-interface Port { address(): AddressInfo | string | null; close(): Promise<void> }
+interface Port {
+  address(): AddressInfo | string | null;
+  close(): Promise<void>;
+}
 
 /** The HTTPS listener with the first certificate, which later ones replace; undefined: plain HTTP. */
 async function startTls(deps: Deps, config: Config): Promise<((server: Server) => SecureListener) | undefined> {
@@ -140,7 +163,12 @@ async function startTls(deps: Deps, config: Config): Promise<((server: Server) =
  */
 const ACCEPT_BACKLOG = 4096;
 
-function openPort(s: NetServer, port: number, host: string, close = () => new Promise<void>((r) => s.close(() => r()))): Promise<Port> {
+function openPort(
+  s: NetServer,
+  port: number,
+  host: string,
+  close = () => new Promise<void>((r) => s.close(() => r())),
+): Promise<Port> {
   return new Promise<Port>((resolve, reject) => {
     s.once('error', reject);
     s.listen({ port, host, backlog: ACCEPT_BACKLOG }, () => resolve({ address: () => s.address(), close }));
@@ -148,7 +176,11 @@ function openPort(s: NetServer, port: number, host: string, close = () => new Pr
 }
 
 /** The daemon's own port: plain HTTP, or HTTPS (which also answers a plain request, telling it to use https://). */
-async function listen(server: Server, secure: ((server: Server) => SecureListener) | undefined, config: Config): Promise<Port> {
+async function listen(
+  server: Server,
+  secure: ((server: Server) => SecureListener) | undefined,
+  config: Config,
+): Promise<Port> {
   if (!secure) return openPort(server, config.port, config.host);
   const tls = secure(server);
   return openPort(tls.server, config.port, config.host, () => tls.close());
@@ -179,15 +211,25 @@ export async function serve(config: Config): Promise<void> {
   const d = await startDaemon(config);
   d.deps.log.info({ malloc, heap }, 'memory settings');
   if (d.generatedAdminPassword) {
-    process.stdout.write(`Created administrator "${config.adminUsername}" with password: ${d.generatedAdminPassword}\n(shown once; change it with: boxyard user password ${config.adminUsername})\n`);
+    process.stdout.write(
+      `Created administrator "${config.adminUsername}" with password: ${d.generatedAdminPassword}\n(shown once; change it with: boxyard user password ${config.adminUsername})\n`,
+    );
   }
   process.stdout.write(`Boxyard listening on ${d.url} (data: ${config.dataDir})\n`);
   const ca = d.deps.tls?.ca;
-  if (ca) process.stdout.write(`HTTPS with Boxyard's local CA: trust ${d.url}/ca.pem after checking its SHA-256 fingerprint\n  ${ca.fingerprint}\n  (npx boxyard trust ${d.url} --fingerprint ${ca.fingerprint.replace(/:/g, '')})\n`);
+  if (ca)
+    process.stdout.write(
+      `HTTPS with Boxyard's local CA: trust ${d.url}/ca.pem after checking its SHA-256 fingerprint\n  ${ca.fingerprint}\n  (npx boxyard trust ${d.url} --fingerprint ${ca.fingerprint.replace(/:/g, '')})\n`,
+    );
   const replaced = d.deps.tls?.status().local_ca?.replaced;
-  if (ca && replaced) process.stdout.write(`  a new CA, made by boxyard tls new-ca on ${replaced.at.slice(0, 10)}: clients that trusted the one before must run that trust command again\n`);
+  if (ca && replaced)
+    process.stdout.write(
+      `  a new CA, made by boxyard tls new-ca on ${replaced.at.slice(0, 10)}: clients that trusted the one before must run that trust command again\n`,
+    );
   if (!d.deps.tls && !isLoopback(config.host)) {
-    process.stderr.write(`Warning: serving ${config.host} over plain HTTP: passwords, tokens and box files cross the network unencrypted. Start with --tls auto (or --tls-cert/--tls-key, or --tls acme).\n`);
+    process.stderr.write(
+      `Warning: serving ${config.host} over plain HTTP: passwords, tokens and box files cross the network unencrypted. Start with --tls auto (or --tls-cert/--tls-key, or --tls acme).\n`,
+    );
   }
   process.on('SIGHUP', () => void d.deps.tls?.reload());
   started = d;

@@ -22,18 +22,32 @@ import { AgentProtocolService } from './agents/protocol-service';
 import { AgentWatchdog } from './agents/watchdog';
 
 /** What the agents feature builds on: organizations, who may see them, and their SQL (built in deps.ts). */
-export interface OrgWiring { orgs: OrgService; access: OrganizationAccess; repo: OrgsRepository }
+export interface OrgWiring {
+  orgs: OrgService;
+  access: OrganizationAccess;
+  repo: OrgsRepository;
+}
 
 /**
  * Repositories and services of the agents feature; called from deps.ts (the wiring file). Here
  * the features above orgs/ register their part of a new organization (OrgService.afterCreate) and
  * answer what orgs/ asks of them (PoolOwners), so that orgs/ imports none of them.
  */
-export function buildAgentServices(db: Kysely<Database>, versions: TableClock, o: OrgWiring, clock: Clock, ids: IdGen, config: Config, log: Logger) {
+export function buildAgentServices(
+  db: Kysely<Database>,
+  versions: TableClock,
+  o: OrgWiring,
+  clock: Clock,
+  ids: IdGen,
+  config: Config,
+  log: Logger,
+) {
   const { access } = o;
   const workspacesRepo = new WorkspacesRepository(db);
   const poolsRepo = new PoolsRepository(db, versions);
-  const agentsRepo = new AgentsRepository(db, versions, (err) => log.error({ err }, 'agent pings could not be written'));
+  const agentsRepo = new AgentsRepository(db, versions, (err) =>
+    log.error({ err }, 'agent pings could not be written'),
+  );
   const tokensRepo = new AgentTokensRepository(db, versions);
   // An organization's defaults for its workspaces, as orgs/ keeps them (HCP Terraform's: remote, no pool).
   const defaults = {
@@ -62,7 +76,10 @@ export function buildAgentServices(db: Kysely<Database>, versions: TableClock, o
     closePings: () => agentsRepo.closePings(),
     /** Live agents as the database has them, so that their first reports after a start are kept pings too (agents/pings.ts). */
     knowLiveAgents: () => agentsRepo.knowLiveAgents(),
-    watchdog: new AgentWatchdog(agentsRepo, clock, { unknownAfterSeconds: config.agentUnknownAfterSeconds, erroredAfterSeconds: config.agentErroredAfterSeconds }),
+    watchdog: new AgentWatchdog(agentsRepo, clock, {
+      unknownAfterSeconds: config.agentUnknownAfterSeconds,
+      erroredAfterSeconds: config.agentErroredAfterSeconds,
+    }),
   };
 }
 

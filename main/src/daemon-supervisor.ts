@@ -1,8 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { DEFAULT_HOST, LAN_HOST, httpsMode, type DaemonState, type DesktopSettings } from '../../daemon/src/contract/ipc';
+import {
+  DEFAULT_HOST,
+  LAN_HOST,
+  httpsMode,
+  type DaemonState,
+  type DesktopSettings,
+} from '../../daemon/src/contract/ipc';
 
-export interface SupervisorStatus { state: DaemonState; url: string | null; lastError: string | null }
+export interface SupervisorStatus {
+  state: DaemonState;
+  url: string | null;
+  lastError: string | null;
+}
 
 export interface SupervisorOptions {
   /** The Node executable: Electron itself with ELECTRON_RUN_AS_NODE=1 in the app, plain node in tests. */
@@ -96,18 +106,33 @@ export class DaemonSupervisor {
       files: ['--tls-cert', s.tlsCert!, '--tls-key', s.tlsKey!],
       acme: ['--tls', 'acme', '--public-url', s.acmeUrl!, ...(s.acmeEmail ? ['--acme-email', s.acmeEmail] : [])],
     }[httpsMode(s)];
-    return [this.opts.script, 'serve', '--data', this.opts.dataDir, '--host', s.lanAccess ? LAN_HOST : DEFAULT_HOST, '--port', String(s.port), ...tls];
+    return [
+      this.opts.script,
+      'serve',
+      '--data',
+      this.opts.dataDir,
+      '--host',
+      s.lanAccess ? LAN_HOST : DEFAULT_HOST,
+      '--port',
+      String(s.port),
+      ...tls,
+    ];
   }
 
   private spawnChild(state: DaemonState): void {
     if (!this.settings) return;
     this.setStatus({ state, url: null });
     // bin/boxyard.mjs is the daemon itself: this is the process to watch and stop.
-    const child = spawn(this.opts.command, this.args(this.settings), { env: this.opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(this.opts.command, this.args(this.settings), {
+      env: this.opts.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child = child;
     this.watchOutput(child);
     child.once('error', (e) => this.setStatus({ lastError: e.message }));
-    child.once('exit', (code, signal) => { if (this.child === child) this.crashed(code, signal); });
+    child.once('exit', (code, signal) => {
+      if (this.child === child) this.crashed(code, signal);
+    });
   }
 
   private watchOutput(child: ChildProcess): void {
@@ -124,7 +149,9 @@ export class DaemonSupervisor {
         this.settle({ url: m[1] });
       }
     });
-    createInterface({ input: child.stderr! }).on('line', (line) => { if (line.trim()) this.setStatus({ lastError: line.trim() }); });
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      if (line.trim()) this.setStatus({ lastError: line.trim() });
+    });
   }
 
   private crashed(code: number | null, signal: NodeJS.Signals | null): void {

@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { LOCAL_CA_FILE } from '../../daemon/src/contract/lan';
 
 /** What Electron's `setCertificateVerifyProc` asks about, as far as this reads it. */
-export interface VerifyRequest { hostname: string; certificate: { data: string } }
+export interface VerifyRequest {
+  hostname: string;
+  certificate: { data: string };
+}
 
 /** Electron's answers: 0 trusts the certificate, -3 keeps Chromium's own verdict. */
 const TRUSTED = 0;
@@ -18,7 +21,12 @@ const CHROMIUM_DECIDES = -3;
  * the public host, not the address the window loads) exactly that certificate, within its dates.
  * Every other certificate is Chromium's to judge, as in any browser; nothing is trusted system-wide.
  */
-export function daemonCertificateVerifier(o: { dataDir: string; daemonHost: () => string | null; servedFile?: () => string | null; now?: () => Date }) {
+export function daemonCertificateVerifier(o: {
+  dataDir: string;
+  daemonHost: () => string | null;
+  servedFile?: () => string | null;
+  now?: () => Date;
+}) {
   const trusted = (req: VerifyRequest): boolean => {
     if (req.hostname !== o.daemonHost()) return false;
     try {
@@ -34,5 +42,6 @@ export function daemonCertificateVerifier(o: { dataDir: string; daemonHost: () =
       return false;
     }
   };
-  return (req: VerifyRequest, callback: (code: number) => void): void => callback(trusted(req) ? TRUSTED : CHROMIUM_DECIDES);
+  return (req: VerifyRequest, callback: (code: number) => void): void =>
+    callback(trusted(req) ? TRUSTED : CHROMIUM_DECIDES);
 }

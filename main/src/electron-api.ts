@@ -28,14 +28,22 @@ export interface BrowserWindowOptions {
   webPreferences: { preload: string; contextIsolation: true; sandbox: true; nodeIntegration: false };
 }
 
-export interface MenuItemOptions { label?: string; type?: 'separator' | 'checkbox'; checked?: boolean; enabled?: boolean; click?: () => void }
+export interface MenuItemOptions {
+  label?: string;
+  type?: 'separator' | 'checkbox';
+  checked?: boolean;
+  enabled?: boolean;
+  click?: () => void;
+}
 export interface TrayLike {
   setToolTip(text: string): void;
   setContextMenu(menu: unknown): void;
   on(event: 'click', listener: () => void): void;
 }
 
-export interface IpcMainInvokeEventLike { senderFrame: { url: string } | null }
+export interface IpcMainInvokeEventLike {
+  senderFrame: { url: string } | null;
+}
 
 export interface ElectronMain {
   app: {
@@ -57,8 +65,22 @@ export interface ElectronMain {
   shell: { openExternal(url: string): Promise<void>; openPath(path: string): Promise<string> };
   clipboard: { writeText(text: string): void };
   /** Available once the app is ready. The request's certificate `data` is PEM; 0 trusts, -3 leaves it to Chromium. */
-  session: { defaultSession: { setCertificateVerifyProc(proc: (request: { hostname: string; certificate: { data: string } }, callback: (code: number) => void) => void): void } };
-  dialog: { showMessageBox(options: { type?: 'info' | 'error'; title?: string; message: string; detail?: string; buttons?: string[] }): Promise<{ response: number }> };
+  session: {
+    defaultSession: {
+      setCertificateVerifyProc(
+        proc: (request: { hostname: string; certificate: { data: string } }, callback: (code: number) => void) => void,
+      ): void;
+    };
+  };
+  dialog: {
+    showMessageBox(options: {
+      type?: 'info' | 'error';
+      title?: string;
+      message: string;
+      detail?: string;
+      buttons?: string[];
+    }): Promise<{ response: number }>;
+  };
 }
 
 /** What the preload script uses (sandboxed preloads get only these). */

@@ -14,7 +14,10 @@ export interface IpcHandlers {
 function assertTrusted(event: IpcMainInvokeEventLike, h: IpcHandlers): void {
   const origin = h.trustedOrigin();
   const from = event.senderFrame ? new URL(event.senderFrame.url).origin : null;
-  if (!origin || from !== origin) throw new Error(`Refused: the desktop bridge only answers pages from the Boxyard daemon (${origin ?? 'not running'}).`);
+  if (!origin || from !== origin)
+    throw new Error(
+      `Refused: the desktop bridge only answers pages from the Boxyard daemon (${origin ?? 'not running'}).`,
+    );
 }
 
 /** Registers the bridge's channels; every argument is checked with the contract's zod schemas. */

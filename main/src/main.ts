@@ -39,13 +39,21 @@ class DesktopShell {
   /** The first run's administrator account, shown by the UI's welcome screen until dismissed; never written to disk. */
   private welcome: Welcome = null;
 
-  constructor(private readonly electron: ElectronMain, env: Record<string, string | undefined>) {
+  constructor(
+    private readonly electron: ElectronMain,
+    env: Record<string, string | undefined>,
+  ) {
     const userData = electron.app.getPath('userData');
     this.dataDir = join(userData, 'data');
     this.store = new SettingsStore(join(userData, 'settings.json'));
     this.settings = this.store.load();
     const command = electron.app.isPackaged ? process.execPath : (env.BOXYARD_NODE ?? 'node');
-    const daemon = { command, script: join(DAEMON_ROOT, 'bin', 'boxyard.mjs'), dataDir: this.dataDir, env: { ...env, ELECTRON_RUN_AS_NODE: '1' } };
+    const daemon = {
+      command,
+      script: join(DAEMON_ROOT, 'bin', 'boxyard.mjs'),
+      dataDir: this.dataDir,
+      env: { ...env, ELECTRON_RUN_AS_NODE: '1' },
+    };
     this.settingsCli = new DaemonSettingsCli(daemon);
     this.supervisor = new DaemonSupervisor({
       // Packaged: Electron's own Node runs the daemon (native modules are rebuilt for it by
@@ -77,16 +85,27 @@ class DesktopShell {
   /** Shows the switches the settings CLI answers, unless the daemon stopped or restarted meanwhile. */
   private showSwitches(answer: Promise<RuntimeSwitches>, failed: (e: Error) => void): void {
     const run = this.run;
-    void answer.then((sw) => { if (run === this.run) { this.switches = sw; this.updateTray(); } }, failed);
+    void answer.then((sw) => {
+      if (run === this.run) {
+        this.switches = sw;
+        this.updateTray();
+      }
+    }, failed);
   }
 
   private updateTray(): void {
     const sw = this.switches;
-    this.tray?.update(this.supervisor.current(), { lanUrl: this.lanUrls()[0] ?? null, offline: sw && { on: sw.offline, forced: sw.offline_forced } });
+    this.tray?.update(this.supervisor.current(), {
+      lanUrl: this.lanUrls()[0] ?? null,
+      offline: sw && { on: sw.offline, forced: sw.offline_forced },
+    });
   }
 
   private https = (): boolean => this.supervisor.current().url?.startsWith('https://') ?? false;
-  private lanUrls = (): string[] => (this.supervisor.current().url ? lanUrls(this.settings.lanAccess, this.settings.port, networkInterfaces(), this.https() ? 'https' : 'http') : []);
+  private lanUrls = (): string[] =>
+    this.supervisor.current().url
+      ? lanUrls(this.settings.lanAccess, this.settings.port, networkInterfaces(), this.https() ? 'https' : 'http')
+      : [];
   /** The CA colleagues trust (docs/https.md): its fingerprint, while the daemon serves HTTPS. */
   private caFingerprint = (): string | null => {
     // Only Boxyard's own CA has a fingerprint to check; your own or an ACME certificate is trusted as any site's.
@@ -99,12 +118,30 @@ class DesktopShell {
   };
 
   private setOffline = (offline: boolean): void => {
-    this.showSwitches(this.settingsCli.setOffline(offline),
-      (e) => void this.electron.dialog.showMessageBox({ type: 'error', title: 'Boxyard', message: 'The offline switch could not be changed.', detail: e.message }));
+    this.showSwitches(
+      this.settingsCli.setOffline(offline),
+      (e) =>
+        void this.electron.dialog.showMessageBox({
+          type: 'error',
+          title: 'Boxyard',
+          message: 'The offline switch could not be changed.',
+          detail: e.message,
+        }),
+    );
   };
 
-  info = (): DesktopInfo => ({ version: this.electron.app.getVersion(), dataDir: this.dataDir, ...this.supervisor.current(), settings: this.settings, lanUrls: this.lanUrls(), caFingerprint: this.caFingerprint() });
-  origin = (): string | null => { const u = this.supervisor.current().url; return u ? new URL(u).origin : null; };
+  info = (): DesktopInfo => ({
+    version: this.electron.app.getVersion(),
+    dataDir: this.dataDir,
+    ...this.supervisor.current(),
+    settings: this.settings,
+    lanUrls: this.lanUrls(),
+    caFingerprint: this.caFingerprint(),
+  });
+  origin = (): string | null => {
+    const u = this.supervisor.current().url;
+    return u ? new URL(u).origin : null;
+  };
 
   openWindow = (): void => {
     const url = this.supervisor.current().url;
@@ -116,7 +153,9 @@ class DesktopShell {
       return;
     }
     this.win = createMainWindow(this.electron, join(__dirname, 'preload.cjs'), url, this.origin);
-    this.win.on('closed', () => { this.win = null; });
+    this.win.on('closed', () => {
+      this.win = null;
+    });
   };
 
   startDaemon = async (): Promise<void> => {
@@ -124,7 +163,12 @@ class DesktopShell {
       await this.supervisor.start(this.settings);
     } catch (e) {
       const detail = e instanceof Error ? e.message : String(e);
-      await this.electron.dialog.showMessageBox({ type: 'error', title: 'Boxyard', message: 'The Boxyard daemon did not start.', detail });
+      await this.electron.dialog.showMessageBox({
+        type: 'error',
+        title: 'Boxyard',
+        message: 'The Boxyard daemon did not start.',
+        detail,
+      });
     }
   };
 
@@ -133,10 +177,18 @@ class DesktopShell {
     const { app } = this.electron;
     registerIpc(this.electron, {
       info: this.info,
-      saveSettings: async (next) => { this.settings = this.store.save(next); await this.startDaemon(); return this.info(); },
-      openDataDir: async () => { await this.electron.shell.openPath(this.dataDir); },
+      saveSettings: async (next) => {
+        this.settings = this.store.save(next);
+        await this.startDaemon();
+        return this.info();
+      },
+      openDataDir: async () => {
+        await this.electron.shell.openPath(this.dataDir);
+      },
       welcome: () => this.welcome,
-      dismissWelcome: () => { this.welcome = null; },
+      dismissWelcome: () => {
+        this.welcome = null;
+      },
       trustedOrigin: this.origin,
     });
     app.on('second-instance', this.openWindow);
@@ -154,16 +206,30 @@ class DesktopShell {
 
   async ready(): Promise<void> {
     // The window trusts the daemon's own CA for the daemon's host, and only there.
-    this.electron.session.defaultSession.setCertificateVerifyProc(daemonCertificateVerifier({
-      dataDir: this.dataDir,
-      daemonHost: () => { const u = this.supervisor.current().url; return u ? new URL(u).hostname : null; },
-      // Your own or an ACME certificate names the public host, not the address the window loads: exactly that certificate is trusted there.
-      servedFile: () => ({ files: this.settings.tlsCert ?? null, acme: join(this.dataDir, ACME_CERT_FILE), auto: null, off: null })[httpsMode(this.settings)],
-    }));
+    this.electron.session.defaultSession.setCertificateVerifyProc(
+      daemonCertificateVerifier({
+        dataDir: this.dataDir,
+        daemonHost: () => {
+          const u = this.supervisor.current().url;
+          return u ? new URL(u).hostname : null;
+        },
+        // Your own or an ACME certificate names the public host, not the address the window loads: exactly that certificate is trusted there.
+        servedFile: () =>
+          ({ files: this.settings.tlsCert ?? null, acme: join(this.dataDir, ACME_CERT_FILE), auto: null, off: null })[
+            httpsMode(this.settings)
+          ],
+      }),
+    );
     this.tray = new AppTray(this.electron, join(ROOT, 'main', 'assets', 'tray.png'), {
       openWindow: this.openWindow,
-      openInBrowser: () => { const u = this.supervisor.current().url; if (u) openExternalWebUrl(this.electron.shell, `${u}/ui/`); },
-      copyLanUrl: () => { const u = this.lanUrls()[0]; if (u) this.electron.clipboard.writeText(u); },
+      openInBrowser: () => {
+        const u = this.supervisor.current().url;
+        if (u) openExternalWebUrl(this.electron.shell, `${u}/ui/`);
+      },
+      copyLanUrl: () => {
+        const u = this.lanUrls()[0];
+        if (u) this.electron.clipboard.writeText(u);
+      },
       setOffline: this.setOffline,
       restartDaemon: () => void this.startDaemon().then(this.openWindow),
       quit: () => this.electron.app.quit(),

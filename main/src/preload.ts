@@ -8,10 +8,15 @@ const { contextBridge, ipcRenderer } = require('electron') as ElectronPreload;
 
 const bridge: DesktopBridge = {
   info: async () => DesktopInfo.parse(await ipcRenderer.invoke(IPC.info)),
-  saveSettings: async (settings) => DesktopInfo.parse(await ipcRenderer.invoke(IPC.saveSettings, DesktopSettings.parse(settings))),
-  openDataDir: async () => { z.undefined().parse(await ipcRenderer.invoke(IPC.openDataDir)); },
+  saveSettings: async (settings) =>
+    DesktopInfo.parse(await ipcRenderer.invoke(IPC.saveSettings, DesktopSettings.parse(settings))),
+  openDataDir: async () => {
+    z.undefined().parse(await ipcRenderer.invoke(IPC.openDataDir));
+  },
   welcome: async () => Welcome.parse(await ipcRenderer.invoke(IPC.welcome)),
-  dismissWelcome: async () => { z.undefined().parse(await ipcRenderer.invoke(IPC.dismissWelcome)); },
+  dismissWelcome: async () => {
+    z.undefined().parse(await ipcRenderer.invoke(IPC.dismissWelcome));
+  },
 };
 
 contextBridge.exposeInMainWorld('boxyard', bridge);

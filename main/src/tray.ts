@@ -23,7 +23,11 @@ export interface TrayExtras {
 export class AppTray {
   private readonly tray: TrayLike;
 
-  constructor(private readonly electron: ElectronMain, icon: string, private readonly actions: TrayActions) {
+  constructor(
+    private readonly electron: ElectronMain,
+    icon: string,
+    private readonly actions: TrayActions,
+  ) {
     this.tray = new electron.Tray(icon);
     this.tray.on('click', () => actions.openWindow());
   }
@@ -32,19 +36,28 @@ export class AppTray {
     const label = status.state === 'running' ? `Running at ${status.url}` : `Daemon ${status.state}`;
     const { offline } = extras;
     this.tray.setToolTip(`Boxyard: ${label}${offline?.on ? ' (offline)' : ''}`);
-    this.tray.setContextMenu(this.electron.Menu.buildFromTemplate([
-      { label, enabled: false },
-      { type: 'separator' },
-      { label: 'Open Boxyard', click: this.actions.openWindow },
-      { label: 'Open in browser', enabled: status.url !== null, click: this.actions.openInBrowser },
-      { label: extras.lanUrl ? `Copy LAN URL (${extras.lanUrl})` : 'Copy LAN URL (LAN access is off)', enabled: extras.lanUrl !== null, click: this.actions.copyLanUrl },
-      {
-        label: 'Work offline', type: 'checkbox', checked: offline?.on ?? false, enabled: offline !== null && !offline.forced,
-        click: () => this.actions.setOffline(!(offline?.on ?? false)),
-      },
-      { label: 'Restart daemon', click: this.actions.restartDaemon },
-      { type: 'separator' },
-      { label: 'Quit Boxyard', click: this.actions.quit },
-    ]));
+    this.tray.setContextMenu(
+      this.electron.Menu.buildFromTemplate([
+        { label, enabled: false },
+        { type: 'separator' },
+        { label: 'Open Boxyard', click: this.actions.openWindow },
+        { label: 'Open in browser', enabled: status.url !== null, click: this.actions.openInBrowser },
+        {
+          label: extras.lanUrl ? `Copy LAN URL (${extras.lanUrl})` : 'Copy LAN URL (LAN access is off)',
+          enabled: extras.lanUrl !== null,
+          click: this.actions.copyLanUrl,
+        },
+        {
+          label: 'Work offline',
+          type: 'checkbox',
+          checked: offline?.on ?? false,
+          enabled: offline !== null && !offline.forced,
+          click: () => this.actions.setOffline(!(offline?.on ?? false)),
+        },
+        { label: 'Restart daemon', click: this.actions.restartDaemon },
+        { type: 'separator' },
+        { label: 'Quit Boxyard', click: this.actions.quit },
+      ]),
+    );
   }
 }

@@ -2,7 +2,12 @@ import type { BrowserWindowLike, ElectronMain } from './electron-api';
 import { openExternalWebUrl } from './external-links';
 
 /** The one app window: sandboxed, context-isolated, and kept on the daemon's origin. */
-export function createMainWindow(electron: ElectronMain, preload: string, daemonUrl: string, daemonOrigin: () => string | null): BrowserWindowLike {
+export function createMainWindow(
+  electron: ElectronMain,
+  preload: string,
+  daemonUrl: string,
+  daemonOrigin: () => string | null,
+): BrowserWindowLike {
   const win = new electron.BrowserWindow({
     width: 1200,
     height: 820,

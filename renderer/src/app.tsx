@@ -20,7 +20,11 @@ import { signInPath } from './entry-paths';
 /** The "Sign in" link, which comes back to this page afterwards. */
 function SignInLink() {
   const location = useLocation();
-  return <Link className="sign-in" to={signInPath(location)}>Sign in</Link>;
+  return (
+    <Link className="sign-in" to={signInPath(location)}>
+      Sign in
+    </Link>
+  );
 }
 
 function TopBar() {
@@ -44,9 +48,13 @@ function TopBar() {
         <>
           <OfflineBadge />
           <span className="who">{session.username ?? ''}</span>
-          <button type="button" className="link" onClick={() => void session.signOut()}>Sign out</button>
+          <button type="button" className="link" onClick={() => void session.signOut()}>
+            Sign out
+          </button>
         </>
-      ) : <SignInLink />}
+      ) : (
+        <SignInLink />
+      )}
     </header>
   );
 }
@@ -55,7 +63,9 @@ function Shell() {
   return (
     <>
       <TopBar />
-      <main><Outlet /></main>
+      <main>
+        <Outlet />
+      </main>
     </>
   );
 }
@@ -114,7 +124,14 @@ export function App() {
             <Route path="/organizations/:name" element={<OrganizationPage />} />
             <Route path="/settings" element={<SettingsPage />} />
           </Route>
-          <Route path="*" element={<p>Nothing here. <NavLink to="/boxes">Go to boxes</NavLink>.</p>} />
+          <Route
+            path="*"
+            element={
+              <p>
+                Nothing here. <NavLink to="/boxes">Go to boxes</NavLink>.
+              </p>
+            }
+          />
         </Route>
       </Routes>
     </>

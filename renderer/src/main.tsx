@@ -12,7 +12,9 @@ import { enterAtBoxPath } from './entry-paths';
 // A refusal for maintenance mode is not asked again (three retries kept a page on "Loading…" for
 // seconds before it could say why it was empty); other failures are, as TanStack Query's default.
 const queryClient = new QueryClient({
-  defaultOptions: { queries: { staleTime: 5_000, refetchOnWindowFocus: true, retry: (n, e) => !isApiError(e, 'maintenance') && n < 3 } },
+  defaultOptions: {
+    queries: { staleTime: 5_000, refetchOnWindowFocus: true, retry: (n, e) => !isApiError(e, 'maintenance') && n < 3 },
+  },
 });
 
 // At a box's catalog URL (/ORG/BOX) a browser gets this page: show that box.

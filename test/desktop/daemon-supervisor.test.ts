@@ -21,7 +21,9 @@ async function until(what: string, check: () => boolean, ms = 20_000): Promise<v
 // `boxyard serve` the way main/src/main.ts does, with the system Node in place of Electron's.
 describe('DaemonSupervisor', () => {
   const cleanups: Array<() => Promise<void> | void> = [];
-  afterEach(async () => { for (const c of cleanups.splice(0)) await c(); });
+  afterEach(async () => {
+    for (const c of cleanups.splice(0)) await c();
+  });
 
   function supervisor(extra: { maxCrashesPerMinute?: number; script?: string } = {}) {
     const dataDir = mkdtempSync(join(tmpdir(), 'boxyard-desktop-'));
@@ -37,7 +39,10 @@ describe('DaemonSupervisor', () => {
       restartDelayMs: 50,
       maxCrashesPerMinute: extra.maxCrashesPerMinute,
     });
-    cleanups.push(async () => { await s.stop(); rmSync(dataDir, { recursive: true, force: true }); });
+    cleanups.push(async () => {
+      await s.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
     return { s, states, passwords };
   }
 
@@ -66,13 +71,59 @@ describe('DaemonSupervisor', () => {
     const { s } = supervisor();
     const local = s.args({ lanAccess: false, lanHttps: true, port: 4780 });
     expect(local).toEqual([SCRIPT, 'serve', '--data', expect.any(String), '--host', '127.0.0.1', '--port', '4780']);
-    expect(s.args({ lanAccess: true, lanHttps: true, port: 8080 }).slice(4)).toEqual(['--host', '0.0.0.0', '--port', '8080', '--tls', 'auto']);
-    expect(s.args({ lanAccess: true, lanHttps: false, port: 8080 }).slice(4)).toEqual(['--host', '0.0.0.0', '--port', '8080']);
+    expect(s.args({ lanAccess: true, lanHttps: true, port: 8080 }).slice(4)).toEqual([
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '8080',
+      '--tls',
+      'auto',
+    ]);
+    expect(s.args({ lanAccess: true, lanHttps: false, port: 8080 }).slice(4)).toEqual([
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '8080',
+    ]);
     const own = { tlsCert: '/etc/ssl/b.pem', tlsKey: '/etc/ssl/b-key.pem' };
-    expect(s.args({ lanAccess: true, lanHttps: true, port: 8080, ...own }).slice(4)).toEqual(['--host', '0.0.0.0', '--port', '8080', '--tls-cert', own.tlsCert, '--tls-key', own.tlsKey]);
-    expect(s.args({ lanAccess: false, lanHttps: true, port: 8080, ...own }).slice(4)).toEqual(['--host', '127.0.0.1', '--port', '8080']);
-    expect(s.args({ lanAccess: true, lanHttps: true, port: 443, acmeUrl: 'https://boxes.example.org', acmeEmail: 'ops@example.org' }).slice(4))
-      .toEqual(['--host', '0.0.0.0', '--port', '443', '--tls', 'acme', '--public-url', 'https://boxes.example.org', '--acme-email', 'ops@example.org']);
+    expect(s.args({ lanAccess: true, lanHttps: true, port: 8080, ...own }).slice(4)).toEqual([
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '8080',
+      '--tls-cert',
+      own.tlsCert,
+      '--tls-key',
+      own.tlsKey,
+    ]);
+    expect(s.args({ lanAccess: false, lanHttps: true, port: 8080, ...own }).slice(4)).toEqual([
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '8080',
+    ]);
+    expect(
+      s
+        .args({
+          lanAccess: true,
+          lanHttps: true,
+          port: 443,
+          acmeUrl: 'https://boxes.example.org',
+          acmeEmail: 'ops@example.org',
+        })
+        .slice(4),
+    ).toEqual([
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '443',
+      '--tls',
+      'acme',
+      '--public-url',
+      'https://boxes.example.org',
+      '--acme-email',
+      'ops@example.org',
+    ]);
   });
 
   it('gives up with the error when the daemon cannot start', async () => {

@@ -7,12 +7,18 @@ import { daemonCertificateVerifier } from '../../main/src/daemon-trust';
 
 const DAY = 86_400_000;
 
-describe('the desktop window\'s trust in its daemon (--tls auto)', () => {
+describe("the desktop window's trust in its daemon (--tls auto)", () => {
   const dirs: string[] = [];
-  afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
-  const dataDir = () => { const d = mkdtempSync(join(tmpdir(), 'boxyard-trust-')); dirs.push(d); return d; };
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+  const dataDir = () => {
+    const d = mkdtempSync(join(tmpdir(), 'boxyard-trust-'));
+    dirs.push(d);
+    return d;
+  };
 
-  it('trusts a certificate of the data folder\'s CA for the daemon\'s host only, within its dates; leaves anything else to Chromium', async () => {
+  it("trusts a certificate of the data folder's CA for the daemon's host only, within its dates; leaves anything else to Chromium", async () => {
     const data = dataDir();
     const ca = await LocalCa.open(join(data, 'tls'), 'Boxyard', null);
     const leaf = await ca.issue(['localhost', '127.0.0.1']);
@@ -20,7 +26,8 @@ describe('the desktop window\'s trust in its daemon (--tls auto)', () => {
     let host: string | null = '127.0.0.1';
     let now = new Date();
     const verify = daemonCertificateVerifier({ dataDir: data, daemonHost: () => host, now: () => now });
-    const ask = (hostname: string, data = pem) => new Promise<number>((r) => verify({ hostname, certificate: { data } }, r));
+    const ask = (hostname: string, data = pem) =>
+      new Promise<number>((r) => verify({ hostname, certificate: { data } }, r));
 
     expect(await ask('127.0.0.1')).toBe(0);
     // Another host, even one the certificate names, is Chromium's to judge.
@@ -47,8 +54,14 @@ describe('the desktop window\'s trust in its daemon (--tls auto)', () => {
     const file = join(data, 'own.pem');
     writeFileSync(file, own.cert);
     let now = new Date();
-    const verify = daemonCertificateVerifier({ dataDir: data, daemonHost: () => '127.0.0.1', servedFile: () => file, now: () => now });
-    const ask = (hostname: string, pem: string) => new Promise<number>((r) => verify({ hostname, certificate: { data: pem } }, r));
+    const verify = daemonCertificateVerifier({
+      dataDir: data,
+      daemonHost: () => '127.0.0.1',
+      servedFile: () => file,
+      now: () => now,
+    });
+    const ask = (hostname: string, pem: string) =>
+      new Promise<number>((r) => verify({ hostname, certificate: { data: pem } }, r));
     const leaf = own.cert.slice(0, own.cert.indexOf('-----END CERTIFICATE-----') + 25);
     // It names boxes.example.org, not 127.0.0.1: trusted there because it is the very certificate served.
     expect(await ask('127.0.0.1', leaf)).toBe(0);

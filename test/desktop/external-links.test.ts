@@ -13,20 +13,42 @@ function harness(origin = 'http://127.0.0.1:4780') {
   let onNavigate: NavigateHandler | undefined;
   class BrowserWindow {
     webContents = {
-      setWindowOpenHandler: (h: OpenHandler) => { onOpen = h; },
-      on: (_event: 'will-navigate', h: NavigateHandler) => { onNavigate = h; },
+      setWindowOpenHandler: (h: OpenHandler) => {
+        onOpen = h;
+      },
+      on: (_event: 'will-navigate', h: NavigateHandler) => {
+        onNavigate = h;
+      },
     };
     constructor(readonly options: BrowserWindowOptions) {}
     loadURL = async () => undefined;
-    show() {} focus() {} restore() {} on() {}
+    show() {}
+    focus() {}
+    restore() {}
+    on() {}
     isMinimized = () => false;
     isDestroyed = () => false;
   }
-  const electron = { BrowserWindow, shell: { openExternal: async (url: string) => { opened.push(url); }, openPath: async () => '' } } as unknown as ElectronMain;
+  const electron = {
+    BrowserWindow,
+    shell: {
+      openExternal: async (url: string) => {
+        opened.push(url);
+      },
+      openPath: async () => '',
+    },
+  } as unknown as ElectronMain;
   createMainWindow(electron, '/preload.cjs', origin, () => origin);
   const navigate = (url: string) => {
     let prevented = false;
-    onNavigate!({ preventDefault: () => { prevented = true; } }, url);
+    onNavigate!(
+      {
+        preventDefault: () => {
+          prevented = true;
+        },
+      },
+      url,
+    );
     return prevented;
   };
   return { opened, open: (url: string) => onOpen!({ url }), navigate };
@@ -70,7 +92,11 @@ describe('desktop shell: links that leave the app', () => {
   });
 
   it('isExternalWebUrl: http and https only, whatever the case', () => {
-    expect(['https://a.example/', 'HTTP://a.example/x', 'http://[::1]:4780/'].map(isExternalWebUrl)).toEqual([true, true, true]);
+    expect(['https://a.example/', 'HTTP://a.example/x', 'http://[::1]:4780/'].map(isExternalWebUrl)).toEqual([
+      true,
+      true,
+      true,
+    ]);
     expect(HOSTILE.map(isExternalWebUrl)).toEqual(HOSTILE.map(() => false));
   });
 });

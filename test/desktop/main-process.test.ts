@@ -12,18 +12,33 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FAKE = fileURLToPath(new URL('./fixtures/fake-electron.cjs', import.meta.url));
 
 /** Runs the bundled main process under Node with a stand-in Electron; answers the calls it made. */
-async function runMain(userData: string, linkProbes: string[] = [], env: Record<string, string> = {}): Promise<{ code: number | null; events: Array<Record<string, any>> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function runMain(
+  userData: string,
+  linkProbes: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; events: Array<Record<string, any>> }> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   const child = spawn(process.execPath, ['-r', FAKE, join(ROOT, 'main/dist/main.cjs')], {
     env: {
-      ...process.env, FAKE_USER_DATA: userData, BOXYARD_NODE: process.execPath, BOXYARD_LOG_LEVEL: 'silent', BOXYARD_ADMIN_PASSWORD: '',
-      FAKE_LINK_PROBES: JSON.stringify(linkProbes), ...env,
+      ...process.env,
+      FAKE_USER_DATA: userData,
+      BOXYARD_NODE: process.execPath,
+      BOXYARD_LOG_LEVEL: 'silent',
+      BOXYARD_ADMIN_PASSWORD: '',
+      FAKE_LINK_PROBES: JSON.stringify(linkProbes),
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
-  child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+  child.stdout.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
   const code = await new Promise<number | null>((r) => child.on('exit', r));
-  const events = out.split('\n').filter((l) => l.startsWith('ELECTRON ')).map((l) => JSON.parse(l.slice('ELECTRON '.length)));
+  const events = out
+    .split('\n')
+    .filter((l) => l.startsWith('ELECTRON '))
+    .map((l) => JSON.parse(l.slice('ELECTRON '.length)));
   return { code, events };
 }
 
@@ -38,17 +53,33 @@ describe('desktop main process (bundled, fake Electron)', () => {
     const port = await freePort();
     writeFileSync(join(userData, 'settings.json'), JSON.stringify({ lanAccess: false, port }));
 
-    const probes = ['https://example.org/docs', 'file:///etc/passwd', 'javascript:alert(1)', 'smb://attacker.example/share', 'ms-msdt:/id x', `http://127.0.0.1:${port}/ui/boxes`];
+    const probes = [
+      'https://example.org/docs',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'smb://attacker.example/share',
+      'ms-msdt:/id x',
+      `http://127.0.0.1:${port}/ui/boxes`,
+    ];
     const { code, events } = await runMain(userData, probes);
     expect(code).toBe(0);
     // The bundled window, each probe tried as window.open and as a navigation: only http(s) links reach the
     // operating system (a window.open of the daemon's own page too, but navigating to it stays in the window).
-    expect(events.filter((e) => e.openExternal).map((e) => e.openExternal)).toEqual(['https://example.org/docs', 'https://example.org/docs', probes.at(-1)]);
+    expect(events.filter((e) => e.openExternal).map((e) => e.openExternal)).toEqual([
+      'https://example.org/docs',
+      'https://example.org/docs',
+      probes.at(-1),
+    ]);
     expect(events.filter((e) => e.probe).map((e) => [e.probe, e.open, e.navigationPrevented])).toEqual([
       ...probes.slice(0, -1).map((p) => [p, 'deny', true]),
       [probes.at(-1), 'deny', false],
     ]);
-    expect(events.filter((e) => e.ipc).map((e) => e.ipc).sort()).toEqual(Object.values(IPC).sort());
+    expect(
+      events
+        .filter((e) => e.ipc)
+        .map((e) => e.ipc)
+        .sort(),
+    ).toEqual(Object.values(IPC).sort());
     const tray = events.find((e) => e.tray)?.tray;
     expect(existsSync(tray)).toBe(true);
     expect(events.some((e) => e.tooltip === `Boxyard: Running at http://127.0.0.1:${port}`)).toBe(true);
@@ -68,7 +99,12 @@ describe('desktop main process (bundled, fake Electron)', () => {
     expect(existsSync(win.webPreferences.preload)).toBe(true);
     expect(events.find((e) => e.loadURL)?.loadURL).toBe(`http://127.0.0.1:${port}/ui/`);
     // Quit waits for the daemon to stop before the app exits; the tray says so meanwhile.
-    expect(events.filter((e) => !e.menu).slice(-4)).toEqual([{ quitDeferred: true }, { tooltip: 'Boxyard: Daemon stopping' }, { tooltip: 'Boxyard: Daemon stopped' }, { exit: 0 }]);
+    expect(events.filter((e) => !e.menu).slice(-4)).toEqual([
+      { quitDeferred: true },
+      { tooltip: 'Boxyard: Daemon stopping' },
+      { tooltip: 'Boxyard: Daemon stopped' },
+      { exit: 0 },
+    ]);
     // The daemon went down with the app: nothing listens on its port any more.
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
     expect(existsSync(join(userData, 'data', 'boxyard.db'))).toBe(true);
@@ -82,7 +118,8 @@ describe('desktop main process (bundled, fake Electron)', () => {
     expect(code).toBe(0);
     const offline = events.filter((e) => e.offline).map((e) => e.offline);
     // Unknown (disabled) until the daemon runs, then off, then on after the click; unknown again once it stopped.
-    const at = (o: { checked: boolean; enabled: boolean }) => offline.findIndex((x) => x.checked === o.checked && x.enabled === o.enabled);
+    const at = (o: { checked: boolean; enabled: boolean }) =>
+      offline.findIndex((x) => x.checked === o.checked && x.enabled === o.enabled);
     expect(offline[0]).toEqual({ checked: false, enabled: false });
     expect(at({ checked: false, enabled: true })).toBeGreaterThan(0);
     expect(at({ checked: true, enabled: true })).toBeGreaterThan(at({ checked: false, enabled: true }));
@@ -100,7 +137,11 @@ describe('desktop main process (bundled, fake Electron)', () => {
     const ca = new X509Certificate(readFileSync(join(userData, 'data', 'tls', 'ca.pem'), 'utf8'));
     expect(events.find((e) => 'caFingerprint' in e)?.caFingerprint).toBe(ca.fingerprint256);
     // The switch is in the data folder: the daemon starts offline next time too.
-    const settings = execFileSync(process.execPath, [join(ROOT, 'bin/boxyard.mjs'), 'settings', '--data', join(userData, 'data')], { encoding: 'utf8' });
+    const settings = execFileSync(
+      process.execPath,
+      [join(ROOT, 'bin/boxyard.mjs'), 'settings', '--data', join(userData, 'data')],
+      { encoding: 'utf8' },
+    );
     expect(JSON.parse(settings)).toMatchObject({ offline: true });
   });
 });

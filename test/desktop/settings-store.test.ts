@@ -14,7 +14,11 @@ describe('the desktop settings file', () => {
     store.save({ ...DEFAULT_DESKTOP_SETTINGS, port: 8080 });
     store.save({ ...DEFAULT_DESKTOP_SETTINGS, lanAccess: true, port: 8081 });
     expect(readdirSync(dir)).toEqual(['settings.json']);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ ...DEFAULT_DESKTOP_SETTINGS, lanAccess: true, port: 8081 });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      ...DEFAULT_DESKTOP_SETTINGS,
+      lanAccess: true,
+      port: 8081,
+    });
     expect(new SettingsStore(file).load()).toMatchObject({ lanAccess: true, port: 8081 });
   });
 

@@ -48,20 +48,45 @@ describe.runIf(installed || mandatory)('--tls acme against pebble', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  const serve = async (dataDir: string, port: number, directory = pebble.directory) => spawnDaemon({
-    dataDir, port,
-    args: ['--tls', 'acme', '--public-url', `https://${NAME}:${port}`, '--acme-directory', directory, '--acme-email', 'ops@boxyard.test', '--acme-ca-file', pebble.caFile, '--http-port', String(httpPort)],
-  });
-  const curl = (port: number, path: string, extra: string[] = ['--cacert', rootFile]) =>
-    run('curl', ['-sS', '--fail', '-D', '-', '--resolve', `${NAME}:${port}:127.0.0.1`, ...extra, `https://${NAME}:${port}${path}`]);
-  /** The certificate the daemon serves for NAME (not checked: only looked at). */
-  const served = (port: number) => new Promise<X509Certificate>((resolve, reject) => {
-    const s = tlsConnect({ host: '127.0.0.1', port, servername: NAME, rejectUnauthorized: false }, () => {
-      resolve(s.getPeerX509Certificate()!);
-      s.end();
+  const serve = async (dataDir: string, port: number, directory = pebble.directory) =>
+    spawnDaemon({
+      dataDir,
+      port,
+      args: [
+        '--tls',
+        'acme',
+        '--public-url',
+        `https://${NAME}:${port}`,
+        '--acme-directory',
+        directory,
+        '--acme-email',
+        'ops@boxyard.test',
+        '--acme-ca-file',
+        pebble.caFile,
+        '--http-port',
+        String(httpPort),
+      ],
     });
-    s.on('error', reject);
-  });
+  const curl = (port: number, path: string, extra: string[] = ['--cacert', rootFile]) =>
+    run('curl', [
+      '-sS',
+      '--fail',
+      '-D',
+      '-',
+      '--resolve',
+      `${NAME}:${port}:127.0.0.1`,
+      ...extra,
+      `https://${NAME}:${port}${path}`,
+    ]);
+  /** The certificate the daemon serves for NAME (not checked: only looked at). */
+  const served = (port: number) =>
+    new Promise<X509Certificate>((resolve, reject) => {
+      const s = tlsConnect({ host: '127.0.0.1', port, servername: NAME, rejectUnauthorized: false }, () => {
+        resolve(s.getPeerX509Certificate()!);
+        s.end();
+      });
+      s.on('error', reject);
+    });
 
   it('obtains a certificate at start through HTTP-01 on --http-port, serves it with HSTS, and keeps it across a restart', async () => {
     const dataDir = join(work, 'data');
@@ -71,16 +96,29 @@ describe.runIf(installed || mandatory)('--tls acme against pebble', () => {
       const health = await curl(port, '/healthz');
       expect(health.stdout).toMatch(/^HTTP\/1\.1 200 /);
       expect(health.stdout).toMatch(/strict-transport-security: max-age=31536000/i);
-      expect(JSON.parse(health.stdout.slice(health.stdout.indexOf('{')))).toMatchObject({ status: 'ok', checks: { tls: { status: 'ok' } } });
+      expect(JSON.parse(health.stdout.slice(health.stdout.indexOf('{')))).toMatchObject({
+        status: 'ok',
+        checks: { tls: { status: 'ok' } },
+      });
       const cert = await served(port);
       expect(cert.subjectAltName).toBe(`DNS:${NAME}`);
       expect(cert.issuer).toMatch(/Pebble Intermediate CA/);
       // Only pebble's root makes it trusted: curl with the system's CAs alone refuses it.
       await expect(curl(port, '/healthz', [])).rejects.toMatchObject({ code: 60 });
       // --http-port sends a browser to the public URL over HTTPS.
-      const redirect = await run('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code} %{redirect_url}', `http://127.0.0.1:${httpPort}/ui/`, '-H', `Host: ${NAME}:${httpPort}`]);
+      const redirect = await run('curl', [
+        '-sS',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_code} %{redirect_url}',
+        `http://127.0.0.1:${httpPort}/ui/`,
+        '-H',
+        `Host: ${NAME}:${httpPort}`,
+      ]);
       expect(redirect.stdout).toBe(`301 https://${NAME}:${port}/ui/`);
-      for (const key of ['account-key.pem', 'key.pem']) expect(statSync(join(dataDir, 'tls', 'acme', key)).mode & 0o777).toBe(0o600);
+      for (const key of ['account-key.pem', 'key.pem'])
+        expect(statSync(join(dataDir, 'tls', 'acme', key)).mode & 0o777).toBe(0o600);
       expect(statSync(join(dataDir, 'tls', 'acme')).mode & 0o777).toBe(0o700);
 
       await d.kill();
@@ -96,7 +134,11 @@ describe.runIf(installed || mandatory)('--tls acme against pebble', () => {
     const dataDir = join(work, 'down');
     const port = await freePort();
     const down = `https://127.0.0.1:${await freePort()}/dir`;
-    await expect(serve(dataDir, port, down)).rejects.toThrow(new RegExp(`exited with 1:[\\s\\S]*Could not get a certificate for ${NAME} from the ACME directory ${down.replace(/[./]/g, '\\$&')}: the directory cannot be reached \\(ECONNREFUSED\\)`));
+    await expect(serve(dataDir, port, down)).rejects.toThrow(
+      new RegExp(
+        `exited with 1:[\\s\\S]*Could not get a certificate for ${NAME} from the ACME directory ${down.replace(/[./]/g, '\\$&')}: the directory cannot be reached \\(ECONNREFUSED\\)`,
+      ),
+    );
     await expect(run('curl', ['-sS', `http://127.0.0.1:${port}/healthz`])).rejects.toMatchObject({ code: 7 });
     // The plain port, opened for the challenge before the order, is closed again.
     await expect(run('curl', ['-sS', `http://127.0.0.1:${httpPort}/`])).rejects.toMatchObject({ code: 7 });
@@ -113,7 +155,10 @@ describe.runIf(installed || mandatory)('--tls acme against pebble', () => {
       const port = await freePort();
       own = await startPebble({ httpPort: port });
       const log = pino({ level: 'silent' });
-      source = new ManagedCertificate(new AcmeIssuer({ dataDir: join(work, 'renew'), name: NAME, directory: own.directory, caFile: own.caFile, log }), { clock, log });
+      source = new ManagedCertificate(
+        new AcmeIssuer({ dataDir: join(work, 'renew'), name: NAME, directory: own.directory, caFile: own.caFile, log }),
+        { clock, log },
+      );
       // The daemon's own challenge middleware, on the port pebble validates.
       const app = new Koa().use(acmeChallenges(source));
       challenges = createServer(app.callback());
@@ -143,7 +188,12 @@ describe.runIf(installed || mandatory)('--tls acme against pebble', () => {
       clock.advance(life - life / 3 + DAY);
       await source.reload();
       expect(changes, 'the current one is kept').toHaveLength(1);
-      expect(source.status()).toMatchObject({ ok: false, message: expect.stringMatching(/^renewing the certificate through https:\/\/127\.0\.0\.1:\d+\/dir failed: the directory cannot be reached \(ECONNREFUSED\); retrying in 60 s/) });
+      expect(source.status()).toMatchObject({
+        ok: false,
+        message: expect.stringMatching(
+          /^renewing the certificate through https:\/\/127\.0\.0\.1:\d+\/dir failed: the directory cannot be reached \(ECONNREFUSED\); retrying in 60 s/,
+        ),
+      });
       await source.reload();
       expect(source.status().message).toMatch(/retrying in 120 s/);
     });

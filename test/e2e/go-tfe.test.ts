@@ -23,31 +23,65 @@ function which(cmd: string): string | undefined {
 const go = which('go');
 const available = go !== undefined && existsSync(join(GO_TFE, 'agent_pool_test.go'));
 if (!available && process.env.CI === 'true') {
-  throw new Error('The go-tfe end-to-end test is mandatory in CI: apt-get install -y golang-go golang-github-hashicorp-go-tfe-dev');
+  throw new Error(
+    'The go-tfe end-to-end test is mandatory in CI: apt-get install -y golang-go golang-github-hashicorp-go-tfe-dev',
+  );
 }
 
 /** Every subtest of go-tfe's TestAgentPools*; all must run and pass. */
 const EXPECTED = [
-  'TestAgentPoolsList', 'TestAgentPoolsList/without_list_options', 'TestAgentPoolsList/with_list_options', 'TestAgentPoolsList/without_a_valid_organization',
-  'TestAgentPoolsCreate', 'TestAgentPoolsCreate/with_valid_options', 'TestAgentPoolsCreate/when_options_is_missing_name', 'TestAgentPoolsCreate/with_an_invalid_organization',
-  'TestAgentPoolsRead', 'TestAgentPoolsRead/when_the_agent_pool_exists', 'TestAgentPoolsRead/when_the_agent_pool_does_not_exist', 'TestAgentPoolsRead/without_a_valid_agent_pool_ID',
-  'TestAgentPoolsUpdate', 'TestAgentPoolsUpdate/with_valid_options', 'TestAgentPoolsUpdate/when_updating_the_name', 'TestAgentPoolsUpdate/without_a_valid_agent_pool_ID',
-  'TestAgentPoolsDelete', 'TestAgentPoolsDelete/with_valid_options', 'TestAgentPoolsDelete/when_the_agent_pool_does_not_exist', 'TestAgentPoolsDelete/when_the_agent_pool_ID_is_invalid',
+  'TestAgentPoolsList',
+  'TestAgentPoolsList/without_list_options',
+  'TestAgentPoolsList/with_list_options',
+  'TestAgentPoolsList/without_a_valid_organization',
+  'TestAgentPoolsCreate',
+  'TestAgentPoolsCreate/with_valid_options',
+  'TestAgentPoolsCreate/when_options_is_missing_name',
+  'TestAgentPoolsCreate/with_an_invalid_organization',
+  'TestAgentPoolsRead',
+  'TestAgentPoolsRead/when_the_agent_pool_exists',
+  'TestAgentPoolsRead/when_the_agent_pool_does_not_exist',
+  'TestAgentPoolsRead/without_a_valid_agent_pool_ID',
+  'TestAgentPoolsUpdate',
+  'TestAgentPoolsUpdate/with_valid_options',
+  'TestAgentPoolsUpdate/when_updating_the_name',
+  'TestAgentPoolsUpdate/without_a_valid_agent_pool_ID',
+  'TestAgentPoolsDelete',
+  'TestAgentPoolsDelete/with_valid_options',
+  'TestAgentPoolsDelete/when_the_agent_pool_does_not_exist',
+  'TestAgentPoolsDelete/when_the_agent_pool_ID_is_invalid',
 ];
 
 /** go-tfe's organization tests that need only what Boxyard serves (List skips itself without TFC's seed data). */
 const ORG_PATTERN = '^TestOrganizations(Create|Read|Update|Delete)$';
 const EXPECTED_ORGS = [
-  'TestOrganizationsCreate', 'TestOrganizationsCreate/with_valid_options', 'TestOrganizationsCreate/when_no_email_is_provided',
-  'TestOrganizationsCreate/when_no_name_is_provided', 'TestOrganizationsCreate/with_invalid_name',
-  'TestOrganizationsRead', 'TestOrganizationsRead/when_the_org_exists', 'TestOrganizationsRead/when_the_org_exists/permissions_are_properly_decoded',
-  'TestOrganizationsRead/when_the_org_exists/timestamps_are_populated', 'TestOrganizationsRead/with_invalid_name', 'TestOrganizationsRead/when_the_org_does_not_exist',
-  'TestOrganizationsUpdate', 'TestOrganizationsUpdate/with_valid_options', 'TestOrganizationsUpdate/with_invalid_name', 'TestOrganizationsUpdate/when_only_updating_a_subset_of_fields',
-  'TestOrganizationsDelete', 'TestOrganizationsDelete/with_valid_options', 'TestOrganizationsDelete/with_invalid_name',
+  'TestOrganizationsCreate',
+  'TestOrganizationsCreate/with_valid_options',
+  'TestOrganizationsCreate/when_no_email_is_provided',
+  'TestOrganizationsCreate/when_no_name_is_provided',
+  'TestOrganizationsCreate/with_invalid_name',
+  'TestOrganizationsRead',
+  'TestOrganizationsRead/when_the_org_exists',
+  'TestOrganizationsRead/when_the_org_exists/permissions_are_properly_decoded',
+  'TestOrganizationsRead/when_the_org_exists/timestamps_are_populated',
+  'TestOrganizationsRead/with_invalid_name',
+  'TestOrganizationsRead/when_the_org_does_not_exist',
+  'TestOrganizationsUpdate',
+  'TestOrganizationsUpdate/with_valid_options',
+  'TestOrganizationsUpdate/with_invalid_name',
+  'TestOrganizationsUpdate/when_only_updating_a_subset_of_fields',
+  'TestOrganizationsDelete',
+  'TestOrganizationsDelete/with_valid_options',
+  'TestOrganizationsDelete/with_invalid_name',
 ];
 
 /** Runs the binary and checks that exactly the expected subtests ran and none failed. */
-async function expectAllPass(bin: string, env: Record<string, string>, pattern: string, expected: string[]): Promise<void> {
+async function expectAllPass(
+  bin: string,
+  env: Record<string, string>,
+  pattern: string,
+  expected: string[],
+): Promise<void> {
   const { code, out } = await run(bin, env, pattern);
   const passed = [...out.matchAll(/--- PASS: (\S+)/g)].map((m) => m[1]);
   const failed = [...out.matchAll(/--- FAIL: (\S+)/g)].map((m) => m[1]);
@@ -60,8 +94,12 @@ async function expectAllPass(bin: string, env: Record<string, string>, pattern: 
 function testBinary(): string {
   let pkg = 'unknown';
   try {
-    pkg = execFileSync('dpkg-query', ['-W', '-f', '${Version}', 'golang-github-hashicorp-go-tfe-dev'], { encoding: 'utf8' });
-  } catch { /* not a Debian system: the Go version and source path still key the cache */ }
+    pkg = execFileSync('dpkg-query', ['-W', '-f', '${Version}', 'golang-github-hashicorp-go-tfe-dev'], {
+      encoding: 'utf8',
+    });
+  } catch {
+    /* not a Debian system: the Go version and source path still key the cache */
+  }
   const goVersion = execFileSync(go!, ['version'], { encoding: 'utf8' });
   const key = createHash('sha256').update(`${pkg}\n${goVersion}\n${GO_TFE}`).digest('hex').slice(0, 16);
   const dir = join(ROOT, 'node_modules/.cache/boxyard-go-tfe', key);
@@ -72,7 +110,9 @@ function testBinary(): string {
   const partial = `${bin}.${process.pid}.partial`;
   try {
     execFileSync(go!, ['test', '-c', '-o', partial, 'github.com/hashicorp/go-tfe'], {
-      cwd: dir, stdio: 'pipe', timeout: 180_000,
+      cwd: dir,
+      stdio: 'pipe',
+      timeout: 180_000,
       env: { ...process.env, GO111MODULE: 'off', GOPATH, GOCACHE: cache, GOFLAGS: '' },
     });
     renameSync(partial, bin);
@@ -84,10 +124,17 @@ function testBinary(): string {
 
 function run(bin: string, env: Record<string, string>, pattern: string): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, ['-test.run', pattern, '-test.v', '-test.count', '1', '-test.timeout', '120s'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, ['-test.run', pattern, '-test.v', '-test.count', '1', '-test.timeout', '120s'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
-    child.stdout.on('data', (c) => { out += c; });
-    child.stderr.on('data', (c) => { out += c; });
+    child.stdout.on('data', (c) => {
+      out += c;
+    });
+    child.stderr.on('data', (c) => {
+      out += c;
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, out }));
   });
@@ -104,7 +151,9 @@ describe.skipIf(!available)("go-tfe's own agent pool tests against Boxyard", () 
     // before creating the next one in the same organization.
     token = (await daemon.user('gotfe')).token;
   }, 240_000);
-  afterAll(async () => { await daemon?.stop(); });
+  afterAll(async () => {
+    await daemon?.stop();
+  });
 
   it('runs TestAgentPools* and every subtest passes', async () => {
     await expectAllPass(testBinary(), { TFE_ADDRESS: daemon.url, TFE_TOKEN: token }, '^TestAgentPools', EXPECTED);
@@ -122,20 +171,31 @@ describe.skipIf(!available)("go-tfe's own agent pool tests against Boxyard", () 
 });
 
 // Issue 32: Terraform's Go client over HTTPS (--tls auto), trusting only the daemon's CA (Go reads SSL_CERT_FILE).
-describe.skipIf(!available)('go-tfe over HTTPS, trusting the daemon\'s own CA', () => {
+describe.skipIf(!available)("go-tfe over HTTPS, trusting the daemon's own CA", () => {
   let daemon: TestDaemon;
   let token: string;
   beforeAll(async () => {
     daemon = await startTestDaemon({ config: { tls: 'auto' } });
     token = (await daemon.user('gotfe')).token;
   }, 240_000);
-  afterAll(async () => { await daemon?.stop(); });
+  afterAll(async () => {
+    await daemon?.stop();
+  });
 
   it('runs TestAgentPools* with SSL_CERT_FILE set to the CA, and fails without it', async () => {
     const address = daemon.url.replace('127.0.0.1', 'localhost');
     const caFile = join(daemon.dataDir, 'tls', 'ca.pem');
-    await expectAllPass(testBinary(), { TFE_ADDRESS: address, TFE_TOKEN: token, SSL_CERT_FILE: caFile }, '^TestAgentPools', EXPECTED);
-    const refused = await run(testBinary(), { TFE_ADDRESS: address, TFE_TOKEN: token, SSL_CERT_FILE: '/etc/ssl/certs/ca-certificates.crt' }, '^TestAgentPoolsList$');
+    await expectAllPass(
+      testBinary(),
+      { TFE_ADDRESS: address, TFE_TOKEN: token, SSL_CERT_FILE: caFile },
+      '^TestAgentPools',
+      EXPECTED,
+    );
+    const refused = await run(
+      testBinary(),
+      { TFE_ADDRESS: address, TFE_TOKEN: token, SSL_CERT_FILE: '/etc/ssl/certs/ca-certificates.crt' },
+      '^TestAgentPoolsList$',
+    );
     expect(refused.code, refused.out).not.toBe(0);
     expect(refused.out).toMatch(/certificate signed by unknown authority/);
   }, 240_000);

@@ -36,7 +36,9 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
     slow = await slowCatalog('lab/slow');
     ({ browser, page, cspViolations } = await launchChromium());
   }, 60_000);
-  afterEach(() => { expect(cspViolations).toEqual([]); });
+  afterEach(() => {
+    expect(cspViolations).toEqual([]);
+  });
   afterAll(async () => {
     await browser?.close();
     await Promise.all([upstream?.stop(), mirror?.stop(), slow?.close()]);
@@ -59,7 +61,12 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
     await form.getByLabel('URL').fill(upstream.url);
     await form.getByRole('button', { name: 'Add upstream' }).click();
     await form.getByRole('alert').waitFor();
-    expect(await page.getByRole('table', { name: 'Upstreams' }).getByRole('row', { name: /upstream-a/ }).count()).toBe(1);
+    expect(
+      await page
+        .getByRole('table', { name: 'Upstreams' })
+        .getByRole('row', { name: /upstream-a/ })
+        .count(),
+    ).toBe(1);
 
     await form.getByLabel('Name').fill('with-token');
     await form.getByLabel('URL').fill('https://registry.example');
@@ -94,10 +101,12 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
     // What the browser started is what B now serves: A's file, under A's checksum.
     const catalog = await mirror.http.get('/lab/base');
     expect(catalog.status, catalog.text).toBe(200);
-    expect(catalog.json.versions).toEqual([expect.objectContaining({
-      version: '1.0.0',
-      providers: [expect.objectContaining({ name: 'virtualbox', checksum_type: 'sha256', checksum: sha256(base) })],
-    })]);
+    expect(catalog.json.versions).toEqual([
+      expect.objectContaining({
+        version: '1.0.0',
+        providers: [expect.objectContaining({ name: 'virtualbox', checksum_type: 'sha256', checksum: sha256(base) })],
+      }),
+    ]);
     await page.screenshot({ path: join(tmp, 'mirrors.png'), fullPage: true });
 
     // A box the upstream does not have: the job fails and says why.
@@ -138,7 +147,11 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
 
     await job.getByRole('button', { name: 'Cancel' }).click();
     await card.locator('.job[data-state="cancelled"]').waitFor();
-    const jobs = await mirror.http.withToken(mirror.adminToken).get(`/api/boxyard/mirror-jobs?mirror=${encodeURIComponent((await mirror.http.withToken(mirror.adminToken).get('/api/boxyard/mirrors')).json.mirrors.find((m: { source: string }) => m.source === 'lab/slow').id)}`);
+    const jobs = await mirror.http
+      .withToken(mirror.adminToken)
+      .get(
+        `/api/boxyard/mirror-jobs?mirror=${encodeURIComponent((await mirror.http.withToken(mirror.adminToken).get('/api/boxyard/mirrors')).json.mirrors.find((m: { source: string }) => m.source === 'lab/slow').id)}`,
+      );
     expect(jobs.json.jobs[0]).toMatchObject({ state: 'cancelled' });
     expect((await mirror.http.withToken(mirror.adminToken).get('/api/v1/box/lab/slow')).status).toBe(404); // a cancelled job publishes nothing
   });
@@ -168,12 +181,15 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
   it('imports dropped .box files into a version with an upload progress bar', async () => {
     await page.goto(`${mirror.url}/ui/boxes/lab/base`);
     const libvirt = await makeBoxFile(join(tmp, 'libvirt.box'), 'libvirt');
-    const dropped = await page.evaluateHandle(({ b64, name }) => {
-      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-      const dt = new DataTransfer();
-      dt.items.add(new File([bytes], name, { type: 'application/octet-stream' }));
-      return dt;
-    }, { b64: libvirt.toString('base64'), name: 'libvirt.box' });
+    const dropped = await page.evaluateHandle(
+      ({ b64, name }) => {
+        const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+        const dt = new DataTransfer();
+        dt.items.add(new File([bytes], name, { type: 'application/octet-stream' }));
+        return dt;
+      },
+      { b64: libvirt.toString('base64'), name: 'libvirt.box' },
+    );
     const zone = page.getByLabel('Drop .box files here');
     await zone.dispatchEvent('dragover', { dataTransfer: dropped });
     await zone.dispatchEvent('drop', { dataTransfer: dropped });
@@ -187,11 +203,17 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
     await item.getByText(/imported libvirt\/\S+ into lab\/base 2\.0\.0 \(released\)/).waitFor();
     await page.getByRole('article', { name: 'Version 2.0.0' }).getByText('active', { exact: true }).waitFor();
     const v = await mirror.http.get('/api/v2/box/lab/base/version/2.0.0');
-    expect(v.json).toMatchObject({ version: '2.0.0', status: 'active', providers: [expect.objectContaining({ name: 'libvirt', checksum: sha256(libvirt) })] });
+    expect(v.json).toMatchObject({
+      version: '2.0.0',
+      status: 'active',
+      providers: [expect.objectContaining({ name: 'libvirt', checksum: sha256(libvirt) })],
+    });
     await page.screenshot({ path: join(tmp, 'import.png'), fullPage: true });
 
     // The same provider again: the daemon refuses (422) and the file's row says why.
-    await page.getByLabel('Choose .box files').setInputFiles({ name: 'again.box', mimeType: 'application/octet-stream', buffer: libvirt });
+    await page
+      .getByLabel('Choose .box files')
+      .setInputFiles({ name: 'again.box', mimeType: 'application/octet-stream', buffer: libvirt });
     await page.getByRole('button', { name: 'Import 1 file' }).click();
     await page.getByRole('listitem', { name: 'Import again.box' }).getByRole('alert').waitFor();
 
@@ -201,13 +223,22 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
     const form = page.getByRole('form', { name: 'Import box files' });
     await form.getByLabel('Owner').selectOption('lab');
     await form.getByLabel('Box name').fill('imported');
-    await form.getByLabel('Choose .box files').setInputFiles({ name: 'qemu.box', mimeType: 'application/octet-stream', buffer: await makeBoxFile(join(tmp, 'qemu.box'), 'qemu') });
+    await form
+      .getByLabel('Choose .box files')
+      .setInputFiles({
+        name: 'qemu.box',
+        mimeType: 'application/octet-stream',
+        buffer: await makeBoxFile(join(tmp, 'qemu.box'), 'qemu'),
+      });
     await form.getByLabel('Import version').fill('0.1.0');
     await form.getByLabel('Release it').uncheck();
     await form.getByRole('button', { name: 'Import 1 file' }).click();
     await form.getByText(/imported qemu\/\S+ into lab\/imported 0\.1\.0/).waitFor();
     const created = await mirror.http.withToken(mirror.adminToken).get('/api/v1/box/lab/imported');
-    expect(created.json).toMatchObject({ tag: 'lab/imported', versions: [expect.objectContaining({ version: '0.1.0', status: 'unreleased' })] });
+    expect(created.json).toMatchObject({
+      tag: 'lab/imported',
+      versions: [expect.objectContaining({ version: '0.1.0', status: 'unreleased' })],
+    });
   });
 
   it('switches offline and back: the header shows an Offline badge meanwhile', async () => {
@@ -217,11 +248,15 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
     await page.getByRole('button', { name: 'Go offline' }).click();
     await badge.waitFor();
     await page.getByRole('button', { name: 'Go online' }).waitFor();
-    expect((await mirror.http.withToken(mirror.adminToken).get('/api/boxyard/settings')).json.settings).toMatchObject({ offline: true });
+    expect((await mirror.http.withToken(mirror.adminToken).get('/api/boxyard/settings')).json.settings).toMatchObject({
+      offline: true,
+    });
     await page.screenshot({ path: join(tmp, 'offline.png'), fullPage: true });
     await page.getByRole('button', { name: 'Go online' }).click();
     await badge.waitFor({ state: 'detached' });
-    expect((await mirror.http.withToken(mirror.adminToken).get('/api/boxyard/settings')).json.settings).toMatchObject({ offline: false });
+    expect((await mirror.http.withToken(mirror.adminToken).get('/api/boxyard/settings')).json.settings).toMatchObject({
+      offline: false,
+    });
   });
 
   it('started with --offline: the badge shows and the switch is disabled with the reason', async () => {

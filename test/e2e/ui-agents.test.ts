@@ -39,7 +39,9 @@ describe.skipIf(!haveChromium)('agents, pools and organizations in the web UI', 
     await signIn(page, daemon.url, ADMIN.username, ADMIN.password);
     await page.locator('.topbar .who', { hasText: ADMIN.username }).waitFor();
   });
-  afterEach(() => { expect(cspViolations).toEqual([]); });
+  afterEach(() => {
+    expect(cspViolations).toEqual([]);
+  });
   afterAll(async () => {
     for (const a of agents) if (a.exitCode === null) a.kill('SIGKILL');
     await browser?.close();
@@ -47,7 +49,11 @@ describe.skipIf(!haveChromium)('agents, pools and organizations in the web UI', 
   });
 
   const poolPage = () => page.goto(`${daemon.url}/ui/agent-pools/lab/${poolId}`);
-  const agentsOfPool = async () => (await api.get(`/api/v2/agent-pools/${poolId}/agents`)).json.data as Array<{ id: string; attributes: { name: string; status: string } }>;
+  const agentsOfPool = async () =>
+    (await api.get(`/api/v2/agent-pools/${poolId}/agents`)).json.data as Array<{
+      id: string;
+      attributes: { name: string; status: string };
+    }>;
 
   it('shows the agent command with a new token; the command starts an agent whose status and last-seen time show live', async () => {
     await poolPage();
@@ -60,7 +66,10 @@ describe.skipIf(!haveChromium)('agents, pools and organizations in the web UI', 
 
     // Run exactly what the page shows (with a name): the agent registers and the page polls it in.
     const [, ...args] = command.split(' ');
-    const agent = spawn(process.execPath, ['bin/boxyard.mjs', ...args, '--name', 'rack-1'], { cwd: ROOT, stdio: 'ignore' });
+    const agent = spawn(process.execPath, ['bin/boxyard.mjs', ...args, '--name', 'rack-1'], {
+      cwd: ROOT,
+      stdio: 'ignore',
+    });
     agents.push(agent);
     const row = page.getByRole('row', { name: /rack-1/ });
     await row.getByText('idle', { exact: true }).waitFor();
@@ -113,9 +122,23 @@ describe.skipIf(!haveChromium)('agents, pools and organizations in the web UI', 
     const web = await createWorkspace(api, 'lab', 'web');
     const db = await createWorkspace(api, 'lab', 'db');
     await createWorkspace(api, 'lab', 'elsewhere');
-    const scoped = await api.patch(`/api/v2/agent-pools/${poolId}`, doc('agent-pools', { 'organization-scoped': false }, { 'allowed-workspaces': refs('workspaces', [web.id, db.id]) }));
+    const scoped = await api.patch(
+      `/api/v2/agent-pools/${poolId}`,
+      doc(
+        'agent-pools',
+        { 'organization-scoped': false },
+        { 'allowed-workspaces': refs('workspaces', [web.id, db.id]) },
+      ),
+    );
     expect(scoped.status, scoped.text).toBe(200);
-    expect((await api.patch(`/api/v2/workspaces/${web.id}`, doc('workspaces', { 'execution-mode': 'agent', 'agent-pool-id': poolId }))).status).toBe(200);
+    expect(
+      (
+        await api.patch(
+          `/api/v2/workspaces/${web.id}`,
+          doc('workspaces', { 'execution-mode': 'agent', 'agent-pool-id': poolId }),
+        )
+      ).status,
+    ).toBe(200);
     await poolPage();
     const facts = page.getByLabel('Workspaces of this pool');
     await facts.getByText('web, db').waitFor();
@@ -123,17 +146,25 @@ describe.skipIf(!haveChromium)('agents, pools and organizations in the web UI', 
     expect(await facts.locator('dd').allTextContents()).toEqual(['web', 'web, db']);
   });
 
-  it('shows each pool\'s agents per status in the list, from one request for the whole list', async () => {
+  it("shows each pool's agents per status in the list, from one request for the whole list", async () => {
     await api.patch('/api/v2/organizations/lab', doc('organizations', { 'agent-pool-limit': 3 }));
     await createPool(api, 'lab', 'spare');
     const agentHttp = daemon.http.withToken((await createAgentToken(api, poolId)).token);
-    const register = async (name: string) => (await agentHttp.post('/api/agent/register', { name })).json.agent.id as string;
+    const register = async (name: string) =>
+      (await agentHttp.post('/api/agent/register', { name })).json.agent.id as string;
     await register('a-idle');
-    expect((await agentHttp.post(`/api/agent/agents/${await register('a-busy')}/status`, { status: 'busy' })).status).toBe(200);
-    expect((await agentHttp.post(`/api/agent/agents/${await register('a-exit')}/status`, { status: 'exited' })).status).toBe(200);
+    expect(
+      (await agentHttp.post(`/api/agent/agents/${await register('a-busy')}/status`, { status: 'busy' })).status,
+    ).toBe(200);
+    expect(
+      (await agentHttp.post(`/api/agent/agents/${await register('a-exit')}/status`, { status: 'exited' })).status,
+    ).toBe(200);
 
     const calls: string[] = [];
-    page.on('request', (r) => { const u = new URL(r.url()); if (u.pathname.startsWith('/api/')) calls.push(u.pathname + u.search); });
+    page.on('request', (r) => {
+      const u = new URL(r.url());
+      if (u.pathname.startsWith('/api/')) calls.push(u.pathname + u.search);
+    });
     await page.goto(`${daemon.url}/ui/agent-pools/lab`);
     const counts = page.getByRole('list', { name: 'Agents of builders' });
     for (const text of ['1 idle', '1 busy', '1 exited']) await counts.getByText(text, { exact: true }).waitFor();
@@ -147,7 +178,7 @@ describe.skipIf(!haveChromium)('agents, pools and organizations in the web UI', 
     await page.screenshot({ path: join(shots, 'pools.png'), fullPage: true });
   });
 
-  it('answers a pool over the organization\'s limit with a control that raises it, not the API\'s text', async () => {
+  it("answers a pool over the organization's limit with a control that raises it, not the API's text", async () => {
     await createOrg(api, 'tight');
     await createPool(api, 'tight', 'only');
     await page.goto(`${daemon.url}/ui/agent-pools/tight`);
@@ -161,10 +192,14 @@ describe.skipIf(!haveChromium)('agents, pools and organizations in the web UI', 
     await note.getByRole('button', { name: 'Raise the limit to 2 and create the pool' }).click();
     await page.getByRole('link', { name: 'second' }).waitFor();
     expect((await api.get('/api/v2/organizations/tight')).json.data.attributes['agent-pool-limit']).toBe(2);
-    expect((await api.get('/api/v2/organizations/tight/agent-pools')).json.data.map((p: { attributes: { name: string } }) => p.attributes.name).sort()).toEqual(['only', 'second']);
+    expect(
+      (await api.get('/api/v2/organizations/tight/agent-pools')).json.data
+        .map((p: { attributes: { name: string } }) => p.attributes.name)
+        .sort(),
+    ).toEqual(['only', 'second']);
   });
 
-  it('shows the organization\'s agent-pool limit and defaults, and an owner changes them', async () => {
+  it("shows the organization's agent-pool limit and defaults, and an owner changes them", async () => {
     await page.goto(`${daemon.url}/ui/organizations/tight`);
     const limit = page.getByLabel('Agent-pool limit');
     await expect.poll(() => limit.inputValue()).toBe('2');
@@ -177,10 +212,12 @@ describe.skipIf(!haveChromium)('agents, pools and organizations in the web UI', 
     await page.getByLabel('Default agent pool').selectOption({ label: 'second' });
     await page.getByRole('button', { name: 'Save agent settings' }).click();
     const second = (await api.get('/api/v2/organizations/tight/agent-pools?q=second')).json.data[0].id as string;
-    await expect.poll(async () => (await api.get('/api/v2/organizations/tight')).json.data).toMatchObject({
-      attributes: { 'agent-pool-limit': 4, 'default-execution-mode': 'agent' },
-      relationships: { 'default-agent-pool': { data: { type: 'agent-pools', id: second } } },
-    });
+    await expect
+      .poll(async () => (await api.get('/api/v2/organizations/tight')).json.data)
+      .toMatchObject({
+        attributes: { 'agent-pool-limit': 4, 'default-execution-mode': 'agent' },
+        relationships: { 'default-agent-pool': { data: { type: 'agent-pools', id: second } } },
+      });
     await page.reload();
     await expect.poll(() => page.getByLabel('Agent-pool limit').inputValue()).toBe('4');
     // The pool list arrives by its own request; until then the select has only "none".

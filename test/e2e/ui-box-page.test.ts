@@ -48,11 +48,16 @@ describe.skipIf(!haveChromium)('the box page in headless Chromium', () => {
     expect((await alice.put(BOX, { box: { description: DESCRIPTION } })).status).toBe(200);
     // Twelve older versions with an external file each (vagrant's order: 1.11.0 above 1.9.0), then
     // 2.0.0 with a file stored here, downloaded twice.
-    for (let minor = 0; minor < 12; minor++) await publish(alice, 'alice', 'showcase', `1.${minor}.0`, { architecture: 'arm64' });
+    for (let minor = 0; minor < 12; minor++)
+      await publish(alice, 'alice', 'showcase', `1.${minor}.0`, { architecture: 'arm64' });
     const api = await hostedProvider(alice, 'alice', 'showcase', '2.0.0', { api: 'v2', architecture: 'amd64' });
     expect((await rawPut((await alice.get(`${api}/upload`)).json.upload_path, file)).status).toBe(200);
     expect((await alice.put(`${BOX}/version/2.0.0/release`)).status).toBe(200);
-    for (let i = 0; i < 2; i++) expect((await rawGet(`${daemon.url}/alice/boxes/showcase/versions/2.0.0/providers/virtualbox/amd64/vagrant.box`)).status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await rawGet(`${daemon.url}/alice/boxes/showcase/versions/2.0.0/providers/virtualbox/amd64/vagrant.box`))
+          .status,
+      ).toBe(200);
     // Counted once each response has finished, just after the client has its last byte.
     await vi.waitFor(async () => expect((await alice.get(BOX)).json.downloads).toBe(2));
 
@@ -85,7 +90,9 @@ describe.skipIf(!haveChromium)('the box page in headless Chromium', () => {
     expect(await page.locator('[onerror]').count()).toBe(0);
     // Images from elsewhere would break the page's CSP: they are links to the image instead.
     expect(await md.locator('img').count()).toBe(0);
-    expect(await md.getByRole('link', { name: 'logo' }).getAttribute('href')).toBe('https://images.example.invalid/logo.png');
+    expect(await md.getByRole('link', { name: 'logo' }).getAttribute('href')).toBe(
+      'https://images.example.invalid/logo.png',
+    );
     const docs = md.getByRole('link', { name: 'the docs' });
     expect(await docs.getAttribute('target')).toBe('_blank');
     expect(await docs.getAttribute('rel')).toContain('noopener');
@@ -97,7 +104,10 @@ describe.skipIf(!haveChromium)('the box page in headless Chromium', () => {
     await row.getByRole('cell', { name: '68.4 KiB' }).waitFor();
     await row.getByRole('cell', { name: '2', exact: true }).waitFor();
     await article('2.0.0').getByText('2 downloads').waitFor();
-    await article('1.11.0').getByRole('row', { name: /virtualbox/ }).getByRole('cell', { name: 'arm64 default', exact: true }).waitFor();
+    await article('1.11.0')
+      .getByRole('row', { name: /virtualbox/ })
+      .getByRole('cell', { name: 'arm64 default', exact: true })
+      .waitFor();
     await article('1.11.0').getByText('0 downloads').waitFor();
 
     const checksum = row.getByLabel('checksum (amd64)', { exact: true });
@@ -109,24 +119,35 @@ describe.skipIf(!haveChromium)('the box page in headless Chromium', () => {
 
   it('offers a Vagrantfile pinned to the current release, from this daemon’s catalog', async () => {
     const snippet = await page.getByLabel('Vagrantfile', { exact: true }).textContent();
-    expect(snippet).toBe([
-      'Vagrant.configure("2") do |config|',
-      '  config.vm.box = "alice/showcase"',
-      '  config.vm.box_version = "2.0.0"',
-      `  config.vm.box_url = "${daemon.url}/alice/showcase"`,
-      'end',
-    ].join('\n'));
+    expect(snippet).toBe(
+      [
+        'Vagrant.configure("2") do |config|',
+        '  config.vm.box = "alice/showcase"',
+        '  config.vm.box_version = "2.0.0"',
+        `  config.vm.box_url = "${daemon.url}/alice/showcase"`,
+        'end',
+      ].join('\n'),
+    );
     // The box_url is the catalog vagrant reads.
     const catalog = await daemon.http.get('/alice/showcase');
-    expect(catalog.json).toMatchObject({ name: 'alice/showcase', versions: expect.arrayContaining([expect.objectContaining({ version: '2.0.0' })]) });
-    expect(await page.getByLabel('vagrant box add', { exact: true }).textContent()).toBe(`VAGRANT_SERVER_URL=${daemon.url} vagrant box add alice/showcase`);
+    expect(catalog.json).toMatchObject({
+      name: 'alice/showcase',
+      versions: expect.arrayContaining([expect.objectContaining({ version: '2.0.0' })]),
+    });
+    expect(await page.getByLabel('vagrant box add', { exact: true }).textContent()).toBe(
+      `VAGRANT_SERVER_URL=${daemon.url} vagrant box add alice/showcase`,
+    );
   });
 
   it('lists 13 versions ten at a time, newest first, and keeps the page in the address', async () => {
     const versions = () => page.getByRole('article').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
     const pager = page.getByRole('navigation', { name: 'Version pages', exact: true });
     await pager.getByText('Versions 1–10 of 13').waitFor();
-    expect(await versions()).toEqual(['2.0.0', '1.11.0', '1.10.0', '1.9.0', '1.8.0', '1.7.0', '1.6.0', '1.5.0', '1.4.0', '1.3.0'].map((v) => `Version ${v}`));
+    expect(await versions()).toEqual(
+      ['2.0.0', '1.11.0', '1.10.0', '1.9.0', '1.8.0', '1.7.0', '1.6.0', '1.5.0', '1.4.0', '1.3.0'].map(
+        (v) => `Version ${v}`,
+      ),
+    );
     expect(await pager.getByRole('button', { name: 'Newer versions' }).isDisabled()).toBe(true);
     await pager.getByRole('button', { name: 'Older versions' }).click();
     await pager.getByText('Versions 11–13 of 13').waitFor();
@@ -180,7 +201,9 @@ describe.skipIf(!haveChromium)('the box page in headless Chromium', () => {
     await page.getByRole('button', { name: 'Cancel' }).click();
     await alert.waitFor({ state: 'detached' });
     // The refusal is Vagrant Cloud's 403 for a bad parameter, which Chromium logs as a failed load.
-    expect(problems.splice(0)).toEqual(['console: Failed to load resource: the server responded with a status of 403 (Forbidden)']);
+    expect(problems.splice(0)).toEqual([
+      'console: Failed to load resource: the server responded with a status of 403 (Forbidden)',
+    ]);
   });
 
   it('fits a phone: the providers table turns into lines, nothing in the page scrolls sideways', async () => {
@@ -210,11 +233,23 @@ describe.skipIf(!haveChromium)('the box page in headless Chromium', () => {
       }
       await visitor.goto(`${daemon.url}/ui/boxes/alice/showcase`);
       const v2 = visitor.getByRole('article', { name: 'Version 2.0.0' });
-      await v2.getByRole('row', { name: /virtualbox/ }).getByRole('cell', { name: '68.4 KiB' }).waitFor();
+      await v2
+        .getByRole('row', { name: /virtualbox/ })
+        .getByRole('cell', { name: '68.4 KiB' })
+        .waitFor();
       await visitor.locator('.box-about .markdown strong', { hasText: 'arm64' }).waitFor();
       await v2.getByRole('button', { name: 'Copy' }).waitFor();
       await visitor.getByLabel('Vagrantfile', { exact: true }).waitFor();
-      for (const name of ['Delete box', 'Create version', 'Edit short description', 'Edit description', 'Release', 'Revoke', 'Delete', 'Add provider']) {
+      for (const name of [
+        'Delete box',
+        'Create version',
+        'Edit short description',
+        'Edit description',
+        'Release',
+        'Revoke',
+        'Delete',
+        'Add provider',
+      ]) {
         expect(await visitor.getByRole('button', { name, exact: true }).count(), name).toBe(0);
       }
       expect(await visitor.getByRole('checkbox', { name: /Private/ }).count()).toBe(0);

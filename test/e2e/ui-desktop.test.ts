@@ -17,17 +17,31 @@ function fakeBridge(password: string) {
   let settings = { lanAccess: false, lanHttps: true, port: 4780 };
   const https = () => settings.lanAccess && settings.lanHttps;
   const info = () => ({
-    version: '0.0.0-test', dataDir: '/home/lab/.config/Boxyard/data', url: location.origin, state: 'running', lastError: null, settings,
+    version: '0.0.0-test',
+    dataDir: '/home/lab/.config/Boxyard/data',
+    url: location.origin,
+    state: 'running',
+    lastError: null,
+    settings,
     lanUrls: settings.lanAccess ? [`${https() ? 'https' : 'http'}://192.168.1.20:4780`] : [],
     caFingerprint: https() ? '9A:92:FA:00:6F:EB' : null,
   });
   w.bridgeCalls = calls;
   w.boxyard = {
     info: async () => info(),
-    saveSettings: async (s: typeof settings) => { calls.push(['saveSettings', s]); settings = s; return info(); },
-    openDataDir: async () => { calls.push(['openDataDir']); },
+    saveSettings: async (s: typeof settings) => {
+      calls.push(['saveSettings', s]);
+      settings = s;
+      return info();
+    },
+    openDataDir: async () => {
+      calls.push(['openDataDir']);
+    },
     welcome: async () => welcome,
-    dismissWelcome: async () => { calls.push(['dismissWelcome']); welcome = null; },
+    dismissWelcome: async () => {
+      calls.push(['dismissWelcome']);
+      welcome = null;
+    },
   };
 }
 
@@ -66,7 +80,9 @@ describe.skipIf(!haveChromium)('desktop welcome screen in headless Chromium', ()
     await welcome.getByRole('button', { name: 'I have saved the password' }).click();
     await welcome.waitFor({ state: 'detached' });
     expect(await page.evaluate(() => (window as unknown as { bridgeCalls: unknown[] }).bridgeCalls)).toEqual([
-      ['saveSettings', { lanAccess: true, lanHttps: true, port: 4780 }], ['openDataDir'], ['dismissWelcome'],
+      ['saveSettings', { lanAccess: true, lanHttps: true, port: 4780 }],
+      ['openDataDir'],
+      ['dismissWelcome'],
     ]);
     // The password it showed signs in (the UI opens on the public catalogue, with a "Sign in" link).
     await page.getByRole('link', { name: 'Sign in' }).click();
@@ -87,13 +103,33 @@ describe.skipIf(!haveChromium)('desktop welcome screen in headless Chromium', ()
     await desktop.getByLabel('Your own certificate (optional)').fill('/etc/ssl/boxyard/fullchain.pem');
     await desktop.getByLabel('Its key').fill('/etc/ssl/boxyard/privkey.pem');
     await desktop.getByRole('button', { name: 'Save and restart the daemon' }).click();
-    await expect.poll(async () => (await page.evaluate(() => (window as unknown as { bridgeCalls: unknown[] }).bridgeCalls)).at(-1)).toEqual(
-      ['saveSettings', { lanAccess: true, lanHttps: true, port: 4780, tlsCert: '/etc/ssl/boxyard/fullchain.pem', tlsKey: '/etc/ssl/boxyard/privkey.pem' }]);
+    await expect
+      .poll(async () =>
+        (await page.evaluate(() => (window as unknown as { bridgeCalls: unknown[] }).bridgeCalls)).at(-1),
+      )
+      .toEqual([
+        'saveSettings',
+        {
+          lanAccess: true,
+          lanHttps: true,
+          port: 4780,
+          tlsCert: '/etc/ssl/boxyard/fullchain.pem',
+          tlsKey: '/etc/ssl/boxyard/privkey.pem',
+        },
+      ]);
     await httpsSwitch.uncheck();
     await desktop.getByRole('button', { name: 'Save and restart the daemon' }).click();
     await desktop.getByLabel(/CA fingerprint/).waitFor({ state: 'detached' });
-    expect((await page.evaluate(() => (window as unknown as { bridgeCalls: unknown[] }).bridgeCalls)).at(-1)).toEqual(
-      ['saveSettings', { lanAccess: true, lanHttps: false, port: 4780, tlsCert: '/etc/ssl/boxyard/fullchain.pem', tlsKey: '/etc/ssl/boxyard/privkey.pem' }]);
+    expect((await page.evaluate(() => (window as unknown as { bridgeCalls: unknown[] }).bridgeCalls)).at(-1)).toEqual([
+      'saveSettings',
+      {
+        lanAccess: true,
+        lanHttps: false,
+        port: 4780,
+        tlsCert: '/etc/ssl/boxyard/fullchain.pem',
+        tlsKey: '/etc/ssl/boxyard/privkey.pem',
+      },
+    ]);
     expect(cspViolations).toEqual([]);
   });
 

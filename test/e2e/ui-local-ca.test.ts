@@ -13,7 +13,7 @@ import { permittedFor } from '../../daemon/src/tls/name-constraints';
 
 const haveChromium = chromiumAvailable('The local CA overview browser test');
 
-describe.skipIf(!haveChromium)('the overview page and the local CA\'s name constraints', () => {
+describe.skipIf(!haveChromium)("the overview page and the local CA's name constraints", () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'boxyard-ui-ca-'));
   let browser: Browser;
   let open: Page | undefined;
@@ -35,7 +35,9 @@ describe.skipIf(!haveChromium)('the overview page and the local CA\'s name const
     // A browser profile of its own for each daemon: the session cookie of 127.0.0.1 is sent to any
     // port. It does not trust the daemon's CA: what the page shows is under test, not the handshake.
     await open?.context().close();
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, ignoreHTTPSErrors: true })).newPage();
+    const page = await (
+      await browser.newContext({ viewport: { width: 1280, height: 900 }, ignoreHTTPSErrors: true })
+    ).newPage();
     open = page;
     page.context().setDefaultTimeout(15_000);
     await signIn(page, d.url, ADMIN.username, ADMIN.password, '/overview');
@@ -50,14 +52,20 @@ describe.skipIf(!haveChromium)('the overview page and the local CA\'s name const
     const note = page.getByRole('status', { name: 'Replace the local CA' });
     await expect(note.textContent()).resolves.toMatch(/This CA has no name constraints.*any site/);
     const steps = await note.getByLabel('Replace the CA').textContent();
-    expect(steps).toMatch(/^boxyard tls new-ca --data DATA .*\n# restart the daemon.*\nnpx boxyard trust https:\/\/127\.0\.0\.1:\d+ --fingerprint NEW /);
+    expect(steps).toMatch(
+      /^boxyard tls new-ca --data DATA .*\n# restart the daemon.*\nnpx boxyard trust https:\/\/127\.0\.0\.1:\d+ --fingerprint NEW /,
+    );
     await daemon.stop();
     daemon = undefined;
   });
 
   it('after boxyard tls new-ca and a restart: the page says which CA it replaced, and advises nothing', async () => {
     const before = (await LocalCa.open(join(dataDir, 'tls'), 'Boxyard', null)).fingerprint;
-    await LocalCa.replace(join(dataDir, 'tls'), 'Boxyard', permittedFor({ host: '127.0.0.1', publicUrl: undefined, allowedHosts: [] }));
+    await LocalCa.replace(
+      join(dataDir, 'tls'),
+      'Boxyard',
+      permittedFor({ host: '127.0.0.1', publicUrl: undefined, allowedHosts: [] }),
+    );
     daemon = await startTestDaemon({ dataDir, config: { tls: 'auto' } });
     const page = await overview(daemon);
     await page.getByText(`in place of the CA ${before}`).waitFor();

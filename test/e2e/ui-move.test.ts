@@ -21,13 +21,27 @@ const amd = randomBytes(60_000);
 const arm = randomBytes(30_000);
 
 const hcpBox = (name: string, extra: Partial<HcpBox> = {}): HcpBox => ({
-  org: 'hashi', name, private: false, short_description: `${name}: a base box`, description: `# ${name}\n\nBuilt with *Packer*.`,
+  org: 'hashi',
+  name,
+  private: false,
+  short_description: `${name}: a base box`,
+  description: `# ${name}\n\nBuilt with *Packer*.`,
   versions: [
-    { version: '1.0.0', status: 'active', description: 'First release.', providers: [{ name: 'virtualbox', architecture: 'amd64', default_architecture: true, file: amd }] },
-    { version: '1.1.0', status: 'active', description: 'Adds arm64.', providers: [
-      { name: 'virtualbox', architecture: 'amd64', default_architecture: true, file: amd },
-      { name: 'virtualbox', architecture: 'arm64', file: arm, checksum_type: 'sha512' },
-    ] },
+    {
+      version: '1.0.0',
+      status: 'active',
+      description: 'First release.',
+      providers: [{ name: 'virtualbox', architecture: 'amd64', default_architecture: true, file: amd }],
+    },
+    {
+      version: '1.1.0',
+      status: 'active',
+      description: 'Adds arm64.',
+      providers: [
+        { name: 'virtualbox', architecture: 'amd64', default_architecture: true, file: amd },
+        { name: 'virtualbox', architecture: 'arm64', file: arm, checksum_type: 'sha512' },
+      ],
+    },
   ],
   ...extra,
 });
@@ -49,13 +63,19 @@ describe.skipIf(!haveChromium)('Move from HCP Vagrant in the web UI (headless Ch
 
   /** Only 127.0.0.1 for this context's pages; what the Move page sends the daemon is recorded. */
   async function guard(context: BrowserContext): Promise<void> {
-    await context.route((url) => url.hostname !== '127.0.0.1', (route) => {
-      problems.push(`off-host request: ${route.request().url()}`);
-      return route.abort();
-    });
+    await context.route(
+      (url) => url.hostname !== '127.0.0.1',
+      (route) => {
+        problems.push(`off-host request: ${route.request().url()}`);
+        return route.abort();
+      },
+    );
     context.on('request', (r) => {
       if (r.method() === 'POST' && /^\/api\/boxyard\/(mirror-plans|mirrors)$/.test(new URL(r.url()).pathname)) {
-        upstreamsSent.push((JSON.parse(r.postData() ?? '{}') as { mirror?: { upstream?: { url?: string } } }).mirror?.upstream?.url ?? '(none)');
+        upstreamsSent.push(
+          (JSON.parse(r.postData() ?? '{}') as { mirror?: { upstream?: { url?: string } } }).mirror?.upstream?.url ??
+            '(none)',
+        );
       }
     });
     context.on('page', (p) => p.on('pageerror', (e) => problems.push(`page error: ${e.message}`)));
@@ -74,17 +94,28 @@ describe.skipIf(!haveChromium)('Move from HCP Vagrant in the web UI (headless Ch
 
   beforeAll(async () => {
     ensureUiBuilt();
-    hcp = await startHcpUpstream({ token: TOKEN, boxes: [hcpBox('web'), hcpBox('secret', { private: true }), hcpBox('hidden', { hiddenFromToken: true })] });
+    hcp = await startHcpUpstream({
+      token: TOKEN,
+      boxes: [hcpBox('web'), hcpBox('secret', { private: true }), hcpBox('hidden', { hiddenFromToken: true })],
+    });
     d = await startTestDaemon();
     admin = d.http.withToken(d.adminToken);
     await allowHcpStorage(admin);
-    ({ browser, page, cspViolations: csp } = await launchChromium(['--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1']));
+    ({
+      browser,
+      page,
+      cspViolations: csp,
+    } = await launchChromium(['--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1']));
     await guard(page.context());
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: d.url });
   });
   afterEach(() => {
-    const seen = { csp: csp.splice(0), problems: problems.splice(0), upstreams: upstreamsSent.filter((u) => u !== hcp.url) };
+    const seen = {
+      csp: csp.splice(0),
+      problems: problems.splice(0),
+      upstreams: upstreamsSent.filter((u) => u !== hcp.url),
+    };
     expect(seen).toEqual({ csp: [], problems: [], upstreams: [] });
   });
   afterAll(async () => {
@@ -103,7 +134,11 @@ describe.skipIf(!haveChromium)('Move from HCP Vagrant in the web UI (headless Ch
     expect(await form().getByLabel('HCP Vagrant / Vagrant Cloud URL').inputValue()).toBe('https://vagrantcloud.com');
     expect(await form().getByLabel('HCP token').getAttribute('type')).toBe('password');
     expect(await form().getByLabel('Parallel downloads').inputValue()).toBe('4');
-    expect(await form().getByRole('radio', { name: /As HCP Vagrant says/ }).isChecked()).toBe(true);
+    expect(
+      await form()
+        .getByRole('radio', { name: /As HCP Vagrant says/ })
+        .isChecked(),
+    ).toBe(true);
 
     await page.getByRole('link', { name: 'All mirrors' }).click();
     await page.getByRole('heading', { name: 'Mirrors', level: 1 }).waitFor();
@@ -131,18 +166,31 @@ describe.skipIf(!haveChromium)('Move from HCP Vagrant in the web UI (headless Ch
     await web.getByRole('cell', { name: '1.1.0, 1.0.0' }).waitFor();
     await web.getByRole('cell', { name: '3', exact: true }).waitFor();
     await web.getByRole('cell', { name: '146.5 KiB' }).waitFor();
-    await boxes.getByRole('row', { name: /hashi\/secret/ }).getByRole('cell', { name: 'private' }).waitFor();
+    await boxes
+      .getByRole('row', { name: /hashi\/secret/ })
+      .getByRole('cell', { name: 'private' })
+      .waitFor();
     expect(await boxes.getByRole('row').count()).toBe(3); // the header and two boxes
-    await page.getByRole('list', { name: 'Skipped boxes' }).getByRole('listitem').filter({ hasText: 'hashi/hidden' }).filter({ hasText: '403' }).waitFor();
+    await page
+      .getByRole('list', { name: 'Skipped boxes' })
+      .getByRole('listitem')
+      .filter({ hasText: 'hashi/hidden' })
+      .filter({ hasText: '403' })
+      .waitFor();
     const totals = page.getByRole('group', { name: 'Totals' });
     expect((await totals.innerText()).replace(/\s+/g, ' ')).toBe('2 boxes 4 versions 6 files 293.0 KiB in all');
-    await page.getByRole('status').filter({ hasText: /^Fits on disk: 293\.0 KiB to fetch; free now .+, after .+; 512\.0 MiB kept in reserve\.$/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Fits on disk: 293\.0 KiB to fetch; free now .+, after .+; 512\.0 MiB kept in reserve\.$/ })
+      .waitFor();
     await nothingMade();
 
     // A change to the form drops the plan: what starts is always what was planned.
     await form().getByLabel('Parallel downloads').fill('2');
     await boxes.waitFor({ state: 'detached' });
-    await form().getByRole('checkbox', { name: /Follow revocations/ }).check();
+    await form()
+      .getByRole('checkbox', { name: /Follow revocations/ })
+      .check();
     await form().getByLabel('Check again every (hours)').fill('6');
     await form().getByRole('button', { name: 'See the plan' }).click();
     await boxes.waitFor();
@@ -158,7 +206,10 @@ describe.skipIf(!haveChromium)('Move from HCP Vagrant in the web UI (headless Ch
     expect(await page.getByRole('button', { name: 'Start the copy' }).isDisabled()).toBe(true);
 
     const published = page.getByRole('table', { name: 'Published boxes' });
-    await published.getByRole('row', { name: /hashi\/web/ }).getByRole('cell', { name: '1.1.0, 1.0.0' }).waitFor();
+    await published
+      .getByRole('row', { name: /hashi\/web/ })
+      .getByRole('cell', { name: '1.1.0, 1.0.0' })
+      .waitFor();
     await published.getByRole('row', { name: /hashi\/secret/ }).waitFor();
     const lines = page.getByLabel('Lines for your users', { exact: true });
     const text = await lines.textContent();
@@ -170,8 +221,20 @@ describe.skipIf(!haveChromium)('Move from HCP Vagrant in the web UI (headless Ch
 
     // What the page made: one mirror of the organization, as the form said.
     const mirrors = (await admin.get('/api/boxyard/mirrors')).json.mirrors;
-    expect(mirrors).toEqual([expect.objectContaining({ source: 'hashi', target: 'hashi', private: null, follow_revocations: true, parallel: 2, interval_minutes: 360 })]);
-    expect((await admin.get('/api/v1/box/hashi/secret')).json).toMatchObject({ private: true, short_description: 'secret: a base box' });
+    expect(mirrors).toEqual([
+      expect.objectContaining({
+        source: 'hashi',
+        target: 'hashi',
+        private: null,
+        follow_revocations: true,
+        parallel: 2,
+        interval_minutes: 360,
+      }),
+    ]);
+    expect((await admin.get('/api/v1/box/hashi/secret')).json).toMatchObject({
+      private: true,
+      short_description: 'secret: a base box',
+    });
     await page.screenshot({ path: join(shots, 'done.png'), fullPage: true });
 
     // The job is in the address: a reload shows it again, and the page fits a phone.
@@ -179,7 +242,9 @@ describe.skipIf(!haveChromium)('Move from HCP Vagrant in the web UI (headless Ch
     await page.getByRole('table', { name: 'Published boxes' }).waitFor();
     await page.setViewportSize({ width: 390, height: 844 });
     try {
-      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(
+        0,
+      );
       await page.screenshot({ path: join(shots, 'done-phone.png'), fullPage: true });
     } finally {
       await page.setViewportSize({ width: 1280, height: 900 });
@@ -189,11 +254,19 @@ describe.skipIf(!haveChromium)('Move from HCP Vagrant in the web UI (headless Ch
   it('the box page of a mirrored box says which fields follow the upstream and which were edited here', async () => {
     await page.getByRole('table', { name: 'Published boxes' }).getByRole('link', { name: 'hashi/web' }).click();
     const note = page.getByRole('note', { name: 'Mirrored box' });
-    await note.getByText(/^Follows its upstream \(synced .+\): short description from upstream · description from upstream · visibility from upstream$/).waitFor();
+    await note
+      .getByText(
+        /^Follows its upstream \(synced .+\): short description from upstream · description from upstream · visibility from upstream$/,
+      )
+      .waitFor();
     expect(await page.getByText('notes edited here').count()).toBe(0);
 
-    expect((await admin.put('/api/v1/box/hashi/web', { box: { short_description: 'Our own words' } })).status).toBe(200);
-    expect((await admin.put('/api/v1/box/hashi/web/version/1.0.0', { version: { description: 'Our notes.' } })).status).toBe(200);
+    expect((await admin.put('/api/v1/box/hashi/web', { box: { short_description: 'Our own words' } })).status).toBe(
+      200,
+    );
+    expect(
+      (await admin.put('/api/v1/box/hashi/web/version/1.0.0', { version: { description: 'Our notes.' } })).status,
+    ).toBe(200);
     await page.reload();
     const edited = note.getByText('short description edited here', { exact: true });
     await edited.waitFor();
@@ -221,7 +294,12 @@ describe.skipIf(!haveChromium)('Move from HCP Vagrant in the web UI (headless Ch
       await f.getByRole('radio', { name: 'All public' }).check();
       await f.getByRole('button', { name: 'See the plan' }).click();
       await other.getByRole('heading', { name: 'The plan: hashi → lab' }).waitFor();
-      await other.getByRole('alert').filter({ hasText: /^Does NOT fit on disk: 293\.0 KiB to fetch; free now .+, after .+; 9\.5 TiB kept in reserve\./ }).waitFor();
+      await other
+        .getByRole('alert')
+        .filter({
+          hasText: /^Does NOT fit on disk: 293\.0 KiB to fetch; free now .+, after .+; 9\.5 TiB kept in reserve\./,
+        })
+        .waitFor();
       const secret = other.getByRole('table', { name: 'Boxes to copy' }).getByRole('row', { name: /lab\/secret/ });
       await secret.getByText('from hashi/secret').waitFor();
       await secret.getByRole('cell', { name: 'public' }).waitFor();
@@ -237,7 +315,11 @@ describe.skipIf(!haveChromium)('Move from HCP Vagrant in the web UI (headless Ch
   it('Settings: the hosts upstreams of other users may reach, one a line; an entry the daemon cannot read shows its words', async () => {
     await page.goto(`${d.url}/ui/settings`);
     const hostsForm = page.getByRole('form', { name: 'Allowed upstream hosts' });
-    await hostsForm.getByText('Upstreams made by users who are not administrators may reach only public addresses and these hosts or networks.').waitFor();
+    await hostsForm
+      .getByText(
+        'Upstreams made by users who are not administrators may reach only public addresses and these hosts or networks.',
+      )
+      .waitFor();
     const field = hostsForm.getByLabel('Allowed hosts and networks');
     // The button is enabled once the stored settings arrived (they fill the field).
     await expect.poll(() => hostsForm.getByRole('button', { name: 'Save allowed hosts' }).isEnabled()).toBe(true);

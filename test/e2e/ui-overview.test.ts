@@ -48,7 +48,9 @@ describe.skipIf(!haveChromium)('overview, maintenance and sessions in headless C
     ({ browser, page, cspViolations } = await launchChromium());
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: daemon.url });
   });
-  afterEach(() => { expect([cspViolations, ...otherPagesCsp].flat()).toEqual([]); });
+  afterEach(() => {
+    expect([cspViolations, ...otherPagesCsp].flat()).toEqual([]);
+  });
   afterAll(async () => {
     await admin?.put('/api/boxyard/settings', { settings: { maintenance: false } });
     await browser?.close();
@@ -60,20 +62,28 @@ describe.skipIf(!haveChromium)('overview, maintenance and sessions in headless C
     await signIn(page, daemon.url, ADMIN.username, ADMIN.password, '/');
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/ui/overview');
-    const stat = (label: string) => page.locator('.stat', { has: page.locator('.stat-label', { hasText: new RegExp(`^${label}$`) }) }).locator('.stat-value');
+    const stat = (label: string) =>
+      page
+        .locator('.stat', { has: page.locator('.stat-label', { hasText: new RegExp(`^${label}$`) }) })
+        .locator('.stat-value');
     expect(await stat('boxes').textContent()).toBe('1');
     expect(await stat('versions').textContent()).toBe('1');
     expect(await stat('files').textContent()).toBe('1');
     expect(await stat('box files stored').textContent()).toBe('29.3 KiB');
-    await page.getByRole('cell', { name: `Uploaded virtualbox amd64 (29.3 KiB) to ${ADMIN.username}/web 1.0.0` }).waitFor();
+    await page
+      .getByRole('cell', { name: `Uploaded virtualbox amd64 (29.3 KiB) to ${ADMIN.username}/web 1.0.0` })
+      .waitFor();
     await page.getByRole('cell', { name: `Released ${ADMIN.username}/web 1.0.0` }).waitFor();
 
     expect(await page.getByLabel('LAN URL').textContent()).toBe(PUBLIC_URL);
-    await page.locator('.copy-field', { has: page.getByLabel('LAN URL') }).getByRole('button', { name: 'Copy' }).click();
+    await page
+      .locator('.copy-field', { has: page.getByLabel('LAN URL') })
+      .getByRole('button', { name: 'Copy' })
+      .click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(PUBLIC_URL);
   });
 
-  it('the token list marks this browser\'s session and offers to sign out there, not Revoke', async () => {
+  it("the token list marks this browser's session and offers to sign out there, not Revoke", async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     const mine = page.locator('tr[aria-current="true"]');
     await mine.waitFor();
@@ -81,11 +91,16 @@ describe.skipIf(!haveChromium)('overview, maintenance and sessions in headless C
     await mine.getByText('this session', { exact: true }).waitFor();
     expect(await mine.getByRole('button').allTextContents()).toEqual(['Sign out this browser']);
     // The API token the test signed in with is listed too, with Revoke, and is not marked.
-    await page.locator('tr:not([aria-current])', { has: page.getByRole('button', { name: 'Revoke' }) }).first().waitFor();
+    await page
+      .locator('tr:not([aria-current])', { has: page.getByRole('button', { name: 'Revoke' }) })
+      .first()
+      .waitFor();
   });
 
   it('a session revoked elsewhere ends here with a notice, and the next sign-in clears it', async () => {
-    const sessions = (await admin.get('/api/boxyard/tokens')).json.tokens.filter((t: { session: boolean }) => t.session);
+    const sessions = (await admin.get('/api/boxyard/tokens')).json.tokens.filter(
+      (t: { session: boolean }) => t.session,
+    );
     expect(sessions).toHaveLength(1);
     expect((await admin.delete(`/api/boxyard/tokens/${sessions[0].id}`)).status).toBe(204);
     // The page learns it with its next request.
@@ -101,7 +116,7 @@ describe.skipIf(!haveChromium)('overview, maintenance and sessions in headless C
     expect(await page.getByText('Your session has ended').count()).toBe(0);
   });
 
-  it('changing one\'s password: a wrong current one is said beside it; then the old password stops working', async () => {
+  it("changing one's password: a wrong current one is said beside it; then the old password stops working", async () => {
     await daemon.user('carol');
     const carol = await freshPage();
     await signIn(carol, daemon.url, 'carol', 'carol-password', '/settings');
@@ -115,7 +130,8 @@ describe.skipIf(!haveChromium)('overview, maintenance and sessions in headless C
     await form.getByLabel('New password').fill('carols-new-password');
     await form.getByRole('button', { name: 'Change password' }).click();
     await form.getByText(/^Password changed\./).waitFor();
-    const login = (password: string) => daemon.http.post('/api/v1/authenticate', { user: { login: 'carol', password } });
+    const login = (password: string) =>
+      daemon.http.post('/api/v1/authenticate', { user: { login: 'carol', password } });
     expect((await login('carol-password')).status).toBe(401);
     expect((await login('carols-new-password')).status).toBe(200);
     // This session stays signed in.

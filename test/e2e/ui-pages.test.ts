@@ -17,18 +17,32 @@ const haveChromium = chromiumAvailable('The page-wide UI test');
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHOTS = join(process.env.BOXYARD_TEST_ARTIFACTS ?? join(ROOT, 'test-artifacts'), 'screenshots');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SIZES = [{ name: 'desktop', width: 1280, height: 800 }, { name: 'phone', width: 390, height: 844 }] as const;
+const SIZES = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
 
-interface PageCase { name: string; path: string; heading: string | RegExp }
+interface PageCase {
+  name: string;
+  path: string;
+  heading: string | RegExp;
+}
 
-interface AxeViolation { id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: unknown[] }>;
+}
 
 /** axe-core's serious and critical findings on the page as it is now. */
 async function axeFindings(page: Page): Promise<string[]> {
   // Evaluated by the browser's debugging protocol, which the page's Content Security Policy does not govern.
   await page.evaluate(AXE);
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const axe = (
+      window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: AxeViolation[] }> } }
+    ).axe;
     return (await axe.run(document, { resultTypes: ['violations'] })).violations;
   });
   return violations
@@ -52,7 +66,9 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
     mkdirSync(SHOTS, { recursive: true });
     daemon = await startTestDaemon();
     const api = daemon.http.withToken(daemon.adminToken);
-    await createBox(api, ADMIN.username, 'ubuntu-24.04', { short: 'A **minimal** Ubuntu with a rather long description that has to wrap on a phone' });
+    await createBox(api, ADMIN.username, 'ubuntu-24.04', {
+      short: 'A **minimal** Ubuntu with a rather long description that has to wrap on a phone',
+    });
     await publish(api, ADMIN.username, 'ubuntu-24.04', '1.0.0', { architecture: 'amd64' });
     await publish(api, ADMIN.username, 'ubuntu-24.04', '1.1.0', { provider: 'libvirt', architecture: 'arm64' });
     await createBox(api, ADMIN.username, 'hidden', { private: true });
@@ -62,7 +78,11 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
       { name: 'catalogue', path: '/ui/', heading: /boxes/i },
       // Managing asks for sign-in: the sign-in page is a page too.
       { name: 'sign-in', path: '/ui/settings', heading: /boxyard|sign in/i },
-      { name: 'box-public', path: `/ui/boxes/${ADMIN.username}/ubuntu-24.04`, heading: `${ADMIN.username}/ubuntu-24.04` },
+      {
+        name: 'box-public',
+        path: `/ui/boxes/${ADMIN.username}/ubuntu-24.04`,
+        heading: `${ADMIN.username}/ubuntu-24.04`,
+      },
     );
     admin.push(
       { name: 'overview', path: '/ui/overview', heading: 'Overview' },
@@ -85,7 +105,10 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
   });
 
   /** A context of the given size, signed in or not, that records console errors and CSP refusals. */
-  async function open(size: (typeof SIZES)[number], signedIn: boolean): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  async function open(
+    size: (typeof SIZES)[number],
+    signedIn: boolean,
+  ): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
     const context = await browser.newContext({ viewport: { width: size.width, height: size.height } });
     context.setDefaultTimeout(15_000);
     const page = await context.newPage();
@@ -99,7 +122,13 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
   }
 
   /** What is wrong with one page: nothing, or each finding in words. */
-  async function findings(page: Page, problems: string[], c: PageCase, size: (typeof SIZES)[number], who: string): Promise<string[]> {
+  async function findings(
+    page: Page,
+    problems: string[],
+    c: PageCase,
+    size: (typeof SIZES)[number],
+    who: string,
+  ): Promise<string[]> {
     const where = `${who} ${c.path} at ${size.width} px`;
     problems.length = 0;
     try {
@@ -125,7 +154,7 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
       const { context, page, problems } = await open(size, false);
       try {
         const found: string[] = [];
-        for (const c of visitor) found.push(...await findings(page, problems, c, size, 'visitor'));
+        for (const c of visitor) found.push(...(await findings(page, problems, c, size, 'visitor')));
         expect(found).toEqual([]);
       } finally {
         await context.close();
@@ -136,7 +165,7 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
       const { context, page, problems } = await open(size, true);
       try {
         const found: string[] = [];
-        for (const c of admin) found.push(...await findings(page, problems, c, size, 'admin'));
+        for (const c of admin) found.push(...(await findings(page, problems, c, size, 'admin')));
         expect(found).toEqual([]);
       } finally {
         await context.close();

@@ -12,7 +12,8 @@ const haveChromium = chromiumAvailable('The public catalogue browser test');
 const INDEX_HTML = fileURLToPath(new URL('../../renderer/dist/index.html', import.meta.url));
 
 /** The boxes the list shows, top to bottom. */
-const shownTags = (page: Page) => page.getByRole('table', { name: 'Boxes' }).locator('tbody tr td:first-child a').allTextContents();
+const shownTags = (page: Page) =>
+  page.getByRole('table', { name: 'Boxes' }).locator('tbody tr td:first-child a').allTextContents();
 
 // The catalogue a LAN colleague sees without an account (issue 12): public boxes and their pages,
 // the catalog URL in a browser, and a boxes list that stays one request per page at 10,000 boxes.
@@ -35,7 +36,9 @@ describe.skipIf(!haveChromium)('the public catalogue in headless Chromium', () =
     ({ browser, page, cspViolations } = await launchChromium());
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: daemon.url });
   });
-  afterEach(() => { expect(cspViolations).toEqual([]); });
+  afterEach(() => {
+    expect(cspViolations).toEqual([]);
+  });
   afterAll(async () => {
     await browser?.close();
     await daemon?.stop();
@@ -62,7 +65,11 @@ describe.skipIf(!haveChromium)('the public catalogue in headless Chromium', () =
     await page.getByRole('heading', { name: 'alice/web' }).waitFor();
     const command = `VAGRANT_SERVER_URL=${daemon.url} vagrant box add alice/web`;
     expect(await page.getByLabel('vagrant box add', { exact: true }).textContent()).toBe(command);
-    await page.getByLabel('vagrant box add', { exact: true }).locator('..').getByRole('button', { name: 'Copy' }).click();
+    await page
+      .getByLabel('vagrant box add', { exact: true })
+      .locator('..')
+      .getByRole('button', { name: 'Copy' })
+      .click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(command);
   });
 
@@ -107,7 +114,9 @@ describe.skipIf(!haveChromium)('the public catalogue in headless Chromium', () =
     expect(await html.text()).toBe(readFileSync(INDEX_HTML, 'utf8'));
 
     // The catalog as vagrant ≥ 2.4 reads it first (/api/v2/vagrant/…, which never negotiates) is the reference.
-    const reference = await (await fetch(`${daemon.url}/api/v2/vagrant/alice/web`, { headers: { accept: 'application/json' } })).text();
+    const reference = await (
+      await fetch(`${daemon.url}/api/v2/vagrant/alice/web`, { headers: { accept: 'application/json' } })
+    ).text();
     expect(JSON.parse(reference).name).toBe('alice/web');
     for (const headers of [{ accept: 'application/json' }, { accept: '*/*' }, {} as Record<string, string>]) {
       const r = await fetch(`${daemon.url}/alice/web`, { headers });
@@ -146,7 +155,9 @@ describe.skipIf(!haveChromium)('the boxes list at 10,000 boxes', () => {
       if (url.pathname.startsWith('/api/')) apiRequests.push(url.pathname + url.search);
     });
   }, 120_000);
-  afterEach(() => { expect(cspViolations).toEqual([]); });
+  afterEach(() => {
+    expect(cspViolations).toEqual([]);
+  });
   afterAll(async () => {
     await browser?.close();
     await daemon?.stop();
@@ -154,7 +165,8 @@ describe.skipIf(!haveChromium)('the boxes list at 10,000 boxes', () => {
   });
 
   const listRequests = () => apiRequests.filter((p) => p.startsWith('/api/boxyard/boxes'));
-  const expectedTags = async (query: string) => (await daemon.http.get(`/api/boxyard/boxes?${query}`)).json.boxes.map((b: { tag: string }) => b.tag);
+  const expectedTags = async (query: string) =>
+    (await daemon.http.get(`/api/boxyard/boxes?${query}`)).json.boxes.map((b: { tag: string }) => b.tag);
 
   it('renders its first page from one API request', async () => {
     await page.goto(`${daemon.url}/ui/boxes`);

@@ -57,7 +57,13 @@ describe.skipIf(!haveChromium)('web UI security in headless Chromium', () => {
 
   it('keeps the session token out of the page: an httpOnly SameSite=Strict cookie, nothing in storage', async () => {
     const [cookie] = await page.context().cookies(daemon.url);
-    expect(cookie).toMatchObject({ name: 'boxyard-session', httpOnly: true, sameSite: 'Strict', path: '/', secure: false });
+    expect(cookie).toMatchObject({
+      name: 'boxyard-session',
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+      secure: false,
+    });
     const seen = await page.evaluate(() => ({
       cookie: document.cookie,
       storage: JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }),
@@ -96,7 +102,10 @@ describe.skipIf(!haveChromium)('web UI security in headless Chromium', () => {
     await other.goto(`${attacker.url}/fetch`);
     // The simple request reaches the daemon and is refused (403, not 401: the cookie came along);
     // the one with the header needs a preflight, which the daemon does not grant: never sent.
-    expect(await other.evaluate(() => (window as unknown as { results: Promise<string[]> }).results)).toEqual(['failed TypeError', 'failed TypeError']);
+    expect(await other.evaluate(() => (window as unknown as { results: Promise<string[]> }).results)).toEqual([
+      'failed TypeError',
+      'failed TypeError',
+    ]);
     const form = other.waitForResponse((r) => r.url() === `${daemon.url}/api/v1/boxes`);
     await other.goto(`${attacker.url}/form`);
     const answer = await form;

@@ -12,13 +12,16 @@ const pattern = (size: number): Buffer => Buffer.from(Array.from({ length: size 
 
 /** Drops a file of `size` pattern bytes named `name` on `zone`, as a desktop's file manager would. */
 async function dropFile(page: Page, zone: Locator, name: string, size: number): Promise<void> {
-  const dataTransfer = await page.evaluateHandle(({ name, size }) => {
-    const bytes = new Uint8Array(size);
-    for (let i = 0; i < size; i++) bytes[i] = i % 251;
-    const dt = new DataTransfer();
-    dt.items.add(new File([bytes], name, { type: 'application/octet-stream' }));
-    return dt;
-  }, { name, size });
+  const dataTransfer = await page.evaluateHandle(
+    ({ name, size }) => {
+      const bytes = new Uint8Array(size);
+      for (let i = 0; i < size; i++) bytes[i] = i % 251;
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], name, { type: 'application/octet-stream' }));
+      return dt;
+    },
+    { name, size },
+  );
   await zone.dispatchEvent('dragover', { dataTransfer });
   await zone.dispatchEvent('drop', { dataTransfer });
 }
@@ -26,7 +29,12 @@ async function dropFile(page: Page, zone: Locator, name: string, size: number): 
 /** Slows what the page sends to `bytesPerSecond` (Chromium's network emulation), so an upload can be watched. */
 async function throttleUploads(cdp: CDPSession, bytesPerSecond: number): Promise<void> {
   await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond });
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: bytesPerSecond,
+  });
 }
 
 // Skipped only off CI without Chromium; under CI=true chromiumAvailable() throws instead.
@@ -41,14 +49,19 @@ describe.skipIf(!haveChromium)('uploads in the web UI (headless Chromium)', () =
     ensureUiBuilt();
     daemon = await startTestDaemon();
     const admin = daemon.http.withToken(daemon.adminToken);
-    expect((await admin.post('/api/v1/boxes', { box: { username: ADMIN.username, name: 'uploads', is_private: false } })).status).toBe(200);
+    expect(
+      (await admin.post('/api/v1/boxes', { box: { username: ADMIN.username, name: 'uploads', is_private: false } }))
+        .status,
+    ).toBe(200);
     expect((await admin.post(`${BOX}/versions`, { version: { version: '1.0.0' } })).status).toBe(200);
     ({ browser, page, cspViolations } = await launchChromium());
     cdp = await page.context().newCDPSession(page);
     await signIn(page, daemon.url, ADMIN.username, ADMIN.password);
     await page.getByRole('heading', { name: 'Boxes' }).waitFor();
   });
-  afterEach(() => { expect(cspViolations).toEqual([]); });
+  afterEach(() => {
+    expect(cspViolations).toEqual([]);
+  });
   afterAll(async () => {
     await browser?.close();
     await daemon?.stop();
@@ -74,18 +87,33 @@ describe.skipIf(!haveChromium)('uploads in the web UI (headless Chromium)', () =
     await watchFor(page, '[aria-label="Upload speed"]', 'sawSpeed');
     await watchFor(page, '[aria-label="Time left"]', 'sawEta');
     await version.getByRole('button', { name: 'Create and upload' }).click();
-    await version.getByRole('row', { name: /virtualbox/ }).getByRole('cell', { name: 'uploaded' }).waitFor({ timeout: 30_000 });
+    await version
+      .getByRole('row', { name: /virtualbox/ })
+      .getByRole('cell', { name: 'uploaded' })
+      .waitFor({ timeout: 30_000 });
     await throttleUploads(cdp, -1);
     expect(await sawIt(page, 'sawFull'), 'the bar at 100%').toBe(true);
     expect(await sawIt(page, 'sawSpeed'), 'the speed').toBe(true);
     expect(await sawIt(page, 'sawEta'), 'the time left').toBe(true);
-    const provider = await daemon.http.withToken(daemon.adminToken).get(`${BOX}/version/1.0.0/provider/virtualbox/amd64`);
-    expect(provider.json).toMatchObject({ hosted: true, checksum: createHash('sha256').update(pattern(size)).digest('hex'), checksum_type: 'sha256' });
+    const provider = await daemon.http
+      .withToken(daemon.adminToken)
+      .get(`${BOX}/version/1.0.0/provider/virtualbox/amd64`);
+    expect(provider.json).toMatchObject({
+      hosted: true,
+      checksum: createHash('sha256').update(pattern(size)).digest('hex'),
+      checksum_type: 'sha256',
+    });
   });
 
   it('keeps the picker and drops off while uploading, and Cancel aborts the upload itself', async () => {
     const version = await openUploadForm('libvirt');
-    await version.getByLabel('Box file', { exact: true }).setInputFiles({ name: 'big.box', mimeType: 'application/octet-stream', buffer: Buffer.alloc(4 * 1024 * 1024, 3) });
+    await version
+      .getByLabel('Box file', { exact: true })
+      .setInputFiles({
+        name: 'big.box',
+        mimeType: 'application/octet-stream',
+        buffer: Buffer.alloc(4 * 1024 * 1024, 3),
+      });
     // 128 KiB/s: 32 s for the whole file, far longer than the test takes to cancel it.
     await throttleUploads(cdp, 128 * 1024);
     await version.getByRole('button', { name: 'Create and upload' }).click();
@@ -94,7 +122,12 @@ describe.skipIf(!haveChromium)('uploads in the web UI (headless Chromium)', () =
     // One upload at a time: the picker is disabled and a second file dropped now is not taken.
     expect(await version.getByLabel('Box file', { exact: true }).isDisabled()).toBe(true);
     expect(await version.getByRole('button', { name: 'Uploading…' }).isDisabled()).toBe(true);
-    await dropFile(page, version.getByRole('form', { name: /^Add provider/ }).getByLabel('Drop a .box file here'), 'second.box', 1024);
+    await dropFile(
+      page,
+      version.getByRole('form', { name: /^Add provider/ }).getByLabel('Drop a .box file here'),
+      'second.box',
+      1024,
+    );
     // React handles a drop synchronously: had it been taken, the name would show by now.
     await version.getByLabel('Chosen file').getByText('big.box').waitFor();
     expect(await version.getByText('second.box').count()).toBe(0);
@@ -115,20 +148,35 @@ describe.skipIf(!haveChromium)('uploads in the web UI (headless Chromium)', () =
     // provider still waits for its file. An upload that went on would stay `receiving` for ~30 s.
     const provider = await daemon.http.withToken(daemon.adminToken).get(`${BOX}/version/1.0.0/provider/libvirt/amd64`);
     expect(provider.json).toMatchObject({ hosted: true, checksum: null });
-    const sessions = () => daemon.deps.db.selectFrom('upload_sessions').innerJoin('box_providers', 'box_providers.id', 'upload_sessions.provider_id')
-      .select(['upload_sessions.state', 'box_providers.blob_sha256']).where('box_providers.name', '=', 'libvirt').execute();
+    const sessions = () =>
+      daemon.deps.db
+        .selectFrom('upload_sessions')
+        .innerJoin('box_providers', 'box_providers.id', 'upload_sessions.provider_id')
+        .select(['upload_sessions.state', 'box_providers.blob_sha256'])
+        .where('box_providers.name', '=', 'libvirt')
+        .execute();
     await expect.poll(async () => (await sessions()).map((s) => s.state), { timeout: 10_000 }).toEqual(['open']);
     expect((await sessions())[0].blob_sha256).toBeNull();
-    expect(await page.evaluate(() => {
-      const e = new Event('beforeunload', { cancelable: true });
-      window.dispatchEvent(e);
-      return e.defaultPrevented;
-    })).toBe(false);
+    expect(
+      await page.evaluate(() => {
+        const e = new Event('beforeunload', { cancelable: true });
+        window.dispatchEvent(e);
+        return e.defaultPrevented;
+      }),
+    ).toBe(false);
 
     // Retry asks for a new upload URL (the first was single-use) and sends the file again.
     await version.getByRole('button', { name: 'Retry upload' }).click();
-    await version.getByRole('row', { name: /libvirt/ }).getByRole('cell', { name: 'uploaded' }).waitFor({ timeout: 30_000 });
+    await version
+      .getByRole('row', { name: /libvirt/ })
+      .getByRole('cell', { name: 'uploaded' })
+      .waitFor({ timeout: 30_000 });
     const done = await daemon.http.withToken(daemon.adminToken).get(`${BOX}/version/1.0.0/provider/libvirt/amd64`);
-    expect(done.json).toMatchObject({ hosted: true, checksum: createHash('sha256').update(Buffer.alloc(4 * 1024 * 1024, 3)).digest('hex') });
+    expect(done.json).toMatchObject({
+      hosted: true,
+      checksum: createHash('sha256')
+        .update(Buffer.alloc(4 * 1024 * 1024, 3))
+        .digest('hex'),
+    });
   });
 });

@@ -22,7 +22,6 @@ async function boxFile(provider: string): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-
 // Skipped only off CI without Chromium; under CI=true chromiumAvailable() throws instead.
 describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
   let daemon: TestDaemon;
@@ -37,7 +36,9 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     ({ browser, page, cspViolations } = await launchChromium());
   });
   // Every page the UI shows works under the daemon's Content Security Policy: nothing it does is refused.
-  afterEach(() => { expect(cspViolations).toEqual([]); });
+  afterEach(() => {
+    expect(cspViolations).toEqual([]);
+  });
   afterAll(async () => {
     await browser?.close();
     await daemon?.stop();
@@ -51,7 +52,6 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
   });
 
   it('creates a box, a version and an external provider, releases it and shows the vagrant snippet', async () => {
-
     await page.getByRole('link', { name: 'New box' }).click();
     // On its own page: until the route has changed, the boxes list's "Sort by" (whose options include Name) is on screen.
     await page.getByRole('heading', { name: 'New box' }).waitFor();
@@ -80,7 +80,10 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     const box = await daemon.http.withToken(daemon.adminToken).get(`/api/v1/box/${ADMIN.username}/e2e-box`);
     expect(box.status).toBe(200);
     expect(box.json.versions[0]).toMatchObject({ version: '1.0.0', status: 'active' });
-    expect(box.json.versions[0].providers[0]).toMatchObject({ name: 'virtualbox', original_url: 'https://example.invalid/e2e/virtualbox.box' });
+    expect(box.json.versions[0].providers[0]).toMatchObject({
+      name: 'virtualbox',
+      original_url: 'https://example.invalid/e2e/virtualbox.box',
+    });
     await page.screenshot({ path: join(shots, 'box.png'), fullPage: true });
   });
 
@@ -111,12 +114,16 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await version.getByRole('button', { name: 'Add provider' }).click();
     await version.getByLabel('Provider', { exact: true }).fill('libvirt');
     await version.getByLabel('Upload a .box file').check();
-    await version.getByLabel('Box file', { exact: true }).setInputFiles({ name: 'libvirt.box', mimeType: 'application/octet-stream', buffer: file });
+    await version
+      .getByLabel('Box file', { exact: true })
+      .setInputFiles({ name: 'libvirt.box', mimeType: 'application/octet-stream', buffer: file });
     // A local upload finishes too fast to catch on screen: record that the progress bar was shown at all.
     await page.evaluate(() => {
       const w = window as unknown as { sawProgress: boolean };
       w.sawProgress = false;
-      new MutationObserver(() => { if (document.querySelector('progress')) w.sawProgress = true; }).observe(document.body, { childList: true, subtree: true });
+      new MutationObserver(() => {
+        if (document.querySelector('progress')) w.sawProgress = true;
+      }).observe(document.body, { childList: true, subtree: true });
     });
     await version.getByRole('button', { name: 'Create and upload' }).click();
     const sha256 = createHash('sha256').update(file).digest('hex');
@@ -127,15 +134,23 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     expect(provider.json).toMatchObject({ name: 'libvirt', hosted: true, checksum: sha256, checksum_type: 'sha256' });
 
     // A provider made elsewhere without its file (or whose upload broke off) offers the upload on its row.
-    expect((await admin.post(`${box}/version/1.1.0/providers`, { provider: { name: 'qemu', architecture: 'arm64' } })).status).toBeLessThan(300);
+    expect(
+      (await admin.post(`${box}/version/1.1.0/providers`, { provider: { name: 'qemu', architecture: 'arm64' } }))
+        .status,
+    ).toBeLessThan(300);
     await page.reload();
     const row = version.getByRole('row', { name: /qemu/ });
     await row.getByLabel('Box file for qemu (arm64)').waitFor();
     await page.screenshot({ path: join(shots, 'box-waiting.png'), fullPage: true });
     const qemu = await boxFile('qemu');
-    await row.getByLabel('Box file for qemu (arm64)').setInputFiles({ name: 'qemu.box', mimeType: 'application/octet-stream', buffer: qemu });
+    await row
+      .getByLabel('Box file for qemu (arm64)')
+      .setInputFiles({ name: 'qemu.box', mimeType: 'application/octet-stream', buffer: qemu });
     await row.getByRole('cell', { name: 'uploaded' }).waitFor();
-    expect((await admin.get(`${box}/version/1.1.0/provider/qemu/arm64`)).json).toMatchObject({ hosted: true, checksum: createHash('sha256').update(qemu).digest('hex') });
+    expect((await admin.get(`${box}/version/1.1.0/provider/qemu/arm64`)).json).toMatchObject({
+      hosted: true,
+      checksum: createHash('sha256').update(qemu).digest('hex'),
+    });
   });
 
   it('creates an organization, an agent pool and a token whose secret is shown once', async () => {
@@ -143,7 +158,6 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await page.getByPlaceholder('Name').fill('e2e-org');
     await page.getByRole('button', { name: 'Create organization' }).click();
     await page.getByRole('link', { name: 'e2e-org' }).waitFor();
-
 
     await page.getByRole('link', { name: 'Agent pools' }).click();
     await page.getByPlaceholder('Pool name').fill('e2e-pool');
@@ -163,7 +177,9 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     expect(reg.status).toBe(201);
     const agentRow = page.getByRole('row', { name: /e2e-agent/ });
     await agentRow.getByText('idle', { exact: true }).waitFor();
-    expect((await agentHttp.post(`/api/agent/agents/${reg.json.agent.id}/status`, { status: 'exited' })).status).toBe(200);
+    expect((await agentHttp.post(`/api/agent/agents/${reg.json.agent.id}/status`, { status: 'exited' })).status).toBe(
+      200,
+    );
     await agentRow.getByText('exited', { exact: true }).waitFor();
     await page.screenshot({ path: join(shots, 'pool.png'), fullPage: true });
     await agentRow.getByRole('button', { name: 'Delete' }).click();
@@ -183,12 +199,26 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     // Made without a mode, it takes the organization's defaults (issue 34); a pool makes it its own, and back.
     const row = page.getByRole('row', { name: /e2e-ws/ });
     await row.getByText('inherited from the organization').waitFor();
-    const attributes = async () => (await admin.get('/api/v2/organizations/e2e-org/workspaces')).json.data[0].attributes;
+    const attributes = async () =>
+      (await admin.get('/api/v2/organizations/e2e-org/workspaces')).json.data[0].attributes;
     await page.getByLabel('Agent pool of e2e-ws').selectOption({ label: 'agent pool e2e-pool' });
-    await expect.poll(attributes).toMatchObject({ name: 'e2e-ws', 'execution-mode': 'agent', 'agent-pool-id': poolId, 'setting-overwrites': { 'execution-mode': true, 'agent-pool': true } });
+    await expect
+      .poll(attributes)
+      .toMatchObject({
+        name: 'e2e-ws',
+        'execution-mode': 'agent',
+        'agent-pool-id': poolId,
+        'setting-overwrites': { 'execution-mode': true, 'agent-pool': true },
+      });
     await row.getByText('its own').waitFor();
     await page.getByLabel('Agent pool of e2e-ws').selectOption('default');
-    await expect.poll(attributes).toMatchObject({ 'execution-mode': 'remote', 'agent-pool-id': null, 'setting-overwrites': { 'execution-mode': false, 'agent-pool': false } });
+    await expect
+      .poll(attributes)
+      .toMatchObject({
+        'execution-mode': 'remote',
+        'agent-pool-id': null,
+        'setting-overwrites': { 'execution-mode': false, 'agent-pool': false },
+      });
     await row.getByText('inherited from the organization').waitFor();
     await page.getByLabel('Agent pool of e2e-ws').selectOption({ label: 'agent pool e2e-pool' });
     await expect.poll(attributes).toMatchObject({ 'execution-mode': 'agent', 'agent-pool-id': poolId });
@@ -198,24 +228,34 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await page.getByRole('list', { name: 'Allowed workspaces' }).getByText('runs here').waitFor();
     await page.getByRole('checkbox', { name: 'e2e-ws' }).check();
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await expect.poll(async () => (await admin.get(`/api/v2/agent-pools/${poolId}`)).json.data).toMatchObject({
-      attributes: { 'organization-scoped': false },
-      relationships: { 'allowed-workspaces': { data: [{ type: 'workspaces' }] } },
-    });
+    await expect
+      .poll(async () => (await admin.get(`/api/v2/agent-pools/${poolId}`)).json.data)
+      .toMatchObject({
+        attributes: { 'organization-scoped': false },
+        relationships: { 'allowed-workspaces': { data: [{ type: 'workspaces' }] } },
+      });
     await page.screenshot({ path: join(shots, 'pool-scope.png'), fullPage: true });
   });
 
   it('lists the user’s own and organizations’ boxes under Mine, one request per page', async () => {
-    await daemon.http.withToken(daemon.adminToken).post('/api/v1/boxes', { box: { username: 'e2e-org', name: 'org-box', is_private: true } });
+    await daemon.http
+      .withToken(daemon.adminToken)
+      .post('/api/v1/boxes', { box: { username: 'e2e-org', name: 'org-box', is_private: true } });
     const apiCalls: string[] = [];
-    const seen = (r: { url(): string }) => { const u = new URL(r.url()); if (u.pathname.startsWith('/api/')) apiCalls.push(u.pathname + u.search); };
+    const seen = (r: { url(): string }) => {
+      const u = new URL(r.url());
+      if (u.pathname.startsWith('/api/')) apiCalls.push(u.pathname + u.search);
+    };
     page.on('request', seen);
     await page.getByRole('link', { name: 'Boxes' }).first().click();
     await page.getByRole('link', { name: 'Mine' }).click();
     const table = page.getByRole('table', { name: 'Boxes' });
     await table.getByRole('link', { name: `${ADMIN.username}/e2e-box` }).waitFor();
     // Private and never released: only its owners' list shows it.
-    await table.getByRole('row', { name: /e2e-org\/org-box/ }).getByText('private').waitFor();
+    await table
+      .getByRole('row', { name: /e2e-org\/org-box/ })
+      .getByText('private')
+      .waitFor();
     page.off('request', seen);
     expect(apiCalls.filter((p) => p.startsWith('/api/boxyard/boxes') && p.includes('mine=true'))).toHaveLength(1);
     // None per namespace.
@@ -227,7 +267,9 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await page.getByPlaceholder('What is it for?').fill('ci scripts');
     await page.getByRole('button', { name: 'Create token' }).click();
     const token = (await page.getByLabel('API token', { exact: true }).textContent()) ?? '';
-    expect((await daemon.http.withToken(token).get('/api/v1/authenticate')).json).toEqual({ user: { username: ADMIN.username } });
+    expect((await daemon.http.withToken(token).get('/api/v1/authenticate')).json).toEqual({
+      user: { username: ADMIN.username },
+    });
     await page.getByRole('cell', { name: 'ci scripts' }).waitFor();
 
     await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
@@ -235,7 +277,9 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     const secret = (await page.getByLabel('TOTP secret', { exact: true }).textContent()) ?? '';
     expect(await page.getByLabel('otpauth URL', { exact: true }).textContent()).toMatch(/^otpauth:\/\/totp\//);
     await page.screenshot({ path: join(shots, 'settings.png'), fullPage: true });
-    await page.getByPlaceholder('123456').fill(new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate());
+    await page
+      .getByPlaceholder('123456')
+      .fill(new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate());
     // Switching two-factor on or off needs the current password (issue 10); the field serves SMS below too.
     await page.getByLabel('Current password (needed to switch a method on or off)').fill(ADMIN.password);
     await page.getByRole('button', { name: 'Confirm' }).click();
@@ -245,13 +289,17 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await page.getByRole('button', { name: 'Send codes by SMS' }).click();
     await page.getByRole('button', { name: 'Switch off SMS' }).click();
     await page.getByRole('button', { name: 'Send codes by SMS' }).waitFor();
-    expect((await daemon.http.withToken(token).get('/api/boxyard/two-factor')).json.two_factor.delivery_methods).toEqual(['app']);
+    expect(
+      (await daemon.http.withToken(token).get('/api/boxyard/two-factor')).json.two_factor.delivery_methods,
+    ).toEqual(['app']);
 
     await page.getByPlaceholder('Username').fill('carol');
     await page.getByPlaceholder('Password (12+ characters)').fill('carol-password');
     await page.getByRole('button', { name: 'Create user' }).click();
     await page.getByRole('cell', { name: 'carol' }).waitFor();
-    expect((await daemon.http.post('/api/v1/authenticate', { user: { login: 'carol', password: 'carol-password' } })).status).toBe(200);
+    expect(
+      (await daemon.http.post('/api/v1/authenticate', { user: { login: 'carol', password: 'carol-password' } })).status,
+    ).toBe(200);
 
     await page.getByRole('button', { name: 'Switch maintenance on' }).click();
     await page.getByRole('button', { name: 'Switch maintenance off' }).waitFor();
@@ -269,7 +317,14 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     // Confirmed with this step's code, signed in with the next one (a code counts once): both stay
     // within the daemon's one step either way if a 30 s step ends in between.
     const at = Date.now();
-    expect((await alice.http.post('/api/boxyard/two-factor/totp/confirm', { two_factor: { code: totp.generate({ timestamp: at }) }, current_password: 'alice-password' })).status).toBe(200);
+    expect(
+      (
+        await alice.http.post('/api/boxyard/two-factor/totp/confirm', {
+          two_factor: { code: totp.generate({ timestamp: at }) },
+          current_password: 'alice-password',
+        })
+      ).status,
+    ).toBe(200);
 
     // The top bar's (Settings also offers "Sign out this browser" on this session's row).
     await page.locator('.topbar').getByRole('button', { name: 'Sign out' }).click();

@@ -21,8 +21,14 @@ describe.runIf(installed || mandatory)('real vagrant CLI over HTTPS (--tls auto)
   let bundle: string;
   let token: string;
   const env = (extra: Record<string, string> = {}) => ({
-    VAGRANT_HOME: join(work, 'home'), VAGRANT_CHECKPOINT_DISABLE: '1', VAGRANT_SERVER_URL: d.url.replace('127.0.0.1', 'localhost'),
-    VAGRANT_NO_COLOR: '1', VAGRANT_CLOUD_TOKEN: token, SSL_CERT_FILE: bundle, CURL_CA_BUNDLE: bundle, ...extra,
+    VAGRANT_HOME: join(work, 'home'),
+    VAGRANT_CHECKPOINT_DISABLE: '1',
+    VAGRANT_SERVER_URL: d.url.replace('127.0.0.1', 'localhost'),
+    VAGRANT_NO_COLOR: '1',
+    VAGRANT_CLOUD_TOKEN: token,
+    SSL_CERT_FILE: bundle,
+    CURL_CA_BUNDLE: bundle,
+    ...extra,
   });
 
   beforeAll(async () => {
@@ -41,21 +47,58 @@ describe.runIf(installed || mandatory)('real vagrant CLI over HTTPS (--tls auto)
   });
 
   it('publishes, adds and updates a box over HTTPS with the CA bundle', async () => {
-    const pub = await run('vagrant', ['cloud', 'publish', 'acme/web', '1.0.0', 'virtualbox', join(work, 'web-1.0.0.box'), '--release', '--force', '--no-private'], env());
+    const pub = await run(
+      'vagrant',
+      [
+        'cloud',
+        'publish',
+        'acme/web',
+        '1.0.0',
+        'virtualbox',
+        join(work, 'web-1.0.0.box'),
+        '--release',
+        '--force',
+        '--no-private',
+      ],
+      env(),
+    );
     expect(pub.code, pub.output).toBe(0);
     expect(pub.output).toContain('Complete! Published acme/web');
     const add = await run('vagrant', ['box', 'add', 'acme/web', '--provider', 'virtualbox'], env());
     expect(add.code, add.output).toBe(0);
     expect(add.output).toContain("Successfully added box 'acme/web' (v1.0.0) for 'virtualbox'!");
-    const next = await run('vagrant', ['cloud', 'publish', 'acme/web', '1.1.0', 'virtualbox', join(work, 'web-1.1.0.box'), '--release', '--force', '--no-direct-upload'], env());
+    const next = await run(
+      'vagrant',
+      [
+        'cloud',
+        'publish',
+        'acme/web',
+        '1.1.0',
+        'virtualbox',
+        join(work, 'web-1.1.0.box'),
+        '--release',
+        '--force',
+        '--no-direct-upload',
+      ],
+      env(),
+    );
     expect(next.code, next.output).toBe(0);
     const update = await run('vagrant', ['box', 'update', '--box', 'acme/web', '--provider', 'virtualbox'], env());
     expect(update.code, update.output).toBe(0);
-    expect(existsSync(join(work, 'home', 'boxes', 'acme-VAGRANTSLASH-web', '1.1.0', 'virtualbox', 'metadata.json'))).toBe(true);
+    expect(
+      existsSync(join(work, 'home', 'boxes', 'acme-VAGRANTSLASH-web', '1.1.0', 'virtualbox', 'metadata.json')),
+    ).toBe(true);
   });
 
-  it('without the bundle vagrant refuses the daemon\'s certificate', async () => {
-    const r = await run('vagrant', ['box', 'add', 'acme/web', '--provider', 'virtualbox', '--force'], env({ SSL_CERT_FILE: '/etc/ssl/certs/ca-certificates.crt', CURL_CA_BUNDLE: '/etc/ssl/certs/ca-certificates.crt' }));
+  it("without the bundle vagrant refuses the daemon's certificate", async () => {
+    const r = await run(
+      'vagrant',
+      ['box', 'add', 'acme/web', '--provider', 'virtualbox', '--force'],
+      env({
+        SSL_CERT_FILE: '/etc/ssl/certs/ca-certificates.crt',
+        CURL_CA_BUNDLE: '/etc/ssl/certs/ca-certificates.crt',
+      }),
+    );
     expect(r.code).not.toBe(0);
     expect(r.output).toMatch(/certificate|SSL/i);
   });

@@ -24,15 +24,31 @@ describe.runIf(installed || mandatory)('real vagrant CLI against Boxyard', () =>
   let aliceToken: string;
   const boxes: Record<string, Buffer> = {};
   const env = (home = join(work, 'home'), extra: Record<string, string> = {}) => ({
-    VAGRANT_HOME: home, VAGRANT_CHECKPOINT_DISABLE: '1', VAGRANT_SERVER_URL: d.url, VAGRANT_NO_COLOR: '1', ...extra,
+    VAGRANT_HOME: home,
+    VAGRANT_CHECKPOINT_DISABLE: '1',
+    VAGRANT_SERVER_URL: d.url,
+    VAGRANT_NO_COLOR: '1',
+    ...extra,
   });
   const vagrant = (args: string[], e = env()) => run('vagrant', args, e);
   const since = (n: number) => seen.slice(n);
-  const version = async (box: string, v: string) => d.deps.db.selectFrom('box_versions').innerJoin('boxes', 'boxes.id', 'box_versions.box_id')
-    .selectAll('box_versions').where('boxes.name', '=', box).where('box_versions.version', '=', v).executeTakeFirst();
-  const providers = async (box: string, v: string) => d.deps.db.selectFrom('box_providers')
-    .innerJoin('box_versions', 'box_versions.id', 'box_providers.version_id').innerJoin('boxes', 'boxes.id', 'box_versions.box_id')
-    .selectAll('box_providers').where('boxes.name', '=', box).where('box_versions.version', '=', v).execute();
+  const version = async (box: string, v: string) =>
+    d.deps.db
+      .selectFrom('box_versions')
+      .innerJoin('boxes', 'boxes.id', 'box_versions.box_id')
+      .selectAll('box_versions')
+      .where('boxes.name', '=', box)
+      .where('box_versions.version', '=', v)
+      .executeTakeFirst();
+  const providers = async (box: string, v: string) =>
+    d.deps.db
+      .selectFrom('box_providers')
+      .innerJoin('box_versions', 'box_versions.id', 'box_providers.version_id')
+      .innerJoin('boxes', 'boxes.id', 'box_versions.box_id')
+      .selectAll('box_providers')
+      .where('boxes.name', '=', box)
+      .where('box_versions.version', '=', v)
+      .execute();
 
   beforeAll(async () => {
     expect(installed, 'CI=true requires the vagrant CLI (apt-get install vagrant)').toBe(true);
@@ -40,7 +56,8 @@ describe.runIf(installed || mandatory)('real vagrant CLI against Boxyard', () =>
     aliceToken = (await d.user('alice', { orgs: ['acme'], password: 'alice-password-1' })).token;
     seen = recordRequests(d.server);
     work = mkdtempSync(join(tmpdir(), 'boxyard-vagrant-'));
-    for (const name of ['web-1.0.0', 'web-1.1.0', 'web-1.2.0', 'private-1.0.0']) boxes[name] = await makeBoxFile(join(work, `${name}.box`));
+    for (const name of ['web-1.0.0', 'web-1.1.0', 'web-1.2.0', 'private-1.0.0'])
+      boxes[name] = await makeBoxFile(join(work, `${name}.box`));
   });
   afterAll(async () => {
     await d?.stop();
@@ -48,7 +65,11 @@ describe.runIf(installed || mandatory)('real vagrant CLI against Boxyard', () =>
   });
 
   it('vagrant cloud auth login stores a token made by POST /authenticate', async () => {
-    const r = await runInTty('vagrant cloud auth login --username alice --description vagrant-e2e', env(), 'alice-password-1\n');
+    const r = await runInTty(
+      'vagrant cloud auth login --username alice --description vagrant-e2e',
+      env(),
+      'alice-password-1\n',
+    );
     expect(r.code, r.output).toBe(0);
     expect(r.output).toContain('You are now logged in.');
     const token = readFileSync(join(work, 'home', 'data', 'vagrant_login_token'), 'utf8').trim();
@@ -57,19 +78,50 @@ describe.runIf(installed || mandatory)('real vagrant CLI against Boxyard', () =>
 
   it('vagrant cloud publish --release uploads directly (PUT without auth, then the callback)', async () => {
     const n = seen.length;
-    const r = await vagrant(['cloud', 'publish', 'acme/web', '1.0.0', 'virtualbox', join(work, 'web-1.0.0.box'), '--release', '--force', '--no-private', '-s', 'Web server']);
+    const r = await vagrant([
+      'cloud',
+      'publish',
+      'acme/web',
+      '1.0.0',
+      'virtualbox',
+      join(work, 'web-1.0.0.box'),
+      '--release',
+      '--force',
+      '--no-private',
+      '-s',
+      'Web server',
+    ]);
     expect(r.code, r.output).toBe(0);
     expect(r.output).toContain('Complete! Published acme/web');
     const put = since(n).find((q) => q.method === 'PUT' && q.path.startsWith('/uploads/'));
     expect(put).toMatchObject({ authorized: false, status: 200 });
-    expect(since(n).some((q) => q.method === 'PUT' && /\/api\/v1\/box\/acme\/web\/version\/1\.0\.0\/provider\/virtualbox\/upload\/direct\/upl-/.test(q.path) && q.status === 200)).toBe(true);
+    expect(
+      since(n).some(
+        (q) =>
+          q.method === 'PUT' &&
+          /\/api\/v1\/box\/acme\/web\/version\/1\.0\.0\/provider\/virtualbox\/upload\/direct\/upl-/.test(q.path) &&
+          q.status === 200,
+      ),
+    ).toBe(true);
     expect((await version('web', '1.0.0'))?.status).toBe('active');
-    expect(await providers('web', '1.0.0')).toMatchObject([{ name: 'virtualbox', blob_sha256: sha256(boxes['web-1.0.0']), size: boxes['web-1.0.0'].length }]);
+    expect(await providers('web', '1.0.0')).toMatchObject([
+      { name: 'virtualbox', blob_sha256: sha256(boxes['web-1.0.0']), size: boxes['web-1.0.0'].length },
+    ]);
   });
 
   it('vagrant cloud publish --no-direct-upload finalizes on the PUT itself', async () => {
     const n = seen.length;
-    const r = await vagrant(['cloud', 'publish', 'acme/web', '1.1.0', 'virtualbox', join(work, 'web-1.1.0.box'), '--release', '--force', '--no-direct-upload']);
+    const r = await vagrant([
+      'cloud',
+      'publish',
+      'acme/web',
+      '1.1.0',
+      'virtualbox',
+      join(work, 'web-1.1.0.box'),
+      '--release',
+      '--force',
+      '--no-direct-upload',
+    ]);
     expect(r.code, r.output).toBe(0);
     expect(since(n).some((q) => q.path.endsWith('/provider/virtualbox/upload') && q.method === 'GET')).toBe(true);
     expect(since(n).some((q) => q.path.includes('/upload/direct'))).toBe(false);
@@ -90,12 +142,30 @@ describe.runIf(installed || mandatory)('real vagrant CLI against Boxyard', () =>
 
   it('vagrant cloud version and provider create, update and delete', async () => {
     const steps: Array<[string[], () => Promise<void>]> = [
-      [['version', 'create', 'acme/web', '2.0.0', '-d', 'first'], async () => expect(await version('web', '2.0.0')).toMatchObject({ status: 'unreleased', description: 'first' })],
-      [['version', 'update', 'acme/web', '2.0.0', '-d', 'second'], async () => expect((await version('web', '2.0.0'))?.description).toBe('second')],
-      [['provider', 'create', 'acme/web', 'virtualbox', '2.0.0', 'https://mirror.example/web.box'], async () => expect(await providers('web', '2.0.0')).toMatchObject([{ url: 'https://mirror.example/web.box' }])],
-      [['provider', 'update', 'acme/web', 'virtualbox', '2.0.0', 'https://mirror.example/web2.box'], async () => expect(await providers('web', '2.0.0')).toMatchObject([{ url: 'https://mirror.example/web2.box' }])],
-      [['provider', 'delete', 'acme/web', 'virtualbox', '2.0.0', '--force'], async () => expect(await providers('web', '2.0.0')).toEqual([])],
-      [['version', 'delete', 'acme/web', '2.0.0', '--force'], async () => expect(await version('web', '2.0.0')).toBeUndefined()],
+      [
+        ['version', 'create', 'acme/web', '2.0.0', '-d', 'first'],
+        async () => expect(await version('web', '2.0.0')).toMatchObject({ status: 'unreleased', description: 'first' }),
+      ],
+      [
+        ['version', 'update', 'acme/web', '2.0.0', '-d', 'second'],
+        async () => expect((await version('web', '2.0.0'))?.description).toBe('second'),
+      ],
+      [
+        ['provider', 'create', 'acme/web', 'virtualbox', '2.0.0', 'https://mirror.example/web.box'],
+        async () => expect(await providers('web', '2.0.0')).toMatchObject([{ url: 'https://mirror.example/web.box' }]),
+      ],
+      [
+        ['provider', 'update', 'acme/web', 'virtualbox', '2.0.0', 'https://mirror.example/web2.box'],
+        async () => expect(await providers('web', '2.0.0')).toMatchObject([{ url: 'https://mirror.example/web2.box' }]),
+      ],
+      [
+        ['provider', 'delete', 'acme/web', 'virtualbox', '2.0.0', '--force'],
+        async () => expect(await providers('web', '2.0.0')).toEqual([]),
+      ],
+      [
+        ['version', 'delete', 'acme/web', '2.0.0', '--force'],
+        async () => expect(await version('web', '2.0.0')).toBeUndefined(),
+      ],
     ];
     for (const [args, check] of steps) {
       const r = await vagrant(['cloud', ...args]);
@@ -118,13 +188,29 @@ describe.runIf(installed || mandatory)('real vagrant CLI against Boxyard', () =>
     expect(r.code, r.output).toBe(0);
     expect(r.output).toContain('Calculating and comparing box checksum');
     expect(r.output).toContain("Successfully added box 'acme/web' (v1.1.0) for 'virtualbox'!");
-    expect(existsSync(join(work, 'home', 'boxes', 'acme-VAGRANTSLASH-web', '1.1.0', 'virtualbox', 'metadata.json'))).toBe(true);
-    const box = await d.deps.db.selectFrom('boxes').select('downloads').where('name', '=', 'web').executeTakeFirstOrThrow();
+    expect(
+      existsSync(join(work, 'home', 'boxes', 'acme-VAGRANTSLASH-web', '1.1.0', 'virtualbox', 'metadata.json')),
+    ).toBe(true);
+    const box = await d.deps.db
+      .selectFrom('boxes')
+      .select('downloads')
+      .where('name', '=', 'web')
+      .executeTakeFirstOrThrow();
     expect(box.downloads).toBe(1);
   });
 
   it('a private box needs VAGRANT_CLOUD_TOKEN', async () => {
-    const pub = await vagrant(['cloud', 'publish', 'acme/private', '1.0.0', 'virtualbox', join(work, 'private-1.0.0.box'), '--release', '--force', '--private']);
+    const pub = await vagrant([
+      'cloud',
+      'publish',
+      'acme/private',
+      '1.0.0',
+      'virtualbox',
+      join(work, 'private-1.0.0.box'),
+      '--release',
+      '--force',
+      '--private',
+    ]);
     expect(pub.code, pub.output).toBe(0);
     const fresh = join(work, 'home-anonymous');
     mkdirSync(fresh);
@@ -138,7 +224,16 @@ describe.runIf(installed || mandatory)('real vagrant CLI against Boxyard', () =>
   });
 
   it('vagrant box outdated sees a newer release', async () => {
-    const pub = await vagrant(['cloud', 'publish', 'acme/web', '1.2.0', 'virtualbox', join(work, 'web-1.2.0.box'), '--release', '--force']);
+    const pub = await vagrant([
+      'cloud',
+      'publish',
+      'acme/web',
+      '1.2.0',
+      'virtualbox',
+      join(work, 'web-1.2.0.box'),
+      '--release',
+      '--force',
+    ]);
     expect(pub.code, pub.output).toBe(0);
     const r = await vagrant(['box', 'outdated', '--global']);
     expect(r.code, r.output).toBe(0);

@@ -9,30 +9,51 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 type Attrs = Record<string, unknown>;
 type Rels = Record<string, unknown>;
 
-export const doc = (type: string, attributes: Attrs = {}, relationships?: Rels) => ({ data: { type, attributes, ...(relationships ? { relationships } : {}) } });
+export const doc = (type: string, attributes: Attrs = {}, relationships?: Rels) => ({
+  data: { type, attributes, ...(relationships ? { relationships } : {}) },
+});
 export const refs = (type: string, ids: string[]) => ({ data: ids.map((id) => ({ type, id })) });
 /** The ids of a relationship's data. */
 export const ids = (rel: { data: Array<{ id: string }> }) => rel.data.map((x) => x.id);
 /** A query string with percent-encoded keys and values, as go-querystring sends `filter[…]` and `page[…]`. */
 export const query = (params: Record<string, string>) =>
-  Object.entries(params).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+  Object.entries(params)
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+    .join('&');
 
-async function created(r: Promise<{ status: number; text: string; json: any }>, what: string) { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function created(r: Promise<{ status: number; text: string; json: any }>, what: string) {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   const res = await r;
   if (res.status !== 201) throw new Error(`creating ${what} failed: ${res.status} ${res.text}`);
   return res.json.data;
 }
 
 export const createOrg = (api: HttpClient, name: string, attrs: Attrs = {}) =>
-  created(api.post('/api/v2/organizations', doc('organizations', { name, email: `${name}@example.com`, ...attrs })), `organization ${name}`);
+  created(
+    api.post('/api/v2/organizations', doc('organizations', { name, email: `${name}@example.com`, ...attrs })),
+    `organization ${name}`,
+  );
 export const createPool = (api: HttpClient, org: string, name: string, attrs: Attrs = {}, rels?: Rels) =>
-  created(api.post(`/api/v2/organizations/${org}/agent-pools`, doc('agent-pools', { name, ...attrs }, rels)), `pool ${name}`);
+  created(
+    api.post(`/api/v2/organizations/${org}/agent-pools`, doc('agent-pools', { name, ...attrs }, rels)),
+    `pool ${name}`,
+  );
 export const createWorkspace = (api: HttpClient, org: string, name: string, attrs: Attrs = {}, rels?: Rels) =>
-  created(api.post(`/api/v2/organizations/${org}/workspaces`, doc('workspaces', { name, ...attrs }, rels)), `workspace ${name}`);
+  created(
+    api.post(`/api/v2/organizations/${org}/workspaces`, doc('workspaces', { name, ...attrs }, rels)),
+    `workspace ${name}`,
+  );
 export const createProject = (api: HttpClient, org: string, name: string) =>
   created(api.post(`/api/v2/organizations/${org}/projects`, doc('projects', { name })), `project ${name}`);
-export async function createAgentToken(api: HttpClient, poolId: string, description = 'test'): Promise<{ id: string; token: string }> {
-  const data = await created(api.post(`/api/v2/agent-pools/${poolId}/authentication-tokens`, doc('authentication-tokens', { description })), 'agent token');
+export async function createAgentToken(
+  api: HttpClient,
+  poolId: string,
+  description = 'test',
+): Promise<{ id: string; token: string }> {
+  const data = await created(
+    api.post(`/api/v2/agent-pools/${poolId}/authentication-tokens`, doc('authentication-tokens', { description })),
+    'agent token',
+  );
   return { id: data.id, token: data.attributes.token };
 }
 
@@ -53,14 +74,24 @@ export interface AgentProcess {
 /** Starts a real `boxyard agent` process (node bin/boxyard.mjs agent …). */
 export function spawnAgent(url: string, token: string, name: string, extra: string[] = []): AgentProcess {
   const proc = spawn(process.execPath, ['bin/boxyard.mjs', 'agent', '--url', url, '--name', name, ...extra], {
-    cwd: ROOT, env: { ...process.env, BOXYARD_AGENT_TOKEN: token }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: { ...process.env, BOXYARD_AGENT_TOKEN: token },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   const listeners = new Set<() => void>();
-  const onData = (c: Buffer) => { out += c.toString(); for (const l of listeners) l(); };
+  const onData = (c: Buffer) => {
+    out += c.toString();
+    for (const l of listeners) l();
+  };
   proc.stdout!.on('data', onData);
   proc.stderr!.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => { for (const l of listeners) l(); resolve(code); }));
+  const exited = new Promise<number | null>((resolve) =>
+    proc.on('exit', (code) => {
+      for (const l of listeners) l();
+      resolve(code);
+    }),
+  );
   return {
     proc,
     output: () => out,
@@ -69,10 +100,19 @@ export function spawnAgent(url: string, token: string, name: string, extra: stri
       return new Promise((resolve, reject) => {
         const check = () => {
           const m = out.match(re);
-          if (m) { done(); resolve(m); }
+          if (m) {
+            done();
+            resolve(m);
+          }
         };
-        const timer = setTimeout(() => { done(); reject(new Error(`timed out waiting for ${re} in agent output:\n${out}`)); }, ms);
-        const done = () => { clearTimeout(timer); listeners.delete(check); };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`timed out waiting for ${re} in agent output:\n${out}`));
+        }, ms);
+        const done = () => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
         listeners.add(check);
         check();
       });

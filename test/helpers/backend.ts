@@ -26,5 +26,8 @@ export async function backendFor(dataDir: string): Promise<{ database?: string; 
 /** The same as environment variables, for a daemon or a CLI command started as a process. */
 export async function backendEnv(dataDir: string): Promise<Record<string, string>> {
   const b = await backendFor(dataDir);
-  return { ...(b.database ? { BOXYARD_DATABASE_URL: b.database } : {}), ...(b.blobs ? { BOXYARD_BLOBS: b.blobs } : {}) };
+  return {
+    ...(b.database ? { BOXYARD_DATABASE_URL: b.database } : {}),
+    ...(b.blobs ? { BOXYARD_BLOBS: b.blobs } : {}),
+  };
 }

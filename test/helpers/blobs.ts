@@ -9,9 +9,19 @@ import { S3BlobStore } from '../../daemon/src/blobs/s3/s3-blob-store';
 import { backendFor } from './backend';
 
 /** Creates (if needed) a version and a hosted provider (no url); returns the provider's API path. */
-export async function hostedProvider(http: HttpClient, owner: string, box: string, version: string, opts: {
-  api?: 'v1' | 'v2'; provider?: string; architecture?: string; checksum?: string; checksum_type?: string;
-} = {}): Promise<string> {
+export async function hostedProvider(
+  http: HttpClient,
+  owner: string,
+  box: string,
+  version: string,
+  opts: {
+    api?: 'v1' | 'v2';
+    provider?: string;
+    architecture?: string;
+    checksum?: string;
+    checksum_type?: string;
+  } = {},
+): Promise<string> {
   const api = opts.api ?? 'v1';
   const base = `/api/${api}/box/${owner}/${box}/version/${version}`;
   if ((await http.get(base)).status === 404) {
@@ -23,16 +33,30 @@ export async function hostedProvider(http: HttpClient, owner: string, box: strin
     provider: { name, architecture: opts.architecture, checksum: opts.checksum, checksum_type: opts.checksum_type },
   });
   expect(p.status, p.text).toBe(200);
-  return api === 'v2' ? `${base}/provider/${name}/${opts.architecture ?? p.json.architecture}` : `${base}/provider/${name}`;
+  return api === 'v2'
+    ? `${base}/provider/${name}/${opts.architecture ?? p.json.architecture}`
+    : `${base}/provider/${name}`;
 }
 
 /** The provider row straight from the database (default architecture unless given). */
-export async function providerRow(d: TestDaemon, box: string, version: string, architecture?: string, name = 'virtualbox') {
-  let q = d.deps.db.selectFrom('box_providers').innerJoin('box_versions', 'box_versions.id', 'box_providers.version_id')
+export async function providerRow(
+  d: TestDaemon,
+  box: string,
+  version: string,
+  architecture?: string,
+  name = 'virtualbox',
+) {
+  let q = d.deps.db
+    .selectFrom('box_providers')
+    .innerJoin('box_versions', 'box_versions.id', 'box_providers.version_id')
     .innerJoin('boxes', 'boxes.id', 'box_versions.box_id')
     .selectAll('box_providers')
-    .where('boxes.name', '=', box).where('box_versions.version', '=', version).where('box_providers.name', '=', name);
-  q = architecture ? q.where('box_providers.architecture', '=', architecture) : q.where('box_providers.default_architecture', '=', 1);
+    .where('boxes.name', '=', box)
+    .where('box_versions.version', '=', version)
+    .where('box_providers.name', '=', name);
+  q = architecture
+    ? q.where('box_providers.architecture', '=', architecture)
+    : q.where('box_providers.default_architecture', '=', 1);
   return q.executeTakeFirstOrThrow();
 }
 
@@ -67,18 +91,21 @@ async function withStore<T>(dataDir: string, fn: (store: BlobStore) => Promise<T
 }
 
 /** Whether box files go to a bucket in this test run (S3 stages no partial upload as an object). */
-export const storesInBucket = async (dataDir: string): Promise<boolean> => (await backendFor(dataDir)).blobs !== undefined;
+export const storesInBucket = async (dataDir: string): Promise<boolean> =>
+  (await backendFor(dataDir)).blobs !== undefined;
 
 /** The sha256 of every stored (committed) blob, sorted. */
-export const storedBlobsIn = (dataDir: string): Promise<string[]> => withStore(dataDir, async (s) => {
-  const out: string[] = [];
-  for await (const b of s.list()) out.push(b.sha256);
-  return out.sort();
-});
+export const storedBlobsIn = (dataDir: string): Promise<string[]> =>
+  withStore(dataDir, async (s) => {
+    const out: string[] = [];
+    for await (const b of s.list()) out.push(b.sha256);
+    return out.sort();
+  });
 
 /** The upload ids with bytes staged and not yet committed, sorted. */
-export const stagedUploadsIn = (dataDir: string): Promise<string[]> => withStore(dataDir, async (s) => {
-  const out: string[] = [];
-  for await (const u of s.listStaged()) out.push(u.uploadId);
-  return out.sort();
-});
+export const stagedUploadsIn = (dataDir: string): Promise<string[]> =>
+  withStore(dataDir, async (s) => {
+    const out: string[] = [];
+    for await (const u of s.listStaged()) out.push(u.uploadId);
+    return out.sort();
+  });

@@ -6,13 +6,21 @@ import { rawPut } from './upload';
  * test/clients-v2.test.ts for the files): exact headers and body encodings, nothing more.
  */
 
-export interface Reply { status: number; text: string; json: any } // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
+export interface Reply {
+  status: number;
+  text: string;
+  json: any;
+} // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
 
 async function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Reply> {
   const res = await fetch(url, { method, headers, body });
   const text = await res.text();
   let json: unknown;
-  try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
   return { status: res.status, text, json };
 }
 
@@ -46,13 +54,17 @@ export type Packer = ReturnType<typeof packerClient>;
  */
 export function gemClient(base: string, token: string) {
   const headers = () => ({
-    accept: 'application/json', 'content-type': 'application/json', authorization: `Bearer ${token}`, 'x-request-id': crypto.randomUUID(),
+    accept: 'application/json',
+    'content-type': 'application/json',
+    authorization: `Bearer ${token}`,
+    'x-request-id': crypto.randomUUID(),
   });
   const url = (path: string) => `${base}${path.startsWith('/api/') ? path : `/api/v2${path}`}`;
   return {
     get: (path: string) => send(url(path), 'GET', headers()),
     post: (path: string, body: unknown) => send(url(path), 'POST', headers(), JSON.stringify(body)),
-    put: (path: string, body?: unknown) => send(url(path), 'PUT', headers(), body === undefined ? undefined : JSON.stringify(body)),
+    put: (path: string, body?: unknown) =>
+      send(url(path), 'PUT', headers(), body === undefined ? undefined : JSON.stringify(body)),
     delete: (path: string) => send(url(path), 'DELETE', headers()),
   };
 }
@@ -60,15 +72,32 @@ export type Gem = ReturnType<typeof gemClient>;
 export const GEM_OK = [200, 201, 204];
 
 /** Keys the gem's models know (data.rb: `new` raises on others, `load` drops them). */
-export const BOX_KEYS = ['name', 'username', 'tag', 'private', 'downloads', 'created_at', 'updated_at', 'short_description', 'description',
-  'description_html', 'description_markdown', 'current_version', 'versions'];
+export const BOX_KEYS = [
+  'name',
+  'username',
+  'tag',
+  'private',
+  'downloads',
+  'created_at',
+  'updated_at',
+  'short_description',
+  'description',
+  'description_html',
+  'description_markdown',
+  'current_version',
+  'versions',
+];
 
 /**
  * How vagrant ≥ 2.4 picks an entry of a provider name from the catalog: the host's architecture
  * if listed, else the entry flagged `default_architecture` (CLIENTS.md §1; Vagrant::BoxMetadata
  * reads `architecture` and `default_architecture` of each provider).
  */
-export function pickProvider(providers: { name: string; architecture: string; default_architecture: boolean }[], name: string, hostArch: string) {
+export function pickProvider(
+  providers: { name: string; architecture: string; default_architecture: boolean }[],
+  name: string,
+  hostArch: string,
+) {
   const named = providers.filter((p) => p.name === name);
   return named.find((p) => p.architecture === hostArch) ?? named.find((p) => p.default_architecture);
 }

@@ -31,4 +31,7 @@ export function conformsData<S extends z.ZodType>(schema: S, r: Answer, status =
  * `fits<BoxJson>()(boxJson)`. Keys the serializer adds beyond the contract pass here; the answers
  * checked with `conforms` catch those.
  */
-export const fits = <Contract>() => <Built extends Contract>(build: (...args: never[]) => Built) => build;
+export const fits =
+  <Contract>() =>
+  <Built extends Contract>(build: (...args: never[]) => Built) =>
+    build;

@@ -25,19 +25,39 @@ export interface TestDaemon extends RunningDaemon {
 }
 
 /** A real daemon on 127.0.0.1 with a free port and a temporary data folder. */
-export async function startTestDaemon(opts: {
-  config?: Partial<Config>; clock?: Clock; dataDir?: string; log?: Logger; passwords?: PasswordHasher;
-  /** A CA file the daemon's HTTPS certificate chains to (`--tls-cert`); `--tls auto`'s own CA is trusted without. */
-  caFile?: string;
-} = {}): Promise<TestDaemon> {
+export async function startTestDaemon(
+  opts: {
+    config?: Partial<Config>;
+    clock?: Clock;
+    dataDir?: string;
+    log?: Logger;
+    passwords?: PasswordHasher;
+    /** A CA file the daemon's HTTPS certificate chains to (`--tls-cert`); `--tls auto`'s own CA is trusted without. */
+    caFile?: string;
+  } = {},
+): Promise<TestDaemon> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'boxyard-test-'));
   // Every test connects from 127.0.0.1, a whole LAN's worth of clients from one address: the
   // per-address connection cap is lifted as the rate limit is (test/hostile-connections sets both).
-  const config = loadConfig({}, {
-    dataDir, host: '127.0.0.1', port: 0, adminPassword: ADMIN.password, requestsPerMinute: 0, loginAttempts: 1000,
-    maxConnectionsPerAddress: 100_000, ...(await backendFor(dataDir)), ...opts.config,
+  const config = loadConfig(
+    {},
+    {
+      dataDir,
+      host: '127.0.0.1',
+      port: 0,
+      adminPassword: ADMIN.password,
+      requestsPerMinute: 0,
+      loginAttempts: 1000,
+      maxConnectionsPerAddress: 100_000,
+      ...(await backendFor(dataDir)),
+      ...opts.config,
+    },
+  );
+  const d = await startDaemon(config, {
+    clock: opts.clock,
+    passwords: opts.passwords,
+    log: opts.log ?? pino({ level: process.env.BOXYARD_TEST_LOG ?? 'silent' }),
   });
-  const d = await startDaemon(config, { clock: opts.clock, passwords: opts.passwords, log: opts.log ?? pino({ level: process.env.BOXYARD_TEST_LOG ?? 'silent' }) });
   // On HTTPS the test's requests trust the daemon's CA (its own, written to the data folder, or the one given).
   const caFile = opts.caFile ?? (d.deps.tls?.ca ? join(dataDir, 'tls', 'ca.pem') : undefined);
   const http = new HttpClient(d.url, undefined, 'application/json', await clientFetch(caFile));
@@ -56,7 +76,7 @@ export async function startTestDaemon(opts: {
       const password = o.password ?? `${username}-password`;
       await d.deps.accounts.createUser({ username, password });
       const token = await login(username, password);
-      const owner = (await d.deps.accounts.userNamed(username));
+      const owner = await d.deps.accounts.userNamed(username);
       for (const org of o.orgs ?? []) await d.deps.orgs.create({ name: org }, owner);
       return { token, http: http.withToken(token) };
     },
@@ -70,6 +90,7 @@ export async function startTestDaemon(opts: {
 /** The SQLite handle of a daemon on the embedded database, for tests of what SQLite itself does. */
 export function sqliteOf(d: { deps: RunningDaemon['deps'] }): SqliteDatabase.Database {
   const store = d.deps.store;
-  if (store.dialect !== 'sqlite') throw new Error(`this test reads the SQLite file directly; the daemon runs on ${store.dialect}`);
+  if (store.dialect !== 'sqlite')
+    throw new Error(`this test reads the SQLite file directly; the daemon runs on ${store.dialect}`);
   return store.raw;
 }

@@ -9,7 +9,11 @@ import { sha256 } from './mirror';
  */
 
 /** Where links point, and when the fake started (every timestamp). */
-export interface HcpLinks { url: string; api: 'v1' | 'v2'; at: string }
+export interface HcpLinks {
+  url: string;
+  api: 'v1' | 'v2';
+  at: string;
+}
 
 const digests = new WeakMap<Buffer, Map<string, string>>();
 
@@ -18,7 +22,8 @@ export function digest(file: Buffer, type: HcpProvider['checksum_type'] = 'sha25
   let byType = digests.get(file);
   if (!byType) digests.set(file, (byType = new Map()));
   let hex = byType.get(type);
-  if (hex === undefined) byType.set(type, (hex = type === 'sha256' ? sha256(file) : createHash(type).update(file).digest('hex')));
+  if (hex === undefined)
+    byType.set(type, (hex = type === 'sha256' ? sha256(file) : createHash(type).update(file).digest('hex')));
   return hex;
 }
 
@@ -26,7 +31,11 @@ export function digest(file: Buffer, type: HcpProvider['checksum_type'] = 'sha25
 export function descriptionHtml(markdown: string): string {
   if (!markdown.trim()) return '';
   const escape = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  return markdown.trim().split(/\n\s*\n/).map((p) => `<p>${escape(p).replace(/\n/g, '<br>')}</p>`).join('\n');
+  return markdown
+    .trim()
+    .split(/\n\s*\n/)
+    .map((p) => `<p>${escape(p).replace(/\n/g, '<br>')}</p>`)
+    .join('\n');
 }
 
 /** Numeric where both parts are numbers (1.10.0 > 1.9.0), else by text. */
@@ -44,7 +53,9 @@ export function compareVersions(a: string, b: string): number {
 
 /** The versions a caller sees, newest first: anonymous callers only released ones. */
 export function visibleVersions(box: HcpBox, authed: boolean): HcpVersion[] {
-  return box.versions.filter((v) => authed || v.status === 'active').sort((a, b) => compareVersions(b.version, a.version));
+  return box.versions
+    .filter((v) => authed || v.status === 'active')
+    .sort((a, b) => compareVersions(b.version, a.version));
 }
 
 const seg = encodeURIComponent;
@@ -56,18 +67,32 @@ export function downloadUrl(url: string, box: HcpBox, v: HcpVersion, p: HcpProvi
 function providerJson(box: HcpBox, v: HcpVersion, p: HcpProvider, l: HcpLinks) {
   const type = p.checksum_type ?? 'sha256';
   return {
-    name: p.name, hosted: true, hosted_token: null, original_url: null, created_at: l.at, updated_at: l.at,
-    download_url: downloadUrl(l.url, box, v, p), checksum: digest(p.file, type), checksum_type: type,
-    architecture: p.architecture, default_architecture: p.default_architecture ?? false,
+    name: p.name,
+    hosted: true,
+    hosted_token: null,
+    original_url: null,
+    created_at: l.at,
+    updated_at: l.at,
+    download_url: downloadUrl(l.url, box, v, p),
+    checksum: digest(p.file, type),
+    checksum_type: type,
+    architecture: p.architecture,
+    default_architecture: p.default_architecture ?? false,
   };
 }
 
 function versionJson(box: HcpBox, v: HcpVersion, l: HcpLinks) {
   const at = `${l.url}/api/${l.api}/box/${seg(box.org)}/${seg(box.name)}/version/${seg(v.version)}`;
   return {
-    version: v.version, number: v.version, status: v.status,
-    description_html: descriptionHtml(v.description), description_markdown: v.description,
-    created_at: l.at, updated_at: l.at, release_url: `${at}/release`, revoke_url: `${at}/revoke`,
+    version: v.version,
+    number: v.version,
+    status: v.status,
+    description_html: descriptionHtml(v.description),
+    description_markdown: v.description,
+    created_at: l.at,
+    updated_at: l.at,
+    release_url: `${at}/release`,
+    revoke_url: `${at}/revoke`,
     providers: v.providers.map((p) => providerJson(box, v, p, l)),
   };
 }
@@ -76,9 +101,16 @@ function versionJson(box: HcpBox, v: HcpVersion, l: HcpLinks) {
 export function boxSummaryJson(box: HcpBox, l: HcpLinks) {
   const current = visibleVersions(box, false)[0];
   return {
-    created_at: l.at, updated_at: l.at, tag: `${box.org}/${box.name}`, name: box.name,
-    short_description: box.short_description, description_html: descriptionHtml(box.description),
-    description_markdown: box.description, username: box.org, private: box.private, downloads: 0,
+    created_at: l.at,
+    updated_at: l.at,
+    tag: `${box.org}/${box.name}`,
+    name: box.name,
+    short_description: box.short_description,
+    description_html: descriptionHtml(box.description),
+    description_markdown: box.description,
+    username: box.org,
+    private: box.private,
+    downloads: 0,
     current_version: current ? versionJson(box, current, l) : null,
   };
 }
@@ -94,11 +126,17 @@ export function catalogJson(box: HcpBox, url: string) {
     name: `${box.org}/${box.name}`,
     description: box.short_description,
     versions: visibleVersions(box, false).map((v) => ({
-      version: v.version, status: v.status,
-      description_html: descriptionHtml(v.description), description_markdown: v.description,
+      version: v.version,
+      status: v.status,
+      description_html: descriptionHtml(v.description),
+      description_markdown: v.description,
       providers: v.providers.map((p) => ({
-        name: p.name, url: downloadUrl(url, box, v, p), checksum: digest(p.file, p.checksum_type ?? 'sha256'),
-        checksum_type: p.checksum_type ?? 'sha256', architecture: p.architecture, default_architecture: p.default_architecture ?? false,
+        name: p.name,
+        url: downloadUrl(url, box, v, p),
+        checksum: digest(p.file, p.checksum_type ?? 'sha256'),
+        checksum_type: p.checksum_type ?? 'sha256',
+        architecture: p.architecture,
+        default_architecture: p.default_architecture ?? false,
       })),
     })),
   };
@@ -111,14 +149,39 @@ export function catalogJson(box: HcpBox, url: string) {
  */
 export function hcpOrganization(files: { amd: Buffer; arm: Buffer }, org = 'hashi'): HcpBox[] {
   const box = (name: string, extra: Partial<HcpBox> = {}): HcpBox => ({
-    org, name, private: false, short_description: `${name}: a base box`, description: `# ${name}\n\nBuilt with *Packer*.\n\n- item`,
+    org,
+    name,
+    private: false,
+    short_description: `${name}: a base box`,
+    description: `# ${name}\n\nBuilt with *Packer*.\n\n- item`,
     versions: [
-      { version: '1.0.0', status: 'active', description: 'First **release**.', providers: [{ name: 'virtualbox', architecture: 'amd64', default_architecture: true, file: files.amd }] },
-      { version: '1.1.0', status: 'active', description: 'Adds arm64.', providers: [
-        { name: 'virtualbox', architecture: 'amd64', default_architecture: true, file: files.amd },
-        { name: 'virtualbox', architecture: 'arm64', default_architecture: false, file: files.arm, checksum_type: 'sha512' },
-      ] },
-      { version: '0.9.0', status: 'revoked', description: 'Broken.', providers: [{ name: 'virtualbox', architecture: 'amd64', file: files.amd }] },
+      {
+        version: '1.0.0',
+        status: 'active',
+        description: 'First **release**.',
+        providers: [{ name: 'virtualbox', architecture: 'amd64', default_architecture: true, file: files.amd }],
+      },
+      {
+        version: '1.1.0',
+        status: 'active',
+        description: 'Adds arm64.',
+        providers: [
+          { name: 'virtualbox', architecture: 'amd64', default_architecture: true, file: files.amd },
+          {
+            name: 'virtualbox',
+            architecture: 'arm64',
+            default_architecture: false,
+            file: files.arm,
+            checksum_type: 'sha512',
+          },
+        ],
+      },
+      {
+        version: '0.9.0',
+        status: 'revoked',
+        description: 'Broken.',
+        providers: [{ name: 'virtualbox', architecture: 'amd64', file: files.amd }],
+      },
     ],
     ...extra,
   });

@@ -14,7 +14,9 @@ import { boxJson, boxSummaryJson, catalogJson, digest, visibleVersions } from '.
 export const HCP_STORAGE_HOST = '127.0.0.2';
 
 /** Lets the daemon reach the stand-in storage: what `mirror_allowed_hosts` is for (a public bucket needs nothing). */
-export async function allowHcpStorage(admin: { put(path: string, body: unknown): Promise<{ status: number; text: string }> }): Promise<void> {
+export async function allowHcpStorage(admin: {
+  put(path: string, body: unknown): Promise<{ status: number; text: string }>;
+}): Promise<void> {
   const r = await admin.put('/api/boxyard/settings', { settings: { mirror_allowed_hosts: [HCP_STORAGE_HOST] } });
   if (r.status !== 200) throw new Error(`allowing ${HCP_STORAGE_HOST} failed: ${r.status} ${r.text}`);
 }
@@ -82,11 +84,21 @@ const s3Error = (req: IncomingMessage, res: ServerResponse, status: number, code
   send(req, res, status, `<Error><Code>${code}</Code><Message>${message}</Message></Error>`, 'application/xml');
 
 /** A server on 127.0.0.1, port 0, that records each request and destroys open sockets on close. */
-async function listen(name: 'registry' | 'storage', requests: HcpUpstream['requests'], handler: Handler, host = '127.0.0.1') {
+async function listen(
+  name: 'registry' | 'storage',
+  requests: HcpUpstream['requests'],
+  handler: Handler,
+  host = '127.0.0.1',
+) {
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    requests.push({ server: name, method: req.method ?? '', path: url.pathname, authorization: req.headers.authorization });
+    requests.push({
+      server: name,
+      method: req.method ?? '',
+      path: url.pathname,
+      authorization: req.headers.authorization,
+    });
     try {
       handler(req, res, url);
     } catch (err) {
@@ -94,14 +106,18 @@ async function listen(name: 'registry' | 'storage', requests: HcpUpstream['reque
       else res.destroy();
     }
   });
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
   return {
     url: `http://${host}:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -127,32 +143,40 @@ export async function startHcpUpstream(opts: { token: string; boxes: HcpBox[] })
     return box;
   };
 
-  const storage = await listen('storage', requests, (req, res, url) => {
-    // S3 refuses a presigned URL sent with an Authorization header as well.
-    if (req.headers.authorization !== undefined) return s3Error(req, res, 400, 'InvalidArgument', 'Only one auth mechanism allowed');
-    if (req.method !== 'GET' && req.method !== 'HEAD') return s3Error(req, res, 405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.');
-    if (!url.searchParams.get('X-Amz-Signature')) return s3Error(req, res, 403, 'AccessDenied', 'Access Denied');
-    const sha = /^\/blobs\/([0-9a-f]{64})$/.exec(url.pathname)?.[1];
-    const file = sha && boxes.flatMap((b) => b.versions.flatMap((v) => v.providers)).find((p) => digest(p.file) === sha)?.file;
-    if (!file) return s3Error(req, res, 404, 'NoSuchKey', 'The specified key does not exist.');
-    res.setHeader('accept-ranges', 'bytes');
-    res.setHeader('content-type', 'application/octet-stream');
-    const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
-    let start = 0;
-    let end = file.length - 1;
-    if (range) {
-      start = Number(range[1]);
-      end = range[2] ? Math.min(Number(range[2]), file.length - 1) : file.length - 1;
-      if (start >= file.length || end < start) {
-        res.setHeader('content-range', `bytes */${file.length}`);
-        return s3Error(req, res, 416, 'InvalidRange', 'The requested range is not satisfiable');
+  const storage = await listen(
+    'storage',
+    requests,
+    (req, res, url) => {
+      // S3 refuses a presigned URL sent with an Authorization header as well.
+      if (req.headers.authorization !== undefined)
+        return s3Error(req, res, 400, 'InvalidArgument', 'Only one auth mechanism allowed');
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        return s3Error(req, res, 405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.');
+      if (!url.searchParams.get('X-Amz-Signature')) return s3Error(req, res, 403, 'AccessDenied', 'Access Denied');
+      const sha = /^\/blobs\/([0-9a-f]{64})$/.exec(url.pathname)?.[1];
+      const file =
+        sha && boxes.flatMap((b) => b.versions.flatMap((v) => v.providers)).find((p) => digest(p.file) === sha)?.file;
+      if (!file) return s3Error(req, res, 404, 'NoSuchKey', 'The specified key does not exist.');
+      res.setHeader('accept-ranges', 'bytes');
+      res.setHeader('content-type', 'application/octet-stream');
+      const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
+      let start = 0;
+      let end = file.length - 1;
+      if (range) {
+        start = Number(range[1]);
+        end = range[2] ? Math.min(Number(range[2]), file.length - 1) : file.length - 1;
+        if (start >= file.length || end < start) {
+          res.setHeader('content-range', `bytes */${file.length}`);
+          return s3Error(req, res, 416, 'InvalidRange', 'The requested range is not satisfiable');
+        }
+        res.setHeader('content-range', `bytes ${start}-${end}/${file.length}`);
       }
-      res.setHeader('content-range', `bytes ${start}-${end}/${file.length}`);
-    }
-    res.statusCode = range ? 206 : 200;
-    res.setHeader('content-length', String(end - start + 1));
-    res.end(req.method === 'HEAD' ? undefined : file.subarray(start, end + 1));
-  }, HCP_STORAGE_HOST);
+      res.statusCode = range ? 206 : 200;
+      res.setHeader('content-length', String(end - start + 1));
+      res.end(req.method === 'HEAD' ? undefined : file.subarray(start, end + 1));
+    },
+    HCP_STORAGE_HOST,
+  );
 
   const registry = await listen('registry', requests, (req, res, url) => {
     const auth = authOf(req.headers.authorization, token);
@@ -177,7 +201,10 @@ export async function startHcpUpstream(opts: { token: string; boxes: HcpBox[] })
         if (own.length === 0) return json(req, res, 404, NOT_FOUND);
         const seen = own.filter((b) => authed || (!b.private && !b.hiddenFromToken));
         return json(req, res, 200, {
-          username: rest[1], avatar_url: null, profile_html: '', profile_markdown: '',
+          username: rest[1],
+          avatar_url: null,
+          profile_html: '',
+          profile_markdown: '',
           boxes: seen.map((b) => boxSummaryJson(b, links)),
         });
       }
@@ -196,7 +223,13 @@ export async function startHcpUpstream(opts: { token: string; boxes: HcpBox[] })
 
     // /:org/boxes/:box/versions/:v/providers/:p/:arch/vagrant.box → a presigned storage URL.
     const [, boxes_, name, versions_, version, providers_, provider, arch, file] = parts;
-    if (parts.length === 9 && boxes_ === 'boxes' && versions_ === 'versions' && providers_ === 'providers' && file === 'vagrant.box') {
+    if (
+      parts.length === 9 &&
+      boxes_ === 'boxes' &&
+      versions_ === 'versions' &&
+      providers_ === 'providers' &&
+      file === 'vagrant.box'
+    ) {
       const box = lookup(first, name, authed);
       if (Array.isArray(box)) return json(req, res, box[0], box[1]);
       const v = visibleVersions(box, authed).find((x) => x.version === version);
@@ -204,7 +237,10 @@ export async function startHcpUpstream(opts: { token: string; boxes: HcpBox[] })
       if (!p) return json(req, res, 404, NOT_FOUND);
       const signature = randomBytes(32).toString('hex');
       res.statusCode = 302;
-      res.setHeader('location', `${storage.url}/blobs/${digest(p.file)}?X-Amz-Signature=${signature}&X-Amz-Expires=300`);
+      res.setHeader(
+        'location',
+        `${storage.url}/blobs/${digest(p.file)}?X-Amz-Signature=${signature}&X-Amz-Expires=300`,
+      );
       res.setHeader('content-length', '0');
       return void res.end();
     }
@@ -213,7 +249,13 @@ export async function startHcpUpstream(opts: { token: string; boxes: HcpBox[] })
   registryUrl = registry.url;
 
   return {
-    url: registry.url, storageUrl: storage.url, token, boxes, requests,
-    stop: async () => { await Promise.all([registry.close(), storage.close()]); },
+    url: registry.url,
+    storageUrl: storage.url,
+    token,
+    boxes,
+    requests,
+    stop: async () => {
+      await Promise.all([registry.close(), storage.close()]);
+    },
   };
 }

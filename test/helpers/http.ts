@@ -38,10 +38,19 @@ export class HttpClient {
       body = opts.raw ? (opts.body as string | Uint8Array) : JSON.stringify(opts.body);
       if (!('content-type' in headers)) headers['content-type'] = this.contentType;
     }
-    const res = await this.send(path.startsWith('http') ? path : this.baseUrl + path, { method, headers, body: body as RequestInit['body'], redirect: 'manual' });
+    const res = await this.send(path.startsWith('http') ? path : this.baseUrl + path, {
+      method,
+      headers,
+      body: body as RequestInit['body'],
+      redirect: 'manual',
+    });
     const text = await res.text();
     let json: unknown;
-    try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
     return { status: res.status, headers: res.headers, text, json };
   }
 

@@ -8,20 +8,36 @@ import { rawPut } from './upload';
 export const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
 /** Box → version → hosted provider → upload → release on a daemon, through its API. */
-export async function publishHosted(http: HttpClient, owner: string, box: string, version: string, file: Buffer, opts: {
-  provider?: string; architecture?: string; private?: boolean; release?: boolean;
-} = {}) {
+export async function publishHosted(
+  http: HttpClient,
+  owner: string,
+  box: string,
+  version: string,
+  file: Buffer,
+  opts: {
+    provider?: string;
+    architecture?: string;
+    private?: boolean;
+    release?: boolean;
+  } = {},
+) {
   const api = `/api/v2/box/${owner}/${box}`;
   if ((await http.get(api)).status === 404) {
-    const b = await http.post('/api/v1/boxes', { box: { username: owner, name: box, is_private: opts.private ?? false, short_description: `${box} box` } });
+    const b = await http.post('/api/v1/boxes', {
+      box: { username: owner, name: box, is_private: opts.private ?? false, short_description: `${box} box` },
+    });
     expect(b.status, b.text).toBe(200);
   }
   if ((await http.get(`${api}/version/${version}`)).status === 404) {
-    expect((await http.post(`${api}/versions`, { version: { version, description: `release ${version}` } })).status).toBe(200);
+    expect(
+      (await http.post(`${api}/versions`, { version: { version, description: `release ${version}` } })).status,
+    ).toBe(200);
   }
   const provider = opts.provider ?? 'virtualbox';
   const arch = opts.architecture ?? 'amd64';
-  const p = await http.post(`${api}/version/${version}/providers`, { provider: { name: provider, architecture: arch, url: null } });
+  const p = await http.post(`${api}/version/${version}/providers`, {
+    provider: { name: provider, architecture: arch, url: null },
+  });
   expect(p.status, p.text).toBe(200);
   const prep = await http.get(`${api}/version/${version}/provider/${provider}/${arch}/upload`);
   expect(prep.status, prep.text).toBe(200);
@@ -29,10 +45,24 @@ export async function publishHosted(http: HttpClient, owner: string, box: string
   if (opts.release !== false) expect((await http.put(`${api}/version/${version}/release`)).status).toBe(200);
 }
 
-export interface Job { id: string; state: string; message: string | null; error_code: string | null; bytes_done: number; bytes_total: number; files_done: number; files_total: number; published: Array<{ box: string; versions: string[] }> }
+export interface Job {
+  id: string;
+  state: string;
+  message: string | null;
+  error_code: string | null;
+  bytes_done: number;
+  bytes_total: number;
+  files_done: number;
+  files_total: number;
+  published: Array<{ box: string; versions: string[] }>;
+}
 
 /** Polls a mirror job until it reaches one of `states` (bounded: 60 s). */
-export async function waitForJob(http: HttpClient, jobId: string, states = ['done', 'failed', 'cancelled']): Promise<Job> {
+export async function waitForJob(
+  http: HttpClient,
+  jobId: string,
+  states = ['done', 'failed', 'cancelled'],
+): Promise<Job> {
   const until = Date.now() + 60_000;
   for (;;) {
     const r = await http.get(`/api/boxyard/mirror-jobs/${jobId}`);
@@ -44,7 +74,10 @@ export async function waitForJob(http: HttpClient, jobId: string, states = ['don
 }
 
 /** Starts a mirror job and waits for it to finish. */
-export async function mirrorOnce(http: HttpClient, mirror: Record<string, unknown>): Promise<{ mirrorId: string; job: Job }> {
+export async function mirrorOnce(
+  http: HttpClient,
+  mirror: Record<string, unknown>,
+): Promise<{ mirrorId: string; job: Job }> {
   const r = await http.post('/api/boxyard/mirrors', { mirror });
   expect(r.status, r.text).toBe(201);
   return { mirrorId: r.json.mirror.id, job: await waitForJob(http, r.json.job.id) };
@@ -74,19 +107,31 @@ export async function staticServer(host = '127.0.0.1'): Promise<StaticServer> {
     requests.push(`${req.method} ${path}`);
     const h = routes.get(path);
     if (h) h(req, res);
-    else { res.statusCode = 404; res.end('{"errors":["not found"]}'); }
+    else {
+      res.statusCode = 404;
+      res.end('{"errors":["not found"]}');
+    }
   });
-  server.on('connection', (s) => { connections++; sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    connections++;
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
   const url = `http://${host}:${(server.address() as AddressInfo).port}`;
   return {
-    url, server, requests,
+    url,
+    server,
+    requests,
     connections: () => connections,
-    route: (path, handler) => { routes.set(path, handler); },
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    route: (path, handler) => {
+      routes.set(path, handler);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -102,10 +147,12 @@ export function serveFile(body: Buffer): Handler {
   };
 }
 
-export const serveJson = (doc: unknown): Handler => (_req, res) => {
-  res.setHeader('content-type', 'application/json');
-  res.end(typeof doc === 'string' ? doc : JSON.stringify(doc));
-};
+export const serveJson =
+  (doc: unknown): Handler =>
+  (_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(typeof doc === 'string' ? doc : JSON.stringify(doc));
+  };
 
 /**
  * A file that never finishes arriving: 1000 bytes every 50 ms of a declared 10 MB, to stop a job
@@ -115,9 +162,15 @@ export function tricklingFile(): { handler: Handler; closed: () => number } {
   let closed = 0;
   const handler: Handler = (req, res) => {
     res.setHeader('content-length', '10000000');
-    if (req.method === 'HEAD') { res.end(); return; }
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
     const timer = setInterval(() => res.write(Buffer.alloc(1000, 7)), 50);
-    res.on('close', () => { clearInterval(timer); closed++; });
+    res.on('close', () => {
+      clearInterval(timer);
+      closed++;
+    });
   };
   return { handler, closed: () => closed };
 }

@@ -18,11 +18,17 @@ export interface TestPostgres {
 
 function binDir(): string {
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   if (versions.length) return join(root, versions[0], 'bin');
   const found = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' }).stdout.trim();
   if (found) return join(found, '..');
-  throw new Error('PostgreSQL is not installed (no initdb): install Debian\'s `postgresql` package (apt-get install -y postgresql)');
+  throw new Error(
+    "PostgreSQL is not installed (no initdb): install Debian's `postgresql` package (apt-get install -y postgresql)",
+  );
 }
 
 export async function startTestPostgres(): Promise<TestPostgres> {

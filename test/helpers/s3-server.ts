@@ -44,13 +44,27 @@ export interface S3ServerOptions {
 
 const REGION = 'us-east-1';
 
-
-function describe(engine: S3Engine, endpoint: string, bucket: string, credentials: TestS3['credentials'], close: () => Promise<void>): TestS3 {
+function describe(
+  engine: S3Engine,
+  endpoint: string,
+  bucket: string,
+  credentials: TestS3['credentials'],
+  close: () => Promise<void>,
+): TestS3 {
   const client = () => new S3Client({ endpoint, region: REGION, forcePathStyle: true, credentials });
   return {
-    engine, endpoint, bucket, region: REGION, credentials,
-    env: { AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey, AWS_REGION: REGION },
-    url: (prefix = '') => `s3://${bucket}/${prefix.replace(/^\/+/, '')}?endpoint=${encodeURIComponent(endpoint)}&region=${REGION}`,
+    engine,
+    endpoint,
+    bucket,
+    region: REGION,
+    credentials,
+    env: {
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+      AWS_REGION: REGION,
+    },
+    url: (prefix = '') =>
+      `s3://${bucket}/${prefix.replace(/^\/+/, '')}?endpoint=${encodeURIComponent(endpoint)}&region=${REGION}`,
     client,
     close,
   };
@@ -59,7 +73,11 @@ function describe(engine: S3Engine, endpoint: string, bucket: string, credential
 /** s3rver in a process of its own (s3rver-process.cjs): a fault of its own never takes the test runner down. */
 async function startS3rver(bucket: string): Promise<TestS3> {
   const directory = mkdtempSync(join(tmpdir(), 'boxyard-s3rver-'));
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./s3rver-process.cjs', import.meta.url)), directory, bucket], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('./s3rver-process.cjs', import.meta.url)), directory, bucket],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let port: number;
   try {
     port = await new Promise<number>((resolve, reject) => {
@@ -98,8 +116,12 @@ function motoPort(child: ChildProcess): Promise<number> {
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    child.once('error', (err) => reject(new Error(`could not start moto_server (Python moto, in the machine image): ${err.message}`)));
-    child.once('exit', (code) => reject(new Error(`moto_server exited (${code}) before listening: ${seen.slice(-2000)}`)));
+    child.once('error', (err) =>
+      reject(new Error(`could not start moto_server (Python moto, in the machine image): ${err.message}`)),
+    );
+    child.once('exit', (code) =>
+      reject(new Error(`moto_server exited (${code}) before listening: ${seen.slice(-2000)}`)),
+    );
   });
 }
 
@@ -121,7 +143,13 @@ async function startMoto(bucket: string): Promise<TestS3> {
     await exited;
   };
   // moto accepts any credentials.
-  const s3 = describe('moto', `http://127.0.0.1:${port}`, bucket, { accessKeyId: 'testing', secretAccessKey: 'testing' }, stop);
+  const s3 = describe(
+    'moto',
+    `http://127.0.0.1:${port}`,
+    bucket,
+    { accessKeyId: 'testing', secretAccessKey: 'testing' },
+    stop,
+  );
   const client = s3.client();
   try {
     await client.send(new CreateBucketCommand({ Bucket: bucket }));

@@ -15,8 +15,16 @@ process.on('uncaughtException', (err) => {
   }
   throw err;
 });
-const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket }] });
+const server = new S3rver({
+  address: '127.0.0.1',
+  port: 0,
+  silent: true,
+  directory,
+  configureBuckets: [{ name: bucket }],
+});
 server.run().then((address) => {
   process.stdout.write(`${JSON.stringify({ port: address.port })}\n`);
 });
-process.on('SIGTERM', () => { server.close().then(() => process.exit(0)); });
+process.on('SIGTERM', () => {
+  server.close().then(() => process.exit(0));
+});

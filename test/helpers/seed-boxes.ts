@@ -15,13 +15,19 @@ export async function seedBoxes(n: number): Promise<string> {
   const store = openStore(join(dataDir, 'boxyard.db'));
   const db = store.raw;
   const at = (ms: number) => new Date(Date.parse('2025-01-01T00:00:00Z') + ms).toISOString();
-  const insBox = db.prepare(`INSERT INTO boxes (id, organization_id, name, name_key, short_description, description, private, downloads, created_at, updated_at)
+  const insBox =
+    db.prepare(`INSERT INTO boxes (id, organization_id, name, name_key, short_description, description, private, downloads, created_at, updated_at)
     VALUES (?, 'org-many', ?, ?, ?, '', 0, ?, ?, ?)`);
-  const insVersion = db.prepare("INSERT INTO box_versions (id, box_id, version, description, status, created_at, updated_at) VALUES (?, ?, '1.0.0', '', 'active', ?, ?)");
-  const insProvider = db.prepare(`INSERT INTO box_providers (id, version_id, name, architecture, default_architecture, url, created_at, updated_at)
+  const insVersion = db.prepare(
+    "INSERT INTO box_versions (id, box_id, version, description, status, created_at, updated_at) VALUES (?, ?, '1.0.0', '', 'active', ?, ?)",
+  );
+  const insProvider =
+    db.prepare(`INSERT INTO box_providers (id, version_id, name, architecture, default_architecture, url, created_at, updated_at)
     VALUES (?, ?, ?, ?, 1, ?, ?, ?)`);
   db.transaction(() => {
-    db.prepare("INSERT INTO organizations (id, name, name_key, created_at, updated_at) VALUES ('org-many', 'many', 'many', ?, ?)").run(at(0), at(0));
+    db.prepare(
+      "INSERT INTO organizations (id, name, name_key, created_at, updated_at) VALUES ('org-many', 'many', 'many', ?, ?)",
+    ).run(at(0), at(0));
     for (let i = 0; i < n; i++) {
       const name = `box-${String(i).padStart(5, '0')}`;
       const created = at(i * 60_000);
@@ -29,7 +35,15 @@ export async function seedBoxes(n: number): Promise<string> {
       insBox.run(`box-${i}`, name, name, `Seeded box ${i}`, (i * 7919) % 100_003, created, updated);
       insVersion.run(`ver-${i}`, `box-${i}`, created, created);
       const [provider, arch] = i % 2 === 0 ? ['virtualbox', 'amd64'] : ['libvirt', 'arm64'];
-      insProvider.run(`prov-${i}`, `ver-${i}`, provider, arch, `https://boxes.example.invalid/${name}.box`, created, created);
+      insProvider.run(
+        `prov-${i}`,
+        `ver-${i}`,
+        provider,
+        arch,
+        `https://boxes.example.invalid/${name}.box`,
+        created,
+        created,
+      );
     }
   })();
   db.pragma('wal_checkpoint(TRUNCATE)');

@@ -15,7 +15,9 @@ export function rawConnect(url: string, localAddress = '127.0.0.1'): Promise<Raw
   return new Promise((resolve, reject) => {
     const socket = connect({ host: u.hostname, port: Number(u.port), localAddress });
     let text = '';
-    socket.on('data', (b: Buffer) => { text += b.toString('latin1'); });
+    socket.on('data', (b: Buffer) => {
+      text += b.toString('latin1');
+    });
     // A reset after the server's answer is fine: the answer was read.
     socket.on('error', () => undefined);
     const closed = new Promise<string>((done) => socket.once('close', () => done(text)));
@@ -42,7 +44,11 @@ export function parseAnswer(raw: string): { status: number; headers: Record<stri
     const i = l.indexOf(':');
     if (i > 0) headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
   }
-  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine ?? '')?.[1] ?? 0), headers, body: end < 0 ? '' : raw.slice(end + 4) };
+  return {
+    status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine ?? '')?.[1] ?? 0),
+    headers,
+    body: end < 0 ? '' : raw.slice(end + 4),
+  };
 }
 
 /** A GET through a raw connection that closes after the answer; resolves with the parsed answer. */

@@ -26,12 +26,39 @@ export { freePort };
  * crash safety, restarts on the same data folder. Resolves once it prints its listening line.
  * bin/boxyard.mjs is the daemon itself, so a signal sent here reaches it.
  */
-export async function spawnDaemon(opts: { dataDir: string; port?: number; env?: Record<string, string>; prefix?: string[]; args?: string[] }): Promise<SpawnedDaemon> {
+export async function spawnDaemon(opts: {
+  dataDir: string;
+  port?: number;
+  env?: Record<string, string>;
+  prefix?: string[];
+  args?: string[];
+}): Promise<SpawnedDaemon> {
   const port = opts.port ?? (await freePort());
   // `prefix` runs the daemon under another command (e.g. unshare, for a small disk of its own).
-  const argv = [...(opts.prefix ?? []), process.execPath, BIN, 'serve', '--data', opts.dataDir, '--port', String(port), '--host', '127.0.0.1', ...(opts.args ?? [])];
+  const argv = [
+    ...(opts.prefix ?? []),
+    process.execPath,
+    BIN,
+    'serve',
+    '--data',
+    opts.dataDir,
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+    ...(opts.args ?? []),
+  ];
   const child = spawn(argv[0], argv.slice(1), {
-    env: { ...process.env, ...(await backendEnv(opts.dataDir)), BOXYARD_ADMIN_USERNAME: ADMIN.username, BOXYARD_ADMIN_PASSWORD: ADMIN.password, BOXYARD_LOG_LEVEL: 'warn', BOXYARD_REQUESTS_PER_MINUTE: '0', BOXYARD_MAX_CONNECTIONS_PER_ADDRESS: '100000', ...opts.env },
+    env: {
+      ...process.env,
+      ...(await backendEnv(opts.dataDir)),
+      BOXYARD_ADMIN_USERNAME: ADMIN.username,
+      BOXYARD_ADMIN_PASSWORD: ADMIN.password,
+      BOXYARD_LOG_LEVEL: 'warn',
+      BOXYARD_REQUESTS_PER_MINUTE: '0',
+      BOXYARD_MAX_CONNECTIONS_PER_ADDRESS: '100000',
+      ...opts.env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -40,11 +67,17 @@ export async function spawnDaemon(opts: { dataDir: string; port?: number; env?: 
     const timer = setTimeout(() => reject(new Error(`daemon did not start in time:\n${out}`)), 30_000);
     const onData = (b: Buffer) => {
       out += b.toString();
-      if (out.includes('Boxyard listening on')) { clearTimeout(timer); resolve(); }
+      if (out.includes('Boxyard listening on')) {
+        clearTimeout(timer);
+        resolve();
+      }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`daemon exited with ${code}:\n${out}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`daemon exited with ${code}:\n${out}`));
+    });
   });
   return {
     url: `http://127.0.0.1:${port}`,

@@ -29,14 +29,22 @@ function newestMtime(dir: string): number {
 export function ensureUiBuilt(): void {
   const index = join(ROOT, 'renderer/dist/index.html');
   // The UI bundles the daemon's wire contract too: a change there needs a new build as well.
-  const sources = Math.max(newestMtime(join(ROOT, 'renderer/src')), newestMtime(join(ROOT, 'daemon/src/contract')), statSync(join(ROOT, 'renderer/index.html')).mtimeMs);
+  const sources = Math.max(
+    newestMtime(join(ROOT, 'renderer/src')),
+    newestMtime(join(ROOT, 'daemon/src/contract')),
+    statSync(join(ROOT, 'renderer/index.html')).mtimeMs,
+  );
   if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts'], {
-    cwd: ROOT,
-    stdio: 'inherit',
-    // vitest sets NODE_ENV=test, which would make vite bundle React's development build.
-    env: { ...process.env, NODE_ENV: 'production' },
-  });
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts'],
+    {
+      cwd: ROOT,
+      stdio: 'inherit',
+      // vitest sets NODE_ENV=test, which would make vite bundle React's development build.
+      env: { ...process.env, NODE_ENV: 'production' },
+    },
+  );
 }
 
 /**
@@ -44,10 +52,20 @@ export function ensureUiBuilt(): void {
  * Content Security Policy (Chromium logs each "Refused to …" to the console): the UI tests expect
  * none. `args` adds switches (e.g. --host-resolver-rules).
  */
-export async function launchChromium(args: string[] = []): Promise<{ browser: Browser; page: Page; cspViolations: string[] }> {
+export async function launchChromium(
+  args: string[] = [],
+): Promise<{ browser: Browser; page: Page; cspViolations: string[] }> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', ...args],
+    args: [
+      '--no-sandbox',
+      '--headless',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      ...args,
+    ],
   });
   // A context of its own, so that a test can open more pages in the same browser session (cookies).
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -63,11 +81,19 @@ export async function launchChromium(args: string[] = []): Promise<{ browser: Br
  */
 export async function watchCsp(page: Page): Promise<string[]> {
   const seen: string[] = [];
-  await page.exposeFunction('__boxyardCspViolation', (v: string) => { seen.push(v); });
-  await page.addInitScript(() => document.addEventListener('securitypolicyviolation', (e) => {
-    (window as unknown as { __boxyardCspViolation(v: string): void }).__boxyardCspViolation(`${e.violatedDirective} refused ${e.blockedURI} (${e.sourceFile}:${e.lineNumber})`);
-  }));
-  page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) seen.push(m.text()); });
+  await page.exposeFunction('__boxyardCspViolation', (v: string) => {
+    seen.push(v);
+  });
+  await page.addInitScript(() =>
+    document.addEventListener('securitypolicyviolation', (e) => {
+      (window as unknown as { __boxyardCspViolation(v: string): void }).__boxyardCspViolation(
+        `${e.violatedDirective} refused ${e.blockedURI} (${e.sourceFile}:${e.lineNumber})`,
+      );
+    }),
+  );
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) seen.push(m.text());
+  });
   return seen;
 }
 
@@ -78,7 +104,9 @@ export async function watchCsp(page: Page): Promise<string[]> {
  */
 /** Adds to `into` each console error and uncaught error the page reports (the UI tests expect none). */
 export function watchErrors(page: Page, into: string[]): void {
-  page.on('console', (m) => { if (m.type() === 'error') into.push(`console: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') into.push(`console: ${m.text()}`);
+  });
   page.on('pageerror', (e) => into.push(`page error: ${e.message}`));
 }
 
@@ -91,11 +119,16 @@ export async function signIn(page: Page, url: string, login: string, password: s
 
 /** Records in the page whether an element matching `selector` was ever on screen (fast local work ends before a poll sees it). */
 export async function watchFor(page: Page, selector: string, flag: string): Promise<void> {
-  await page.evaluate(({ selector, flag }) => {
-    const w = window as unknown as Record<string, boolean>;
-    w[flag] = !!document.querySelector(selector);
-    new MutationObserver(() => { if (document.querySelector(selector)) w[flag] = true; }).observe(document.body, { childList: true, subtree: true, attributes: true });
-  }, { selector, flag });
+  await page.evaluate(
+    ({ selector, flag }) => {
+      const w = window as unknown as Record<string, boolean>;
+      w[flag] = !!document.querySelector(selector);
+      new MutationObserver(() => {
+        if (document.querySelector(selector)) w[flag] = true;
+      }).observe(document.body, { childList: true, subtree: true, attributes: true });
+    },
+    { selector, flag },
+  );
 }
 
 export const sawIt = (page: Page, flag: string): Promise<boolean> =>

@@ -14,7 +14,10 @@ export interface SlowCatalog {
  * `everyMs`), so a browser test sees a mirror job running, its bar move, and can cancel it.
  * Serves `GET /ORG/BOX` (the catalog, as `vagrant box add` reads it) and `HEAD`/`GET` of the file.
  */
-export async function slowCatalog(tag: string, opts: { size?: number; chunk?: number; everyMs?: number } = {}): Promise<SlowCatalog> {
+export async function slowCatalog(
+  tag: string,
+  opts: { size?: number; chunk?: number; everyMs?: number } = {},
+): Promise<SlowCatalog> {
   const size = opts.size ?? 4 * 1024 * 1024;
   const chunk = opts.chunk ?? 64 * 1024;
   const file = Buffer.alloc(size, 0x5a);
@@ -29,7 +32,11 @@ export async function slowCatalog(tag: string, opts: { size?: number; chunk?: nu
       if (res.destroyed) return void (clearInterval(timer), timers.delete(timer));
       res.write(file.subarray(sent, sent + chunk));
       sent += chunk;
-      if (sent >= size) { clearInterval(timer); timers.delete(timer); res.end(); }
+      if (sent >= size) {
+        clearInterval(timer);
+        timers.delete(timer);
+        res.end();
+      }
     }, opts.everyMs ?? 100);
     timers.add(timer);
   };
@@ -38,10 +45,26 @@ export async function slowCatalog(tag: string, opts: { size?: number; chunk?: nu
     const path = (req.url ?? '').split('?')[0];
     if (path === `/${tag}`) {
       res.setHeader('content-type', 'application/json');
-      return void res.end(JSON.stringify({
-        name: tag,
-        versions: [{ version: '1.0.0', status: 'active', providers: [{ name: 'virtualbox', architecture: 'amd64', url: `${base}/files/slow.box`, checksum_type: 'sha256', checksum }] }],
-      }));
+      return void res.end(
+        JSON.stringify({
+          name: tag,
+          versions: [
+            {
+              version: '1.0.0',
+              status: 'active',
+              providers: [
+                {
+                  name: 'virtualbox',
+                  architecture: 'amd64',
+                  url: `${base}/files/slow.box`,
+                  checksum_type: 'sha256',
+                  checksum,
+                },
+              ],
+            },
+          ],
+        }),
+      );
     }
     if (path === '/files/slow.box') {
       res.setHeader('content-type', 'application/octet-stream');
@@ -52,16 +75,20 @@ export async function slowCatalog(tag: string, opts: { size?: number; chunk?: nu
     res.statusCode = 404;
     res.end('{"errors":["not found"]}');
   });
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: base,
     size,
-    close: () => new Promise<void>((resolve) => {
-      for (const t of timers) clearInterval(t);
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const t of timers) clearInterval(t);
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -12,19 +12,35 @@ export interface VagrantResult {
 
 /** Whether the `vagrant` CLI is on PATH (Debian's 2.3.4 in CI). */
 export function vagrantInstalled(): boolean {
-  return spawnSync('vagrant', ['--version'], { stdio: 'ignore', env: { ...process.env, VAGRANT_CHECKPOINT_DISABLE: '1' } }).status === 0;
+  return (
+    spawnSync('vagrant', ['--version'], { stdio: 'ignore', env: { ...process.env, VAGRANT_CHECKPOINT_DISABLE: '1' } })
+      .status === 0
+  );
 }
 
 /** Runs a command to completion, feeding `input` on stdin; stdout and stderr are merged. */
-export function run(cmd: string, args: string[], env: Record<string, string>, input?: string, timeoutMs = 90_000): Promise<VagrantResult> {
+export function run(
+  cmd: string,
+  args: string[],
+  env: Record<string, string>,
+  input?: string,
+  timeoutMs = 90_000,
+): Promise<VagrantResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.stdout.on('data', (b: Buffer) => { output += b.toString(); });
-    child.stderr.on('data', (b: Buffer) => { output += b.toString(); });
+    child.stdout.on('data', (b: Buffer) => {
+      output += b.toString();
+    });
+    child.stderr.on('data', (b: Buffer) => {
+      output += b.toString();
+    });
     child.on('error', reject);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, output: stripAnsi(output) }); });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output: stripAnsi(output) });
+    });
     child.stdin.end(input ?? '');
   });
 }
@@ -43,7 +59,12 @@ const stripAnsi = (s: string) => s.replace(/\x1b\[[0-9;]*[A-Za-z]/g, ''); // esl
  * A valid `.box`: gzipped tar holding metadata.json for the provider (and the architecture, when
  * given, as vagrant ≥ 2.4 boxes say it) and a random disk image.
  */
-export async function makeBoxFile(path: string, provider = 'virtualbox', diskBytes = 256 * 1024, architecture?: string): Promise<Buffer> {
+export async function makeBoxFile(
+  path: string,
+  provider = 'virtualbox',
+  diskBytes = 256 * 1024,
+  architecture?: string,
+): Promise<Buffer> {
   const tar = pack();
   tar.entry({ name: 'metadata.json' }, JSON.stringify(architecture ? { provider, architecture } : { provider }));
   tar.entry({ name: 'box-disk.img' }, randomBytes(diskBytes));
@@ -71,10 +92,14 @@ export function recordRequests(server: Server): SeenRequest[] {
       method: req.method ?? '',
       path: (req.url ?? '').split('?')[0],
       range: req.headers.range,
-      authorized: Boolean(req.headers.authorization || req.headers['x-atlas-token'] || (req.url ?? '').includes('access_token=')),
+      authorized: Boolean(
+        req.headers.authorization || req.headers['x-atlas-token'] || (req.url ?? '').includes('access_token='),
+      ),
     };
     seen.push(entry);
-    res.on('finish', () => { entry.status = res.statusCode; });
+    res.on('finish', () => {
+      entry.status = res.statusCode;
+    });
   });
   return seen;
 }

@@ -44,7 +44,8 @@ export class BoxyardAgent {
   private readonly base: string;
   constructor(private readonly o: AgentClientOptions) {
     // A typo in --url would otherwise look like a daemon that is away, retried forever.
-    if (!URL.canParse(o.url) || !/^https?:$/.test(new URL(o.url).protocol)) throw new Error(`--url must be an http(s) URL such as http://boxyard.lan:4780 (got "${o.url}")`);
+    if (!URL.canParse(o.url) || !/^https?:$/.test(new URL(o.url).protocol))
+      throw new Error(`--url must be an http(s) URL such as http://boxyard.lan:4780 (got "${o.url}")`);
     this.base = o.url.replace(/\/+$/, '');
   }
 
@@ -72,17 +73,27 @@ export class BoxyardAgent {
   /** One request, retried with doubling backoff (lib/backoff.ts) while the daemon is away or failing (5xx, 429). */
   private async call(path: string, body: unknown, signal: AbortSignal): Promise<Answer> {
     try {
-      return await retrying(async () => {
-        const answer = await this.attempt(path, body, AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]));
-        if (!answer) throw RETRY;
-        return answer;
-      }, {
-        backoff: { firstMs: this.o.minBackoffMs ?? 500, maxMs: this.o.maxBackoffMs ?? 30_000 },
-        signal,
-        onRetry: (err, wait) => {
-          if (err !== RETRY) this.o.log(`daemon unreachable (${err instanceof Error ? err.message : String(err)}); retrying in ${wait / 1000}s`);
+      return await retrying(
+        async () => {
+          const answer = await this.attempt(
+            path,
+            body,
+            AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]),
+          );
+          if (!answer) throw RETRY;
+          return answer;
         },
-      });
+        {
+          backoff: { firstMs: this.o.minBackoffMs ?? 500, maxMs: this.o.maxBackoffMs ?? 30_000 },
+          signal,
+          onRetry: (err, wait) => {
+            if (err !== RETRY)
+              this.o.log(
+                `daemon unreachable (${err instanceof Error ? err.message : String(err)}); retrying in ${wait / 1000}s`,
+              );
+          },
+        },
+      );
     } catch (err) {
       if (signal.aborted) return { kind: 'aborted' };
       throw err;
@@ -93,7 +104,11 @@ export class BoxyardAgent {
   private async attempt(path: string, body: unknown, signal: AbortSignal): Promise<Answer | undefined> {
     const res = await (this.o.fetch ?? fetch)(this.base + path, {
       method: 'POST',
-      headers: { authorization: `Bearer ${this.o.token}`, 'content-type': 'application/json', accept: 'application/json' },
+      headers: {
+        authorization: `Bearer ${this.o.token}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+      },
       body: JSON.stringify(body),
       signal,
     });

@@ -1,10 +1,19 @@
 import type { AgentStatus } from '../contract/wire/jsonapi';
 
 /** A report that changes nothing but the agent's ping: its time and address. */
-export interface Ping { id: string; tokenId: string; status: AgentStatus; at: string; ip: string }
+export interface Ping {
+  id: string;
+  tokenId: string;
+  status: AgentStatus;
+  at: string;
+  ip: string;
+}
 
 /** What a write of an agent left in the database, as this daemon wrote it. */
-interface Known { tokenId: string; status: AgentStatus }
+interface Known {
+  tokenId: string;
+  status: AgentStatus;
+}
 
 /** How long a ping waits in memory before it is written with the others of that second. */
 export const PING_DELAY_MS = 1000;

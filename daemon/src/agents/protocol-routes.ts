@@ -13,15 +13,28 @@ import { IdParams } from '../http/params';
  */
 export function protocolRoutes(d: { protocol: AgentProtocolService }): Router {
   const r = new Router();
-  r.post(AGENT.register.path, validated({ body: S.RegisterBody }, async (ctx, { body }) => {
-    const token = await d.protocol.authenticate(presentedToken(ctx));
-    const { agent, ping_interval_seconds } = await d.protocol.register(token, { name: body.name ?? null, ip: ctx.ip });
-    ctx.status = 201;
-    ctx.body = { agent: { id: agent.id, name: agent.name, status: agent.status, pool_id: agent.pool_id }, action: 'continue', ping_interval_seconds };
-  }));
-  r.post(AGENT.status.path, validated({ params: IdParams, body: S.ReportBody }, async (ctx, { params, body }) => {
-    const token = await d.protocol.authenticate(presentedToken(ctx));
-    ctx.body = await d.protocol.report(token, params.id, body.status, ctx.ip);
-  }));
+  r.post(
+    AGENT.register.path,
+    validated({ body: S.RegisterBody }, async (ctx, { body }) => {
+      const token = await d.protocol.authenticate(presentedToken(ctx));
+      const { agent, ping_interval_seconds } = await d.protocol.register(token, {
+        name: body.name ?? null,
+        ip: ctx.ip,
+      });
+      ctx.status = 201;
+      ctx.body = {
+        agent: { id: agent.id, name: agent.name, status: agent.status, pool_id: agent.pool_id },
+        action: 'continue',
+        ping_interval_seconds,
+      };
+    }),
+  );
+  r.post(
+    AGENT.status.path,
+    validated({ params: IdParams, body: S.ReportBody }, async (ctx, { params, body }) => {
+      const token = await d.protocol.authenticate(presentedToken(ctx));
+      ctx.body = await d.protocol.report(token, params.id, body.status, ctx.ip);
+    }),
+  );
   return r;
 }

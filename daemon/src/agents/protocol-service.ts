@@ -35,7 +35,9 @@ export class AgentProtocolService {
     const hash = secret ? sha256Hex(secret) : '';
     const token = secret ? await this.tokens.tokenByHash(hash) : undefined;
     if (!token || !safeEqual(token.token_hash, hash)) {
-      throw new UnauthorizedError('The agent token is unknown or was revoked. Create a new token for the pool and restart the agent with it.');
+      throw new UnauthorizedError(
+        'The agent token is unknown or was revoked. Create a new token for the pool and restart the agent with it.',
+      );
     }
     // last-used-at to the minute, like API tokens: 1,000 agents would otherwise write it 100 times a second.
     const now = this.clock.now();
@@ -45,22 +47,44 @@ export class AgentProtocolService {
     return token;
   }
 
-  async register(token: AgentTokenRow, input: { name: string | null; ip: string }): Promise<{ agent: AgentRow; ping_interval_seconds: number }> {
+  async register(
+    token: AgentTokenRow,
+    input: { name: string | null; ip: string },
+  ): Promise<{ agent: AgentRow; ping_interval_seconds: number }> {
     const now = this.clock.now().toISOString();
     const id = this.ids.id('agent');
-    await this.repo.insertAgent({ id, pool_id: token.pool_id, token_id: token.id, name: input.name, status: 'idle', ip_address: input.ip, last_ping_at: now, created_at: now });
+    await this.repo.insertAgent({
+      id,
+      pool_id: token.pool_id,
+      token_id: token.id,
+      name: input.name,
+      status: 'idle',
+      ip_address: input.ip,
+      last_ping_at: now,
+      created_at: now,
+    });
     return { agent: (await this.repo.agentById(id))!, ping_interval_seconds: this.pingSeconds };
   }
 
   /** One statement when the report is taken; only a refused one reads the agent to say why. */
   async report(token: AgentTokenRow, agentId: string, status: ReportedStatus, ip: string): Promise<Instruction> {
     const told = (reason: string): Instruction => ({ action: 'stop', reason, ping_interval_seconds: this.pingSeconds });
-    if (await this.repo.report(agentId, token.id, { status, last_ping_at: this.clock.now().toISOString(), ip_address: ip })) {
-      return status === 'exited' ? told('exited as reported') : { action: 'continue', ping_interval_seconds: this.pingSeconds };
+    if (
+      await this.repo.report(agentId, token.id, {
+        status,
+        last_ping_at: this.clock.now().toISOString(),
+        ip_address: ip,
+      })
+    ) {
+      return status === 'exited'
+        ? told('exited as reported')
+        : { action: 'continue', ping_interval_seconds: this.pingSeconds };
     }
     const agent = await this.repo.agentById(agentId);
     if (!agent || agent.token_id !== token.id) {
-      throw new NotFoundError(`Agent "${agentId}" is not registered with this token (it may have been deleted). Start the agent again to register anew.`);
+      throw new NotFoundError(
+        `Agent "${agentId}" is not registered with this token (it may have been deleted). Start the agent again to register anew.`,
+      );
     }
     return told(`agent ${agent.id} is ${agent.status}; start a new agent`);
   }

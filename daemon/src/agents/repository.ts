@@ -37,17 +37,40 @@ export class AgentsRepository {
   private readonly pings: PingBuffer;
 
   /** `onPingError`: a batch of pings could not be written (logged by the daemon). */
-  constructor(private readonly db: Kysely<Database>, versions: TableClock, onPingError: (err: unknown) => void) {
+  constructor(
+    private readonly db: Kysely<Database>,
+    versions: TableClock,
+    onPingError: (err: unknown) => void,
+  ) {
     this.hot = hotAgentQueries(db);
     this.pings = new PingBuffer((batch) => this.writePings(batch), onPingError);
-    const page = prepare(db, (poolId: string, limit: number, offset: number) => db.selectFrom('agents')
-      .innerJoin('agent_pools', 'agent_pools.id', 'agents.pool_id')
-      .select(['agents.id', 'agents.pool_id', 'agents.name', 'agents.status', 'agents.ip_address', 'agents.last_ping_at', 'agent_pools.agent_total as total'])
-      .where('agents.pool_id', '=', poolId).orderBy('agents.seq').limit(limit).offset(offset));
-    this.pages = cachedQuery(versions, page, (rows) => ({
-      rows: rows.map(({ total: _total, ...agent }) => agent),
-      total: rows.length > 0 ? Number(rows[0].total) : null,
-    }), 100);
+    const page = prepare(db, (poolId: string, limit: number, offset: number) =>
+      db
+        .selectFrom('agents')
+        .innerJoin('agent_pools', 'agent_pools.id', 'agents.pool_id')
+        .select([
+          'agents.id',
+          'agents.pool_id',
+          'agents.name',
+          'agents.status',
+          'agents.ip_address',
+          'agents.last_ping_at',
+          'agent_pools.agent_total as total',
+        ])
+        .where('agents.pool_id', '=', poolId)
+        .orderBy('agents.seq')
+        .limit(limit)
+        .offset(offset),
+    );
+    this.pages = cachedQuery(
+      versions,
+      page,
+      (rows) => ({
+        rows: rows.map(({ total: _total, ...agent }) => agent),
+        total: rows.length > 0 ? Number(rows[0].total) : null,
+      }),
+      100,
+    );
     this.totals = cachedQuery(versions, this.hot.count, (rows) => Number(rows[0]?.n ?? 0), 1000);
   }
 
@@ -56,7 +79,10 @@ export class AgentsRepository {
     return this.hot.agentById.first(id);
   }
   /** A page of a pool's agents in registration order, and how many there are (pages in SQL). */
-  async listAgents(poolId: string, opts: { since?: string; offset: number; limit: number }): Promise<{ rows: readonly AgentView[]; total: number }> {
+  async listAgents(
+    poolId: string,
+    opts: { since?: string; offset: number; limit: number },
+  ): Promise<{ rows: readonly AgentView[]; total: number }> {
     const { since } = opts;
     await this.pings.flush();
     if (since === undefined) {
@@ -69,10 +95,19 @@ export class AgentsRepository {
   }
   async insertAgent(row: Omit<Insertable<AgentsTable>, 'seq'>) {
     await inTransaction(this.db, async (trx) => {
-      const max = await trx.selectFrom('agents').select((eb) => eb.fn.max('seq').as('m')).executeTakeFirst();
-      await trx.insertInto('agents').values({ ...row, seq: Number(max?.m ?? 0) + 1 }).execute();
+      const max = await trx
+        .selectFrom('agents')
+        .select((eb) => eb.fn.max('seq').as('m'))
+        .executeTakeFirst();
+      await trx
+        .insertInto('agents')
+        .values({ ...row, seq: Number(max?.m ?? 0) + 1 })
+        .execute();
     });
-    this.pings.wrote(row.id, row.token_id && LIVE_STATUSES.includes(row.status) ? { tokenId: row.token_id, status: row.status } : null);
+    this.pings.wrote(
+      row.id,
+      row.token_id && LIVE_STATUSES.includes(row.status) ? { tokenId: row.token_id, status: row.status } : null,
+    );
   }
   /**
    * Records a report of the agent registered with `tokenId`, unless it reached a final status
@@ -82,7 +117,11 @@ export class AgentsRepository {
    * the status stays, setting only the ping, so that nothing kept per pool changes; a second one
    * when it changes. Only a refused report needs a look at the agent, to say why.
    */
-  async report(id: string, tokenId: string, patch: { status: AgentStatus; last_ping_at: string; ip_address: string }): Promise<boolean> {
+  async report(
+    id: string,
+    tokenId: string,
+    patch: { status: AgentStatus; last_ping_at: string; ip_address: string },
+  ): Promise<boolean> {
     const { status, last_ping_at: at, ip_address: ip } = patch;
     if (this.pings.take({ id, tokenId, status, at, ip })) return true;
     let taken = false;
@@ -124,7 +163,12 @@ export class AgentsRepository {
    * over that token and status (or as a report), so knowing an agent never writes a wrong one.
    */
   async knowLiveAgents(): Promise<void> {
-    const live = await this.db.selectFrom('agents').select(['id', 'token_id', 'status']).where('status', 'in', LIVE_STATUSES).where('token_id', 'is not', null).execute();
+    const live = await this.db
+      .selectFrom('agents')
+      .select(['id', 'token_id', 'status'])
+      .where('status', 'in', LIVE_STATUSES)
+      .where('token_id', 'is not', null)
+      .execute();
     for (const a of live) this.pings.wrote(a.id, { tokenId: a.token_id!, status: a.status });
   }
 
@@ -152,13 +196,25 @@ export class AgentsRepository {
    */
   async markSilent(unknownBefore: string, erroredBefore: string): Promise<{ unknown: number; errored: number }> {
     await this.pings.flush();
-    const turned = await this.db.updateTable('agents')
-      .set((eb) => ({ status: eb.case().when(eb.or([eb('status', '=', 'unknown'), eb('last_ping_at', '<', erroredBefore)])).then('errored').else('unknown').end().$castTo<AgentStatus>() }))
-      .where((eb) => eb.or([
-        eb.and([eb('status', 'in', LIVE_STATUSES), eb('last_ping_at', '<', unknownBefore)]),
-        eb.and([eb('status', '=', 'unknown'), eb('last_ping_at', '<', erroredBefore)]),
-      ]))
-      .returning(['id', 'status']).execute();
+    const turned = await this.db
+      .updateTable('agents')
+      .set((eb) => ({
+        status: eb
+          .case()
+          .when(eb.or([eb('status', '=', 'unknown'), eb('last_ping_at', '<', erroredBefore)]))
+          .then('errored')
+          .else('unknown')
+          .end()
+          .$castTo<AgentStatus>(),
+      }))
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('status', 'in', LIVE_STATUSES), eb('last_ping_at', '<', unknownBefore)]),
+          eb.and([eb('status', '=', 'unknown'), eb('last_ping_at', '<', erroredBefore)]),
+        ]),
+      )
+      .returning(['id', 'status'])
+      .execute();
     // Their next reports are written at once; a ping kept meanwhile makes its agent live again (writePings).
     for (const { id } of turned) this.pings.forget(id);
     const unknown = turned.filter((t) => t.status === 'unknown').length;

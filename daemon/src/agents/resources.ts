@@ -4,7 +4,6 @@ import type { AgentView } from './repository';
 import { TFC } from '../http/route-table';
 import { pathTo } from '../http/urls';
 
-
 export function agentResource(a: AgentView): Resource {
   return {
     type: 'agents',

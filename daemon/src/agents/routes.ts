@@ -14,25 +14,43 @@ import type { AgentsService } from './service';
 import { agentResource } from './resources';
 import * as S from './schemas';
 
-export interface AgentsRouteDeps { agents: AgentsService; config: Pick<Config, 'publicUrl'> }
+export interface AgentsRouteDeps {
+  agents: AgentsService;
+  config: Pick<Config, 'publicUrl'>;
+}
 
 /** A pool's agents. */
 export function agentsRoutes(d: AgentsRouteDeps): Router {
   const r = new Router();
   // A page the read cache kept (frozen rows) is serialized once, until an agent or the pool changes.
   const answers = new AnswerMemo();
-  r.get(TFC.poolAgents.path, validated({ params: IdParams, query: S.AgentListQuery }, async (ctx, { params, query }) => {
-    const page = pageOf(query);
-    const { rows, total } = await d.agents.list(requireUser(ctx), params.id, query['filter[last-ping-since]'], page);
-    const list = { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total };
-    answers.send(ctx, [rows], `${list.base} ${ctx.url} ${total}`, () => listDocument(ctx, rows.map(agentResource), list), JSONAPI_TYPE);
-  }));
-  r.get(TFC.agent.path, validated({ params: IdParams }, async (ctx, { params }) => {
-    sendDocument(ctx, document(agentResource(await d.agents.show(requireUser(ctx), params.id))));
-  }));
-  r.delete(TFC.agent.path, validated({ params: IdParams }, async (ctx, { params }) => {
-    await d.agents.delete(requireUser(ctx), params.id);
-    sendNoContent(ctx);
-  }));
+  r.get(
+    TFC.poolAgents.path,
+    validated({ params: IdParams, query: S.AgentListQuery }, async (ctx, { params, query }) => {
+      const page = pageOf(query);
+      const { rows, total } = await d.agents.list(requireUser(ctx), params.id, query['filter[last-ping-since]'], page);
+      const list = { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total };
+      answers.send(
+        ctx,
+        [rows],
+        `${list.base} ${ctx.url} ${total}`,
+        () => listDocument(ctx, rows.map(agentResource), list),
+        JSONAPI_TYPE,
+      );
+    }),
+  );
+  r.get(
+    TFC.agent.path,
+    validated({ params: IdParams }, async (ctx, { params }) => {
+      sendDocument(ctx, document(agentResource(await d.agents.show(requireUser(ctx), params.id))));
+    }),
+  );
+  r.delete(
+    TFC.agent.path,
+    validated({ params: IdParams }, async (ctx, { params }) => {
+      await d.agents.delete(requireUser(ctx), params.id);
+      sendNoContent(ctx);
+    }),
+  );
   return r;
 }

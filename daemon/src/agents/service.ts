@@ -23,7 +23,10 @@ export class AgentsService {
     if (since !== undefined) {
       const t = Date.parse(since);
       if (!/^\d{4}-\d{2}-\d{2}/.test(since) || Number.isNaN(t)) {
-        throw new BadParameterError(`filter[last-ping-since] must be an ISO 8601 date-time such as 2026-01-01T00:00:00Z (got "${since}").`, { field: 'filter[last-ping-since]' });
+        throw new BadParameterError(
+          `filter[last-ping-since] must be an ISO 8601 date-time such as 2026-01-01T00:00:00Z (got "${since}").`,
+          { field: 'filter[last-ping-since]' },
+        );
       }
       sinceIso = new Date(t).toISOString();
     }

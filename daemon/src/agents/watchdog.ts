@@ -22,7 +22,9 @@ export class AgentWatchdog {
   async tick(): Promise<{ unknown: number; errored: number }> {
     const now = this.clock.now().getTime();
     const unknownBefore = new Date(now - this.times.unknownAfterSeconds * 1000).toISOString();
-    const erroredBefore = new Date(now - (this.times.unknownAfterSeconds + this.times.erroredAfterSeconds) * 1000).toISOString();
+    const erroredBefore = new Date(
+      now - (this.times.unknownAfterSeconds + this.times.erroredAfterSeconds) * 1000,
+    ).toISOString();
     return this.repo.markSilent(unknownBefore, erroredBefore);
   }
 

@@ -31,7 +31,12 @@ export interface OrganizationsPort {
 }
 
 /** What `PATCH /api/boxyard/users/:name` may change. */
-export interface UserPatch { email?: string | null; profile_markdown?: string; admin?: boolean; password?: string }
+export interface UserPatch {
+  email?: string | null;
+  profile_markdown?: string;
+  admin?: boolean;
+  password?: string;
+}
 
 /** One change of a user row, written in one transaction with the rules that guard it. */
 interface UserChange {
@@ -43,7 +48,8 @@ interface UserChange {
   keepToken?: string | null;
 }
 
-const emailTaken = (email: string) => new ConflictError(`The e-mail address "${email}" is already in use by another user. Choose another one.`);
+const emailTaken = (email: string) =>
+  new ConflictError(`The e-mail address "${email}" is already in use by another user. Choose another one.`);
 
 /** Users, administrators and their passwords (organizations, members and owners: orgs/service.ts). */
 export class AccountService {
@@ -64,7 +70,12 @@ export class AccountService {
     }
   }
 
-  async createUser(input: { username: string; password: string; email?: string | null; admin?: boolean }): Promise<UserRow> {
+  async createUser(input: {
+    username: string;
+    password: string;
+    email?: string | null;
+    admin?: boolean;
+  }): Promise<UserRow> {
     const password_hash = await this.passwords.hashNew(input.password);
     await this.assertNameFree(input.username);
     if (input.email && (await this.repo.userByLogin(input.email))) throw emailTaken(input.email);
@@ -83,16 +94,23 @@ export class AccountService {
     try {
       await this.repo.insertUser(row);
     } catch (err) {
-      if (isUniqueViolation(err)) throw new ConflictError(`The name "${input.username}" or e-mail address is already in use. Choose another one.`);
+      if (isUniqueViolation(err))
+        throw new ConflictError(
+          `The name "${input.username}" or e-mail address is already in use. Choose another one.`,
+        );
       throw err;
     }
     return (await this.repo.userById(row.id))!;
   }
 
   /** First run: creates the administrator when there are no users. Returns the password if generated. */
-  async ensureAdmin(username: string, password: string | undefined): Promise<{ created: boolean; generatedPassword?: string }> {
+  async ensureAdmin(
+    username: string,
+    password: string | undefined,
+  ): Promise<{ created: boolean; generatedPassword?: string }> {
     if ((await this.repo.countUsers()) > 0) return { created: false };
-    if (password !== undefined) checkPasswordPolicy(password, 'BOXYARD_ADMIN_PASSWORD (the first administrator\'s password)');
+    if (password !== undefined)
+      checkPasswordPolicy(password, "BOXYARD_ADMIN_PASSWORD (the first administrator's password)");
     // 18 random bytes: 24 characters, past the 12-character minimum.
     const pw = password ?? this.ids.secret(18);
     await this.createUser({ username, password: pw, admin: true });
@@ -104,26 +122,46 @@ export class AccountService {
    * `resetPassword`). A new password or e-mail address of one's own needs the current password or a
    * two-factor code; a new password revokes the user's other tokens. All or nothing.
    */
-  async updateUser(actor: NonNullable<Principal>, target: UserRow, patch: UserPatch, proof: Proof, guard: AttemptGuard): Promise<UserRow> {
+  async updateUser(
+    actor: NonNullable<Principal>,
+    target: UserRow,
+    patch: UserPatch,
+    proof: Proof,
+    guard: AttemptGuard,
+  ): Promise<UserRow> {
     const self = actor.user.id === target.id;
-    if (patch.admin !== undefined && !actor.user.is_admin) throw new ForbiddenError('Only administrators may change who is an administrator.');
+    if (patch.admin !== undefined && !actor.user.is_admin)
+      throw new ForbiddenError('Only administrators may change who is an administrator.');
     if (patch.password !== undefined && !self) {
-      throw new ForbiddenError(`Administrators set another user's password with PUT /api/boxyard/users/${target.username}/password.`);
+      throw new ForbiddenError(
+        `Administrators set another user's password with PUT /api/boxyard/users/${target.username}/password.`,
+      );
     }
     const password_hash = patch.password !== undefined ? await this.passwords.hashNew(patch.password) : undefined;
     const newEmail = patch.email !== undefined && (patch.email ? nameKey(patch.email) : null) !== target.email_key;
     if (self && (password_hash || newEmail)) {
-      await this.passwords.reauthenticate(target, proof, guard, password_hash ? 'Changing the password' : 'Changing the e-mail address');
+      await this.passwords.reauthenticate(
+        target,
+        proof,
+        guard,
+        password_hash ? 'Changing the password' : 'Changing the e-mail address',
+      );
     }
     return this.change(target, {
-      email: patch.email, profile_markdown: patch.profile_markdown, is_admin: patch.admin, password_hash, keepToken: self ? actor.tokenId : null,
+      email: patch.email,
+      profile_markdown: patch.profile_markdown,
+      is_admin: patch.admin,
+      password_hash,
+      keepToken: self ? actor.tokenId : null,
     });
   }
 
   /** An administrator (or `boxyard user password` on the server) sets a user's password; all their tokens are revoked. */
   async resetPassword(target: UserRow, password: string, actor?: NonNullable<Principal>): Promise<UserRow> {
     if (actor && actor.user.id === target.id) {
-      throw new ForbiddenError(`Change your own password with PATCH /api/boxyard/users/${target.username} and your current_password.`);
+      throw new ForbiddenError(
+        `Change your own password with PATCH /api/boxyard/users/${target.username} and your current_password.`,
+      );
     }
     return this.change(target, { password_hash: await this.passwords.hashNew(password), keepToken: null });
   }
@@ -137,13 +175,17 @@ export class AccountService {
         if (c.is_admin === false && target.is_admin) await this.assertOtherAdmin(target, trx);
         const holder = c.email ? await this.repo.emailOwner(nameKey(c.email), trx) : undefined;
         if (holder && holder.id !== target.id) throw emailTaken(c.email!);
-        await this.repo.updateUser(target.id, {
-          ...(c.email !== undefined ? { email: c.email, email_key: c.email ? nameKey(c.email) : null } : {}),
-          ...(c.profile_markdown !== undefined ? { profile_markdown: c.profile_markdown } : {}),
-          ...(c.is_admin !== undefined ? { is_admin: c.is_admin ? 1 : 0 } : {}),
-          ...(c.password_hash !== undefined ? { password_hash: c.password_hash } : {}),
-          updated_at: this.now(),
-        }, trx);
+        await this.repo.updateUser(
+          target.id,
+          {
+            ...(c.email !== undefined ? { email: c.email, email_key: c.email ? nameKey(c.email) : null } : {}),
+            ...(c.profile_markdown !== undefined ? { profile_markdown: c.profile_markdown } : {}),
+            ...(c.is_admin !== undefined ? { is_admin: c.is_admin ? 1 : 0 } : {}),
+            ...(c.password_hash !== undefined ? { password_hash: c.password_hash } : {}),
+            updated_at: this.now(),
+          },
+          trx,
+        );
         if (c.password_hash !== undefined) await this.repo.deleteTokensOf(target.id, c.keepToken ?? null, trx);
       });
     } catch (err) {
@@ -156,7 +198,9 @@ export class AccountService {
 
   private async assertOtherAdmin(target: UserRow, db: Db): Promise<void> {
     if ((await this.repo.countAdmins(db)) <= 1) {
-      throw new LastAdminError(`"${target.username}" is the last administrator. Make another user an administrator first.`);
+      throw new LastAdminError(
+        `"${target.username}" is the last administrator. Make another user an administrator first.`,
+      );
     }
   }
 
@@ -185,7 +229,9 @@ export class AccountService {
       if (user.is_admin) await this.assertOtherAdmin(user, trx);
       const orgs = await this.orgs.soleOwnerOf(user.id, trx);
       if (orgs.length > 0) {
-        throw new LastOwnerError(`"${user.username}" is the last owner of ${orgs.map((o) => `"${o}"`).join(', ')}. Make another member an owner, or delete the organization, first.`);
+        throw new LastOwnerError(
+          `"${user.username}" is the last owner of ${orgs.map((o) => `"${o}"`).join(', ')}. Make another member an owner, or delete the organization, first.`,
+        );
       }
       await this.repo.deleteUser(user.id, trx);
     });

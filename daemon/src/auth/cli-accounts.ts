@@ -11,14 +11,17 @@ export const print = (line: string): void => void process.stdout.write(`${line}\
 
 /** Commands that change a password: `--password-stdin`, else a prompt; `--password` only says why not. */
 function withPasswordInput(c: Command): Command {
-  return c.option('--data <dir>', DATA_HELP)
+  return c
+    .option('--data <dir>', DATA_HELP)
     .option('--password-stdin', 'read the password from standard input (one line) instead of asking for it')
     .addOption(new Option('--password <password>').hideHelp());
 }
 
 async function passwordFrom(o: Record<string, unknown>): Promise<string> {
   if (o.password !== undefined) {
-    throw new Error('passwords are not taken on the command line (ps and the shell history would show them): leave out --password to be asked, or pipe it in with --password-stdin');
+    throw new Error(
+      'passwords are not taken on the command line (ps and the shell history would show them): leave out --password to be asked, or pipe it in with --password-stdin',
+    );
   }
   return readNewPassword(o.passwordStdin === true);
 }
@@ -26,44 +29,74 @@ async function passwordFrom(o: Record<string, unknown>): Promise<string> {
 /** `boxyard user …`: on the data folder directly (the daemon may run meanwhile). `boxyard org …`: orgs/cli.ts. */
 export function accountCommands(program: Command, withDeps: WithDeps): void {
   const user = program.command('user').description('manage users');
-  withPasswordInput(user.command('create <username>').description('create a user (password: asked for, or --password-stdin; at least 12 characters)'))
-    .option('--email <email>').option('--admin', 'make an administrator')
+  withPasswordInput(
+    user
+      .command('create <username>')
+      .description('create a user (password: asked for, or --password-stdin; at least 12 characters)'),
+  )
+    .option('--email <email>')
+    .option('--admin', 'make an administrator')
     .action(async (name: string, o: Record<string, unknown>) => {
       const password = await passwordFrom(o);
       await withDeps(o, async (d) => {
-        const u = await d.accounts.createUser({ username: name, password, email: o.email as string | undefined, admin: !!o.admin });
+        const u = await d.accounts.createUser({
+          username: name,
+          password,
+          email: o.email as string | undefined,
+          admin: !!o.admin,
+        });
         print(`created user ${u.username}`);
       });
     });
-  user.command('list').option('--data <dir>', DATA_HELP).action((o) => withDeps(o, async (d) => {
-    for (const u of await d.accounts.listUsers()) print(`${u.username}${u.is_admin ? ' (admin)' : ''}${u.email ? ` <${u.email}>` : ''}`);
-  }));
-  withPasswordInput(user.command('password <username>').description("set a user's password (signs out all of their API tokens)"))
-    .action(async (name: string, o: Record<string, unknown>) => {
-      const password = await passwordFrom(o);
-      await withDeps(o, async (d) => {
-        await d.accounts.resetPassword(await d.accounts.userNamed(name), password);
-        print(`password of ${name} changed; their API tokens were revoked`);
-      });
+  user
+    .command('list')
+    .option('--data <dir>', DATA_HELP)
+    .action((o) =>
+      withDeps(o, async (d) => {
+        for (const u of await d.accounts.listUsers())
+          print(`${u.username}${u.is_admin ? ' (admin)' : ''}${u.email ? ` <${u.email}>` : ''}`);
+      }),
+    );
+  withPasswordInput(
+    user.command('password <username>').description("set a user's password (signs out all of their API tokens)"),
+  ).action(async (name: string, o: Record<string, unknown>) => {
+    const password = await passwordFrom(o);
+    await withDeps(o, async (d) => {
+      await d.accounts.resetPassword(await d.accounts.userNamed(name), password);
+      print(`password of ${name} changed; their API tokens were revoked`);
     });
-  user.command('admin <username>').description('make a user an administrator (--remove: no longer one)')
-    .option('--data <dir>', DATA_HELP).option('--remove', 'take administration away (refused for the last administrator)')
-    .action((name: string, o: Record<string, unknown>) => withDeps(o, async (d) => {
-      await d.accounts.setAdmin(await d.accounts.userNamed(name), !o.remove);
-      print(`${name} is ${o.remove ? 'no longer' : 'now'} an administrator`);
-    }));
-  user.command('reset-two-factor <username>').description('switch off a user\'s two-factor methods (a lost phone or authenticator)')
+  });
+  user
+    .command('admin <username>')
+    .description('make a user an administrator (--remove: no longer one)')
     .option('--data <dir>', DATA_HELP)
-    .action((name: string, o: Record<string, unknown>) => withDeps(o, async (d) => {
-      await d.twoFactor.reset(await d.accounts.userNamed(name));
-      print(`two-factor of ${name} switched off; they sign in with the password and may set it up again`);
-    }));
-  user.command('delete <username>').description('delete a user (refused for the last administrator and an organization\'s last owner)')
+    .option('--remove', 'take administration away (refused for the last administrator)')
+    .action((name: string, o: Record<string, unknown>) =>
+      withDeps(o, async (d) => {
+        await d.accounts.setAdmin(await d.accounts.userNamed(name), !o.remove);
+        print(`${name} is ${o.remove ? 'no longer' : 'now'} an administrator`);
+      }),
+    );
+  user
+    .command('reset-two-factor <username>')
+    .description("switch off a user's two-factor methods (a lost phone or authenticator)")
     .option('--data <dir>', DATA_HELP)
-    .action((name: string, o: Record<string, unknown>) => withDeps(o, async (d) => {
-      await d.accounts.deleteUser(await d.accounts.userNamed(name));
-      print(`deleted user ${name}`);
-    }));
+    .action((name: string, o: Record<string, unknown>) =>
+      withDeps(o, async (d) => {
+        await d.twoFactor.reset(await d.accounts.userNamed(name));
+        print(`two-factor of ${name} switched off; they sign in with the password and may set it up again`);
+      }),
+    );
+  user
+    .command('delete <username>')
+    .description("delete a user (refused for the last administrator and an organization's last owner)")
+    .option('--data <dir>', DATA_HELP)
+    .action((name: string, o: Record<string, unknown>) =>
+      withDeps(o, async (d) => {
+        await d.accounts.deleteUser(await d.accounts.userNamed(name));
+        print(`deleted user ${name}`);
+      }),
+    );
 }
 
 /**
@@ -79,7 +112,9 @@ export async function readNewPassword(
 ): Promise<string> {
   if (fromStdin) return readAll(input);
   if (!input.isTTY) {
-    throw new Error('no terminal to ask for the password on: pipe it in with --password-stdin (for example: printf %s "$PASSWORD" | boxyard user …)');
+    throw new Error(
+      'no terminal to ask for the password on: pipe it in with --password-stdin (for example: printf %s "$PASSWORD" | boxyard user …)',
+    );
   }
   const [first, second] = await askHidden(['New password: ', 'Repeat the password: '], input, output);
   if (first !== second) throw new Error('the two passwords differ; nothing was changed');
@@ -91,18 +126,23 @@ async function readAll(input: NodeJS.ReadableStream): Promise<string> {
   let size = 0;
   for await (const chunk of input) {
     size += (chunk as Buffer).length;
-    if (size > 64 * 1024) throw new Error('standard input is longer than a password (64 KiB); pipe in only the password');
+    if (size > 64 * 1024)
+      throw new Error('standard input is longer than a password (64 KiB); pipe in only the password');
     chunks.push(Buffer.from(chunk as Buffer));
   }
   // One trailing line break is the end of the line, not part of the password (`echo "$PW" | …`).
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 /** Lines from the terminal without echoing what is typed: one readline for all, so typed-ahead lines are kept. */
 async function askHidden(questions: string[], input: NodeJS.ReadStream, output: NodeJS.WriteStream): Promise<string[]> {
   const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
   const rl = createInterface({ input, output: silent, terminal: true });
-  const cancelled = new Promise<never>((_, reject) => rl.once('SIGINT', () => reject(new Error('cancelled; nothing was changed'))));
+  const cancelled = new Promise<never>((_, reject) =>
+    rl.once('SIGINT', () => reject(new Error('cancelled; nothing was changed'))),
+  );
   const answers: string[] = [];
   try {
     for (const q of questions) {

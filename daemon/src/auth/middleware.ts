@@ -39,7 +39,12 @@ export function presentedToken(ctx: Context): string | undefined {
  * plain HTTP is never redirected (http/guards/https.ts).
  */
 export function carriesCredential(ctx: Context, session: SessionCookie): boolean {
-  return presentedToken(ctx) !== undefined || ctx.get('authorization') !== '' || ctx.query.access_token !== undefined || session.read(ctx) !== undefined;
+  return (
+    presentedToken(ctx) !== undefined ||
+    ctx.get('authorization') !== '' ||
+    ctx.query.access_token !== undefined ||
+    session.read(ctx) !== undefined
+  );
 }
 
 /**

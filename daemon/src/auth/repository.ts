@@ -11,8 +11,10 @@ export type UserRow = Selectable<UsersTable>;
 export type TokenRow = Selectable<ApiTokensTable>;
 export type TwoFactorRow = Selectable<TwoFactorTable>;
 
-export interface TokenWithUser { token: Pick<TokenRow, 'id' | 'token_hash' | 'last_used_at' | 'expires_at'>; user: UserRow }
-
+export interface TokenWithUser {
+  token: Pick<TokenRow, 'id' | 'token_hash' | 'last_used_at' | 'expires_at'>;
+  user: UserRow;
+}
 
 /** The database or a transaction: methods that take one run inside the caller's transaction. */
 export type Db = Kysely<Database> | Transaction<Database>;
@@ -25,19 +27,46 @@ export class AccountRepository {
   private readonly settingsQuery: ReadCache<[], ReadonlyMap<string, string>>;
   private readonly userByNameQuery: ReadCache<[string], UserRow | undefined>;
 
-  constructor(private readonly db: Kysely<Database>, versions: TableClock) {
+  constructor(
+    private readonly db: Kysely<Database>,
+    versions: TableClock,
+  ) {
     const first = <R>(rows: R[]) => rows[0];
-    this.tokenQuery = cachedQuery(versions, prepare(db, (hash: string) => db.selectFrom('api_tokens')
-      .innerJoin('users', 'users.id', 'api_tokens.user_id').selectAll('users')
-      .select(['api_tokens.id as token_id', 'api_tokens.token_hash as token_hash', 'api_tokens.last_used_at as token_last_used_at', 'api_tokens.expires_at as token_expires_at'])
-      .where('api_tokens.token_hash', '=', hash)), (rows) => {
-      if (!rows[0]) return undefined;
-      const { token_id, token_hash, token_last_used_at, token_expires_at, ...user } = rows[0];
-      return { token: { id: token_id, token_hash, last_used_at: token_last_used_at, expires_at: token_expires_at }, user };
-    });
-    this.settingsQuery = cachedQuery(versions, prepare(db, () => db.selectFrom('settings').select(['key', 'value'])),
-      (rows) => new Map(rows.map((r) => [r.key, r.value])), 1);
-    this.userByNameQuery = cachedQuery(versions, prepare(db, (key: string) => db.selectFrom('users').selectAll().where('username_key', '=', key)), first);
+    this.tokenQuery = cachedQuery(
+      versions,
+      prepare(db, (hash: string) =>
+        db
+          .selectFrom('api_tokens')
+          .innerJoin('users', 'users.id', 'api_tokens.user_id')
+          .selectAll('users')
+          .select([
+            'api_tokens.id as token_id',
+            'api_tokens.token_hash as token_hash',
+            'api_tokens.last_used_at as token_last_used_at',
+            'api_tokens.expires_at as token_expires_at',
+          ])
+          .where('api_tokens.token_hash', '=', hash),
+      ),
+      (rows) => {
+        if (!rows[0]) return undefined;
+        const { token_id, token_hash, token_last_used_at, token_expires_at, ...user } = rows[0];
+        return {
+          token: { id: token_id, token_hash, last_used_at: token_last_used_at, expires_at: token_expires_at },
+          user,
+        };
+      },
+    );
+    this.settingsQuery = cachedQuery(
+      versions,
+      prepare(db, () => db.selectFrom('settings').select(['key', 'value'])),
+      (rows) => new Map(rows.map((r) => [r.key, r.value])),
+      1,
+    );
+    this.userByNameQuery = cachedQuery(
+      versions,
+      prepare(db, (key: string) => db.selectFrom('users').selectAll().where('username_key', '=', key)),
+      first,
+    );
   }
 
   userById(id: string) {
@@ -48,7 +77,9 @@ export class AccountRepository {
   }
   userByLogin(login: string) {
     const key = nameKey(login);
-    return this.db.selectFrom('users').selectAll()
+    return this.db
+      .selectFrom('users')
+      .selectAll()
       .where((eb) => eb.or([eb('username_key', '=', key), eb('email_key', '=', key)]))
       .executeTakeFirst();
   }
@@ -56,7 +87,11 @@ export class AccountRepository {
     return this.db.selectFrom('users').selectAll().orderBy('username_key').execute();
   }
   countUsers() {
-    return this.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((r) => Number(r.n));
+    return this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+      .then((r) => Number(r.n));
   }
   async insertUser(row: Omit<UserRow, 'profile_markdown' | 'is_admin'> & { is_admin: number }) {
     await this.db.insertInto('users').values(row).execute();
@@ -66,7 +101,12 @@ export class AccountRepository {
   }
   /** Replaces a password hash only if it is still `old` (a rehash never undoes a change made meanwhile). */
   async replacePasswordHash(id: string, old: string, hash: string) {
-    await this.db.updateTable('users').set({ password_hash: hash }).where('id', '=', id).where('password_hash', '=', old).execute();
+    await this.db
+      .updateTable('users')
+      .set({ password_hash: hash })
+      .where('id', '=', id)
+      .where('password_hash', '=', old)
+      .execute();
   }
   async deleteUser(id: string, db: Db = this.db) {
     await db.deleteFrom('users').where('id', '=', id).execute();
@@ -76,8 +116,12 @@ export class AccountRepository {
     return db.selectFrom('users').select('id').where('email_key', '=', emailKey).executeTakeFirst();
   }
   countAdmins(db: Db = this.db) {
-    return db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('is_admin', '=', 1)
-      .executeTakeFirstOrThrow().then((r) => Number(r.n));
+    return db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('is_admin', '=', 1)
+      .executeTakeFirstOrThrow()
+      .then((r) => Number(r.n));
   }
   /** Runs `fn` in one transaction; an error inside undoes everything it wrote. */
   transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
@@ -119,30 +163,47 @@ export class AccountRepository {
   }
   async saveTwoFactor(row: Partial<TwoFactorRow> & { user_id: string }, db: Db = this.db) {
     const { user_id, ...rest } = row;
-    await db.insertInto('two_factor').values(row)
-      .onConflict((oc) => oc.column('user_id').doUpdateSet(rest)).execute();
+    await db
+      .insertInto('two_factor')
+      .values(row)
+      .onConflict((oc) => oc.column('user_id').doUpdateSet(rest))
+      .execute();
   }
   /** Every two-factor row that holds a TOTP secret (set up or pending). */
   twoFactorSecrets() {
-    return this.db.selectFrom('two_factor').select(['user_id', 'totp_secret', 'totp_pending_secret'])
-      .where((eb) => eb.or([eb('totp_secret', 'is not', null), eb('totp_pending_secret', 'is not', null)])).execute();
+    return this.db
+      .selectFrom('two_factor')
+      .select(['user_id', 'totp_secret', 'totp_pending_secret'])
+      .where((eb) => eb.or([eb('totp_secret', 'is not', null), eb('totp_pending_secret', 'is not', null)]))
+      .execute();
   }
   /** Records a used TOTP step only if it is newer than the last one: a code works once. */
   async claimTotpStep(userId: string, step: number): Promise<boolean> {
-    const r = await this.db.updateTable('two_factor').set({ last_totp_step: step })
-      .where('user_id', '=', userId).where('last_totp_step', '<', step).executeTakeFirst();
+    const r = await this.db
+      .updateTable('two_factor')
+      .set({ last_totp_step: step })
+      .where('user_id', '=', userId)
+      .where('last_totp_step', '<', step)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
   async replaceSmsCode(userId: string, codeHash: string, expiresAt: string) {
     await inTransaction(this.db, async (trx) => {
       await trx.deleteFrom('two_factor_codes').where('user_id', '=', userId).execute();
-      await trx.insertInto('two_factor_codes').values({ user_id: userId, code_hash: codeHash, expires_at: expiresAt }).execute();
+      await trx
+        .insertInto('two_factor_codes')
+        .values({ user_id: userId, code_hash: codeHash, expires_at: expiresAt })
+        .execute();
     });
   }
   /** Deletes and reports a matching, unexpired SMS code: a code works once. */
   async consumeSmsCode(userId: string, codeHash: string, now: string): Promise<boolean> {
-    const r = await this.db.deleteFrom('two_factor_codes').where('user_id', '=', userId)
-      .where('code_hash', '=', codeHash).where('expires_at', '>', now).executeTakeFirst();
+    const r = await this.db
+      .deleteFrom('two_factor_codes')
+      .where('user_id', '=', userId)
+      .where('code_hash', '=', codeHash)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
   }
 
@@ -159,6 +220,10 @@ export class AccountRepository {
     return this.settingsQuery.get();
   }
   async setSetting(key: string, value: string) {
-    await this.db.insertInto('settings').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute();
+    await this.db
+      .insertInto('settings')
+      .values({ key, value })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+      .execute();
   }
 }

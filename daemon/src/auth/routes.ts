@@ -16,14 +16,22 @@ export interface AuthRouteDeps {
 export function authRoutes(d: AuthRouteDeps): Router {
   const r = new Router();
 
-  r.post(BOX.authenticate.path, validated({ body: CreateTokenBody }, async (ctx, { body }) => {
-    const token = await d.tokens.login(
-      { login: body.user.login, password: body.user.password, code: body.two_factor?.code, description: body.token?.description },
-      d.loginLimiter.from(ctx.ip),
-    );
-    ctx.status = 200;
-    ctx.body = tokenCreated(token);
-  }));
+  r.post(
+    BOX.authenticate.path,
+    validated({ body: CreateTokenBody }, async (ctx, { body }) => {
+      const token = await d.tokens.login(
+        {
+          login: body.user.login,
+          password: body.user.password,
+          code: body.two_factor?.code,
+          description: body.token?.description,
+        },
+        d.loginLimiter.from(ctx.ip),
+      );
+      ctx.status = 200;
+      ctx.body = tokenCreated(token);
+    }),
+  );
 
   r.get(BOX.authenticate.path, (ctx) => {
     const p = requireUser(ctx);
@@ -36,10 +44,13 @@ export function authRoutes(d: AuthRouteDeps): Router {
     ctx.status = 204;
   });
 
-  r.post(BOX.twoFactorCode.path, validated({ body: RequestCodeBody }, async (ctx, { body }) => {
-    const destination = await d.tokens.requestSmsCode(body.user, d.loginLimiter.from(ctx.ip));
-    ctx.body = { two_factor: { obfuscated_destination: destination } };
-  }));
+  r.post(
+    BOX.twoFactorCode.path,
+    validated({ body: RequestCodeBody }, async (ctx, { body }) => {
+      const destination = await d.tokens.requestSmsCode(body.user, d.loginLimiter.from(ctx.ip));
+      ctx.body = { two_factor: { obfuscated_destination: destination } };
+    }),
+  );
 
   return r;
 }

@@ -4,7 +4,15 @@ import { Password } from '../contract/bodies/accounts';
 
 /* The bodies the web UI sends too: contract/bodies/accounts.ts. */
 export {
-  CreateTokenBody, CreateUserBody, NewTokenBody, ProofBody, RequestCodeBody, SettingsBody, SmsEnableBody, TotpConfirmBody, UpdateUserBody,
+  CreateTokenBody,
+  CreateUserBody,
+  NewTokenBody,
+  ProofBody,
+  RequestCodeBody,
+  SettingsBody,
+  SmsEnableBody,
+  TotpConfirmBody,
+  UpdateUserBody,
 } from '../contract/bodies/accounts';
 
 export const ResetPasswordBody = z.object({ user: z.object({ password: Password }) });

@@ -3,7 +3,13 @@ import { isAllowedHostEntry } from '../lib/address-policy';
 import type { RuntimeSettingsJson } from '../contract/wire/accounts';
 import type { AccountRepository } from './repository';
 
-const KEYS = ['maintenance', 'offline', 'pull_through_upstream_id', 'cache_max_age_minutes', 'mirror_allowed_hosts'] as const;
+const KEYS = [
+  'maintenance',
+  'offline',
+  'pull_through_upstream_id',
+  'cache_max_age_minutes',
+  'mirror_allowed_hosts',
+] as const;
 
 export type SettingsPatch = Partial<Omit<RuntimeSettingsJson, 'offline_forced'>>;
 
@@ -55,20 +61,30 @@ export class SettingsService {
 
   async update(patch: SettingsPatch): Promise<Readonly<RuntimeSettingsJson>> {
     if (patch.offline === false && this.defaults.offline) {
-      throw new ConflictError('The daemon was started with --offline (or BOXYARD_OFFLINE): restart it without to go online.');
+      throw new ConflictError(
+        'The daemon was started with --offline (or BOXYARD_OFFLINE): restart it without to go online.',
+      );
     }
     if (patch.pull_through_upstream_id && !(await this.upstreamExists(patch.pull_through_upstream_id))) {
-      throw new NotFoundError(`No upstream "${patch.pull_through_upstream_id}". Create it with POST /api/boxyard/upstreams first.`);
+      throw new NotFoundError(
+        `No upstream "${patch.pull_through_upstream_id}". Create it with POST /api/boxyard/upstreams first.`,
+      );
     }
     const badHost = patch.mirror_allowed_hosts?.find((h) => !isAllowedHostEntry(h));
     if (badHost !== undefined) {
-      throw new ValidationError(`"${badHost}" in mirror_allowed_hosts is not an address, a network (10.0.0.0/8), a host name or *.domain.`, { field: 'settings.mirror_allowed_hosts' });
+      throw new ValidationError(
+        `"${badHost}" in mirror_allowed_hosts is not an address, a network (10.0.0.0/8), a host name or *.domain.`,
+        { field: 'settings.mirror_allowed_hosts' },
+      );
     }
     if (patch.maintenance !== undefined) await this.repo.setSetting('maintenance', String(patch.maintenance));
     if (patch.offline !== undefined) await this.repo.setSetting('offline', String(patch.offline));
-    if (patch.pull_through_upstream_id !== undefined) await this.repo.setSetting('pull_through_upstream_id', patch.pull_through_upstream_id ?? '');
-    if (patch.cache_max_age_minutes !== undefined) await this.repo.setSetting('cache_max_age_minutes', String(patch.cache_max_age_minutes));
-    if (patch.mirror_allowed_hosts !== undefined) await this.repo.setSetting('mirror_allowed_hosts', JSON.stringify(patch.mirror_allowed_hosts));
+    if (patch.pull_through_upstream_id !== undefined)
+      await this.repo.setSetting('pull_through_upstream_id', patch.pull_through_upstream_id ?? '');
+    if (patch.cache_max_age_minutes !== undefined)
+      await this.repo.setSetting('cache_max_age_minutes', String(patch.cache_max_age_minutes));
+    if (patch.mirror_allowed_hosts !== undefined)
+      await this.repo.setSetting('mirror_allowed_hosts', JSON.stringify(patch.mirror_allowed_hosts));
     return this.get();
   }
 }

@@ -20,7 +20,10 @@ export interface CreatedToken {
 const TOUCH_EVERY_MS = 60_000;
 
 /** A web UI session's token: what the user's token list calls it, and how long it lasts (its cookie's life). */
-export interface SessionSpec { description: string; seconds: number }
+export interface SessionSpec {
+  description: string;
+  seconds: number;
+}
 
 interface LoginInput {
   login: string;
@@ -61,10 +64,14 @@ export class TokenService {
         );
       }
       if (!(await this.twoFactor.verify(user, input.code))) {
-        throw new UnauthorizedError('The two-factor code is wrong, expired or already used. Request or generate a new one.');
+        throw new UnauthorizedError(
+          'The two-factor code is wrong, expired or already used. Request or generate a new one.',
+        );
       }
     }
-    return input.session ? this.create(user, input.session.description, input.session) : this.create(user, input.description ?? '');
+    return input.session
+      ? this.create(user, input.session.description, input.session)
+      : this.create(user, input.description ?? '');
   }
 
   /**
@@ -75,8 +82,14 @@ export class TokenService {
     const token = this.ids.secret(32);
     const now = this.clock.now();
     const row = {
-      id: this.ids.id('tok'), user_id: user.id, token_hash: sha256Hex(token), description, created_at: now.toISOString(), last_used_at: null,
-      session: session ? 1 : 0, expires_at: session ? new Date(now.getTime() + session.seconds * 1000).toISOString() : null,
+      id: this.ids.id('tok'),
+      user_id: user.id,
+      token_hash: sha256Hex(token),
+      description,
+      created_at: now.toISOString(),
+      last_used_at: null,
+      session: session ? 1 : 0,
+      expires_at: session ? new Date(now.getTime() + session.seconds * 1000).toISOString() : null,
     };
     if (session) await this.repo.deleteExpiredTokens(row.created_at);
     await this.repo.insertToken(row);

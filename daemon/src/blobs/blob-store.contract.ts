@@ -55,9 +55,15 @@ export function blobStoreContract(name: string, open: () => Promise<BlobStore>):
     it('hashes every requested digest in one pass; commits make the blob visible', async () => {
       const store = await open();
       const body = 'hello box';
-      const staged = await store.write('up1', Readable.from([Buffer.from('hello '), Buffer.from('box')]), { algorithms: ['md5', 'sha512'] });
+      const staged = await store.write('up1', Readable.from([Buffer.from('hello '), Buffer.from('box')]), {
+        algorithms: ['md5', 'sha512'],
+      });
       expect(staged).toMatchObject({ uploadId: 'up1', size: 9, sha256: hex('sha256', body) });
-      expect(staged.digests).toEqual({ sha256: hex('sha256', body), md5: hex('md5', body), sha512: hex('sha512', body) });
+      expect(staged.digests).toEqual({
+        sha256: hex('sha256', body),
+        md5: hex('md5', body),
+        sha512: hex('sha512', body),
+      });
       expect(await store.stat(staged.sha256)).toBeNull();
       expect((await collect(store.listStaged())).map((s) => s.uploadId)).toEqual(['up1']);
 
@@ -86,15 +92,19 @@ export function blobStoreContract(name: string, open: () => Promise<BlobStore>):
 
     it('refuses a body shorter or longer than declared and leaves nothing', async () => {
       const store = await open();
-      await expect(store.write('short', Readable.from(['abc']), { expectedSize: 10 })).rejects.toEqual(new SizeMismatchError(10, 3));
-      await expect(store.write('long', Readable.from(['abcdef']), { expectedSize: 4 })).rejects.toBeInstanceOf(SizeMismatchError);
+      await expect(store.write('short', Readable.from(['abc']), { expectedSize: 10 })).rejects.toEqual(
+        new SizeMismatchError(10, 3),
+      );
+      await expect(store.write('long', Readable.from(['abcdef']), { expectedSize: 4 })).rejects.toBeInstanceOf(
+        SizeMismatchError,
+      );
       expect(await collect(store.list())).toEqual([]);
       await store.discard('short');
       await store.discard('long');
       expect(await collect(store.listStaged())).toEqual([]);
     });
 
-    it('rejects with the body\'s own error when it fails midway, and stores no blob', async () => {
+    it("rejects with the body's own error when it fails midway, and stores no blob", async () => {
       const store = await open();
       await expect(store.write('broken', failingBody(1024))).rejects.toThrow('connection reset');
       expect(await collect(store.list())).toEqual([]);

@@ -115,7 +115,10 @@ export function checkedSha(sha256: string): string {
 
 /** Raised when the body ends before (or runs past) the declared Content-Length. */
 export class SizeMismatchError extends Error {
-  constructor(readonly expected: number, readonly received: number) {
+  constructor(
+    readonly expected: number,
+    readonly received: number,
+  ) {
     super(`expected ${expected} bytes, received ${received}`);
   }
 }

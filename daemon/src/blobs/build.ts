@@ -32,7 +32,10 @@ export interface BlobsWiring {
  * The bucket the blobs setting names (credentials: the AWS SDK's default chain), else the data
  * folder. `space` is the data folder's disk either way: it still holds secret.key (and SQLite).
  */
-async function blobStoreFor(config: BlobsWiring['config'], space: DiskSpace): Promise<{ store: BlobStore; close: () => void }> {
+async function blobStoreFor(
+  config: BlobsWiring['config'],
+  space: DiskSpace,
+): Promise<{ store: BlobStore; close: () => void }> {
   if (!config.blobs) return { store: new FsBlobStore(config.dataDir, space), close: () => undefined };
   const location = parseS3Location(config.blobs);
   // Loaded only when asked for: the AWS SDK was most of the embedded default's start time.
@@ -47,13 +50,29 @@ export async function buildBlobs(w: BlobsWiring) {
   const { store: blobStore, close } = await blobStoreFor(w.config, space);
   const uploadRepo = new UploadRepository(w.db);
   const holds = new BlobHolds(w.db, w.ids);
-  const uploads = new UploadService(uploadRepo, blobStore, holds, w.registry, w.clock, w.ids, w.config.uploadTtlHours, w.metrics);
+  const uploads = new UploadService(
+    uploadRepo,
+    blobStore,
+    holds,
+    w.registry,
+    w.clock,
+    w.ids,
+    w.config.uploadTtlHours,
+    w.metrics,
+  );
   const mirror = w.mirrorJobs;
-  const blobCollector = new BlobCollector({
-    blobs: blobStore, uploads: uploadRepo, holds, clock: w.clock, log: w.log,
-    referrers: [w.registry, uploadRepo, ...(mirror ? [mirror] : [])],
-    retainedStaging: mirror && (() => mirror.retainedStaging()),
-  }, { shared: w.config.database !== undefined });
+  const blobCollector = new BlobCollector(
+    {
+      blobs: blobStore,
+      uploads: uploadRepo,
+      holds,
+      clock: w.clock,
+      log: w.log,
+      referrers: [w.registry, uploadRepo, ...(mirror ? [mirror] : [])],
+      retainedStaging: mirror && (() => mirror.retainedStaging()),
+    },
+    { shared: w.config.database !== undefined },
+  );
   /** `close`: frees the S3 client's connections (after the last request). */
   return { blobStore, holds, uploads, blobCollector, space, close };
 }

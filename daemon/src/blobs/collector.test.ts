@@ -27,7 +27,14 @@ describe('BlobCollector: stale multipart uploads', () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'boxyard-collector-'));
     logged = [];
-    log = pino({ level: 'info' }, { write: (line: string) => { logged.push(JSON.parse(line)); } });
+    log = pino(
+      { level: 'info' },
+      {
+        write: (line: string) => {
+          logged.push(JSON.parse(line));
+        },
+      },
+    );
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -39,7 +46,10 @@ describe('BlobCollector: stale multipart uploads', () => {
 
   it('aborts those older than 24 hours, or than the grace when it is longer, and counts them', async () => {
     const cutoffs: Date[] = [];
-    const store = storeSweeping(async (olderThan) => { cutoffs.push(olderThan); return 3; });
+    const store = storeSweeping(async (olderThan) => {
+      cutoffs.push(olderThan);
+      return 3;
+    });
     const collector = new BlobCollector({ blobs: store, uploads: noSessions, referrers: [], holds, clock, log });
     expect(await collector.run({ graceMs: 0 })).toEqual({ blobs: [], uploads: [], sessions: 0, multipart: 3 });
     await collector.run({ graceMs: 48 * 3_600_000 });
@@ -48,14 +58,25 @@ describe('BlobCollector: stale multipart uploads', () => {
   });
 
   it('collects blobs still when the store cannot list its multipart uploads, with a warning', async () => {
-    const store = storeSweeping(async () => { throw new Error('S3 ListMultipartUploads … failed: NotImplemented'); });
+    const store = storeSweeping(async () => {
+      throw new Error('S3 ListMultipartUploads … failed: NotImplemented');
+    });
     const collector = new BlobCollector({ blobs: store, uploads: noSessions, referrers: [], holds, clock, log });
     expect(await collector.run({ graceMs: 0 })).toEqual({ blobs: [], uploads: [], sessions: 0, multipart: 0 });
-    expect(logged).toContainEqual(expect.objectContaining({ level: 40, msg: 'stale multipart uploads could not be swept' }));
+    expect(logged).toContainEqual(
+      expect.objectContaining({ level: 40, msg: 'stale multipart uploads could not be swept' }),
+    );
   });
 
   it('sweeps nothing on a store without multipart uploads', async () => {
-    const collector = new BlobCollector({ blobs: new FsBlobStore(dir), uploads: noSessions, referrers: [], holds, clock, log });
+    const collector = new BlobCollector({
+      blobs: new FsBlobStore(dir),
+      uploads: noSessions,
+      referrers: [],
+      holds,
+      clock,
+      log,
+    });
     expect((await collector.run({ graceMs: 0 })).multipart).toBe(0);
   });
 });

@@ -54,7 +54,10 @@ export class BlobCollector {
   private readonly clock: Clock;
   private readonly log: Logger;
 
-  constructor(private readonly d: CollectorDeps, private readonly opts: { graceMs?: number; shared?: boolean } = {}) {
+  constructor(
+    private readonly d: CollectorDeps,
+    private readonly opts: { graceMs?: number; shared?: boolean } = {},
+  ) {
     this.blobs = d.blobs;
     this.uploads = d.uploads;
     this.clock = d.clock;
@@ -64,7 +67,9 @@ export class BlobCollector {
 
   /** One collection at a time: a call during a run waits for that run. */
   run(opts: CollectOptions = {}): Promise<CollectResult> {
-    this.running ??= this.collect(opts.graceMs ?? this.opts.graceMs ?? 10 * 60_000).finally(() => { this.running = null; });
+    this.running ??= this.collect(opts.graceMs ?? this.opts.graceMs ?? 10 * 60_000).finally(() => {
+      this.running = null;
+    });
     return this.running;
   }
 
@@ -93,7 +98,8 @@ export class BlobCollector {
     const blobs = await this.collectBlobs(cutoff);
     const multipart = await this.sweepMultipart(new Date(now.getTime() - Math.max(graceMs, MULTIPART_MIN_AGE_MS)));
     await this.d.holds.sweep();
-    if (blobs.length || uploads.length || sessions || multipart) this.log.info({ blobs: blobs.length, uploads: uploads.length, sessions, multipart }, 'garbage collected');
+    if (blobs.length || uploads.length || sessions || multipart)
+      this.log.info({ blobs: blobs.length, uploads: uploads.length, sessions, multipart }, 'garbage collected');
     return { blobs, uploads, sessions, multipart };
   }
 

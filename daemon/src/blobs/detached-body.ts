@@ -16,7 +16,9 @@ export interface DetachedBody {
 export function detachedBody(body: Readable, highWaterMark: number): DetachedBody {
   const source = new PassThrough({ highWaterMark });
   body.pipe(source);
-  const stop = finished(body, { writable: false }, (err) => { if (err) source.destroy(err); });
+  const stop = finished(body, { writable: false }, (err) => {
+    if (err) source.destroy(err);
+  });
   return {
     source,
     release() {

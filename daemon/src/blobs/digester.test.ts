@@ -17,7 +17,11 @@ describe('digesterFor', () => {
   ])('%s gives the same digests as node:crypto', async (_what, size) => {
     const d = digesterFor(['sha256', 'md5', 'sha512'], size);
     for (const c of chunks) await d.update(c);
-    expect(await d.digest()).toEqual({ sha256: hex('sha256', chunks), md5: hex('md5', chunks), sha512: hex('sha512', chunks) });
+    expect(await d.digest()).toEqual({
+      sha256: hex('sha256', chunks),
+      md5: hex('md5', chunks),
+      sha512: hex('sha512', chunks),
+    });
   });
 
   it('hashes a chunk as it was handed over, even if the caller reuses its buffer', async () => {

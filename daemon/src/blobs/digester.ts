@@ -62,7 +62,11 @@ class WorkerDigester implements Digester {
 
   constructor(private readonly algorithms: DigestAlgorithm[]) {
     // A small heap: the worker holds only hash states; the bytes stay in the shared ring.
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { algorithms, ring: this.ring }, resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 8 } });
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { algorithms, ring: this.ring },
+      resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 8 },
+    });
     this.worker.on('message', (m: { ack?: number; digests?: string[] }) => {
       if (m.digests) this.result?.(Object.fromEntries(this.algorithms.map((a, i) => [a, m.digests![i]])));
       if (m.ack === undefined) return;
@@ -82,13 +86,16 @@ class WorkerDigester implements Digester {
   }
 
   async update(chunk: Buffer): Promise<void> {
-    for (let at = 0; at < chunk.length;) {
+    for (let at = 0; at < chunk.length; ) {
       if (this.failure) throw this.failure;
       const n = Math.min(chunk.length - at, RING_BYTES / 2);
-      if (this.inFlight + n > RING_BYTES) await new Promise<void>((wake) => { this.room = { need: n, wake }; });
+      if (this.inFlight + n > RING_BYTES)
+        await new Promise<void>((wake) => {
+          this.room = { need: n, wake };
+        });
       if (this.failure) throw this.failure;
       // Written at the head, in two pieces where it wraps around the end of the ring.
-      for (let left = n; left > 0;) {
+      for (let left = n; left > 0; ) {
         const piece = Math.min(left, RING_BYTES - this.head);
         this.bytes.set(chunk.subarray(at, at + piece), this.head);
         this.worker.postMessage([this.head, piece]);
@@ -124,5 +131,7 @@ const WORKER_THRESHOLD = 8 * 1024 * 1024;
 
 /** A digester for a body of `expectedSize` bytes (unknown: a worker). */
 export function digesterFor(algorithms: DigestAlgorithm[], expectedSize?: number): Digester {
-  return expectedSize !== undefined && expectedSize < WORKER_THRESHOLD ? new InlineDigester(algorithms) : new WorkerDigester(algorithms);
+  return expectedSize !== undefined && expectedSize < WORKER_THRESHOLD
+    ? new InlineDigester(algorithms)
+    : new WorkerDigester(algorithms);
 }

@@ -12,7 +12,10 @@ const dir = mkdtempSync(join(tmpdir(), 'boxyard-space-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The real free space of the folder's disk (what statfs says now). */
-const freeNow = () => { const s = statfsSync(dir); return s.bavail * s.bsize; };
+const freeNow = () => {
+  const s = statfsSync(dir);
+  return s.bavail * s.bsize;
+};
 
 /** Counts how often the real disk is asked; the answers are the disk's own. */
 class CountingSpace extends DiskSpace {
@@ -26,11 +29,19 @@ class CountingSpace extends DiskSpace {
 /** `n` chunks of 1 MiB through the guard into nowhere. */
 const stream = (guard: NodeJS.ReadWriteStream, n: number) => {
   const chunk = Buffer.alloc(MIB);
-  return pipeline(Readable.from((function* () { for (let i = 0; i < n; i++) yield chunk; })()), guard, new Writable({ write: (_c, _e, cb) => cb() }));
+  return pipeline(
+    Readable.from(
+      (function* () {
+        for (let i = 0; i < n; i++) yield chunk;
+      })(),
+    ),
+    guard,
+    new Writable({ write: (_c, _e, cb) => cb() }),
+  );
 };
 
 describe('DiskSpace', () => {
-  it('reads the free space of the folder\'s disk', async () => {
+  it("reads the free space of the folder's disk", async () => {
     const free = await new DiskSpace(dir, 0).free();
     expect(Math.abs(free - freeNow())).toBeLessThan(256 * MIB);
   });
@@ -41,7 +52,9 @@ describe('DiskSpace', () => {
     const tight = new DiskSpace(dir, freeNow() + 1024 * MIB);
     const err = await tight.ensureRoom(3 * MIB).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InsufficientStorageError);
-    expect((err as Error).message).toMatch(/^Not enough free disk space: storing 3\.0 MiB needs [\d.]+ [GT]iB free \(the file plus the [\d.]+ [GT]iB Boxyard keeps in reserve \(BOXYARD_DISK_RESERVE_MB\)\), and the disk holding its data folder has [\d.]+ [GMT]iB free\. Nothing was stored\. /);
+    expect((err as Error).message).toMatch(
+      /^Not enough free disk space: storing 3\.0 MiB needs [\d.]+ [GT]iB free \(the file plus the [\d.]+ [GT]iB Boxyard keeps in reserve \(BOXYARD_DISK_RESERVE_MB\)\), and the disk holding its data folder has [\d.]+ [GMT]iB free\. Nothing was stored\. /,
+    );
   });
 
   it('looks again every 64 MiB while a body streams, and not in between', async () => {

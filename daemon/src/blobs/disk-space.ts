@@ -65,9 +65,10 @@ export class DiskSpace {
   private refusal(bytes: number, free: number): string {
     const reserve = `${humanBytes(this.reserveBytes)} Boxyard keeps in reserve (BOXYARD_DISK_RESERVE_MB)`;
     const has = `the disk holding its data folder has ${humanBytes(Math.max(free, 0))} free`;
-    const head = bytes > 0
-      ? `Not enough free disk space: storing ${humanBytes(bytes)} needs ${humanBytes(bytes + this.reserveBytes)} free (the file plus the ${reserve}), and ${has}.`
-      : `Not enough free disk space: ${has}, less than the ${reserve}.`;
+    const head =
+      bytes > 0
+        ? `Not enough free disk space: storing ${humanBytes(bytes)} needs ${humanBytes(bytes + this.reserveBytes)} free (the file plus the ${reserve}), and ${has}.`
+        : `Not enough free disk space: ${has}, less than the ${reserve}.`;
     return `${head} Nothing was stored. ${FREE_SPACE_HINT}`;
   }
 }

@@ -8,7 +8,9 @@ import { FsBlobStore } from './fs-blob-store';
 import { blobStoreContract, collect, failingBody, hex } from './blob-store.contract';
 
 const contractDirs: string[] = [];
-afterAll(() => { for (const d of contractDirs) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of contractDirs) rmSync(d, { recursive: true, force: true });
+});
 blobStoreContract('FsBlobStore', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'boxyard-blobs-'));
   contractDirs.push(dir);

@@ -4,8 +4,17 @@ import { join } from 'node:path';
 import { Transform, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
-  checkedSha, checkedUploadId, isSha256, SizeMismatchError, UPLOAD_ID,
-  type BlobRef, type BlobStore, type ByteRange, type DigestAlgorithm, type StagedBlob, type WriteOptions,
+  checkedSha,
+  checkedUploadId,
+  isSha256,
+  SizeMismatchError,
+  UPLOAD_ID,
+  type BlobRef,
+  type BlobStore,
+  type ByteRange,
+  type DigestAlgorithm,
+  type StagedBlob,
+  type WriteOptions,
 } from './blob-store';
 import { digesterFor } from './digester';
 import { hashingTap } from './hashing-tap';
@@ -44,7 +53,10 @@ export class FsBlobStore implements BlobStore {
   private readonly sendBuffers = new BufferPool(SEND_CHUNK, SEND_BUFFERS_KEPT);
 
   /** `space`: the free-space reserve every write keeps (none: only a full disk stops a write). */
-  constructor(dataDir: string, private readonly space?: DiskSpace) {
+  constructor(
+    dataDir: string,
+    private readonly space?: DiskSpace,
+  ) {
     this.blobsDir = join(dataDir, 'blobs', 'sha256');
     this.uploadsDir = join(dataDir, 'uploads');
   }
@@ -70,7 +82,8 @@ export class FsBlobStore implements BlobStore {
   async append(uploadId: string, body: Readable, opts: WriteOptions & { offset: number }): Promise<StagedBlob> {
     if (opts.offset === 0) return this.write(uploadId, body, opts);
     const have = await this.stagedSize(uploadId);
-    if (have < opts.offset) throw new Error(`staged upload ${uploadId} holds ${have} bytes, fewer than the ${opts.offset} to resume from`);
+    if (have < opts.offset)
+      throw new Error(`staged upload ${uploadId} holds ${have} bytes, fewer than the ${opts.offset} to resume from`);
     await truncate(this.stagedPath(uploadId), opts.offset);
     return this.receive(uploadId, body, opts, opts.offset);
   }
@@ -86,20 +99,35 @@ export class FsBlobStore implements BlobStore {
     const counter = { bytes: 0 };
     const input = detachedBody(body, READ_CHUNK);
     try {
-      if (kept > 0) for await (const chunk of createReadStream(file, { highWaterMark: READ_CHUNK })) await digester.update(chunk as Buffer);
-      const out = createWriteStream(file, { flags: kept > 0 ? 'a' : 'wx', mode: PRIVATE_FILE, highWaterMark: READ_CHUNK });
+      if (kept > 0)
+        for await (const chunk of createReadStream(file, { highWaterMark: READ_CHUNK }))
+          await digester.update(chunk as Buffer);
+      const out = createWriteStream(file, {
+        flags: kept > 0 ? 'a' : 'wx',
+        mode: PRIVATE_FILE,
+        highWaterMark: READ_CHUNK,
+      });
       const guard = this.space?.guard(opts.expectedSize === undefined ? undefined : opts.expectedSize - kept);
       const stages: Array<Transform> = guard ? [guard, hashingTap(digester, counter)] : [hashingTap(digester, counter)];
       const written = opts.written;
       // What the file holds, told as each chunk passes (the chunks before it are written by then or soon).
-      if (written) stages.push(new Transform({ transform(chunk, _e, cb) { written(out.bytesWritten); cb(null, chunk); } }));
+      if (written)
+        stages.push(
+          new Transform({
+            transform(chunk, _e, cb) {
+              written(out.bytesWritten);
+              cb(null, chunk);
+            },
+          }),
+        );
       await pipeline([input.source, ...stages, out]);
       written?.(out.bytesWritten);
       opts.received?.();
       await chmod(file, PRIVATE_FILE);
       await fsyncPath(file);
       const size = kept + counter.bytes;
-      if (opts.expectedSize !== undefined && size !== opts.expectedSize) throw new SizeMismatchError(opts.expectedSize, size);
+      if (opts.expectedSize !== undefined && size !== opts.expectedSize)
+        throw new SizeMismatchError(opts.expectedSize, size);
       const digests = await digester.digest();
       return { uploadId, size, sha256: digests.sha256, digests };
     } catch (err) {
@@ -162,7 +190,10 @@ export class FsBlobStore implements BlobStore {
 
   read(sha256: string, range?: ByteRange): Readable {
     // 1 MiB reads: Node's 64 KiB default costs 2-3x the throughput here (measured with `npm run bench -- transfers`).
-    return createReadStream(this.blobPath(sha256), { highWaterMark: READ_CHUNK, ...(range ? { start: range.start, end: range.end } : {}) });
+    return createReadStream(this.blobPath(sha256), {
+      highWaterMark: READ_CHUNK,
+      ...(range ? { start: range.start, end: range.end } : {}),
+    });
   }
 
   async send(sha256: string, range: ByteRange, out: Writable): Promise<void> {

@@ -59,11 +59,19 @@ export class BlobHolds {
     const id = this.ids.id('hold');
     const marked = await inTransaction(this.db, async (trx) => {
       const now = await databaseNow(trx);
-      const kept = await trx.selectFrom('blob_holds').select('holder')
-        .where('sha256', '=', sha256).where('kind', '=', 'keep').where('created_at', '>', ago(now, KEEP_STALE_MS)).executeTakeFirst();
+      const kept = await trx
+        .selectFrom('blob_holds')
+        .select('holder')
+        .where('sha256', '=', sha256)
+        .where('kind', '=', 'keep')
+        .where('created_at', '>', ago(now, KEEP_STALE_MS))
+        .executeTakeFirst();
       if (kept) return false;
       for (const r of referrers) if (await r.referencesBlob(sha256, trx)) return false;
-      await trx.insertInto('blob_holds').values({ holder: id, sha256, kind: 'collect', created_at: now.toISOString() }).execute();
+      await trx
+        .insertInto('blob_holds')
+        .values({ holder: id, sha256, kind: 'collect', created_at: now.toISOString() })
+        .execute();
       return true;
     });
     if (!marked) return false;
@@ -77,10 +85,15 @@ export class BlobHolds {
   /** Removes the rows of processes that died; the count. */
   async sweep(): Promise<number> {
     const now = await databaseNow(this.db);
-    const r = await this.db.deleteFrom('blob_holds').where((eb) => eb.or([
-      eb.and([eb('kind', '=', 'keep'), eb('created_at', '<=', ago(now, KEEP_STALE_MS))]),
-      eb.and([eb('kind', '=', 'collect'), eb('created_at', '<=', ago(now, COLLECT_STALE_MS))]),
-    ])).executeTakeFirst();
+    const r = await this.db
+      .deleteFrom('blob_holds')
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('kind', '=', 'keep'), eb('created_at', '<=', ago(now, KEEP_STALE_MS))]),
+          eb.and([eb('kind', '=', 'collect'), eb('created_at', '<=', ago(now, COLLECT_STALE_MS))]),
+        ]),
+      )
+      .executeTakeFirst();
     return Number(r.numDeletedRows);
   }
 
@@ -88,10 +101,18 @@ export class BlobHolds {
   private tryKeep(id: string, digests: string[]): Promise<boolean> {
     return inTransaction(this.db, async (trx) => {
       const now = await databaseNow(trx);
-      const collecting = await trx.selectFrom('blob_holds').select('holder')
-        .where('sha256', 'in', digests).where('kind', '=', 'collect').where('created_at', '>', ago(now, COLLECT_STALE_MS)).executeTakeFirst();
+      const collecting = await trx
+        .selectFrom('blob_holds')
+        .select('holder')
+        .where('sha256', 'in', digests)
+        .where('kind', '=', 'collect')
+        .where('created_at', '>', ago(now, COLLECT_STALE_MS))
+        .executeTakeFirst();
       if (collecting) return false;
-      await trx.insertInto('blob_holds').values(digests.map((sha256) => ({ holder: id, sha256, kind: 'keep' as const, created_at: now.toISOString() }))).execute();
+      await trx
+        .insertInto('blob_holds')
+        .values(digests.map((sha256) => ({ holder: id, sha256, kind: 'keep' as const, created_at: now.toISOString() })))
+        .execute();
       return true;
     });
   }

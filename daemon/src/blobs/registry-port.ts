@@ -3,10 +3,20 @@ import type { DigestAlgorithm } from './blob-store';
 import type { BlobReferrer } from './holds';
 
 /** A provider named by its box, version, provider name and architecture (the registry's own ref has more). */
-export interface ProviderLocator { username: string; box: string; version: string; provider: string; architecture?: string }
+export interface ProviderLocator {
+  username: string;
+  box: string;
+  version: string;
+  provider: string;
+  architecture?: string;
+}
 
 /** What uploads need to know of a provider. */
-export interface ProviderFile { id: string; checksum: string | null; checksum_type: DigestAlgorithm | null }
+export interface ProviderFile {
+  id: string;
+  checksum: string | null;
+  checksum_type: DigestAlgorithm | null;
+}
 
 /**
  * What blobs/ needs from the box registry, which implements it (RegistryService, wired in deps.ts).

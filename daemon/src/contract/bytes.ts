@@ -8,7 +8,10 @@ const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
 function scaled(n: number): [number, number] {
   let v = n;
   let i = 0;
-  while (v >= 1024 && i < UNITS.length - 1) { v /= 1024; i++; }
+  while (v >= 1024 && i < UNITS.length - 1) {
+    v /= 1024;
+    i++;
+  }
   return [v, i];
 }
 

@@ -9,7 +9,12 @@ export function clientLines(server: string, boxes: readonly string[], anyPrivate
   return [
     '# On every machine that uses these boxes (vagrant reads the catalog from here, box names stay as they were):',
     `export VAGRANT_SERVER_URL=${base}`,
-    ...(anyPrivate ? ['# Private boxes also need a Boxyard token (boxyard token create USER, or: vagrant cloud auth login):', 'export VAGRANT_CLOUD_TOKEN=<your Boxyard token>'] : []),
+    ...(anyPrivate
+      ? [
+          '# Private boxes also need a Boxyard token (boxyard token create USER, or: vagrant cloud auth login):',
+          'export VAGRANT_CLOUD_TOKEN=<your Boxyard token>',
+        ]
+      : []),
     '# Or, in a Vagrantfile, without the variable: keep config.vm.box and add the catalog URL',
     `config.vm.box = "${example}"`,
     `config.vm.box_url = "${base}/${example}"`,

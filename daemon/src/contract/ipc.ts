@@ -11,23 +11,35 @@ export const DEFAULT_PORT = 4780;
 /** The `--host` that serves the LAN. */
 export const LAN_HOST = '0.0.0.0';
 
-export const DesktopSettings = z.object({
-  /** Serve the LAN (`--host 0.0.0.0`) instead of this machine only. */
-  lanAccess: z.boolean(),
-  /** With LAN access: HTTPS from Boxyard's own CA (`--tls auto`), on unless switched off (settings saved before it had it). */
-  lanHttps: z.boolean().default(true),
-  /** With LAN HTTPS: your own certificate chain and key (PEM files, `--tls-cert/--tls-key`) instead of Boxyard's CA; both or neither. */
-  tlsCert: z.string().trim().min(1).max(4096).optional(),
-  tlsKey: z.string().trim().min(1).max(4096).optional(),
-  /**
-   * With LAN HTTPS: a certificate from Let's Encrypt (`--tls acme`) for this public URL
-   * (`https://NAME`, a name that resolves to this machine, port 80 reachable), instead of Boxyard's CA.
-   */
-  acmeUrl: z.string().trim().regex(/^https:\/\/[a-z0-9.-]+\.[a-z]{2,}(:\d+)?\/?$/i, 'the public URL is https:// and a DNS name').optional(),
-  acmeEmail: z.email().optional(),
-  port: z.number().int().min(1).max(65535),
-}).refine((s) => !s.tlsCert === !s.tlsKey, { message: 'your own certificate needs both its file and its key file', path: ['tlsKey'] })
-  .refine((s) => !(s.acmeUrl && s.tlsCert), { message: 'either your own certificate or one from Let\'s Encrypt, not both', path: ['acmeUrl'] });
+export const DesktopSettings = z
+  .object({
+    /** Serve the LAN (`--host 0.0.0.0`) instead of this machine only. */
+    lanAccess: z.boolean(),
+    /** With LAN access: HTTPS from Boxyard's own CA (`--tls auto`), on unless switched off (settings saved before it had it). */
+    lanHttps: z.boolean().default(true),
+    /** With LAN HTTPS: your own certificate chain and key (PEM files, `--tls-cert/--tls-key`) instead of Boxyard's CA; both or neither. */
+    tlsCert: z.string().trim().min(1).max(4096).optional(),
+    tlsKey: z.string().trim().min(1).max(4096).optional(),
+    /**
+     * With LAN HTTPS: a certificate from Let's Encrypt (`--tls acme`) for this public URL
+     * (`https://NAME`, a name that resolves to this machine, port 80 reachable), instead of Boxyard's CA.
+     */
+    acmeUrl: z
+      .string()
+      .trim()
+      .regex(/^https:\/\/[a-z0-9.-]+\.[a-z]{2,}(:\d+)?\/?$/i, 'the public URL is https:// and a DNS name')
+      .optional(),
+    acmeEmail: z.email().optional(),
+    port: z.number().int().min(1).max(65535),
+  })
+  .refine((s) => !s.tlsCert === !s.tlsKey, {
+    message: 'your own certificate needs both its file and its key file',
+    path: ['tlsKey'],
+  })
+  .refine((s) => !(s.acmeUrl && s.tlsCert), {
+    message: "either your own certificate or one from Let's Encrypt, not both",
+    path: ['acmeUrl'],
+  });
 export type DesktopSettings = z.infer<typeof DesktopSettings>;
 export const DEFAULT_DESKTOP_SETTINGS: DesktopSettings = { lanAccess: false, lanHttps: true, port: DEFAULT_PORT };
 /** Where these settings' certificate comes from: only the LAN is served over HTTPS. */

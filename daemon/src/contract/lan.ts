@@ -7,7 +7,11 @@ export const LOCAL_CA_FILE = 'tls/ca.pem';
 export const ACME_CERT_FILE = 'tls/acme/cert.pem';
 
 /** A network address as Node's `os.networkInterfaces()` lists it, as far as `lanUrls` reads it. */
-export interface InterfaceAddress { address: string; family: string; internal: boolean }
+export interface InterfaceAddress {
+  address: string;
+  family: string;
+  internal: boolean;
+}
 
 /**
  * The URLs colleagues use to reach this machine's daemon: one per external IPv4 address (what a
@@ -15,9 +19,15 @@ export interface InterfaceAddress { address: string; family: string; internal: b
  * while LAN access is off, since the daemon then listens on 127.0.0.1 only. The desktop app's
  * welcome screen and tray (main/) and the daemon's overview page both show them.
  */
-export function lanUrls(lanAccess: boolean, port: number, interfaces: Partial<Record<string, InterfaceAddress[]>>, scheme: 'http' | 'https' = 'http'): string[] {
+export function lanUrls(
+  lanAccess: boolean,
+  port: number,
+  interfaces: Partial<Record<string, InterfaceAddress[]>>,
+  scheme: 'http' | 'https' = 'http',
+): string[] {
   if (!lanAccess) return [];
-  return Object.values(interfaces).flatMap((list) => list ?? [])
+  return Object.values(interfaces)
+    .flatMap((list) => list ?? [])
     .filter((a) => a.family === 'IPv4' && !a.internal && !a.address.startsWith('169.254.'))
     .map((a) => `${scheme}://${a.address}:${port}`);
 }

@@ -11,9 +11,32 @@ import { z } from 'zod';
  * would shadow `/ORG/BOX` catalog URLs or the daemon's own pages.
  */
 export const RESERVED_NAMES: ReadonlySet<string> = new Set([
-  'api', 'ui', 'healthz', 'box', 'boxes', 'search', 'user', 'users', 'vagrant', 'authenticate',
-  'two-factor', 'organizations', 'assets', 'static', 'upload', 'uploads', 'favicon.ico', 'robots.txt',
-  'login', 'logout', 'settings', 'session', 'help', 'docs', 'metrics', 'status',
+  'api',
+  'ui',
+  'healthz',
+  'box',
+  'boxes',
+  'search',
+  'user',
+  'users',
+  'vagrant',
+  'authenticate',
+  'two-factor',
+  'organizations',
+  'assets',
+  'static',
+  'upload',
+  'uploads',
+  'favicon.ico',
+  'robots.txt',
+  'login',
+  'logout',
+  'settings',
+  'session',
+  'help',
+  'docs',
+  'metrics',
+  'status',
 ]);
 
 /**
@@ -28,15 +51,20 @@ export const nameKey = (name: string): string => name.toLowerCase();
  */
 export const PathName = (what?: string) => {
   const says = (rule: string) => (what ? `${what} ${rule}` : rule);
-  return z.string({ message: says('must be a string') })
+  return z
+    .string({ message: says('must be a string') })
     .min(1, says('must not be empty'))
     .max(64, says('must be at most 64 characters'))
-    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, says('may contain only letters, numbers, "-", "_" and "." and must start with a letter or number'));
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9_.-]*$/,
+      says('may contain only letters, numbers, "-", "_" and "." and must start with a letter or number'),
+    );
 };
 
 /** A user or organization name: a URL path segment, unique across users and organizations. */
-export const AccountName = PathName()
-  .refine((n) => !RESERVED_NAMES.has(nameKey(n)), { message: 'is reserved by Boxyard; choose another name' });
+export const AccountName = PathName().refine((n) => !RESERVED_NAMES.has(nameKey(n)), {
+  message: 'is reserved by Boxyard; choose another name',
+});
 
 /**
  * Ruby Gem versions, because vagrant parses every catalog version with `Gem::Version.new` and

@@ -53,7 +53,10 @@ const LEFT_OUT: Record<string, string> = {
  */
 export async function backup(opts: BackupOptions): Promise<BackupSummary> {
   const inData = relative(resolve(opts.dataDir), resolve(opts.dest));
-  if (inData === '' || (!inData.startsWith('..') && !isAbsolute(inData))) throw new Error(`The backup folder ${opts.dest} is inside the data folder ${opts.dataDir}: choose a folder outside it (another disk, ideally).`);
+  if (inData === '' || (!inData.startsWith('..') && !isAbsolute(inData)))
+    throw new Error(
+      `The backup folder ${opts.dest} is inside the data folder ${opts.dataDir}: choose a folder outside it (another disk, ideally).`,
+    );
   // Opening takes no snapshot yet (step 2 does); it says so at once when DIR holds no database.
   const live = openDataDb(opts.databaseFile, { readonly: true });
   let undo = async () => {};
@@ -67,8 +70,12 @@ export async function backup(opts: BackupOptions): Promise<BackupSummary> {
     for (const [sha256, size] of blobs) files.push({ path: blobEntry(sha256), sha256, size });
     await fsyncTree(opts.dest);
     await writeManifest(opts.dest, {
-      format: 'boxyard-backup', format_version: 1, boxyard_version: VERSION, created_at: new Date().toISOString(),
-      database: dbName, files,
+      format: 'boxyard-backup',
+      format_version: 1,
+      boxyard_version: VERSION,
+      created_at: new Date().toISOString(),
+      database: dbName,
+      files,
     });
     return { files: files.length, bytes: files.reduce((n, f) => n + f.size, 0), blobs: blobs.size, snapshots, skipped };
   } catch (err) {
@@ -105,7 +112,10 @@ async function copyTopLevelFiles(opts: BackupOptions, into: BackupFile[]): Promi
 }
 
 /** Steps 2 and 3: snapshots until one whose every blob was copied. */
-async function copyConsistent(opts: BackupOptions, live: DataDb): Promise<{ snapshots: number; blobs: Map<string, number> }> {
+async function copyConsistent(
+  opts: BackupOptions,
+  live: DataDb,
+): Promise<{ snapshots: number; blobs: Map<string, number> }> {
   const source = new FsBlobStore(opts.dataDir);
   const target = new FsBlobStore(opts.dest);
   const copied = new Map<string, number>();
@@ -121,12 +131,18 @@ async function copyConsistent(opts: BackupOptions, live: DataDb): Promise<{ snap
     }
     if (!gone.length) {
       // Blobs an earlier snapshot named and this one does not: not part of the backup.
-      for (const sha256 of copied.keys()) if (!names.has(sha256)) { await rm(target.blobPath(sha256)); copied.delete(sha256); }
+      for (const sha256 of copied.keys())
+        if (!names.has(sha256)) {
+          await rm(target.blobPath(sha256));
+          copied.delete(sha256);
+        }
       return { snapshots: attempt, blobs: copied };
     }
     await failIfStillNamed(live, gone, opts.dataDir);
     if (attempt >= (opts.attempts ?? 5)) {
-      throw new Error(`Blobs kept disappearing while ${opts.dataDir} was copied (${attempt} tries): boxes are being deleted faster than a backup completes. Run the backup again at a quieter time.`);
+      throw new Error(
+        `Blobs kept disappearing while ${opts.dataDir} was copied (${attempt} tries): boxes are being deleted faster than a backup completes. Run the backup again at a quieter time.`,
+      );
     }
   }
 }
@@ -142,7 +158,9 @@ async function snapshot(live: DataDb, file: string): Promise<Set<string>> {
     copy.raw.pragma('journal_mode = DELETE');
     const damage = damageOf(copy.raw);
     if (damage.length) {
-      throw new Error(`The database ${live.raw.name} is damaged (${damage.slice(0, 3).join('; ')}), so a backup of it would be too. ${DAMAGED_DATABASE_HINT}`);
+      throw new Error(
+        `The database ${live.raw.name} is damaged (${damage.slice(0, 3).join('; ')}), so a backup of it would be too. ${DAMAGED_DATABASE_HINT}`,
+      );
     }
     return await new DataRepository(copy.db).referencedDigests();
   } finally {
@@ -162,7 +180,9 @@ async function copyBlob(from: string, to: string, dataDir: string): Promise<Hash
     return null;
   }
   if (got.sha256 !== basename(from)) {
-    throw new Error(`The blob ${basename(from)} in ${dataDir} is corrupt (its content hashes to ${got.sha256}). Run boxyard check --data ${dataDir} --repair, then back up again.`);
+    throw new Error(
+      `The blob ${basename(from)} in ${dataDir} is corrupt (its content hashes to ${got.sha256}). Run boxyard check --data ${dataDir} --repair, then back up again.`,
+    );
   }
   return got;
 }
@@ -174,7 +194,9 @@ async function failIfStillNamed(live: DataDb, gone: string[], dataDir: string): 
   for (const sha256 of gone) {
     const ref = refs.find((r) => r.sha256 === sha256);
     if (ref && !(await blobs.stat(sha256))) {
-      throw new Error(`The ${ref.label} names the blob ${sha256}, which is missing from ${dataDir}. Run boxyard check --data ${dataDir} --repair, then back up again.`);
+      throw new Error(
+        `The ${ref.label} names the blob ${sha256}, which is missing from ${dataDir}. Run boxyard check --data ${dataDir} --repair, then back up again.`,
+      );
     }
   }
 }

@@ -103,7 +103,11 @@ class CheckRun {
   async run(): Promise<CheckReport> {
     const damage = damageOf(this.data.raw);
     if (damage.length) {
-      this.told(this.report(`The database ${this.opts.databaseFile} is damaged (${damage.slice(0, 3).join('; ')}). Repair cannot fix that: stop the daemon, keep a copy of the data folder as it is, and restore the last backup into a new folder (boxyard restore --data NEWDIR BACKUP).`));
+      this.told(
+        this.report(
+          `The database ${this.opts.databaseFile} is damaged (${damage.slice(0, 3).join('; ')}). Repair cannot fix that: stop the daemon, keep a copy of the data folder as it is, and restore the last backup into a new folder (boxyard restore --data NEWDIR BACKUP).`,
+        ),
+      );
     }
     for await (const b of this.store.list()) await this.scan(b.sha256);
     if (damage.length) return this.finish(this.problems.length, 0, true);
@@ -159,15 +163,21 @@ class CheckRun {
     const state = await this.stateOf(ref.sha256);
     if (state.kind === 'good') {
       if (ref.size === null || ref.size === state.size) return;
-      const p = this.report(`The ${ref.label} records a size of ${ref.size} bytes, but its blob ${ref.sha256} holds ${state.size} (and is intact).`);
-      if (this.opts.repair) p.repaired = (await this.repo.fixSize(ref, state.size, this.now())) ? `recorded the blob's size, ${state.size} bytes` : 'the row changed meanwhile';
+      const p = this.report(
+        `The ${ref.label} records a size of ${ref.size} bytes, but its blob ${ref.sha256} holds ${state.size} (and is intact).`,
+      );
+      if (this.opts.repair)
+        p.repaired = (await this.repo.fixSize(ref, state.size, this.now()))
+          ? `recorded the blob's size, ${state.size} bytes`
+          : 'the row changed meanwhile';
       this.told(p);
       return;
     }
     // Gone since the rows were read? Then the row changed too, or the blob came back: no problem.
     if (state.kind === 'missing' && (!(await this.repo.stillNames(ref)) || (await this.store.stat(ref.sha256)))) return;
     const p = this.report(`The ${ref.label} names the blob ${ref.sha256}, which is ${state.kind}.`);
-    if (this.opts.repair) p.repaired = (await this.repo.detach(ref, this.now())) ? detachedWords(ref) : 'the row changed meanwhile';
+    if (this.opts.repair)
+      p.repaired = (await this.repo.detach(ref, this.now())) ? detachedWords(ref) : 'the row changed meanwhile';
     this.told(p);
   }
 
@@ -176,10 +186,15 @@ class CheckRun {
     let left = this.problems.filter((p) => p.repaired === null).length;
     for (const ref of await this.repo.references()) {
       const blob = await this.store.stat(ref.sha256);
-      if (blob && (ref.size === null || ref.size === blob.size) && this.states.get(ref.sha256)?.kind !== 'corrupt') continue;
+      if (blob && (ref.size === null || ref.size === blob.size) && this.states.get(ref.sha256)?.kind !== 'corrupt')
+        continue;
       if (!(await this.repo.stillNames(ref))) continue;
       left++;
-      this.told(this.report(`After the repair, the ${ref.label} still names the blob ${ref.sha256}, which is ${blob ? 'not as recorded' : 'missing'}.`));
+      this.told(
+        this.report(
+          `After the repair, the ${ref.label} still names the blob ${ref.sha256}, which is ${blob ? 'not as recorded' : 'missing'}.`,
+        ),
+      );
     }
     return left;
   }

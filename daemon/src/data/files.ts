@@ -36,7 +36,11 @@ export async function copyHashed(from: string, to: string): Promise<Hashed> {
       cb(null, chunk);
     },
   });
-  await pipeline(createReadStream(from, { highWaterMark: CHUNK }), tap, createWriteStream(to, { flags: 'wx', mode: PRIVATE_FILE, highWaterMark: CHUNK }));
+  await pipeline(
+    createReadStream(from, { highWaterMark: CHUNK }),
+    tap,
+    createWriteStream(to, { flags: 'wx', mode: PRIVATE_FILE, highWaterMark: CHUNK }),
+  );
   await fsyncPath(to);
   return { sha256: h.digest('hex'), size };
 }
@@ -51,7 +55,10 @@ export async function fsyncTree(root: string): Promise<void> {
 
 /** 'missing', 'empty', or the names it holds (a few, for the message). */
 export async function folderState(dir: string): Promise<'missing' | 'empty' | { holds: string[] }> {
-  const s = await stat(dir).catch((err: NodeJS.ErrnoException) => { if (err.code === 'ENOENT') return null; throw err; });
+  const s = await stat(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return null;
+    throw err;
+  });
   if (!s) return 'missing';
   if (!s.isDirectory()) return { holds: [dir] };
   const names = await readdir(dir);

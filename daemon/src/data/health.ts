@@ -68,7 +68,12 @@ export class DataHealth {
     const [database, blobs, disk] = await Promise.all([this.d.database(), this.d.blobs(), this.disk()]);
     const t = this.d.tls?.();
     const tls: Check | undefined = t && (t.ok ? { status: 'ok' } : { status: 'failing', detail: t.message });
-    const status = database.status === 'failing' || blobs.status === 'failing' ? 'failing' : disk.status === 'low' || tls?.status === 'failing' ? 'degraded' : 'ok';
+    const status =
+      database.status === 'failing' || blobs.status === 'failing'
+        ? 'failing'
+        : disk.status === 'low' || tls?.status === 'failing'
+          ? 'degraded'
+          : 'ok';
     return { status, checks: { database, blobs, disk, ...(tls ? { tls } : {}) } };
   }
 
@@ -88,24 +93,36 @@ export class DataHealth {
  * The SQLite database: the start's integrity check, a read, and the file still being the one
  * opened (replaced or deleted under a running daemon is a failure to report, not to serve through).
  */
-export function sqliteDatabaseProbe(raw: SqliteDatabase.Database, databaseFile: string, integrity: IntegrityCheck): Probe {
+export function sqliteDatabaseProbe(
+  raw: SqliteDatabase.Database,
+  databaseFile: string,
+  integrity: IntegrityCheck,
+): Probe {
   const inode = statSync(databaseFile).ino;
   const probe = raw.prepare('SELECT count(*) FROM schema_migrations').pluck();
   return async () => {
     const state = integrity.state;
     if (state.state === 'damaged') {
-      return failing(`The database is damaged: PRAGMA quick_check reports ${state.problems.slice(0, 3).join('; ')}. ${DAMAGED_DATABASE_HINT}`);
+      return failing(
+        `The database is damaged: PRAGMA quick_check reports ${state.problems.slice(0, 3).join('; ')}. ${DAMAGED_DATABASE_HINT}`,
+      );
     }
     try {
       if ((await stat(databaseFile)).ino !== inode) {
-        return failing('The database file boxyard.db was replaced while the daemon runs: what it serves is no longer what is on disk. Restart the daemon.');
+        return failing(
+          'The database file boxyard.db was replaced while the daemon runs: what it serves is no longer what is on disk. Restart the daemon.',
+        );
       }
       probe.get();
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-        return failing('The database file boxyard.db is gone from the data folder (deleted, or its disk unmounted). Stop the daemon and restore the data folder from a backup.');
+        return failing(
+          'The database file boxyard.db is gone from the data folder (deleted, or its disk unmounted). Stop the daemon and restore the data folder from a backup.',
+        );
       }
-      const what = isDatabaseDamage(err) ? `is damaged (${reason(err)}). ${DAMAGED_DATABASE_HINT}` : `cannot be read (${reason(err)}).`;
+      const what = isDatabaseDamage(err)
+        ? `is damaged (${reason(err)}). ${DAMAGED_DATABASE_HINT}`
+        : `cannot be read (${reason(err)}).`;
       return failing(`The database ${what}`);
     }
     return state.state === 'checking' ? { status: 'checking' } : { status: 'ok' };
@@ -116,7 +133,9 @@ export function sqliteDatabaseProbe(raw: SqliteDatabase.Database, databaseFile: 
 function answersWithin(timeoutMs: number, ask: () => Promise<unknown>, why: (err: unknown) => string): Probe {
   return async () => {
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs); });
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
     try {
       await Promise.race([ask(), late]);
       return { status: 'ok' };
@@ -130,8 +149,12 @@ function answersWithin(timeoutMs: number, ask: () => Promise<unknown>, why: (err
 
 /** A PostgreSQL database: one read through the pool answers within `timeoutMs`. */
 export function postgresDatabaseProbe(db: Kysely<Database>, timeoutMs = 2000): Probe {
-  return answersWithin(timeoutMs, () => executeReadOnly(sql`select count(*) from schema_migrations`, db),
-    (err) => `The PostgreSQL database cannot be read (${reason(err)}): check that it runs and that this daemon reaches it.`);
+  return answersWithin(
+    timeoutMs,
+    () => executeReadOnly(sql`select count(*) from schema_migrations`, db),
+    (err) =>
+      `The PostgreSQL database cannot be read (${reason(err)}): check that it runs and that this daemon reaches it.`,
+  );
 }
 
 /** The data folder's blobs/ and uploads/: present, and writable (a file is created and removed). */
@@ -139,9 +162,15 @@ export function folderBlobsProbe(dataDir: string): Probe {
   return async () => {
     const blobs = join(dataDir, 'blobs', 'sha256');
     const uploads = join(dataDir, 'uploads');
-    for (const [dir, name] of [[blobs, 'blobs/sha256'], [uploads, 'uploads']]) {
+    for (const [dir, name] of [
+      [blobs, 'blobs/sha256'],
+      [uploads, 'uploads'],
+    ]) {
       const s = await stat(dir).catch(() => null);
-      if (!s?.isDirectory()) return failing(`The folder ${name} is missing from the data folder (deleted, or its disk unmounted): stored box files cannot be served. Stop the daemon and restore the data folder from a backup.`);
+      if (!s?.isDirectory())
+        return failing(
+          `The folder ${name} is missing from the data folder (deleted, or its disk unmounted): stored box files cannot be served. Stop the daemon and restore the data folder from a backup.`,
+        );
     }
     try {
       await access(blobs, constants.W_OK);
@@ -149,7 +178,9 @@ export function folderBlobsProbe(dataDir: string): Probe {
       await writeFile(probe, '', { mode: 0o600 });
       await unlink(probe);
     } catch (err) {
-      return failing(`The blob folder cannot be written (${reason(err)}): uploads and mirrors fail. Check the data folder's disk (read-only, or its owner and modes).`);
+      return failing(
+        `The blob folder cannot be written (${reason(err)}): uploads and mirrors fail. Check the data folder's disk (read-only, or its owner and modes).`,
+      );
     }
     return { status: 'ok' };
   };
@@ -165,6 +196,10 @@ export function bucketProbe(store: Pick<BlobStore, 'list'>, timeoutMs = 5000): P
     await it.next();
     await it.return?.();
   };
-  return answersWithin(timeoutMs, firstBlob,
-    (err) => `The bucket holding box files cannot be reached (${(err as Error).message}): uploads, downloads and mirrors fail. Check the store, its address and the credentials.`);
+  return answersWithin(
+    timeoutMs,
+    firstBlob,
+    (err) =>
+      `The bucket holding box files cannot be reached (${(err as Error).message}): uploads, downloads and mirrors fail. Check the store, its address and the credentials.`,
+  );
 }

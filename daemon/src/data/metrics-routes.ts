@@ -12,8 +12,18 @@ import type { Store } from '../store/db';
 import type { Database } from '../store/schema';
 import { executeReadOnly } from '../store/cache/statement-tables';
 
-async function countsBy(db: Kysely<Database>, table: 'agents' | 'mirror_jobs', column: 'status' | 'state'): Promise<Record<string, number>> {
-  const rows = await executeReadOnly(sql<{ k: string; n: number | string }>`select ${sql.ref(column)} as k, count(*) as n from ${sql.table(table)} group by ${sql.ref(column)}`, db);
+async function countsBy(
+  db: Kysely<Database>,
+  table: 'agents' | 'mirror_jobs',
+  column: 'status' | 'state',
+): Promise<Record<string, number>> {
+  const rows = await executeReadOnly(
+    sql<{
+      k: string;
+      n: number | string;
+    }>`select ${sql.ref(column)} as k, count(*) as n from ${sql.table(table)} group by ${sql.ref(column)}`,
+    db,
+  );
   return Object.fromEntries(rows.rows.map((r) => [r.k, Number(r.n)]));
 }
 
@@ -23,17 +33,53 @@ async function countsBy(db: Kysely<Database>, table: 'agents' | 'mirror_jobs', c
  * read caches' hits and misses, and on PostgreSQL the connection pool.
  */
 export function registerScrapedMetrics(m: Metrics, d: { store: Store; leadership: LeaderSource }): void {
-  m.scraped({ name: 'boxyard_agents', help: 'Agents by status, all pools.', label: 'status', known: AGENT_STATUSES, read: () => countsBy(d.store.db, 'agents', 'status') });
-  m.scraped({ name: 'boxyard_mirror_jobs', help: 'Mirror jobs by state.', label: 'state', known: JOB_STATES, read: () => countsBy(d.store.db, 'mirror_jobs', 'state') });
-  m.scraped({ name: 'boxyard_leader', help: '1 while this daemon runs the background work (watchdog, mirror jobs, garbage collection).', read: () => ({ '': d.leadership.leading ? 1 : 0 }) });
+  m.scraped({
+    name: 'boxyard_agents',
+    help: 'Agents by status, all pools.',
+    label: 'status',
+    known: AGENT_STATUSES,
+    read: () => countsBy(d.store.db, 'agents', 'status'),
+  });
+  m.scraped({
+    name: 'boxyard_mirror_jobs',
+    help: 'Mirror jobs by state.',
+    label: 'state',
+    known: JOB_STATES,
+    read: () => countsBy(d.store.db, 'mirror_jobs', 'state'),
+  });
+  m.scraped({
+    name: 'boxyard_leader',
+    help: '1 while this daemon runs the background work (watchdog, mirror jobs, garbage collection).',
+    read: () => ({ '': d.leadership.leading ? 1 : 0 }),
+  });
   const lookups = d.store.versions.lookups;
-  m.countedElsewhere({ name: 'boxyard_read_cache_lookups_total', help: 'Read-cache lookups, served from memory (hit) or from the database (miss).', label: 'result', read: () => ({ hit: lookups.hits, miss: lookups.misses }) });
+  m.countedElsewhere({
+    name: 'boxyard_read_cache_lookups_total',
+    help: 'Read-cache lookups, served from memory (hit) or from the database (miss).',
+    label: 'result',
+    read: () => ({ hit: lookups.hits, miss: lookups.misses }),
+  });
   const store = d.store;
   if (store.dialect !== 'postgres') return;
   const pool = store.pool;
-  m.scraped({ name: 'boxyard_db_pool_connections', help: 'PostgreSQL pool connections by state.', label: 'state', known: ['idle', 'busy'], read: () => ({ idle: pool.idleCount, busy: pool.totalCount - pool.idleCount }) });
-  m.scraped({ name: 'boxyard_db_pool_waiting', help: 'Queries waiting for a PostgreSQL pool connection now.', read: () => ({ '': pool.waitingCount }) });
-  m.countedElsewhere({ name: 'boxyard_db_pool_waits_total', help: 'Times a query found every PostgreSQL pool connection busy and waited.', label: 'pool', read: () => ({ main: store.poolWaits.count }) });
+  m.scraped({
+    name: 'boxyard_db_pool_connections',
+    help: 'PostgreSQL pool connections by state.',
+    label: 'state',
+    known: ['idle', 'busy'],
+    read: () => ({ idle: pool.idleCount, busy: pool.totalCount - pool.idleCount }),
+  });
+  m.scraped({
+    name: 'boxyard_db_pool_waiting',
+    help: 'Queries waiting for a PostgreSQL pool connection now.',
+    read: () => ({ '': pool.waitingCount }),
+  });
+  m.countedElsewhere({
+    name: 'boxyard_db_pool_waits_total',
+    help: 'Times a query found every PostgreSQL pool connection busy and waited.',
+    label: 'pool',
+    read: () => ({ main: store.poolWaits.count }),
+  });
 }
 
 /**
@@ -62,11 +108,15 @@ export function metricsRoute(m: Metrics, token: string | undefined): Middleware 
   return async (ctx, next) => {
     if (ctx.path !== ROOT.metrics.path || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
     const bearer = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
-    const allowed = token ? (bearer !== undefined && sameSecret(bearer, token)) || (!bearer && fromThisMachine(ctx)) : fromThisMachine(ctx);
+    const allowed = token
+      ? (bearer !== undefined && sameSecret(bearer, token)) || (!bearer && fromThisMachine(ctx))
+      : fromThisMachine(ctx);
     if (!allowed) {
-      throw new ForbiddenError(token
-        ? 'Metrics answer to this machine, or to the scrape token (BOXYARD_METRICS_TOKEN) as a Bearer token.'
-        : 'Metrics answer only to this machine; set BOXYARD_METRICS_TOKEN to let Prometheus scrape from elsewhere with it.');
+      throw new ForbiddenError(
+        token
+          ? 'Metrics answer to this machine, or to the scrape token (BOXYARD_METRICS_TOKEN) as a Bearer token.'
+          : 'Metrics answer only to this machine; set BOXYARD_METRICS_TOKEN to let Prometheus scrape from elsewhere with it.',
+      );
     }
     const { type, text } = await m.exposition();
     ctx.set('Cache-Control', 'no-store');

@@ -38,23 +38,40 @@ function colleaguesUrls(config: OverviewRouteDeps['config'], port: number, schem
 
 function tlsOf(tls: NonNullable<OverviewRouteDeps['tls']>): OverviewJson['tls'] {
   const s = tls.status();
-  return { mode: s.mode, not_after: s.not_after, fingerprint: tls.ca?.fingerprint ?? null, local_ca: s.local_ca ?? null };
+  return {
+    mode: s.mode,
+    not_after: s.not_after,
+    fingerprint: tls.ca?.fingerprint ?? null,
+    local_ca: s.local_ca ?? null,
+  };
 }
 
 async function overviewOf(d: OverviewRouteDeps, ctx: Context, viewer: Viewer): Promise<OverviewJson> {
   const [counts, filesBytes, disk, health, uploads, releases, jobs] = await Promise.all([
-    d.overview.counts(viewer), d.overview.storedBytes(), d.space.usage(), d.health.report(),
-    d.overview.uploads(viewer), d.overview.releases(viewer), d.overview.mirrorJobs(viewer),
+    d.overview.counts(viewer),
+    d.overview.storedBytes(),
+    d.space.usage(),
+    d.health.report(),
+    d.overview.uploads(viewer),
+    d.overview.releases(viewer),
+    d.overview.mirrorJobs(viewer),
   ]);
   return {
     version: VERSION,
     health: { status: health.status, checks: checksFor(ctx, health).checks as OverviewJson['health']['checks'] },
     lan_urls: colleaguesUrls(d.config, ctx.req.socket.localPort ?? 0, d.tls ? 'https' : 'http'),
     tls: d.tls && tlsOf(d.tls),
-    storage: { files_bytes: filesBytes, disk_free_bytes: disk.free, disk_total_bytes: disk.total, reserve_bytes: d.space.reserveBytes },
+    storage: {
+      files_bytes: filesBytes,
+      disk_free_bytes: disk.free,
+      disk_total_bytes: disk.total,
+      reserve_bytes: d.space.reserveBytes,
+    },
     counts,
     // Each list holds its newest ACTIVITY_LIMIT, so the newest of all three are among them.
-    activity: [...uploads, ...releases, ...jobs].sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0)).slice(0, ACTIVITY_LIMIT),
+    activity: [...uploads, ...releases, ...jobs]
+      .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0))
+      .slice(0, ACTIVITY_LIMIT),
   };
 }
 

@@ -10,7 +10,11 @@ export type Viewer = { all: true } | { userId: string };
 /** How many of each kind of recent activity are read (one query each); the page shows the newest of them together. */
 export const ACTIVITY_LIMIT = 15;
 
-export interface OverviewCounts { boxes: number; versions: number; files: number }
+export interface OverviewCounts {
+  boxes: number;
+  versions: number;
+  files: number;
+}
 
 /** The box `b` may be seen by the viewer (the rule of registry/access.ts, in SQL). */
 function boxVisible(v: Viewer): RawBuilder<boolean> {
@@ -33,7 +37,8 @@ function versionVisible(v: Viewer): RawBuilder<boolean> {
 function mirrorVisible(v: Viewer): RawBuilder<boolean> {
   if ('all' in v) return sql<boolean>`1 = 1`;
   // A target is a namespace or NAMESPACE/BOX; names are compared by their lower-case key.
-  const owns = (key: RawBuilder<string>) => sql<boolean>`(lower(m.target) = ${key} or substr(lower(m.target), 1, length(${key}) + 1) = ${key} || '/')`;
+  const owns = (key: RawBuilder<string>) =>
+    sql<boolean>`(lower(m.target) = ${key} or substr(lower(m.target), 1, length(${key}) + 1) = ${key} || '/')`;
   return sql<boolean>`(exists (select 1 from users u where u.id = ${v.userId} and ${owns(sql`u.username_key`)})
     or exists (select 1 from memberships ms join organizations o on o.id = ms.organization_id where ms.user_id = ${v.userId} and ${owns(sql`o.name_key`)}))`;
 }
@@ -48,8 +53,16 @@ const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 function activity(kind: ActivityJson['kind'], r: Row): ActivityJson {
   return {
-    kind, at: String(r.at), target: String(r.target), version: str(r.version), provider: str(r.provider), architecture: str(r.architecture),
-    size: num(r.size), state: str(r.state) as JobState | null, source: str(r.source), message: str(r.message),
+    kind,
+    at: String(r.at),
+    target: String(r.target),
+    version: str(r.version),
+    provider: str(r.provider),
+    architecture: str(r.architecture),
+    size: num(r.size),
+    state: str(r.state) as JobState | null,
+    source: str(r.source),
+    message: str(r.message),
   };
 }
 
@@ -63,48 +76,63 @@ export class OverviewQueries {
   async counts(v: Viewer): Promise<OverviewCounts> {
     const vis = boxVisible(v);
     const seen = versionVisible(v);
-    const r = await executeReadOnly(sql<Row>`select
+    const r = await executeReadOnly(
+      sql<Row>`select
       (select count(*) from boxes b where ${vis}) as boxes,
       (select count(*) from box_versions bv join boxes b on b.id = bv.box_id where ${vis} and ${seen}) as versions,
       (select count(distinct p.blob_sha256) from box_providers p join box_versions bv on bv.id = p.version_id
-        join boxes b on b.id = bv.box_id where p.blob_sha256 is not null and ${vis} and ${seen}) as files`, this.db);
+        join boxes b on b.id = bv.box_id where p.blob_sha256 is not null and ${vis} and ${seen}) as files`,
+      this.db,
+    );
     const row = r.rows[0];
     return { boxes: Number(row.boxes), versions: Number(row.versions), files: Number(row.files) };
   }
 
   /** Bytes of the stored box files, each file once however many providers share it. */
   async storedBytes(): Promise<number> {
-    const r = await executeReadOnly(sql<Row>`select coalesce(sum(f.size), 0) as bytes from
-      (select max(p.size) as size from box_providers p where p.blob_sha256 is not null group by p.blob_sha256) f`, this.db);
+    const r = await executeReadOnly(
+      sql<Row>`select coalesce(sum(f.size), 0) as bytes from
+      (select max(p.size) as size from box_providers p where p.blob_sha256 is not null group by p.blob_sha256) f`,
+      this.db,
+    );
     return Number(r.rows[0].bytes);
   }
 
   /** Files people uploaded (not those a mirror or the pull-through cache fetched), newest first. */
   async uploads(v: Viewer): Promise<ActivityJson[]> {
-    const r = await executeReadOnly(sql<Row>`select p.updated_at as at, ${BOX_TAG} as target, bv.version as version,
+    const r = await executeReadOnly(
+      sql<Row>`select p.updated_at as at, ${BOX_TAG} as target, bv.version as version,
         p.name as provider, p.architecture as architecture, p.size as size
       from box_providers p join box_versions bv on bv.id = p.version_id join boxes b on b.id = bv.box_id ${OWNER_JOINS}
       where p.blob_sha256 is not null and p.source_url is null and bv.mirror_id is null and ${boxVisible(v)} and ${versionVisible(v)}
-      order by p.updated_at desc limit ${ACTIVITY_LIMIT}`, this.db);
+      order by p.updated_at desc limit ${ACTIVITY_LIMIT}`,
+      this.db,
+    );
     return r.rows.map((row) => activity('upload', row));
   }
 
   /** Released versions, newest change first. */
   async releases(v: Viewer): Promise<ActivityJson[]> {
-    const r = await executeReadOnly(sql<Row>`select bv.updated_at as at, ${BOX_TAG} as target, bv.version as version
+    const r = await executeReadOnly(
+      sql<Row>`select bv.updated_at as at, ${BOX_TAG} as target, bv.version as version
       from box_versions bv join boxes b on b.id = bv.box_id ${OWNER_JOINS}
       where bv.status = 'active' and ${boxVisible(v)}
-      order by bv.updated_at desc limit ${ACTIVITY_LIMIT}`, this.db);
+      order by bv.updated_at desc limit ${ACTIVITY_LIMIT}`,
+      this.db,
+    );
     return r.rows.map((row) => activity('release', row));
   }
 
   /** Mirror jobs, by when they last started or ended. */
   async mirrorJobs(v: Viewer): Promise<ActivityJson[]> {
     const at = sql`coalesce(j.finished_at, j.started_at, j.created_at)`;
-    const r = await executeReadOnly(sql<Row>`select ${at} as at, m.target as target, m.source as source, j.state as state, j.message as message
+    const r = await executeReadOnly(
+      sql<Row>`select ${at} as at, m.target as target, m.source as source, j.state as state, j.message as message
       from mirror_jobs j join mirrors m on m.id = j.mirror_id
       where ${mirrorVisible(v)}
-      order by ${at} desc limit ${ACTIVITY_LIMIT}`, this.db);
+      order by ${at} desc limit ${ACTIVITY_LIMIT}`,
+      this.db,
+    );
     return r.rows.map((row) => activity('mirror_job', row));
   }
 }

@@ -19,9 +19,15 @@ export interface BlobReference {
   cached: boolean;
 }
 
-
-interface ProviderNaming { name: string; architecture: string; version: string; box: string; owner: string | null }
-const providerLabel = (p: ProviderNaming): string => `provider ${p.name} (${p.architecture}) of ${p.owner ?? '?'}/${p.box} ${p.version}`;
+interface ProviderNaming {
+  name: string;
+  architecture: string;
+  version: string;
+  box: string;
+  owner: string | null;
+}
+const providerLabel = (p: ProviderNaming): string =>
+  `provider ${p.name} (${p.architecture}) of ${p.owner ?? '?'}/${p.box} ${p.version}`;
 
 /**
  * The only SQL of backup, restore and check: which rows name blobs, and how `check --repair`
@@ -35,7 +41,11 @@ export class DataRepository {
   references(): Promise<BlobReference[]> {
     return inTransaction(this.db, async (trx) => {
       const repo = new DataRepository(trx);
-      return [...(await repo.providerReferences()), ...(await repo.uploadReferences()), ...(await repo.mirrorFileReferences())];
+      return [
+        ...(await repo.providerReferences()),
+        ...(await repo.uploadReferences()),
+        ...(await repo.mirrorFileReferences()),
+      ];
     });
   }
 
@@ -51,7 +61,8 @@ export class DataRepository {
   }
 
   private providers() {
-    return this.db.selectFrom('box_providers as p')
+    return this.db
+      .selectFrom('box_providers as p')
       .innerJoin('box_versions as v', 'v.id', 'p.version_id')
       .innerJoin('boxes as b', 'b.id', 'v.box_id')
       .leftJoin('users as u', 'u.id', 'b.user_id')
@@ -61,30 +72,66 @@ export class DataRepository {
   }
 
   private async providerReferences(): Promise<BlobReference[]> {
-    const rows = await this.providers().select(['p.blob_sha256', 'p.size', 'p.source_url']).where('p.blob_sha256', 'is not', null).execute();
-    return rows.map((r) => ({ kind: 'provider', id: r.id, sha256: r.blob_sha256!, size: r.size, label: providerLabel(r), cached: r.source_url !== null }));
+    const rows = await this.providers()
+      .select(['p.blob_sha256', 'p.size', 'p.source_url'])
+      .where('p.blob_sha256', 'is not', null)
+      .execute();
+    return rows.map((r) => ({
+      kind: 'provider',
+      id: r.id,
+      sha256: r.blob_sha256!,
+      size: r.size,
+      label: providerLabel(r),
+      cached: r.source_url !== null,
+    }));
   }
 
   private async uploadReferences(): Promise<BlobReference[]> {
-    const sessions = await this.db.selectFrom('upload_sessions').select(['id', 'provider_id', 'blob_sha256', 'blob_size'])
-      .where('state', '=', 'received').where('blob_sha256', 'is not', null).execute();
+    const sessions = await this.db
+      .selectFrom('upload_sessions')
+      .select(['id', 'provider_id', 'blob_sha256', 'blob_size'])
+      .where('state', '=', 'received')
+      .where('blob_sha256', 'is not', null)
+      .execute();
     if (!sessions.length) return [];
-    const providers = new Map((await this.providers().where('p.id', 'in', sessions.map((s) => s.provider_id)).execute()).map((p) => [p.id, p]));
+    const providers = new Map(
+      (
+        await this.providers()
+          .where(
+            'p.id',
+            'in',
+            sessions.map((s) => s.provider_id),
+          )
+          .execute()
+      ).map((p) => [p.id, p]),
+    );
     return sessions.map((s) => {
       const p = providers.get(s.provider_id);
       return {
-        kind: 'upload', id: s.id, sha256: s.blob_sha256!, size: s.blob_size, cached: false,
+        kind: 'upload',
+        id: s.id,
+        sha256: s.blob_sha256!,
+        size: s.blob_size,
+        cached: false,
         label: `direct upload ${s.id} (waiting for its callback) of ${p ? providerLabel(p) : `provider ${s.provider_id}`}`,
       };
     });
   }
 
   private async mirrorFileReferences(): Promise<BlobReference[]> {
-    const rows = await this.db.selectFrom('mirror_files as f').innerJoin('mirror_jobs as j', 'j.id', 'f.job_id')
+    const rows = await this.db
+      .selectFrom('mirror_files as f')
+      .innerJoin('mirror_jobs as j', 'j.id', 'f.job_id')
       .select(['f.id', 'f.url', 'f.blob_sha256', 'f.blob_size', 'j.id as job'])
-      .where('j.state', 'in', [...ACTIVE_JOB_STATES]).where('f.blob_sha256', 'is not', null).execute();
+      .where('j.state', 'in', [...ACTIVE_JOB_STATES])
+      .where('f.blob_sha256', 'is not', null)
+      .execute();
     return rows.map((r) => ({
-      kind: 'mirror-file', id: r.id, sha256: r.blob_sha256!, size: r.blob_size, cached: false,
+      kind: 'mirror-file',
+      id: r.id,
+      sha256: r.blob_sha256!,
+      size: r.blob_size,
+      cached: false,
       label: `file ${r.url} of mirror job ${r.job} (not published yet)`,
     }));
   }
@@ -101,16 +148,29 @@ export class DataRepository {
   async detach(ref: BlobReference, now: string): Promise<boolean> {
     let changed: bigint;
     if (ref.kind === 'provider') {
-      const r = await this.db.updateTable('box_providers').set({ blob_sha256: null, size: null, updated_at: now })
-        .where('id', '=', ref.id).where('blob_sha256', '=', ref.sha256).executeTakeFirst();
+      const r = await this.db
+        .updateTable('box_providers')
+        .set({ blob_sha256: null, size: null, updated_at: now })
+        .where('id', '=', ref.id)
+        .where('blob_sha256', '=', ref.sha256)
+        .executeTakeFirst();
       changed = r.numUpdatedRows;
     } else if (ref.kind === 'upload') {
-      const r = await this.db.updateTable('upload_sessions').set({ state: 'open', blob_sha256: null, blob_size: null, updated_at: now })
-        .where('id', '=', ref.id).where('state', '=', 'received').where('blob_sha256', '=', ref.sha256).executeTakeFirst();
+      const r = await this.db
+        .updateTable('upload_sessions')
+        .set({ state: 'open', blob_sha256: null, blob_size: null, updated_at: now })
+        .where('id', '=', ref.id)
+        .where('state', '=', 'received')
+        .where('blob_sha256', '=', ref.sha256)
+        .executeTakeFirst();
       changed = r.numUpdatedRows;
     } else {
-      const r = await this.db.updateTable('mirror_files').set({ state: 'pending', blob_sha256: null, blob_size: null, bytes_done: 0 })
-        .where('id', '=', ref.id).where('blob_sha256', '=', ref.sha256).executeTakeFirst();
+      const r = await this.db
+        .updateTable('mirror_files')
+        .set({ state: 'pending', blob_sha256: null, blob_size: null, bytes_done: 0 })
+        .where('id', '=', ref.id)
+        .where('blob_sha256', '=', ref.sha256)
+        .executeTakeFirst();
       changed = r.numUpdatedRows;
     }
     return changed === 1n;
@@ -118,11 +178,27 @@ export class DataRepository {
 
   /** The row records the wrong size of an intact blob: record the blob's. True when changed. */
   async fixSize(ref: BlobReference, size: number, now: string): Promise<boolean> {
-    const r = ref.kind === 'provider'
-      ? await this.db.updateTable('box_providers').set({ size, updated_at: now }).where('id', '=', ref.id).where('blob_sha256', '=', ref.sha256).executeTakeFirst()
-      : ref.kind === 'upload'
-        ? await this.db.updateTable('upload_sessions').set({ blob_size: size, updated_at: now }).where('id', '=', ref.id).where('blob_sha256', '=', ref.sha256).executeTakeFirst()
-        : await this.db.updateTable('mirror_files').set({ blob_size: size }).where('id', '=', ref.id).where('blob_sha256', '=', ref.sha256).executeTakeFirst();
+    const r =
+      ref.kind === 'provider'
+        ? await this.db
+            .updateTable('box_providers')
+            .set({ size, updated_at: now })
+            .where('id', '=', ref.id)
+            .where('blob_sha256', '=', ref.sha256)
+            .executeTakeFirst()
+        : ref.kind === 'upload'
+          ? await this.db
+              .updateTable('upload_sessions')
+              .set({ blob_size: size, updated_at: now })
+              .where('id', '=', ref.id)
+              .where('blob_sha256', '=', ref.sha256)
+              .executeTakeFirst()
+          : await this.db
+              .updateTable('mirror_files')
+              .set({ blob_size: size })
+              .where('id', '=', ref.id)
+              .where('blob_sha256', '=', ref.sha256)
+              .executeTakeFirst();
     return r.numUpdatedRows === 1n;
   }
 }

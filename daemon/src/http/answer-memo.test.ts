@@ -10,7 +10,10 @@ describe('AnswerMemo', () => {
     let builds = 0;
     const box = Object.freeze({ name: 'alpha' });
     const versions = Object.freeze([Object.freeze({ v: '1.0.0' })]);
-    const build = (base: string, b: { name: string }) => () => { builds++; return { base, name: b.name, versions }; };
+    const build = (base: string, b: { name: string }) => () => {
+      builds++;
+      return { base, name: b.name, versions };
+    };
 
     const first = ctx();
     memo.send(first, [box, versions], 'http://a v1', build('http://a', box));
@@ -29,7 +32,10 @@ describe('AnswerMemo', () => {
     // The cache handed out new versions (a table changed): a new answer.
     const changed = Object.freeze([Object.freeze({ v: '2.0.0' })]);
     const after = ctx();
-    memo.send(after, [box, changed], 'http://a v1', () => { builds++; return { versions: changed }; });
+    memo.send(after, [box, changed], 'http://a v1', () => {
+      builds++;
+      return { versions: changed };
+    });
     expect(JSON.parse(after.body.toString())).toEqual({ versions: [{ v: '2.0.0' }] });
     expect(builds).toBe(3);
   });
@@ -41,7 +47,10 @@ describe('AnswerMemo', () => {
     for (const name of ['alpha', 'beta']) {
       box.name = name;
       const c = ctx();
-      memo.send(c, [box], 'v', () => { builds++; return { name: box.name }; });
+      memo.send(c, [box], 'v', () => {
+        builds++;
+        return { name: box.name };
+      });
       expect(JSON.parse(c.body.toString())).toEqual({ name });
     }
     expect(builds).toBe(2);
@@ -51,7 +60,11 @@ describe('AnswerMemo', () => {
     const memo = new AnswerMemo();
     const box = Object.freeze({});
     let builds = 0;
-    const send = (variant: string) => memo.send(ctx(), [box], variant, () => { builds++; return { variant }; });
+    const send = (variant: string) =>
+      memo.send(ctx(), [box], variant, () => {
+        builds++;
+        return { variant };
+      });
     for (let i = 0; i < 20; i++) send(`host-${i}`);
     expect(builds).toBe(20);
     send('host-19');
@@ -64,7 +77,11 @@ describe('AnswerMemo', () => {
     const memo = new AnswerMemo();
     const box = Object.freeze({});
     const built: string[] = [];
-    const send = (variant: string) => memo.send(ctx(), [box], variant, () => { built.push(variant); return { variant }; });
+    const send = (variant: string) =>
+      memo.send(ctx(), [box], variant, () => {
+        built.push(variant);
+        return { variant };
+      });
     for (let i = 0; i < 8; i++) send(`host-${i}`);
     send('host-0');
     send('host-8');

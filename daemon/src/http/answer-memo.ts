@@ -7,7 +7,10 @@ import { LRUCache } from 'lru-cache';
  */
 const MAX_VARIANTS = 8;
 
-interface Entry { rest: readonly object[]; variants: LRUCache<string, Buffer> }
+interface Entry {
+  rest: readonly object[];
+  variants: LRUCache<string, Buffer>;
+}
 
 /**
  * JSON answers kept as bytes beside the values they were built from. A read cache
@@ -23,7 +26,13 @@ export class AnswerMemo {
   private readonly byFirst = new WeakMap<object, Entry>();
 
   /** Answers `build()`'s value as JSON (`type`), from memory when `from` and `variant` were answered before. */
-  send(ctx: Context, from: readonly [object, ...object[]], variant: string, build: () => unknown, type = 'application/json'): void {
+  send(
+    ctx: Context,
+    from: readonly [object, ...object[]],
+    variant: string,
+    build: () => unknown,
+    type = 'application/json',
+  ): void {
     ctx.type = type;
     ctx.body = this.bytes(from, variant, build);
   }

@@ -36,9 +36,15 @@ function readWithin(req: IncomingMessage, limit: number, deadlineMs: number): Pr
     const onEnd = () => done();
     // 'close' before 'end': the client went away mid-body.
     const onClose = () => done(new BadRequestError('The connection closed before the whole request body arrived.'));
-    const timer = setTimeout(() => done(new RequestTimeoutError(
-      `The request body did not arrive within ${deadlineMs / 1000} seconds. Send it at once, and retry.`,
-    )), deadlineMs);
+    const timer = setTimeout(
+      () =>
+        done(
+          new RequestTimeoutError(
+            `The request body did not arrive within ${deadlineMs / 1000} seconds. Send it at once, and retry.`,
+          ),
+        ),
+      deadlineMs,
+    );
     req.on('data', onData).on('end', onEnd).on('error', done).on('close', onClose);
   });
 }
@@ -62,7 +68,11 @@ export function jsonBody(limit = 1024 * 1024, deadlineMs = 30_000): Middleware {
   const read: Middleware = async (ctx, next) => {
     const declared = Number(ctx.get('content-length') || 0);
     if (declared > limit) throw new PayloadTooLargeError(`Request body is larger than ${limit} bytes.`);
-    const text = (ctx.req.complete ? arrived(ctx.req, limit) : Buffer.concat(await readWithin(ctx.req, limit, deadlineMs))).toString('utf8').trim();
+    const text = (
+      ctx.req.complete ? arrived(ctx.req, limit) : Buffer.concat(await readWithin(ctx.req, limit, deadlineMs))
+    )
+      .toString('utf8')
+      .trim();
     if (text === '') ctx.request.body = {};
     else {
       let parsed: unknown;

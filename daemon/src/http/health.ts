@@ -10,7 +10,10 @@ import { callerIsAdmin } from './caller';
  * the blob folder (data/health.ts, at most once a second) and answers 503 with what is wrong.
  */
 /** One check of the report: its status, and what is wrong (words that may name files: a key's path, the data folder's). */
-export interface HealthCheck { status: string; detail?: string }
+export interface HealthCheck {
+  status: string;
+  detail?: string;
+}
 
 /** What `/healthz` reports (data/health.ts checks the database, the blob folder and the disk). */
 export interface HealthSource {
@@ -18,14 +21,18 @@ export interface HealthSource {
 }
 
 /** Told to anyone else when something is wrong: where the details are. */
-const DETAILS_HINT = 'What is wrong is shown to administrators: GET /healthz with an administrator\'s token, or the overview page of the web UI.';
+const DETAILS_HINT =
+  "What is wrong is shown to administrators: GET /healthz with an administrator's token, or the overview page of the web UI.";
 
 /**
  * The checks as the caller may see them (issue 40): an administrator (authentication runs before
  * this) gets each one's detail; anyone else, signed in or not, its status alone, since a detail may
  * name files on the daemon's machine. `/healthz`, `/readyz` and the web UI's overview all ask here.
  */
-export function checksFor(ctx: Context, r: Awaited<ReturnType<HealthSource['report']>>): { checks: Record<string, HealthCheck>; details?: string } {
+export function checksFor(
+  ctx: Context,
+  r: Awaited<ReturnType<HealthSource['report']>>,
+): { checks: Record<string, HealthCheck>; details?: string } {
   if (callerIsAdmin(ctx)) return { checks: r.checks };
   const checks = Object.fromEntries(Object.entries(r.checks).map(([name, c]) => [name, { status: c.status }]));
   return r.status === 'ok' ? { checks } : { checks, details: DETAILS_HINT };
@@ -59,7 +66,11 @@ export function health(data: HealthSource, life: Lifecycle, leader: LeaderSource
         const ready = !life.draining && r.status !== 'failing';
         ctx.status = ready ? 200 : 503;
         ctx.set('Cache-Control', 'no-store');
-        ctx.body = { status: ready ? 'ready' : life.draining ? 'draining' : 'failing', leader: leader.leading, ...checksFor(ctx, r) };
+        ctx.body = {
+          status: ready ? 'ready' : life.draining ? 'draining' : 'failing',
+          leader: leader.leading,
+          ...checksFor(ctx, r),
+        };
       });
     }
     if (ctx.path !== ROOT.healthz.path) return next();

@@ -6,7 +6,11 @@ import { ROOT } from './route-table';
  * Paths answered outside the routers (the route table's root paths without parameters: health,
  * the CA, discovery, the metrics), each its own label; any other path no route matched is `unmatched`.
  */
-const FIXED: ReadonlySet<string> = new Set(Object.values(ROOT).map((r) => r.path).filter((path) => !path.includes(':')));
+const FIXED: ReadonlySet<string> = new Set(
+  Object.values(ROOT)
+    .map((r) => r.path)
+    .filter((path) => !path.includes(':')),
+);
 
 /**
  * The route a request is counted under: the template @koa/router matched (`/api/v1/box/:username/:name`),
@@ -26,7 +30,12 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60];
 
-interface Series { labels: { route: string; method: string }; buckets: number[]; sum: number; count: number }
+interface Series {
+  labels: { route: string; method: string };
+  buckets: number[];
+  sum: number;
+  count: number;
+}
 
 /**
  * Request latency by route template and method: counted here in plain arrays, and handed to
@@ -37,13 +46,20 @@ class LatencyHistogram {
   readonly type = 'histogram';
   readonly aggregator = 'sum';
   private readonly series = new Map<string, Series>();
-  constructor(readonly name: string, readonly help: string) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+  ) {}
 
   /** The series of a route and method, made on its first request. */
   of(route: string, method: string): Series {
     const key = `${route} ${method}`;
     let s = this.series.get(key);
-    if (!s) this.series.set(key, (s = { labels: { route, method }, buckets: LATENCY_BUCKETS.map(() => 0), sum: 0, count: 0 }));
+    if (!s)
+      this.series.set(
+        key,
+        (s = { labels: { route, method }, buckets: LATENCY_BUCKETS.map(() => 0), sum: 0, count: 0 }),
+      );
     return s;
   }
 
@@ -59,7 +75,11 @@ class LatencyHistogram {
     const values = [...this.series.values()].flatMap((s) => {
       let cumulative = 0;
       return [
-        ...LATENCY_BUCKETS.map((le, i) => ({ labels: { le, ...s.labels }, value: (cumulative += s.buckets[i]), metricName: `${this.name}_bucket` })),
+        ...LATENCY_BUCKETS.map((le, i) => ({
+          labels: { le, ...s.labels },
+          value: (cumulative += s.buckets[i]),
+          metricName: `${this.name}_bucket`,
+        })),
         { labels: { le: '+Inf', ...s.labels }, value: s.count, metricName: `${this.name}_bucket` },
         { labels: s.labels, value: s.sum, metricName: `${this.name}_sum` },
         { labels: s.labels, value: s.count, metricName: `${this.name}_count` },
@@ -88,8 +108,14 @@ export interface ScrapedGauge {
 export class Metrics {
   readonly registry = new Registry();
   /** Requests by `route method status`, counted here and handed to prom-client when scraped: hashing labels on every request cost the catalog 3% (bench/). */
-  private readonly answered = new Map<string, { labels: { route: string; method: string; status: string }; n: number; latency: Series }>();
-  private readonly latency = new LatencyHistogram('boxyard_http_request_duration_seconds', 'Time from a request to the end of its answer, by route template and method.');
+  private readonly answered = new Map<
+    string,
+    { labels: { route: string; method: string; status: string }; n: number; latency: Series }
+  >();
+  private readonly latency = new LatencyHistogram(
+    'boxyard_http_request_duration_seconds',
+    'Time from a request to the end of its answer, by route template and method.',
+  );
   private readonly bytes: Counter<'direction'>;
   private readonly transfers: Counter<'direction'>;
   private readonly mirrorBytes: Counter;
@@ -97,21 +123,42 @@ export class Metrics {
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     // Gauges named like counters (promtool check metrics refuses them); the per-type series stay.
-    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) this.registry.removeSingleMetric(name);
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
+      this.registry.removeSingleMetric(name);
     const registers = [this.registry];
     const answered = this.answered;
     new Counter({
-      name: 'boxyard_http_requests_total', help: 'HTTP requests answered, by route template, method and status.', labelNames: ['route', 'method', 'status'], registers,
+      name: 'boxyard_http_requests_total',
+      help: 'HTTP requests answered, by route template, method and status.',
+      labelNames: ['route', 'method', 'status'],
+      registers,
       collect() {
         this.reset();
         for (const { labels, n } of answered.values()) this.inc(labels, n);
       },
     });
     this.registry.registerMetric(this.latency as unknown as Parameters<Registry['registerMetric']>[0]);
-    this.bytes = new Counter({ name: 'boxyard_transfer_bytes_total', help: 'Box file bytes received by uploads and sent by downloads.', labelNames: ['direction'], registers });
-    this.transfers = new Counter({ name: 'boxyard_transfers_total', help: 'Completed box file uploads and downloads.', labelNames: ['direction'], registers });
-    this.mirrorBytes = new Counter({ name: 'boxyard_mirror_fetched_bytes_total', help: 'Bytes mirror jobs fetched from upstreams.', registers });
-    for (const d of ['upload', 'download']) { this.bytes.inc({ direction: d }, 0); this.transfers.inc({ direction: d }, 0); }
+    this.bytes = new Counter({
+      name: 'boxyard_transfer_bytes_total',
+      help: 'Box file bytes received by uploads and sent by downloads.',
+      labelNames: ['direction'],
+      registers,
+    });
+    this.transfers = new Counter({
+      name: 'boxyard_transfers_total',
+      help: 'Completed box file uploads and downloads.',
+      labelNames: ['direction'],
+      registers,
+    });
+    this.mirrorBytes = new Counter({
+      name: 'boxyard_mirror_fetched_bytes_total',
+      help: 'Bytes mirror jobs fetched from upstreams.',
+      registers,
+    });
+    for (const d of ['upload', 'download']) {
+      this.bytes.inc({ direction: d }, 0);
+      this.transfers.inc({ direction: d }, 0);
+    }
   }
 
   /**
@@ -139,10 +186,19 @@ export class Metrics {
     const key = `${route} ${method} ${status}`;
     let seen = this.answered.get(key);
     if (seen) seen.n++;
-    else this.answered.set(key, (seen = { labels: { route, method, status: String(status) }, n: 1, latency: this.latency.of(route, method) }));
+    else
+      this.answered.set(
+        key,
+        (seen = { labels: { route, method, status: String(status) }, n: 1, latency: this.latency.of(route, method) }),
+      );
     LatencyHistogram.observe(seen.latency, Number(process.hrtime.bigint() - started) / 1e9);
     // A box file sent whole or in part (stored, or passed on from the pull-through cache's upstream).
-    if (route === ROOT.download.path && method === 'GET' && (status === 200 || status === 206) && ctx.res.writableEnded) {
+    if (
+      route === ROOT.download.path &&
+      method === 'GET' &&
+      (status === 200 || status === 206) &&
+      ctx.res.writableEnded
+    ) {
       this.transferred('download', Number(ctx.res.getHeader('content-length') ?? 0));
     }
   }
@@ -160,7 +216,10 @@ export class Metrics {
   /** Counts kept elsewhere (read-cache hits and misses), monotonic, reported as a counter at each scrape. */
   countedElsewhere(o: { name: string; help: string; label: string; read(): Record<string, number> }): void {
     new Counter({
-      name: o.name, help: o.help, labelNames: [o.label], registers: [this.registry],
+      name: o.name,
+      help: o.help,
+      labelNames: [o.label],
+      registers: [this.registry],
       collect() {
         this.reset();
         for (const [value, n] of Object.entries(o.read())) this.inc({ [o.label]: value }, n);
@@ -171,7 +230,10 @@ export class Metrics {
   scraped(g: ScrapedGauge): void {
     const label = g.label;
     new Gauge({
-      name: g.name, help: g.help, labelNames: label ? [label] : [], registers: [this.registry],
+      name: g.name,
+      help: g.help,
+      labelNames: label ? [label] : [],
+      registers: [this.registry],
       async collect() {
         this.reset();
         let values: Record<string, number>;
@@ -182,7 +244,7 @@ export class Metrics {
           return;
         }
         for (const k of g.known ?? []) if (label) this.set({ [label]: k }, 0);
-        for (const [k, v] of Object.entries(values)) (label ? this.set({ [label]: k }, v) : this.set(v));
+        for (const [k, v] of Object.entries(values)) label ? this.set({ [label]: k }, v) : this.set(v);
       },
     });
   }

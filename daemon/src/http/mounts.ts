@@ -17,14 +17,20 @@ export interface MountOptions {
 
 /** `path` is `prefix` or below it; without regard to case, as @koa/router matches routes. */
 function isUnder(path: string, prefix: string): boolean {
-  return path.slice(0, prefix.length).toLowerCase() === prefix && (path.length === prefix.length || path[prefix.length] === '/');
+  return (
+    path.slice(0, prefix.length).toLowerCase() === prefix &&
+    (path.length === prefix.length || path[prefix.length] === '/')
+  );
 }
 
 /** The first path segment below `prefix`, lower-cased as the router matches. */
 const firstSegment = (path: string, prefix = '') => (path.slice(prefix.length).split('/')[1] ?? '').toLowerCase();
 
 /** Routers mounted together that answer errors in one dialect (http/errors/dialects.ts). */
-interface Speaking { dialect: Dialect; routers: Router[] }
+interface Speaking {
+  dialect: Dialect;
+  routers: Router[];
+}
 export const speaks = (dialect: Dialect, routers: Router[]): Speaking => ({ dialect, routers });
 
 /**
@@ -46,7 +52,8 @@ function merged(groups: Speaking[], prefix?: string): Merged {
     for (const r of g.routers) {
       const before = outer.stack.length;
       outer.use(r.routes());
-      for (const layer of outer.stack.slice(before)) if (layer.methods.length > 0) routes.push({ layer, dialect: g.dialect });
+      for (const layer of outer.stack.slice(before))
+        if (layer.methods.length > 0) routes.push({ layer, dialect: g.dialect });
     }
   }
   // A path no route answers speaks as the routes that share its first segment (`/api/v2/box/…`
@@ -114,8 +121,16 @@ export function segmentRouters(outer: Router, prefix?: string): (path: string) =
  * route answers, that of the group whose routes share its first segment, else the prefix's first
  * group (the root's outside every prefix).
  */
-export function routeTable(prefixes: Record<string, Speaking[]>, root: Speaking[], o: MountOptions): { routes: Koa.Middleware; dialectOf: DialectOf } {
-  const mounts = Object.entries(prefixes).map(([prefix, groups]) => ({ prefix, dialect: groups[0].dialect, ...merged(groups, prefix) }));
+export function routeTable(
+  prefixes: Record<string, Speaking[]>,
+  root: Speaking[],
+  o: MountOptions,
+): { routes: Koa.Middleware; dialectOf: DialectOf } {
+  const mounts = Object.entries(prefixes).map(([prefix, groups]) => ({
+    prefix,
+    dialect: groups[0].dialect,
+    ...merged(groups, prefix),
+  }));
   const rootMount = { dialect: root[0].dialect, ...merged(root) };
   const mountOf = (path: string) => (/^\/api\//i.test(path) ? mounts.find((x) => isUnder(path, x.prefix)) : undefined);
   // The APIs speak JSON; the root's upload PUTs are never parsed, nor are imports, whose body is a
@@ -134,7 +149,7 @@ export function routeTable(prefixes: Record<string, Speaking[]>, root: Speaking[
     // A route's own dialect first (the root's catalog answers under /api/v2 too), then the mount's.
     const matched = m?.matched(path) ?? rootMount.matched(path);
     if (matched) return matched;
-    return m ? m.near(path) ?? m.dialect : rootMount.near(path) ?? rootMount.dialect;
+    return m ? (m.near(path) ?? m.dialect) : (rootMount.near(path) ?? rootMount.dialect);
   };
   return { routes, dialectOf };
 }

@@ -20,7 +20,10 @@ export interface HostSources {
 }
 
 export const systemHostSources: HostSources = {
-  interfaceAddresses: () => Object.values(networkInterfaces()).flat().flatMap((i) => (i ? [i.address] : [])),
+  interfaceAddresses: () =>
+    Object.values(networkInterfaces())
+      .flat()
+      .flatMap((i) => (i ? [i.address] : [])),
   machineName: () => osHostname(),
 };
 

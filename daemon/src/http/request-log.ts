@@ -12,12 +12,15 @@ export function requestLog(log: Logger): Middleware {
     const started = process.hrtime.bigint();
     const { method, originalUrl: url, headers } = ctx;
     ctx.res.once('close', () => {
-      log.debug({
-        req: { method, url, headers },
-        res: { status: ctx.status, bytes: ctx.res.getHeader('content-length'), finished: ctx.res.writableFinished },
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
-        requestId: ctx.state.requestId,
-      }, 'request');
+      log.debug(
+        {
+          req: { method, url, headers },
+          res: { status: ctx.status, bytes: ctx.res.getHeader('content-length'), finished: ctx.res.writableFinished },
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+          requestId: ctx.state.requestId,
+        },
+        'request',
+      );
     });
     return next();
   };

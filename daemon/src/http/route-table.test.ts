@@ -30,21 +30,31 @@ describe('the route table', () => {
     expect(path).toBe('/box/a%20b/x%2Fy/version/1.0.0/release');
     const m = match(BOX.release.path, { decode: decodeURIComponent })(path);
     expect(m && m.params).toEqual(params);
-    expect(new Urls('http://lab:4780').to('v2', BOX.release, params)).toBe('http://lab:4780/api/v2/box/a%20b/x%2Fy/version/1.0.0/release');
+    expect(new Urls('http://lab:4780').to('v2', BOX.release, params)).toBe(
+      'http://lab:4780/api/v2/box/a%20b/x%2Fy/version/1.0.0/release',
+    );
     expect(pathTo('v2', TFC.agentPool, { id: 'apool-1' })).toBe(`${MOUNTS.v2}/agent-pools/apool-1`);
     expect(() => BOX.release.fill({ username: 'a', name: 'b' } as never)).toThrow(/version/);
   });
 
   it('is the only place paths are written: routers register table entries, never literals', () => {
     const literal = /\b(?:r|router)\.(?:get|post|put|patch|delete|head|all)\(\s*['"`]/;
-    const offenders = sources(SRC).filter((f) => literal.test(readFileSync(f, 'utf8'))).map((f) => relative(SRC, f));
+    const offenders = sources(SRC)
+      .filter((f) => literal.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(SRC, f));
     expect(offenders).toEqual([]);
   });
 
   it('has no entry nobody serves or links to', () => {
-    const code = sources(SRC).filter((f) => !f.endsWith('route-table.ts')).map((f) => readFileSync(f, 'utf8')).join('\n');
+    const code = sources(SRC)
+      .filter((f) => !f.endsWith('route-table.ts'))
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
     const unused = Object.entries(GROUPS).flatMap(([group, routes]) =>
-      Object.keys(routes).filter((name) => !new RegExp(`\\b${group}\\.${name}\\b`).test(code)).map((name) => `${group}.${name}`));
+      Object.keys(routes)
+        .filter((name) => !new RegExp(`\\b${group}\\.${name}\\b`).test(code))
+        .map((name) => `${group}.${name}`),
+    );
     expect(unused).toEqual([]);
   });
 });

@@ -12,7 +12,9 @@ import { compile } from 'path-to-regexp';
 type ParamsOf<T extends string> = T extends `${string}:${infer P}/${infer Rest}`
   ? P | ParamsOf<`/${Rest}`>
   : T extends `${string}:${infer P}`
-    ? P extends `${infer Q}.${string}` ? Q : P
+    ? P extends `${infer Q}.${string}`
+      ? Q
+      : P
     : never;
 
 export interface Route<T extends string = string> {

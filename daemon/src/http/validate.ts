@@ -17,9 +17,7 @@ export interface Input<S extends Schemas> {
 
 /** `body.version.version: expected string` style message that names every problem. */
 export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message))
-    .join('; ');
+  return error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
 }
 
 /**
@@ -29,7 +27,11 @@ export function describeIssues(error: z.ZodError): string {
  */
 function nulAt(value: unknown): string[] | undefined {
   // Each entry: a value, and where it sits (its key and its parent's entry), so no path is copied per value.
-  interface At { value: unknown; key?: string; parent?: At }
+  interface At {
+    value: unknown;
+    key?: string;
+    parent?: At;
+  }
   const pathOf = (at: At | undefined, last?: string): string[] => {
     const keys = last === undefined ? [] : [last];
     for (let a = at; a?.key !== undefined; a = a.parent) keys.unshift(a.key);
@@ -70,7 +72,10 @@ function parse<T extends ZodType>(schema: T, value: unknown, where: 'body' | 'qu
  * Wraps a handler: validates body, query and params with zod and hands over the typed result.
  * An empty query string's result (the defaults) is worked out once and shared, frozen.
  */
-export function validated<S extends Schemas>(schemas: S, handler: (ctx: Context, input: Input<S>) => Promise<void> | void) {
+export function validated<S extends Schemas>(
+  schemas: S,
+  handler: (ctx: Context, input: Input<S>) => Promise<void> | void,
+) {
   let noQuery: unknown;
   const query = (ctx: Context) => {
     if (ctx.querystring !== '') return parse(schemas.query!, { ...ctx.query }, 'query');
@@ -81,7 +86,9 @@ export function validated<S extends Schemas>(schemas: S, handler: (ctx: Context,
     const input = {
       body: schemas.body ? parse(schemas.body, ctx.request.body ?? {}, 'body') : undefined,
       query: schemas.query ? query(ctx) : undefined,
-      params: schemas.params ? parse(schemas.params, (ctx as unknown as { params: unknown }).params, 'params') : undefined,
+      params: schemas.params
+        ? parse(schemas.params, (ctx as unknown as { params: unknown }).params, 'params')
+        : undefined,
     } as Input<S>;
     await handler(ctx, input);
   };

@@ -51,16 +51,21 @@ export function addressAllowed(address: string, rules: AddressRules): boolean {
   if (!ip) return false;
   if (isPublicAddress(ip)) return true;
   // An allowed IPv4 network covers its addresses written as IPv4-mapped IPv6 too.
-  const v4 = ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : null;
+  const v4 =
+    ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : null;
   return rules.allowed.some((raw) => {
     const e = raw.trim();
     try {
       if (!e.includes('/')) {
         const entry = parseAddress(e);
-        return entry !== null && [ip, v4].some((a) => a !== null && a.kind() === entry.kind() && a.toString() === entry.toString());
+        return (
+          entry !== null &&
+          [ip, v4].some((a) => a !== null && a.kind() === entry.kind() && a.toString() === entry.toString())
+        );
       }
       let [net, bits] = ipaddr.parseCIDR(e);
-      if (net.kind() === 'ipv6' && (net as ipaddr.IPv6).isIPv4MappedAddress()) [net, bits] = [(net as ipaddr.IPv6).toIPv4Address(), bits - 96];
+      if (net.kind() === 'ipv6' && (net as ipaddr.IPv6).isIPv4MappedAddress())
+        [net, bits] = [(net as ipaddr.IPv6).toIPv4Address(), bits - 96];
       return [ip, v4].some((a) => a !== null && a.kind() === net.kind() && a.match(net, bits));
     } catch {
       return false;
@@ -92,7 +97,11 @@ export type Resolve = (host: string) => Promise<Array<{ address: string; family:
  * it is, any other name by every address it resolves to (one refused address refuses it all).
  * Answers the addresses checked, which the connection then uses (no second lookup to rebind).
  */
-export async function checkHost(host: string, rules: AddressRules, resolve: Resolve): Promise<Array<{ address: string; family: number }>> {
+export async function checkHost(
+  host: string,
+  rules: AddressRules,
+  resolve: Resolve,
+): Promise<Array<{ address: string; family: number }>> {
   const h = bare(host);
   const family = isIP(h);
   if (family) {

@@ -6,7 +6,9 @@ const fail = (message = 'refused') => Promise.reject(Object.assign(new Error(mes
 describe('backoffDelay', () => {
   it('doubles from the first wait and stays at the cap', () => {
     const agent = { firstMs: 500, maxMs: 30_000 };
-    expect([1, 2, 3, 4, 5, 6, 7, 8, 50].map((n) => backoffDelay(agent, n))).toEqual([500, 1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000]);
+    expect([1, 2, 3, 4, 5, 6, 7, 8, 50].map((n) => backoffDelay(agent, n))).toEqual([
+      500, 1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000,
+    ]);
   });
 
   it('with full jitter, draws below the same bound', () => {
@@ -30,28 +32,50 @@ describe('retrying', () => {
 
   it('gives up after `attempts` calls with the last failure', async () => {
     let calls = 0;
-    await expect(retrying(() => { calls++; return fail(`call ${calls}`); }, { backoff: { firstMs: 0, maxMs: 0 }, attempts: 3 }))
-      .rejects.toThrow('call 3');
+    await expect(
+      retrying(
+        () => {
+          calls++;
+          return fail(`call ${calls}`);
+        },
+        { backoff: { firstMs: 0, maxMs: 0 }, attempts: 3 },
+      ),
+    ).rejects.toThrow('call 3');
     expect(calls).toBe(3);
   });
 
   it('throws a failure that may not be retried at once', async () => {
     let calls = 0;
     const retryable = (err: unknown) => (err as { code?: string }).code === '40001';
-    await expect(retrying(() => { calls++; return calls === 1 ? fail() : Promise.reject(new Error('unique violation')); }, {
-      backoff: { firstMs: 0, maxMs: 0 }, retryable,
-    })).rejects.toThrow('unique violation');
+    await expect(
+      retrying(
+        () => {
+          calls++;
+          return calls === 1 ? fail() : Promise.reject(new Error('unique violation'));
+        },
+        {
+          backoff: { firstMs: 0, maxMs: 0 },
+          retryable,
+        },
+      ),
+    ).rejects.toThrow('unique violation');
     expect(calls).toBe(2);
   });
 
   it('an abort during a wait rejects with the reason and calls no more', async () => {
     const stop = new AbortController();
     let calls = 0;
-    const run = retrying(() => { calls++; return fail(); }, {
-      backoff: { firstMs: 3_600_000, maxMs: 3_600_000 },
-      signal: stop.signal,
-      onRetry: () => stop.abort(new Error('stopped by signal')),
-    });
+    const run = retrying(
+      () => {
+        calls++;
+        return fail();
+      },
+      {
+        backoff: { firstMs: 3_600_000, maxMs: 3_600_000 },
+        signal: stop.signal,
+        onRetry: () => stop.abort(new Error('stopped by signal')),
+      },
+    );
     await expect(run).rejects.toThrow('stopped by signal');
     expect(calls).toBe(1);
   });

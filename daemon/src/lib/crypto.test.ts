@@ -20,9 +20,18 @@ describe('PasswordHasher', () => {
 
   it('answers false after the same work for no hash, a damaged one, or parameters that would cost gigabytes', async () => {
     const calls: number[] = [];
-    const derive: DeriveKey = (pw, salt, params) => { calls.push(params.ln); return scrypt(pw, salt, params); };
+    const derive: DeriveKey = (pw, salt, params) => {
+      calls.push(params.ln);
+      return scrypt(pw, salt, params);
+    };
     const h = new PasswordHasher({ derive });
-    for (const stored of [undefined, '', 'x$y$z', '$scrypt$ln=30,r=8,p=1$AAAA$AAAA', '$scrypt$ln=14,r=8,p=99$AAAA$AAAA']) {
+    for (const stored of [
+      undefined,
+      '',
+      'x$y$z',
+      '$scrypt$ln=30,r=8,p=1$AAAA$AAAA',
+      '$scrypt$ln=14,r=8,p=99$AAAA$AAAA',
+    ]) {
       expect(await h.verify('whatever-password', stored)).toEqual({ ok: false, rehash: false });
     }
     expect(calls).toEqual([14, 14, 14, 14, 14]);
@@ -33,7 +42,11 @@ describe('PasswordHasher', () => {
     let most = 0;
     const derive: DeriveKey = async (pw, salt, params) => {
       most = Math.max(most, ++running);
-      try { return await scrypt(pw, salt, { ...params, ln: 10 }); } finally { running--; }
+      try {
+        return await scrypt(pw, salt, { ...params, ln: 10 });
+      } finally {
+        running--;
+      }
     };
     const h = new PasswordHasher({ derive, concurrency: 2 });
     const hashes = await Promise.all(Array.from({ length: 9 }, (_, i) => h.hash(`password number ${i}`)));

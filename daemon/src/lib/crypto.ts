@@ -19,7 +19,11 @@ export function safeEqual(a: string, b: string): boolean {
 }
 
 /** scrypt cost: N = 2^ln, block size r, parallelism p. */
-export interface ScryptParams { ln: number; r: number; p: number }
+export interface ScryptParams {
+  ln: number;
+  r: number;
+  p: number;
+}
 
 /**
  * OWASP Password Storage Cheat Sheet (scrypt): N=2^14, r=8, p=5 is one of its equivalent
@@ -44,7 +48,11 @@ export const scrypt: DeriveKey = (password, salt, { ln, r, p }) =>
 
 const b64 = (b: Buffer) => b.toString('base64').replace(/=+$/, '');
 
-interface Parsed { params: ScryptParams; salt: Buffer; hash: Buffer }
+interface Parsed {
+  params: ScryptParams;
+  salt: Buffer;
+  hash: Buffer;
+}
 
 /** `$scrypt$ln=14,r=8,p=5$<salt>$<hash>` (PHC string format, base64 without padding) or the legacy `scrypt$<salt hex>$<hash hex>`. */
 function parse(stored: string): Parsed | undefined {
@@ -52,11 +60,13 @@ function parse(stored: string): Parsed | undefined {
   if (phc) {
     const params = { ln: Number(phc[1]), r: Number(phc[2]), p: Number(phc[3]) };
     // A damaged row must not make one login cost gigabytes.
-    if (params.ln < 1 || params.r < 1 || params.p < 1 || params.p > 16 || memoryOf(params) > MAX_MEMORY) return undefined;
+    if (params.ln < 1 || params.r < 1 || params.p < 1 || params.p > 16 || memoryOf(params) > MAX_MEMORY)
+      return undefined;
     return { params, salt: Buffer.from(phc[4], 'base64'), hash: Buffer.from(phc[5], 'base64') };
   }
   const legacy = /^scrypt\$([0-9a-f]+)\$([0-9a-f]{64})$/.exec(stored);
-  if (legacy) return { params: LEGACY_PARAMS, salt: Buffer.from(legacy[1], 'hex'), hash: Buffer.from(legacy[2], 'hex') };
+  if (legacy)
+    return { params: LEGACY_PARAMS, salt: Buffer.from(legacy[1], 'hex'), hash: Buffer.from(legacy[2], 'hex') };
   return undefined;
 }
 

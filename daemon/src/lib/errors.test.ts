@@ -4,7 +4,11 @@ import * as errors from './errors';
 
 describe('AppError', () => {
   it('has one class per code, named by it at throw sites', () => {
-    const classes = Object.values(errors).filter((v) => typeof v === 'function' && v !== errors.AppError) as Array<new (m: string) => errors.AppError>;
+    const classes = Object.values(errors).filter((v) => typeof v === 'function' && v !== errors.AppError) as Array<
+      new (
+        m: string,
+      ) => errors.AppError
+    >;
     const codes = classes.map((C) => new C('x').code).sort();
     expect(codes).toEqual([...ERROR_CODES].sort());
   });
@@ -12,7 +16,12 @@ describe('AppError', () => {
   it('carries its details and nothing of HTTP', () => {
     const e = new errors.TwoFactorRequiredError('send a code', { deliveryMethods: ['app'] });
     expect(e).toBeInstanceOf(errors.AppError);
-    expect(e).toMatchObject({ code: 'two_factor_required', message: 'send a code', deliveryMethods: ['app'], name: 'TwoFactorRequiredError' });
+    expect(e).toMatchObject({
+      code: 'two_factor_required',
+      message: 'send a code',
+      deliveryMethods: ['app'],
+      name: 'TwoFactorRequiredError',
+    });
     expect(Object.keys(new errors.NotFoundError('gone'))).toEqual(['code', 'name']);
   });
 });

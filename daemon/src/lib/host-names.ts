@@ -9,11 +9,18 @@ import { parseAddress } from './special-addresses';
  * IPv4). Not for connecting: a link-local address needs its zone (lib/address-policy.ts keeps it).
  */
 export function normalizeHost(name: string): string {
-  const n = name.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '').replace(/\.$/, '');
+  const n = name
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/%.*$/, '')
+    .replace(/\.$/, '');
   // parseAddress, not ipaddr.process: that reads `::127.0.0.1` (IPv4-compatible) as IPv4-mapped.
   const ip = isIP(n) ? parseAddress(n) : null;
   if (!ip) return n;
-  return (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : ip).toString();
+  return (
+    ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : ip
+  ).toString();
 }
 
 /**

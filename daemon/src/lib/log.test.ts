@@ -37,17 +37,44 @@ describe('scrubSecrets', () => {
 describe('createLogger', () => {
   it('writes no credential from fields, headers, messages or errors', () => {
     const { lines, log } = captured();
-    log.debug({ req: { method: 'GET', url: `/x?access_token=${SECRET}`, headers: { authorization: `Bearer ${SECRET}`, 'x-atlas-token': SECRET, 'x-service-token': SECRET, cookie: `s=${SECRET}` } } }, 'request');
-    log.info({ upstream: { name: 'hcp', token: SECRET }, config: { adminPassword: SECRET, upstreamToken: SECRET } }, 'settings');
+    log.debug(
+      {
+        req: {
+          method: 'GET',
+          url: `/x?access_token=${SECRET}`,
+          headers: {
+            authorization: `Bearer ${SECRET}`,
+            'x-atlas-token': SECRET,
+            'x-service-token': SECRET,
+            cookie: `s=${SECRET}`,
+          },
+        },
+      },
+      'request',
+    );
+    log.info(
+      { upstream: { name: 'hcp', token: SECRET }, config: { adminPassword: SECRET, upstreamToken: SECRET } },
+      'settings',
+    );
     log.warn(`upload to /uploads/${SECRET} failed`);
-    log.error({ err: new Error(`GET https://u:${SECRET}@mirror.example/b.box?token=${SECRET} refused`) }, 'mirror download failed');
+    log.error(
+      { err: new Error(`GET https://u:${SECRET}@mirror.example/b.box?token=${SECRET} refused`) },
+      'mirror download failed',
+    );
     expect(lines).toHaveLength(4);
     for (const line of lines) {
       expect(line).not.toContain(SECRET);
       expect(() => JSON.parse(line)).not.toThrow();
     }
-    expect(JSON.parse(lines[0]).req.headers).toEqual({ authorization: '[redacted]', 'x-atlas-token': '[redacted]', 'x-service-token': '[redacted]', cookie: '[redacted]' });
-    expect(JSON.parse(lines[3]).err.message).toBe('GET https://[redacted]@mirror.example/b.box?token=[redacted] refused');
+    expect(JSON.parse(lines[0]).req.headers).toEqual({
+      authorization: '[redacted]',
+      'x-atlas-token': '[redacted]',
+      'x-service-token': '[redacted]',
+      cookie: '[redacted]',
+    });
+    expect(JSON.parse(lines[3]).err.message).toBe(
+      'GET https://[redacted]@mirror.example/b.box?token=[redacted] refused',
+    );
   });
 
   it('keeps to its level', () => {

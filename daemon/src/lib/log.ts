@@ -20,10 +20,19 @@ const SECRET_NAME = String.raw`[\w-]*(?:password|passwd|secret|token|authorizati
 const RULES: Array<[RegExp, string]> = [
   [new RegExp(String.raw`("${SECRET_NAME}"\s*:\s*)"(?:[^"\\]|\\.)*"`, 'gi'), `$1"${REDACTED}"`],
   [/(\/uploads\/)[A-Za-z0-9_~.%-]{8,}/g, `$1${REDACTED}`],
-  [new RegExp(String.raw`([?&;](?:access_token|${SECRET_NAME}|code|sig|signature|x-amz-signature|x-amz-credential)=)[^&#\s"\\]+`, 'gi'), `$1${REDACTED}`],
+  [
+    new RegExp(
+      String.raw`([?&;](?:access_token|${SECRET_NAME}|code|sig|signature|x-amz-signature|x-amz-credential)=)[^&#\s"\\]+`,
+      'gi',
+    ),
+    `$1${REDACTED}`,
+  ],
   [/(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@"\\]+:[^/\s@"\\]+@/gi, `$1${REDACTED}@`],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=;-]+/g, `$1 ${REDACTED}`],
-  [/\b((?:proxy-)?authorization|x-atlas-token|x-service-token|cookie)(\s*[:=]\s*)(?!\s*")[^\s,"\\]+/gi, `$1$2${REDACTED}`],
+  [
+    /\b((?:proxy-)?authorization|x-atlas-token|x-service-token|cookie)(\s*[:=]\s*)(?!\s*")[^\s,"\\]+/gi,
+    `$1$2${REDACTED}`,
+  ],
 ];
 
 /** The text with every credential the rules above recognise replaced by "[redacted]". */
@@ -38,9 +47,25 @@ export function scrubSecrets(text: string): string {
  * settings and rows with credentials); the scrubber catches what these paths cannot name.
  */
 const REDACT_PATHS = [
-  'headers.authorization', 'headers.cookie', 'headers["x-atlas-token"]', 'headers["x-service-token"]', 'headers["proxy-authorization"]',
-  'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-atlas-token"]', 'req.headers["x-service-token"]',
-  'password', '*.password', 'token', '*.token', 'secret', '*.secret', 'upstreamToken', '*.upstreamToken', 'adminPassword', '*.adminPassword',
+  'headers.authorization',
+  'headers.cookie',
+  'headers["x-atlas-token"]',
+  'headers["x-service-token"]',
+  'headers["proxy-authorization"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-atlas-token"]',
+  'req.headers["x-service-token"]',
+  'password',
+  '*.password',
+  'token',
+  '*.token',
+  'secret',
+  '*.secret',
+  'upstreamToken',
+  '*.upstreamToken',
+  'adminPassword',
+  '*.adminPassword',
 ];
 
 /**

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 export function packageRoot(from: string = fileURLToPath(import.meta.url)): string {
   for (let dir = dirname(from); ; dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'boxyard') return dir;
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'boxyard')
+      return dir;
     if (dirname(dir) === dir) throw new Error(`Boxyard's package.json was not found above ${from}`);
   }
 }

@@ -15,7 +15,11 @@ export async function privateDir(dir: string): Promise<void> {
 /** fsync of a file or a folder (a folder: so that the names created in it are durable). */
 export async function fsyncPath(path: string): Promise<void> {
   const fh = await open(path, 'r');
-  try { await fh.sync(); } finally { await fh.close(); }
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
 }
 
 /**
@@ -26,8 +30,16 @@ export async function fsyncPath(path: string): Promise<void> {
  * point leaves the old file or the new one, never half of either. The file belongs to whoever
  * writes it (not to the old file's owner, write-file-atomic's default).
  */
-export async function writeFileAtomically(path: string, data: string | Buffer, opts: { mode?: number } = {}): Promise<void> {
+export async function writeFileAtomically(
+  path: string,
+  data: string | Buffer,
+  opts: { mode?: number } = {},
+): Promise<void> {
   // `chown: false` is write-file-atomic's documented "leave the owner alone"; its types leave it out.
-  await writeFileAtomic(path, data, { mode: opts.mode ?? PRIVATE_FILE, fsync: true, chown: false as unknown as undefined });
+  await writeFileAtomic(path, data, {
+    mode: opts.mode ?? PRIVATE_FILE,
+    fsync: true,
+    chown: false as unknown as undefined,
+  });
   await fsyncPath(dirname(path));
 }

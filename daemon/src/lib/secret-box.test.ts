@@ -19,7 +19,8 @@ describe('SecretBox', () => {
   it('refuses altered or malformed values', () => {
     const sealed = box.seal('secret', 'ctx');
     const flipped = sealed.slice(0, -2) + (sealed.at(-2) === 'A' ? 'B' : 'A') + sealed.at(-1);
-    for (const bad of [flipped, 'v1.', 'v1.x.y', 'v1.AAAAAAAAAAAAAAAA.AAAA', 'plain']) expect(box.open(bad, 'ctx')).toBeUndefined();
+    for (const bad of [flipped, 'v1.', 'v1.x.y', 'v1.AAAAAAAAAAAAAAAA.AAAA', 'plain'])
+      expect(box.open(bad, 'ctx')).toBeUndefined();
   });
 
   it('wants a 32-byte key', () => {

@@ -46,7 +46,9 @@ export class SecretBox {
     }
     const text = readFileSync(file, 'utf8').trim();
     if (!/^[0-9a-f]{64}$/.test(text)) {
-      throw new Error(`${file} is not a Boxyard secret key (64 hex digits). Restore it from a backup of the data folder; without it, two-factor secrets cannot be read.`);
+      throw new Error(
+        `${file} is not a Boxyard secret key (64 hex digits). Restore it from a backup of the data folder; without it, two-factor secrets cannot be read.`,
+      );
     }
     return new SecretBox(Buffer.from(text, 'hex'));
   }
@@ -74,7 +76,9 @@ export class SecretBox {
       const decipher = createDecipheriv('aes-256-gcm', this.key, iv);
       decipher.setAAD(Buffer.from(context));
       decipher.setAuthTag(body.subarray(body.length - TAG_BYTES));
-      return Buffer.concat([decipher.update(body.subarray(0, body.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+      return Buffer.concat([decipher.update(body.subarray(0, body.length - TAG_BYTES)), decipher.final()]).toString(
+        'utf8',
+      );
     } catch {
       return undefined;
     }

@@ -70,13 +70,42 @@ function carriers(v4: string): string[] {
 }
 
 const PUBLIC_V4 = [
-  '8.8.8.8', '1.1.1.1', '93.184.215.14', '9.255.255.255', '11.0.0.0', '100.63.255.255', '100.128.0.0', '126.255.255.255',
-  '128.0.0.0', '169.253.255.255', '169.255.0.0', '172.15.255.255', '172.32.0.0', '192.0.1.0', '192.0.3.0', '192.88.98.255',
-  '192.167.255.255', '192.169.0.0', '198.17.255.255', '198.20.0.0', '203.0.112.255', '223.255.255.255',
+  '8.8.8.8',
+  '1.1.1.1',
+  '93.184.215.14',
+  '9.255.255.255',
+  '11.0.0.0',
+  '100.63.255.255',
+  '100.128.0.0',
+  '126.255.255.255',
+  '128.0.0.0',
+  '169.253.255.255',
+  '169.255.0.0',
+  '172.15.255.255',
+  '172.32.0.0',
+  '192.0.1.0',
+  '192.0.3.0',
+  '192.88.98.255',
+  '192.167.255.255',
+  '192.169.0.0',
+  '198.17.255.255',
+  '198.20.0.0',
+  '203.0.112.255',
+  '223.255.255.255',
 ];
 const PUBLIC_V6 = [
-  '2606:4700::1111', '2a00:1450:4001::1', '2000::1', '2001:200::1', '2001:db7::1', '2001:db9::1', '2003::1', '2620:4f:7fff::1',
-  '2620:4f:8001::1', '3ffe::1', '3fff:1000::1', '3fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
+  '2606:4700::1111',
+  '2a00:1450:4001::1',
+  '2000::1',
+  '2001:200::1',
+  '2001:db7::1',
+  '2001:db9::1',
+  '2003::1',
+  '2620:4f:7fff::1',
+  '2620:4f:8001::1',
+  '3ffe::1',
+  '3fff:1000::1',
+  '3fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
 ];
 
 const publicAddress = (a: string) => {
@@ -85,7 +114,7 @@ const publicAddress = (a: string) => {
   return isPublicAddress(ip);
 };
 
-describe('the outbound address policy over IANA\'s special-purpose registries', () => {
+describe("the outbound address policy over IANA's special-purpose registries", () => {
   it.each(IPV4_REGISTRY)('refuses %s, first to last, and in every IPv6 form that reaches it', (_block, first, last) => {
     for (const a of [first, last]) {
       expect(publicAddress(a), a).toBe(false);
@@ -111,20 +140,31 @@ describe('the outbound address policy over IANA\'s special-purpose registries', 
 
   it('refuses Teredo and IPv4-compatible forms even when they carry a public address', () => {
     // Teredo: server 65.54.227.120, client 192.0.2.45 obfuscated; and one carrying 8.8.8.8.
-    for (const a of ['2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:0:808:808::f7f7:f7f7', '::8.8.8.8', '::808:808', '::127.0.0.1', '::7f00:1', '::10.0.0.1']) {
+    for (const a of [
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      '2001:0:808:808::f7f7:f7f7',
+      '::8.8.8.8',
+      '::808:808',
+      '::127.0.0.1',
+      '::7f00:1',
+      '::10.0.0.1',
+    ]) {
       expect(publicAddress(a), a).toBe(false);
     }
   });
 
   it('reads only the forms a resolver or a URL produces; zone ids are dropped', () => {
-    for (const t of ['0x7f.1', '127.1', '2130706433', '017700000001', 'localhost', '', '1.2.3.4.5']) expect(parseAddress(t), t).toBeNull();
+    for (const t of ['0x7f.1', '127.1', '2130706433', '017700000001', 'localhost', '', '1.2.3.4.5'])
+      expect(parseAddress(t), t).toBeNull();
     expect(parseAddress('[::1]')?.toString()).toBe('::1');
     expect(publicAddress('fe80::1%eth0')).toBe(false);
   });
 
   it('the allowed list opens an address or network in its IPv4 and IPv4-mapped forms, nothing else', () => {
     const rules = { allowed: ['192.168.1.0/24', '10.0.0.5'] };
-    for (const a of ['192.168.1.7', '::ffff:192.168.1.7', '10.0.0.5', '::ffff:10.0.0.5']) expect(addressAllowed(a, rules), a).toBe(true);
-    for (const a of ['192.168.2.7', '10.0.0.6', '127.0.0.1', '::ffff:127.0.0.1']) expect(addressAllowed(a, rules), a).toBe(false);
+    for (const a of ['192.168.1.7', '::ffff:192.168.1.7', '10.0.0.5', '::ffff:10.0.0.5'])
+      expect(addressAllowed(a, rules), a).toBe(true);
+    for (const a of ['192.168.2.7', '10.0.0.6', '127.0.0.1', '::ffff:127.0.0.1'])
+      expect(addressAllowed(a, rules), a).toBe(false);
   });
 });

@@ -51,7 +51,8 @@ const V4 = parsed(IPV4_SPECIAL);
 const V6 = parsed(IPV6_SPECIAL);
 const [GLOBAL, SIX_TO_FOUR_NET, NAT64_NET] = parsed([IPV6_GLOBAL, SIX_TO_FOUR, NAT64]);
 
-const inside = (ip: Address, nets: Array<[Address, number]>) => nets.some(([net, bits]) => net.kind() === ip.kind() && ip.match(net, bits));
+const inside = (ip: Address, nets: Array<[Address, number]>) =>
+  nets.some(([net, bits]) => net.kind() === ip.kind() && ip.match(net, bits));
 
 function v4From(bytes: number[]): ipaddr.IPv4 {
   return new ipaddr.IPv4(bytes);

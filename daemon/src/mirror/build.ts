@@ -48,16 +48,63 @@ export function buildMirror(w: MirrorWiring) {
   const gate = new UpstreamGate(w.repo, w.settings, w.clock, outbound);
   const upstreams = new UpstreamService(w.repo, w.clock, w.ids, outbound, w.log);
   const rights = new MirrorRights(w.orgs);
-  const runner = new MirrorRunner({
-    repo: w.repo, gate, blobs: w.blobs, holds: w.holds, space: w.space, publisher: w.registry.publisher, orgs: w.orgs, rights, clock: w.clock, ids: w.ids, log: w.log, metrics: w.metrics,
-  }, w.downloads);
+  const runner = new MirrorRunner(
+    {
+      repo: w.repo,
+      gate,
+      blobs: w.blobs,
+      holds: w.holds,
+      space: w.space,
+      publisher: w.registry.publisher,
+      orgs: w.orgs,
+      rights,
+      clock: w.clock,
+      ids: w.ids,
+      log: w.log,
+      metrics: w.metrics,
+    },
+    w.downloads,
+  );
   const mirrors = new MirrorService(w.repo, upstreams, w.orgs, runner, rights, w.clock, w.ids);
-  const cache = new PullThroughCache({ repo: w.repo, gate, settings: w.settings, orgs: w.orgs, publisher: w.registry.publisher, blobs: w.blobs, holds: w.holds, clock: w.clock, log: w.log });
+  const cache = new PullThroughCache({
+    repo: w.repo,
+    gate,
+    settings: w.settings,
+    orgs: w.orgs,
+    publisher: w.registry.publisher,
+    blobs: w.blobs,
+    holds: w.holds,
+    clock: w.clock,
+    log: w.log,
+  });
   const probe = new UpstreamProbe(upstreams, gate, w.clock);
-  const dryRun = new MirrorDryRun({ upstreams, orgs: w.orgs, gate, blobs: w.blobs, space: w.space, publisher: w.registry.publisher, ids: w.ids, clock: w.clock });
+  const dryRun = new MirrorDryRun({
+    upstreams,
+    orgs: w.orgs,
+    gate,
+    blobs: w.blobs,
+    space: w.space,
+    publisher: w.registry.publisher,
+    ids: w.ids,
+    clock: w.clock,
+  });
   const cacheAdmin = new CacheAdmin(w.repo, w.registry);
   const folderImport = new FolderImport(upstreams, mirrors, w.repo);
   const folderExport = new FolderExport(w.registry, w.blobs, w.clock);
-  return { repo: w.repo, log: w.log, holds: w.holds, gate, upstreams, runner, mirrors, dryRun, cache, probe, cacheAdmin, folderImport, folderExport };
+  return {
+    repo: w.repo,
+    log: w.log,
+    holds: w.holds,
+    gate,
+    upstreams,
+    runner,
+    mirrors,
+    dryRun,
+    cache,
+    probe,
+    cacheAdmin,
+    folderImport,
+    folderExport,
+  };
 }
 export type MirrorFeature = ReturnType<typeof buildMirror>;

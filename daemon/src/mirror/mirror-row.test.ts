@@ -23,25 +23,66 @@ describe('mirrorRow', () => {
 
   it('gives a request that says nothing the defaults the columns of migrations 006 and 018 have', () => {
     const at = now.toISOString();
-    store.raw.prepare("INSERT INTO upstreams (id, name, name_key, kind, url, created_at, updated_at) VALUES ('ups1', 'u', 'u', 'registry', 'https://up.example', ?, ?)").run(at, at);
-    store.raw.prepare("INSERT INTO mirrors (id, upstream_id, source, target, created_at, updated_at) VALUES ('bare', 'ups1', 'a/b', 'a/b', ?, ?)").run(at, at);
+    store.raw
+      .prepare(
+        "INSERT INTO upstreams (id, name, name_key, kind, url, created_at, updated_at) VALUES ('ups1', 'u', 'u', 'registry', 'https://up.example', ?, ?)",
+      )
+      .run(at, at);
+    store.raw
+      .prepare(
+        "INSERT INTO mirrors (id, upstream_id, source, target, created_at, updated_at) VALUES ('bare', 'ups1', 'a/b', 'a/b', ?, ?)",
+      )
+      .run(at, at);
     const bare = store.raw.prepare("SELECT * FROM mirrors WHERE id = 'bare'").get() as Record<string, unknown>;
     const keys = Object.keys(MIRROR_DEFAULTS) as Array<keyof typeof MIRROR_DEFAULTS>;
     expect(Object.fromEntries(keys.map((k) => [k, bare[k]]))).toEqual(MIRROR_DEFAULTS);
     const row = mirrorRow({ source: 'a/b' }, origin);
     expect(Object.fromEntries(keys.map((k) => [k, row[k]]))).toEqual(MIRROR_DEFAULTS);
-    expect(row).toMatchObject({ target: 'a/b', versions: null, latest: null, interval_minutes: null, retain: null, next_run_at: null, paused: null, runs_as: 'u1', created_by: 'u1' });
+    expect(row).toMatchObject({
+      target: 'a/b',
+      versions: null,
+      latest: null,
+      interval_minutes: null,
+      retain: null,
+      next_run_at: null,
+      paused: null,
+      runs_as: 'u1',
+      created_by: 'u1',
+    });
   });
 
   it("takes the request's values, and its schedule's first run from nextRunAt", () => {
-    const row = mirrorRow({
-      source: 'acme', target: 'here', providers: ['libvirt'], architectures: ['arm64'], private: false, follow_revocations: true,
-      parallel: 9, interval_minutes: 90, retain: 3, latest: 2,
-    }, origin);
+    const row = mirrorRow(
+      {
+        source: 'acme',
+        target: 'here',
+        providers: ['libvirt'],
+        architectures: ['arm64'],
+        private: false,
+        follow_revocations: true,
+        parallel: 9,
+        interval_minutes: 90,
+        retain: 3,
+        latest: 2,
+      },
+      origin,
+    );
     expect(row).toMatchObject({
-      id: 'mir1', upstream_id: 'ups1', source: 'acme', target: 'here', providers: '["libvirt"]', architectures: '["arm64"]',
-      visibility: 'public', follow_revocations: 1, parallel: 9, interval_minutes: 90, retain: 3, latest: 2,
-      next_run_at: '2026-03-01T11:30:00.000Z', created_at: now.toISOString(), updated_at: now.toISOString(),
+      id: 'mir1',
+      upstream_id: 'ups1',
+      source: 'acme',
+      target: 'here',
+      providers: '["libvirt"]',
+      architectures: '["arm64"]',
+      visibility: 'public',
+      follow_revocations: 1,
+      parallel: 9,
+      interval_minutes: 90,
+      retain: 3,
+      latest: 2,
+      next_run_at: '2026-03-01T11:30:00.000Z',
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
     });
     expect(mirrorRow({ source: 'a/b', private: true }, origin).visibility).toBe('private');
     expect(mirrorRow({ source: 'a/b', private: null }, origin).visibility).toBe('upstream');

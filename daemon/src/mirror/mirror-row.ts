@@ -18,7 +18,8 @@ export const MIRROR_DEFAULTS = {
 } as const satisfies Partial<MirrorRow>;
 
 /** The wire's `private` (true, false, or null/absent: as the upstream says) as stored. */
-export const visibilityOf = (p: boolean | null | undefined): MirrorVisibility => (p === true ? 'private' : p === false ? 'public' : MIRROR_DEFAULTS.visibility);
+export const visibilityOf = (p: boolean | null | undefined): MirrorVisibility =>
+  p === true ? 'private' : p === false ? 'public' : MIRROR_DEFAULTS.visibility;
 
 /** Where a mirror publishes: its target, else the same name as its source. */
 export const targetOf = (input: Pick<CreateMirror, 'source' | 'target'>): string => input.target ?? input.source;
@@ -49,14 +50,24 @@ export function mirrorRow(input: CreateMirror, origin: MirrorOrigin): MirrorRow 
   const at = origin.now.toISOString();
   const interval = input.interval_minutes ?? null;
   return {
-    id: origin.id, upstream_id: origin.upstreamId, source: input.source, target: targetOf(input),
-    versions: input.versions ?? null, latest: input.latest ?? null,
+    id: origin.id,
+    upstream_id: origin.upstreamId,
+    source: input.source,
+    target: targetOf(input),
+    versions: input.versions ?? null,
+    latest: input.latest ?? null,
     providers: input.providers ? JSON.stringify(input.providers) : MIRROR_DEFAULTS.providers,
     architectures: input.architectures ? JSON.stringify(input.architectures) : MIRROR_DEFAULTS.architectures,
     visibility: visibilityOf(input.private),
     follow_revocations: input.follow_revocations ? 1 : MIRROR_DEFAULTS.follow_revocations,
     parallel: input.parallel ?? MIRROR_DEFAULTS.parallel,
-    interval_minutes: interval, retain: input.retain ?? null, next_run_at: nextRunAt(interval, origin.now),
-    created_by: origin.userId, runs_as: origin.userId, paused: null, created_at: at, updated_at: at,
+    interval_minutes: interval,
+    retain: input.retain ?? null,
+    next_run_at: nextRunAt(interval, origin.now),
+    created_by: origin.userId,
+    runs_as: origin.userId,
+    paused: null,
+    created_at: at,
+    updated_at: at,
   };
 }

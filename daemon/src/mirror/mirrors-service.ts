@@ -51,9 +51,16 @@ export class MirrorService {
   }
 
   async create(p: Caller, input: CreateMirror): Promise<{ mirror: MirrorRow; job: JobRow | null }> {
-    const upstream = input.upstream_id ? await this.upstreams.own(p, input.upstream_id) : await this.upstreams.byUrl(p, input.upstream!.url, input.upstream!.token, input.upstream!.ca);
+    const upstream = input.upstream_id
+      ? await this.upstreams.own(p, input.upstream_id)
+      : await this.upstreams.byUrl(p, input.upstream!.url, input.upstream!.token, input.upstream!.ca);
     await this.ensureTarget(p, targetOf(input));
-    const row = mirrorRow(input, { id: this.ids.id('mir'), upstreamId: upstream.id, userId: p.user.id, now: this.clock.now() });
+    const row = mirrorRow(input, {
+      id: this.ids.id('mir'),
+      upstreamId: upstream.id,
+      userId: p.user.id,
+      now: this.clock.now(),
+    });
     await this.repo.insertMirror(row);
     const mirror = (await this.repo.mirror(row.id))!;
     return { mirror, job: input.run === false ? null : await this.runner.enqueue(mirror) };
@@ -63,10 +70,13 @@ export class MirrorService {
     const m = await this.get(p, id);
     // The mirror may read with its user's upstream token: only they choose where it publishes, and how openly.
     if ((patch.target || patch.private !== undefined) && m.runs_as !== p.user.id && !p.user.is_admin) {
-      throw new ForbiddenError('Only the user this mirror runs as (who made it, or resumed it last) or an administrator may change its target or privacy.');
+      throw new ForbiddenError(
+        'Only the user this mirror runs as (who made it, or resumed it last) or an administrator may change its target or privacy.',
+      );
     }
     if (patch.target) {
-      if (patch.target.includes('/') !== m.source.includes('/')) throw new ConflictError('target must be ORG/BOX for a box and ORG for an organization.');
+      if (patch.target.includes('/') !== m.source.includes('/'))
+        throw new ConflictError('target must be ORG/BOX for a box and ORG for an organization.');
       await this.ensureTarget(p, patch.target);
     }
     const set = <K extends keyof UpdateMirror>(k: K) => patch[k] !== undefined;
@@ -80,7 +90,12 @@ export class MirrorService {
       ...(patch.follow_revocations !== undefined ? { follow_revocations: patch.follow_revocations ? 1 : 0 } : {}),
       ...(patch.parallel !== undefined ? { parallel: patch.parallel } : {}),
       // A paused mirror's schedule waits for its resumption.
-      ...(set('interval_minutes') ? { interval_minutes: patch.interval_minutes ?? null, next_run_at: m.paused ? null : nextRunAt(patch.interval_minutes ?? null, this.clock.now()) } : {}),
+      ...(set('interval_minutes')
+        ? {
+            interval_minutes: patch.interval_minutes ?? null,
+            next_run_at: m.paused ? null : nextRunAt(patch.interval_minutes ?? null, this.clock.now()),
+          }
+        : {}),
       ...(set('retain') ? { retain: patch.retain ?? null } : {}),
       updated_at: this.now(),
     });
@@ -97,9 +112,15 @@ export class MirrorService {
 
   async run(p: Caller, id: string): Promise<JobRow> {
     const m = await this.get(p, id);
-    if (m.paused) throw new ConflictError(`Mirror ${m.source} is paused; resume it first (POST /api/boxyard/mirrors/${m.id}/resume). ${m.paused}`);
+    if (m.paused)
+      throw new ConflictError(
+        `Mirror ${m.source} is paused; resume it first (POST /api/boxyard/mirrors/${m.id}/resume). ${m.paused}`,
+      );
     const active = await this.repo.activeJobOf(m.id);
-    if (active) throw new ConflictError(`Mirror ${m.source} already has a ${active.state} job (${active.id}); wait for it or cancel it.`);
+    if (active)
+      throw new ConflictError(
+        `Mirror ${m.source} already has a ${active.state} job (${active.id}); wait for it or cancel it.`,
+      );
     return this.runner.enqueue(m);
   }
 
@@ -116,7 +137,11 @@ export class MirrorService {
     const why = await this.rights.refusal(p, m.target, upstream);
     if (why) throw new ForbiddenError(why);
     await this.repo.updateMirror(m.id, {
-      runs_as: p.user.id, paused: null, upstream_id: upstream.id, next_run_at: nextRunAt(m.interval_minutes, this.clock.now()), updated_at: this.now(),
+      runs_as: p.user.id,
+      paused: null,
+      upstream_id: upstream.id,
+      next_run_at: nextRunAt(m.interval_minutes, this.clock.now()),
+      updated_at: this.now(),
     });
     return (await this.repo.mirror(m.id))!;
   }
@@ -127,7 +152,9 @@ export class MirrorService {
     const own = (await this.repo.upstream(m.upstream_id))!;
     if (mayReadThrough(p.user, own)) return own;
     if (own.token === null && own.ca === null && isRemote(own)) return this.upstreams.adopt(p, own);
-    throw new ForbiddenError(`This mirror reads through the upstream "${own.name}", which is another user's and holds their token or CA: give one of your own to resume it ("upstream_id", or "upstream": {"url","token"}).`);
+    throw new ForbiddenError(
+      `This mirror reads through the upstream "${own.name}", which is another user's and holds their token or CA: give one of your own to resume it ("upstream_id", or "upstream": {"url","token"}).`,
+    );
   }
 
   async jobs(p: Caller, mirrorId: string): Promise<JobRow[]> {
@@ -137,7 +164,9 @@ export class MirrorService {
   async job(p: Caller, id: string): Promise<JobRow> {
     const job = await this.repo.job(id);
     if (!job) throw new NotFoundError(`No mirror job "${id}".`);
-    await this.get(p, job.mirror_id).catch(() => { throw new NotFoundError(`No mirror job "${id}".`); });
+    await this.get(p, job.mirror_id).catch(() => {
+      throw new NotFoundError(`No mirror job "${id}".`);
+    });
     return job;
   }
 
@@ -145,7 +174,11 @@ export class MirrorService {
     const job = await this.job(p, id);
     if (!(await this.runner.cancel(job.id))) {
       const now = (await this.repo.job(job.id))!;
-      throw new ConflictError(now.state === 'running' ? `Job ${job.id} is publishing and can no longer be cancelled.` : `Job ${job.id} has already finished (${now.state}).`);
+      throw new ConflictError(
+        now.state === 'running'
+          ? `Job ${job.id} is publishing and can no longer be cancelled.`
+          : `Job ${job.id} has already finished (${now.state}).`,
+      );
     }
     return (await this.repo.job(job.id))!;
   }
@@ -159,7 +192,8 @@ export class MirrorService {
 
   lastJobs = (mirrors: MirrorRow[]) => this.repo.lastJobs(mirrors.map((m) => m.id));
   upstreamOf = (m: MirrorRow) => this.repo.upstream(m.upstream_id);
-  runsAsName = async (m: MirrorRow): Promise<string | null> => (await this.orgs.actor(m.runs_as))?.user.username ?? null;
+  runsAsName = async (m: MirrorRow): Promise<string | null> =>
+    (await this.orgs.actor(m.runs_as))?.user.username ?? null;
 
   /** A target namespace the caller manages; a missing organization is created, owned by the caller. */
   private async ensureTarget(p: Caller, target: string) {
@@ -169,6 +203,9 @@ export class MirrorService {
       await this.orgs.create({ name }, p.user);
       return;
     }
-    if (!(await this.orgs.isMember(p, ns))) throw new ForbiddenError(`You may not publish boxes in "${name}". Ask an owner of "${name}" to make you a member.`);
+    if (!(await this.orgs.isMember(p, ns)))
+      throw new ForbiddenError(
+        `You may not publish boxes in "${name}". Ask an owner of "${name}" to make you a member.`,
+      );
   }
 }

@@ -28,65 +28,113 @@ export function mirrorRoutes(d: MirrorRouteDeps): Router {
   const job = (j: JobRow) => jobJson(j, d.runner.speed(j));
   const mirrors = async (list: MirrorRow[]) => {
     const last = new Map((await d.mirrors.lastJobs(list)).map((j) => [j.mirror_id, j]));
-    return Promise.all(list.map(async (m) => {
-      const l = last.get(m.id);
-      return mirrorJson(m, await d.mirrors.upstreamOf(m), await d.mirrors.runsAsName(m), l ? job(l) : null);
-    }));
+    return Promise.all(
+      list.map(async (m) => {
+        const l = last.get(m.id);
+        return mirrorJson(m, await d.mirrors.upstreamOf(m), await d.mirrors.runsAsName(m), l ? job(l) : null);
+      }),
+    );
   };
   const one = async (m: MirrorRow) => (await mirrors([m]))[0];
 
-  r.get(BOXYARD.upstreams.path, async (ctx) => { ctx.body = { upstreams: (await d.upstreams.list(requireUser(ctx))).map(upstreamJson) }; });
-  r.post(BOXYARD.upstreams.path, validated({ body: S.CreateUpstreamBody }, async (ctx, { body }) => {
-    ctx.status = 201;
-    ctx.body = { upstream: upstreamJson(await d.upstreams.create(requireUser(ctx), body.upstream)) };
-  }));
-  r.get(BOXYARD.upstream.path, validated({ params: S.IdParams }, async (ctx, { params }) => {
-    ctx.body = { upstream: upstreamJson(await d.upstreams.get(requireUser(ctx), params.id)) };
-  }));
-  r.patch(BOXYARD.upstream.path, validated({ params: S.IdParams, body: S.UpdateUpstreamBody }, async (ctx, { params, body }) => {
-    ctx.body = { upstream: upstreamJson(await d.upstreams.update(requireUser(ctx), params.id, body.upstream)) };
-  }));
-  r.delete(BOXYARD.upstream.path, validated({ params: S.IdParams }, async (ctx, { params }) => {
-    await d.mirrors.deleteUpstream(requireUser(ctx), params.id);
-    ctx.status = 204;
-  }));
+  r.get(BOXYARD.upstreams.path, async (ctx) => {
+    ctx.body = { upstreams: (await d.upstreams.list(requireUser(ctx))).map(upstreamJson) };
+  });
+  r.post(
+    BOXYARD.upstreams.path,
+    validated({ body: S.CreateUpstreamBody }, async (ctx, { body }) => {
+      ctx.status = 201;
+      ctx.body = { upstream: upstreamJson(await d.upstreams.create(requireUser(ctx), body.upstream)) };
+    }),
+  );
+  r.get(
+    BOXYARD.upstream.path,
+    validated({ params: S.IdParams }, async (ctx, { params }) => {
+      ctx.body = { upstream: upstreamJson(await d.upstreams.get(requireUser(ctx), params.id)) };
+    }),
+  );
+  r.patch(
+    BOXYARD.upstream.path,
+    validated({ params: S.IdParams, body: S.UpdateUpstreamBody }, async (ctx, { params, body }) => {
+      ctx.body = { upstream: upstreamJson(await d.upstreams.update(requireUser(ctx), params.id, body.upstream)) };
+    }),
+  );
+  r.delete(
+    BOXYARD.upstream.path,
+    validated({ params: S.IdParams }, async (ctx, { params }) => {
+      await d.mirrors.deleteUpstream(requireUser(ctx), params.id);
+      ctx.status = 204;
+    }),
+  );
 
-  r.get(BOXYARD.mirrors.path, async (ctx) => { ctx.body = { mirrors: await mirrors(await d.mirrors.list(requireUser(ctx))) }; });
-  r.post(BOXYARD.mirrors.path, validated({ body: S.CreateMirrorBody }, async (ctx, { body }) => {
-    const created = await d.mirrors.create(requireUser(ctx), body.mirror);
-    ctx.status = 201;
-    ctx.body = { mirror: await one(created.mirror), job: created.job ? job(created.job) : null };
-  }));
-  r.post(BOXYARD.mirrorPlans.path, validated({ body: S.CreateMirrorBody }, async (ctx, { body }) => {
-    ctx.body = { plan: await d.dryRun.plan(requireUser(ctx), body.mirror) };
-  }));
-  r.get(BOXYARD.mirror.path, validated({ params: S.IdParams }, async (ctx, { params }) => {
-    ctx.body = { mirror: await one(await d.mirrors.get(requireUser(ctx), params.id)) };
-  }));
-  r.patch(BOXYARD.mirror.path, validated({ params: S.IdParams, body: S.UpdateMirrorBody }, async (ctx, { params, body }) => {
-    ctx.body = { mirror: await one(await d.mirrors.update(requireUser(ctx), params.id, body.mirror)) };
-  }));
-  r.delete(BOXYARD.mirror.path, validated({ params: S.IdParams }, async (ctx, { params }) => {
-    await d.mirrors.delete(requireUser(ctx), params.id);
-    ctx.status = 204;
-  }));
-  r.post(BOXYARD.mirrorRun.path, validated({ params: S.IdParams }, async (ctx, { params }) => {
-    ctx.status = 201;
-    ctx.body = { job: job(await d.mirrors.run(requireUser(ctx), params.id)) };
-  }));
-  r.post(BOXYARD.mirrorResume.path, validated({ params: S.IdParams, body: S.ResumeMirrorBody }, async (ctx, { params, body }) => {
-    ctx.body = { mirror: await one(await d.mirrors.resume(requireUser(ctx), params.id, body.mirror)) };
-  }));
+  r.get(BOXYARD.mirrors.path, async (ctx) => {
+    ctx.body = { mirrors: await mirrors(await d.mirrors.list(requireUser(ctx))) };
+  });
+  r.post(
+    BOXYARD.mirrors.path,
+    validated({ body: S.CreateMirrorBody }, async (ctx, { body }) => {
+      const created = await d.mirrors.create(requireUser(ctx), body.mirror);
+      ctx.status = 201;
+      ctx.body = { mirror: await one(created.mirror), job: created.job ? job(created.job) : null };
+    }),
+  );
+  r.post(
+    BOXYARD.mirrorPlans.path,
+    validated({ body: S.CreateMirrorBody }, async (ctx, { body }) => {
+      ctx.body = { plan: await d.dryRun.plan(requireUser(ctx), body.mirror) };
+    }),
+  );
+  r.get(
+    BOXYARD.mirror.path,
+    validated({ params: S.IdParams }, async (ctx, { params }) => {
+      ctx.body = { mirror: await one(await d.mirrors.get(requireUser(ctx), params.id)) };
+    }),
+  );
+  r.patch(
+    BOXYARD.mirror.path,
+    validated({ params: S.IdParams, body: S.UpdateMirrorBody }, async (ctx, { params, body }) => {
+      ctx.body = { mirror: await one(await d.mirrors.update(requireUser(ctx), params.id, body.mirror)) };
+    }),
+  );
+  r.delete(
+    BOXYARD.mirror.path,
+    validated({ params: S.IdParams }, async (ctx, { params }) => {
+      await d.mirrors.delete(requireUser(ctx), params.id);
+      ctx.status = 204;
+    }),
+  );
+  r.post(
+    BOXYARD.mirrorRun.path,
+    validated({ params: S.IdParams }, async (ctx, { params }) => {
+      ctx.status = 201;
+      ctx.body = { job: job(await d.mirrors.run(requireUser(ctx), params.id)) };
+    }),
+  );
+  r.post(
+    BOXYARD.mirrorResume.path,
+    validated({ params: S.IdParams, body: S.ResumeMirrorBody }, async (ctx, { params, body }) => {
+      ctx.body = { mirror: await one(await d.mirrors.resume(requireUser(ctx), params.id, body.mirror)) };
+    }),
+  );
 
-  r.get(BOXYARD.mirrorJobs.path, validated({ query: S.JobsQuery }, async (ctx, { query }) => {
-    ctx.body = { jobs: (await d.mirrors.jobs(requireUser(ctx), query.mirror)).map(job) };
-  }));
-  r.get(BOXYARD.mirrorJob.path, validated({ params: S.IdParams }, async (ctx, { params }) => {
-    ctx.body = { job: job(await d.mirrors.job(requireUser(ctx), params.id)) };
-  }));
-  r.post(BOXYARD.mirrorJobCancel.path, validated({ params: S.IdParams }, async (ctx, { params }) => {
-    ctx.body = { job: job(await d.mirrors.cancel(requireUser(ctx), params.id)) };
-  }));
+  r.get(
+    BOXYARD.mirrorJobs.path,
+    validated({ query: S.JobsQuery }, async (ctx, { query }) => {
+      ctx.body = { jobs: (await d.mirrors.jobs(requireUser(ctx), query.mirror)).map(job) };
+    }),
+  );
+  r.get(
+    BOXYARD.mirrorJob.path,
+    validated({ params: S.IdParams }, async (ctx, { params }) => {
+      ctx.body = { job: job(await d.mirrors.job(requireUser(ctx), params.id)) };
+    }),
+  );
+  r.post(
+    BOXYARD.mirrorJobCancel.path,
+    validated({ params: S.IdParams }, async (ctx, { params }) => {
+      ctx.body = { job: job(await d.mirrors.cancel(requireUser(ctx), params.id)) };
+    }),
+  );
 
   r.get(BOXYARD.cache.path, async (ctx: Context) => {
     const p = requireUser(ctx);

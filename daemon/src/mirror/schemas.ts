@@ -1,7 +1,15 @@
 import { X509Certificate } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { CreateMirror, CreateUpstream, ResumeMirror, UpdateMirror, UpdateUpstream, UpstreamUrl, VersionConstraint } from '../contract/bodies/mirror';
+import {
+  CreateMirror,
+  CreateUpstream,
+  ResumeMirror,
+  UpdateMirror,
+  UpdateUpstream,
+  UpstreamUrl,
+  VersionConstraint,
+} from '../contract/bodies/mirror';
 import { parseConstraint } from './version-filter';
 import { locationOf } from './upstreams/source';
 
@@ -14,7 +22,10 @@ import { locationOf } from './upstreams/source';
  * An http(s) URL, an absolute folder path or a file: URL (an export folder or a catalog file),
  * told apart once parsed (upstreams/source.ts's locationOf), whatever the scheme's case.
  */
-const Url = UpstreamUrl.refine((u) => locationOf(u) !== null, 'url must be an http or https URL, a file: URL or an absolute folder path');
+const Url = UpstreamUrl.refine(
+  (u) => locationOf(u) !== null,
+  'url must be an http or https URL, a file: URL or an absolute folder path',
+);
 
 const Constraint = VersionConstraint.refine((c) => {
   try {
@@ -26,13 +37,18 @@ const Constraint = VersionConstraint.refine((c) => {
 }, 'versions must be a constraint such as ">= 1.0, < 2.0" or "~> 1.2"');
 
 /** A PEM certificate Node can read (the CA an upstream's certificate chains to). */
-const CaPem = CreateUpstream.shape.ca.unwrap().unwrap().refine((pem) => {
-  try {
-    return new X509Certificate(pem).ca;
-  } catch {
-    return false;
-  }
-}, 'ca must be a PEM CA certificate (-----BEGIN CERTIFICATE-----), such as the /ca.pem of a Boxyard on --tls auto').nullable().optional();
+const CaPem = CreateUpstream.shape.ca
+  .unwrap()
+  .unwrap()
+  .refine((pem) => {
+    try {
+      return new X509Certificate(pem).ca;
+    } catch {
+      return false;
+    }
+  }, 'ca must be a PEM CA certificate (-----BEGIN CERTIFICATE-----), such as the /ca.pem of a Boxyard on --tls auto')
+  .nullable()
+  .optional();
 
 export const CreateUpstreamBody = z.object({ upstream: CreateUpstream.extend({ url: Url, ca: CaPem }) });
 export const UpdateUpstreamBody = z.object({ upstream: UpdateUpstream.extend({ url: Url.optional(), ca: CaPem }) });
@@ -44,17 +60,29 @@ export const CreateMirrorBody = z.object({
   mirror: CreateMirror.extend({
     upstream: CreateMirror.shape.upstream.unwrap().extend({ url: Url, ca: CaPem }).optional(),
     versions: Constraint.nullable().optional(),
-  }).refine(oneSelection, SELECTION)
-    .refine((m) => Boolean(m.upstream_id) !== Boolean(m.upstream), { message: 'give upstream_id or upstream, one of them', path: ['upstream_id'] })
-    .refine((m) => !m.target || m.target.includes('/') === m.source.includes('/'), { message: 'target must be ORG/BOX for a box and ORG for an organization', path: ['target'] }),
+  })
+    .refine(oneSelection, SELECTION)
+    .refine((m) => Boolean(m.upstream_id) !== Boolean(m.upstream), {
+      message: 'give upstream_id or upstream, one of them',
+      path: ['upstream_id'],
+    })
+    .refine((m) => !m.target || m.target.includes('/') === m.source.includes('/'), {
+      message: 'target must be ORG/BOX for a box and ORG for an organization',
+      path: ['target'],
+    }),
 });
 export const UpdateMirrorBody = z.object({
   mirror: UpdateMirror.extend({ versions: Constraint.nullable().optional() }).refine(oneSelection, SELECTION),
 });
 /** The upstream a resumed mirror reads through, when not its own: by id or inline, not both. */
 export const ResumeMirrorBody = z.object({
-  mirror: ResumeMirror.extend({ upstream: CreateMirror.shape.upstream.unwrap().extend({ url: Url, ca: CaPem }).optional() })
-    .refine((m) => !(m.upstream_id && m.upstream), { message: 'give upstream_id or upstream, not both', path: ['upstream_id'] })
+  mirror: ResumeMirror.extend({
+    upstream: CreateMirror.shape.upstream.unwrap().extend({ url: Url, ca: CaPem }).optional(),
+  })
+    .refine((m) => !(m.upstream_id && m.upstream), {
+      message: 'give upstream_id or upstream, not both',
+      path: ['upstream_id'],
+    })
     .default({}),
 });
 export type CreateMirror = z.output<typeof CreateMirrorBody>['mirror'];

@@ -5,7 +5,16 @@ const all = ['0.9.0', '1.0.0', '1.0.0-beta', '1.2.0', '1.2.5', '1.3.0', '2.0.0',
 
 describe('selectVersions', () => {
   it('takes every version newest first without a filter', () => {
-    expect(selectVersions(all, {})).toEqual(['10.0.0', '2.0.0', '1.3.0', '1.2.5', '1.2.0', '1.0.0', '1.0.0-beta', '0.9.0']);
+    expect(selectVersions(all, {})).toEqual([
+      '10.0.0',
+      '2.0.0',
+      '1.3.0',
+      '1.2.5',
+      '1.2.0',
+      '1.0.0',
+      '1.0.0-beta',
+      '0.9.0',
+    ]);
   });
   it('reads comma-separated requirements', () => {
     expect(selectVersions(all, { versions: '>= 1.0, < 2.0' })).toEqual(['1.3.0', '1.2.5', '1.2.0', '1.0.0']);

@@ -3,19 +3,28 @@ import { isGemVersion } from '../contract/names';
 import { compareGemVersions } from '../registry/versions/gem-version';
 
 type Op = '=' | '!=' | '>' | '<' | '>=' | '<=' | '~>';
-interface Requirement { op: Op; version: string }
+interface Requirement {
+  op: Op;
+  version: string;
+}
 
 /**
  * Vagrant's box version constraints (`config.vm.box_version`, `vagrant box add --box-version`):
  * Ruby Gem requirements separated by commas, e.g. `>= 1.0, < 2.0` or `~> 1.2`.
  */
 export function parseConstraint(text: string): Requirement[] {
-  const parts = text.split(',').map((p) => p.trim()).filter(Boolean);
-  if (parts.length === 0) throw new ValidationError('versions must be a constraint such as ">= 1.0, < 2.0" or "~> 1.2".');
+  const parts = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  if (parts.length === 0)
+    throw new ValidationError('versions must be a constraint such as ">= 1.0, < 2.0" or "~> 1.2".');
   return parts.map((part) => {
     const m = /^(=|!=|>=|<=|>|<|~>)?\s*(\S+)$/.exec(part);
     if (!m || !isGemVersion(m[2])) {
-      throw new ValidationError(`versions: "${part}" is not a version requirement; use e.g. ">= 1.0, < 2.0" or "~> 1.2".`);
+      throw new ValidationError(
+        `versions: "${part}" is not a version requirement; use e.g. ">= 1.0, < 2.0" or "~> 1.2".`,
+      );
     }
     return { op: (m[1] ?? '=') as Op, version: m[2] };
   });
@@ -23,7 +32,10 @@ export function parseConstraint(text: string): Requirement[] {
 
 /** `~> 1.2.3` means `>= 1.2.3, < 1.3`: the last release segment is dropped and the one before bumped. */
 function pessimisticUpper(version: string): string {
-  const release = version.split('-')[0].split('.').filter((s) => /^\d+$/.test(s));
+  const release = version
+    .split('-')[0]
+    .split('.')
+    .filter((s) => /^\d+$/.test(s));
   if (release.length > 1) release.pop();
   release[release.length - 1] = String(Number(release[release.length - 1]) + 1);
   return release.join('.');
@@ -32,17 +44,25 @@ function pessimisticUpper(version: string): string {
 function satisfies(version: string, r: Requirement): boolean {
   const c = compareGemVersions(version, r.version);
   switch (r.op) {
-    case '=': return c === 0;
-    case '!=': return c !== 0;
-    case '>': return c > 0;
-    case '<': return c < 0;
-    case '>=': return c >= 0;
-    case '<=': return c <= 0;
-    case '~>': return c >= 0 && compareGemVersions(version, pessimisticUpper(r.version)) < 0;
+    case '=':
+      return c === 0;
+    case '!=':
+      return c !== 0;
+    case '>':
+      return c > 0;
+    case '<':
+      return c < 0;
+    case '>=':
+      return c >= 0;
+    case '<=':
+      return c <= 0;
+    case '~>':
+      return c >= 0 && compareGemVersions(version, pessimisticUpper(r.version)) < 0;
   }
 }
 
-export const matchesConstraint = (version: string, reqs: Requirement[]): boolean => reqs.every((r) => satisfies(version, r));
+export const matchesConstraint = (version: string, reqs: Requirement[]): boolean =>
+  reqs.every((r) => satisfies(version, r));
 
 export interface VersionSelection {
   /** A constraint such as `>= 1.0, < 2.0`. */

@@ -34,7 +34,11 @@ export class OrganizationAccess {
   }
 
   /** The row with its organization, or 404 naming `what` when it is missing or the caller is not a member of its organization. */
-  async member<T extends { organization_name: string }>(p: Caller, row: T | undefined, what: string): Promise<T & { org: OrganizationRow }> {
+  async member<T extends { organization_name: string }>(
+    p: Caller,
+    row: T | undefined,
+    what: string,
+  ): Promise<T & { org: OrganizationRow }> {
     if (row) {
       const org = await this.orgs.named(row.organization_name);
       if (org && (await this.isMember(p, org))) return { ...row, org };

@@ -31,31 +31,49 @@ export function orgAdminRoutes(d: OrgAdminRouteDeps): Router {
   r.get(BOXYARD.organizations.path, async (ctx) => {
     ctx.body = { organizations: (await d.orgs.list(requireUser(ctx))).map(organizationSummary) };
   });
-  r.post(BOXYARD.organizations.path, validated({ body: S.CreateOrganizationBody }, async (ctx, { body }) => {
-    const p = requireUser(ctx);
-    ctx.status = 201;
-    ctx.body = { organization: organizationSummary(await d.orgs.create(body.organization, p.user)) };
-  }));
-  r.get(BOXYARD.organization.path, validated({ params: NameParams }, async (ctx, { params }) => {
-    const { org } = await visible(ctx, params.name);
-    ctx.body = { organization: { ...organizationSummary(org), members: await d.orgs.members(org) } };
-  }));
-  r.patch(BOXYARD.organization.path, validated({ params: NameParams, body: S.UpdateOrganizationBody }, async (ctx, { params, body }) => {
-    const org = await owned(ctx, params.name);
-    ctx.body = { organization: organizationSummary(await d.orgs.update(org, body.organization)) };
-  }));
-  r.delete(BOXYARD.organization.path, validated({ params: NameParams }, async (ctx, { params }) => {
-    await d.orgs.delete(await owned(ctx, params.name));
-    ctx.status = 204;
-  }));
-  r.put(BOXYARD.member.path, validated({ params: S.MemberParams, body: S.MemberBody }, async (ctx, { params, body }) => {
-    const org = await owned(ctx, params.name);
-    await d.orgs.setMember(org, params.username, body.member.role);
-    ctx.body = { members: await d.orgs.members(org) };
-  }));
-  r.delete(BOXYARD.member.path, validated({ params: S.MemberParams }, async (ctx, { params }) => {
-    await d.orgs.removeMember(await owned(ctx, params.name), params.username);
-    ctx.status = 204;
-  }));
+  r.post(
+    BOXYARD.organizations.path,
+    validated({ body: S.CreateOrganizationBody }, async (ctx, { body }) => {
+      const p = requireUser(ctx);
+      ctx.status = 201;
+      ctx.body = { organization: organizationSummary(await d.orgs.create(body.organization, p.user)) };
+    }),
+  );
+  r.get(
+    BOXYARD.organization.path,
+    validated({ params: NameParams }, async (ctx, { params }) => {
+      const { org } = await visible(ctx, params.name);
+      ctx.body = { organization: { ...organizationSummary(org), members: await d.orgs.members(org) } };
+    }),
+  );
+  r.patch(
+    BOXYARD.organization.path,
+    validated({ params: NameParams, body: S.UpdateOrganizationBody }, async (ctx, { params, body }) => {
+      const org = await owned(ctx, params.name);
+      ctx.body = { organization: organizationSummary(await d.orgs.update(org, body.organization)) };
+    }),
+  );
+  r.delete(
+    BOXYARD.organization.path,
+    validated({ params: NameParams }, async (ctx, { params }) => {
+      await d.orgs.delete(await owned(ctx, params.name));
+      ctx.status = 204;
+    }),
+  );
+  r.put(
+    BOXYARD.member.path,
+    validated({ params: S.MemberParams, body: S.MemberBody }, async (ctx, { params, body }) => {
+      const org = await owned(ctx, params.name);
+      await d.orgs.setMember(org, params.username, body.member.role);
+      ctx.body = { members: await d.orgs.members(org) };
+    }),
+  );
+  r.delete(
+    BOXYARD.member.path,
+    validated({ params: S.MemberParams }, async (ctx, { params }) => {
+      await d.orgs.removeMember(await owned(ctx, params.name), params.username);
+      ctx.status = 204;
+    }),
+  );
   return r;
 }

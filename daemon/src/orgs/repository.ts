@@ -22,11 +22,23 @@ export class OrgsRepository {
   private readonly orgByNameQuery: ReadCache<[string], OrganizationRow | undefined>;
   private readonly membershipQuery: ReadCache<[string, string], MembershipRow | undefined>;
 
-  constructor(private readonly db: Kysely<Database>, versions: TableClock) {
+  constructor(
+    private readonly db: Kysely<Database>,
+    versions: TableClock,
+  ) {
     const first = <R>(rows: R[]) => rows[0];
-    this.orgByNameQuery = cachedQuery(versions, prepare(db, (key: string) => db.selectFrom('organizations').selectAll().where('name_key', '=', key)), first);
-    this.membershipQuery = cachedQuery(versions, prepare(db, (orgId: string, userId: string) => db.selectFrom('memberships').selectAll()
-      .where('organization_id', '=', orgId).where('user_id', '=', userId)), first);
+    this.orgByNameQuery = cachedQuery(
+      versions,
+      prepare(db, (key: string) => db.selectFrom('organizations').selectAll().where('name_key', '=', key)),
+      first,
+    );
+    this.membershipQuery = cachedQuery(
+      versions,
+      prepare(db, (orgId: string, userId: string) =>
+        db.selectFrom('memberships').selectAll().where('organization_id', '=', orgId).where('user_id', '=', userId),
+      ),
+      first,
+    );
   }
 
   /**
@@ -47,7 +59,10 @@ export class OrgsRepository {
   orgById(id: string, db: Db = this.db) {
     return db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   }
-  async insertOrganization(row: Omit<OrganizationRow, 'profile_markdown' | 'agent_pool_limit'> & { agent_pool_limit?: number }, db: Db) {
+  async insertOrganization(
+    row: Omit<OrganizationRow, 'profile_markdown' | 'agent_pool_limit'> & { agent_pool_limit?: number },
+    db: Db,
+  ) {
     await db.insertInto('organizations').values(row).execute();
   }
   async updateOrganization(id: string, patch: Partial<Omit<OrganizationRow, 'id'>>, db: Db = this.db) {
@@ -59,7 +74,10 @@ export class OrgsRepository {
   /** Organizations the user belongs to (all of them for `null`, meaning an administrator). */
   listOrganizations(userId: string | null) {
     let q = this.db.selectFrom('organizations').selectAll('organizations').orderBy('organizations.name_key');
-    if (userId) q = q.innerJoin('memberships', 'memberships.organization_id', 'organizations.id').where('memberships.user_id', '=', userId);
+    if (userId)
+      q = q
+        .innerJoin('memberships', 'memberships.organization_id', 'organizations.id')
+        .where('memberships.user_id', '=', userId);
     return q.execute();
   }
 
@@ -69,55 +87,112 @@ export class OrgsRepository {
    */
   async organizationsPage(userId: string | null, offset: number, limit: number) {
     let base = this.db.selectFrom('organizations');
-    if (userId) base = base.innerJoin('memberships as m', (j) => j.onRef('m.organization_id', '=', 'organizations.id').on('m.user_id', '=', userId));
+    if (userId)
+      base = base.innerJoin('memberships as m', (j) =>
+        j.onRef('m.organization_id', '=', 'organizations.id').on('m.user_id', '=', userId),
+      );
     const total = await countRows(base);
-    const rows = total <= offset ? [] : await base.leftJoin('organization_tfc_settings as t', 't.organization_id', 'organizations.id')
-      .selectAll('organizations')
-      .select(['t.organization_id as tfc_organization_id', 't.collaborator_auth_policy', 't.cost_estimation_enabled', 't.session_remember',
-        't.session_timeout', 't.owners_team_saml_role_id', 't.default_execution_mode', 't.default_agent_pool_id'])
-      .select(userId ? sql<string | null>`m.role`.as('role') : sql<string | null>`null`.as('role'))
-      .orderBy('organizations.name_key').limit(limit).offset(offset).execute();
+    const rows =
+      total <= offset
+        ? []
+        : await base
+            .leftJoin('organization_tfc_settings as t', 't.organization_id', 'organizations.id')
+            .selectAll('organizations')
+            .select([
+              't.organization_id as tfc_organization_id',
+              't.collaborator_auth_policy',
+              't.cost_estimation_enabled',
+              't.session_remember',
+              't.session_timeout',
+              't.owners_team_saml_role_id',
+              't.default_execution_mode',
+              't.default_agent_pool_id',
+            ])
+            .select(userId ? sql<string | null>`m.role`.as('role') : sql<string | null>`null`.as('role'))
+            .orderBy('organizations.name_key')
+            .limit(limit)
+            .offset(offset)
+            .execute();
     return { rows, total };
   }
 
   tfcSettings(orgId: string) {
-    return this.db.selectFrom('organization_tfc_settings').selectAll().where('organization_id', '=', orgId).executeTakeFirst();
+    return this.db
+      .selectFrom('organization_tfc_settings')
+      .selectAll()
+      .where('organization_id', '=', orgId)
+      .executeTakeFirst();
   }
   async saveTfcSettings(orgId: string, patch: TfcSettingsPatch, db: Db = this.db) {
-    await db.insertInto('organization_tfc_settings').values({ organization_id: orgId, ...patch })
-      .onConflict((oc) => (Object.keys(patch).length ? oc.column('organization_id').doUpdateSet(patch) : oc.doNothing())).execute();
+    await db
+      .insertInto('organization_tfc_settings')
+      .values({ organization_id: orgId, ...patch })
+      .onConflict((oc) =>
+        Object.keys(patch).length ? oc.column('organization_id').doUpdateSet(patch) : oc.doNothing(),
+      )
+      .execute();
   }
 
   membership(orgId: string, userId: string) {
     return this.membershipQuery.get(orgId, userId);
   }
   listMembers(orgId: string) {
-    return this.db.selectFrom('memberships').innerJoin('users', 'users.id', 'memberships.user_id')
+    return this.db
+      .selectFrom('memberships')
+      .innerJoin('users', 'users.id', 'memberships.user_id')
       .select(['users.username', 'memberships.role', 'memberships.created_at', 'users.id as user_id'])
-      .where('memberships.organization_id', '=', orgId).orderBy('users.username_key').execute();
+      .where('memberships.organization_id', '=', orgId)
+      .orderBy('users.username_key')
+      .execute();
   }
   async upsertMembership(orgId: string, userId: string, role: Role, now: string, db: Db = this.db) {
-    await db.insertInto('memberships').values({ organization_id: orgId, user_id: userId, role, created_at: now })
-      .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doUpdateSet({ role })).execute();
+    await db
+      .insertInto('memberships')
+      .values({ organization_id: orgId, user_id: userId, role, created_at: now })
+      .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doUpdateSet({ role }))
+      .execute();
   }
   async deleteMembership(orgId: string, userId: string, db: Db = this.db) {
     await db.deleteFrom('memberships').where('organization_id', '=', orgId).where('user_id', '=', userId).execute();
   }
   roleIn(orgId: string, userId: string, db: Db): Promise<Role | undefined> {
-    return db.selectFrom('memberships').select('role').where('organization_id', '=', orgId).where('user_id', '=', userId)
-      .executeTakeFirst().then((r) => r?.role);
+    return db
+      .selectFrom('memberships')
+      .select('role')
+      .where('organization_id', '=', orgId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst()
+      .then((r) => r?.role);
   }
   countOwners(orgId: string, db: Db) {
-    return db.selectFrom('memberships').select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('organization_id', '=', orgId).where('role', '=', 'owner').executeTakeFirstOrThrow().then((r) => Number(r.n));
+    return db
+      .selectFrom('memberships')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('organization_id', '=', orgId)
+      .where('role', '=', 'owner')
+      .executeTakeFirstOrThrow()
+      .then((r) => Number(r.n));
   }
   /** Names of the organizations whose only owner is this user (auth/ asks before it deletes one). */
   async soleOwnerOf(userId: string, db: Db = this.db): Promise<string[]> {
-    const rows = await db.selectFrom('memberships as m').innerJoin('organizations as o', 'o.id', 'm.organization_id')
-      .select('o.name').where('m.user_id', '=', userId).where('m.role', '=', 'owner')
-      .where((eb) => eb.selectFrom('memberships as x').select((x) => x.fn.countAll<number>().as('n'))
-        .whereRef('x.organization_id', '=', 'm.organization_id').where('x.role', '=', 'owner'), '=', 1)
-      .orderBy('o.name_key').execute();
+    const rows = await db
+      .selectFrom('memberships as m')
+      .innerJoin('organizations as o', 'o.id', 'm.organization_id')
+      .select('o.name')
+      .where('m.user_id', '=', userId)
+      .where('m.role', '=', 'owner')
+      .where(
+        (eb) =>
+          eb
+            .selectFrom('memberships as x')
+            .select((x) => x.fn.countAll<number>().as('n'))
+            .whereRef('x.organization_id', '=', 'm.organization_id')
+            .where('x.role', '=', 'owner'),
+        '=',
+        1,
+      )
+      .orderBy('o.name_key')
+      .execute();
     return rows.map((r) => r.name);
   }
 }

@@ -15,7 +15,10 @@ import { TFC } from '../http/route-table';
 /** HCP Terraform reports its API version here; go-tfe reads only the headers. */
 export const TFP_API_VERSION = '2.5';
 
-export interface OrganizationsRouteDeps { organizations: OrganizationsService; config: Pick<Config, 'publicUrl'> }
+export interface OrganizationsRouteDeps {
+  organizations: OrganizationsService;
+  config: Pick<Config, 'publicUrl'>;
+}
 
 /** `/ping` and organizations. */
 export function organizationsRoutes(d: OrganizationsRouteDeps): Router {
@@ -25,23 +28,45 @@ export function organizationsRoutes(d: OrganizationsRouteDeps): Router {
     sendDocument(ctx, document(null));
   });
 
-  r.get(TFC.organizations.path, validated({ query: PageQuery }, async (ctx, { query }) => {
-    const page = pageOf(query);
-    const { views, total } = await d.organizations.list(requireUser(ctx), page);
-    sendList(ctx, views.map(organizationResource), { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total });
-  }));
-  r.post(TFC.organizations.path, validated({ body: S.OrganizationCreateBody }, async (ctx, { body }) => {
-    sendDocument(ctx, document(organizationResource(await d.organizations.create(requireUser(ctx), body))), 201);
-  }));
-  r.get(TFC.organization.path, validated({ params: NameParams }, async (ctx, { params }) => {
-    sendDocument(ctx, document(organizationResource(await d.organizations.show(requireUser(ctx), params.name))));
-  }));
-  r.patch(TFC.organization.path, validated({ params: NameParams, body: S.OrganizationUpdateBody }, async (ctx, { params, body }) => {
-    sendDocument(ctx, document(organizationResource(await d.organizations.update(requireUser(ctx), params.name, body))));
-  }));
-  r.delete(TFC.organization.path, validated({ params: NameParams }, async (ctx, { params }) => {
-    await d.organizations.delete(requireUser(ctx), params.name);
-    sendNoContent(ctx);
-  }));
+  r.get(
+    TFC.organizations.path,
+    validated({ query: PageQuery }, async (ctx, { query }) => {
+      const page = pageOf(query);
+      const { views, total } = await d.organizations.list(requireUser(ctx), page);
+      sendList(ctx, views.map(organizationResource), {
+        base: baseUrl(ctx, d.config.publicUrl),
+        page,
+        totalCount: total,
+      });
+    }),
+  );
+  r.post(
+    TFC.organizations.path,
+    validated({ body: S.OrganizationCreateBody }, async (ctx, { body }) => {
+      sendDocument(ctx, document(organizationResource(await d.organizations.create(requireUser(ctx), body))), 201);
+    }),
+  );
+  r.get(
+    TFC.organization.path,
+    validated({ params: NameParams }, async (ctx, { params }) => {
+      sendDocument(ctx, document(organizationResource(await d.organizations.show(requireUser(ctx), params.name))));
+    }),
+  );
+  r.patch(
+    TFC.organization.path,
+    validated({ params: NameParams, body: S.OrganizationUpdateBody }, async (ctx, { params, body }) => {
+      sendDocument(
+        ctx,
+        document(organizationResource(await d.organizations.update(requireUser(ctx), params.name, body))),
+      );
+    }),
+  );
+  r.delete(
+    TFC.organization.path,
+    validated({ params: NameParams }, async (ctx, { params }) => {
+      await d.organizations.delete(requireUser(ctx), params.name);
+      sendNoContent(ctx);
+    }),
+  );
   return r;
 }

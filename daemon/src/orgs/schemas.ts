@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { Email } from '../contract/bodies/accounts';
 import {
-  CreateOrganizationDocument, UpdateOrganizationDocument, type OrganizationAttributes, type OrganizationRelationships,
+  CreateOrganizationDocument,
+  UpdateOrganizationDocument,
+  type OrganizationAttributes,
+  type OrganizationRelationships,
 } from '../contract/bodies/jsonapi';
 import { NameParams } from '../http/params';
 import type { OrganizationInput } from './tfc-service';
@@ -18,15 +21,25 @@ export const UpdateOrganizationBody = z.object({
 export const MemberParams = NameParams.extend({ username: z.string().min(1).max(256) });
 
 /* Organization bodies of the JSON:API (contract/bodies/jsonapi.ts), wire → domain: wire names stay there, here and in resources.ts. */
-const organizationInput = (a: Partial<z.infer<typeof OrganizationAttributes>> = {}, r: z.infer<typeof OrganizationRelationships> = {}): OrganizationInput => ({
-  name: a.name, email: a.email, agentPoolLimit: a['agent-pool-limit'], collaboratorAuthPolicy: a['collaborator-auth-policy'],
-  costEstimationEnabled: a['cost-estimation-enabled'], sessionRemember: a['session-remember'], sessionTimeout: a['session-timeout'],
+const organizationInput = (
+  a: Partial<z.infer<typeof OrganizationAttributes>> = {},
+  r: z.infer<typeof OrganizationRelationships> = {},
+): OrganizationInput => ({
+  name: a.name,
+  email: a.email,
+  agentPoolLimit: a['agent-pool-limit'],
+  collaboratorAuthPolicy: a['collaborator-auth-policy'],
+  costEstimationEnabled: a['cost-estimation-enabled'],
+  sessionRemember: a['session-remember'],
+  sessionTimeout: a['session-timeout'],
   ownersTeamSamlRoleId: a['owners-team-saml-role-id'],
   defaultExecutionMode: a['default-execution-mode'],
-  defaultAgentPoolId: r['default-agent-pool'] === undefined ? undefined : r['default-agent-pool'].data?.id ?? null,
+  defaultAgentPoolId: r['default-agent-pool'] === undefined ? undefined : (r['default-agent-pool'].data?.id ?? null),
 });
-export const OrganizationCreateBody = CreateOrganizationDocument
-  .refine((b) => b.data.attributes !== undefined, { message: 'data.attributes.name is required', path: ['data', 'attributes', 'name'] })
-  .transform((b) => ({ ...organizationInput(b.data.attributes, b.data.relationships), name: b.data.attributes!.name }));
-export const OrganizationUpdateBody = UpdateOrganizationDocument
-  .transform((b) => organizationInput(b.data.attributes, b.data.relationships));
+export const OrganizationCreateBody = CreateOrganizationDocument.refine((b) => b.data.attributes !== undefined, {
+  message: 'data.attributes.name is required',
+  path: ['data', 'attributes', 'name'],
+}).transform((b) => ({ ...organizationInput(b.data.attributes, b.data.relationships), name: b.data.attributes!.name }));
+export const OrganizationUpdateBody = UpdateOrganizationDocument.transform((b) =>
+  organizationInput(b.data.attributes, b.data.relationships),
+);

@@ -32,7 +32,9 @@ export interface NewOrganization {
   tfc?: TfcSettingsPatch;
 }
 
-export type OrganizationPatch = Partial<Pick<OrganizationRow, 'name' | 'email' | 'profile_markdown' | 'agent_pool_limit'>>;
+export type OrganizationPatch = Partial<
+  Pick<OrganizationRow, 'name' | 'email' | 'profile_markdown' | 'agent_pool_limit'>
+>;
 
 const taken = (name: string) => new ConflictError(`The name "${name}" is already taken by a user or organization.`);
 
@@ -69,10 +71,18 @@ export class OrgService {
     const id = this.ids.id('org');
     try {
       await this.repo.transaction(async (trx) => {
-        await this.repo.insertOrganization({
-          id, name: input.name, name_key: nameKey(input.name), email: input.email ?? null, created_at: now, updated_at: now,
-          ...(input.agentPoolLimit !== undefined ? { agent_pool_limit: input.agentPoolLimit } : {}),
-        }, trx);
+        await this.repo.insertOrganization(
+          {
+            id,
+            name: input.name,
+            name_key: nameKey(input.name),
+            email: input.email ?? null,
+            created_at: now,
+            updated_at: now,
+            ...(input.agentPoolLimit !== undefined ? { agent_pool_limit: input.agentPoolLimit } : {}),
+          },
+          trx,
+        );
         if (owner) await this.repo.upsertMembership(id, owner.id, 'owner', now, trx);
         await this.repo.saveTfcSettings(id, input.tfc ?? {}, trx);
         const org = await this.repo.orgById(id, trx);
@@ -87,14 +97,25 @@ export class OrgService {
   }
 
   /** Changes the organization's row and its HCP Terraform settings together, and runs `within` in the same transaction. */
-  async update(org: OrganizationRow, patch: OrganizationPatch, tfc?: TfcSettingsPatch, within?: (trx: Db) => Promise<void>): Promise<OrganizationRow> {
+  async update(
+    org: OrganizationRow,
+    patch: OrganizationPatch,
+    tfc?: TfcSettingsPatch,
+    within?: (trx: Db) => Promise<void>,
+  ): Promise<OrganizationRow> {
     const renamed = patch.name !== undefined && nameKey(patch.name) !== org.name_key;
     if (renamed) await this.accounts.assertNameFree(patch.name!);
     try {
       await this.repo.transaction(async (trx) => {
-        await this.repo.updateOrganization(org.id, {
-          ...patch, ...(patch.name !== undefined ? { name_key: nameKey(patch.name) } : {}), updated_at: this.now(),
-        }, trx);
+        await this.repo.updateOrganization(
+          org.id,
+          {
+            ...patch,
+            ...(patch.name !== undefined ? { name_key: nameKey(patch.name) } : {}),
+            updated_at: this.now(),
+          },
+          trx,
+        );
         if (tfc) await this.repo.saveTfcSettings(org.id, tfc, trx);
         await within?.(trx);
       });
@@ -135,7 +156,9 @@ export class OrgService {
   /** In the transaction that changes `user`'s membership: refuses when they are the organization's only owner. */
   private async assertOtherOwner(org: OrganizationRow, user: UserRow, db: Db): Promise<void> {
     if ((await this.repo.roleIn(org.id, user.id, db)) === 'owner' && (await this.repo.countOwners(org.id, db)) <= 1) {
-      throw new LastOwnerError(`"${user.username}" is the last owner of "${org.name}". Make another member an owner first.`);
+      throw new LastOwnerError(
+        `"${user.username}" is the last owner of "${org.name}". Make another member an owner first.`,
+      );
     }
   }
 
@@ -153,7 +176,10 @@ export class OrgService {
 
   /** Administrators, the user itself, or any member of the organization. */
   isMember(p: Acting, ns: Namespace): Promise<boolean> {
-    return this.actsFor(p, ns.kind === 'user' ? { user_id: ns.id, organization_id: null } : { user_id: null, organization_id: ns.id });
+    return this.actsFor(
+      p,
+      ns.kind === 'user' ? { user_id: ns.id, organization_id: null } : { user_id: null, organization_id: ns.id },
+    );
   }
 
   /** `isMember` for an owner known by id (a box row's), without loading the user or organization. */
@@ -161,7 +187,9 @@ export class OrgService {
     if (!p) return false;
     if (p.user.is_admin) return true;
     if (owner.user_id !== null) return owner.user_id === p.user.id;
-    return owner.organization_id !== null && (await this.repo.membership(owner.organization_id, p.user.id)) !== undefined;
+    return (
+      owner.organization_id !== null && (await this.repo.membership(owner.organization_id, p.user.id)) !== undefined
+    );
   }
 
   /** Administrators and organization owners. */

@@ -27,8 +27,13 @@ export interface OrganizationInput {
 }
 
 const DEFAULT_TFC = {
-  collaborator_auth_policy: 'password', cost_estimation_enabled: 0, session_remember: null, session_timeout: null, owners_team_saml_role_id: null,
-  default_execution_mode: 'remote' as ExecutionMode, default_agent_pool_id: null,
+  collaborator_auth_policy: 'password',
+  cost_estimation_enabled: 0,
+  session_remember: null,
+  session_timeout: null,
+  owners_team_saml_role_id: null,
+  default_execution_mode: 'remote' as ExecutionMode,
+  default_agent_pool_id: null,
 };
 const poolPointer = { field: 'relationships.default-agent-pool.id' };
 
@@ -42,7 +47,10 @@ export interface PoolOwners {
 }
 
 /** An organization's defaults for its workspaces. */
-export interface WorkspaceDefaults { mode: ExecutionMode; poolId: string | null }
+export interface WorkspaceDefaults {
+  mode: ExecutionMode;
+  poolId: string | null;
+}
 
 /**
  * The workspaces that inherit an organization's defaults (workspaces/ answers it: wired in
@@ -73,8 +81,15 @@ export class OrganizationsService {
 
   async create(p: Caller, input: OrganizationInput & { name: string }): Promise<OrganizationView> {
     // A new organization has no pools yet, so no pool can be its default.
-    if (input.defaultAgentPoolId) throw new ValidationError(`Agent pool "${input.defaultAgentPoolId}" does not exist in "${input.name}". Create the pool first, then set it as the default.`, poolPointer);
-    const org = await this.orgs.create({ name: input.name, email: input.email ?? null, agentPoolLimit: input.agentPoolLimit, tfc: tfcPatch(input) }, p.user);
+    if (input.defaultAgentPoolId)
+      throw new ValidationError(
+        `Agent pool "${input.defaultAgentPoolId}" does not exist in "${input.name}". Create the pool first, then set it as the default.`,
+        poolPointer,
+      );
+    const org = await this.orgs.create(
+      { name: input.name, email: input.email ?? null, agentPoolLimit: input.agentPoolLimit, tfc: tfcPatch(input) },
+      p.user,
+    );
     return this.view(p, org);
   }
 
@@ -85,12 +100,30 @@ export class OrganizationsService {
     const admin = p.user.is_admin === 1;
     const { rows, total } = await this.repo.organizationsPage(admin ? null : p.user.id, page.offset, page.size);
     const views = rows.map((r) => {
-      const { tfc_organization_id, collaborator_auth_policy, cost_estimation_enabled, session_remember, session_timeout,
-        owners_team_saml_role_id, default_execution_mode, default_agent_pool_id, role, ...org } = r;
-      const tfc = tfc_organization_id === null ? DEFAULT_TFC : {
-        collaborator_auth_policy: collaborator_auth_policy!, cost_estimation_enabled: cost_estimation_enabled!, session_remember, session_timeout,
-        owners_team_saml_role_id, default_execution_mode: default_execution_mode!, default_agent_pool_id,
-      };
+      const {
+        tfc_organization_id,
+        collaborator_auth_policy,
+        cost_estimation_enabled,
+        session_remember,
+        session_timeout,
+        owners_team_saml_role_id,
+        default_execution_mode,
+        default_agent_pool_id,
+        role,
+        ...org
+      } = r;
+      const tfc =
+        tfc_organization_id === null
+          ? DEFAULT_TFC
+          : {
+              collaborator_auth_policy: collaborator_auth_policy!,
+              cost_estimation_enabled: cost_estimation_enabled!,
+              session_remember,
+              session_timeout,
+              owners_team_saml_role_id,
+              default_execution_mode: default_execution_mode!,
+              default_agent_pool_id,
+            };
       return { org, tfc, isOwner: admin || role === 'owner' };
     });
     return { views, total };
@@ -105,7 +138,10 @@ export class OrganizationsService {
       ...(input.email !== undefined ? { email: input.email } : {}),
       ...(input.agentPoolLimit !== undefined ? { agent_pool_limit: input.agentPoolLimit } : {}),
     };
-    const d = defaults.default_execution_mode !== undefined ? { mode: defaults.default_execution_mode, poolId: defaults.default_agent_pool_id } : undefined;
+    const d =
+      defaults.default_execution_mode !== undefined
+        ? { mode: defaults.default_execution_mode, poolId: defaults.default_agent_pool_id }
+        : undefined;
     if (d) await this.workspaces.check(org, d);
     const inherit = d && ((trx: Db) => this.workspaces.apply(org.id, d, trx));
     return this.view(p, await this.orgs.update(org, patch, { ...tfcPatch(input), ...defaults }, inherit));
@@ -119,14 +155,31 @@ export class OrganizationsService {
   private async defaults(org: OrganizationRow, input: OrganizationInput) {
     const current = (await this.repo.tfcSettings(org.id)) ?? DEFAULT_TFC;
     const mode = input.defaultExecutionMode ?? current.default_execution_mode;
-    const poolId = input.defaultAgentPoolId !== undefined ? input.defaultAgentPoolId : mode === 'agent' ? current.default_agent_pool_id : null;
+    const poolId =
+      input.defaultAgentPoolId !== undefined
+        ? input.defaultAgentPoolId
+        : mode === 'agent'
+          ? current.default_agent_pool_id
+          : null;
     if (poolId) {
-      if ((await this.pools.organizationOfPool(poolId)) !== org.id) throw new ValidationError(`Agent pool "${poolId}" does not exist in "${org.name}". The default agent pool must be a pool of this organization.`, poolPointer);
-      if (mode !== 'agent') throw new ValidationError(`A default agent pool needs default-execution-mode "agent" (got "${mode}"). Send default-execution-mode "agent" or leave out default-agent-pool.`, { field: 'default-execution-mode' });
+      if ((await this.pools.organizationOfPool(poolId)) !== org.id)
+        throw new ValidationError(
+          `Agent pool "${poolId}" does not exist in "${org.name}". The default agent pool must be a pool of this organization.`,
+          poolPointer,
+        );
+      if (mode !== 'agent')
+        throw new ValidationError(
+          `A default agent pool needs default-execution-mode "agent" (got "${mode}"). Send default-execution-mode "agent" or leave out default-agent-pool.`,
+          { field: 'default-execution-mode' },
+        );
     }
     if (input.defaultExecutionMode === undefined && input.defaultAgentPoolId === undefined) return {};
     // Workspaces that inherit the mode would run on agents with no pool to take them.
-    if (mode === 'agent' && !poolId) throw new ValidationError('default-execution-mode "agent" needs a default-agent-pool: the pool whose agents run the workspaces that inherit it.', poolPointer);
+    if (mode === 'agent' && !poolId)
+      throw new ValidationError(
+        'default-execution-mode "agent" needs a default-agent-pool: the pool whose agents run the workspaces that inherit it.',
+        poolPointer,
+      );
     return { default_execution_mode: mode, default_agent_pool_id: poolId };
   }
 

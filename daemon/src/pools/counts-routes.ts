@@ -9,10 +9,14 @@ import type { PoolsService } from './service';
 
 /** `?pools=apool-a,apool-b`: the pools of the page the UI shows; absent, every pool of the organization. */
 const CountsQuery = z.object({
-  pools: queryValue(z.string().max(MAX_COUNTED_POOLS * 260)
-    .transform((s) => s.split(',').filter(Boolean))
-    .refine((ids) => ids.length <= MAX_COUNTED_POOLS, `at most ${MAX_COUNTED_POOLS} pool ids`)
-    .optional()),
+  pools: queryValue(
+    z
+      .string()
+      .max(MAX_COUNTED_POOLS * 260)
+      .transform((s) => s.split(',').filter(Boolean))
+      .refine((ids) => ids.length <= MAX_COUNTED_POOLS, `at most ${MAX_COUNTED_POOLS} pool ids`)
+      .optional(),
+  ),
 });
 
 /**
@@ -22,11 +26,14 @@ const CountsQuery = z.object({
  */
 export function poolCountsRoutes(d: { pools: PoolsService }): Router {
   const r = new Router();
-  r.get(BOXYARD.agentStatusCounts.path, validated({ params: NameParams, query: CountsQuery }, async (ctx, { params, query }) => {
-    const rows = await d.pools.statusCounts(requireUser(ctx), params.name, query.pools);
-    const counts: AgentStatusCountsAnswer['status_counts'] = {};
-    for (const row of rows) (counts[row.pool_id] ??= noAgents())[row.status] = Number(row.n);
-    ctx.body = { status_counts: counts } satisfies AgentStatusCountsAnswer;
-  }));
+  r.get(
+    BOXYARD.agentStatusCounts.path,
+    validated({ params: NameParams, query: CountsQuery }, async (ctx, { params, query }) => {
+      const rows = await d.pools.statusCounts(requireUser(ctx), params.name, query.pools);
+      const counts: AgentStatusCountsAnswer['status_counts'] = {};
+      for (const row of rows) (counts[row.pool_id] ??= noAgents())[row.status] = Number(row.n);
+      ctx.body = { status_counts: counts } satisfies AgentStatusCountsAnswer;
+    }),
+  );
   return r;
 }

@@ -11,9 +11,18 @@ const now = '2026-01-01T00:00:00.000Z';
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'boxyard-pool-counts-'));
   store = openStore(join(dir, 'db.sqlite'));
-  await store.db.insertInto('organizations').values({ id: 'org-1', name: 'o', name_key: 'o', email: null, created_at: now, updated_at: now }).execute();
-  for (const [id, seq] of [['apool-1', 1], ['apool-2', 2]] as const) {
-    await store.db.insertInto('agent_pools').values({ id, organization_id: 'org-1', name: id, name_key: id, organization_scoped: 1, seq, created_at: now }).execute();
+  await store.db
+    .insertInto('organizations')
+    .values({ id: 'org-1', name: 'o', name_key: 'o', email: null, created_at: now, updated_at: now })
+    .execute();
+  for (const [id, seq] of [
+    ['apool-1', 1],
+    ['apool-2', 2],
+  ] as const) {
+    await store.db
+      .insertInto('agent_pools')
+      .values({ id, organization_id: 'org-1', name: id, name_key: id, organization_scoped: 1, seq, created_at: now })
+      .execute();
   }
 });
 afterAll(async () => {
@@ -23,19 +32,42 @@ afterAll(async () => {
 
 /** The kept counts next to what counting the agents gives. */
 async function counts() {
-  const kept = await store.db.selectFrom('agent_pools').select(['id', 'agent_count', 'agent_total']).orderBy('id').execute();
-  const counted = await Promise.all(kept.map(async (p) => {
-    const all = await store.db.selectFrom('agents').select(['status']).where('pool_id', '=', p.id).execute();
-    return { id: p.id, agent_count: all.filter((a) => ['idle', 'busy', 'unknown'].includes(a.status)).length, agent_total: all.length };
-  }));
+  const kept = await store.db
+    .selectFrom('agent_pools')
+    .select(['id', 'agent_count', 'agent_total'])
+    .orderBy('id')
+    .execute();
+  const counted = await Promise.all(
+    kept.map(async (p) => {
+      const all = await store.db.selectFrom('agents').select(['status']).where('pool_id', '=', p.id).execute();
+      return {
+        id: p.id,
+        agent_count: all.filter((a) => ['idle', 'busy', 'unknown'].includes(a.status)).length,
+        agent_total: all.length,
+      };
+    }),
+  );
   return { kept, counted };
 }
 
 describe('agent counts kept by triggers (migration 008)', () => {
   it('follow registrations, status changes, moves between pools and deletions', async () => {
     let seq = 0;
-    const add = (id: string, pool: string, status: 'idle' | 'busy' | 'unknown' | 'errored' | 'exited') => store.db.insertInto('agents')
-      .values({ id, pool_id: pool, token_id: null, name: null, status, ip_address: '127.0.0.1', last_ping_at: now, created_at: now, seq: ++seq }).execute();
+    const add = (id: string, pool: string, status: 'idle' | 'busy' | 'unknown' | 'errored' | 'exited') =>
+      store.db
+        .insertInto('agents')
+        .values({
+          id,
+          pool_id: pool,
+          token_id: null,
+          name: null,
+          status,
+          ip_address: '127.0.0.1',
+          last_ping_at: now,
+          created_at: now,
+          seq: ++seq,
+        })
+        .execute();
     await add('a1', 'apool-1', 'idle');
     await add('a2', 'apool-1', 'busy');
     await add('a3', 'apool-1', 'exited');

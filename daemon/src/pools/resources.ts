@@ -5,13 +5,17 @@ import type { PoolView } from './repository';
 import { TFC } from '../http/route-table';
 import { pathTo } from '../http/urls';
 
-
 /** One shape in create, show and list: go-tfe compares the structs it decodes from each. */
 export function poolResource(v: PoolView): Resource {
   return {
     type: 'agent-pools',
     id: v.id,
-    attributes: { name: v.name, 'created-at': v.created_at, 'organization-scoped': v.organization_scoped === 1, 'agent-count': v.agent_count },
+    attributes: {
+      name: v.name,
+      'created-at': v.created_at,
+      'organization-scoped': v.organization_scoped === 1,
+      'agent-count': v.agent_count,
+    },
     relationships: {
       organization: toOne('organizations', v.organization_name),
       agents: related(pathTo('v2', TFC.poolAgents, { id: v.id })),

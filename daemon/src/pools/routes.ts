@@ -40,64 +40,114 @@ export function poolsRoutes(d: PoolsRouteDeps): Router {
    */
   const includedWorkspaces = async (views: PoolView[]): Promise<Resource[]> => {
     if (views.length === 0) return [];
-    const rows = await d.workspacesRepo.workspacesByIds(views[0].organization_id, [...new Set(views.flatMap((v) => v.workspace_ids))]);
+    const rows = await d.workspacesRepo.workspacesByIds(views[0].organization_id, [
+      ...new Set(views.flatMap((v) => v.workspace_ids)),
+    ]);
     const byId = new Map(rows.map((w) => [w.id, w]));
-    return views.flatMap((v) => v.workspace_ids.flatMap((id) => {
-      const w = byId.get(id);
-      return w ? [workspaceResource(w, v.organization_name)] : [];
-    }));
+    return views.flatMap((v) =>
+      v.workspace_ids.flatMap((id) => {
+        const w = byId.get(id);
+        return w ? [workspaceResource(w, v.organization_name)] : [];
+      }),
+    );
   };
 
-  r.get(TFC.agentPools.path, validated({ params: OrgParams, query: S.PoolListQuery }, async (ctx, { params, query }) => {
-    const include = parseInclude(query.include, INCLUDES);
-    const sort = parseSort(query.sort, SORTS);
-    const page = pageOf(query);
-    const { views, total, matching } = await d.pools.list(requireUser(ctx), params.org, {
-      search: query.search, sort, workspaceName: query.workspaceName, projectName: query.projectName, page,
-    });
-    const base = baseUrl(ctx, d.config.publicUrl);
-    const list = { base, page, totalCount: matching, meta: { 'status-counts': { total, matching } } };
-    if (include.has('workspaces')) {
-      sendList(ctx, views.map(poolResource), { ...list, included: await includedWorkspaces(views) });
-    } else if (views.length > 0 && ctx.query.access_token === undefined) {
-      // Pools from the read caches come as the same frozen views until they change: their answer is
-      // kept as bytes, keyed by the URL (not one that carries a token).
-      answers.send(ctx, [views[0], ...views.slice(1)], `${base} ${ctx.url} ${total} ${matching}`, () => listDocument(ctx, views.map(poolResource), list), JSONAPI_TYPE);
-    } else {
-      sendList(ctx, views.map(poolResource), list);
-    }
-  }));
-  r.post(TFC.agentPools.path, validated({ params: OrgParams, body: S.PoolCreateBody }, async (ctx, { params, body }) => {
-    sendDocument(ctx, document(poolResource(await d.pools.create(requireUser(ctx), params.org, body))), 201);
-  }));
-  r.get(TFC.agentPool.path, validated({ params: IdParams, query: S.IncludeQuery }, async (ctx, { params, query }) => {
-    const include = parseInclude(query.include, INCLUDES);
-    const view = await d.pools.show(requireUser(ctx), params.id);
-    sendDocument(ctx, document(poolResource(view), { included: include.has('workspaces') ? await includedWorkspaces([view]) : undefined }));
-  }));
-  r.patch(TFC.agentPool.path, validated({ params: IdParams, body: S.PoolUpdateBody }, async (ctx, { params, body }) => {
-    sendDocument(ctx, document(poolResource(await d.pools.update(requireUser(ctx), params.id, body))));
-  }));
-  r.delete(TFC.agentPool.path, validated({ params: IdParams }, async (ctx, { params }) => {
-    await d.pools.delete(requireUser(ctx), params.id);
-    sendNoContent(ctx);
-  }));
+  r.get(
+    TFC.agentPools.path,
+    validated({ params: OrgParams, query: S.PoolListQuery }, async (ctx, { params, query }) => {
+      const include = parseInclude(query.include, INCLUDES);
+      const sort = parseSort(query.sort, SORTS);
+      const page = pageOf(query);
+      const { views, total, matching } = await d.pools.list(requireUser(ctx), params.org, {
+        search: query.search,
+        sort,
+        workspaceName: query.workspaceName,
+        projectName: query.projectName,
+        page,
+      });
+      const base = baseUrl(ctx, d.config.publicUrl);
+      const list = { base, page, totalCount: matching, meta: { 'status-counts': { total, matching } } };
+      if (include.has('workspaces')) {
+        sendList(ctx, views.map(poolResource), { ...list, included: await includedWorkspaces(views) });
+      } else if (views.length > 0 && ctx.query.access_token === undefined) {
+        // Pools from the read caches come as the same frozen views until they change: their answer is
+        // kept as bytes, keyed by the URL (not one that carries a token).
+        answers.send(
+          ctx,
+          [views[0], ...views.slice(1)],
+          `${base} ${ctx.url} ${total} ${matching}`,
+          () => listDocument(ctx, views.map(poolResource), list),
+          JSONAPI_TYPE,
+        );
+      } else {
+        sendList(ctx, views.map(poolResource), list);
+      }
+    }),
+  );
+  r.post(
+    TFC.agentPools.path,
+    validated({ params: OrgParams, body: S.PoolCreateBody }, async (ctx, { params, body }) => {
+      sendDocument(ctx, document(poolResource(await d.pools.create(requireUser(ctx), params.org, body))), 201);
+    }),
+  );
+  r.get(
+    TFC.agentPool.path,
+    validated({ params: IdParams, query: S.IncludeQuery }, async (ctx, { params, query }) => {
+      const include = parseInclude(query.include, INCLUDES);
+      const view = await d.pools.show(requireUser(ctx), params.id);
+      sendDocument(
+        ctx,
+        document(poolResource(view), {
+          included: include.has('workspaces') ? await includedWorkspaces([view]) : undefined,
+        }),
+      );
+    }),
+  );
+  r.patch(
+    TFC.agentPool.path,
+    validated({ params: IdParams, body: S.PoolUpdateBody }, async (ctx, { params, body }) => {
+      sendDocument(ctx, document(poolResource(await d.pools.update(requireUser(ctx), params.id, body))));
+    }),
+  );
+  r.delete(
+    TFC.agentPool.path,
+    validated({ params: IdParams }, async (ctx, { params }) => {
+      await d.pools.delete(requireUser(ctx), params.id);
+      sendNoContent(ctx);
+    }),
+  );
 
-  r.get(TFC.agentTokens.path, validated({ params: IdParams, query: PageQuery }, async (ctx, { params, query }) => {
-    const page = pageOf(query);
-    const { rows, total } = await d.agentTokens.list(requireUser(ctx), params.id, page);
-    sendList(ctx, rows.map((t) => agentTokenResource(t)), { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total });
-  }));
-  r.post(TFC.agentTokens.path, validated({ params: IdParams, body: S.AgentTokenCreateBody }, async (ctx, { params, body }) => {
-    const { row, secret } = await d.agentTokens.create(requireUser(ctx), params.id, body.description);
-    sendDocument(ctx, document(agentTokenResource(row, secret)), 201);
-  }));
-  r.get(TFC.agentToken.path, validated({ params: IdParams }, async (ctx, { params }) => {
-    sendDocument(ctx, document(agentTokenResource(await d.agentTokens.show(requireUser(ctx), params.id))));
-  }));
-  r.delete(TFC.agentToken.path, validated({ params: IdParams }, async (ctx, { params }) => {
-    await d.agentTokens.revoke(requireUser(ctx), params.id);
-    sendNoContent(ctx);
-  }));
+  r.get(
+    TFC.agentTokens.path,
+    validated({ params: IdParams, query: PageQuery }, async (ctx, { params, query }) => {
+      const page = pageOf(query);
+      const { rows, total } = await d.agentTokens.list(requireUser(ctx), params.id, page);
+      sendList(
+        ctx,
+        rows.map((t) => agentTokenResource(t)),
+        { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total },
+      );
+    }),
+  );
+  r.post(
+    TFC.agentTokens.path,
+    validated({ params: IdParams, body: S.AgentTokenCreateBody }, async (ctx, { params, body }) => {
+      const { row, secret } = await d.agentTokens.create(requireUser(ctx), params.id, body.description);
+      sendDocument(ctx, document(agentTokenResource(row, secret)), 201);
+    }),
+  );
+  r.get(
+    TFC.agentToken.path,
+    validated({ params: IdParams }, async (ctx, { params }) => {
+      sendDocument(ctx, document(agentTokenResource(await d.agentTokens.show(requireUser(ctx), params.id))));
+    }),
+  );
+  r.delete(
+    TFC.agentToken.path,
+    validated({ params: IdParams }, async (ctx, { params }) => {
+      await d.agentTokens.revoke(requireUser(ctx), params.id);
+      sendNoContent(ctx);
+    }),
+  );
   return r;
 }

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { CreateAgentTokenDocument, CreatePoolDocument, UpdatePoolDocument, type PoolAttributes, type PoolRelationships } from '../contract/bodies/jsonapi';
+import {
+  CreateAgentTokenDocument,
+  CreatePoolDocument,
+  UpdatePoolDocument,
+  type PoolAttributes,
+  type PoolRelationships,
+} from '../contract/bodies/jsonapi';
 import { PageQuery } from '../http/jsonapi/pagination';
 import { optionalText as text } from '../http/params';
 import type { PoolInput } from './service';
@@ -8,19 +14,25 @@ import type { PoolInput } from './service';
 
 const ids = (rel: { data: Array<{ id: string }> } | undefined) => rel?.data.map((x) => x.id);
 /** A present relationship replaces the list (`[]` clears it); an absent one is undefined: unchanged. */
-const poolInput = (a: Partial<z.infer<typeof PoolAttributes>> = {}, r: z.infer<typeof PoolRelationships> = {}): PoolInput => ({
+const poolInput = (
+  a: Partial<z.infer<typeof PoolAttributes>> = {},
+  r: z.infer<typeof PoolRelationships> = {},
+): PoolInput => ({
   name: a.name,
   organizationScoped: a['organization-scoped'],
   allowedWorkspaceIds: ids(r['allowed-workspaces']),
   allowedProjectIds: ids(r['allowed-projects']),
   excludedWorkspaceIds: ids(r['excluded-workspaces']),
 });
-export const PoolCreateBody = CreatePoolDocument
-  .refine((b) => b.data.attributes !== undefined, { message: 'data.attributes.name is required', path: ['data', 'attributes', 'name'] })
-  .transform((b) => ({ ...poolInput(b.data.attributes, b.data.relationships), name: b.data.attributes!.name }));
+export const PoolCreateBody = CreatePoolDocument.refine((b) => b.data.attributes !== undefined, {
+  message: 'data.attributes.name is required',
+  path: ['data', 'attributes', 'name'],
+}).transform((b) => ({ ...poolInput(b.data.attributes, b.data.relationships), name: b.data.attributes!.name }));
 export const PoolUpdateBody = UpdatePoolDocument.transform((b) => poolInput(b.data.attributes, b.data.relationships));
 
-export const AgentTokenCreateBody = CreateAgentTokenDocument.transform((b) => ({ description: b.data.attributes?.description ?? '' }));
+export const AgentTokenCreateBody = CreateAgentTokenDocument.transform((b) => ({
+  description: b.data.attributes?.description ?? '',
+}));
 
 /** The documented filter spelling uses underscores; newer tfe provider builds send dashes: accept both. */
 export const PoolListQuery = PageQuery.extend({

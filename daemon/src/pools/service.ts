@@ -53,9 +53,22 @@ export class PoolsService {
 
   async list(p: Caller, orgName: string, o: PoolListOptions) {
     const org = await this.access.visible(p, orgName);
-    const ws = o.workspaceName === undefined ? undefined : (await this.workspaces.workspaceNamed(org.id, o.workspaceName)) ?? null;
-    const project = o.projectName === undefined ? undefined : (await this.workspaces.projectNamed(org.id, o.projectName))?.id ?? null;
-    const r = await this.repo.list(org.id, { search: o.search, sort: o.sort, usableBy: ws, usableByProject: project, offset: o.page.offset, limit: o.page.size });
+    const ws =
+      o.workspaceName === undefined
+        ? undefined
+        : ((await this.workspaces.workspaceNamed(org.id, o.workspaceName)) ?? null);
+    const project =
+      o.projectName === undefined
+        ? undefined
+        : ((await this.workspaces.projectNamed(org.id, o.projectName))?.id ?? null);
+    const r = await this.repo.list(org.id, {
+      search: o.search,
+      sort: o.sort,
+      usableBy: ws,
+      usableByProject: project,
+      offset: o.page.offset,
+      limit: o.page.size,
+    });
     return { views: await this.repo.views(r.rows), total: r.total, matching: r.matching };
   }
 
@@ -85,12 +98,22 @@ export class PoolsService {
       if (count >= org.agent_pool_limit) {
         throw new LimitReachedError(
           `Organization "${org.name}" already has ${count} agent pool(s), its limit (agent-pool-limit ${org.agent_pool_limit}). ` +
-          `An owner can raise it with PATCH /api/v2/organizations/${org.name} ({"data":{"type":"organizations","attributes":{"agent-pool-limit":${count + 1}}}}) ` +
-          `or PATCH /api/boxyard/organizations/${org.name} ({"organization":{"agent_pool_limit":${count + 1}}}), or delete a pool first.`,
+            `An owner can raise it with PATCH /api/v2/organizations/${org.name} ({"data":{"type":"organizations","attributes":{"agent-pool-limit":${count + 1}}}}) ` +
+            `or PATCH /api/boxyard/organizations/${org.name} ({"organization":{"agent_pool_limit":${count + 1}}}), or delete a pool first.`,
         );
       }
       await this.assertNameFree(org, input.name, null, trx);
-      await this.repo.insert(trx, { id, organization_id: org.id, name: input.name, organization_scoped: input.organizationScoped === false ? 0 : 1, created_at: this.clock.now().toISOString() }, lists);
+      await this.repo.insert(
+        trx,
+        {
+          id,
+          organization_id: org.id,
+          name: input.name,
+          organization_scoped: input.organizationScoped === false ? 0 : 1,
+          created_at: this.clock.now().toISOString(),
+        },
+        lists,
+      );
     });
     return this.viewOf(id);
   }
@@ -118,11 +141,17 @@ export class PoolsService {
   async delete(p: Caller, id: string): Promise<void> {
     const pool = await this.show(p, id);
     if (pool.workspace_ids.length > 0) {
-      const names = (await this.workspaces.workspacesByIds(pool.organization_id, pool.workspace_ids)).map((w) => w.name);
-      throw new ConflictError(`Agent pool "${pool.name}" is used by ${names.length} workspace(s) (${names.join(', ')}). Switch them to another pool or execution mode first.`);
+      const names = (await this.workspaces.workspacesByIds(pool.organization_id, pool.workspace_ids)).map(
+        (w) => w.name,
+      );
+      throw new ConflictError(
+        `Agent pool "${pool.name}" is used by ${names.length} workspace(s) (${names.join(', ')}). Switch them to another pool or execution mode first.`,
+      );
     }
     if ((await this.defaults.defaultsOf(pool.organization_id)).poolId === id) {
-      throw new ConflictError(`Agent pool "${pool.name}" is its organization's default agent pool. Choose another default (or execution mode) for the organization first.`);
+      throw new ConflictError(
+        `Agent pool "${pool.name}" is its organization's default agent pool. Choose another default (or execution mode) for the organization first.`,
+      );
     }
     await this.repo.delete(id);
   }
@@ -132,9 +161,16 @@ export class PoolsService {
     return view;
   }
 
-  private async assertNameFree(org: OrganizationRow, name: string, exceptId: string | null, trx: Parameters<PoolsRepository['nameTaken']>[3]) {
+  private async assertNameFree(
+    org: OrganizationRow,
+    name: string,
+    exceptId: string | null,
+    trx: Parameters<PoolsRepository['nameTaken']>[3],
+  ) {
     if (await this.repo.nameTaken(org.id, name, exceptId, trx)) {
-      throw new ConflictError(`An agent pool named "${name}" already exists in "${org.name}". Choose another name.`, { field: 'name' });
+      throw new ConflictError(`An agent pool named "${name}" already exists in "${org.name}". Choose another name.`, {
+        field: 'name',
+      });
     }
   }
 
@@ -144,16 +180,28 @@ export class PoolsService {
       if (!ids) return;
       const found = new Set((await this.workspaces.workspacesByIds(org.id, ids)).map((w) => w.id));
       const missing = ids.filter((i) => !found.has(i));
-      if (missing.length) throw new ValidationError(`${name}: no workspace ${missing.map((m) => `"${m}"`).join(', ')} in "${org.name}".`, rel(name));
+      if (missing.length)
+        throw new ValidationError(
+          `${name}: no workspace ${missing.map((m) => `"${m}"`).join(', ')} in "${org.name}".`,
+          rel(name),
+        );
     };
     await checkWs(input.allowedWorkspaceIds, 'allowed-workspaces');
     await checkWs(input.excludedWorkspaceIds, 'excluded-workspaces');
     if (input.allowedProjectIds) {
       const found = new Set((await this.workspaces.projectsByIds(org.id, input.allowedProjectIds)).map((x) => x.id));
       const missing = input.allowedProjectIds.filter((i) => !found.has(i));
-      if (missing.length) throw new ValidationError(`allowed-projects: no project ${missing.map((m) => `"${m}"`).join(', ')} in "${org.name}".`, rel('allowed-projects'));
+      if (missing.length)
+        throw new ValidationError(
+          `allowed-projects: no project ${missing.map((m) => `"${m}"`).join(', ')} in "${org.name}".`,
+          rel('allowed-projects'),
+        );
     }
-    return { allowedWorkspaceIds: input.allowedWorkspaceIds, allowedProjectIds: input.allowedProjectIds, excludedWorkspaceIds: input.excludedWorkspaceIds };
+    return {
+      allowedWorkspaceIds: input.allowedWorkspaceIds,
+      allowedProjectIds: input.allowedProjectIds,
+      excludedWorkspaceIds: input.excludedWorkspaceIds,
+    };
   }
 
   /** An update may not take the pool away from a workspace that runs on it. */
@@ -161,16 +209,19 @@ export class PoolsService {
     if (pool.workspace_ids.length === 0) return;
     const next = {
       ...pool,
-      organization_scoped: input.organizationScoped === undefined ? pool.organization_scoped : input.organizationScoped ? 1 : 0,
+      organization_scoped:
+        input.organizationScoped === undefined ? pool.organization_scoped : input.organizationScoped ? 1 : 0,
       allowed_workspace_ids: input.allowedWorkspaceIds ?? pool.allowed_workspace_ids,
       allowed_project_ids: input.allowedProjectIds ?? pool.allowed_project_ids,
       excluded_workspace_ids: input.excludedWorkspaceIds ?? pool.excluded_workspace_ids,
     };
-    const losing = (await this.workspaces.workspacesByIds(pool.organization_id, pool.workspace_ids)).filter((w) => !mayUse(next, w));
+    const losing = (await this.workspaces.workspacesByIds(pool.organization_id, pool.workspace_ids)).filter(
+      (w) => !mayUse(next, w),
+    );
     if (losing.length) {
       throw new ValidationError(
         `This change would take agent pool "${pool.name}" away from workspace(s) that run on it: ${losing.map((w) => w.name).join(', ')}. ` +
-        'Allow them, or move them to another pool or execution mode first.',
+          'Allow them, or move them to another pool or execution mode first.',
       );
     }
   }

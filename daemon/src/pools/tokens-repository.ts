@@ -14,11 +14,16 @@ export class AgentTokensRepository {
   /** Every agent report presents its token: kept in memory until agent_tokens changes. */
   private readonly byHash: ReadCache<[string], AgentTokenRow | undefined>;
 
-  constructor(private readonly db: Kysely<Database>, versions: TableClock) {
+  constructor(
+    private readonly db: Kysely<Database>,
+    versions: TableClock,
+  ) {
     // Built once (store/cache/prepared.ts): the agent protocol's busiest statements.
     this.hot = {
       byHash: prepare(db, (hash: string) => db.selectFrom('agent_tokens').selectAll().where('token_hash', '=', hash)),
-      touch: prepare(db, (at: string, id: string) => db.updateTable('agent_tokens').set({ last_used_at: at }).where('id', '=', id)),
+      touch: prepare(db, (at: string, id: string) =>
+        db.updateTable('agent_tokens').set({ last_used_at: at }).where('id', '=', id),
+      ),
     };
     this.byHash = cachedQuery(versions, this.hot.byHash, (rows) => rows[0], 5000);
   }

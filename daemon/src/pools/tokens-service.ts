@@ -26,7 +26,15 @@ export class AgentTokensService {
   async create(p: Caller, poolId: string, description: string): Promise<{ row: AgentTokenRow; secret: string }> {
     await this.pools.show(p, poolId);
     const secret = this.ids.secret(32);
-    const row = { id: this.ids.id('at'), pool_id: poolId, description, token_hash: sha256Hex(secret), created_by: p.user.id, created_at: this.clock.now().toISOString(), last_used_at: null };
+    const row = {
+      id: this.ids.id('at'),
+      pool_id: poolId,
+      description,
+      token_hash: sha256Hex(secret),
+      created_by: p.user.id,
+      created_at: this.clock.now().toISOString(),
+      last_used_at: null,
+    };
     await this.repo.insertToken(row);
     return { row, secret };
   }

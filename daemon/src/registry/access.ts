@@ -13,14 +13,23 @@ export type Need = 'read' | 'download' | 'manage';
 /** Whom a namespace or box belongs to, who acts for them, and users recorded by id as they are now (orgs/service.ts). */
 export type NamespaceOwners = Pick<OrgService, 'namespace' | 'isMember' | 'actsFor' | 'actor'>;
 
-export interface BoxRef { username: string; box: string }
-export interface VersionRef extends BoxRef { version: string }
+export interface BoxRef {
+  username: string;
+  box: string;
+}
+export interface VersionRef extends BoxRef {
+  version: string;
+}
 /**
  * `architecture` undefined: on API v1 paths (gem 3.0.5 knows no architectures) the
  * default-architecture entry of that provider name; on API v2 paths only a name with a single
  * entry, since v2 clients that mean one of several architectures name it.
  */
-export interface ProviderRef extends VersionRef { provider: string; architecture?: string; api?: 'v1' | 'v2' }
+export interface ProviderRef extends VersionRef {
+  provider: string;
+  architecture?: string;
+  api?: 'v1' | 'v2';
+}
 
 /**
  * Who may see and change what. Reads of public boxes need nobody; private boxes are visible to
@@ -37,11 +46,14 @@ export class RegistryAccess {
   ) {}
 
   private requireCaller(p: Acting, need: Need) {
-    if (need === 'manage' && !p) throw new UnauthorizedError('Authentication required: send Authorization: Bearer <token>.');
+    if (need === 'manage' && !p)
+      throw new UnauthorizedError('Authentication required: send Authorization: Bearer <token>.');
   }
 
   private forbidden(owner: string): never {
-    throw new ForbiddenError(`You may not change boxes of "${owner}". Ask an owner of "${owner}" to make you a member.`);
+    throw new ForbiddenError(
+      `You may not change boxes of "${owner}". Ask an owner of "${owner}" to make you a member.`,
+    );
   }
 
   /** A user or organization, for listing its boxes or creating one in it. */
@@ -60,7 +72,9 @@ export class RegistryAccess {
     const box = await this.repo.boxByPath(ref.username, ref.box);
     const member = box && (box.private === 1 || need === 'manage') ? await this.orgs.actsFor(p, box) : false;
     if (!box || (box.private === 1 && !member)) {
-      throw new NotFoundError(`Box "${ref.username}/${ref.box}" not found. Check the name, or send a token that may see it.`);
+      throw new NotFoundError(
+        `Box "${ref.username}/${ref.box}" not found. Check the name, or send a token that may see it.`,
+      );
     }
     if (need === 'manage' && !member) this.forbidden(box.username);
     return { box };
@@ -87,7 +101,8 @@ export class RegistryAccess {
 
   /** A released version is anyone's who may see the box; a revoked one too, but not its files; an unreleased one only its managers'. */
   private async shows(p: Acting, box: BoxRecord, version: VersionRow, need: Need): Promise<boolean> {
-    if (need === 'manage' || version.status === 'active' || (version.status === 'revoked' && need === 'read')) return true;
+    if (need === 'manage' || version.status === 'active' || (version.status === 'revoked' && need === 'read'))
+      return true;
     return this.mayManage(p, box);
   }
 
@@ -102,13 +117,20 @@ export class RegistryAccess {
     return box !== undefined && this.mayManage(await this.orgs.actor(userId), box);
   }
 
-  async provider(p: Acting, ref: ProviderRef, need: Need): Promise<{ box: BoxRecord; version: VersionRow; provider: ProviderRow }> {
+  async provider(
+    p: Acting,
+    ref: ProviderRef,
+    need: Need,
+  ): Promise<{ box: BoxRecord; version: VersionRow; provider: ProviderRow }> {
     const { box, version } = await this.version(p, ref, need);
-    if (ref.architecture === undefined && ref.api === 'v2') await this.assertSingleArchitecture(box, version, ref.provider);
+    if (ref.architecture === undefined && ref.api === 'v2')
+      await this.assertSingleArchitecture(box, version, ref.provider);
     const provider = await this.repo.provider(version.id, ref.provider, ref.architecture);
     if (!provider) {
       const arch = ref.architecture ? ` for architecture "${ref.architecture}"` : '';
-      throw new NotFoundError(`Version "${version.version}" of "${box.username}/${box.name}" has no provider "${ref.provider}"${arch}.`);
+      throw new NotFoundError(
+        `Version "${version.version}" of "${box.username}/${box.name}" has no provider "${ref.provider}"${arch}.`,
+      );
     }
     return { box, version, provider };
   }
@@ -121,7 +143,9 @@ export class RegistryAccess {
   private async assertSingleArchitecture(box: BoxRecord, version: VersionRow, name: string) {
     const archs = (await this.repo.providersOf([version.id])).filter((e) => e.name === name).map((e) => e.architecture);
     if (archs.length > 1) {
-      throw new ConflictError(`Provider "${name}" of ${box.username}/${box.name} ${version.version} has several architectures (${archs.sort().join(', ')}): add the architecture to the path, e.g. …/provider/${name}/${archs[0]}.`);
+      throw new ConflictError(
+        `Provider "${name}" of ${box.username}/${box.name} ${version.version} has several architectures (${archs.sort().join(', ')}): add the architecture to the path, e.g. …/provider/${name}/${archs[0]}.`,
+      );
     }
   }
 }

@@ -4,7 +4,11 @@ import type { VersionSet } from './tables';
 
 export type { VersionDetail, VersionSet };
 /** A box with its versions, newest (by Ruby Gem ordering) first; `shown` says which of them. */
-export interface BoxDetail { box: BoxRecord; versions: readonly VersionDetail[]; shown: VersionSet }
+export interface BoxDetail {
+  box: BoxRecord;
+  versions: readonly VersionDetail[];
+  shown: VersionSet;
+}
 /** A box with each provider's finished downloads (by provider id) and whether the caller may change it. */
 export interface BoxStats {
   detail: BoxDetail;
@@ -14,10 +18,14 @@ export interface BoxStats {
   followed?: { box: MirroredBoxRow; versions: ReadonlyMap<string, string | null> };
 }
 /** A box with only its current version: what search hits and namespace listings show. */
-export interface BoxSummary { box: BoxRecord; current: VersionDetail | undefined }
+export interface BoxSummary {
+  box: BoxRecord;
+  current: VersionDetail | undefined;
+}
 
 /** The released version vagrant would pick: the highest active one. */
-export const currentVersion = (d: BoxDetail): VersionDetail | undefined => d.versions.find((v) => v.version.status === 'active');
+export const currentVersion = (d: BoxDetail): VersionDetail | undefined =>
+  d.versions.find((v) => v.version.status === 'active');
 
 /** A provider vagrant can download: an external URL, an uploaded image, or a file the cache fetches on demand. */
 export const isUsable = (p: ProviderRow): boolean => p.url !== null || p.blob_sha256 !== null || p.source_url !== null;
@@ -39,4 +47,3 @@ export async function loadSummaries(repo: RegistryRepository, boxes: readonly Bo
 export async function loadVersion(repo: RegistryRepository, version: VersionRow): Promise<VersionDetail> {
   return { version, providers: await repo.providersOf([version.id]) };
 }
-

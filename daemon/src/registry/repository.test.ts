@@ -13,10 +13,20 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'boxyard-registry-repo-'));
   store = openStore(join(dir, 'db.sqlite'));
   const raw = store.raw;
-  raw.prepare("INSERT INTO users (id, username, username_key, password_hash, created_at, updated_at) VALUES ('u1', 'ann', 'ann', 'x', ?, ?)").run(at, at);
-  const box = raw.prepare("INSERT INTO boxes (id, user_id, name, name_key, created_at, updated_at) VALUES (?, 'u1', ?, ?, ?, ?)");
-  const version = raw.prepare('INSERT INTO box_versions (id, box_id, version, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)');
-  const provider = raw.prepare('INSERT INTO box_providers (id, version_id, name, architecture, default_architecture, created_at, updated_at) VALUES (?, ?, ?, ?, 1, ?, ?)');
+  raw
+    .prepare(
+      "INSERT INTO users (id, username, username_key, password_hash, created_at, updated_at) VALUES ('u1', 'ann', 'ann', 'x', ?, ?)",
+    )
+    .run(at, at);
+  const box = raw.prepare(
+    "INSERT INTO boxes (id, user_id, name, name_key, created_at, updated_at) VALUES (?, 'u1', ?, ?, ?, ?)",
+  );
+  const version = raw.prepare(
+    'INSERT INTO box_versions (id, box_id, version, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const provider = raw.prepare(
+    'INSERT INTO box_providers (id, version_id, name, architecture, default_architecture, created_at, updated_at) VALUES (?, ?, ?, ?, 1, ?, ?)',
+  );
   for (const b of ['a', 'b', 'c']) box.run(`box-${b}`, b, b, at, at);
   // a: 1.10.0 is the highest by Ruby Gem ordering (not by text, not by creation), with two providers.
   version.run('va1', 'box-a', '1.9.0', 'active', at, at);
@@ -40,7 +50,10 @@ describe('RegistryRepository.currentVersions', () => {
     const repo = new RegistryRepository(store.db, store.versions);
     const current = await repo.currentVersions(['box-c', 'box-a', 'box-b', 'box-missing']);
     expect(current.map((d) => d?.version.id)).toEqual([undefined, 'va2', 'vb1', undefined]);
-    expect(current[1]!.providers.map((p) => [p.id, p.version_id, p.name])).toEqual([['pa3', 'va2', 'libvirt'], ['pa2', 'va2', 'virtualbox']]);
+    expect(current[1]!.providers.map((p) => [p.id, p.version_id, p.name])).toEqual([
+      ['pa3', 'va2', 'libvirt'],
+      ['pa2', 'va2', 'virtualbox'],
+    ]);
     expect(current[2]!.providers).toEqual([]);
   });
 });

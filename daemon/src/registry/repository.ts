@@ -3,7 +3,17 @@ import { UpstreamRecords } from './upstream-records';
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { nameKey } from '../contract/names';
 import type { Database } from '../store/schema';
-import type { BoxesTable, BoxProvidersTable, BoxVersionsTable, BoxRecord, BoxRow, ProviderRow, VersionDetail, VersionRow, VersionSet } from './tables';
+import type {
+  BoxesTable,
+  BoxProvidersTable,
+  BoxVersionsTable,
+  BoxRecord,
+  BoxRow,
+  ProviderRow,
+  VersionDetail,
+  VersionRow,
+  VersionSet,
+} from './tables';
 
 export type { BoxRecord, BoxRow, ProviderRow, VersionDetail, VersionRow, VersionSet };
 import { boxes, type Db } from './box-query';
@@ -38,10 +48,19 @@ export class RegistryRepository {
   /** What mirrors last took from their upstreams for boxes and versions. */
   readonly records: UpstreamRecords;
 
-  constructor(private readonly db: Kysely<Database>, versions: TableClock, opts: { textIndex?: TextIndex } = {}) {
+  constructor(
+    private readonly db: Kysely<Database>,
+    versions: TableClock,
+    opts: { textIndex?: TextIndex } = {},
+  ) {
     this.records = new UpstreamRecords(db);
     this.hot = hotQueries(db, versions);
-    this.current = new ReadCache(versions, ['box_versions', 'box_providers'], async (id) => (await this.loadCurrent([id])).get(id), 5000);
+    this.current = new ReadCache(
+      versions,
+      ['box_versions', 'box_providers'],
+      async (id) => (await this.loadCurrent([id])).get(id),
+      5000,
+    );
     this.searches = new SearchQueries(db, versions, opts.textIndex ?? textIndexOf(db));
   }
 
@@ -52,7 +71,8 @@ export class RegistryRepository {
   boxByName(ownerId: string, name: string, db: Db = this.db): Promise<BoxRecord | undefined> {
     return boxes(db)
       .where((eb) => eb.or([eb('boxes.user_id', '=', ownerId), eb('boxes.organization_id', '=', ownerId)]))
-      .where('boxes.name_key', '=', nameKey(name)).executeTakeFirst();
+      .where('boxes.name_key', '=', nameKey(name))
+      .executeTakeFirst();
   }
   /**
    * A box by its owner's name and its own, in one query: the lookup of every catalog, box and
@@ -65,7 +85,9 @@ export class RegistryRepository {
     return boxes(this.db).where('boxes.id', '=', id).executeTakeFirst();
   }
   boxesOf(ownerId: string, includePrivate: boolean): Promise<BoxRecord[]> {
-    let q = boxes(this.db).where((eb) => eb.or([eb('boxes.user_id', '=', ownerId), eb('boxes.organization_id', '=', ownerId)]));
+    let q = boxes(this.db).where((eb) =>
+      eb.or([eb('boxes.user_id', '=', ownerId), eb('boxes.organization_id', '=', ownerId)]),
+    );
     if (!includePrivate) q = q.where('boxes.private', '=', 0);
     return q.orderBy('boxes.name_key').execute();
   }
@@ -83,14 +105,29 @@ export class RegistryRepository {
   }
   /** One finished download: the box's count, and the provider's when known (the box page shows both). */
   async countDownload(boxId: string, providerId?: string) {
-    await this.db.updateTable('boxes').set((eb) => ({ downloads: eb('downloads', '+', 1) })).where('id', '=', boxId).execute();
+    await this.db
+      .updateTable('boxes')
+      .set((eb) => ({ downloads: eb('downloads', '+', 1) }))
+      .where('id', '=', boxId)
+      .execute();
     if (providerId === undefined) return;
-    await this.db.insertInto('provider_downloads').values({ provider_id: providerId, downloads: 1 })
-      .onConflict((oc) => oc.column('provider_id').doUpdateSet((eb) => ({ downloads: eb('provider_downloads.downloads', '+', 1) }))).execute();
+    await this.db
+      .insertInto('provider_downloads')
+      .values({ provider_id: providerId, downloads: 1 })
+      .onConflict((oc) =>
+        oc.column('provider_id').doUpdateSet((eb) => ({ downloads: eb('provider_downloads.downloads', '+', 1) })),
+      )
+      .execute();
   }
   /** Finished downloads per provider id; providers never downloaded are absent. */
   async providerDownloads(providerIds: string[]): Promise<Map<string, number>> {
-    const rows = await inChunks(providerIds, (ids) => this.db.selectFrom('provider_downloads').select(['provider_id', 'downloads']).where('provider_id', 'in', ids).execute());
+    const rows = await inChunks(providerIds, (ids) =>
+      this.db
+        .selectFrom('provider_downloads')
+        .select(['provider_id', 'downloads'])
+        .where('provider_id', 'in', ids)
+        .execute(),
+    );
     return new Map(rows.map((r) => [r.provider_id, r.downloads]));
   }
 
@@ -112,11 +149,18 @@ export class RegistryRepository {
    */
   private async loadCurrent(boxIds: string[]): Promise<Map<string, VersionDetail>> {
     const numbers = await this.hot.activeVersionNumbers.all(boxIds);
-    const picked = [...groupBy(numbers, (v) => v.box_id).values()].map((vs) => sortByGemVersionDesc(vs, (v) => v.version)[0].id);
+    const picked = [...groupBy(numbers, (v) => v.box_id).values()].map(
+      (vs) => sortByGemVersionDesc(vs, (v) => v.version)[0].id,
+    );
     return new Map((await this.hot.versionsById(picked)).map((d) => [d.version.box_id, d]));
   }
   version(boxId: string, version: string, db: Db = this.db): Promise<VersionRow | undefined> {
-    return db.selectFrom('box_versions').selectAll().where('box_id', '=', boxId).where('version', '=', version).executeTakeFirst();
+    return db
+      .selectFrom('box_versions')
+      .selectAll()
+      .where('box_id', '=', boxId)
+      .where('version', '=', version)
+      .executeTakeFirst();
   }
   versionById(id: string): Promise<VersionRow | undefined> {
     return this.db.selectFrom('box_versions').selectAll().where('id', '=', id).executeTakeFirst();
@@ -128,9 +172,18 @@ export class RegistryRepository {
     await db.updateTable('box_versions').set(patch).where('id', '=', id).execute();
   }
   /** Moves a version between states only from the expected state: two racing releases cannot both win. */
-  async transitionVersion(id: string, from: VersionRow['status'], to: VersionRow['status'], now: string): Promise<boolean> {
-    const r = await this.db.updateTable('box_versions').set({ status: to, updated_at: now })
-      .where('id', '=', id).where('status', '=', from).executeTakeFirst();
+  async transitionVersion(
+    id: string,
+    from: VersionRow['status'],
+    to: VersionRow['status'],
+    now: string,
+  ): Promise<boolean> {
+    const r = await this.db
+      .updateTable('box_versions')
+      .set({ status: to, updated_at: now })
+      .where('id', '=', id)
+      .where('status', '=', from)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
   async deleteVersion(id: string, db: Db = this.db) {
@@ -138,21 +191,40 @@ export class RegistryRepository {
   }
   /** Versions of a box that a mirror published. */
   mirroredVersions(boxId: string, mirrorId: string, db: Db = this.db): Promise<VersionRow[]> {
-    return db.selectFrom('box_versions').selectAll().where('box_id', '=', boxId).where('mirror_id', '=', mirrorId).execute();
+    return db
+      .selectFrom('box_versions')
+      .selectAll()
+      .where('box_id', '=', boxId)
+      .where('mirror_id', '=', mirrorId)
+      .execute();
   }
 
   providersOf(versionIds: string[], db: Db = this.db): Promise<ProviderRow[]> {
     if (db === this.db) return this.hot.providersOfVersions.all(versionIds);
-    return inChunks(versionIds, (ids) => db.selectFrom('box_providers').selectAll().where('version_id', 'in', ids)
-      .orderBy('name').orderBy('created_at').orderBy('id').execute());
+    return inChunks(versionIds, (ids) =>
+      db
+        .selectFrom('box_providers')
+        .selectAll()
+        .where('version_id', 'in', ids)
+        .orderBy('name')
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute(),
+    );
   }
   providerById(id: string, db: Db = this.db): Promise<ProviderRow | undefined> {
     return db.selectFrom('box_providers').selectAll().where('id', '=', id).executeTakeFirst();
   }
   /** The entry of that name and architecture, or the default-architecture entry when `architecture` is undefined. */
-  provider(versionId: string, name: string, architecture: string | undefined, db: Db = this.db): Promise<ProviderRow | undefined> {
+  provider(
+    versionId: string,
+    name: string,
+    architecture: string | undefined,
+    db: Db = this.db,
+  ): Promise<ProviderRow | undefined> {
     let q = db.selectFrom('box_providers').selectAll().where('version_id', '=', versionId).where('name', '=', name);
-    q = architecture === undefined ? q.where('default_architecture', '=', 1) : q.where('architecture', '=', architecture);
+    q =
+      architecture === undefined ? q.where('default_architecture', '=', 1) : q.where('architecture', '=', architecture);
     return q.executeTakeFirst();
   }
   async insertProvider(row: Insertable<BoxProvidersTable>, db: Db = this.db) {
@@ -166,22 +238,44 @@ export class RegistryRepository {
   }
   /** Makes `id` the only default-architecture entry of its name within its version. */
   async makeDefault(p: Pick<ProviderRow, 'id' | 'version_id' | 'name'>, db: Db = this.db) {
-    await db.updateTable('box_providers').set({ default_architecture: sql<number>`(case when id = ${p.id} then 1 else 0 end)` })
-      .where('version_id', '=', p.version_id).where('name', '=', p.name).execute();
+    await db
+      .updateTable('box_providers')
+      .set({ default_architecture: sql<number>`(case when id = ${p.id} then 1 else 0 end)` })
+      .where('version_id', '=', p.version_id)
+      .where('name', '=', p.name)
+      .execute();
   }
   /** Keeps exactly one default per name: promotes the oldest entry (other than `avoid`) when none is left. */
   async ensureDefault(versionId: string, name: string, avoid: string | null, db: Db = this.db) {
-    const rows = await db.selectFrom('box_providers').select(['id', 'default_architecture']).where('version_id', '=', versionId)
-      .where('name', '=', name).orderBy('created_at').orderBy('id').execute();
+    const rows = await db
+      .selectFrom('box_providers')
+      .select(['id', 'default_architecture'])
+      .where('version_id', '=', versionId)
+      .where('name', '=', name)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     if (rows.length === 0 || rows.some((r) => r.default_architecture === 1)) return;
     const pick = rows.find((r) => r.id !== avoid) ?? rows[0];
     await this.makeDefault({ id: pick.id, version_id: versionId, name }, db);
   }
   async referencedBlobDigests(): Promise<Set<string>> {
-    const rows = await this.db.selectFrom('box_providers').select('blob_sha256').distinct().where('blob_sha256', 'is not', null).execute();
+    const rows = await this.db
+      .selectFrom('box_providers')
+      .select('blob_sha256')
+      .distinct()
+      .where('blob_sha256', 'is not', null)
+      .execute();
     return new Set(rows.map((r) => r.blob_sha256 as string));
   }
   async referencesBlob(sha256: string, db: Kysely<Database> = this.db): Promise<boolean> {
-    return (await db.selectFrom('box_providers').select('id').where('blob_sha256', '=', sha256).limit(1).executeTakeFirst()) !== undefined;
+    return (
+      (await db
+        .selectFrom('box_providers')
+        .select('id')
+        .where('blob_sha256', '=', sha256)
+        .limit(1)
+        .executeTakeFirst()) !== undefined
+    );
   }
 }

@@ -25,8 +25,18 @@ export function linksFor(ctx: Context, config: Pick<Config, 'publicUrl'>): Links
 }
 
 /** A provider named by the path: its architecture segment if any, and the API version that decides what none means. */
-export function providerRefOf(ctx: Context, p: { username: string; name: string; version: string; provider: string; arch?: string }): ProviderRef {
-  return { username: p.username, box: p.name, version: p.version, provider: p.provider, architecture: p.arch, api: apiVersion(ctx) };
+export function providerRefOf(
+  ctx: Context,
+  p: { username: string; name: string; version: string; provider: string; arch?: string },
+): ProviderRef {
+  return {
+    username: p.username,
+    box: p.name,
+    version: p.version,
+    provider: p.provider,
+    architecture: p.arch,
+    api: apiVersion(ctx),
+  };
 }
 
 /**
@@ -34,6 +44,9 @@ export function providerRefOf(ctx: Context, p: { username: string; name: string;
  * routes) can never be taken for an architecture called "upload".
  */
 export function architectureParam(arch: string, _ctx: Context, next: () => Promise<unknown>) {
-  if (!isArchitecture(arch)) throw new NotFoundError(`"${arch}" is not an architecture. Use one of amd64, i386, arm, arm64, ppc64le, ppc64, mips64le, mips64, mipsle, mips, s390x, unknown.`);
+  if (!isArchitecture(arch))
+    throw new NotFoundError(
+      `"${arch}" is not an architecture. Use one of amd64, i386, arm, arm64, ppc64le, ppc64, mips64le, mips64, mipsle, mips, s390x, unknown.`,
+    );
   return next();
 }

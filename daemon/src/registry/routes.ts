@@ -20,50 +20,76 @@ export function registryRoutes(d: RegistryRouteDeps): Router {
   const box = (ctx: Context, detail: BoxDetail) => boxJson(detail, linksFor(ctx, d.config));
   const answers = new AnswerMemo();
 
-  r.get(BOX.user.path, validated({ params: UserParams }, async (ctx, { params }) => {
-    const { ns, boxes } = await d.registry.profile(caller(ctx), params.username);
-    const links = linksFor(ctx, d.config);
-    const profile = ns.kind === 'user' ? ns.user.profile_markdown : ns.organization.profile_markdown;
-    ctx.body = {
-      username: ns.name,
-      avatar_url: null,
-      profile_html: descriptionHtml(profile),
-      profile_markdown: profile,
-      boxes: boxes.map((b) => boxSummaryJson(b, links)),
-    };
-  }));
+  r.get(
+    BOX.user.path,
+    validated({ params: UserParams }, async (ctx, { params }) => {
+      const { ns, boxes } = await d.registry.profile(caller(ctx), params.username);
+      const links = linksFor(ctx, d.config);
+      const profile = ns.kind === 'user' ? ns.user.profile_markdown : ns.organization.profile_markdown;
+      ctx.body = {
+        username: ns.name,
+        avatar_url: null,
+        profile_html: descriptionHtml(profile),
+        profile_markdown: profile,
+        boxes: boxes.map((b) => boxSummaryJson(b, links)),
+      };
+    }),
+  );
 
-  r.get(BOX.search.path, validated({ query: SearchQuery }, async (ctx, { query }) => {
-    const hits = await d.registry.search(caller(ctx), query);
-    const links = linksFor(ctx, d.config);
-    // vagrant_cloud 3.0.5 raises on any top-level key besides `boxes`.
-    const build = () => ({ boxes: hits.map((b) => boxSummaryJson(b, links)) });
-    // Hits from the read caches are the same frozen boxes and versions until one changes: the page is serialized once.
-    const from = hits.flatMap((h) => [h.box, h.current ?? NO_VERSION]);
-    if (from.length > 0) answers.send(ctx, [from[0], ...from.slice(1)], `${links.urls.base} ${links.api}`, build);
-    else ctx.body = build();
-  }));
+  r.get(
+    BOX.search.path,
+    validated({ query: SearchQuery }, async (ctx, { query }) => {
+      const hits = await d.registry.search(caller(ctx), query);
+      const links = linksFor(ctx, d.config);
+      // vagrant_cloud 3.0.5 raises on any top-level key besides `boxes`.
+      const build = () => ({ boxes: hits.map((b) => boxSummaryJson(b, links)) });
+      // Hits from the read caches are the same frozen boxes and versions until one changes: the page is serialized once.
+      const from = hits.flatMap((h) => [h.box, h.current ?? NO_VERSION]);
+      if (from.length > 0) answers.send(ctx, [from[0], ...from.slice(1)], `${links.urls.base} ${links.api}`, build);
+      else ctx.body = build();
+    }),
+  );
 
-  r.post(BOX.boxes.path, validated({ body: CreateBoxBody }, async (ctx, { body }) => {
-    // Packer and the gem accept 200; a 201 would gain nothing and Packer checks for exactly 200.
-    ctx.body = box(ctx, await d.registry.createBox(requireUser(ctx), body));
-  }));
+  r.post(
+    BOX.boxes.path,
+    validated({ body: CreateBoxBody }, async (ctx, { body }) => {
+      // Packer and the gem accept 200; a 201 would gain nothing and Packer checks for exactly 200.
+      ctx.body = box(ctx, await d.registry.createBox(requireUser(ctx), body));
+    }),
+  );
 
-  r.get(BOX.box.path, validated({ params: BoxParams }, async (ctx, { params }) => {
-    const detail = await d.registry.box(caller(ctx), { username: params.username, box: params.name });
-    const links = linksFor(ctx, d.config);
-    // Who may manage the box sees its unreleased versions (another array of the read caches);
-    // `shown` in the variant keeps their answer from anyone else all the same.
-    answers.send(ctx, [detail.box, detail.versions], `${links.urls.base} ${links.api} ${detail.shown}`, () => boxJson(detail, links));
-  }));
+  r.get(
+    BOX.box.path,
+    validated({ params: BoxParams }, async (ctx, { params }) => {
+      const detail = await d.registry.box(caller(ctx), { username: params.username, box: params.name });
+      const links = linksFor(ctx, d.config);
+      // Who may manage the box sees its unreleased versions (another array of the read caches);
+      // `shown` in the variant keeps their answer from anyone else all the same.
+      answers.send(ctx, [detail.box, detail.versions], `${links.urls.base} ${links.api} ${detail.shown}`, () =>
+        boxJson(detail, links),
+      );
+    }),
+  );
 
-  r.put(BOX.box.path, validated({ params: BoxParams, body: UpdateBoxBody }, async (ctx, { params, body }) => {
-    ctx.body = box(ctx, await d.registry.updateBox(requireUser(ctx), { username: params.username, box: params.name }, body));
-  }));
+  r.put(
+    BOX.box.path,
+    validated({ params: BoxParams, body: UpdateBoxBody }, async (ctx, { params, body }) => {
+      ctx.body = box(
+        ctx,
+        await d.registry.updateBox(requireUser(ctx), { username: params.username, box: params.name }, body),
+      );
+    }),
+  );
 
-  r.delete(BOX.box.path, validated({ params: BoxParams }, async (ctx, { params }) => {
-    ctx.body = box(ctx, await d.registry.deleteBox(requireUser(ctx), { username: params.username, box: params.name }));
-  }));
+  r.delete(
+    BOX.box.path,
+    validated({ params: BoxParams }, async (ctx, { params }) => {
+      ctx.body = box(
+        ctx,
+        await d.registry.deleteBox(requireUser(ctx), { username: params.username, box: params.name }),
+      );
+    }),
+  );
 
   versionRoutes(r, d);
   providerRoutes(r, d);

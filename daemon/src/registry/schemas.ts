@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import {
-  ArchitectureName, CreateBox, CreateProvider, CreateVersion, Text, UpdateBox, UpdateProvider, UpdateVersion,
+  ArchitectureName,
+  CreateBox,
+  CreateProvider,
+  CreateVersion,
+  Text,
+  UpdateBox,
+  UpdateProvider,
+  UpdateVersion,
 } from '../contract/bodies/registry';
 import { queryValue, Segment } from '../http/params';
 import { SEARCH_SORTS, type SearchSort } from '../contract/wire/box-list';
@@ -33,15 +40,31 @@ export const SearchFields = z.object({
   q: QueryText,
   provider: QueryText,
   architecture: queryValue(ArchitectureName.optional()),
-  sort: queryValue(z.enum(SEARCH_SORTS, { message: 'sort must be downloads, created, updated or name' }).default('downloads')),
+  sort: queryValue(
+    z.enum(SEARCH_SORTS, { message: 'sort must be downloads, created, updated or name' }).default('downloads'),
+  ),
   order: queryValue(z.enum(['desc', 'asc'], { message: 'order must be desc or asc' }).optional()),
-  limit: queryValue(z.coerce.number().int('limit must be a whole number').min(1, 'limit must be at least 1').max(100, 'limit must be at most 100').default(10)),
-  page: queryValue(z.coerce.number().int('page must be a whole number').min(1, 'page must be at least 1').max(1_000_000, 'page must be at most 1000000').default(1)),
+  limit: queryValue(
+    z.coerce
+      .number()
+      .int('limit must be a whole number')
+      .min(1, 'limit must be at least 1')
+      .max(100, 'limit must be at most 100')
+      .default(10),
+  ),
+  page: queryValue(
+    z.coerce
+      .number()
+      .int('page must be a whole number')
+      .min(1, 'page must be at least 1')
+      .max(1_000_000, 'page must be at most 1000000')
+      .default(1),
+  ),
 });
 
 /** Most first, newest first, but names from A: the order a search without one asks for. */
 export const withDefaultOrder = <T extends { sort: SearchSort; order?: 'asc' | 'desc' }>(f: T) =>
-  ({ ...f, order: f.order ?? (f.sort === 'name' ? 'asc' : 'desc') } as T & { order: 'asc' | 'desc' });
+  ({ ...f, order: f.order ?? (f.sort === 'name' ? 'asc' : 'desc') }) as T & { order: 'asc' | 'desc' };
 
 export const SearchQuery = SearchFields.transform(withDefaultOrder);
 

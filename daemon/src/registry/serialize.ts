@@ -5,19 +5,32 @@ import { BOX, ROOT, type BoxApiVersion } from '../http/route-table';
 import type { Urls } from '../http/urls';
 
 /** How links are built: the daemon's URLs, and the API version the request used. */
-export interface Links { urls: Urls; api: BoxApiVersion }
+export interface Links {
+  urls: Urls;
+  api: BoxApiVersion;
+}
 
 /** Escaped text in paragraphs: safe to put in a page, without pulling in a Markdown renderer. */
 export function descriptionHtml(markdown: string): string {
   if (!markdown.trim()) return '';
   const escape = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  return markdown.trim().split(/\n\s*\n/).map((p) => `<p>${escape(p).replace(/\n/g, '<br>')}</p>`).join('\n');
+  return markdown
+    .trim()
+    .split(/\n\s*\n/)
+    .map((p) => `<p>${escape(p).replace(/\n/g, '<br>')}</p>`)
+    .join('\n');
 }
 
 /** Where vagrant downloads the image: the external URL, or the familiar hosted layout. */
 export function downloadUrl(box: BoxRecord, version: VersionRow, p: ProviderRow, urls: Urls): string {
   if (p.url) return p.url;
-  return urls.to('root', ROOT.download, { username: box.username, box: box.name, version: version.version, provider: p.name, arch: p.architecture });
+  return urls.to('root', ROOT.download, {
+    username: box.username,
+    box: box.name,
+    version: version.version,
+    provider: p.name,
+    arch: p.architecture,
+  });
 }
 
 export function providerJson(box: BoxRecord, version: VersionRow, p: ProviderRow, links: Links) {
@@ -79,5 +92,8 @@ export function boxSummaryJson(s: BoxSummary, links: Links) {
 
 /** A box with every version, as `GET /box` and the box changes answer. */
 export function boxJson(d: BoxDetail, links: Links) {
-  return { ...boxSummaryJson({ box: d.box, current: currentVersion(d) }, links), versions: d.versions.map((v) => versionJson(d.box, v, links)) };
+  return {
+    ...boxSummaryJson({ box: d.box, current: currentVersion(d) }, links),
+    versions: d.versions.map((v) => versionJson(d.box, v, links)),
+  };
 }

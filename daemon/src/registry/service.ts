@@ -21,11 +21,17 @@ export interface NewBox {
   description?: string | null;
   is_private?: boolean | null;
 }
-export interface BoxPatch { name?: string | null; short_description?: string | null; description?: string | null; is_private?: boolean | null }
+export interface BoxPatch {
+  name?: string | null;
+  short_description?: string | null;
+  description?: string | null;
+  is_private?: boolean | null;
+}
 export type SearchParams = Omit<SearchFilter, 'visible' | 'offset' | 'mine'> & { page: number };
 
 /** What a caller may find besides public boxes: everything (administrators), or their namespaces' boxes. */
-const visibleTo = (p: Principal): SearchFilter['visible'] => (p?.user.is_admin ? { all: true } : { userId: p?.user.id ?? null });
+const visibleTo = (p: Principal): SearchFilter['visible'] =>
+  p?.user.is_admin ? { all: true } : { userId: p?.user.id ?? null };
 
 /** Boxes, search and namespaces; versions and providers live in their own services. */
 export class RegistryService {
@@ -66,10 +72,17 @@ export class RegistryService {
    * The web UI's box list: a page of search hits or, with `mine`, of the boxes of the caller's own
    * namespaces, released or not; and whether another page follows (one more row is read to know).
    */
-  async boxList(p: Principal, params: SearchParams & { mine: boolean }): Promise<{ boxes: BoxSummary[]; more: boolean }> {
+  async boxList(
+    p: Principal,
+    params: SearchParams & { mine: boolean },
+  ): Promise<{ boxes: BoxSummary[]; more: boolean }> {
     const { page, mine, ...rest } = params;
     const rows = await this.repo.search({
-      ...rest, limit: rest.limit + 1, offset: (page - 1) * rest.limit, visible: visibleTo(p), mine: mine && p ? p.user.id : undefined,
+      ...rest,
+      limit: rest.limit + 1,
+      offset: (page - 1) * rest.limit,
+      visible: visibleTo(p),
+      mine: mine && p ? p.user.id : undefined,
     });
     return { boxes: await loadSummaries(this.repo, rows.slice(0, rest.limit)), more: rows.length > rest.limit };
   }
@@ -96,18 +109,20 @@ export class RegistryService {
     await this.assertBoxNameFree(ns.id, input.name);
     const now = this.now();
     const id = this.ids.id('box');
-    await this.guardDuplicate(ns.name, input.name, () => this.repo.insertBox({
-      id,
-      user_id: ns.kind === 'user' ? ns.id : null,
-      organization_id: ns.kind === 'organization' ? ns.id : null,
-      name: input.name,
-      name_key: nameKey(input.name),
-      short_description: input.short_description ?? '',
-      description: input.description ?? '',
-      private: input.is_private === false ? 0 : 1,
-      created_at: now,
-      updated_at: now,
-    }));
+    await this.guardDuplicate(ns.name, input.name, () =>
+      this.repo.insertBox({
+        id,
+        user_id: ns.kind === 'user' ? ns.id : null,
+        organization_id: ns.kind === 'organization' ? ns.id : null,
+        name: input.name,
+        name_key: nameKey(input.name),
+        short_description: input.short_description ?? '',
+        description: input.description ?? '',
+        private: input.is_private === false ? 0 : 1,
+        created_at: now,
+        updated_at: now,
+      }),
+    );
     return loadDetail(this.repo, (await this.repo.boxById(id))!, 'all');
   }
 
@@ -115,13 +130,15 @@ export class RegistryService {
     const { box } = await this.access.box(p, ref, 'manage');
     const ownerId = (box.user_id ?? box.organization_id)!;
     if (patch.name != null && nameKey(patch.name) !== box.name_key) await this.assertBoxNameFree(ownerId, patch.name);
-    await this.guardDuplicate(box.username, patch.name ?? box.name, () => this.repo.updateBox(box.id, {
-      ...(patch.name != null ? { name: patch.name, name_key: nameKey(patch.name) } : {}),
-      ...(patch.short_description != null ? { short_description: patch.short_description } : {}),
-      ...(patch.description != null ? { description: patch.description } : {}),
-      ...(patch.is_private != null ? { private: patch.is_private ? 1 : 0 } : {}),
-      updated_at: this.now(),
-    }));
+    await this.guardDuplicate(box.username, patch.name ?? box.name, () =>
+      this.repo.updateBox(box.id, {
+        ...(patch.name != null ? { name: patch.name, name_key: nameKey(patch.name) } : {}),
+        ...(patch.short_description != null ? { short_description: patch.short_description } : {}),
+        ...(patch.description != null ? { description: patch.description } : {}),
+        ...(patch.is_private != null ? { private: patch.is_private ? 1 : 0 } : {}),
+        updated_at: this.now(),
+      }),
+    );
     return loadDetail(this.repo, (await this.repo.boxById(box.id))!, 'all');
   }
 
@@ -140,7 +157,10 @@ export class RegistryService {
 
   private async assertBoxNameFree(ownerId: string, name: string) {
     const existing = await this.repo.boxByName(ownerId, name);
-    if (existing) throw new ConflictError(`A box named "${existing.username}/${existing.name}" already exists. Choose another name.`);
+    if (existing)
+      throw new ConflictError(
+        `A box named "${existing.username}/${existing.name}" already exists. Choose another name.`,
+      );
   }
 
   /** The unique index catches what the check above cannot: two requests racing for one name. */
@@ -148,7 +168,8 @@ export class RegistryService {
     try {
       await write();
     } catch (e) {
-      if (isUniqueViolation(e)) throw new ConflictError(`A box named "${owner}/${name}" already exists. Choose another name.`);
+      if (isUniqueViolation(e))
+        throw new ConflictError(`A box named "${owner}/${name}" already exists. Choose another name.`);
       throw e;
     }
   }
@@ -156,17 +177,27 @@ export class RegistryService {
   // ---- Contract with the blobs feature (uploads, downloads, garbage collection). ----
 
   /** A provider the caller may read, download or manage; 404 when missing or invisible, 401/403 for 'manage'. */
-  async resolveProvider(p: Principal, ref: ProviderRef, need: Need): Promise<{ box: BoxRecord; version: VersionRow; provider: ProviderRow }> {
+  async resolveProvider(
+    p: Principal,
+    ref: ProviderRef,
+    need: Need,
+  ): Promise<{ box: BoxRecord; version: VersionRow; provider: ProviderRow }> {
     return this.access.provider(p, ref, need);
   }
 
   /** Whether the user who made an upload URL may still manage the provider's box now (registry/access.ts). */
-  issuerMayManage = (userId: string | null, providerId: string): Promise<boolean> => this.access.mayStillManage(userId, providerId);
+  issuerMayManage = (userId: string | null, providerId: string): Promise<boolean> =>
+    this.access.mayStillManage(userId, providerId);
 
   /** Points the provider at a verified, stored blob (one transaction). */
   /** An upload makes the provider hosted: a former external `url` gives way to the stored file. */
   async attachBlob(providerId: string, blob: { sha256: string; size: number }): Promise<void> {
-    await this.repo.updateProvider(providerId, { blob_sha256: blob.sha256, size: blob.size, url: null, updated_at: this.now() });
+    await this.repo.updateProvider(providerId, {
+      blob_sha256: blob.sha256,
+      size: blob.size,
+      url: null,
+      updated_at: this.now(),
+    });
   }
 
   countDownload = (boxId: string, providerId?: string): Promise<void> => this.repo.countDownload(boxId, providerId);

@@ -7,7 +7,9 @@ import { BoxParams } from './schemas';
 import { caller } from './route-helpers';
 import type { RegistryService } from './service';
 
-export interface StatsRouteDeps { registry: Pick<RegistryService, 'stats'> }
+export interface StatsRouteDeps {
+  registry: Pick<RegistryService, 'stats'>;
+}
 
 /** Whether a local value is still what the mirror last took from the upstream, or was edited here. */
 const origin = (local: string | number, synced: string | number | null | undefined): 'upstream' | 'edited' | null =>
@@ -16,17 +18,31 @@ const origin = (local: string | number, synced: string | number | null | undefin
 export function boxStatsJson(s: BoxStats): BoxStatsAnswer {
   const f = s.followed;
   const versions = s.detail.versions.map((v) => {
-    const providers = v.providers.map((p) => ({ name: p.name, architecture: p.architecture, size: p.size, downloads: s.downloads.get(p.id) ?? 0 }));
-    return { version: v.version.version, downloads: providers.reduce((n, p) => n + p.downloads, 0), providers, upstream: origin(v.version.description, f?.versions.get(v.version.version)) };
+    const providers = v.providers.map((p) => ({
+      name: p.name,
+      architecture: p.architecture,
+      size: p.size,
+      downloads: s.downloads.get(p.id) ?? 0,
+    }));
+    return {
+      version: v.version.version,
+      downloads: providers.reduce((n, p) => n + p.downloads, 0),
+      providers,
+      upstream: origin(v.version.description, f?.versions.get(v.version.version)),
+    };
   });
   const box = s.detail.box;
-  const upstream = f ? {
-    mirror_id: f.box.mirror_id, synced_at: f.box.synced_at,
-    fields: {
-      short_description: origin(box.short_description, f.box.short_description)!, description: origin(box.description, f.box.description)!,
-      private: origin(box.private, f.box.private)!,
-    },
-  } : null;
+  const upstream = f
+    ? {
+        mirror_id: f.box.mirror_id,
+        synced_at: f.box.synced_at,
+        fields: {
+          short_description: origin(box.short_description, f.box.short_description)!,
+          description: origin(box.description, f.box.description)!,
+          private: origin(box.private, f.box.private)!,
+        },
+      }
+    : null;
   return { stats: { downloads: box.downloads, may_manage: s.mayManage, versions, upstream } };
 }
 
@@ -36,8 +52,11 @@ export function boxStatsJson(s: BoxStats): BoxStatsAnswer {
  */
 export function statsRoutes(d: StatsRouteDeps): Router {
   const r = new Router();
-  r.get(BOXYARD.boxStats.path, validated({ params: BoxParams }, async (ctx, { params }) => {
-    ctx.body = boxStatsJson(await d.registry.stats(caller(ctx), { username: params.username, box: params.name }));
-  }));
+  r.get(
+    BOXYARD.boxStats.path,
+    validated({ params: BoxParams }, async (ctx, { params }) => {
+      ctx.body = boxStatsJson(await d.registry.stats(caller(ctx), { username: params.username, box: params.name }));
+    }),
+  );
   return r;
 }

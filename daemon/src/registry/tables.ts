@@ -89,7 +89,10 @@ export type ProviderRow = Selectable<BoxProvidersTable>;
 export type BoxRecord = BoxRow & { username: string };
 
 /** A version with its providers. */
-export interface VersionDetail { version: VersionRow; providers: ProviderRow[] }
+export interface VersionDetail {
+  version: VersionRow;
+  providers: ProviderRow[];
+}
 
 /**
  * Which of a box's versions are read: every one (who may manage the box), the published ones

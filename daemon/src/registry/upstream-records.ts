@@ -27,17 +27,34 @@ export class UpstreamRecords {
 
   async saveBox(row: MirroredBoxRow, db: Db = this.db): Promise<void> {
     const { box_id: _, ...rest } = row;
-    await db.insertInto('mirrored_boxes').values(row).onConflict((oc) => oc.column('box_id').doUpdateSet(rest)).execute();
+    await db
+      .insertInto('mirrored_boxes')
+      .values(row)
+      .onConflict((oc) => oc.column('box_id').doUpdateSet(rest))
+      .execute();
   }
 
   versions(boxId: string, db: Db = this.db): Promise<FollowedVersion[]> {
-    return db.selectFrom('box_versions').leftJoin('mirrored_versions', 'mirrored_versions.version_id', 'box_versions.id')
-      .select(['box_versions.id', 'box_versions.version', 'box_versions.description', 'box_versions.status', 'box_versions.mirror_id', 'mirrored_versions.description as synced'])
-      .where('box_versions.box_id', '=', boxId).execute();
+    return db
+      .selectFrom('box_versions')
+      .leftJoin('mirrored_versions', 'mirrored_versions.version_id', 'box_versions.id')
+      .select([
+        'box_versions.id',
+        'box_versions.version',
+        'box_versions.description',
+        'box_versions.status',
+        'box_versions.mirror_id',
+        'mirrored_versions.description as synced',
+      ])
+      .where('box_versions.box_id', '=', boxId)
+      .execute();
   }
 
   async saveVersion(versionId: string, description: string, syncedAt: string, db: Db = this.db): Promise<void> {
-    await db.insertInto('mirrored_versions').values({ version_id: versionId, description, synced_at: syncedAt })
-      .onConflict((oc) => oc.column('version_id').doUpdateSet({ description, synced_at: syncedAt })).execute();
+    await db
+      .insertInto('mirrored_versions')
+      .values({ version_id: versionId, description, synced_at: syncedAt })
+      .onConflict((oc) => oc.column('version_id').doUpdateSet({ description, synced_at: syncedAt }))
+      .execute();
   }
 }

@@ -63,7 +63,11 @@ export function prepareDataFolder(dataDir: string, databaseFile: string | null):
   if (databaseFile && !existsSync(databaseFile)) {
     // An empty file is an empty database; created here so that its mode is ours, not SQLite's 0644.
     const fd = openSync(databaseFile, 'a', PRIVATE_FILE);
-    try { fchmodSync(fd, PRIVATE_FILE); } finally { closeSync(fd); }
+    try {
+      fchmodSync(fd, PRIVATE_FILE);
+    } finally {
+      closeSync(fd);
+    }
   }
   for (const e of readdirSync(dataDir, { withFileTypes: true })) {
     if (CHECKED_ELSEWHERE.has(e.name)) continue;
@@ -71,7 +75,8 @@ export function prepareDataFolder(dataDir: string, databaseFile: string | null):
     const st = statSync(path);
     // Another user's file is theirs to guard: a secret.key mounted read-only by a container runtime.
     const ours = process.getuid === undefined || st.uid === process.getuid();
-    if (ours && (e.isFile() || e.isDirectory())) changed += Number(tighten(path, st.mode, e.isFile() ? PRIVATE_FILE : PRIVATE_DIR));
+    if (ours && (e.isFile() || e.isDirectory()))
+      changed += Number(tighten(path, st.mode, e.isFile() ? PRIVATE_FILE : PRIVATE_DIR));
   }
   if (changed > 0) changed += tightenTree(dataDir);
   return { tightened: changed };

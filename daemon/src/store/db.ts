@@ -55,7 +55,9 @@ export function openStore(file: string): SqliteStore {
     throw err;
   }
   const versions = new TableVersions(raw);
-  const db = new Kysely<Database>({ dialect: invalidatingDialect(new SqliteDialect({ database: cachedStatements(raw) }), versions) });
+  const db = new Kysely<Database>({
+    dialect: invalidatingDialect(new SqliteDialect({ database: cachedStatements(raw) }), versions),
+  });
   return { dialect: 'sqlite', db, raw, versions, close: () => db.destroy() };
 }
 
@@ -73,8 +75,13 @@ export function migrate(raw: SqliteDatabase.Database, dir = MIGRATIONS_DIR): str
       raw.transaction(() => {
         raw.exec(m.sql);
         const broken = raw.pragma('foreign_key_check') as unknown[];
-        if (broken.length > 0) throw new Error(`migration ${m.name} leaves ${broken.length} rows pointing at missing rows: ${JSON.stringify(broken.slice(0, 3))}`);
-        raw.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)').run(m.name, new Date().toISOString());
+        if (broken.length > 0)
+          throw new Error(
+            `migration ${m.name} leaves ${broken.length} rows pointing at missing rows: ${JSON.stringify(broken.slice(0, 3))}`,
+          );
+        raw
+          .prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)')
+          .run(m.name, new Date().toISOString());
       })();
       applied.push(m.name);
     }

@@ -13,7 +13,10 @@ export type IntegrityState =
 
 /** Start stops here: the database is damaged. Says what SQLite found and what to do. */
 export class DatabaseDamagedError extends Error {
-  constructor(readonly file: string, readonly problems: string[]) {
+  constructor(
+    readonly file: string,
+    readonly problems: string[],
+  ) {
     const shown = problems.slice(0, 3).join('; ') + (problems.length > 3 ? `; and ${problems.length - 3} more` : '');
     super(`The database ${file} is damaged (${shown}). ${DAMAGED_DATABASE_HINT}`);
     this.name = 'DatabaseDamagedError';
@@ -57,7 +60,10 @@ export class IntegrityCheck {
   /** Settles with the verdict once the check has finished (or could not run). */
   done: Promise<IntegrityState> = Promise.resolve(this.current);
 
-  constructor(private readonly file: string, private readonly log: Logger) {}
+  constructor(
+    private readonly file: string,
+    private readonly log: Logger,
+  ) {}
 
   get state(): IntegrityState {
     return this.current;
@@ -86,9 +92,18 @@ export class IntegrityCheck {
       worker.once('exit', () => settle({ state: 'unchecked', reason: 'the check was stopped' }));
     });
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const waited = await Promise.race([this.done, new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), waitMs); })]);
+    const waited = await Promise.race([
+      this.done,
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), waitMs);
+      }),
+    ]);
     clearTimeout(timer);
-    if (waited === undefined) this.log.info({ waitedMs: waitMs }, 'database check (PRAGMA quick_check) goes on while the daemon serves; /healthz reports it');
+    if (waited === undefined)
+      this.log.info(
+        { waitedMs: waitMs },
+        'database check (PRAGMA quick_check) goes on while the daemon serves; /healthz reports it',
+      );
     if (waited?.state === 'damaged') throw new DatabaseDamagedError(this.file, waited.problems);
   }
 
@@ -100,8 +115,10 @@ export class IntegrityCheck {
 
   private report(s: IntegrityState): void {
     if (this.stopping) return;
-    if (s.state === 'damaged') this.log.error({ problems: s.problems }, new DatabaseDamagedError(this.file, s.problems).message);
-    else if (s.state === 'unchecked') this.log.warn({ reason: s.reason }, 'the database check (PRAGMA quick_check) could not run');
+    if (s.state === 'damaged')
+      this.log.error({ problems: s.problems }, new DatabaseDamagedError(this.file, s.problems).message);
+    else if (s.state === 'unchecked')
+      this.log.warn({ reason: s.reason }, 'the database check (PRAGMA quick_check) could not run');
     else if (s.state === 'ok') this.log.debug({ ms: s.ms }, 'database check passed');
   }
 }

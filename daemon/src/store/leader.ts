@@ -43,7 +43,11 @@ export class AdvisoryLockLeadership implements Leadership {
   private closed = false;
   private turn: Promise<void> = Promise.resolve();
 
-  constructor(private readonly url: string, private readonly log: Logger, private readonly retryMs: number) {}
+  constructor(
+    private readonly url: string,
+    private readonly log: Logger,
+    private readonly retryMs: number,
+  ) {}
 
   get leading(): boolean {
     return this.stopDuties !== null;
@@ -51,7 +55,9 @@ export class AdvisoryLockLeadership implements Leadership {
 
   async whileLeading(duties: Duties): Promise<() => Promise<void>> {
     const step = () => {
-      this.turn = this.turn.then(() => this.step(duties)).catch((err: unknown) => this.log.error({ err }, 'leader election step failed'));
+      this.turn = this.turn
+        .then(() => this.step(duties))
+        .catch((err: unknown) => this.log.error({ err }, 'leader election step failed'));
       return this.turn;
     };
     await step();
@@ -73,7 +79,10 @@ export class AdvisoryLockLeadership implements Leadership {
         await this.client.query('SELECT 1');
         return;
       } catch (err) {
-        this.log.warn({ reason: (err as Error).message }, 'lost the connection that holds the leader lock: stopping the watchdog, garbage collection and scheduled mirrors here');
+        this.log.warn(
+          { reason: (err as Error).message },
+          'lost the connection that holds the leader lock: stopping the watchdog, garbage collection and scheduled mirrors here',
+        );
         await this.resign();
       }
     }
@@ -82,14 +91,20 @@ export class AdvisoryLockLeadership implements Leadership {
     // Loaded here, not at start: a daemon on SQLite never needs the driver (start time, memory).
     const { default: driver } = await import('pg');
     const client = new driver.Client({
-      connectionString: this.url, application_name: 'boxyard-leader',
-      keepAlive: true, keepAliveInitialDelayMillis: 5000, query_timeout: this.retryMs, connectionTimeoutMillis: this.retryMs,
+      connectionString: this.url,
+      application_name: 'boxyard-leader',
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 5000,
+      query_timeout: this.retryMs,
+      connectionTimeoutMillis: this.retryMs,
     });
     client.on('error', () => undefined); // reported by the next check
     try {
       await client.connect();
       await client.query('SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3');
-      const got = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [ADVISORY_LOCKS.leader])).rows[0]?.ok === true;
+      const got =
+        (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [ADVISORY_LOCKS.leader])).rows[0]
+          ?.ok === true;
       if (!got) {
         await client.end();
         return;

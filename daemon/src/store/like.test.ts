@@ -19,8 +19,15 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const matching = async (text: string) => (await store.db.selectFrom('settings').select('key')
-  .where(sql<boolean>`key like ${containsPattern(text)} ${LIKE_ESCAPE}`).orderBy('key').execute()).map((r) => r.key);
+const matching = async (text: string) =>
+  (
+    await store.db
+      .selectFrom('settings')
+      .select('key')
+      .where(sql<boolean>`key like ${containsPattern(text)} ${LIKE_ESCAPE}`)
+      .orderBy('key')
+      .execute()
+  ).map((r) => r.key);
 
 describe('containsPattern with LIKE_ESCAPE', () => {
   it.each([

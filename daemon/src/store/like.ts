@@ -12,4 +12,5 @@ export const containsPattern = (text: string): string => `%${text.replace(/[\\%_
 export const LIKE_ESCAPE = sql.raw(`escape '\\'`);
 
 /** `column LIKE '%text%' ESCAPE '\'`: what a user typed matches itself, `%` and `_` included. */
-export const contains = (column: string, text: string) => sql<boolean>`${sql.ref(column)} like ${containsPattern(text)} ${LIKE_ESCAPE}`;
+export const contains = (column: string, text: string) =>
+  sql<boolean>`${sql.ref(column)} like ${containsPattern(text)} ${LIKE_ESCAPE}`;

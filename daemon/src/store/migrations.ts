@@ -38,7 +38,9 @@ export function migrationSql(text: string, dialect: Dialect): string {
 
 /** The numbered `NNN-name.sql` migrations in order, as `dialect` runs them. */
 export function readMigrations(dialect: Dialect, dir = MIGRATIONS_DIR): Migration[] {
-  return readdirSync(dir).filter((f) => /^\d{3}-[\w-]+\.sql$/.test(f)).sort()
+  return readdirSync(dir)
+    .filter((f) => /^\d{3}-[\w-]+\.sql$/.test(f))
+    .sort()
     .map((name) => ({ name, sql: migrationSql(readFileSync(join(dir, name), 'utf8'), dialect) }));
 }
 
@@ -51,7 +53,13 @@ export function readMigrations(dialect: Dialect, dir = MIGRATIONS_DIR): Migratio
 export const DIALECT_ONLY = {
   sqlite: {
     tables: /^box_search/,
-    triggers: new Set(['boxes_search_insert', 'boxes_search_update', 'boxes_search_delete', 'organizations_search_rename', 'users_search_rename']),
+    triggers: new Set([
+      'boxes_search_insert',
+      'boxes_search_update',
+      'boxes_search_delete',
+      'organizations_search_rename',
+      'users_search_rename',
+    ]),
     indexes: /^$/,
   },
   // The trigger that notifies other daemons' read caches of writes (store/cache/notified-tables.ts).

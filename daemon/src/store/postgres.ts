@@ -25,7 +25,10 @@ const types = {
 };
 
 /** Opens a PostgreSQL database through a connection pool and migrates it (one daemon at a time). */
-export async function openPostgres(url: string, opts: { log?: Logger; poolSize?: number } = {}): Promise<PostgresStore> {
+export async function openPostgres(
+  url: string,
+  opts: { log?: Logger; poolSize?: number } = {},
+): Promise<PostgresStore> {
   const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, types, application_name: 'boxyard' });
   // A pooled connection the server closes (a restart, a failover) is dropped from the pool and
   // reported; the next query opens another. Without a listener it would end the process.
@@ -44,7 +47,9 @@ export async function openPostgres(url: string, opts: { log?: Logger; poolSize?:
     throw new Error(`PostgreSQL at ${redacted(url)}: ${(err as Error).message}`);
   }
   const poolWaits = { count: 0 };
-  const db = new Kysely<Database>({ dialect: invalidatingDialect(new PostgresDialect({ pool: namingPool(pool, { waits: poolWaits }) }), versions) });
+  const db = new Kysely<Database>({
+    dialect: invalidatingDialect(new PostgresDialect({ pool: namingPool(pool, { waits: poolWaits }) }), versions),
+  });
   const close = async () => {
     await versions.close();
     await db.destroy();
@@ -63,13 +68,20 @@ export async function migratePostgres(pool: pg.Pool, dir = MIGRATIONS_DIR): Prom
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCKS.migrations]);
-    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
-    const done = new Set((await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)',
+    );
+    const done = new Set(
+      (await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name),
+    );
     const applied: string[] = [];
     for (const m of readMigrations('postgres', dir)) {
       if (done.has(m.name)) continue;
       await client.query(m.sql);
-      await client.query('INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)', [m.name, new Date().toISOString()]);
+      await client.query('INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)', [
+        m.name,
+        new Date().toISOString(),
+      ]);
       applied.push(m.name);
     }
     await client.query(ENSURE_NOTIFY_TRIGGERS);

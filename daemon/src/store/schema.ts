@@ -8,4 +8,12 @@ import type { AgentTables } from '../agents/tables';
 import type { MirrorTables } from '../mirror/tables';
 
 /** The whole schema as Kysely sees it: each feature declares its own tables beside its repository. */
-export interface Database extends AccountTables, RegistryTables, BlobTables, OrgTables, WorkspaceTables, PoolTables, AgentTables, MirrorTables {}
+export interface Database
+  extends AccountTables,
+    RegistryTables,
+    BlobTables,
+    OrgTables,
+    WorkspaceTables,
+    PoolTables,
+    AgentTables,
+    MirrorTables {}

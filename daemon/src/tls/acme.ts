@@ -65,8 +65,10 @@ export class AcmeIssuer implements Issuer {
 
   startFailure(err: unknown): Error {
     const { name, directory } = this.opts;
-    return new TlsSetupError(`Could not get a certificate for ${name} from the ACME directory ${directory}: ${messageOf(err)}. ` +
-      `Check that the directory is reachable and that ${name} resolves to this machine with its --http-port (80 unless set) reachable from the internet.`);
+    return new TlsSetupError(
+      `Could not get a certificate for ${name} from the ACME directory ${directory}: ${messageOf(err)}. ` +
+        `Check that the directory is reachable and that ${name} resolves to this machine with its --http-port (80 unless set) reachable from the internet.`,
+    );
   }
 
   describe() {
@@ -108,9 +110,11 @@ export class AcmeIssuer implements Issuer {
    */
   private async reachable(): Promise<void> {
     const get = await clientFetch(this.opts.caFile);
-    const answer = await get(this.opts.directory, { signal: AbortSignal.timeout(30_000) }).catch((err: Error & { cause?: { code?: string; message?: string } }) => {
-      throw new Error(`the directory cannot be reached (${err.cause?.code ?? err.cause?.message ?? err.message})`);
-    });
+    const answer = await get(this.opts.directory, { signal: AbortSignal.timeout(30_000) }).catch(
+      (err: Error & { cause?: { code?: string; message?: string } }) => {
+        throw new Error(`the directory cannot be reached (${err.cause?.code ?? err.cause?.message ?? err.message})`);
+      },
+    );
     await answer.arrayBuffer();
     if (!answer.ok) throw new Error(`the directory answered ${answer.status}`);
   }
@@ -144,11 +148,24 @@ export class AcmeIssuer implements Issuer {
   }
 
   private async order(acme: Acme): Promise<ServedCertificate> {
-    const account = JSON.parse((await readFile(join(this.dir, ACCOUNT), 'utf8').catch(() => null)) ?? '{}') as { directory?: string; url?: string };
+    const account = JSON.parse((await readFile(join(this.dir, ACCOUNT), 'utf8').catch(() => null)) ?? '{}') as {
+      directory?: string;
+      url?: string;
+    };
     const accountUrl = account.directory === this.opts.directory ? account.url : undefined;
-    const client = new acme.Client({ directoryUrl: this.opts.directory, accountUrl, accountKey: await this.accountKey(() => acme.crypto.createPrivateEcdsaKey()) });
-    const [key, csr] = await acme.crypto.createCsr({ commonName: this.opts.name, altNames: [this.opts.name] }, await acme.crypto.createPrivateEcdsaKey());
-    this.opts.log.info({ name: this.opts.name, directory: this.opts.directory }, 'ordering a certificate through ACME (HTTP-01)');
+    const client = new acme.Client({
+      directoryUrl: this.opts.directory,
+      accountUrl,
+      accountKey: await this.accountKey(() => acme.crypto.createPrivateEcdsaKey()),
+    });
+    const [key, csr] = await acme.crypto.createCsr(
+      { commonName: this.opts.name, altNames: [this.opts.name] },
+      await acme.crypto.createPrivateEcdsaKey(),
+    );
+    this.opts.log.info(
+      { name: this.opts.name, directory: this.opts.directory },
+      'ordering a certificate through ACME (HTTP-01)',
+    );
     const cert = await client.auto({
       csr,
       email: this.opts.email,
@@ -157,17 +174,25 @@ export class AcmeIssuer implements Issuer {
       challengePriority: ['http-01'],
       // The CA checks; a check of our own would ask the daemon's public name from inside.
       skipChallengeVerification: true,
-      challengeCreateFn: async (_authz, challenge, keyAuthorization) => void this.challenges.set(challenge.token, keyAuthorization),
+      challengeCreateFn: async (_authz, challenge, keyAuthorization) =>
+        void this.challenges.set(challenge.token, keyAuthorization),
       challengeRemoveFn: async (_authz, challenge) => void this.challenges.delete(challenge.token),
     });
-    if (!accountUrl) await writeShared(join(this.dir, ACCOUNT), JSON.stringify({ directory: this.opts.directory, url: client.getAccountUrl() }));
+    if (!accountUrl)
+      await writeShared(
+        join(this.dir, ACCOUNT),
+        JSON.stringify({ directory: this.opts.directory, url: client.getAccountUrl() }),
+      );
     // The certificate before its key: a start between the two finds them mismatched and orders again.
     await writeShared(join(this.dir, CERT), cert);
     await writePrivate(join(this.dir, KEY), key.toString());
     await writeShared(join(this.dir, ORDER), JSON.stringify({ directory: this.opts.directory, name: this.opts.name }));
     const leaf = new X509Certificate(cert);
     const notAfter = new Date(leaf.validTo);
-    this.opts.log.info({ name: this.opts.name, fingerprint: fingerprintOf(cert), not_after: notAfter }, 'obtained a certificate through ACME');
+    this.opts.log.info(
+      { name: this.opts.name, fingerprint: fingerprintOf(cert), not_after: notAfter },
+      'obtained a certificate through ACME',
+    );
     return { key: key.toString(), cert, notBefore: new Date(leaf.validFrom), notAfter };
   }
 }

@@ -12,7 +12,14 @@ function issuerFor(config: Config, log: Logger): Issuer | null {
   if (config.tls === 'auto') return new LocalCaIssuer({ dataDir: config.dataDir, settings: config, log });
   if (config.tls === 'files') return new FileIssuer({ cert: config.tlsCert!, key: config.tlsKey!, log });
   if (config.tls === 'acme') {
-    return new AcmeIssuer({ dataDir: config.dataDir, name: new URL(config.publicUrl!).hostname, directory: config.acmeDirectory, email: config.acmeEmail, caFile: config.acmeCaFile, log });
+    return new AcmeIssuer({
+      dataDir: config.dataDir,
+      name: new URL(config.publicUrl!).hostname,
+      directory: config.acmeDirectory,
+      email: config.acmeEmail,
+      caFile: config.acmeCaFile,
+      log,
+    });
   }
   return null;
 }

@@ -16,12 +16,17 @@ import { permittedFor } from './name-constraints';
  */
 export function tlsCommands(program: Command, configFrom: (opts: Record<string, unknown>) => Config): void {
   const tls = program.command('tls').description('the local CA of --tls auto (docs/https.md)');
-  tls.command('new-ca').description('replace the local CA of --tls auto with a new, name-constrained one (clients must trust it again)')
+  tls
+    .command('new-ca')
+    .description('replace the local CA of --tls auto with a new, name-constrained one (clients must trust it again)')
     .option('--data <dir>', 'data folder (default: the platform app-data folder; env BOXYARD_DATA)')
     .option('--host <host>', 'the address the daemon listens on, as given to serve')
     .option('--port <port>', 'the port the daemon listens on, for the trust command printed')
-    .option('--public-url <url>', 'the daemon\'s --public-url: the new CA may certify its host')
-    .option('--allowed-hosts <names>', 'the daemon\'s --allowed-hosts: the new CA may certify them (`.example.org` with subdomains)')
+    .option('--public-url <url>', "the daemon's --public-url: the new CA may certify its host")
+    .option(
+      '--allowed-hosts <names>',
+      "the daemon's --allowed-hosts: the new CA may certify them (`.example.org` with subdomains)",
+    )
     .action(async (o: Record<string, unknown>) => {
       const config = configFrom({ ...o, quiet: true });
       const permitted = permittedFor(config);

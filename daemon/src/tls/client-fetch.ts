@@ -13,7 +13,8 @@ export async function clientFetch(caFile: string | undefined): Promise<typeof fe
   const ca = await readCaFile(caFile);
   const undici = await loadUndici();
   const dispatcher = new undici.Agent({ connect: { ca: caBundle(ca) } });
-  return ((input: string | URL, init?: RequestInit) => undici.fetch(input, { ...(init as object), dispatcher })) as unknown as typeof fetch;
+  return ((input: string | URL, init?: RequestInit) =>
+    undici.fetch(input, { ...(init as object), dispatcher })) as unknown as typeof fetch;
 }
 
 /**
@@ -27,6 +28,7 @@ export async function readCaFile(caFile: string): Promise<string> {
   const text = await readFile(caFile, 'utf8').catch((err: NodeJS.ErrnoException) => {
     throw new Error(`cannot read the CA file ${caFile}: ${err.code ?? err.message}`);
   });
-  if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`${caFile} holds no PEM certificate (get it with: boxyard trust URL --fingerprint …)`);
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    throw new Error(`${caFile} holds no PEM certificate (get it with: boxyard trust URL --fingerprint …)`);
   return text;
 }

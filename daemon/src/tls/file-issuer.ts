@@ -9,10 +9,15 @@ import { checkPair, checkPrivate, TlsSetupError } from './private-files';
  * Checks a key and certificate chain as a start-up would: readable, the key closed to other users
  * (its group may read it), and the pair passing `checkPair` at `now`.
  */
-export async function loadCertificateFiles(certFile: string, keyFile: string, now = new Date()): Promise<ServedCertificate> {
-  const text = async (f: string, what: string) => readFile(f, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new TlsSetupError(`Cannot read the TLS ${what} ${f}: ${err.code ?? err.message}.`);
-  });
+export async function loadCertificateFiles(
+  certFile: string,
+  keyFile: string,
+  now = new Date(),
+): Promise<ServedCertificate> {
+  const text = async (f: string, what: string) =>
+    readFile(f, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      throw new TlsSetupError(`Cannot read the TLS ${what} ${f}: ${err.code ?? err.message}.`);
+    });
   const [cert, key] = await Promise.all([text(certFile, 'certificate'), text(keyFile, 'key')]);
   await checkPrivate(keyFile, 'file', 'group');
   const { notBefore, notAfter } = checkPair(cert, key, now, { names: { cert: certFile, key: keyFile } });
@@ -40,7 +45,10 @@ export class FileIssuer implements Issuer {
   async held(now: Date): Promise<ServedCertificate> {
     const pair = await loadCertificateFiles(this.opts.cert, this.opts.key, now);
     if (this.last !== undefined && this.last !== pair.cert + pair.key) {
-      this.opts.log.info({ cert: this.opts.cert, fingerprint: fingerprintOf(pair.cert), not_after: pair.notAfter }, 'reloaded the TLS certificate');
+      this.opts.log.info(
+        { cert: this.opts.cert, fingerprint: fingerprintOf(pair.cert), not_after: pair.notAfter },
+        'reloaded the TLS certificate',
+      );
     }
     this.last = pair.cert + pair.key;
     return pair;
@@ -49,7 +57,9 @@ export class FileIssuer implements Issuer {
   watch(changed: () => void): () => void {
     const files = [this.opts.cert, this.opts.key];
     for (const f of files) watchFile(f, { interval: WATCH_MS, persistent: false }, changed);
-    return () => { for (const f of files) unwatchFile(f, changed); };
+    return () => {
+      for (const f of files) unwatchFile(f, changed);
+    };
   }
 
   describe() {

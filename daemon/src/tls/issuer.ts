@@ -1,13 +1,27 @@
 import type { LocalCaJson } from '../contract/wire/overview';
 
 /** The certificate the daemon serves: its key, its chain (leaf first), and its dates. */
-export interface ServedCertificate { key: string; cert: string; notBefore: Date; notAfter: Date }
+export interface ServedCertificate {
+  key: string;
+  cert: string;
+  notBefore: Date;
+  notAfter: Date;
+}
 
 /** What /healthz and the overview say of the certificate. */
-export interface TlsStatus { ok: boolean; mode: 'auto' | 'files' | 'acme'; not_after: string | null; message: string; local_ca?: LocalCaJson }
+export interface TlsStatus {
+  ok: boolean;
+  mode: 'auto' | 'files' | 'acme';
+  not_after: string | null;
+  message: string;
+  local_ca?: LocalCaJson;
+}
 
 /** The local CA clients trust (`--tls auto` only): served at /ca.pem, its fingerprint shown. */
-export interface TrustedCa { pem: string; fingerprint: string }
+export interface TrustedCa {
+  pem: string;
+  fingerprint: string;
+}
 
 /**
  * Where a certificate comes from, as Caddy's certmagic has issuers: the daemon's own CA

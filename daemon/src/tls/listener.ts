@@ -27,7 +27,11 @@ export class SecureListener {
   /** Connections that have not sent their first byte: not the HTTP server's yet, so closed here. */
   private readonly waiting = new Set<Socket>();
 
-  constructor(private readonly http: Server, first: ServedCertificate, private readonly firstByteMs: number) {
+  constructor(
+    private readonly http: Server,
+    first: ServedCertificate,
+    private readonly firstByteMs: number,
+  ) {
     this.context = contextOf(first, this.ticketKeys);
     this.server = createServer({ pauseOnConnect: false }, (socket) => this.accept(socket));
   }

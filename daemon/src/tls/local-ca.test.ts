@@ -22,17 +22,22 @@ describe('LocalCa.replace (boxyard tls new-ca)', () => {
     const opened = await LocalCa.open(dir, 'Boxyard', null);
     expect(opened.fingerprint).toBe(fresh.fingerprint);
     expect(opened.permitted).toEqual(LAN);
-    expect(await opened.replaced()).toEqual({ at: expect.stringMatching(/^\d{4}-/), previous_fingerprint: old.fingerprint });
+    expect(await opened.replaced()).toEqual({
+      at: expect.stringMatching(/^\d{4}-/),
+      previous_fingerprint: old.fingerprint,
+    });
     // A CA made later some other way (its files removed by hand, a first start) is not the one replace made.
     for (const f of ['ca.pem', 'ca-key.pem']) rmSync(join(dir, f));
     expect(await (await LocalCa.open(dir, 'Boxyard', LAN)).replaced()).toBeNull();
   });
 
-  it('a CA file whose key is another CA\'s stops the start, and says what to do', async () => {
+  it("a CA file whose key is another CA's stops the start, and says what to do", async () => {
     const [a, b] = [join(root, 'b'), join(root, 'c')];
     await LocalCa.open(a, 'Boxyard', LAN);
     await LocalCa.open(b, 'Boxyard', LAN);
     copyFileSync(join(b, 'ca-key.pem'), join(a, 'ca-key.pem'));
-    await expect(LocalCa.open(a, 'Boxyard', LAN)).rejects.toThrow(/ca-key\.pem is not the key of .*ca\.pem.*boxyard tls new-ca/);
+    await expect(LocalCa.open(a, 'Boxyard', LAN)).rejects.toThrow(
+      /ca-key\.pem is not the key of .*ca\.pem.*boxyard tls new-ca/,
+    );
   });
 });

@@ -7,7 +7,15 @@ import type { LocalCaJson } from '../contract/wire/overview';
 import { normalizeHost } from '../lib/host-names';
 import { CA_FILE, fingerprintOf } from './fingerprint';
 import { constraintsOf, nameConstraintsExtension, type Permitted } from './name-constraints';
-import { checkPair, checkPrivate, PairError, privateFolder, TlsSetupError, writePrivate, writeShared } from './private-files';
+import {
+  checkPair,
+  checkPrivate,
+  PairError,
+  privateFolder,
+  TlsSetupError,
+  writePrivate,
+  writeShared,
+} from './private-files';
 
 /**
  * `--tls auto`: a certificate authority of the daemon's own, kept in `DATA/tls/` (the folder 0700,
@@ -29,7 +37,13 @@ const DAY = 86_400_000;
 const CA_DAYS = 3650;
 export const SERVER_DAYS = 90;
 
-export interface IssuedCertificate { key: string; cert: string; notBefore: Date; notAfter: Date; names: string[] }
+export interface IssuedCertificate {
+  key: string;
+  cert: string;
+  notBefore: Date;
+  notAfter: Date;
+  names: string[];
+}
 
 /** When `boxyard tls new-ca` made the CA, and the fingerprint of the one before: clients that trusted that one must trust the new one. */
 export type Replaced = NonNullable<LocalCaJson['replaced']>;
@@ -40,7 +54,9 @@ function caPair(certPem: string, keyPem: string, certPath: string, keyPath: stri
     return checkPair(certPem, keyPem, null, { names: { cert: certPath, key: keyPath } });
   } catch (err) {
     if (err instanceof PairError && err.fault === 'mismatch') {
-      throw new TlsSetupError(`${keyPath} is not the key of ${certPath}: restore the pair, or make a new CA with boxyard tls new-ca (clients must then trust it again).`);
+      throw new TlsSetupError(
+        `${keyPath} is not the key of ${certPath}: restore the pair, or make a new CA with boxyard tls new-ca (clients must then trust it again).`,
+      );
     }
     throw err;
   }
@@ -71,15 +87,27 @@ export class LocalCa {
     await privateFolder(dir);
     const certPath = join(dir, CA_FILE);
     const keyPath = join(dir, CA_KEY);
-    const [certPem, keyPem] = await Promise.all([readFile(certPath, 'utf8').catch(() => null), readFile(keyPath, 'utf8').catch(() => null)]);
+    const [certPem, keyPem] = await Promise.all([
+      readFile(certPath, 'utf8').catch(() => null),
+      readFile(keyPath, 'utf8').catch(() => null),
+    ]);
     if (certPem && keyPem) {
       await checkPrivate(keyPath, 'file');
       const pair = caPair(certPem, keyPem, certPath, keyPath);
-      const key = await webcrypto.subtle.importKey('pkcs8', pair.key.export({ format: 'der', type: 'pkcs8' }), ALG, false, ['sign']);
+      const key = await webcrypto.subtle.importKey(
+        'pkcs8',
+        pair.key.export({ format: 'der', type: 'pkcs8' }),
+        ALG,
+        false,
+        ['sign'],
+      );
       const cert = new x509.X509Certificate(certPem);
       return new LocalCa(dir, certPem, cert, key, constraintsOf(cert));
     }
-    if (certPem || keyPem) throw new TlsSetupError(`${dir} holds only one of ${CA_FILE} and ${CA_KEY}: restore the other, or make a new CA with boxyard tls new-ca (clients must then trust it again).`);
+    if (certPem || keyPem)
+      throw new TlsSetupError(
+        `${dir} holds only one of ${CA_FILE} and ${CA_KEY}: restore the other, or make a new CA with boxyard tls new-ca (clients must then trust it again).`,
+      );
     return LocalCa.create(dir, name, permitted);
   }
 
@@ -104,7 +132,9 @@ export class LocalCa {
     if (!text) return null;
     try {
       const r = JSON.parse(text) as Partial<Replaced> & { fingerprint?: string };
-      return typeof r.at === 'string' && r.fingerprint === this.fingerprint ? { at: r.at, previous_fingerprint: r.previous_fingerprint ?? null } : null;
+      return typeof r.at === 'string' && r.fingerprint === this.fingerprint
+        ? { at: r.at, previous_fingerprint: r.previous_fingerprint ?? null }
+        : null;
     } catch {
       return null;
     }
@@ -115,25 +145,37 @@ export class LocalCa {
     const now = Date.now();
     // Dated: a client's store that holds a replaced CA beside its successor tells them apart.
     const made = new Date(now).toISOString().slice(0, 10);
-    const cert = await x509.X509CertificateGenerator.createSelfSigned({
-      name: `CN=${name} local CA ${made}, O=Boxyard`, keys, signingAlgorithm: ALG,
-      notBefore: new Date(now - DAY), notAfter: new Date(now + CA_DAYS * DAY),
-      extensions: [
-        new x509.BasicConstraintsExtension(true, 0, true),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-        ...(permitted ? [nameConstraintsExtension(permitted)] : []),
-      ],
-    }, webcrypto as never);
+    const cert = await x509.X509CertificateGenerator.createSelfSigned(
+      {
+        name: `CN=${name} local CA ${made}, O=Boxyard`,
+        keys,
+        signingAlgorithm: ALG,
+        notBefore: new Date(now - DAY),
+        notAfter: new Date(now + CA_DAYS * DAY),
+        extensions: [
+          new x509.BasicConstraintsExtension(true, 0, true),
+          new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+          await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+          ...(permitted ? [nameConstraintsExtension(permitted)] : []),
+        ],
+      },
+      webcrypto as never,
+    );
     // The key before the certificate: a CA file is never there without its key.
-    await writePrivate(join(dir, CA_KEY), toPem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)));
+    await writePrivate(
+      join(dir, CA_KEY),
+      toPem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)),
+    );
     await writeShared(join(dir, CA_FILE), cert.toString('pem'));
     return new LocalCa(dir, cert.toString('pem'), cert, keys.privateKey, permitted);
   }
 
   /** The server certificate on disk, if this CA signed it, it names exactly `names`, and its key and dates pass at `now`. */
   async current(names: string[], now: Date): Promise<IssuedCertificate | null> {
-    const [cert, key] = await Promise.all([readFile(join(this.dir, SERVER_FILE), 'utf8').catch(() => null), readFile(join(this.dir, SERVER_KEY), 'utf8').catch(() => null)]);
+    const [cert, key] = await Promise.all([
+      readFile(join(this.dir, SERVER_FILE), 'utf8').catch(() => null),
+      readFile(join(this.dir, SERVER_KEY), 'utf8').catch(() => null),
+    ]);
     if (!cert || !key) return null;
     try {
       const { leaf, notBefore, notAfter } = checkPair(cert, key, now, { early: 'allowed' });
@@ -154,18 +196,28 @@ export class LocalCa {
     const now = Math.floor(Date.now() / 1000) * 1000;
     const notBefore = new Date(now - DAY);
     const notAfter = new Date(now + SERVER_DAYS * DAY);
-    const cert = await x509.X509CertificateGenerator.create({
-      subject: `CN=${names[0]}`, issuer: this.caCert.subject, publicKey: keys.publicKey, signingKey: this.signingKey, signingAlgorithm: ALG,
-      notBefore, notAfter,
-      extensions: [
-        new x509.BasicConstraintsExtension(false, undefined, true),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-        new x509.SubjectAlternativeNameExtension(names.map((n) => (isIP(n) ? { type: 'ip' as const, value: n } : { type: 'dns' as const, value: n }))),
-        await x509.AuthorityKeyIdentifierExtension.create(this.caCert, false, webcrypto as never),
-        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, webcrypto as never),
-      ],
-    }, webcrypto as never);
+    const cert = await x509.X509CertificateGenerator.create(
+      {
+        subject: `CN=${names[0]}`,
+        issuer: this.caCert.subject,
+        publicKey: keys.publicKey,
+        signingKey: this.signingKey,
+        signingAlgorithm: ALG,
+        notBefore,
+        notAfter,
+        extensions: [
+          new x509.BasicConstraintsExtension(false, undefined, true),
+          new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+          new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+          new x509.SubjectAlternativeNameExtension(
+            names.map((n) => (isIP(n) ? { type: 'ip' as const, value: n } : { type: 'dns' as const, value: n })),
+          ),
+          await x509.AuthorityKeyIdentifierExtension.create(this.caCert, false, webcrypto as never),
+          await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, webcrypto as never),
+        ],
+      },
+      webcrypto as never,
+    );
     const key = toPem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
     await writePrivate(join(this.dir, SERVER_KEY), key);
     await writeShared(join(this.dir, SERVER_FILE), cert.toString('pem'));
@@ -175,5 +227,8 @@ export class LocalCa {
 
 /** `DNS:a, IP Address:1.2.3.4` (Node's subjectAltName) → the names and addresses. */
 export function sanNames(alt: string): string[] {
-  return alt.split(/,\s*/).filter(Boolean).map((e) => e.replace(/^(DNS|IP Address):/, ''));
+  return alt
+    .split(/,\s*/)
+    .filter(Boolean)
+    .map((e) => e.replace(/^(DNS|IP Address):/, ''));
 }

@@ -47,8 +47,16 @@ export class LocalCaIssuer implements Issuer {
 
   describe() {
     const r = this.review;
-    const local_ca = r && { name_constrained: this.local!.permitted !== null, names_outside: r.outside, replace: r.replace, replaced: this.replaced };
-    return { message: `local CA ${this.ca?.fingerprint ?? ''}, server certificate for ${SERVER_DAYS} days`, ...(local_ca ? { local_ca } : {}) };
+    const local_ca = r && {
+      name_constrained: this.local!.permitted !== null,
+      names_outside: r.outside,
+      replace: r.replace,
+      replaced: this.replaced,
+    };
+    return {
+      message: `local CA ${this.ca?.fingerprint ?? ''}, server certificate for ${SERVER_DAYS} days`,
+      ...(local_ca ? { local_ca } : {}),
+    };
   }
 
   private reviewNames(): NamesReview {
@@ -62,16 +70,27 @@ export class LocalCaIssuer implements Issuer {
     const server = settings.publicUrl ?? `https://${hostname()}:${settings.port}`;
     const steps = newCaSteps(server, dataDir).join('; ');
     if (replace === 'unconstrained') {
-      log.warn({ fingerprint: this.ca!.fingerprint }, 'the local CA has no name constraints (it was made before Boxyard gave its CAs them): ' +
-        `whoever copies its key can make a certificate for any site, which every client that trusts it accepts. It keeps working; to replace it: ${steps}`);
+      log.warn(
+        { fingerprint: this.ca!.fingerprint },
+        'the local CA has no name constraints (it was made before Boxyard gave its CAs them): ' +
+          `whoever copies its key can make a certificate for any site, which every client that trusts it accepts. It keeps working; to replace it: ${steps}`,
+      );
     } else if (replace === 'names_outside') {
-      log.warn({ names: outside }, `the local CA's name constraints leave out ${outside.join(', ')}: they are not in the server certificate. A new CA covers them: ${steps}`);
+      log.warn(
+        { names: outside },
+        `the local CA's name constraints leave out ${outside.join(', ')}: they are not in the server certificate. A new CA covers them: ${steps}`,
+      );
     } else if (outside.length > 0) {
-      log.info({ names: outside }, `left out of the server certificate, outside the local CA's name constraints: ${outside.join(', ')} (clients reach the daemon by its names and LAN addresses)`);
+      log.info(
+        { names: outside },
+        `left out of the server certificate, outside the local CA's name constraints: ${outside.join(', ')} (clients reach the daemon by its names and LAN addresses)`,
+      );
     }
     if (this.replaced) {
-      log.info({ previous_fingerprint: this.replaced.previous_fingerprint, at: this.replaced.at },
-        `this local CA was made by boxyard tls new-ca in place of another: clients that trusted that one must trust this one: npx boxyard trust ${server} --fingerprint ${this.ca!.fingerprint.replace(/:/g, '')}`);
+      log.info(
+        { previous_fingerprint: this.replaced.previous_fingerprint, at: this.replaced.at },
+        `this local CA was made by boxyard tls new-ca in place of another: clients that trusted that one must trust this one: npx boxyard trust ${server} --fingerprint ${this.ca!.fingerprint.replace(/:/g, '')}`,
+      );
     }
   }
 }

@@ -6,14 +6,22 @@ import { ManagedCertificate, renewalDue } from './maintenance';
 
 const DAY = 86_400_000;
 const T0 = new Date('2030-01-01T00:00:00Z');
-const cert = (n: number, from: Date, days = 90): ServedCertificate => ({ key: `k${n}`, cert: `c${n}`, notBefore: from, notAfter: new Date(from.getTime() + days * DAY) });
+const cert = (n: number, from: Date, days = 90): ServedCertificate => ({
+  key: `k${n}`,
+  cert: `c${n}`,
+  notBefore: from,
+  notAfter: new Date(from.getTime() + days * DAY),
+});
 
 /** An issuer that holds what it last issued, and fails while `down`. */
 function fakeIssuer(first: ServedCertificate | null, clock: ManualClock) {
   let n = 1;
   const state = { held: first, down: false, issued: 0 };
   const issuer: Issuer = {
-    mode: 'acme', publicTrust: true, ca: null, failing: 'renewing failed',
+    mode: 'acme',
+    publicTrust: true,
+    ca: null,
+    failing: 'renewing failed',
     open: async () => undefined,
     held: async () => state.held,
     issue: async () => {
@@ -58,7 +66,13 @@ describe('the maintenance loop', () => {
       state.down = true;
       clock.advance(61 * DAY);
       await loop.reload();
-      expect(loop.status()).toMatchObject({ ok: false, not_after: changes[0].notAfter.toISOString(), message: expect.stringMatching(/^renewing failed: connect ECONNREFUSED; retrying in 60 s \(still serving the current one until /) });
+      expect(loop.status()).toMatchObject({
+        ok: false,
+        not_after: changes[0].notAfter.toISOString(),
+        message: expect.stringMatching(
+          /^renewing failed: connect ECONNREFUSED; retrying in 60 s \(still serving the current one until /,
+        ),
+      });
       await loop.reload();
       expect(loop.status().message).toMatch(/retrying in 120 s/);
       state.down = false;
@@ -78,8 +92,12 @@ describe('the maintenance loop', () => {
     loop.stop();
     const down = fakeIssuer(null, clock);
     down.state.down = true;
-    await expect(new ManagedCertificate({ ...down.issuer, startFailure: (err) => new Error(`no certificate: ${(err as Error).message}`) }, { clock, log }).start(() => undefined))
-      .rejects.toThrow('no certificate: connect ECONNREFUSED');
+    await expect(
+      new ManagedCertificate(
+        { ...down.issuer, startFailure: (err) => new Error(`no certificate: ${(err as Error).message}`) },
+        { clock, log },
+      ).start(() => undefined),
+    ).rejects.toThrow('no certificate: connect ECONNREFUSED');
   });
 
   it('an issuer that only reads (your own files) is read again, never renewed', async () => {

@@ -48,20 +48,31 @@ export class ManagedCertificate implements CertificateSource {
   private unwatch?: () => void;
   private stopped = false;
 
-  constructor(private readonly issuer: Issuer, private readonly deps: { clock: Clock; log: Logger }) {
+  constructor(
+    private readonly issuer: Issuer,
+    private readonly deps: { clock: Clock; log: Logger },
+  ) {
     if (issuer.challenge) this.challenge = (token) => issuer.challenge!(token);
   }
 
-  get mode(): TlsStatus['mode'] { return this.issuer.mode; }
-  get publicTrust(): boolean { return this.issuer.publicTrust; }
-  get ca() { return this.issuer.ca; }
+  get mode(): TlsStatus['mode'] {
+    return this.issuer.mode;
+  }
+  get publicTrust(): boolean {
+    return this.issuer.publicTrust;
+  }
+  get ca() {
+    return this.issuer.ca;
+  }
 
   async start(onChange: (c: ServedCertificate) => void): Promise<ServedCertificate> {
     await this.issuer.open();
     const held = await this.issuer.held(this.deps.clock.now());
-    const first = held ?? (await this.issuer.issue!().catch((err: unknown) => {
-      throw this.issuer.startFailure?.(err) ?? err;
-    }));
+    const first =
+      held ??
+      (await this.issuer.issue!().catch((err: unknown) => {
+        throw this.issuer.startFailure?.(err) ?? err;
+      }));
     this.served = first;
     this.onChange = onChange;
     this.unwatch = this.issuer.watch?.(() => void this.reload());
@@ -72,18 +83,23 @@ export class ManagedCertificate implements CertificateSource {
 
   reload(): Promise<void> {
     if (!this.attempt) return this.checkWithRetries();
-    this.again ??= this.attempt.catch(() => undefined).then(() => {
-      this.again = undefined;
-      return this.reload();
-    });
+    this.again ??= this.attempt
+      .catch(() => undefined)
+      .then(() => {
+        this.again = undefined;
+        return this.reload();
+      });
     return this.again;
   }
 
   status(): TlsStatus {
     const { message, local_ca } = this.issuer.describe();
     return {
-      ok: this.problem === null, mode: this.mode, not_after: this.served?.notAfter.toISOString() ?? null,
-      message: this.problem ?? message, ...(local_ca ? { local_ca } : {}),
+      ok: this.problem === null,
+      mode: this.mode,
+      not_after: this.served?.notAfter.toISOString() ?? null,
+      message: this.problem ?? message,
+      ...(local_ca ? { local_ca } : {}),
     };
   }
 
@@ -125,27 +141,43 @@ export class ManagedCertificate implements CertificateSource {
     const minTimeout = retryDelay(this.failures);
     return new Promise<void>((firstEnded) => {
       const attempt = () => {
-        this.attempt = this.check().catch((err: unknown) => {
-          // p-retry gives up at once on a TypeError (acme-client's for a connection that failed).
-          throw err instanceof TypeError ? new Error(err.message, { cause: err }) : err;
-        }).finally(() => { this.attempt = undefined; });
+        this.attempt = this.check()
+          .catch((err: unknown) => {
+            // p-retry gives up at once on a TypeError (acme-client's for a connection that failed).
+            throw err instanceof TypeError ? new Error(err.message, { cause: err }) : err;
+          })
+          .finally(() => {
+            this.attempt = undefined;
+          });
         return this.attempt;
       };
       pRetry(attempt, {
-        forever: true, factor: 2, minTimeout, maxTimeout: CHECK_MS, randomize: false, unref: true, signal: backoff.signal,
+        forever: true,
+        factor: 2,
+        minTimeout,
+        maxTimeout: CHECK_MS,
+        randomize: false,
+        unref: true,
+        signal: backoff.signal,
         onFailedAttempt: (err) => {
           this.failures += 1;
           const wait = Math.min(minTimeout * 2 ** (err.attemptNumber - 1), CHECK_MS);
           this.problem = `${this.issuer.failing}: ${err.message}; retrying in ${Math.round(wait / 1000)} s (still serving the current one until ${this.served?.notAfter.toISOString()})`;
-          this.deps.log.error({ err, retry_in_s: wait / 1000 }, `${this.issuer.failing}; still serving the current certificate`);
+          this.deps.log.error(
+            { err, retry_in_s: wait / 1000 },
+            `${this.issuer.failing}; still serving the current certificate`,
+          );
           firstEnded();
         },
-      }).then(() => {
-        this.failures = 0;
-        this.problem = null;
-        this.schedule(CHECK_MS);
-        firstEnded();
-      }, () => firstEnded());
+      }).then(
+        () => {
+          this.failures = 0;
+          this.problem = null;
+          this.schedule(CHECK_MS);
+          firstEnded();
+        },
+        () => firstEnded(),
+      );
     });
   }
 }

@@ -1,7 +1,13 @@
 import { hostname as osHostname } from 'node:os';
 import { isIP } from 'node:net';
 import * as x509 from '@peculiar/x509';
-import { GeneralName, GeneralSubtree, GeneralSubtrees, NameConstraints, id_ce_nameConstraints } from '@peculiar/asn1-x509';
+import {
+  GeneralName,
+  GeneralSubtree,
+  GeneralSubtrees,
+  NameConstraints,
+  id_ce_nameConstraints,
+} from '@peculiar/asn1-x509';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import ipaddr from 'ipaddr.js';
 import type { LocalCaJson } from '../contract/wire/overview';
@@ -18,14 +24,26 @@ import { normalizeHost } from '../lib/host-names';
  * names under it only): a single-label name (a host called `dev`) is permitted as itself, never
  * as the top-level domain whose every site it would cover (`www.google.dev`).
  */
-export interface Permitted { dns: string[]; ip: string[]; excluded?: string[] }
+export interface Permitted {
+  dns: string[];
+  ip: string[];
+  excluded?: string[];
+}
 
 /** The DNS names a LAN daemon is reached by wherever it runs: mDNS, loopback and the names RFC 8375 and common routers give a LAN. */
 export const LAN_DNS = ['local', 'localhost', 'home.arpa', 'internal', 'lan'] as const;
 
 /** Loopback, RFC 1918, CGNAT (RFC 6598), link-local, IPv6 unique-local (RFC 4193) and link-local. */
 export const LAN_RANGES = [
-  '127.0.0.0/8', '::1/128', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', 'fc00::/7', 'fe80::/10',
+  '127.0.0.0/8',
+  '::1/128',
+  '10.0.0.0/8',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  '100.64.0.0/10',
+  '169.254.0.0/16',
+  'fc00::/7',
+  'fe80::/10',
 ] as const;
 
 const inRange = (address: string, cidr: string): boolean => {
@@ -59,7 +77,13 @@ export function permittedFor(settings: NameSettings, hostname: string = osHostna
   const p: Permitted = { dns: [...LAN_DNS], ip: [...LAN_RANGES] };
   const entries = allowedHostEntries(settings.allowedHosts);
   const listen = listensOnAll(settings.host) ? '' : settings.host;
-  const names = [...machineNames(hostname), settings.publicUrl && new URL(settings.publicUrl).hostname, listen, ...entries.exact, ...entries.domains];
+  const names = [
+    ...machineNames(hostname),
+    settings.publicUrl && new URL(settings.publicUrl).hostname,
+    listen,
+    ...entries.exact,
+    ...entries.domains,
+  ];
   for (const raw of names) {
     const n = raw ? normalizeHost(raw) : '';
     if (!n || permits(p, n)) continue;
@@ -89,12 +113,21 @@ export interface NamesReview {
  * made now would cover a name this one does not (a public address on an interface it would not:
  * that is only reported).
  */
-export function reviewNames(settings: NameSettings, ca: Permitted | null, names: string[], hostname: string = osHostname()): NamesReview {
+export function reviewNames(
+  settings: NameSettings,
+  ca: Permitted | null,
+  names: string[],
+  hostname: string = osHostname(),
+): NamesReview {
   if (!ca) return { certified: names, outside: [], replace: 'unconstrained' };
   const wanted = [...new Set([...names, ...allowedHostEntries(settings.allowedHosts).domains])];
   const outside = wanted.filter((n) => !permits(ca, n));
   const fresh = permittedFor(settings, hostname);
-  return { certified: names.filter((n) => permits(ca, n)), outside, replace: outside.some((n) => permits(fresh, n)) ? 'names_outside' : null };
+  return {
+    certified: names.filter((n) => permits(ca, n)),
+    outside,
+    replace: outside.some((n) => permits(fresh, n)) ? 'names_outside' : null,
+  };
 }
 
 /** The critical NameConstraints extension that permits these subtrees and excludes none. */
@@ -104,8 +137,14 @@ export function nameConstraintsExtension(p: Permitted): x509.Extension {
     ...p.dns.map((dNSName) => subtree(new GeneralName({ dNSName }))),
     ...p.ip.map((iPAddress) => subtree(new GeneralName({ iPAddress }))),
   ]);
-  const excluded = p.excluded?.length ? { excludedSubtrees: new GeneralSubtrees(p.excluded.map((dNSName) => subtree(new GeneralName({ dNSName })))) } : {};
-  return new x509.Extension(id_ce_nameConstraints, true, AsnConvert.serialize(new NameConstraints({ permittedSubtrees: permitted, ...excluded })));
+  const excluded = p.excluded?.length
+    ? { excludedSubtrees: new GeneralSubtrees(p.excluded.map((dNSName) => subtree(new GeneralName({ dNSName })))) }
+    : {};
+  return new x509.Extension(
+    id_ce_nameConstraints,
+    true,
+    AsnConvert.serialize(new NameConstraints({ permittedSubtrees: permitted, ...excluded })),
+  );
 }
 
 /** The permitted subtrees of a CA certificate's NameConstraints; null when it has none (a CA made before Boxyard's CAs had constraints). */
@@ -118,6 +157,7 @@ export function constraintsOf(cert: x509.X509Certificate): Permitted | null {
     if (base.dNSName !== undefined) p.dns.push(base.dNSName);
     else if (base.iPAddress !== undefined) p.ip.push(base.iPAddress);
   }
-  for (const { base } of nc.excludedSubtrees ?? []) if (base.dNSName !== undefined) (p.excluded ??= []).push(base.dNSName);
+  for (const { base } of nc.excludedSubtrees ?? [])
+    if (base.dNSName !== undefined) (p.excluded ??= []).push(base.dNSName);
   return p;
 }

@@ -25,12 +25,19 @@ describe('tls/ private files', () => {
     await expect(checkPrivate(path, 'file', 'group')).resolves.toBeUndefined();
   });
 
-  it('a pair passes when the key is the certificate\'s and the moment is within its dates', async () => {
+  it("a pair passes when the key is the certificate's and the moment is within its dates", async () => {
     const ca = await LocalCa.open(join(root, 'ca'), 'Test', null);
     const a = await ca.issue(['localhost']);
     const b = await ca.issue(['localhost']);
     expect(checkPair(a.cert, a.key, new Date()).notAfter).toEqual(a.notAfter);
-    const fault = (f: () => unknown) => { try { f(); } catch (err) { return (err as PairError).fault; } return null; };
+    const fault = (f: () => unknown) => {
+      try {
+        f();
+      } catch (err) {
+        return (err as PairError).fault;
+      }
+      return null;
+    };
     expect(fault(() => checkPair(a.cert, b.key, new Date()))).toBe('mismatch');
     expect(fault(() => checkPair(a.cert, a.key, new Date(a.notAfter.getTime() + 1)))).toBe('expired');
     expect(fault(() => checkPair(a.cert, a.key, new Date(a.notBefore.getTime() - 1)))).toBe('not_yet_valid');

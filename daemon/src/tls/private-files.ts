@@ -25,14 +25,20 @@ const REFUSED: Record<SharedWith, number> = { nobody: 0o077, group: 0o007 };
  * path leads to, a link followed), saying the chmod that fixes it: a CA key signs whatever the
  * daemon's clients trust, a server key is the daemon's identity (an ACME key its account).
  */
-export async function checkPrivate(path: string, kind: 'folder' | 'file', sharedWith: SharedWith = 'nobody'): Promise<void> {
+export async function checkPrivate(
+  path: string,
+  kind: 'folder' | 'file',
+  sharedWith: SharedWith = 'nobody',
+): Promise<void> {
   const s = await stat(path);
   if ((s.mode & REFUSED[sharedWith]) === 0) return;
   const want = kind === 'folder' ? '0700' : sharedWith === 'group' ? '640' : '0600';
   const who = sharedWith === 'group' ? 'users outside its owner and group' : 'other users';
   const holds = kind === 'folder' ? "Boxyard's TLS keys" : 'a TLS private key';
   const or = sharedWith === 'group' ? ', or 600 if its group need not read it' : '';
-  throw new TlsSetupError(`${path} is open to ${who} (mode ${(s.mode & 0o777).toString(8)}); it holds ${holds}, which whoever reads it may have copied. Make it ${want} (chmod ${want} ${path}${or}).`);
+  throw new TlsSetupError(
+    `${path} is open to ${who} (mode ${(s.mode & 0o777).toString(8)}); it holds ${holds}, which whoever reads it may have copied. Make it ${want} (chmod ${want} ${path}${or}).`,
+  );
 }
 
 /** A folder for keys: made 0700 when missing, refused when open to others. */
@@ -55,13 +61,21 @@ export async function writeShared(path: string, text: string): Promise<void> {
 export type PairFault = 'certificate' | 'key' | 'mismatch' | 'expired' | 'not_yet_valid';
 
 export class PairError extends TlsSetupError {
-  constructor(readonly fault: PairFault, message: string) {
+  constructor(
+    readonly fault: PairFault,
+    message: string,
+  ) {
     super(message);
   }
 }
 
 /** A certificate (its chain, leaf first) and its key that passed `checkPair`. */
-export interface CheckedPair { leaf: X509Certificate; key: KeyObject; notBefore: Date; notAfter: Date }
+export interface CheckedPair {
+  leaf: X509Certificate;
+  key: KeyObject;
+  notBefore: Date;
+  notAfter: Date;
+}
 
 /**
  * The one check of a key and its certificate: both parse (PEM; an encrypted key is not
@@ -71,7 +85,12 @@ export interface CheckedPair { leaf: X509Certificate; key: KeyObject; notBefore:
  * passes one not valid yet: a certificate the daemon got itself, from a CA whose clock is ahead
  * (pebble's starts at the second it is issued), would otherwise be ordered again at once.
  */
-export function checkPair(cert: string, key: string, at: Date | null, opts: { names?: { cert: string; key: string }; early?: 'refused' | 'allowed' } = {}): CheckedPair {
+export function checkPair(
+  cert: string,
+  key: string,
+  at: Date | null,
+  opts: { names?: { cert: string; key: string }; early?: 'refused' | 'allowed' } = {},
+): CheckedPair {
   const names = opts.names ?? { cert: 'the certificate', key: 'the key' };
   let leaf: X509Certificate;
   try {
@@ -85,10 +104,16 @@ export function checkPair(cert: string, key: string, at: Date | null, opts: { na
   } catch {
     throw new PairError('key', `${names.key} holds no PEM private key (an encrypted key is not supported).`);
   }
-  if (!leaf.checkPrivateKey(privateKey)) throw new PairError('mismatch', `${names.key} is not the key of the certificate in ${names.cert}.`);
+  if (!leaf.checkPrivateKey(privateKey))
+    throw new PairError('mismatch', `${names.key} is not the key of the certificate in ${names.cert}.`);
   const notBefore = new Date(leaf.validFrom);
   const notAfter = new Date(leaf.validTo);
-  if (at && notAfter <= at) throw new PairError('expired', `The certificate in ${names.cert} expired on ${notAfter.toISOString()}.`);
-  if (at && notBefore > at && opts.early !== 'allowed') throw new PairError('not_yet_valid', `The certificate in ${names.cert} is not valid before ${notBefore.toISOString()}.`);
+  if (at && notAfter <= at)
+    throw new PairError('expired', `The certificate in ${names.cert} expired on ${notAfter.toISOString()}.`);
+  if (at && notBefore > at && opts.early !== 'allowed')
+    throw new PairError(
+      'not_yet_valid',
+      `The certificate in ${names.cert} is not valid before ${notBefore.toISOString()}.`,
+    );
   return { leaf, key: privateKey, notBefore, notAfter };
 }

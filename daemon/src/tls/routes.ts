@@ -13,7 +13,10 @@ export function caRoutes(source: CertificateSource | null): Middleware {
   return (ctx, next) => {
     const pem = ctx.path === ROOT.caPem.path;
     if ((!pem && ctx.path !== ROOT.caCrt.path) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
-    if (!source?.ca) throw new NotFoundError('This daemon has no local CA to trust: it serves plain HTTP, or a certificate from a public CA or of your own (--tls auto makes one).');
+    if (!source?.ca)
+      throw new NotFoundError(
+        'This daemon has no local CA to trust: it serves plain HTTP, or a certificate from a public CA or of your own (--tls auto makes one).',
+      );
     ctx.set('Cache-Control', 'no-cache');
     if (pem) {
       ctx.type = 'application/x-pem-file';

@@ -19,7 +19,11 @@ function fetchUnverified(url: URL): Promise<string> {
     const req = send(url, { rejectUnauthorized: false, timeout: 15_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks).toString('utf8')) : reject(new Error(`${url} answered ${res.statusCode}: is the daemon started with --tls auto?`))));
+      res.on('end', () =>
+        res.statusCode === 200
+          ? resolve(Buffer.concat(chunks).toString('utf8'))
+          : reject(new Error(`${url} answered ${res.statusCode}: is the daemon started with --tls auto?`)),
+      );
     });
     req.on('timeout', () => req.destroy(new Error(`${url} did not answer within 15 s`)));
     req.on('error', (err) => reject(new Error(`cannot reach ${url}: ${err.message}`)));
@@ -44,7 +48,9 @@ export async function trust(server: string, fingerprint: string, out: string): P
   const pem = await fetchUnverified(url);
   const blocks = pem.match(PEM_BLOCK)?.length ?? 0;
   if (blocks > 1) {
-    throw new Error(`${url} sent ${blocks} PEM blocks where a Boxyard daemon sends its one CA certificate: do not trust it (someone may be in between, adding a CA of their own). Nothing was written.`);
+    throw new Error(
+      `${url} sent ${blocks} PEM blocks where a Boxyard daemon sends its one CA certificate: do not trust it (someone may be in between, adding a CA of their own). Nothing was written.`,
+    );
   }
   let cert: X509Certificate;
   try {
@@ -54,14 +60,25 @@ export async function trust(server: string, fingerprint: string, out: string): P
   }
   const actual = createHash('sha256').update(cert.raw).digest('hex').toUpperCase();
   if (hex(fingerprint) !== actual) {
-    throw new Error(`the CA at ${url} has the fingerprint ${actual.match(/../g)!.join(':')}, not the one given: do not trust it (someone may be in between), and check the fingerprint the daemon printed`);
+    throw new Error(
+      `the CA at ${url} has the fingerprint ${actual.match(/../g)!.join(':')}, not the one given: do not trust it (someone may be in between), and check the fingerprint the daemon printed`,
+    );
   }
   if (!cert.ca) {
-    throw new Error(`the certificate at ${url} has the fingerprint given but is not a CA certificate (its basicConstraints lack CA:TRUE): it cannot vouch for the daemon's certificate, so it is not trusted. Nothing was written. Give the fingerprint of the daemon's CA, as the daemon printed it at start.`);
+    throw new Error(
+      `the certificate at ${url} has the fingerprint given but is not a CA certificate (its basicConstraints lack CA:TRUE): it cannot vouch for the daemon's certificate, so it is not trusted. Nothing was written. Give the fingerprint of the daemon's CA, as the daemon printed it at start.`,
+    );
   }
   const system = await Promise.all(SYSTEM_BUNDLES.map((f) => readFile(f, 'utf8').catch(() => '')));
   await mkdir(dirname(out), { recursive: true });
   const checked = PemConverter.encode(cert.raw, 'CERTIFICATE');
-  await writeFile(out, `${system.find(Boolean) ?? ''}\n# Boxyard local CA of ${url.origin}, fingerprint ${actual}\n${checked.trim()}\n`, { mode: 0o644 });
-  return [`trusted ${cert.subject.replace(/\n/g, ', ')} (${actual.match(/../g)!.join(':')}); CA bundle written to ${out}`, ...trustLines(url.origin, out)];
+  await writeFile(
+    out,
+    `${system.find(Boolean) ?? ''}\n# Boxyard local CA of ${url.origin}, fingerprint ${actual}\n${checked.trim()}\n`,
+    { mode: 0o644 },
+  );
+  return [
+    `trusted ${cert.subject.replace(/\n/g, ', ')} (${actual.match(/../g)!.join(':')}); CA bundle written to ${out}`,
+    ...trustLines(url.origin, out),
+  ];
 }

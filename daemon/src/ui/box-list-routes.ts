@@ -18,7 +18,9 @@ export interface BoxListRouteDeps {
 
 /** `GET /search`'s parameters, and `mine=true` for the caller's own namespaces. */
 const BoxListQuery = SearchFields.extend({
-  mine: queryValue(z.enum(['true', 'false'], { message: 'mine must be true or false' }).default('false')).transform((v) => v === 'true'),
+  mine: queryValue(z.enum(['true', 'false'], { message: 'mine must be true or false' }).default('false')).transform(
+    (v) => v === 'true',
+  ),
 }).transform(withDefaultOrder);
 
 /**
@@ -30,15 +32,18 @@ const BoxListQuery = SearchFields.extend({
  */
 export function boxListRoutes(d: BoxListRouteDeps): Router {
   const r = new Router();
-  r.get(BOXYARD.boxes.path, validated({ query: BoxListQuery }, async (ctx, { query }) => {
-    const p = query.mine ? requireUser(ctx) : caller(ctx);
-    const { boxes, more } = await d.registry.boxList(p, query);
-    const links = linksFor(ctx, d.config);
-    ctx.body = {
-      boxes: boxes.map((b) => boxSummaryJson(b, links)),
-      page: query.page,
-      next_page: more ? query.page + 1 : null,
-    } satisfies BoxListAnswer;
-  }));
+  r.get(
+    BOXYARD.boxes.path,
+    validated({ query: BoxListQuery }, async (ctx, { query }) => {
+      const p = query.mine ? requireUser(ctx) : caller(ctx);
+      const { boxes, more } = await d.registry.boxList(p, query);
+      const links = linksFor(ctx, d.config);
+      ctx.body = {
+        boxes: boxes.map((b) => boxSummaryJson(b, links)),
+        page: query.page,
+        next_page: more ? query.page + 1 : null,
+      } satisfies BoxListAnswer;
+    }),
+  );
   return r;
 }

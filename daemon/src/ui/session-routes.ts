@@ -29,26 +29,34 @@ export const SESSION_TOKEN_DESCRIPTION = 'Boxyard web UI';
 export function sessionRoutes(d: SessionRouteDeps): Router {
   const r = new Router();
 
-  r.post(BOXYARD.session.path, validated({ body: CreateTokenBody }, async (ctx, { body }) => {
-    // No cookie authenticates this request, but a forged sign-in would put the victim's browser in
-    // the attacker's account (login CSRF): the web UI's header is required here too.
-    requireCsrfHeader(ctx);
-    const created = await d.tokens.login(
-      {
-        login: body.user.login, password: body.user.password, code: body.two_factor?.code,
-        session: { description: `${SESSION_TOKEN_DESCRIPTION} — ${browserName(ctx.get('user-agent'))}`, seconds: SESSION_MAX_AGE_SECONDS },
-      },
-      d.loginLimiter.from(ctx.ip),
-    );
-    const principal = await d.tokens.resolve(created.token);
-    if (!principal) throw new Error('a token created a moment ago does not resolve');
-    // Signing in again in the same browser replaces its session.
-    const previous = ctx.state.viaSession ? ctx.state.principal : null;
-    if (previous) await d.tokens.revoke(previous.tokenId);
-    d.cookie.set(ctx, created.token);
-    ctx.status = 200;
-    ctx.body = { user: userSelf(principal.user) };
-  }));
+  r.post(
+    BOXYARD.session.path,
+    validated({ body: CreateTokenBody }, async (ctx, { body }) => {
+      // No cookie authenticates this request, but a forged sign-in would put the victim's browser in
+      // the attacker's account (login CSRF): the web UI's header is required here too.
+      requireCsrfHeader(ctx);
+      const created = await d.tokens.login(
+        {
+          login: body.user.login,
+          password: body.user.password,
+          code: body.two_factor?.code,
+          session: {
+            description: `${SESSION_TOKEN_DESCRIPTION} — ${browserName(ctx.get('user-agent'))}`,
+            seconds: SESSION_MAX_AGE_SECONDS,
+          },
+        },
+        d.loginLimiter.from(ctx.ip),
+      );
+      const principal = await d.tokens.resolve(created.token);
+      if (!principal) throw new Error('a token created a moment ago does not resolve');
+      // Signing in again in the same browser replaces its session.
+      const previous = ctx.state.viaSession ? ctx.state.principal : null;
+      if (previous) await d.tokens.revoke(previous.tokenId);
+      d.cookie.set(ctx, created.token);
+      ctx.status = 200;
+      ctx.body = { user: userSelf(principal.user) };
+    }),
+  );
 
   r.get(BOXYARD.session.path, (ctx) => {
     // Nobody signed in is an answer, not an error: every visitor's browser asks this, and a 401

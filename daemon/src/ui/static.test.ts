@@ -10,7 +10,10 @@ import { webUi } from './static';
 async function serveUi(dir: string): Promise<{ url: string; server: Server }> {
   const app = new Koa();
   app.use(webUi(dir));
-  app.use((ctx) => { ctx.status = 418; ctx.body = 'next'; });
+  app.use((ctx) => {
+    ctx.status = 418;
+    ctx.body = 'next';
+  });
   const server = createServer(app.callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
@@ -21,7 +24,9 @@ function rawGet(base: string, path: string): Promise<{ status: number; body: str
   return new Promise((resolvePromise, reject) => {
     const req = request(base + '/', { path, method: 'GET' }, (res) => {
       let body = '';
-      res.on('data', (c: Buffer) => { body += c.toString(); });
+      res.on('data', (c: Buffer) => {
+        body += c.toString();
+      });
       res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, body }));
     });
     req.on('error', reject);

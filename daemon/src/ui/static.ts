@@ -22,7 +22,8 @@ const TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-const NOT_BUILT = 'The Boxyard web UI has not been built. Run `npm run build:ui` (or `npm install`, which builds it) and reload.\n';
+const NOT_BUILT =
+  'The Boxyard web UI has not been built. Run `npm run build:ui` (or `npm install`, which builds it) and reload.\n';
 
 async function fileSize(path: string): Promise<number | undefined> {
   try {
@@ -45,7 +46,11 @@ function segmentsOf(path: string): string[] | undefined {
   const out: string[] = [];
   for (const raw of rest.split('/')) {
     let seg: string;
-    try { seg = decodeURIComponent(raw); } catch { return undefined; }
+    try {
+      seg = decodeURIComponent(raw);
+    } catch {
+      return undefined;
+    }
     if (seg === '..' || seg.includes('\0') || seg.includes('/') || seg.includes('\\')) return undefined;
     if (seg !== '' && seg !== '.') out.push(seg);
   }

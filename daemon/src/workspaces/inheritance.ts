@@ -1,12 +1,21 @@
 import type { ExecutionMode } from '../contract/wire/jsonapi';
 
 /** Which of a workspace's execution settings are its own (HCP Terraform's `setting-overwrites`); the others come from its organization. */
-export interface Overwrites { executionMode: boolean; agentPool: boolean }
+export interface Overwrites {
+  executionMode: boolean;
+  agentPool: boolean;
+}
 
 /** An organization's defaults (tfe_organization_default_settings). */
-export interface Defaults { mode: ExecutionMode; poolId: string | null }
+export interface Defaults {
+  mode: ExecutionMode;
+  poolId: string | null;
+}
 
-export interface Execution { mode: ExecutionMode; poolId: string | null }
+export interface Execution {
+  mode: ExecutionMode;
+  poolId: string | null;
+}
 
 /**
  * What a workspace runs with: its own mode and pool where overwritten, its organization's default
@@ -25,9 +34,13 @@ export function effective(own: Execution, ow: Overwrites, d: Defaults): Executio
  * `execution-mode: remote` with `{execution-mode: false}` when it has no mode); otherwise a literal
  * value makes the setting the workspace's own.
  */
-export function overwritesAfter(current: Overwrites, input: { executionMode?: unknown; agentPoolId?: unknown; overwrites?: Partial<Overwrites> }): Overwrites {
+export function overwritesAfter(
+  current: Overwrites,
+  input: { executionMode?: unknown; agentPoolId?: unknown; overwrites?: Partial<Overwrites> },
+): Overwrites {
   return {
-    executionMode: input.overwrites?.executionMode ?? (input.executionMode !== undefined ? true : current.executionMode),
+    executionMode:
+      input.overwrites?.executionMode ?? (input.executionMode !== undefined ? true : current.executionMode),
     agentPool: input.overwrites?.agentPool ?? (input.agentPoolId !== undefined ? true : current.agentPool),
   };
 }

@@ -24,9 +24,17 @@ export class ProjectsService {
    * got theirs from migration 012. Reads never write.
    */
   readonly createDefault: AfterCreateHook = async (trx, org) => {
-    await this.repo.insertProject({
-      id: this.ids.id('prj'), organization_id: org.id, name: DEFAULT_PROJECT, name_key: nameKey(DEFAULT_PROJECT), is_default: 1, created_at: org.created_at,
-    }, trx);
+    await this.repo.insertProject(
+      {
+        id: this.ids.id('prj'),
+        organization_id: org.id,
+        name: DEFAULT_PROJECT,
+        name_key: nameKey(DEFAULT_PROJECT),
+        is_default: 1,
+        created_at: org.created_at,
+      },
+      trx,
+    );
   };
 
   async list(p: Caller, orgName: string, page: Page) {
@@ -37,10 +45,19 @@ export class ProjectsService {
   async create(p: Caller, orgName: string, name: string) {
     const org = await this.access.visible(p, orgName);
     if (await this.repo.projectNamed(org.id, name)) {
-      throw new ConflictError(`A project named "${name}" already exists in "${org.name}". Choose another name.`, { field: 'name' });
+      throw new ConflictError(`A project named "${name}" already exists in "${org.name}". Choose another name.`, {
+        field: 'name',
+      });
     }
     const id = this.ids.id('prj');
-    await this.repo.insertProject({ id, organization_id: org.id, name, name_key: nameKey(name), is_default: 0, created_at: this.clock.now().toISOString() });
+    await this.repo.insertProject({
+      id,
+      organization_id: org.id,
+      name,
+      name_key: nameKey(name),
+      is_default: 0,
+      created_at: this.clock.now().toISOString(),
+    });
     return (await this.repo.projectById(id))!;
   }
 
@@ -48,9 +65,11 @@ export class ProjectsService {
 
   async delete(p: Caller, id: string): Promise<void> {
     const project = await this.show(p, id);
-    if (project.is_default) throw new ConflictError(`"${project.name}" is the organization's default project and cannot be deleted.`);
+    if (project.is_default)
+      throw new ConflictError(`"${project.name}" is the organization's default project and cannot be deleted.`);
     const n = await this.repo.countWorkspacesInProject(id);
-    if (n > 0) throw new ConflictError(`Project "${project.name}" still holds ${n} workspace(s). Move or delete them first.`);
+    if (n > 0)
+      throw new ConflictError(`Project "${project.name}" still holds ${n} workspace(s). Move or delete them first.`);
     await this.repo.deleteProject(id);
   }
 }

@@ -9,24 +9,43 @@ import { countRows } from '../store/count';
 export type ProjectRow = Selectable<ProjectsTable>;
 export type WorkspaceRow = Selectable<WorkspacesTable>;
 
-
 /** The only SQL for projects and workspaces. */
 export class WorkspacesRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   projectById(id: string) {
-    return this.db.selectFrom('projects').innerJoin('organizations', 'organizations.id', 'projects.organization_id')
-      .selectAll('projects').select('organizations.name as organization_name').where('projects.id', '=', id).executeTakeFirst();
+    return this.db
+      .selectFrom('projects')
+      .innerJoin('organizations', 'organizations.id', 'projects.organization_id')
+      .selectAll('projects')
+      .select('organizations.name as organization_name')
+      .where('projects.id', '=', id)
+      .executeTakeFirst();
   }
   projectsByIds(orgId: string, ids: readonly string[]) {
     if (ids.length === 0) return Promise.resolve([] as ProjectRow[]);
-    return this.db.selectFrom('projects').selectAll().where('organization_id', '=', orgId).where('id', 'in', ids).execute();
+    return this.db
+      .selectFrom('projects')
+      .selectAll()
+      .where('organization_id', '=', orgId)
+      .where('id', 'in', ids)
+      .execute();
   }
   projectNamed(orgId: string, name: string) {
-    return this.db.selectFrom('projects').selectAll().where('organization_id', '=', orgId).where('name_key', '=', nameKey(name)).executeTakeFirst();
+    return this.db
+      .selectFrom('projects')
+      .selectAll()
+      .where('organization_id', '=', orgId)
+      .where('name_key', '=', nameKey(name))
+      .executeTakeFirst();
   }
   defaultProject(orgId: string) {
-    return this.db.selectFrom('projects').selectAll().where('organization_id', '=', orgId).where('is_default', '=', 1).executeTakeFirst();
+    return this.db
+      .selectFrom('projects')
+      .selectAll()
+      .where('organization_id', '=', orgId)
+      .where('is_default', '=', 1)
+      .executeTakeFirst();
   }
   async listProjects(orgId: string, offset: number, limit: number) {
     const base = this.db.selectFrom('projects').where('organization_id', '=', orgId);
@@ -40,20 +59,39 @@ export class WorkspacesRepository {
     await this.db.deleteFrom('projects').where('id', '=', id).execute();
   }
   async countWorkspacesInProject(projectId: string) {
-    const r = await this.db.selectFrom('workspaces').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', projectId).executeTakeFirstOrThrow();
+    const r = await this.db
+      .selectFrom('workspaces')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirstOrThrow();
     return Number(r.n);
   }
 
   workspaceById(id: string) {
-    return this.db.selectFrom('workspaces').innerJoin('organizations', 'organizations.id', 'workspaces.organization_id')
-      .selectAll('workspaces').select('organizations.name as organization_name').where('workspaces.id', '=', id).executeTakeFirst();
+    return this.db
+      .selectFrom('workspaces')
+      .innerJoin('organizations', 'organizations.id', 'workspaces.organization_id')
+      .selectAll('workspaces')
+      .select('organizations.name as organization_name')
+      .where('workspaces.id', '=', id)
+      .executeTakeFirst();
   }
   workspacesByIds(orgId: string, ids: readonly string[]) {
     if (ids.length === 0) return Promise.resolve([] as WorkspaceRow[]);
-    return this.db.selectFrom('workspaces').selectAll().where('organization_id', '=', orgId).where('id', 'in', ids).execute();
+    return this.db
+      .selectFrom('workspaces')
+      .selectAll()
+      .where('organization_id', '=', orgId)
+      .where('id', 'in', ids)
+      .execute();
   }
   workspaceNamed(orgId: string, name: string) {
-    return this.db.selectFrom('workspaces').selectAll().where('organization_id', '=', orgId).where('name_key', '=', nameKey(name)).executeTakeFirst();
+    return this.db
+      .selectFrom('workspaces')
+      .selectAll()
+      .where('organization_id', '=', orgId)
+      .where('name_key', '=', nameKey(name))
+      .executeTakeFirst();
   }
   async listWorkspaces(orgId: string, opts: { search?: string; offset: number; limit: number }) {
     let base = this.db.selectFrom('workspaces').where('organization_id', '=', orgId);
@@ -69,8 +107,13 @@ export class WorkspacesRepository {
   }
   /** An organization's workspaces that take its execution mode or its pool (issue 34), by name. */
   inheritingWorkspaces(orgId: string, db: Db = this.db) {
-    return db.selectFrom('workspaces').selectAll().where('organization_id', '=', orgId)
-      .where((eb) => eb.or([eb('execution_mode_overwritten', '=', 0), eb('agent_pool_overwritten', '=', 0)])).orderBy('name_key').execute();
+    return db
+      .selectFrom('workspaces')
+      .selectAll()
+      .where('organization_id', '=', orgId)
+      .where((eb) => eb.or([eb('execution_mode_overwritten', '=', 0), eb('agent_pool_overwritten', '=', 0)]))
+      .orderBy('name_key')
+      .execute();
   }
   async deleteWorkspace(id: string) {
     await this.db.deleteFrom('workspaces').where('id', '=', id).execute();

@@ -6,7 +6,6 @@ import { settingsOf } from './settings';
 import { TFC } from '../http/route-table';
 import { pathTo } from '../http/urls';
 
-
 export function projectResource(p: ProjectRow, orgName: string): Resource {
   return {
     type: 'projects',
@@ -48,7 +47,10 @@ export function workspaceResource(w: WorkspaceRow, orgName: string): Resource {
       'execution-mode': w.execution_mode,
       'agent-pool-id': w.agent_pool_id,
       // Both keys always: terraform-provider-tfe dereferences each (resource_tfe_workspace_settings.go).
-      'setting-overwrites': { 'execution-mode': w.execution_mode_overwritten === 1, 'agent-pool': w.agent_pool_overwritten === 1 },
+      'setting-overwrites': {
+        'execution-mode': w.execution_mode_overwritten === 1,
+        'agent-pool': w.agent_pool_overwritten === 1,
+      },
       operations: w.execution_mode !== 'local',
       'created-at': w.created_at,
       'updated-at': w.updated_at,

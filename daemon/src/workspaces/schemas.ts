@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import {
-  CreateWorkspaceDocument, ResourceInput, UpdateWorkspaceDocument,
-  type WorkspaceAttributes, type WorkspaceRelationships, type WorkspaceSettingsAttributes,
+  CreateWorkspaceDocument,
+  ResourceInput,
+  UpdateWorkspaceDocument,
+  type WorkspaceAttributes,
+  type WorkspaceRelationships,
+  type WorkspaceSettingsAttributes,
 } from '../contract/bodies/jsonapi';
 import { PageQuery } from '../http/jsonapi/pagination';
 import { optionalText } from '../http/params';
@@ -46,8 +50,11 @@ function settingsInput(a: Partial<z.infer<typeof WorkspaceSettingsAttributes>>):
  * The pool comes from `agent-pool-id` (the tfe provider sends "" for none) or
  * `relationships.agent-pool`; `operations: false` is the older spelling of execution-mode local.
  */
-function workspaceInput(a: Partial<z.infer<typeof WorkspaceAttributes>> = {}, r: z.infer<typeof WorkspaceRelationships> = {}): WorkspaceInput {
-  const fromRel = r['agent-pool'] === undefined ? undefined : r['agent-pool'].data?.id ?? null;
+function workspaceInput(
+  a: Partial<z.infer<typeof WorkspaceAttributes>> = {},
+  r: z.infer<typeof WorkspaceRelationships> = {},
+): WorkspaceInput {
+  const fromRel = r['agent-pool'] === undefined ? undefined : (r['agent-pool'].data?.id ?? null);
   const legacyMode = a.operations === undefined ? undefined : a.operations ? 'remote' : 'local';
   return {
     name: a.name,
@@ -55,21 +62,34 @@ function workspaceInput(a: Partial<z.infer<typeof WorkspaceAttributes>> = {}, r:
     executionMode: a['execution-mode'] ?? legacyMode,
     agentPoolId: a['agent-pool-id'] !== undefined ? a['agent-pool-id'] : fromRel,
     overwrites: a['setting-overwrites'] && {
-      ...(a['setting-overwrites']['execution-mode'] !== undefined ? { executionMode: a['setting-overwrites']['execution-mode'] } : {}),
-      ...(a['setting-overwrites']['agent-pool'] !== undefined ? { agentPool: a['setting-overwrites']['agent-pool'] } : {}),
+      ...(a['setting-overwrites']['execution-mode'] !== undefined
+        ? { executionMode: a['setting-overwrites']['execution-mode'] }
+        : {}),
+      ...(a['setting-overwrites']['agent-pool'] !== undefined
+        ? { agentPool: a['setting-overwrites']['agent-pool'] }
+        : {}),
     },
     projectId: r.project?.data?.id ?? undefined,
     settings: settingsInput(a),
   };
 }
-export const WorkspaceCreateBody = CreateWorkspaceDocument
-  .refine((b) => b.data.attributes !== undefined, { message: 'data.attributes.name is required', path: ['data', 'attributes', 'name'] })
-  .transform((b) => ({ ...workspaceInput(b.data.attributes, b.data.relationships), name: b.data.attributes!.name }));
-export const WorkspaceUpdateBody = UpdateWorkspaceDocument
-  .transform((b) => workspaceInput(b.data.attributes, b.data.relationships));
+export const WorkspaceCreateBody = CreateWorkspaceDocument.refine((b) => b.data.attributes !== undefined, {
+  message: 'data.attributes.name is required',
+  path: ['data', 'attributes', 'name'],
+}).transform((b) => ({ ...workspaceInput(b.data.attributes, b.data.relationships), name: b.data.attributes!.name }));
+export const WorkspaceUpdateBody = UpdateWorkspaceDocument.transform((b) =>
+  workspaceInput(b.data.attributes, b.data.relationships),
+);
 
-export const ProjectCreateBody = ResourceInput(['projects'], z.object({ name: z.string().trim().min(1).max(90) }), z.object({}))
-  .refine((b) => b.data.attributes !== undefined, { message: 'data.attributes.name is required', path: ['data', 'attributes', 'name'] })
+export const ProjectCreateBody = ResourceInput(
+  ['projects'],
+  z.object({ name: z.string().trim().min(1).max(90) }),
+  z.object({}),
+)
+  .refine((b) => b.data.attributes !== undefined, {
+    message: 'data.attributes.name is required',
+    path: ['data', 'attributes', 'name'],
+  })
   .transform((b) => ({ name: b.data.attributes!.name }));
 
 export const WorkspaceListQuery = PageQuery.extend({ 'search[name]': optionalText(256) });

@@ -37,7 +37,10 @@ const pointer = (attr: string) => ({ field: attr });
  * answers it (PoolsService.forWorkspace, wired in tfc-services.ts), so workspaces/ imports nothing of it.
  */
 export interface PoolChoice {
-  forWorkspace(poolId: string, ws: { id: string; organization_id: string; project_id: string }): Promise<{ name: string; allowed: boolean } | undefined>;
+  forWorkspace(
+    poolId: string,
+    ws: { id: string; organization_id: string; project_id: string },
+  ): Promise<{ name: string; allowed: boolean } | undefined>;
 }
 
 /** Workspaces: enough of HCP Terraform's to assign them to agent pools. */
@@ -53,15 +56,33 @@ export class WorkspacesService {
 
   async create(p: Caller, orgName: string, input: WorkspaceInput & { name: string }) {
     const org = await this.access.visible(p, orgName);
-    if (await this.repo.workspaceNamed(org.id, input.name)) throw new ConflictError(`A workspace named "${input.name}" already exists in "${org.name}". Choose another name.`, pointer('name'));
+    if (await this.repo.workspaceNamed(org.id, input.name))
+      throw new ConflictError(
+        `A workspace named "${input.name}" already exists in "${org.name}". Choose another name.`,
+        pointer('name'),
+      );
     const settings = this.settings(NO_TRIGGERS, input);
     const projectId = await this.projectFor(org, input.projectId);
     const id = this.ids.id('ws');
-    const { mode, poolId, overwrites } = await this.execution(org, { id, project_id: projectId }, { mode: 'remote', poolId: null, overwrites: INHERITS }, input);
+    const { mode, poolId, overwrites } = await this.execution(
+      org,
+      { id, project_id: projectId },
+      { mode: 'remote', poolId: null, overwrites: INHERITS },
+      input,
+    );
     const now = this.clock.now().toISOString();
     await this.repo.insertWorkspace({
-      id, organization_id: org.id, project_id: projectId, name: input.name, name_key: nameKey(input.name),
-      description: input.description ?? '', execution_mode: mode, agent_pool_id: poolId, ...overwriteColumns(overwrites), created_at: now, updated_at: now,
+      id,
+      organization_id: org.id,
+      project_id: projectId,
+      name: input.name,
+      name_key: nameKey(input.name),
+      description: input.description ?? '',
+      execution_mode: mode,
+      agent_pool_id: poolId,
+      ...overwriteColumns(overwrites),
+      created_at: now,
+      updated_at: now,
       ...settings,
     });
     return (await this.repo.workspaceById(id))!;
@@ -84,8 +105,15 @@ export class WorkspacesService {
 
   async update(p: Caller, id: string, input: WorkspaceInput) {
     const ws = await this.show(p, id);
-    if (input.name !== undefined && nameKey(input.name) !== ws.name_key && (await this.repo.workspaceNamed(ws.organization_id, input.name))) {
-      throw new ConflictError(`A workspace named "${input.name}" already exists in "${ws.org.name}". Choose another name.`, pointer('name'));
+    if (
+      input.name !== undefined &&
+      nameKey(input.name) !== ws.name_key &&
+      (await this.repo.workspaceNamed(ws.organization_id, input.name))
+    ) {
+      throw new ConflictError(
+        `A workspace named "${input.name}" already exists in "${ws.org.name}". Choose another name.`,
+        pointer('name'),
+      );
     }
     const settings = this.settings(settingsOf(ws), input);
     const projectId = input.projectId !== undefined ? await this.projectFor(ws.org, input.projectId) : ws.project_id;
@@ -94,7 +122,12 @@ export class WorkspacesService {
     await this.repo.updateWorkspace(id, {
       ...(input.name !== undefined ? { name: input.name, name_key: nameKey(input.name) } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
-      ...settings, project_id: projectId, execution_mode: mode, agent_pool_id: poolId, ...overwriteColumns(overwrites), updated_at: this.clock.now().toISOString(),
+      ...settings,
+      project_id: projectId,
+      execution_mode: mode,
+      agent_pool_id: poolId,
+      ...overwriteColumns(overwrites),
+      updated_at: this.clock.now().toISOString(),
     });
     return (await this.repo.workspaceById(id))!;
   }
@@ -110,7 +143,10 @@ export class WorkspacesService {
       if (!poolId) continue;
       const view = await this.pools.forWorkspace(poolId, ws);
       if (!view?.allowed) {
-        throw new ValidationError(`Workspace "${ws.name}" takes the organization's default agent pool and may not use "${view?.name ?? poolId}": allow it on the pool, or give the workspace a pool of its own, first.`, field);
+        throw new ValidationError(
+          `Workspace "${ws.name}" takes the organization's default agent pool and may not use "${view?.name ?? poolId}": allow it on the pool, or give the workspace a pool of its own, first.`,
+          field,
+        );
       }
     }
   }
@@ -119,7 +155,8 @@ export class WorkspacesService {
   async applyDefaults(orgId: string, d: Defaults, trx: Db): Promise<void> {
     for (const ws of await this.repo.inheritingWorkspaces(orgId, trx)) {
       const { mode, poolId } = effective({ mode: ws.execution_mode, poolId: ws.agent_pool_id }, overwritesOf(ws), d);
-      if (mode !== ws.execution_mode || poolId !== ws.agent_pool_id) await this.repo.updateWorkspace(ws.id, { execution_mode: mode, agent_pool_id: poolId }, trx);
+      if (mode !== ws.execution_mode || poolId !== ws.agent_pool_id)
+        await this.repo.updateWorkspace(ws.id, { execution_mode: mode, agent_pool_id: poolId }, trx);
     }
   }
 
@@ -132,7 +169,11 @@ export class WorkspacesService {
   /** The settings columns to write; validated before anything is written. */
   private settings(current: Pick<WorkspaceSettings, 'triggerPrefixes' | 'triggerPatterns'>, input: WorkspaceInput) {
     const { patch, conflict } = withTriggerRule(current, input.settings ?? {});
-    if (conflict) throw new ValidationError('trigger-prefixes and trigger-patterns cannot be used together. Send one of them, and [] for the other.', pointer('trigger-patterns'));
+    if (conflict)
+      throw new ValidationError(
+        'trigger-prefixes and trigger-patterns cannot be used together. Send one of them, and [] for the other.',
+        pointer('trigger-patterns'),
+      );
     return settingsColumns(patch);
   }
 
@@ -144,7 +185,10 @@ export class WorkspacesService {
       return fallback.id;
     }
     const [found] = await this.repo.projectsByIds(org.id, [projectId]);
-    if (!found) throw new ValidationError(`Project "${projectId}" does not exist in "${org.name}".`, { field: 'relationships.project.id' });
+    if (!found)
+      throw new ValidationError(`Project "${projectId}" does not exist in "${org.name}".`, {
+        field: 'relationships.project.id',
+      });
     return found.id;
   }
 
@@ -153,32 +197,58 @@ export class WorkspacesService {
    * it its own, `setting-overwrites: false` hands it back to the organization's default (issue 34,
    * workspaces/inheritance.ts). A pool is only allowed, and required, in `agent` mode.
    */
-  private async execution(org: OrganizationRow, ws: { id: string; project_id: string }, current: { mode: ExecutionMode; poolId: string | null; overwrites: Overwrites }, input: WorkspaceInput) {
+  private async execution(
+    org: OrganizationRow,
+    ws: { id: string; project_id: string },
+    current: { mode: ExecutionMode; poolId: string | null; overwrites: Overwrites },
+    input: WorkspaceInput,
+  ) {
     const requestedPool = input.agentPoolId === undefined ? undefined : input.agentPoolId || null;
     // Only a pool (older clients, the web UI's first versions) means agent mode.
     const executionMode = input.executionMode ?? (requestedPool ? 'agent' : undefined);
-    const overwrites = overwritesAfter(current.overwrites, { executionMode, agentPoolId: input.agentPoolId, overwrites: input.overwrites });
-    const own = { mode: executionMode ?? current.mode, poolId: requestedPool !== undefined ? requestedPool : current.poolId };
+    const overwrites = overwritesAfter(current.overwrites, {
+      executionMode,
+      agentPoolId: input.agentPoolId,
+      overwrites: input.overwrites,
+    });
+    const own = {
+      mode: executionMode ?? current.mode,
+      poolId: requestedPool !== undefined ? requestedPool : current.poolId,
+    };
     const { mode, poolId } = effective(own, overwrites, await this.defaults.defaultsOf(org.id));
     if (mode !== 'agent' && overwrites.agentPool && requestedPool) {
-      throw new ValidationError(`agent-pool-id can only be set with execution-mode "agent" (got "${mode}"). Send execution-mode "agent" or an empty agent-pool-id.`, pointer('agent-pool-id'));
+      throw new ValidationError(
+        `agent-pool-id can only be set with execution-mode "agent" (got "${mode}"). Send execution-mode "agent" or an empty agent-pool-id.`,
+        pointer('agent-pool-id'),
+      );
     }
     if (mode === 'agent' && !poolId) {
-      throw new ValidationError(overwrites.agentPool
-        ? 'execution-mode "agent" needs an agent-pool-id: the pool whose agents run this workspace.'
-        : `execution-mode "agent" needs an agent pool, and "${org.name}" has no default agent pool. Send an agent-pool-id, or set the organization's default-agent-pool.`, pointer('agent-pool-id'));
+      throw new ValidationError(
+        overwrites.agentPool
+          ? 'execution-mode "agent" needs an agent-pool-id: the pool whose agents run this workspace.'
+          : `execution-mode "agent" needs an agent pool, and "${org.name}" has no default agent pool. Send an agent-pool-id, or set the organization's default-agent-pool.`,
+        pointer('agent-pool-id'),
+      );
     }
     await this.checkPool(org, ws, poolId);
     return { mode, poolId, overwrites };
   }
 
   /** A pool the workspace would run on must be of its organization and allow it. */
-  private async checkPool(org: OrganizationRow, ws: { id: string; project_id: string }, poolId: string | null): Promise<void> {
+  private async checkPool(
+    org: OrganizationRow,
+    ws: { id: string; project_id: string },
+    poolId: string | null,
+  ): Promise<void> {
     if (poolId) {
       const view = await this.pools.forWorkspace(poolId, { ...ws, organization_id: org.id });
-      if (!view) throw new ValidationError(`Agent pool "${poolId}" does not exist in "${org.name}".`, pointer('agent-pool-id'));
+      if (!view)
+        throw new ValidationError(`Agent pool "${poolId}" does not exist in "${org.name}".`, pointer('agent-pool-id'));
       if (!view.allowed) {
-        throw new ValidationError(`This workspace may not use agent pool "${view.name}": the pool is not organization-scoped and does not allow this workspace or its project, or excludes it. Change the pool's allowed workspaces first.`, pointer('agent-pool-id'));
+        throw new ValidationError(
+          `This workspace may not use agent pool "${view.name}": the pool is not organization-scoped and does not allow this workspace or its project, or excludes it. Change the pool's allowed workspaces first.`,
+          pointer('agent-pool-id'),
+        );
       }
     }
   }
@@ -187,7 +257,12 @@ export class WorkspacesService {
 /** A new workspace without `setting-overwrites` or values: both from its organization. */
 const INHERITS: Overwrites = { executionMode: false, agentPool: false };
 
-export const overwritesOf = (w: { execution_mode_overwritten: number; agent_pool_overwritten: number }): Overwrites =>
-  ({ executionMode: w.execution_mode_overwritten === 1, agentPool: w.agent_pool_overwritten === 1 });
+export const overwritesOf = (w: {
+  execution_mode_overwritten: number;
+  agent_pool_overwritten: number;
+}): Overwrites => ({ executionMode: w.execution_mode_overwritten === 1, agentPool: w.agent_pool_overwritten === 1 });
 
-const overwriteColumns = (o: Overwrites) => ({ execution_mode_overwritten: o.executionMode ? 1 : 0, agent_pool_overwritten: o.agentPool ? 1 : 0 });
+const overwriteColumns = (o: Overwrites) => ({
+  execution_mode_overwritten: o.executionMode ? 1 : 0,
+  agent_pool_overwritten: o.agentPool ? 1 : 0,
+});

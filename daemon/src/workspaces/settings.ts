@@ -34,16 +34,29 @@ export interface WorkspaceSettings {
 
 type Column = keyof WorkspacesTable;
 const BOOLEAN = {
-  allowDestroyPlan: 'allow_destroy_plan', assessmentsEnabled: 'assessments_enabled', autoApply: 'auto_apply',
-  autoApplyRunTrigger: 'auto_apply_run_trigger', fileTriggersEnabled: 'file_triggers_enabled', globalRemoteState: 'global_remote_state',
-  projectRemoteState: 'project_remote_state', inheritsProjectAutoDestroy: 'inherits_project_auto_destroy', queueAllRuns: 'queue_all_runs',
-  speculativeEnabled: 'speculative_enabled', structuredRunOutputEnabled: 'structured_run_output_enabled',
+  allowDestroyPlan: 'allow_destroy_plan',
+  assessmentsEnabled: 'assessments_enabled',
+  autoApply: 'auto_apply',
+  autoApplyRunTrigger: 'auto_apply_run_trigger',
+  fileTriggersEnabled: 'file_triggers_enabled',
+  globalRemoteState: 'global_remote_state',
+  projectRemoteState: 'project_remote_state',
+  inheritsProjectAutoDestroy: 'inherits_project_auto_destroy',
+  queueAllRuns: 'queue_all_runs',
+  speculativeEnabled: 'speculative_enabled',
+  structuredRunOutputEnabled: 'structured_run_output_enabled',
 } as const satisfies Partial<Record<keyof WorkspaceSettings, Column>>;
 const TEXT = {
-  autoDestroyAt: 'auto_destroy_at', autoDestroyActivityDuration: 'auto_destroy_activity_duration', sourceName: 'source_name',
-  sourceUrl: 'source_url', terraformVersion: 'terraform_version', workingDirectory: 'working_directory',
+  autoDestroyAt: 'auto_destroy_at',
+  autoDestroyActivityDuration: 'auto_destroy_activity_duration',
+  sourceName: 'source_name',
+  sourceUrl: 'source_url',
+  terraformVersion: 'terraform_version',
+  workingDirectory: 'working_directory',
 } as const satisfies Partial<Record<keyof WorkspaceSettings, Column>>;
-const LIST = { triggerPrefixes: 'trigger_prefixes', triggerPatterns: 'trigger_patterns' } as const satisfies Partial<Record<keyof WorkspaceSettings, Column>>;
+const LIST = { triggerPrefixes: 'trigger_prefixes', triggerPatterns: 'trigger_patterns' } as const satisfies Partial<
+  Record<keyof WorkspaceSettings, Column>
+>;
 
 const entries = <T extends object>(o: T) => Object.entries(o) as Array<[keyof T & keyof WorkspaceSettings, Column]>;
 
@@ -70,10 +83,15 @@ export function settingsOf(row: WorkspaceRow): WorkspaceSettings {
  * from one to the other, sends only the new list (the other is left out as nil), so a non-empty
  * list in a request clears the other list unless the request sets both.
  */
-export function withTriggerRule(current: Pick<WorkspaceSettings, 'triggerPrefixes' | 'triggerPatterns'>, input: Partial<WorkspaceSettings>) {
+export function withTriggerRule(
+  current: Pick<WorkspaceSettings, 'triggerPrefixes' | 'triggerPatterns'>,
+  input: Partial<WorkspaceSettings>,
+) {
   const patch = { ...input };
-  if (input.triggerPatterns?.length && input.triggerPrefixes === undefined && current.triggerPrefixes.length) patch.triggerPrefixes = [];
-  if (input.triggerPrefixes?.length && input.triggerPatterns === undefined && current.triggerPatterns.length) patch.triggerPatterns = [];
+  if (input.triggerPatterns?.length && input.triggerPrefixes === undefined && current.triggerPrefixes.length)
+    patch.triggerPrefixes = [];
+  if (input.triggerPrefixes?.length && input.triggerPatterns === undefined && current.triggerPatterns.length)
+    patch.triggerPatterns = [];
   const prefixes = patch.triggerPrefixes ?? current.triggerPrefixes;
   const patterns = patch.triggerPatterns ?? current.triggerPatterns;
   return { patch, conflict: prefixes.length > 0 && patterns.length > 0 };

@@ -2,16 +2,38 @@ import type { z } from 'zod';
 import { apiPath, isApiError, type Fetcher } from './client';
 import { load } from './load';
 import {
-  ApiTokensAnswer, CreatedTokenJson, OrganizationDetailAnswer, OrganizationsAnswer, SettingsAnswer, SmsCodeSentAnswer,
-  TotpSetupAnswer, TwoFactorMethodsAnswer, SessionAnswer, UserAnswer, UsersAnswer, type OrganizationRole, type UserJson,
+  ApiTokensAnswer,
+  CreatedTokenJson,
+  OrganizationDetailAnswer,
+  OrganizationsAnswer,
+  SettingsAnswer,
+  SmsCodeSentAnswer,
+  TotpSetupAnswer,
+  TwoFactorMethodsAnswer,
+  SessionAnswer,
+  UserAnswer,
+  UsersAnswer,
+  type OrganizationRole,
+  type UserJson,
 } from '../../../daemon/src/contract/wire/accounts';
 import type {
-  CreateOrganizationBody, CreateTokenBody, CreateUserBody, MemberBody, NewTokenBody, RequestCodeBody, SettingsBody, UpdateUserBody,
+  CreateOrganizationBody,
+  CreateTokenBody,
+  CreateUserBody,
+  MemberBody,
+  NewTokenBody,
+  RequestCodeBody,
+  SettingsBody,
+  UpdateUserBody,
 } from '../../../daemon/src/contract/bodies/accounts';
 
 const B = '/api/boxyard';
 
-export interface Credentials { login: string; password: string; code?: string }
+export interface Credentials {
+  login: string;
+  password: string;
+  code?: string;
+}
 
 /**
  * Signs in: the daemon sets an httpOnly session cookie (the page never holds a token) and answers
@@ -20,20 +42,26 @@ export interface Credentials { login: string; password: string; code?: string }
 export const login = (api: Fetcher, c: Credentials): Promise<UserJson> =>
   load(api, UserAnswer, `${B}/session`, {
     method: 'POST',
-    body: { user: { login: c.login, password: c.password }, two_factor: { code: c.code ?? null } } satisfies z.input<typeof CreateTokenBody>,
+    body: { user: { login: c.login, password: c.password }, two_factor: { code: c.code ?? null } } satisfies z.input<
+      typeof CreateTokenBody
+    >,
   }).then((r) => r.user);
 
 /** Who the session cookie signs in, or null when there is no (valid) session. */
 export const currentSession = (api: Fetcher) =>
-  load(api, SessionAnswer, `${B}/session`).then((r): UserJson | null => r.user).catch((e: unknown) => {
-    if (isApiError(e, 'unauthorized')) return null;
-    throw e;
-  });
+  load(api, SessionAnswer, `${B}/session`)
+    .then((r): UserJson | null => r.user)
+    .catch((e: unknown) => {
+      if (isApiError(e, 'unauthorized')) return null;
+      throw e;
+    });
 
 export const requestSmsCode = (api: Fetcher, c: Credentials) =>
   load(api, SmsCodeSentAnswer, '/api/v1/two-factor/request-code', {
     method: 'POST',
-    body: { user: { login: c.login, password: c.password }, two_factor: { delivery_method: 'sms' } } satisfies z.input<typeof RequestCodeBody>,
+    body: { user: { login: c.login, password: c.password }, two_factor: { delivery_method: 'sms' } } satisfies z.input<
+      typeof RequestCodeBody
+    >,
   });
 
 /** Revokes the session's token on the daemon and clears its cookie. */
@@ -44,22 +72,31 @@ export const listOrganizations = (api: Fetcher) =>
 export const getOrganization = (api: Fetcher, name: string) =>
   load(api, OrganizationDetailAnswer, apiPath(`${B}/organizations`, name)).then((r) => r.organization);
 export const createOrganization = (api: Fetcher, name: string, email: string) =>
-  api(`${B}/organizations`, { method: 'POST', body: { organization: { name, email: email || null } } satisfies z.input<typeof CreateOrganizationBody> });
+  api(`${B}/organizations`, {
+    method: 'POST',
+    body: { organization: { name, email: email || null } } satisfies z.input<typeof CreateOrganizationBody>,
+  });
 /** Adds the user to the organization with the role, or changes their role (the path names both). */
 export const setMember = (api: Fetcher, org: string, username: string, role: OrganizationRole) =>
-  api(`${apiPath(`${B}/organizations`, org)}/members/${encodeURIComponent(username)}`, { method: 'PUT', body: { member: { role } } satisfies z.input<typeof MemberBody> });
+  api(`${apiPath(`${B}/organizations`, org)}/members/${encodeURIComponent(username)}`, {
+    method: 'PUT',
+    body: { member: { role } } satisfies z.input<typeof MemberBody>,
+  });
 export const removeMember = (api: Fetcher, org: string, username: string) =>
   api(`${apiPath(`${B}/organizations`, org)}/members/${encodeURIComponent(username)}`, { method: 'DELETE' });
 
 export const listApiTokens = (api: Fetcher) => load(api, ApiTokensAnswer, `${B}/tokens`).then((r) => r.tokens);
 export const createApiToken = (api: Fetcher, description: string) =>
-  load(api, CreatedTokenJson, `${B}/tokens`, { method: 'POST', body: { token: { description } } satisfies z.input<typeof NewTokenBody> });
+  load(api, CreatedTokenJson, `${B}/tokens`, {
+    method: 'POST',
+    body: { token: { description } } satisfies z.input<typeof NewTokenBody>,
+  });
 export const revokeApiToken = (api: Fetcher, id: string) => api(apiPath(`${B}/tokens`, id), { method: 'DELETE' });
 
-export const twoFactorMethods = (api: Fetcher) => load(api, TwoFactorMethodsAnswer, `${B}/two-factor`).then((r) => r.two_factor.delivery_methods);
+export const twoFactorMethods = (api: Fetcher) =>
+  load(api, TwoFactorMethodsAnswer, `${B}/two-factor`).then((r) => r.two_factor.delivery_methods);
 export const beginTotp = (api: Fetcher) =>
-  load(api, TotpSetupAnswer, `${B}/two-factor/totp`, { method: 'POST' })
-    .then((r) => r.two_factor);
+  load(api, TotpSetupAnswer, `${B}/two-factor/totp`, { method: 'POST' }).then((r) => r.two_factor);
 // Confirming, switching SMS on and switching off need the current password: api/credentials.ts.
 
 export type SettingsPatch = z.input<typeof SettingsBody>['settings'];
@@ -74,10 +111,12 @@ export const setMaintenance = (api: Fetcher, maintenance: boolean) => updateSett
  */
 export const changePassword = (api: Fetcher, username: string, currentPassword: string, password: string) =>
   load(api, UserAnswer, apiPath(`${B}/users`, username), {
-    method: 'PATCH', body: { user: { password }, current_password: currentPassword } satisfies z.input<typeof UpdateUserBody>,
+    method: 'PATCH',
+    body: { user: { password }, current_password: currentPassword } satisfies z.input<typeof UpdateUserBody>,
   }).then((r) => r.user);
 
 export const listUsers = (api: Fetcher) => load(api, UsersAnswer, `${B}/users`).then((r) => r.users);
 export const createUser = (api: Fetcher, user: z.input<typeof CreateUserBody>['user']) =>
   api(`${B}/users`, { method: 'POST', body: { user } });
-export const deleteUser = (api: Fetcher, username: string) => api(apiPath(`${B}/users`, username), { method: 'DELETE' });
+export const deleteUser = (api: Fetcher, username: string) =>
+  api(apiPath(`${B}/users`, username), { method: 'DELETE' });

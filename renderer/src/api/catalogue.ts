@@ -57,8 +57,11 @@ export function queryOf(p: BoxListParams): Record<string, string> {
  * Under the keys box changes already refresh: "Mine" lists the user's namespaces (`namespaces`),
  * "All" is a search (`searches`).
  */
-export const boxListKey = (p: BoxListParams): QueryKey =>
-  [...(p.view === 'mine' ? queryKeys.namespaces : queryKeys.searches), 'list', new URLSearchParams(queryOf(p)).toString()];
+export const boxListKey = (p: BoxListParams): QueryKey => [
+  ...(p.view === 'mine' ? queryKeys.namespaces : queryKeys.searches),
+  'list',
+  new URLSearchParams(queryOf(p)).toString(),
+];
 
 export function listBoxes(api: Fetcher, p: BoxListParams) {
   const query = new URLSearchParams({ sort: p.sort, limit: String(PAGE_SIZE), page: String(p.page) });

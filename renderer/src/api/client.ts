@@ -8,7 +8,11 @@ import { CSRF_HEADER, CSRF_VALUE, JSONAPI_TYPE } from '../../../daemon/src/contr
  */
 export class ApiError extends Error {
   readonly code: ErrorCode | undefined;
-  constructor(readonly status: number, readonly messages: string[], readonly body: unknown) {
+  constructor(
+    readonly status: number,
+    readonly messages: string[],
+    readonly body: unknown,
+  ) {
     super(messages.join(' ') || `Request failed with status ${status}.`);
     this.code = errorCodeOf(body);
   }
@@ -49,7 +53,7 @@ export const CSRF_HEADERS: Readonly<Record<string, string>> = { [CSRF_HEADER]: C
 
 /** The one fetch helper: JSON in and out, the session cookie and CSRF header, errors as ApiError. */
 export function makeFetcher(onUnauthorized: () => void): Fetcher {
-  return async <T,>(path: string, opts: RequestOptions = {}): Promise<T> => {
+  return async <T>(path: string, opts: RequestOptions = {}): Promise<T> => {
     const type = opts.jsonapi ? JSONAPI_TYPE : 'application/json';
     const headers: Record<string, string> = { accept: type, ...CSRF_HEADERS };
     if (opts.body !== undefined) headers['content-type'] = type;
@@ -61,12 +65,22 @@ export function makeFetcher(onUnauthorized: () => void): Fetcher {
     });
     const text = await res.text();
     let parsed: unknown;
-    try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = text; }
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = text;
+    }
     if (!res.ok) {
       // The session is gone (never a wrong current password: that is reauthentication_required).
       if (errorCodeOf(parsed) === 'unauthorized') onUnauthorized();
       const messages = errorMessages(parsed);
-      throw new ApiError(res.status, messages.length ? messages : [typeof parsed === 'string' && parsed ? parsed : `${res.status} ${res.statusText}`], parsed);
+      throw new ApiError(
+        res.status,
+        messages.length
+          ? messages
+          : [typeof parsed === 'string' && parsed ? parsed : `${res.status} ${res.statusText}`],
+        parsed,
+      );
     }
     return parsed as T;
   };

@@ -12,11 +12,16 @@ const B = '/api/boxyard';
  */
 export const confirmTotp = (api: Fetcher, code: string, currentPassword: string) =>
   load(api, TwoFactorMethodsAnswer, `${B}/two-factor/totp/confirm`, {
-    method: 'POST', body: { two_factor: { code }, current_password: currentPassword } satisfies z.input<typeof TotpConfirmBody>,
+    method: 'POST',
+    body: { two_factor: { code }, current_password: currentPassword } satisfies z.input<typeof TotpConfirmBody>,
   });
 export const enableSms = (api: Fetcher, phone: string, currentPassword: string) =>
   load(api, TwoFactorMethodsAnswer, `${B}/two-factor/sms`, {
-    method: 'POST', body: { two_factor: { phone }, current_password: currentPassword } satisfies z.input<typeof SmsEnableBody>,
+    method: 'POST',
+    body: { two_factor: { phone }, current_password: currentPassword } satisfies z.input<typeof SmsEnableBody>,
   });
 export const disableTwoFactor = (api: Fetcher, method: DeliveryMethod, currentPassword: string) =>
-  api(`${B}/two-factor/${method}`, { method: 'DELETE', body: { current_password: currentPassword } satisfies z.input<typeof ProofBody> });
+  api(`${B}/two-factor/${method}`, {
+    method: 'DELETE',
+    body: { current_password: currentPassword } satisfies z.input<typeof ProofBody>,
+  });

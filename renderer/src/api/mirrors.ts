@@ -3,12 +3,26 @@ import { apiPath, type Fetcher } from './client';
 import { putFile } from './uploads';
 import { load } from './load';
 import {
-  CacheAnswer, CreatedMirrorAnswer, ImportAnswer, JobAnswer, JobsAnswer, MirrorPlanAnswer, MirrorsAnswer, UpstreamAnswer, UpstreamsAnswer,
+  CacheAnswer,
+  CreatedMirrorAnswer,
+  ImportAnswer,
+  JobAnswer,
+  JobsAnswer,
+  MirrorPlanAnswer,
+  MirrorsAnswer,
+  UpstreamAnswer,
+  UpstreamsAnswer,
   type ImportResultJson,
 } from '../../../daemon/src/contract/wire/mirror';
 import type { CreateMirror, CreateUpstream, UpdateMirror } from '../../../daemon/src/contract/bodies/mirror';
 import {
-  CachePurgeAnswer, CacheSizeAnswer, ExportLine, ImportFolderAnswer, MirrorAnswer, UpstreamTestAnswer, type ExportRequest,
+  CachePurgeAnswer,
+  CacheSizeAnswer,
+  ExportLine,
+  ImportFolderAnswer,
+  MirrorAnswer,
+  UpstreamTestAnswer,
+  type ExportRequest,
 } from '../../../daemon/src/contract/wire/mirror-actions';
 import { ApiError, CSRF_HEADERS, errorMessages } from './client';
 
@@ -16,8 +30,7 @@ const B = '/api/boxyard';
 
 export type NewUpstream = z.input<typeof CreateUpstream>;
 
-export const listUpstreams = (api: Fetcher) =>
-  load(api, UpstreamsAnswer, `${B}/upstreams`).then((r) => r.upstreams);
+export const listUpstreams = (api: Fetcher) => load(api, UpstreamsAnswer, `${B}/upstreams`).then((r) => r.upstreams);
 export const createUpstream = (api: Fetcher, upstream: NewUpstream) =>
   load(api, UpstreamAnswer, `${B}/upstreams`, { method: 'POST', body: { upstream } }).then((r) => r.upstream);
 export const deleteUpstream = (api: Fetcher, id: string) => api(apiPath(`${B}/upstreams`, id), { method: 'DELETE' });
@@ -27,8 +40,7 @@ export const testUpstream = (api: Fetcher, id: string) =>
 
 export type NewMirror = z.input<typeof CreateMirror>;
 
-export const listMirrors = (api: Fetcher) =>
-  load(api, MirrorsAnswer, `${B}/mirrors`).then((r) => r.mirrors);
+export const listMirrors = (api: Fetcher) => load(api, MirrorsAnswer, `${B}/mirrors`).then((r) => r.mirrors);
 export const createMirror = (api: Fetcher, mirror: NewMirror) =>
   load(api, CreatedMirrorAnswer, `${B}/mirrors`, { method: 'POST', body: { mirror } });
 /** What a mirror with these settings would fetch now, and whether it fits the disk; nothing is made. */
@@ -50,32 +62,45 @@ export const getJob = (api: Fetcher, id: string) =>
 export const cancelJob = (api: Fetcher, id: string) =>
   load(api, JobAnswer, `${apiPath(`${B}/mirror-jobs`, id)}/cancel`, { method: 'POST' }).then((r) => r.job);
 
-export const listCache = (api: Fetcher) =>
-  load(api, CacheAnswer, `${B}/cache`).then((r) => r.boxes);
+export const listCache = (api: Fetcher) => load(api, CacheAnswer, `${B}/cache`).then((r) => r.boxes);
 export const cacheSize = (api: Fetcher) => load(api, CacheSizeAnswer, `${B}/cache/size`).then((r) => r.cache);
 /** Every cached box, or one (ORG/BOX); their files go at the next garbage collection. */
 export const purgeCache = (api: Fetcher, box?: string) =>
-  load(api, CachePurgeAnswer, `${B}/cache${box ? `?${new URLSearchParams({ box })}` : ''}`, { method: 'DELETE' }).then((r) => r.purged);
+  load(api, CachePurgeAnswer, `${B}/cache${box ? `?${new URLSearchParams({ box })}` : ''}`, { method: 'DELETE' }).then(
+    (r) => r.purged,
+  );
 
 /** An export folder on the daemon's machine, copied by one mirror job per box. */
 export const importFolder = (api: Fetcher, path: string) =>
-  load(api, ImportFolderAnswer, `${B}/import-folder`, { method: 'POST', body: { import: { path } } }).then((r) => r.mirrors);
+  load(api, ImportFolderAnswer, `${B}/import-folder`, { method: 'POST', body: { import: { path } } }).then(
+    (r) => r.mirrors,
+  );
 
 /**
  * Exports into a folder on the daemon's machine, calling `onLine` with each progress line the
  * daemon streams; resolves with the last (`done` or `failed`). fetch, not the JSON helper: the
  * answer is read as it arrives. Aborting `signal` stops the export (a re-run resumes it).
  */
-export async function exportFolder(req: ExportRequest, onLine: (line: ExportLine) => void, signal?: AbortSignal): Promise<ExportLine> {
+export async function exportFolder(
+  req: ExportRequest,
+  onLine: (line: ExportLine) => void,
+  signal?: AbortSignal,
+): Promise<ExportLine> {
   const res = await fetch(`${B}/export`, {
-    method: 'POST', credentials: 'same-origin', signal,
+    method: 'POST',
+    credentials: 'same-origin',
+    signal,
     headers: { accept: 'application/x-ndjson, application/json', 'content-type': 'application/json', ...CSRF_HEADERS },
     body: JSON.stringify({ export: req }),
   });
   if (!res.ok || !res.body) {
     const text = await res.text();
     let body: unknown;
-    try { body = JSON.parse(text); } catch { body = text; }
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
     throw new ApiError(res.status, errorMessages(body), body);
   }
   let last: ExportLine | null = null;
@@ -91,7 +116,8 @@ export async function exportFolder(req: ExportRequest, onLine: (line: ExportLine
       onLine(last);
     }
   }
-  if (!last || last.type === 'progress') throw new Error('The export stopped before it said it was done: export again to resume.');
+  if (!last || last.type === 'progress')
+    throw new Error('The export stopped before it said it was done: export again to resume.');
   return last;
 }
 
@@ -100,14 +126,32 @@ export const importPath = (user: string, box: string, version: string, release: 
   `${apiPath(`${B}/import`, user, box, version)}?${new URLSearchParams({ release: String(release) })}`;
 
 /** Splits "a, b ,c" into ["a","b","c"]; an empty field is no filter. */
-export const splitList = (s: string): string[] => s.split(',').map((x) => x.trim()).filter(Boolean);
+export const splitList = (s: string): string[] =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 
-export interface ImportTarget { user: string; box: string; version: string; release: boolean }
+export interface ImportTarget {
+  user: string;
+  box: string;
+  version: string;
+  release: boolean;
+}
 
 /** PUTs one `.box` to the import endpoint with upload progress (XHR: fetch() reports none). */
-export async function importBoxFile(t: ImportTarget, file: File, onProgress: (fraction: number) => void): Promise<ImportResultJson> {
-  const body = await putFile(importPath(t.user, t.box, t.version, t.release), file, ({ loaded, total }) => onProgress(total > 0 ? loaded / total : 0));
+export async function importBoxFile(
+  t: ImportTarget,
+  file: File,
+  onProgress: (fraction: number) => void,
+): Promise<ImportResultJson> {
+  const body = await putFile(importPath(t.user, t.box, t.version, t.release), file, ({ loaded, total }) =>
+    onProgress(total > 0 ? loaded / total : 0),
+  );
   const r = ImportAnswer.safeParse(body);
-  if (!r.success) throw new Error(`Unexpected answer from the import: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!r.success)
+    throw new Error(
+      `Unexpected answer from the import: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   return r.data.import;
 }

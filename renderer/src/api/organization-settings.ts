@@ -33,7 +33,13 @@ export const updateOrganizationSettings = (api: Fetcher, name: string, p: Organi
           ...(p.defaultExecutionMode !== undefined ? { 'default-execution-mode': p.defaultExecutionMode } : {}),
         },
         ...(p.defaultAgentPoolId !== undefined
-          ? { relationships: { 'default-agent-pool': { data: p.defaultAgentPoolId ? { type: 'agent-pools' as const, id: p.defaultAgentPoolId } : null } } }
+          ? {
+              relationships: {
+                'default-agent-pool': {
+                  data: p.defaultAgentPoolId ? { type: 'agent-pools' as const, id: p.defaultAgentPoolId } : null,
+                },
+              },
+            }
           : {}),
       },
     } satisfies z.input<typeof UpdateOrganizationDocument>,

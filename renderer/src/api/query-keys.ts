@@ -47,9 +47,18 @@ export const queryKeys = {
 } as const satisfies Record<string, QueryKey | ((...args: string[]) => QueryKey)>;
 
 /** What shows a box and must be fetched again when it changes: its page, the box list, search hits. */
-export const boxViews = (user: string, name: string): QueryKey[] => [queryKeys.box(user, name), queryKeys.namespaces, queryKeys.searches];
+export const boxViews = (user: string, name: string): QueryKey[] => [
+  queryKeys.box(user, name),
+  queryKeys.namespaces,
+  queryKeys.searches,
+];
 
 /** What a finished mirror job may have changed: boxes anywhere, the cache, the mirrors' state. */
 export const mirrorResults: QueryKey[] = [
-  queryKeys.mirrors, queryKeys.cache, queryKeys.upstreams, queryKeys.namespaces, queryKeys.boxes, queryKeys.searches,
+  queryKeys.mirrors,
+  queryKeys.cache,
+  queryKeys.upstreams,
+  queryKeys.namespaces,
+  queryKeys.boxes,
+  queryKeys.searches,
 ];

@@ -42,7 +42,9 @@ const LEGACY_TOKEN_KEY = 'boxyard.token';
 export function SessionProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   // Before the cookie session, the UI kept its API token in localStorage: leave no secret there.
-  useEffect(() => { localStorage.removeItem(LEGACY_TOKEN_KEY); }, []);
+  useEffect(() => {
+    localStorage.removeItem(LEGACY_TOKEN_KEY);
+  }, []);
   const endLocally = useCallback(() => {
     // A visitor who is not signed in has no session to end: the public pages stay as they are.
     if (queryClient.getQueryData(queryKeys.session) == null) return;
@@ -62,22 +64,31 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     staleTime: Infinity,
     retry: (n, e) => !(e instanceof ApiError && e.status < 500) && n < 2,
   });
-  const signIn = useCallback((user: UserJson) => { setEnded(false); queryClient.setQueryData(queryKeys.session, user); }, [queryClient]);
+  const signIn = useCallback(
+    (user: UserJson) => {
+      setEnded(false);
+      queryClient.setQueryData(queryKeys.session, user);
+    },
+    [queryClient],
+  );
   const signOut = useCallback(async () => {
     // Sign out here even if the daemon cannot be told (it is away, or the session already ended).
     await logout(api).catch(() => undefined);
     endLocally();
   }, [api, endLocally]);
   const user = session.data ?? null;
-  const value = useMemo<Session>(() => ({
-    checking: session.isPending,
-    signedIn: user !== null,
-    username: user?.username ?? null,
-    admin: user?.admin ?? false,
-    ended,
-    api,
-    signIn,
-    signOut,
-  }), [session.isPending, user, ended, api, signIn, signOut]);
+  const value = useMemo<Session>(
+    () => ({
+      checking: session.isPending,
+      signedIn: user !== null,
+      username: user?.username ?? null,
+      admin: user?.admin ?? false,
+      ended,
+      api,
+      signIn,
+      signOut,
+    }),
+    [session.isPending, user, ended, api, signIn, signOut],
+  );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }

@@ -1,7 +1,10 @@
 import { ApiError, CSRF_HEADERS, errorMessages } from './client';
 
 /** Bytes sent so far of how many (the file's size once the browser knows it). */
-export interface SentBytes { loaded: number; total: number }
+export interface SentBytes {
+  loaded: number;
+  total: number;
+}
 
 /** Thrown when the caller's signal aborted the upload: the daemon got a short body and stored nothing. */
 export class UploadAbortedError extends Error {
@@ -20,7 +23,12 @@ export const isUploadAborted = (e: unknown): boolean => e instanceof UploadAbort
  * Resolves with the parsed answer; a non-2xx answer is an ApiError with the daemon's messages.
  * `signal` aborts the request itself (xhr.abort()), so the browser stops sending at once.
  */
-export function putFile(url: string, file: File, onProgress: (sent: SentBytes) => void, signal?: AbortSignal): Promise<unknown> {
+export function putFile(
+  url: string,
+  file: File,
+  onProgress: (sent: SentBytes) => void,
+  signal?: AbortSignal,
+): Promise<unknown> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new UploadAbortedError());
     const xhr = new XMLHttpRequest();
@@ -35,13 +43,29 @@ export function putFile(url: string, file: File, onProgress: (sent: SentBytes) =
     xhr.onload = () => {
       settle();
       let body: unknown;
-      try { body = xhr.responseText ? JSON.parse(xhr.responseText) : undefined; } catch { body = xhr.responseText; }
+      try {
+        body = xhr.responseText ? JSON.parse(xhr.responseText) : undefined;
+      } catch {
+        body = xhr.responseText;
+      }
       if (xhr.status >= 200 && xhr.status < 300) return resolve(body);
       const messages = errorMessages(body);
-      reject(new ApiError(xhr.status, messages.length ? messages : [`Upload failed (${xhr.status}): ${xhr.responseText.slice(0, 300)}`], body));
+      reject(
+        new ApiError(
+          xhr.status,
+          messages.length ? messages : [`Upload failed (${xhr.status}): ${xhr.responseText.slice(0, 300)}`],
+          body,
+        ),
+      );
     };
-    xhr.onabort = () => { settle(); reject(new UploadAbortedError()); };
-    xhr.onerror = () => { settle(); reject(new Error('Upload failed: the connection to the daemon was lost.')); };
+    xhr.onabort = () => {
+      settle();
+      reject(new UploadAbortedError());
+    };
+    xhr.onerror = () => {
+      settle();
+      reject(new Error('Upload failed: the connection to the daemon was lost.'));
+    };
     xhr.send(file);
   });
 }

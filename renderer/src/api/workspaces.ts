@@ -8,7 +8,9 @@ const V2 = '/api/v2';
 const J = { jsonapi: true } as const;
 
 export const listWorkspaces = (api: Fetcher, org: string) =>
-  load(api, many(WorkspaceJson), `${apiPath(`${V2}/organizations`, org)}/workspaces?page%5Bsize%5D=100`, J).then((r) => r.data);
+  load(api, many(WorkspaceJson), `${apiPath(`${V2}/organizations`, org)}/workspaces?page%5Bsize%5D=100`, J).then(
+    (r) => r.data,
+  );
 
 export const createWorkspace = (api: Fetcher, org: string, name: string) =>
   load(api, one(WorkspaceJson), `${apiPath(`${V2}/organizations`, org)}/workspaces`, {
@@ -17,7 +19,8 @@ export const createWorkspace = (api: Fetcher, org: string, name: string) =>
     body: { data: { type: 'workspaces', attributes: { name } } } satisfies z.input<typeof CreateWorkspaceDocument>,
   }).then((r) => r.data);
 
-export const deleteWorkspace = (api: Fetcher, id: string) => api(apiPath(`${V2}/workspaces`, id), { ...J, method: 'DELETE' });
+export const deleteWorkspace = (api: Fetcher, id: string) =>
+  api(apiPath(`${V2}/workspaces`, id), { ...J, method: 'DELETE' });
 
 /**
  * Runs the workspace on a pool's agents (execution mode `agent`), on the server with `null`, both
@@ -30,9 +33,14 @@ export const setWorkspacePool = (api: Fetcher, id: string, poolId: string | null
     body: {
       data: {
         type: 'workspaces',
-        attributes: poolId === 'default'
-          ? { 'setting-overwrites': { 'execution-mode': false, 'agent-pool': false } }
-          : { 'execution-mode': poolId ? 'agent' : 'remote', 'agent-pool-id': poolId, 'setting-overwrites': { 'execution-mode': true, 'agent-pool': true } },
+        attributes:
+          poolId === 'default'
+            ? { 'setting-overwrites': { 'execution-mode': false, 'agent-pool': false } }
+            : {
+                'execution-mode': poolId ? 'agent' : 'remote',
+                'agent-pool-id': poolId,
+                'setting-overwrites': { 'execution-mode': true, 'agent-pool': true },
+              },
       },
     } satisfies z.input<typeof UpdateWorkspaceDocument>,
   }).then((r) => r.data);

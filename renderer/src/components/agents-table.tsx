@@ -18,7 +18,11 @@ const AGENT_POLL_MS = 3_000;
  */
 export function AgentsTable({ org, poolId }: { org: string; poolId: string }) {
   const { api } = useSession();
-  const agents = useQuery({ queryKey: queryKeys.agents(poolId), queryFn: () => listAgents(api, poolId), refetchInterval: AGENT_POLL_MS });
+  const agents = useQuery({
+    queryKey: queryKeys.agents(poolId),
+    queryFn: () => listAgents(api, poolId),
+    refetchInterval: AGENT_POLL_MS,
+  });
   const remove = useAction((id: string) => deleteAgent(api, id), [queryKeys.agents(poolId), queryKeys.pools(org)]);
   const [hideExited, setHideExited] = useState(false);
   const now = useNow();
@@ -26,26 +30,56 @@ export function AgentsTable({ org, poolId }: { org: string; poolId: string }) {
   const shown = hideExited ? all.filter((a) => a.attributes.status !== 'exited') : all;
   const hidden = all.length - shown.length;
   const filter = (
-    <label className="check"><input type="checkbox" checked={hideExited} onChange={(e) => setHideExited(e.target.checked)} /> Hide exited agents</label>
+    <label className="check">
+      <input type="checkbox" checked={hideExited} onChange={(e) => setHideExited(e.target.checked)} /> Hide exited
+      agents
+    </label>
   );
   return (
     <Section title="Agents" actions={filter}>
       {agents.isLoading ? <Loading what="agents" /> : <ErrorNote error={agents.error} />}
-      {agents.data?.length === 0 && <p className="muted">No agents yet. Start one on any machine: <code>boxyard agent --url {window.location.origin} --token &lt;agent token&gt;</code></p>}
-      {hidden > 0 && <p className="muted">{hidden === 1 ? '1 exited agent is' : `${hidden} exited agents are`} hidden.</p>}
+      {agents.data?.length === 0 && (
+        <p className="muted">
+          No agents yet. Start one on any machine:{' '}
+          <code>boxyard agent --url {window.location.origin} --token &lt;agent token&gt;</code>
+        </p>
+      )}
+      {hidden > 0 && (
+        <p className="muted">{hidden === 1 ? '1 exited agent is' : `${hidden} exited agents are`} hidden.</p>
+      )}
       {shown.length > 0 && (
         <table>
-          <thead><tr><th>Agent</th><th>Status</th><th>Address</th><th>Last seen</th><th /></tr></thead>
+          <thead>
+            <tr>
+              <th>Agent</th>
+              <th>Status</th>
+              <th>Address</th>
+              <th>Last seen</th>
+              <th />
+            </tr>
+          </thead>
           <tbody>
             {shown.map((a) => (
               <tr key={a.id}>
                 <td>{a.attributes.name ?? a.id}</td>
-                <td><StatusBadge status={a.attributes.status} /></td>
+                <td>
+                  <StatusBadge status={a.attributes.status} />
+                </td>
                 <td>{a.attributes['ip-address']}</td>
-                <td><TimeAgo iso={a.attributes['last-ping-at']} now={now} /></td>
+                <td>
+                  <TimeAgo iso={a.attributes['last-ping-at']} now={now} />
+                </td>
                 <td>
                   {DELETABLE_AGENT_STATUSES.includes(a.attributes.status) && (
-                    <button type="button" className="danger small" aria-label={`Delete agent ${a.attributes.name ?? a.id}`} onClick={() => remove.mutate(a.id)} disabled={remove.isPending}>Delete</button>
+                    <button
+                      type="button"
+                      className="danger small"
+                      aria-label={`Delete agent ${a.attributes.name ?? a.id}`}
+                      onClick={() => remove.mutate(a.id)}
+                      disabled={remove.isPending}
+                    >
+                      Delete
+                    </button>
                   )}
                   {remove.variables === a.id && <ErrorNote error={remove.error} />}
                 </td>

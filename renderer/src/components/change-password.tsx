@@ -22,28 +22,66 @@ export function ChangePassword() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [done, setDone] = useState(false);
-  const change = useAction(() => changePassword(api, username ?? '', current, next), [queryKeys.apiTokens], () => {
-    setCurrent('');
-    setNext('');
-    setDone(true);
-  });
-  const submit = (e: FormEvent) => { e.preventDefault(); setDone(false); change.mutate(undefined); };
+  const change = useAction(
+    () => changePassword(api, username ?? '', current, next),
+    [queryKeys.apiTokens],
+    () => {
+      setCurrent('');
+      setNext('');
+      setDone(true);
+    },
+  );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setDone(false);
+    change.mutate(undefined);
+  };
   const at = fieldOf(change.error);
   return (
     <Section title="Password">
       <form className="stack" onSubmit={submit} aria-label="Change password">
-        <label>Current password
-          <input type="password" name="current_password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)}
-            required aria-invalid={at === 'current' || undefined} />
+        <label>
+          Current password
+          <input
+            type="password"
+            name="current_password"
+            autoComplete="current-password"
+            value={current}
+            onChange={(e) => setCurrent(e.target.value)}
+            required
+            aria-invalid={at === 'current' || undefined}
+          />
         </label>
-        {at === 'current' && <p className="error" role="alert">The current password is wrong: nothing was changed.</p>}
-        <label>New password
-          <input type="password" name="new_password" autoComplete="new-password" minLength={MIN_PASSWORD_LENGTH} value={next}
-            onChange={(e) => setNext(e.target.value)} placeholder={`${MIN_PASSWORD_LENGTH}+ characters`} required aria-invalid={at === 'new' || undefined} />
+        {at === 'current' && (
+          <p className="error" role="alert">
+            The current password is wrong: nothing was changed.
+          </p>
+        )}
+        <label>
+          New password
+          <input
+            type="password"
+            name="new_password"
+            autoComplete="new-password"
+            minLength={MIN_PASSWORD_LENGTH}
+            value={next}
+            onChange={(e) => setNext(e.target.value)}
+            placeholder={`${MIN_PASSWORD_LENGTH}+ characters`}
+            required
+            aria-invalid={at === 'new' || undefined}
+          />
         </label>
         {at !== 'current' && <ErrorNote error={change.error} />}
-        <div><button type="submit" className="primary" disabled={change.isPending}>Change password</button></div>
-        {done && <p className="ok" role="status">Password changed. Your other sessions and API tokens were signed out; this one stays.</p>}
+        <div>
+          <button type="submit" className="primary" disabled={change.isPending}>
+            Change password
+          </button>
+        </div>
+        {done && (
+          <p className="ok" role="status">
+            Password changed. Your other sessions and API tokens were signed out; this one stays.
+          </p>
+        )}
       </form>
     </Section>
   );

@@ -36,26 +36,48 @@ export function DesktopWelcome({ bridge }: { bridge: DesktopBridge | undefined }
   return (
     <section className="welcome" aria-labelledby="welcome-title">
       <h2 id="welcome-title">Welcome to Boxyard</h2>
-      <p>Boxyard created an administrator account for you. <strong>Save the password now:</strong> it is shown only this once (change it later under Settings).</p>
+      <p>
+        Boxyard created an administrator account for you. <strong>Save the password now:</strong> it is shown only this
+        once (change it later under Settings).
+      </p>
       <CopyField label="Administrator user name" value={welcome.username} />
       <CopyField label="Administrator password" value={welcome.password} />
       {info && (
         <>
           <label className="check">
-            <input type="checkbox" checked={info.settings.lanAccess} onChange={(e) => void setLan(e.target.checked)} />
-            {' '}Serve the local network, so that colleagues&apos; machines can use this Boxyard
+            <input type="checkbox" checked={info.settings.lanAccess} onChange={(e) => void setLan(e.target.checked)} />{' '}
+            Serve the local network, so that colleagues&apos; machines can use this Boxyard
           </label>
-          {info.lanUrls.length > 0
-            ? <>
-                {info.lanUrls.map((u) => <CopyField key={u} label="URL for colleagues" value={u} />)}
-                {info.caFingerprint && <CopyField label="Boxyard's CA fingerprint (SHA-256), for colleagues to check: npx boxyard trust URL --fingerprint …" value={info.caFingerprint} />}
-              </>
-            : <p className="muted">Only this computer reaches Boxyard{info.url ? ` (${info.url})` : ''}. Turn on the local network to give colleagues a URL.</p>}
-          <p className="muted">Boxes and the database are kept in <code>{info.dataDir}</code>. <button type="button" className="link" onClick={() => void bridge.openDataDir()}>Open the data folder</button></p>
+          {info.lanUrls.length > 0 ? (
+            <>
+              {info.lanUrls.map((u) => (
+                <CopyField key={u} label="URL for colleagues" value={u} />
+              ))}
+              {info.caFingerprint && (
+                <CopyField
+                  label="Boxyard's CA fingerprint (SHA-256), for colleagues to check: npx boxyard trust URL --fingerprint …"
+                  value={info.caFingerprint}
+                />
+              )}
+            </>
+          ) : (
+            <p className="muted">
+              Only this computer reaches Boxyard{info.url ? ` (${info.url})` : ''}. Turn on the local network to give
+              colleagues a URL.
+            </p>
+          )}
+          <p className="muted">
+            Boxes and the database are kept in <code>{info.dataDir}</code>.{' '}
+            <button type="button" className="link" onClick={() => void bridge.openDataDir()}>
+              Open the data folder
+            </button>
+          </p>
         </>
       )}
       <ErrorNote error={error} />
-      <button type="button" className="primary" onClick={() => void done()}>I have saved the password</button>
+      <button type="button" className="primary" onClick={() => void done()}>
+        I have saved the password
+      </button>
     </section>
   );
 }

@@ -12,7 +12,12 @@ export function formatDuration(seconds: number | null | undefined): string {
 /** An optional number field: "" → undefined. */
 export const numberOrUndefined = (s: string): number | undefined => (s.trim() === '' ? undefined : Number(s));
 
-const STEPS: Array<[Intl.RelativeTimeFormatUnit, number]> = [['second', 60], ['minute', 60], ['hour', 24], ['day', 365]];
+const STEPS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+  ['second', 60],
+  ['minute', 60],
+  ['hour', 24],
+  ['day', 365],
+];
 
 /** A time this far ahead of the browser's clock still reads "now": the daemon's clock may run a little fast. */
 const AHEAD_SECONDS = 5;

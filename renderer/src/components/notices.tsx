@@ -9,7 +9,11 @@ import { queryKeys } from '../api/query-keys';
 /** Whether any query on the page was refused with the `maintenance` code (what a visitor who is not signed in can learn). */
 function useMaintenanceRefusals(): boolean {
   const qc = useQueryClient();
-  const refused = (c: QueryClient) => c.getQueryCache().getAll().some((q) => isApiError(q.state.error, 'maintenance'));
+  const refused = (c: QueryClient) =>
+    c
+      .getQueryCache()
+      .getAll()
+      .some((q) => isApiError(q.state.error, 'maintenance'));
   const [seen, setSeen] = useState(() => refused(qc));
   useEffect(() => qc.getQueryCache().subscribe(() => setSeen(refused(qc))), [qc]);
   return seen;
@@ -26,8 +30,14 @@ function MaintenanceBanner() {
   if (!(signedIn ? settings.data?.maintenance : refusals)) return null;
   return (
     <p className="banner banner-warning" role="status">
-      <strong>Maintenance mode.</strong> Boxyard is refusing API requests (vagrant, Terraform, agents, and most of these pages) until an administrator
-      switches it off.{admin && <> <Link to="/settings#maintenance">Switch it off in Settings</Link>.</>}
+      <strong>Maintenance mode.</strong> Boxyard is refusing API requests (vagrant, Terraform, agents, and most of these
+      pages) until an administrator switches it off.
+      {admin && (
+        <>
+          {' '}
+          <Link to="/settings#maintenance">Switch it off in Settings</Link>.
+        </>
+      )}
     </p>
   );
 }
@@ -36,7 +46,11 @@ function MaintenanceBanner() {
 function SessionEnded() {
   const { ended, signedIn } = useSession();
   if (!ended || signedIn) return null;
-  return <p className="banner" role="alert">Your session has ended — sign in again. <Link to="/login">Sign in</Link></p>;
+  return (
+    <p className="banner" role="alert">
+      Your session has ended — sign in again. <Link to="/login">Sign in</Link>
+    </p>
+  );
 }
 
 /** The notices above every page, signed in or not. */

@@ -13,9 +13,21 @@ export function useNow(everyMs = 1_000): number {
 }
 
 /** A relative time, with the exact one (in the browser's locale) as its tooltip and machine-readable value. */
-export function TimeAgo({ iso, now, never = 'never' }: { iso: string | null | undefined; now: number; never?: string }) {
+export function TimeAgo({
+  iso,
+  now,
+  never = 'never',
+}: {
+  iso: string | null | undefined;
+  now: number;
+  never?: string;
+}) {
   if (!iso) return <span className="muted">{never}</span>;
-  return <time dateTime={iso} title={formatTime(iso)}>{timeAgo(iso, now)}</time>;
+  return (
+    <time dateTime={iso} title={formatTime(iso)}>
+      {timeAgo(iso, now)}
+    </time>
+  );
 }
 
 /** A date as the UI shows it everywhere: relative ("3 days ago"), the exact time in the tooltip, kept current each 30 s. */

@@ -12,22 +12,48 @@ function QrImage({ text }: { text: string }) {
   const [svg, setSvg] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
-    void qrSvg(text, { type: 'svg', margin: 1 }).then((s) => { if (live) setSvg(s); });
-    return () => { live = false; };
+    void qrSvg(text, { type: 'svg', margin: 1 }).then((s) => {
+      if (live) setSvg(s);
+    });
+    return () => {
+      live = false;
+    };
   }, [text]);
-  return svg ? <img className="qr" alt="QR code for your authenticator app" src={`data:image/svg+xml;utf8,${encodeURIComponent(svg)}`} /> : null;
+  return svg ? (
+    <img
+      className="qr"
+      alt="QR code for your authenticator app"
+      src={`data:image/svg+xml;utf8,${encodeURIComponent(svg)}`}
+    />
+  ) : null;
 }
 
 /** SMS codes go to this phone through the daemon's configured sender (command or webhook). */
 function SmsForm({ currentPassword }: { currentPassword: string }) {
   const { api } = useSession();
   const [phone, setPhone] = useState('');
-  const enable = useAction(() => enableSms(api, phone, currentPassword), [queryKeys.twoFactor], () => setPhone(''));
-  const submit = (e: FormEvent) => { e.preventDefault(); enable.mutate(undefined); };
+  const enable = useAction(
+    () => enableSms(api, phone, currentPassword),
+    [queryKeys.twoFactor],
+    () => setPhone(''),
+  );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    enable.mutate(undefined);
+  };
   return (
     <form className="inline" onSubmit={submit} aria-label="SMS codes">
-      <input name="phone" type="tel" placeholder="+41 79 123 45 67" value={phone} onChange={(e) => setPhone(e.target.value)} required />
-      <button type="submit" disabled={enable.isPending}>Send codes by SMS</button>
+      <input
+        name="phone"
+        type="tel"
+        placeholder="+41 79 123 45 67"
+        value={phone}
+        onChange={(e) => setPhone(e.target.value)}
+        required
+      />
+      <button type="submit" disabled={enable.isPending}>
+        Send codes by SMS
+      </button>
       <ErrorNote error={enable.error} />
     </form>
   );
@@ -45,21 +71,57 @@ export function TwoFactor() {
   const [code, setCode] = useState('');
   const [password, setPassword] = useState('');
   const begin = useAction(() => beginTotp(api), [], setSetup);
-  const confirm = useAction(() => confirmTotp(api, code, password), [key], () => { setSetup(null); setCode(''); });
+  const confirm = useAction(
+    () => confirmTotp(api, code, password),
+    [key],
+    () => {
+      setSetup(null);
+      setCode('');
+    },
+  );
   const disable = useAction((m: DeliveryMethod) => disableTwoFactor(api, m, password), [key]);
-  const submit = (e: FormEvent) => { e.preventDefault(); confirm.mutate(undefined); };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    confirm.mutate(undefined);
+  };
   const on = methods.data ?? [];
   return (
     <Section title="Two-factor authentication">
       <ErrorNote error={methods.error ?? begin.error ?? disable.error} />
-      <p>Authenticator app: <strong>{on.includes('app') ? 'on' : 'off'}</strong>. SMS codes: <strong>{on.includes('sms') ? 'on' : 'off'}</strong>.</p>
-      <label>Current password (needed to switch a method on or off)
-        <input name="current_password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+      <p>
+        Authenticator app: <strong>{on.includes('app') ? 'on' : 'off'}</strong>. SMS codes:{' '}
+        <strong>{on.includes('sms') ? 'on' : 'off'}</strong>.
+      </p>
+      <label>
+        Current password (needed to switch a method on or off)
+        <input
+          name="current_password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
       </label>
       <div className="row">
-        {!setup && <button type="button" onClick={() => begin.mutate(undefined)}>{on.includes('app') ? 'Set up a new authenticator' : 'Set up an authenticator app'}</button>}
-        {on.includes('app') && <button type="button" className="danger" onClick={() => confirmed('Switch off the authenticator app') && disable.mutate('app')}>Switch off authenticator</button>}
-        {on.includes('sms') && <button type="button" className="danger" onClick={() => disable.mutate('sms')}>Switch off SMS</button>}
+        {!setup && (
+          <button type="button" onClick={() => begin.mutate(undefined)}>
+            {on.includes('app') ? 'Set up a new authenticator' : 'Set up an authenticator app'}
+          </button>
+        )}
+        {on.includes('app') && (
+          <button
+            type="button"
+            className="danger"
+            onClick={() => confirmed('Switch off the authenticator app') && disable.mutate('app')}
+          >
+            Switch off authenticator
+          </button>
+        )}
+        {on.includes('sms') && (
+          <button type="button" className="danger" onClick={() => disable.mutate('sms')}>
+            Switch off SMS
+          </button>
+        )}
       </div>
       {!on.includes('sms') && !setup && <SmsForm currentPassword={password} />}
       {setup && (
@@ -70,9 +132,20 @@ export function TwoFactor() {
             <CopyField label="TOTP secret" value={setup.secret} />
             <CopyField label="otpauth URL" value={setup.otpauth_url} />
             <form className="inline" onSubmit={submit}>
-              <input name="totp_code" inputMode="numeric" placeholder="123456" value={code} onChange={(e) => setCode(e.target.value)} required />
-              <button type="submit" className="primary" disabled={confirm.isPending}>Confirm</button>
-              <button type="button" className="link" onClick={() => setSetup(null)}>Cancel</button>
+              <input
+                name="totp_code"
+                inputMode="numeric"
+                placeholder="123456"
+                value={code}
+                onChange={(e) => setCode(e.target.value)}
+                required
+              />
+              <button type="submit" className="primary" disabled={confirm.isPending}>
+                Confirm
+              </button>
+              <button type="button" className="link" onClick={() => setSetup(null)}>
+                Cancel
+              </button>
             </form>
             <ErrorNote error={confirm.error} />
           </div>

@@ -5,7 +5,11 @@ import { useMutation, useQueryClient, type QueryKey } from '@tanstack/react-quer
 export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;
   const message = error instanceof Error ? error.message : String(error);
-  return <p className="error" role="alert">{message}</p>;
+  return (
+    <p className="error" role="alert">
+      {message}
+    </p>
+  );
 }
 
 export function Loading({ what }: { what: string }) {
@@ -41,8 +45,12 @@ export function CopyField({ value, label, lines }: { value: string; label: strin
   };
   return (
     <div className={lines ? 'copy-field copy-lines' : 'copy-field'}>
-      <code ref={ref} aria-label={label}>{value}</code>
-      <button type="button" onClick={() => void copy()}>{state === 'copied' ? 'Copied' : state === 'select' ? 'Press Ctrl+C' : 'Copy'}</button>
+      <code ref={ref} aria-label={label}>
+        {value}
+      </code>
+      <button type="button" onClick={() => void copy()}>
+        {state === 'copied' ? 'Copied' : state === 'select' ? 'Press Ctrl+C' : 'Copy'}
+      </button>
     </div>
   );
 }
@@ -52,9 +60,13 @@ export function SecretOnce({ secret, label, onDone }: { secret: string | null; l
   if (!secret) return null;
   return (
     <div className="secret">
-      <p><strong>Copy this token now.</strong> It is shown only once.</p>
+      <p>
+        <strong>Copy this token now.</strong> It is shown only once.
+      </p>
       <CopyField label={label} value={secret} />
-      <button type="button" className="link" onClick={onDone}>I have copied it</button>
+      <button type="button" className="link" onClick={onDone}>
+        I have copied it
+      </button>
     </div>
   );
 }
@@ -62,7 +74,10 @@ export function SecretOnce({ secret, label, onDone }: { secret: string | null; l
 export function Section({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
   return (
     <section className="card">
-      <header className="card-head"><h2>{title}</h2>{actions}</header>
+      <header className="card-head">
+        <h2>{title}</h2>
+        {actions}
+      </header>
       {children}
     </section>
   );

@@ -5,7 +5,17 @@ import { formatBytes } from './format';
  * One box file, dropped on the zone or chosen with the picker (labelled `label`). While `disabled`
  * (an upload runs) neither the picker nor a drop takes another file: one upload at a time.
  */
-export function UploadDrop({ file, onFile, disabled, label = 'Box file' }: { file: File | null; onFile: (f: File | null) => void; disabled: boolean; label?: string }) {
+export function UploadDrop({
+  file,
+  onFile,
+  disabled,
+  label = 'Box file',
+}: {
+  file: File | null;
+  onFile: (f: File | null) => void;
+  disabled: boolean;
+  label?: string;
+}) {
   const [dragging, setDragging] = useState(false);
   const over = (e: DragEvent) => {
     e.preventDefault();
@@ -27,10 +37,23 @@ export function UploadDrop({ file, onFile, disabled, label = 'Box file' }: { fil
       onDragLeave={() => setDragging(false)}
       onDrop={drop}
     >
-      <p>Drop a <code>.box</code> file here, or choose one:</p>
+      <p>
+        Drop a <code>.box</code> file here, or choose one:
+      </p>
       {/* Visible, so the keyboard reaches it; the form checks a file was chosen (a hidden required input blocks the submit silently). */}
-      <input name="file" type="file" aria-label={label} accept=".box,application/octet-stream" disabled={disabled} onChange={(e) => onFile(e.target.files?.[0] ?? null)} />
-      {file && <p className="muted" aria-label="Chosen file"><span className="mono">{file.name}</span> ({formatBytes(file.size)})</p>}
+      <input
+        name="file"
+        type="file"
+        aria-label={label}
+        accept=".box,application/octet-stream"
+        disabled={disabled}
+        onChange={(e) => onFile(e.target.files?.[0] ?? null)}
+      />
+      {file && (
+        <p className="muted" aria-label="Chosen file">
+          <span className="mono">{file.name}</span> ({formatBytes(file.size)})
+        </p>
+      )}
     </div>
   );
 }

@@ -8,7 +8,13 @@ import { queryKeys } from '../api/query-keys';
 import { formatBytes } from './format';
 
 /** Where a running upload stands: its share, bytes, speed (bytes/s) and seconds left. */
-export interface UploadMeter { fraction: number; loaded: number; total: number; rate: number | null; eta: number | null }
+export interface UploadMeter {
+  fraction: number;
+  loaded: number;
+  total: number;
+  rate: number | null;
+  eta: number | null;
+}
 
 /** Asks the browser to confirm leaving the page (or closing it) while `active`: the upload would stop. */
 export function useLeaveWarning(active: boolean) {
@@ -52,10 +58,21 @@ export function useUpload() {
     setMeter({ fraction: 0, loaded: 0, total: file.size, rate: null, eta: null });
     try {
       const { upload_path } = await prepareUpload(api, ref);
-      await putFile(upload_path, file, ({ loaded, total }) => {
-        rates.add(performance.now(), loaded);
-        setMeter({ fraction: total > 0 ? loaded / total : 0, loaded, total, rate: rates.rate(), eta: rates.eta(total) });
-      }, controller.signal);
+      await putFile(
+        upload_path,
+        file,
+        ({ loaded, total }) => {
+          rates.add(performance.now(), loaded);
+          setMeter({
+            fraction: total > 0 ? loaded / total : 0,
+            loaded,
+            total,
+            rate: rates.rate(),
+            eta: rates.eta(total),
+          });
+        },
+        controller.signal,
+      );
       // The full bar stays up while the box is fetched again (the last progress event may not have been drawn).
       setMeter({ fraction: 1, loaded: file.size, total: file.size, rate: rates.rate(), eta: 0 });
       return true;
@@ -72,7 +89,17 @@ export function useUpload() {
   };
   const retry = () => (unfinished ? upload(unfinished.ref, unfinished.file) : Promise.resolve(false));
   const cancel = () => running.current?.abort();
-  return { upload, retry, cancel, meter, progress: meter?.fraction ?? null, uploading: meter !== null, error, cancelled, canRetry: unfinished !== null && meter === null };
+  return {
+    upload,
+    retry,
+    cancel,
+    meter,
+    progress: meter?.fraction ?? null,
+    uploading: meter !== null,
+    error,
+    cancelled,
+    canRetry: unfinished !== null && meter === null,
+  };
 }
 
 /** The bar with its percentage and, once measured, the speed and the time left. */
@@ -82,11 +109,25 @@ export function UploadProgress({ progress, meter }: { progress?: number | null; 
   const pct = Math.round(fraction * 100);
   return (
     <span className="upload-progress" role="status">
-      <progress max={1} value={fraction} aria-label="Upload progress">{pct}%</progress>
+      <progress max={1} value={fraction} aria-label="Upload progress">
+        {pct}%
+      </progress>
       <span className="muted">{pct}%</span>
-      {meter && <span className="muted">{formatBytes(meter.loaded)} of {formatBytes(meter.total)}</span>}
-      {meter?.rate != null && <span className="muted" aria-label="Upload speed">{formatBytes(meter.rate)}/s</span>}
-      {meter?.eta != null && <span className="muted" aria-label="Time left">{formatEta(meter.eta)}</span>}
+      {meter && (
+        <span className="muted">
+          {formatBytes(meter.loaded)} of {formatBytes(meter.total)}
+        </span>
+      )}
+      {meter?.rate != null && (
+        <span className="muted" aria-label="Upload speed">
+          {formatBytes(meter.rate)}/s
+        </span>
+      )}
+      {meter?.eta != null && (
+        <span className="muted" aria-label="Time left">
+          {formatEta(meter.eta)}
+        </span>
+      )}
     </span>
   );
 }

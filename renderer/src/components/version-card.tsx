@@ -26,13 +26,34 @@ interface VersionCardProps {
 function VersionActions({ user, name, version }: { user: string; name: string; version: VersionJson }) {
   const { api } = useSession();
   const keys = boxViews(user, name);
-  const status = useAction((action: 'release' | 'revoke') => setVersionStatus(api, user, name, version.version, action), keys);
+  const status = useAction(
+    (action: 'release' | 'revoke') => setVersionStatus(api, user, name, version.version, action),
+    keys,
+  );
   const remove = useAction(() => deleteVersion(api, user, name, version.version), keys);
   return (
     <>
-      {version.status === 'unreleased' && <button type="button" className="primary small" onClick={() => status.mutate('release')}>Release</button>}
-      {version.status === 'active' && <button type="button" className="small" onClick={() => confirmed(`Revoke ${version.version}`) && status.mutate('revoke')}>Revoke</button>}
-      <button type="button" className="danger small" onClick={() => confirmed(`Delete version ${version.version}`) && remove.mutate(undefined)}>Delete</button>
+      {version.status === 'unreleased' && (
+        <button type="button" className="primary small" onClick={() => status.mutate('release')}>
+          Release
+        </button>
+      )}
+      {version.status === 'active' && (
+        <button
+          type="button"
+          className="small"
+          onClick={() => confirmed(`Revoke ${version.version}`) && status.mutate('revoke')}
+        >
+          Revoke
+        </button>
+      )}
+      <button
+        type="button"
+        className="danger small"
+        onClick={() => confirmed(`Delete version ${version.version}`) && remove.mutate(undefined)}
+      >
+        Delete
+      </button>
       <ErrorNote error={status.error ?? remove.error} />
     </>
   );
@@ -55,18 +76,48 @@ export function VersionCard({ user, name, version, stats, manage }: VersionCardP
         <StatusBadge status={version.status} />
         <span className="muted">{formatTime(version.created_at)}</span>
         {stats && <span className="muted">{plural(stats.downloads, 'download')}</span>}
-        {stats?.upstream === 'edited' && <span className="badge" title={NOTES_EDITED_HERE}>notes edited here</span>}
+        {stats?.upstream === 'edited' && (
+          <span className="badge" title={NOTES_EDITED_HERE}>
+            notes edited here
+          </span>
+        )}
         <span className="spacer" />
         {manage && <VersionActions user={user} name={name} version={version} />}
       </header>
       <Markdown source={version.description_markdown} />
-      {manage && <TextEdit label={`Description of ${version.version}`} value={version.description_markdown} multiline save={saveDescription} />}
+      {manage && (
+        <TextEdit
+          label={`Description of ${version.version}`}
+          value={version.description_markdown}
+          multiline
+          save={saveDescription}
+        />
+      )}
       {version.providers.length > 0 && (
         <table className="providers cards">
-          <thead><tr><th>Provider</th><th>Architecture</th><th>Size</th><th>Downloads</th><th>File</th><th>Checksum</th><th />{manage && <th />}</tr></thead>
+          <thead>
+            <tr>
+              <th>Provider</th>
+              <th>Architecture</th>
+              <th>Size</th>
+              <th>Downloads</th>
+              <th>File</th>
+              <th>Checksum</th>
+              <th />
+              {manage && <th />}
+            </tr>
+          </thead>
           <tbody>
             {version.providers.map((p) => (
-              <ProviderRow key={`${p.name}/${p.architecture}`} user={user} name={name} version={version.version} provider={p} stats={providerStats(p)} manage={manage} />
+              <ProviderRow
+                key={`${p.name}/${p.architecture}`}
+                user={user}
+                name={name}
+                version={version.version}
+                provider={p}
+                stats={providerStats(p)}
+                manage={manage}
+              />
             ))}
           </tbody>
         </table>

@@ -15,21 +15,47 @@ function WorkspaceRow({ org, workspace: w, pools }: { org: string; workspace: Wo
   const ow = w.attributes['setting-overwrites'];
   const inherited = !ow['execution-mode'] && !ow['agent-pool'];
   const poolName = (id: string | null) => pools.find((p) => p.id === id)?.attributes.name ?? id;
-  const where = w.attributes['agent-pool-id'] ? `agent pool ${poolName(w.attributes['agent-pool-id'])}` : `the server (${w.attributes['execution-mode']})`;
+  const where = w.attributes['agent-pool-id']
+    ? `agent pool ${poolName(w.attributes['agent-pool-id'])}`
+    : `the server (${w.attributes['execution-mode']})`;
   return (
     <tr>
       <td>{w.attributes.name}</td>
       <td>
-        <select aria-label={`Agent pool of ${w.attributes.name}`} value={inherited ? 'default' : w.attributes['agent-pool-id'] ?? ''}
-          onChange={(e) => assign.mutate(e.target.value === 'default' ? 'default' : e.target.value || null)}>
+        <select
+          aria-label={`Agent pool of ${w.attributes.name}`}
+          value={inherited ? 'default' : (w.attributes['agent-pool-id'] ?? '')}
+          onChange={(e) => assign.mutate(e.target.value === 'default' ? 'default' : e.target.value || null)}
+        >
           <option value="default">the organization's default{inherited ? ` (${where})` : ''}</option>
-          <option value="">the server ({w.attributes['execution-mode'] === 'local' && !inherited ? 'local' : 'remote'})</option>
-          {pools.map((p) => <option key={p.id} value={p.id}>agent pool {p.attributes.name}</option>)}
+          <option value="">
+            the server ({w.attributes['execution-mode'] === 'local' && !inherited ? 'local' : 'remote'})
+          </option>
+          {pools.map((p) => (
+            <option key={p.id} value={p.id}>
+              agent pool {p.attributes.name}
+            </option>
+          ))}
         </select>
-        <span className="muted"> {inherited ? 'inherited from the organization' : ow['execution-mode'] && ow['agent-pool'] ? 'its own' : `its own ${ow['execution-mode'] ? 'mode' : 'pool'}, the organization's ${ow['execution-mode'] ? 'pool' : 'mode'}`}</span>
+        <span className="muted">
+          {' '}
+          {inherited
+            ? 'inherited from the organization'
+            : ow['execution-mode'] && ow['agent-pool']
+              ? 'its own'
+              : `its own ${ow['execution-mode'] ? 'mode' : 'pool'}, the organization's ${ow['execution-mode'] ? 'pool' : 'mode'}`}
+        </span>
         <ErrorNote error={assign.error ?? remove.error} />
       </td>
-      <td><button type="button" className="danger small" onClick={() => confirmed(`Delete workspace ${w.attributes.name}`) && remove.mutate(undefined)}>Delete</button></td>
+      <td>
+        <button
+          type="button"
+          className="danger small"
+          onClick={() => confirmed(`Delete workspace ${w.attributes.name}`) && remove.mutate(undefined)}
+        >
+          Delete
+        </button>
+      </td>
     </tr>
   );
 }
@@ -41,12 +67,30 @@ export function Workspaces({ org }: { org: string }) {
   const workspaces = useQuery({ queryKey: key, queryFn: () => listWorkspaces(api, org) });
   const pools = useQuery({ queryKey: queryKeys.pools(org), queryFn: () => listPools(api, org) });
   const [name, setName] = useState('');
-  const create = useAction(() => createWorkspace(api, org, name), [key], () => setName(''));
-  const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
+  const create = useAction(
+    () => createWorkspace(api, org, name),
+    [key],
+    () => setName(''),
+  );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate(undefined);
+  };
   const form = (
     <form className="inline" onSubmit={submit} aria-label="New workspace">
-      <input name="workspace_name" aria-label="Workspace name" placeholder="Workspace name" value={name} onChange={(e) => setName(e.target.value)} required pattern="[A-Za-z0-9_\-]+" title="letters, digits, - and _" />
-      <button type="submit" disabled={create.isPending}>Create workspace</button>
+      <input
+        name="workspace_name"
+        aria-label="Workspace name"
+        placeholder="Workspace name"
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        required
+        pattern="[A-Za-z0-9_\-]+"
+        title="letters, digits, - and _"
+      />
+      <button type="submit" disabled={create.isPending}>
+        Create workspace
+      </button>
     </form>
   );
   return (
@@ -56,9 +100,17 @@ export function Workspaces({ org }: { org: string }) {
       {workspaces.data?.length === 0 && <p className="muted">No workspaces yet.</p>}
       {workspaces.data && workspaces.data.length > 0 && (
         <table>
-          <thead><tr><th>Workspace</th><th>Runs on</th><th /></tr></thead>
+          <thead>
+            <tr>
+              <th>Workspace</th>
+              <th>Runs on</th>
+              <th />
+            </tr>
+          </thead>
           <tbody>
-            {workspaces.data.map((w) => <WorkspaceRow key={w.id} org={org} workspace={w} pools={pools.data ?? []} />)}
+            {workspaces.data.map((w) => (
+              <WorkspaceRow key={w.id} org={org} workspace={w} pools={pools.data ?? []} />
+            ))}
           </tbody>
         </table>
       )}

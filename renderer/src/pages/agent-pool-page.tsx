@@ -15,23 +15,66 @@ function PoolHead({ org, poolId, name }: { org: string; poolId: string; name: st
   const { api } = useSession();
   const navigate = useNavigate();
   const [editing, setEditing] = useState<string | null>(null);
-  const rename = useAction((n: string) => renamePool(api, poolId, n), [queryKeys.pool(poolId), queryKeys.pools(org)], () => setEditing(null));
-  const remove = useAction(() => deletePool(api, poolId), [queryKeys.pools(org)], () => navigate(`/agent-pools/${org}`));
-  const submit = (e: FormEvent) => { e.preventDefault(); if (editing !== null) rename.mutate(editing); };
+  const rename = useAction(
+    (n: string) => renamePool(api, poolId, n),
+    [queryKeys.pool(poolId), queryKeys.pools(org)],
+    () => setEditing(null),
+  );
+  const remove = useAction(
+    () => deletePool(api, poolId),
+    [queryKeys.pools(org)],
+    () => navigate(`/agent-pools/${org}`),
+  );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (editing !== null) rename.mutate(editing);
+  };
   return (
     <>
       <div className="page-head">
-        <h1>{org} / {name}</h1>
+        <h1>
+          {org} / {name}
+        </h1>
         <div className="row">
-          <button type="button" onClick={() => { rename.reset(); setEditing(editing === null ? name : null); }} aria-expanded={editing !== null}>Rename</button>
-          <button type="button" className="danger" onClick={() => confirmed(`Delete agent pool ${name}`) && remove.mutate(undefined)}>Delete pool</button>
+          <button
+            type="button"
+            onClick={() => {
+              rename.reset();
+              setEditing(editing === null ? name : null);
+            }}
+            aria-expanded={editing !== null}
+          >
+            Rename
+          </button>
+          <button
+            type="button"
+            className="danger"
+            onClick={() => confirmed(`Delete agent pool ${name}`) && remove.mutate(undefined)}
+          >
+            Delete pool
+          </button>
         </div>
       </div>
       {editing !== null && (
         <form className="inline" onSubmit={submit} aria-label="Rename pool">
-          <label>New name <input name="pool_new_name" value={editing} onChange={(e) => setEditing(e.target.value)} required pattern="[A-Za-z0-9_\-]+" title="letters, digits, - and _" autoFocus /></label>
-          <button type="submit" disabled={rename.isPending}>Save name</button>
-          <button type="button" className="link" onClick={() => setEditing(null)}>Cancel</button>
+          <label>
+            New name{' '}
+            <input
+              name="pool_new_name"
+              value={editing}
+              onChange={(e) => setEditing(e.target.value)}
+              required
+              pattern="[A-Za-z0-9_\-]+"
+              title="letters, digits, - and _"
+              autoFocus
+            />
+          </label>
+          <button type="submit" disabled={rename.isPending}>
+            Save name
+          </button>
+          <button type="button" className="link" onClick={() => setEditing(null)}>
+            Cancel
+          </button>
           <ErrorNote error={rename.error} />
         </form>
       )}
@@ -50,7 +93,9 @@ export function AgentPoolPage() {
   return (
     <>
       <PoolHead org={org} poolId={poolId} name={p.name} />
-      <p className="muted">Created <When iso={p['created-at']} />. Id <code>{poolId}</code>.</p>
+      <p className="muted">
+        Created <When iso={p['created-at']} />. Id <code>{poolId}</code>.
+      </p>
       <PoolScope org={org} pool={pool.data} />
       <AgentTokens poolId={poolId} />
       <AgentsTable org={org} poolId={poolId} />

@@ -16,14 +16,39 @@ function NewPoolForm({ org }: { org: string }) {
   const { api } = useSession();
   const [name, setName] = useState('');
   const [scoped, setScoped] = useState(true);
-  const create = useAction(() => createPool(api, org, name, scoped), [queryKeys.pools(org)], () => setName(''));
-  const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
+  const create = useAction(
+    () => createPool(api, org, name, scoped),
+    [queryKeys.pools(org)],
+    () => setName(''),
+  );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate(undefined);
+  };
   return (
     <form className="inline" onSubmit={submit} aria-label="New agent pool">
-      <input name="pool_name" aria-label="Pool name" placeholder="Pool name" value={name} onChange={(e) => setName(e.target.value)} required pattern="[A-Za-z0-9_\-]+" title="letters, digits, - and _" />
-      <label className="check"><input type="checkbox" checked={scoped} onChange={(e) => setScoped(e.target.checked)} /> All workspaces may use it</label>
-      <button type="submit" disabled={create.isPending}>Create pool</button>
-      {isApiError(create.error, 'limit_reached') ? <PoolLimitNote org={org} retry={() => create.mutate(undefined)} /> : <ErrorNote error={create.error} />}
+      <input
+        name="pool_name"
+        aria-label="Pool name"
+        placeholder="Pool name"
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        required
+        pattern="[A-Za-z0-9_\-]+"
+        title="letters, digits, - and _"
+      />
+      <label className="check">
+        <input type="checkbox" checked={scoped} onChange={(e) => setScoped(e.target.checked)} /> All workspaces may use
+        it
+      </label>
+      <button type="submit" disabled={create.isPending}>
+        Create pool
+      </button>
+      {isApiError(create.error, 'limit_reached') ? (
+        <PoolLimitNote org={org} retry={() => create.mutate(undefined)} />
+      ) : (
+        <ErrorNote error={create.error} />
+      )}
     </form>
   );
 }
@@ -34,7 +59,11 @@ function StatusCounts({ pool, counts }: { pool: string; counts: AgentStatusCount
   if (present.length === 0) return <span className="muted">no agents</span>;
   return (
     <ul className="status-counts" aria-label={`Agents of ${pool}`}>
-      {present.map((s) => <li key={s} className={`badge badge-${s}`}>{counts[s]} {s}</li>)}
+      {present.map((s) => (
+        <li key={s} className={`badge badge-${s}`}>
+          {counts[s]} {s}
+        </li>
+      ))}
     </ul>
   );
 }
@@ -44,11 +73,18 @@ const LIST_POLL_MS = 10_000;
 
 function PoolList({ org }: { org: string }) {
   const { api } = useSession();
-  const pools = useQuery({ queryKey: queryKeys.pools(org), queryFn: () => listPools(api, org), refetchInterval: LIST_POLL_MS });
+  const pools = useQuery({
+    queryKey: queryKeys.pools(org),
+    queryFn: () => listPools(api, org),
+    refetchInterval: LIST_POLL_MS,
+  });
   const ids = (pools.data ?? []).map((p) => p.id);
   const counts = useQuery({
-    queryKey: queryKeys.poolStatusCounts(org, ids.join(',')), queryFn: () => poolStatusCounts(api, org, ids),
-    enabled: ids.length > 0, refetchInterval: LIST_POLL_MS, placeholderData: (previous) => previous,
+    queryKey: queryKeys.poolStatusCounts(org, ids.join(',')),
+    queryFn: () => poolStatusCounts(api, org, ids),
+    enabled: ids.length > 0,
+    refetchInterval: LIST_POLL_MS,
+    placeholderData: (previous) => previous,
   });
   return (
     <Section title={`Agent pools of ${org}`} actions={<NewPoolForm org={org} />}>
@@ -56,14 +92,31 @@ function PoolList({ org }: { org: string }) {
       {pools.data?.length === 0 && <p className="muted">No agent pools yet.</p>}
       {pools.data && pools.data.length > 0 && (
         <table>
-          <thead><tr><th>Pool</th><th>Scope</th><th>Agents</th><th>Created</th></tr></thead>
+          <thead>
+            <tr>
+              <th>Pool</th>
+              <th>Scope</th>
+              <th>Agents</th>
+              <th>Created</th>
+            </tr>
+          </thead>
           <tbody>
             {pools.data.map((p) => (
               <tr key={p.id}>
-                <td><Link to={`/agent-pools/${org}/${p.id}`}>{p.attributes.name}</Link></td>
+                <td>
+                  <Link to={`/agent-pools/${org}/${p.id}`}>{p.attributes.name}</Link>
+                </td>
                 <td>{p.attributes['organization-scoped'] === false ? 'selected workspaces' : 'whole organization'}</td>
-                <td>{counts.data ? <StatusCounts pool={p.attributes.name} counts={counts.data[p.id] ?? noAgents()} /> : p.attributes['agent-count']}</td>
-                <td><When iso={p.attributes['created-at']} /></td>
+                <td>
+                  {counts.data ? (
+                    <StatusCounts pool={p.attributes.name} counts={counts.data[p.id] ?? noAgents()} />
+                  ) : (
+                    p.attributes['agent-count']
+                  )}
+                </td>
+                <td>
+                  <When iso={p.attributes['created-at']} />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -80,10 +133,22 @@ export function AgentPoolsPage() {
   if (!org && ns.orgs.length > 0) return <Navigate to={`/agent-pools/${ns.orgs[0]}`} replace />;
   return (
     <>
-      <div className="page-head"><h1>Agent pools</h1></div>
-      <nav className="tabs">{ns.orgs.map((o) => <NavLink key={o} to={`/agent-pools/${o}`}>{o}</NavLink>)}</nav>
+      <div className="page-head">
+        <h1>Agent pools</h1>
+      </div>
+      <nav className="tabs">
+        {ns.orgs.map((o) => (
+          <NavLink key={o} to={`/agent-pools/${o}`}>
+            {o}
+          </NavLink>
+        ))}
+      </nav>
       <ErrorNote error={ns.error} />
-      {!org && !ns.isLoading && <p className="muted">Agent pools belong to an organization. <Link to="/organizations">Create one first</Link>.</p>}
+      {!org && !ns.isLoading && (
+        <p className="muted">
+          Agent pools belong to an organization. <Link to="/organizations">Create one first</Link>.
+        </p>
+      )}
       {org && <PoolList org={org} />}
     </>
   );

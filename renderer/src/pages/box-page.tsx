@@ -18,13 +18,38 @@ function NewVersionForm({ user, name }: { user: string; name: string }) {
   const { api } = useSession();
   const [version, setVersion] = useState('');
   const [description, setDescription] = useState('');
-  const create = useAction(() => createVersion(api, user, name, { version, description }), [queryKeys.box(user, name)], () => { setVersion(''); setDescription(''); });
-  const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
+  const create = useAction(
+    () => createVersion(api, user, name, { version, description }),
+    [queryKeys.box(user, name)],
+    () => {
+      setVersion('');
+      setDescription('');
+    },
+  );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate(undefined);
+  };
   return (
     <form className="inline" onSubmit={submit} aria-label="New version">
-      <input name="version" aria-label="Version number" placeholder="Version, e.g. 1.0.0" value={version} onChange={(e) => setVersion(e.target.value)} required />
-      <input name="version_description" aria-label="What changed" placeholder="What changed" value={description} onChange={(e) => setDescription(e.target.value)} />
-      <button type="submit" disabled={create.isPending}>Create version</button>
+      <input
+        name="version"
+        aria-label="Version number"
+        placeholder="Version, e.g. 1.0.0"
+        value={version}
+        onChange={(e) => setVersion(e.target.value)}
+        required
+      />
+      <input
+        name="version_description"
+        aria-label="What changed"
+        placeholder="What changed"
+        value={description}
+        onChange={(e) => setDescription(e.target.value)}
+      />
+      <button type="submit" disabled={create.isPending}>
+        Create version
+      </button>
       <ErrorNote error={create.error} />
     </form>
   );
@@ -34,21 +59,38 @@ function NewVersionForm({ user, name }: { user: string; name: string }) {
 function CachedBadge({ tag }: { tag: string }) {
   const cached = useCachedBox(tag);
   if (!cached) return null;
-  return <span className="badge badge-cached" title={cached.upstream?.url ?? undefined}>cached from {cached.upstream?.name ?? 'an upstream'}</span>;
+  return (
+    <span className="badge badge-cached" title={cached.upstream?.url ?? undefined}>
+      cached from {cached.upstream?.name ?? 'an upstream'}
+    </span>
+  );
 }
 
 function Heading({ box, manage, signedIn }: { box: BoxJson; manage: boolean; signedIn: boolean }) {
   const { api } = useSession();
   const navigate = useNavigate();
-  const remove = useAction(() => deleteBox(api, box.username, box.name), [queryKeys.namespaces, queryKeys.searches], () => navigate('/boxes'));
+  const remove = useAction(
+    () => deleteBox(api, box.username, box.name),
+    [queryKeys.namespaces, queryKeys.searches],
+    () => navigate('/boxes'),
+  );
   return (
     <>
       <div className="page-head">
         <h1>
-          {box.tag}{box.private ? <span className="badge">private</span> : null}
+          {box.tag}
+          {box.private ? <span className="badge">private</span> : null}
           {signedIn && <CachedBadge tag={box.tag} />}
         </h1>
-        {manage && <button type="button" className="danger" onClick={() => confirmed(`Delete ${box.tag} with all its versions`) && remove.mutate(undefined)}>Delete box</button>}
+        {manage && (
+          <button
+            type="button"
+            className="danger"
+            onClick={() => confirmed(`Delete ${box.tag} with all its versions`) && remove.mutate(undefined)}
+          >
+            Delete box
+          </button>
+        )}
       </div>
       <ErrorNote error={remove.error} />
     </>

@@ -12,15 +12,28 @@ import { When } from '../components/relative-time';
 function BoxTable({ boxes }: { boxes: BoxSummaryJson[] }) {
   return (
     <table aria-label="Boxes">
-      <thead><tr><th>Box</th><th>Description</th><th>Current version</th><th>Downloads</th><th>Updated</th></tr></thead>
+      <thead>
+        <tr>
+          <th>Box</th>
+          <th>Description</th>
+          <th>Current version</th>
+          <th>Downloads</th>
+          <th>Updated</th>
+        </tr>
+      </thead>
       <tbody>
         {boxes.map((b) => (
           <tr key={b.tag}>
-            <td><Link to={`/boxes/${encodeURIComponent(b.username)}/${encodeURIComponent(b.name)}`}>{b.tag}</Link>{b.private ? <span className="badge">private</span> : null}</td>
+            <td>
+              <Link to={`/boxes/${encodeURIComponent(b.username)}/${encodeURIComponent(b.name)}`}>{b.tag}</Link>
+              {b.private ? <span className="badge">private</span> : null}
+            </td>
             <td>{b.short_description}</td>
             <td>{b.current_version?.version ?? <span className="badge badge-unreleased">unreleased</span>}</td>
             <td>{b.downloads}</td>
-            <td><When iso={b.updated_at} /></td>
+            <td>
+              <When iso={b.updated_at} />
+            </td>
           </tr>
         ))}
       </tbody>
@@ -42,9 +55,21 @@ function Pager({ params, next }: { params: BoxListParams; next: number | null })
   if (params.page === 1 && next === null) return null;
   return (
     <nav className="pager" aria-label="Pages">
-      {params.page > 1 ? <Link to={to(params.page - 1)} rel="prev">Previous page</Link> : <span />}
+      {params.page > 1 ? (
+        <Link to={to(params.page - 1)} rel="prev">
+          Previous page
+        </Link>
+      ) : (
+        <span />
+      )}
       <span className="muted">Page {params.page}</span>
-      {next !== null ? <Link to={to(next)} rel="next">Next page</Link> : <span />}
+      {next !== null ? (
+        <Link to={to(next)} rel="next">
+          Next page
+        </Link>
+      ) : (
+        <span />
+      )}
     </nav>
   );
 }
@@ -52,7 +77,11 @@ function Pager({ params, next }: { params: BoxListParams; next: number | null })
 /** One page of boxes: one request, whatever the number of boxes. */
 function BoxList({ params }: { params: BoxListParams }) {
   const { api } = useSession();
-  const q = useQuery({ queryKey: boxListKey(params), queryFn: () => listBoxes(api, params), placeholderData: keepPreviousData });
+  const q = useQuery({
+    queryKey: boxListKey(params),
+    queryFn: () => listBoxes(api, params),
+    placeholderData: keepPreviousData,
+  });
   if (q.isLoading) return <Loading what="boxes" />;
   if (!q.data) return <ErrorNote error={q.error} />;
   return (
@@ -67,10 +96,20 @@ function BoxList({ params }: { params: BoxListParams }) {
 /** "All" (what search finds for you) and, signed in, "Mine" (your namespaces' boxes, released or not). */
 function ViewTabs({ params }: { params: BoxListParams }) {
   const tab = (view: BoxListParams['view'], label: string) => (
-    <Link to={`?${new URLSearchParams(queryOf({ ...params, view, page: 1 }))}`} className={params.view === view ? 'active' : undefined}
-      aria-current={params.view === view ? 'page' : undefined}>{label}</Link>
+    <Link
+      to={`?${new URLSearchParams(queryOf({ ...params, view, page: 1 }))}`}
+      className={params.view === view ? 'active' : undefined}
+      aria-current={params.view === view ? 'page' : undefined}
+    >
+      {label}
+    </Link>
   );
-  return <nav className="tabs" aria-label="Which boxes">{tab('all', 'All')}{tab('mine', 'Mine')}</nav>;
+  return (
+    <nav className="tabs" aria-label="Which boxes">
+      {tab('all', 'All')}
+      {tab('mine', 'Mine')}
+    </nav>
+  );
 }
 
 /**
@@ -87,15 +126,32 @@ export function BoxesPage() {
     <>
       <div className="page-head">
         <h1>Boxes</h1>
-        {signedIn && <button type="button" onClick={() => setImporting(!importing)}>Import .box files</button>}
-        {signedIn && <Link className="button primary" to="/boxes/new">New box</Link>}
+        {signedIn && (
+          <button type="button" onClick={() => setImporting(!importing)}>
+            Import .box files
+          </button>
+        )}
+        {signedIn && (
+          <Link className="button primary" to="/boxes/new">
+            New box
+          </Link>
+        )}
       </div>
-      {importing && <Section title="Import .box files"><ImportDrop /></Section>}
+      {importing && (
+        <Section title="Import .box files">
+          <ImportDrop />
+        </Section>
+      )}
       {signedIn && <ViewTabs params={params} />}
       <BoxFilters params={params} onChange={(p) => setQuery(queryOf(p))} />
-      {params.view === 'mine' && !signedIn
-        ? <p><Link to={`/login?next=${encodeURIComponent(location.pathname + location.search)}`}>Sign in</Link> to see your own boxes.</p>
-        : <BoxList params={params} />}
+      {params.view === 'mine' && !signedIn ? (
+        <p>
+          <Link to={`/login?next=${encodeURIComponent(location.pathname + location.search)}`}>Sign in</Link> to see your
+          own boxes.
+        </p>
+      ) : (
+        <BoxList params={params} />
+      )}
     </>
   );
 }

@@ -18,8 +18,21 @@ type Set = (k: keyof Form) => (e: { target: { value: string } }) => void;
 function PasswordStep({ form, set }: { form: Form; set: Set }) {
   return (
     <>
-      <label>Username or e-mail<input name="login" autoComplete="username" value={form.login} onChange={set('login')} required autoFocus /></label>
-      <label>Password<input name="password" type="password" autoComplete="current-password" value={form.password} onChange={set('password')} required /></label>
+      <label>
+        Username or e-mail
+        <input name="login" autoComplete="username" value={form.login} onChange={set('login')} required autoFocus />
+      </label>
+      <label>
+        Password
+        <input
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          value={form.password}
+          onChange={set('password')}
+          required
+        />
+      </label>
     </>
   );
 }
@@ -39,8 +52,23 @@ function CodeStep({ form, set, methods }: { form: Form; set: Set; methods: strin
   return (
     <>
       <p>Enter the code from your {methods.includes('app') ? 'authenticator app' : 'phone'}.</p>
-      <label>Two-factor code<input name="code" inputMode="numeric" autoComplete="one-time-code" value={form.code} onChange={set('code')} required autoFocus /></label>
-      {methods.includes('sms') && <button type="button" className="link" onClick={() => void sendSms()}>Send a code by SMS</button>}
+      <label>
+        Two-factor code
+        <input
+          name="code"
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          value={form.code}
+          onChange={set('code')}
+          required
+          autoFocus
+        />
+      </label>
+      {methods.includes('sms') && (
+        <button type="button" className="link" onClick={() => void sendSms()}>
+          Send a code by SMS
+        </button>
+      )}
       {note && <p className="muted">{note}</p>}
       <ErrorNote error={error} />
     </>
@@ -79,8 +107,21 @@ export function LoginPage() {
         <h1>Boxyard</h1>
         {methods ? <CodeStep form={form} set={set} methods={methods} /> : <PasswordStep form={form} set={set} />}
         <ErrorNote error={error} />
-        <button type="submit" className="primary" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
-        {methods && <button type="button" className="link" onClick={() => { setMethods(null); setForm({ ...form, code: '' }); }}>Back</button>}
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+        {methods && (
+          <button
+            type="button"
+            className="link"
+            onClick={() => {
+              setMethods(null);
+              setForm({ ...form, code: '' });
+            }}
+          >
+            Back
+          </button>
+        )}
         <Link to="/boxes">Browse the public boxes</Link>
       </form>
     </div>

@@ -13,7 +13,9 @@ export function MirrorsPage() {
     <>
       <div className="page-head">
         <h1>Mirrors</h1>
-        <Link className="button primary" to="/mirrors/move">Move from HCP Vagrant</Link>
+        <Link className="button primary" to="/mirrors/move">
+          Move from HCP Vagrant
+        </Link>
       </div>
       <OfflineNote />
       <Upstreams />

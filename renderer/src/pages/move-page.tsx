@@ -24,18 +24,33 @@ export function MovePage() {
     <>
       <div className="page-head">
         <h1>Move from HCP Vagrant</h1>
-        <Link className="button" to="/mirrors">All mirrors</Link>
+        <Link className="button" to="/mirrors">
+          All mirrors
+        </Link>
       </div>
       <p className="lead">
-        Copy every box of an HCP Vagrant organization here, with its versions, providers, architectures, descriptions and
-        visibility, and keep it current if you like. See the plan first: nothing is made until you start the copy.
+        Copy every box of an HCP Vagrant organization here, with its versions, providers, architectures, descriptions
+        and visibility, and keep it current if you like. See the plan first: nothing is made until you start the copy.
       </p>
       <OfflineNote />
       <Section title="From HCP Vagrant">
-        <MoveForm onPlan={(p) => { setPlanned(p); setPlans(plans + 1); }} onEdit={() => setPlanned(null)} />
+        <MoveForm
+          onPlan={(p) => {
+            setPlanned(p);
+            setPlans(plans + 1);
+          }}
+          onEdit={() => setPlanned(null)}
+        />
       </Section>
       {planned && (
-        <MovePlan key={plans} planned={planned} onStarted={(job) => { setStarted(planned); setParams({ job: job.id }); }} />
+        <MovePlan
+          key={plans}
+          planned={planned}
+          onStarted={(job) => {
+            setStarted(planned);
+            setParams({ job: job.id });
+          }}
+        />
       )}
       {jobId && <MoveJob key={jobId} jobId={jobId} planned={started} />}
     </>

@@ -15,33 +15,73 @@ function Members({ org, members }: { org: string; members: MemberJson[] }) {
   const key = queryKeys.organization(org);
   const [username, setUsername] = useState('');
   const [role, setRole] = useState<OrganizationRole>('member');
-  const put = useAction((m: { username: string; role: OrganizationRole }) => setMember(api, org, m.username, m.role), [key], () => setUsername(''));
+  const put = useAction(
+    (m: { username: string; role: OrganizationRole }) => setMember(api, org, m.username, m.role),
+    [key],
+    () => setUsername(''),
+  );
   const remove = useAction((u: string) => removeMember(api, org, u), [key]);
-  const submit = (e: FormEvent) => { e.preventDefault(); put.mutate({ username, role }); };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    put.mutate({ username, role });
+  };
   return (
     <Section title="Members">
       <ErrorNote error={put.error ?? remove.error} />
       <table>
-        <thead><tr><th>User</th><th>Role</th><th /></tr></thead>
+        <thead>
+          <tr>
+            <th>User</th>
+            <th>Role</th>
+            <th />
+          </tr>
+        </thead>
         <tbody>
           {members.map((m) => (
             <tr key={m.username}>
               <td>{m.username}</td>
               <td>{m.role}</td>
-              <td><div className="row">
-                <button type="button" className="small" onClick={() => put.mutate({ username: m.username, role: m.role === 'owner' ? 'member' : 'owner' })}>
-                  {m.role === 'owner' ? 'Make member' : 'Make owner'}
-                </button>
-                <button type="button" className="danger small" onClick={() => confirmed(`Remove ${m.username} from ${org}`) && remove.mutate(m.username)}>Remove</button>
-              </div></td>
+              <td>
+                <div className="row">
+                  <button
+                    type="button"
+                    className="small"
+                    onClick={() => put.mutate({ username: m.username, role: m.role === 'owner' ? 'member' : 'owner' })}
+                  >
+                    {m.role === 'owner' ? 'Make member' : 'Make owner'}
+                  </button>
+                  <button
+                    type="button"
+                    className="danger small"
+                    onClick={() => confirmed(`Remove ${m.username} from ${org}`) && remove.mutate(m.username)}
+                  >
+                    Remove
+                  </button>
+                </div>
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
       <form className="inline" onSubmit={submit} aria-label="Add member">
-        <input name="member" aria-label="Username" placeholder="Username" value={username} onChange={(e) => setUsername(e.target.value)} required />
-        <select aria-label="Role" value={role} onChange={(e) => setRole(e.target.value as OrganizationRole)}>{ORGANIZATION_ROLES.map((r) => <option key={r} value={r}>{r}</option>)}</select>
-        <button type="submit" disabled={put.isPending}>Add member</button>
+        <input
+          name="member"
+          aria-label="Username"
+          placeholder="Username"
+          value={username}
+          onChange={(e) => setUsername(e.target.value)}
+          required
+        />
+        <select aria-label="Role" value={role} onChange={(e) => setRole(e.target.value as OrganizationRole)}>
+          {ORGANIZATION_ROLES.map((r) => (
+            <option key={r} value={r}>
+              {r}
+            </option>
+          ))}
+        </select>
+        <button type="submit" disabled={put.isPending}>
+          Add member
+        </button>
       </form>
     </Section>
   );
@@ -60,7 +100,9 @@ export function OrganizationPage() {
         <h1>{org.data.name}</h1>
         <Link to={`/agent-pools/${name}`}>Agent pools</Link>
       </div>
-      <p className="muted">{org.data.email ?? ''} Created <When iso={org.data.created_at} />.</p>
+      <p className="muted">
+        {org.data.email ?? ''} Created <When iso={org.data.created_at} />.
+      </p>
       <Members org={name} members={org.data.members ?? []} />
       <OrganizationAgentSettings org={name} />
       <Workspaces org={name} />

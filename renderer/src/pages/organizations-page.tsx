@@ -10,21 +10,50 @@ export function OrganizationsPage() {
   const { api } = useSession();
   const ns = useNamespaces();
   const [form, setForm] = useState({ name: '', email: '' });
-  const create = useAction(() => createOrganization(api, form.name, form.email), [queryKeys.organizations, queryKeys.namespaces], () => setForm({ name: '', email: '' }));
-  const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
+  const create = useAction(
+    () => createOrganization(api, form.name, form.email),
+    [queryKeys.organizations, queryKeys.namespaces],
+    () => setForm({ name: '', email: '' }),
+  );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate(undefined);
+  };
   return (
     <>
-      <div className="page-head"><h1>Organizations</h1></div>
+      <div className="page-head">
+        <h1>Organizations</h1>
+      </div>
       <Section title="Your organizations">
         {ns.isLoading ? <Loading what="organizations" /> : <ErrorNote error={ns.error} />}
         {!ns.isLoading && ns.orgs.length === 0 && <p className="muted">You are in no organization yet.</p>}
-        <ul className="plain">{ns.orgs.map((o) => <li key={o}><Link to={`/organizations/${o}`}>{o}</Link></li>)}</ul>
+        <ul className="plain">
+          {ns.orgs.map((o) => (
+            <li key={o}>
+              <Link to={`/organizations/${o}`}>{o}</Link>
+            </li>
+          ))}
+        </ul>
       </Section>
       <Section title="New organization">
         <form className="inline" onSubmit={submit}>
-          <input name="org_name" placeholder="Name" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} required />
-          <input name="org_email" type="email" placeholder="E-mail (optional)" value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} />
-          <button type="submit" disabled={create.isPending}>Create organization</button>
+          <input
+            name="org_name"
+            placeholder="Name"
+            value={form.name}
+            onChange={(e) => setForm({ ...form, name: e.target.value })}
+            required
+          />
+          <input
+            name="org_email"
+            type="email"
+            placeholder="E-mail (optional)"
+            value={form.email}
+            onChange={(e) => setForm({ ...form, email: e.target.value })}
+          />
+          <button type="submit" disabled={create.isPending}>
+            Create organization
+          </button>
         </form>
         <ErrorNote error={create.error} />
       </Section>

@@ -24,8 +24,11 @@ function Storage({ o }: { o: OverviewJson }) {
     <Section title="Storage and boxes">
       <div className="stats">
         <Stat label="box files stored" value={formatBytes(s.files_bytes)} />
-        <Stat label="free on the data disk" value={formatBytes(s.disk_free_bytes)}
-          note={`of ${formatBytes(s.disk_total_bytes)} (${formatBytes(used)} used); ${formatBytes(s.reserve_bytes)} kept in reserve`} />
+        <Stat
+          label="free on the data disk"
+          value={formatBytes(s.disk_free_bytes)}
+          note={`of ${formatBytes(s.disk_total_bytes)} (${formatBytes(used)} used); ${formatBytes(s.reserve_bytes)} kept in reserve`}
+        />
         <Stat label="boxes" value={String(counts.boxes)} />
         <Stat label="versions" value={String(counts.versions)} />
         <Stat label="files" value={String(counts.files)} />
@@ -39,13 +42,27 @@ function Server({ o }: { o: OverviewJson }) {
   return (
     <Section title="This server">
       <h3>URL for colleagues</h3>
-      {o.lan_urls.length > 0
-        ? o.lan_urls.map((url) => <CopyField key={url} label="LAN URL" value={url} />)
-        : <p className="muted">This server listens on this machine only ({window.location.origin}). Start it with <code>--host 0.0.0.0</code> (or switch LAN access on in the desktop app) to serve the LAN.</p>}
+      {o.lan_urls.length > 0 ? (
+        o.lan_urls.map((url) => <CopyField key={url} label="LAN URL" value={url} />)
+      ) : (
+        <p className="muted">
+          This server listens on this machine only ({window.location.origin}). Start it with <code>--host 0.0.0.0</code>{' '}
+          (or switch LAN access on in the desktop app) to serve the LAN.
+        </p>
+      )}
       <Https o={o} />
-      <p>Boxyard <strong>{o.version}</strong> · health <StatusBadge status={o.health.status} /></p>
+      <p>
+        Boxyard <strong>{o.version}</strong> · health <StatusBadge status={o.health.status} />
+      </p>
       {failing.length > 0 && (
-        <ul className="plain">{failing.map(([name, c]) => <li key={name}><strong>{name}</strong>: {c.status}{c.detail ? ` — ${c.detail}` : ''}</li>)}</ul>
+        <ul className="plain">
+          {failing.map(([name, c]) => (
+            <li key={name}>
+              <strong>{name}</strong>: {c.status}
+              {c.detail ? ` — ${c.detail}` : ''}
+            </li>
+          ))}
+        </ul>
       )}
     </Section>
   );
@@ -56,10 +73,27 @@ const BUNDLE = '~/.config/boxyard/ca-bundle.pem';
 /** HTTPS: with the daemon's own CA, its fingerprint and how a client trusts it (docs/https.md). */
 function Https({ o }: { o: OverviewJson }) {
   if (!o.tls) {
-    return <p className="muted">Served over plain HTTP: start the daemon with <code>--tls auto</code> so that passwords and tokens do not cross the network in clear.</p>;
+    return (
+      <p className="muted">
+        Served over plain HTTP: start the daemon with <code>--tls auto</code> so that passwords and tokens do not cross
+        the network in clear.
+      </p>
+    );
   }
-  const until = o.tls.not_after ? <> (certificate until <When iso={o.tls.not_after} />)</> : null;
-  if (!o.tls.fingerprint) return <p>HTTPS with {o.tls.mode === 'acme' ? 'a certificate from an ACME CA, renewed by the daemon' : 'your own certificate'}{until}.</p>;
+  const until = o.tls.not_after ? (
+    <>
+      {' '}
+      (certificate until <When iso={o.tls.not_after} />)
+    </>
+  ) : null;
+  if (!o.tls.fingerprint)
+    return (
+      <p>
+        HTTPS with{' '}
+        {o.tls.mode === 'acme' ? 'a certificate from an ACME CA, renewed by the daemon' : 'your own certificate'}
+        {until}.
+      </p>
+    );
   const server = o.lan_urls[0] ?? window.location.origin;
   return (
     <>
@@ -67,8 +101,18 @@ function Https({ o }: { o: OverviewJson }) {
       <p>Clients trust the CA once, after checking that its SHA-256 fingerprint is this one:</p>
       <CopyField label="CA fingerprint (SHA-256)" value={o.tls.fingerprint} />
       {o.tls.local_ca && <LocalCaNote ca={o.tls.local_ca} server={server} />}
-      <CopyField label="Client setup" lines value={[`npx boxyard trust ${server} --fingerprint ${o.tls.fingerprint.replace(/:/g, '')}`, ...trustLines(server, BUNDLE)].join('\n')} />
-      <p className="muted">The CA itself: <a href="/ca.pem">/ca.pem</a> (PEM), <a href="/ca.crt">/ca.crt</a> (for an operating system's certificate store).</p>
+      <CopyField
+        label="Client setup"
+        lines
+        value={[
+          `npx boxyard trust ${server} --fingerprint ${o.tls.fingerprint.replace(/:/g, '')}`,
+          ...trustLines(server, BUNDLE),
+        ].join('\n')}
+      />
+      <p className="muted">
+        The CA itself: <a href="/ca.pem">/ca.pem</a> (PEM), <a href="/ca.crt">/ca.crt</a> (for an operating system's
+        certificate store).
+      </p>
     </>
   );
 }
@@ -77,12 +121,25 @@ const boxLink = (tag: string) => <Link to={`/boxes/${tag.split('/').map(encodeUR
 
 function What({ a }: { a: ActivityJson }) {
   if (a.kind === 'upload') {
-    return <>Uploaded {a.provider} {a.architecture} ({formatBytes(a.size)}) to {boxLink(a.target)} {a.version}</>;
+    return (
+      <>
+        Uploaded {a.provider} {a.architecture} ({formatBytes(a.size)}) to {boxLink(a.target)} {a.version}
+      </>
+    );
   }
-  if (a.kind === 'release') return <>Released {boxLink(a.target)} {a.version}</>;
+  if (a.kind === 'release')
+    return (
+      <>
+        Released {boxLink(a.target)} {a.version}
+      </>
+    );
   return (
     <>
-      Mirror job <Link to="/mirrors">{a.source} → {a.target}</Link> {a.state && <StatusBadge status={a.state} />}
+      Mirror job{' '}
+      <Link to="/mirrors">
+        {a.source} → {a.target}
+      </Link>{' '}
+      {a.state && <StatusBadge status={a.state} />}
       {a.message && <span className="muted"> {a.message}</span>}
     </>
   );
@@ -91,11 +148,27 @@ function What({ a }: { a: ActivityJson }) {
 function Activity({ items }: { items: ActivityJson[] }) {
   return (
     <Section title="Recent activity">
-      {items.length === 0 ? <p className="muted">Nothing yet: uploads, releases and mirror jobs show here.</p> : (
+      {items.length === 0 ? (
+        <p className="muted">Nothing yet: uploads, releases and mirror jobs show here.</p>
+      ) : (
         <table>
-          <thead><tr><th>When</th><th>What</th></tr></thead>
+          <thead>
+            <tr>
+              <th>When</th>
+              <th>What</th>
+            </tr>
+          </thead>
           <tbody>
-            {items.map((a, i) => <tr key={`${a.kind}-${a.target}-${a.at}-${i}`}><td><When iso={a.at} /></td><td><What a={a} /></td></tr>)}
+            {items.map((a, i) => (
+              <tr key={`${a.kind}-${a.target}-${a.at}-${i}`}>
+                <td>
+                  <When iso={a.at} />
+                </td>
+                <td>
+                  <What a={a} />
+                </td>
+              </tr>
+            ))}
           </tbody>
         </table>
       )}
@@ -111,7 +184,9 @@ export function OverviewPage() {
     <>
       <div className="page-head">
         <h1>Overview</h1>
-        <Link className="button" to="/mirrors/move">Move from HCP Vagrant</Link>
+        <Link className="button" to="/mirrors/move">
+          Move from HCP Vagrant
+        </Link>
       </div>
       {q.isLoading ? <Loading what="the overview" /> : <ErrorNote error={q.error} />}
       {q.data && (

@@ -16,15 +16,31 @@ function Maintenance() {
   const qc = useQueryClient();
   const settings = useQuery({ queryKey: queryKeys.settings, queryFn: () => getSettings(api) });
   // Every page's answers change with it (refused in maintenance, served after): ask again for all of them.
-  const toggle = useAction((on: boolean) => setMaintenance(api, on), [queryKeys.settings], () => void qc.invalidateQueries());
+  const toggle = useAction(
+    (on: boolean) => setMaintenance(api, on),
+    [queryKeys.settings],
+    () => void qc.invalidateQueries(),
+  );
   const on = settings.data?.maintenance ?? false;
   return (
     <Section title="Maintenance mode">
       <ErrorNote error={settings.error ?? toggle.error} />
-      <p>While it is on, the APIs answer 503 to every client (vagrant, Terraform, agents) and the web UI shows a banner; administrators keep the web UI, so they can switch it off here. It is <strong>{on ? 'on' : 'off'}</strong>.</p>
-      {admin
-        ? <button type="button" className={on ? 'primary' : 'danger'} disabled={!settings.data || toggle.isPending} onClick={() => toggle.mutate(!on)}>{on ? 'Switch maintenance off' : 'Switch maintenance on'}</button>
-        : <p className="muted">Only administrators can switch it.</p>}
+      <p>
+        While it is on, the APIs answer 503 to every client (vagrant, Terraform, agents) and the web UI shows a banner;
+        administrators keep the web UI, so they can switch it off here. It is <strong>{on ? 'on' : 'off'}</strong>.
+      </p>
+      {admin ? (
+        <button
+          type="button"
+          className={on ? 'primary' : 'danger'}
+          disabled={!settings.data || toggle.isPending}
+          onClick={() => toggle.mutate(!on)}
+        >
+          {on ? 'Switch maintenance off' : 'Switch maintenance on'}
+        </button>
+      ) : (
+        <p className="muted">Only administrators can switch it.</p>
+      )}
     </Section>
   );
 }
@@ -34,7 +50,9 @@ export function SettingsPage() {
   const { admin } = useSession();
   return (
     <>
-      <div className="page-head"><h1>Settings</h1></div>
+      <div className="page-head">
+        <h1>Settings</h1>
+      </div>
       {bridge && <DesktopSettings bridge={bridge} />}
       <OfflineSettings />
       {admin && <AllowedHosts />}

@@ -38,7 +38,10 @@ export function createSmsSender(opts: { command?: string; webhook?: string; log:
   }
   return {
     async send(to, code) {
-      opts.log.warn({ to, code }, 'two-factor SMS (no sender configured; set BOXYARD_SMS_COMMAND or BOXYARD_SMS_WEBHOOK)');
+      opts.log.warn(
+        { to, code },
+        'two-factor SMS (no sender configured; set BOXYARD_SMS_COMMAND or BOXYARD_SMS_WEBHOOK)',
+      );
     },
   };
 }

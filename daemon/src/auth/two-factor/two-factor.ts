@@ -12,7 +12,14 @@ const SMS_CODE_TTL_MS = 10 * 60 * 1000;
 const PERIOD = 30;
 
 const totpFor = (secret: string, label: string) =>
-  new OTPAuth.TOTP({ issuer: 'Boxyard', label, algorithm: 'SHA1', digits: 6, period: PERIOD, secret: OTPAuth.Secret.fromBase32(secret) });
+  new OTPAuth.TOTP({
+    issuer: 'Boxyard',
+    label,
+    algorithm: 'SHA1',
+    digits: 6,
+    period: PERIOD,
+    secret: OTPAuth.Secret.fromBase32(secret),
+  });
 
 /** Shows a phone number as `*******1234`. */
 export const obfuscate = (phone: string): string => phone.replace(/.(?=.{4})/g, '*');
@@ -33,7 +40,8 @@ export class TwoFactorService {
   async sealStoredSecrets(): Promise<number> {
     let changed = 0;
     for (const row of await this.repo.twoFactorSecrets()) {
-      const seal = (v: string | null) => (v === null || SecretBox.isSealed(v) ? v : this.secrets.seal(v, sealContext(row.user_id)));
+      const seal = (v: string | null) =>
+        v === null || SecretBox.isSealed(v) ? v : this.secrets.seal(v, sealContext(row.user_id));
       const [secret, pending] = [seal(row.totp_secret), seal(row.totp_pending_secret)];
       if (secret === row.totp_secret && pending === row.totp_pending_secret) continue;
       await this.repo.saveTwoFactor({ user_id: row.user_id, totp_secret: secret, totp_pending_secret: pending });
@@ -60,7 +68,10 @@ export class TwoFactorService {
    */
   async beginTotp(user: UserRow): Promise<{ secret: string; otpauth_url: string }> {
     const secret = new OTPAuth.Secret({ size: 20 }).base32;
-    await this.repo.saveTwoFactor({ user_id: user.id, totp_pending_secret: this.secrets.seal(secret, sealContext(user.id)) });
+    await this.repo.saveTwoFactor({
+      user_id: user.id,
+      totp_pending_secret: this.secrets.seal(secret, sealContext(user.id)),
+    });
     return { secret, otpauth_url: totpFor(secret, user.username).toString() };
   }
 
@@ -68,11 +79,16 @@ export class TwoFactorService {
   async confirmTotp(user: UserRow, code: string): Promise<void> {
     const tf = await this.repo.twoFactor(user.id);
     const pending = this.open(user, tf?.totp_pending_secret ?? null);
-    if (!tf || !pending) throw new ValidationError('Start authenticator setup first (POST /api/boxyard/two-factor/totp).');
+    if (!tf || !pending)
+      throw new ValidationError('Start authenticator setup first (POST /api/boxyard/two-factor/totp).');
     const step = this.totpStep(user, pending, code.replace(/\s+/g, ''));
-    if (step === undefined) throw new ValidationError('The authenticator code is wrong. Type the code the app shows now.');
+    if (step === undefined)
+      throw new ValidationError('The authenticator code is wrong. Type the code the app shows now.');
     await this.repo.saveTwoFactor({
-      user_id: user.id, totp_secret: tf.totp_pending_secret, totp_pending_secret: null, totp_enabled: 1,
+      user_id: user.id,
+      totp_secret: tf.totp_pending_secret,
+      totp_pending_secret: null,
+      totp_enabled: 1,
       // The confirming code is used: it does not sign in a second time.
       last_totp_step: Math.max(tf.last_totp_step, step),
     });
@@ -83,13 +99,26 @@ export class TwoFactorService {
   }
 
   async disable(user: UserRow, method: DeliveryMethod): Promise<void> {
-    if (method === 'app') await this.repo.saveTwoFactor({ user_id: user.id, totp_enabled: 0, totp_secret: null, totp_pending_secret: null });
+    if (method === 'app')
+      await this.repo.saveTwoFactor({
+        user_id: user.id,
+        totp_enabled: 0,
+        totp_secret: null,
+        totp_pending_secret: null,
+      });
     else await this.repo.saveTwoFactor({ user_id: user.id, sms_enabled: 0, sms_phone: null });
   }
 
   /** Switches every method off (`boxyard user reset-two-factor`: a lost phone, or a lost secret.key). */
   async reset(user: UserRow): Promise<void> {
-    await this.repo.saveTwoFactor({ user_id: user.id, totp_enabled: 0, totp_secret: null, totp_pending_secret: null, sms_enabled: 0, sms_phone: null });
+    await this.repo.saveTwoFactor({
+      user_id: user.id,
+      totp_enabled: 0,
+      totp_secret: null,
+      totp_pending_secret: null,
+      sms_enabled: 0,
+      sms_phone: null,
+    });
   }
 
   /** Sends an SMS code and answers where it went. */

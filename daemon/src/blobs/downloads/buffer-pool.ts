@@ -9,7 +9,10 @@ export class BufferPool {
   private readonly free: Buffer[] = [];
 
   /** `keep`: buffers held for reuse at most (the rest go to the collector). */
-  constructor(readonly size: number, private readonly keep: number) {}
+  constructor(
+    readonly size: number,
+    private readonly keep: number,
+  ) {}
 
   take(): Buffer {
     return this.free.pop() ?? Buffer.allocUnsafeSlow(this.size);

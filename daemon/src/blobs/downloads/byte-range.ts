@@ -1,9 +1,6 @@
 import type { ByteRange } from '../blob-store';
 
-export type RangeRequest =
-  | { kind: 'full' }
-  | { kind: 'partial'; range: ByteRange }
-  | { kind: 'unsatisfiable' };
+export type RangeRequest = { kind: 'full' } | { kind: 'partial'; range: ByteRange } | { kind: 'unsatisfiable' };
 
 /**
  * Reads a `Range` header against a file of `size` bytes. Only single ranges are served (curl's

@@ -20,7 +20,11 @@ function sink() {
   const used = new Set<ArrayBufferLike>();
   const out = new Writable({
     highWaterMark: 16,
-    write(chunk: Buffer, _enc, cb) { got.push(Buffer.from(chunk)); used.add(chunk.buffer); setTimeout(cb, 1); },
+    write(chunk: Buffer, _enc, cb) {
+      got.push(Buffer.from(chunk));
+      used.add(chunk.buffer);
+      setTimeout(cb, 1);
+    },
   });
   return { out, got, used };
 }
@@ -57,15 +61,26 @@ describe('sendRange', () => {
     const { out } = sink();
     out.destroy();
     await expect(sendRange(fh, { start: 0, end: 9_999 }, out, new BufferPool(1000, 2))).rejects.toThrow();
-    await expect(sendRange(fh, { start: 0, end: 20_000 }, sink().out, new BufferPool(4096, 2))).rejects.toThrow(/ended at byte 10000/);
+    await expect(sendRange(fh, { start: 0, end: 20_000 }, sink().out, new BufferPool(4096, 2))).rejects.toThrow(
+      /ended at byte 10000/,
+    );
     await fh.close();
   });
 
   it('rejects, leaving no rejection unhandled, when the client goes away during the last read', async () => {
     const { out } = sink();
     // Closed while the file is read, so the write after it fails once the wait for the writes began.
-    const fh = { read: async (buffer: Buffer) => { out.destroy(); await new Promise((r) => setImmediate(r)); return { bytesRead: 1000, buffer }; } };
-    const err = await sendRange(fh as unknown as FileHandle, { start: 0, end: 999 }, out, new BufferPool(1000, 2)).then(() => null, (e: unknown) => e);
+    const fh = {
+      read: async (buffer: Buffer) => {
+        out.destroy();
+        await new Promise((r) => setImmediate(r));
+        return { bytesRead: 1000, buffer };
+      },
+    };
+    const err = await sendRange(fh as unknown as FileHandle, { start: 0, end: 999 }, out, new BufferPool(1000, 2)).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isClientGone(err, new Writable())).toBe(true);
     // A rejection nobody handled would be reported after this tick.
     await new Promise((r) => setTimeout(r, 20));
@@ -77,9 +92,15 @@ describe('sendRange', () => {
     const out = new Writable();
     let writes = 0;
     // Closed once both buffers are out, while the first write's callback is awaited.
-    out.write = (() => { if (++writes === 2) setImmediate(() => out.destroy()); return true; }) as typeof out.write;
+    out.write = (() => {
+      if (++writes === 2) setImmediate(() => out.destroy());
+      return true;
+    }) as typeof out.write;
     const sending = sendRange(fh, { start: 0, end: 9_999 }, out, new BufferPool(1000, 2));
-    const err = await sending.then(() => null, (e: unknown) => e);
+    const err = await sending.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).not.toBeNull();
     expect(isClientGone(err, new Writable())).toBe(true);
     await fh.close();

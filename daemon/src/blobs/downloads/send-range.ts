@@ -7,11 +7,20 @@ import type { BufferPool } from './buffer-pool';
 /** The response was closed under the download: the client went away (normal, not a failure). */
 export class ClientGoneError extends Error {
   readonly code = 'ERR_CLIENT_GONE';
-  constructor() { super('the client went away'); }
+  constructor() {
+    super('the client went away');
+  }
 }
 
 /** Write errors of a connection the client closed or reset. */
-const GONE_CODES = new Set(['ERR_CLIENT_GONE', 'ECONNRESET', 'EPIPE', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END', 'ERR_STREAM_PREMATURE_CLOSE']);
+const GONE_CODES = new Set([
+  'ERR_CLIENT_GONE',
+  'ECONNRESET',
+  'EPIPE',
+  'ERR_STREAM_DESTROYED',
+  'ERR_STREAM_WRITE_AFTER_END',
+  'ERR_STREAM_PREMATURE_CLOSE',
+]);
 
 /** Whether a download failed because its client went away rather than for a reason of ours. */
 export function isClientGone(err: unknown, out: Writable): boolean {
@@ -43,11 +52,12 @@ export async function sendRange(file: FileHandle, range: ByteRange, out: Writabl
   });
   // Always subscribed to `p` as well: a write that fails after the response closed must not
   // leave a rejection unhandled (Node stops the process for one).
-  const orClosed = <T>(p: Promise<T>): Promise<T> => new Promise<T>((resolve, reject) => {
-    if (ended) reject(ended);
-    else stopWait = reject;
-    p.then(resolve, reject);
-  });
+  const orClosed = <T>(p: Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      if (ended) reject(ended);
+      else stopWait = reject;
+      p.then(resolve, reject);
+    });
   const chunk = pool.size;
   const buffers = [pool.take(), pool.take()];
   const writing: Array<Promise<void>> = [Promise.resolve(), Promise.resolve()];

@@ -14,13 +14,16 @@ import { storeFailure } from './s3-errors';
  * A multipart upload that was never completed nor aborted (a crash) holds parts under the
  * staging key; the sweeper aborts it.
  */
-export const blobKey = (loc: S3Location, sha256: string): string => `${loc.prefix}blobs/sha256/${checkedSha(sha256).slice(0, 2)}/${sha256}`;
-export const stagingKey = (loc: S3Location, uploadId: string): string => `${loc.prefix}uploads/${checkedUploadId(uploadId)}`;
+export const blobKey = (loc: S3Location, sha256: string): string =>
+  `${loc.prefix}blobs/sha256/${checkedSha(sha256).slice(0, 2)}/${sha256}`;
+export const stagingKey = (loc: S3Location, uploadId: string): string =>
+  `${loc.prefix}uploads/${checkedUploadId(uploadId)}`;
 export const blobsPrefix = (loc: S3Location): string => `${loc.prefix}blobs/sha256/`;
 export const stagingPrefix = (loc: S3Location): string => `${loc.prefix}uploads/`;
 
 /** The `x-amz-copy-source` of a key: bucket/key, each segment percent-encoded. */
-export const copySource = (loc: S3Location, key: string): string => `${loc.bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
+export const copySource = (loc: S3Location, key: string): string =>
+  `${loc.bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
 
 /** A client and the location it serves: what the store's parts share. */
 export interface Bucket {
@@ -32,7 +35,8 @@ export interface Bucket {
 
 export function bucketOf(client: S3Client, loc: S3Location): Bucket {
   return {
-    client, loc,
+    client,
+    loc,
     async call(op, key, request) {
       try {
         return await request();
@@ -63,7 +67,10 @@ export function s3ClientFor(loc: S3Location, extra: Partial<S3ClientConfig> = {}
     responseChecksumValidation: 'WHEN_REQUIRED',
     // Each download that streams through the daemon holds a connection for its whole length:
     // the SDK's default of 50 sockets would queue the 51st download behind the others.
-    requestHandler: { httpAgent: { keepAlive: true, maxSockets: 512 }, httpsAgent: { keepAlive: true, maxSockets: 512 } },
+    requestHandler: {
+      httpAgent: { keepAlive: true, maxSockets: 512 },
+      httpsAgent: { keepAlive: true, maxSockets: 512 },
+    },
     ...extra,
   });
 }

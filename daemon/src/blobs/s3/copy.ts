@@ -1,5 +1,9 @@
 import {
-  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, UploadPartCopyCommand,
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  UploadPartCopyCommand,
   type CompletedPart,
 } from '@aws-sdk/client-s3';
 import type { ByteRange } from '../blob-store';
@@ -37,23 +41,42 @@ export function planCopy(size: number, limits: CopyLimits = S3_COPY_LIMITS): Cop
  * LastModified). Every copy writes a new object, so its LastModified is the copy's time: what
  * garbage collection reads as "touched". A failed multipart copy is aborted (no parts left).
  */
-export async function copyObject(b: Bucket, from: string, to: string, size: number, limits: CopyLimits = S3_COPY_LIMITS): Promise<void> {
+export async function copyObject(
+  b: Bucket,
+  from: string,
+  to: string,
+  size: number,
+  limits: CopyLimits = S3_COPY_LIMITS,
+): Promise<void> {
   const plan = planCopy(size, limits);
   if (plan.kind === 'single') {
     // Onto itself, S3 requires something to change: REPLACE metadata (with the same content type).
-    await b.call('CopyObject', to, () => b.client.send(new CopyObjectCommand({
-      Bucket: b.loc.bucket, Key: to, CopySource: copySource(b.loc, from),
-      MetadataDirective: 'REPLACE', ContentType: 'application/octet-stream',
-    })));
+    await b.call('CopyObject', to, () =>
+      b.client.send(
+        new CopyObjectCommand({
+          Bucket: b.loc.bucket,
+          Key: to,
+          CopySource: copySource(b.loc, from),
+          MetadataDirective: 'REPLACE',
+          ContentType: 'application/octet-stream',
+        }),
+      ),
+    );
     return;
   }
   await copyInParts(b, from, to, plan.parts);
 }
 
 async function copyInParts(b: Bucket, from: string, to: string, ranges: ByteRange[]): Promise<void> {
-  const created = await b.call('CreateMultipartUpload', to, () => b.client.send(new CreateMultipartUploadCommand({
-    Bucket: b.loc.bucket, Key: to, ContentType: 'application/octet-stream',
-  })));
+  const created = await b.call('CreateMultipartUpload', to, () =>
+    b.client.send(
+      new CreateMultipartUploadCommand({
+        Bucket: b.loc.bucket,
+        Key: to,
+        ContentType: 'application/octet-stream',
+      }),
+    ),
+  );
   const uploadId = created.UploadId!;
   try {
     const parts: CompletedPart[] = new Array(ranges.length);
@@ -61,20 +84,37 @@ async function copyInParts(b: Bucket, from: string, to: string, ranges: ByteRang
     const worker = async () => {
       for (let i = next++; i < ranges.length; i = next++) {
         const r = ranges[i];
-        const res = await b.call('UploadPartCopy', to, () => b.client.send(new UploadPartCopyCommand({
-          Bucket: b.loc.bucket, Key: to, UploadId: uploadId, PartNumber: i + 1,
-          CopySource: copySource(b.loc, from), CopySourceRange: `bytes=${r.start}-${r.end}`,
-        })));
+        const res = await b.call('UploadPartCopy', to, () =>
+          b.client.send(
+            new UploadPartCopyCommand({
+              Bucket: b.loc.bucket,
+              Key: to,
+              UploadId: uploadId,
+              PartNumber: i + 1,
+              CopySource: copySource(b.loc, from),
+              CopySourceRange: `bytes=${r.start}-${r.end}`,
+            }),
+          ),
+        );
         parts[i] = { PartNumber: i + 1, ETag: res.CopyPartResult?.ETag };
       }
     };
     await Promise.all(Array.from({ length: Math.min(COPY_CONCURRENCY, ranges.length) }, worker));
-    await b.call('CompleteMultipartUpload', to, () => b.client.send(new CompleteMultipartUploadCommand({
-      Bucket: b.loc.bucket, Key: to, UploadId: uploadId, MultipartUpload: { Parts: parts },
-    })));
+    await b.call('CompleteMultipartUpload', to, () =>
+      b.client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: b.loc.bucket,
+          Key: to,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: parts },
+        }),
+      ),
+    );
   } catch (err) {
     // The copy's own error is what the caller needs; an abort that fails too leaves the parts to the sweeper.
-    await b.client.send(new AbortMultipartUploadCommand({ Bucket: b.loc.bucket, Key: to, UploadId: uploadId })).catch(() => undefined);
+    await b.client
+      .send(new AbortMultipartUploadCommand({ Bucket: b.loc.bucket, Key: to, UploadId: uploadId }))
+      .catch(() => undefined);
     throw err;
   }
 }

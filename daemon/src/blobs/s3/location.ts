@@ -28,7 +28,9 @@ const REGION = /^[a-z0-9-]{1,64}$/;
 const redacted = (value: string): string => value.replace(/\/\/[^/?#&]*@/g, '//…@');
 
 function invalid(value: string, why: string): ValidationError {
-  return new ValidationError(`${SETTING} is ${JSON.stringify(redacted(value))}: ${why}. Expected ${EXAMPLE}.`, { field: 'blobs' });
+  return new ValidationError(`${SETTING} is ${JSON.stringify(redacted(value))}: ${why}. Expected ${EXAMPLE}.`, {
+    field: 'blobs',
+  });
 }
 
 /** `a//b/` → `a/b/`; empty stays empty. Refuses `.` and `..` segments, which S3 keeps but people never mean. */
@@ -40,7 +42,8 @@ function normalisedPrefix(value: string, path: string): string {
     throw invalid(value, 'the prefix is not valid percent-encoding');
   }
   const segments = decoded.split('/').filter((s) => s !== '');
-  if (segments.some((s) => s === '.' || s === '..')) throw invalid(value, 'the prefix may not contain "." or ".." segments');
+  if (segments.some((s) => s === '.' || s === '..'))
+    throw invalid(value, 'the prefix may not contain "." or ".." segments');
   return segments.length ? `${segments.join('/')}/` : '';
 }
 
@@ -53,9 +56,15 @@ function endpointOf(value: string, raw: string | null, name: string): string | u
   } catch {
     throw invalid(value, `the ${name} ${JSON.stringify(redacted(raw))} is not a URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(value, `the ${name} must be an http:// or https:// URL`);
-  if (url.username || url.password) throw invalid(value, `the ${name} may not carry credentials: give them as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY`);
-  if (url.search || url.hash) throw invalid(value, `the ${name} may not have a query or fragment (percent-encode it as one parameter)`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw invalid(value, `the ${name} must be an http:// or https:// URL`);
+  if (url.username || url.password)
+    throw invalid(
+      value,
+      `the ${name} may not carry credentials: give them as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY`,
+    );
+  if (url.search || url.hash)
+    throw invalid(value, `the ${name} may not have a query or fragment (percent-encode it as one parameter)`);
   return url.href.replace(/\/+$/, '');
 }
 
@@ -68,18 +77,34 @@ export function parseS3Location(value: string): S3Location {
     throw invalid(value, 'not a URL');
   }
   if (url.protocol !== 's3:') throw invalid(value, 'the scheme must be s3://');
-  if (url.username || url.password) throw invalid(value, 'credentials do not belong in the URL: give them as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
+  if (url.username || url.password)
+    throw invalid(
+      value,
+      'credentials do not belong in the URL: give them as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY',
+    );
   if (url.port) throw invalid(value, 'a bucket has no port: give the server as ?endpoint=');
   if (url.hash) throw invalid(value, 'a fragment (#…) has no meaning here');
   const bucket = url.hostname;
-  if (!BUCKET.test(bucket)) throw invalid(value, `${JSON.stringify(bucket)} is not a valid bucket name (3-63 lower-case letters, digits, dots or hyphens)`);
+  if (!BUCKET.test(bucket))
+    throw invalid(
+      value,
+      `${JSON.stringify(bucket)} is not a valid bucket name (3-63 lower-case letters, digits, dots or hyphens)`,
+    );
   for (const key of url.searchParams.keys()) {
-    if (!PARAMETERS.has(key)) throw invalid(value, `unknown parameter ${JSON.stringify(key)} (known: endpoint, public_endpoint, region)`);
+    if (!PARAMETERS.has(key))
+      throw invalid(value, `unknown parameter ${JSON.stringify(key)} (known: endpoint, public_endpoint, region)`);
   }
   const region = url.searchParams.get('region') ?? 'us-east-1';
   if (!REGION.test(region)) throw invalid(value, `${JSON.stringify(region)} is not a region name`);
   const endpoint = endpointOf(value, url.searchParams.get('endpoint'), 'endpoint');
   const publicEndpoint = endpointOf(value, url.searchParams.get('public_endpoint'), 'public_endpoint');
   // Path-style follows `endpoint` alone: the public address is the same store under another name.
-  return { bucket, prefix: normalisedPrefix(value, url.pathname), endpoint, publicEndpoint, region, forcePathStyle: endpoint !== undefined };
+  return {
+    bucket,
+    prefix: normalisedPrefix(value, url.pathname),
+    endpoint,
+    publicEndpoint,
+    region,
+    forcePathStyle: endpoint !== undefined,
+  };
 }

@@ -7,7 +7,14 @@ const settle = () => new Promise<void>((r) => setImmediate(r));
 /** Acquires and records when the share is granted. */
 function track(budget: MemoryBudget, bytes: number, signal?: AbortSignal) {
   const t: { release?: Release; error?: unknown } = {};
-  const done = budget.acquire(bytes, signal).then((r) => { t.release = r; }, (e: unknown) => { t.error = e; });
+  const done = budget.acquire(bytes, signal).then(
+    (r) => {
+      t.release = r;
+    },
+    (e: unknown) => {
+      t.error = e;
+    },
+  );
   return Object.assign(t, { done });
 }
 
@@ -27,7 +34,11 @@ describe('MemoryBudget', () => {
     expect(budget.held).toBe(90);
     a.release!();
     c.release!();
-    expect({ held: budget.held, peak: budget.peak, waiting: budget.waiting }).toEqual({ held: 0, peak: 100, waiting: 0 });
+    expect({ held: budget.held, peak: budget.peak, waiting: budget.waiting }).toEqual({
+      held: 0,
+      peak: 100,
+      waiting: 0,
+    });
   });
 
   it('serves waiters first come first served: a small share does not pass a large one waiting', async () => {

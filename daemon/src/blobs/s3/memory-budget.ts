@@ -22,15 +22,22 @@ export class MemoryBudget {
   private readonly queue: Waiter[] = [];
 
   constructor(readonly limit: number) {
-    if (!Number.isSafeInteger(limit) || limit <= 0) throw new RangeError(`a memory budget must be a positive number of bytes, not ${limit}`);
+    if (!Number.isSafeInteger(limit) || limit <= 0)
+      throw new RangeError(`a memory budget must be a positive number of bytes, not ${limit}`);
   }
 
   /** Bytes granted and not given back. */
-  get held(): number { return this.heldBytes; }
+  get held(): number {
+    return this.heldBytes;
+  }
   /** The most bytes ever held at once (for tests and metrics). */
-  get peak(): number { return this.peakBytes; }
+  get peak(): number {
+    return this.peakBytes;
+  }
   /** Shares waiting for room. */
-  get waiting(): number { return this.queue.length; }
+  get waiting(): number {
+    return this.queue.length;
+  }
 
   /**
    * Resolves with the release of a `bytes` share once it fits. When `signal` aborts first, the
@@ -38,7 +45,8 @@ export class MemoryBudget {
    * signal's reason; nothing is held then.
    */
   acquire(bytes: number, signal?: AbortSignal): Promise<Release> {
-    if (!Number.isSafeInteger(bytes) || bytes < 0) return Promise.reject(new RangeError(`a memory share must be a whole number of bytes, not ${bytes}`));
+    if (!Number.isSafeInteger(bytes) || bytes < 0)
+      return Promise.reject(new RangeError(`a memory share must be a whole number of bytes, not ${bytes}`));
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.queue.length === 0 && this.fits(bytes)) return Promise.resolve(this.take(bytes));
     return new Promise<Release>((resolve, reject) => {

@@ -25,7 +25,8 @@ export interface PartPlan {
 
 /** Parts for a body of `expectedSize` bytes: at least 8 MiB, few enough for S3's 10,000, whole MiB. */
 export function planParts(expectedSize?: number): PartPlan {
-  const wanted = expectedSize === undefined ? UNKNOWN_SIZE_PART : Math.max(MIN_PART, Math.ceil(expectedSize / MAX_PARTS));
+  const wanted =
+    expectedSize === undefined ? UNKNOWN_SIZE_PART : Math.max(MIN_PART, Math.ceil(expectedSize / MAX_PARTS));
   const partSize = Math.ceil(wanted / MiB) * MiB;
   return { partSize, queueSize: Math.max(1, Math.min(MAX_QUEUE, Math.floor(IN_FLIGHT_BUDGET / partSize))) };
 }
@@ -44,7 +45,11 @@ export function memoryFor(expectedSize?: number): number {
  * Fails the stream as soon as it runs past `expected` bytes, or ends short of it: the multipart
  * upload then sees a failed body and is aborted, instead of storing a wrong object.
  */
-function sizeGuard(expected: number | undefined, counter: { bytes: number }, written?: (bytes: number) => void): Transform {
+function sizeGuard(
+  expected: number | undefined,
+  counter: { bytes: number },
+  written?: (bytes: number) => void,
+): Transform {
   return new Transform({
     transform(chunk: Buffer, _enc, cb) {
       if (expected !== undefined && counter.bytes > expected) return cb(new SizeMismatchError(expected, counter.bytes));
@@ -75,11 +80,18 @@ export interface StreamOptions {
 export async function streamToKey(b: Bucket, key: string, body: Readable, opts: StreamOptions): Promise<number> {
   const counter = { bytes: 0 };
   const input = detachedBody(body, opts.highWaterMark);
-  const stages = [input.source, hashingTap(opts.digester, counter), sizeGuard(opts.expectedSize, counter, opts.written)] as const;
+  const stages = [
+    input.source,
+    hashingTap(opts.digester, counter),
+    sizeGuard(opts.expectedSize, counter, opts.written),
+  ] as const;
   // The first error of the body's way (the body failing, the digester, the size check), heard
   // before the Upload's own reader hears it from the last stage.
   let bodyFailure: Error | undefined;
-  for (const s of stages) s.on('error', (err) => { bodyFailure ??= err; });
+  for (const s of stages)
+    s.on('error', (err) => {
+      bodyFailure ??= err;
+    });
   // pipeline() ends in the guard, which the Upload reads; an error anywhere destroys the guard
   // with it, which fails the Upload's read of the body. Its errors are heard above.
   const source = pipeline(...stages, () => undefined);
@@ -87,7 +99,9 @@ export async function streamToKey(b: Bucket, key: string, body: Readable, opts: 
   const upload = new Upload({
     client: b.client,
     params: { Bucket: b.loc.bucket, Key: key, Body: source, ContentType: 'application/octet-stream' },
-    partSize, queueSize, leavePartsOnError: false,
+    partSize,
+    queueSize,
+    leavePartsOnError: false,
   });
   try {
     await upload.done();

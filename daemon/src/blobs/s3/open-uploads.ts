@@ -7,9 +7,15 @@ export async function openUploads(b: Bucket, prefix: string): Promise<MultipartU
   const found: MultipartUpload[] = [];
   let markers: { KeyMarker?: string; UploadIdMarker?: string } = {};
   for (;;) {
-    const page = await b.call('ListMultipartUploads', prefix, () => b.client.send(new ListMultipartUploadsCommand({
-      Bucket: b.loc.bucket, Prefix: prefix, ...markers,
-    })));
+    const page = await b.call('ListMultipartUploads', prefix, () =>
+      b.client.send(
+        new ListMultipartUploadsCommand({
+          Bucket: b.loc.bucket,
+          Prefix: prefix,
+          ...markers,
+        }),
+      ),
+    );
     found.push(...(page.Uploads ?? []));
     if (!page.IsTruncated) return found;
     markers = { KeyMarker: page.NextKeyMarker, UploadIdMarker: page.NextUploadIdMarker };

@@ -16,19 +16,22 @@ describe('planCopy: how commit copies a staged object', () => {
     expect(planCopy(5 * GiB)).toEqual({ kind: 'single' });
   });
 
-  it.each([5 * GiB + 1, 6 * GiB, 100 * GiB + 7, MAX_OBJECT_BYTES])('copies %d bytes part by part (UploadPartCopy), covering every byte once', (size) => {
-    const plan = planCopy(size);
-    if (plan.kind !== 'multipart') throw new Error('expected a multipart copy');
-    expect(plan.parts.length).toBeLessThanOrEqual(10_000);
-    expect(plan.parts[0].start).toBe(0);
-    expect(plan.parts.at(-1)!.end).toBe(size - 1);
-    plan.parts.forEach((p, i) => {
-      if (i > 0) expect(p.start).toBe(plan.parts[i - 1].end + 1);
-      const length = p.end - p.start + 1;
-      expect(length).toBeLessThanOrEqual(5 * GiB);
-      if (i < plan.parts.length - 1) expect(length).toBeGreaterThanOrEqual(S3_COPY_LIMITS.minPart);
-    });
-  });
+  it.each([5 * GiB + 1, 6 * GiB, 100 * GiB + 7, MAX_OBJECT_BYTES])(
+    'copies %d bytes part by part (UploadPartCopy), covering every byte once',
+    (size) => {
+      const plan = planCopy(size);
+      if (plan.kind !== 'multipart') throw new Error('expected a multipart copy');
+      expect(plan.parts.length).toBeLessThanOrEqual(10_000);
+      expect(plan.parts[0].start).toBe(0);
+      expect(plan.parts.at(-1)!.end).toBe(size - 1);
+      plan.parts.forEach((p, i) => {
+        if (i > 0) expect(p.start).toBe(plan.parts[i - 1].end + 1);
+        const length = p.end - p.start + 1;
+        expect(length).toBeLessThanOrEqual(5 * GiB);
+        if (i < plan.parts.length - 1) expect(length).toBeGreaterThanOrEqual(S3_COPY_LIMITS.minPart);
+      });
+    },
+  );
 
   it('uses 512 MiB parts for a 6 GiB box', () => {
     const plan = planCopy(6 * GiB);
@@ -57,7 +60,7 @@ describe('planParts: the multipart upload of a body', () => {
   });
 });
 
-describe('memoryFor: what an upload takes from the store\'s memory budget', () => {
+describe("memoryFor: what an upload takes from the store's memory budget", () => {
   it.each([
     [undefined, 48 * MiB],
     [0, 0],
@@ -75,10 +78,12 @@ describe('S3BlobStore without a network', () => {
   const loc = parseS3Location('s3://boxes/p?endpoint=http://127.0.0.1:9');
   const store = new S3BlobStore(s3ClientFor(loc), loc);
 
-  it('has room for anything up to S3\'s 5 TiB object limit, and refuses more with a 507', async () => {
+  it("has room for anything up to S3's 5 TiB object limit, and refuses more with a 507", async () => {
     await store.ensureRoom(MAX_OBJECT_BYTES);
     await expect(store.ensureRoom(MAX_OBJECT_BYTES + 1)).rejects.toBeInstanceOf(InsufficientStorageError);
-    await expect(store.ensureRoom(MAX_OBJECT_BYTES + 1)).rejects.toThrow('larger than the 5.0 TiB an S3 object can hold');
+    await expect(store.ensureRoom(MAX_OBJECT_BYTES + 1)).rejects.toThrow(
+      'larger than the 5.0 TiB an S3 object can hold',
+    );
   });
 
   it('cannot append: nothing is ever staged partly, and a resume past 0 is refused', async () => {

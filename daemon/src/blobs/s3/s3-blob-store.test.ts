@@ -51,7 +51,12 @@ function patterned(size: number): { body: () => Readable; bytes: Buffer } {
   for (let i = 0; i < size; i++) bytes[i] = (i * 31 + (i >> 12)) & 0xff;
   return {
     bytes,
-    body: () => Readable.from((function* () { for (let at = 0; at < size; at += 64 * 1024) yield bytes.subarray(at, at + 64 * 1024); })()),
+    body: () =>
+      Readable.from(
+        (function* () {
+          for (let at = 0; at < size; at += 64 * 1024) yield bytes.subarray(at, at + 64 * 1024);
+        })(),
+      ),
   };
 }
 
@@ -71,17 +76,27 @@ for (const engine of ['s3rver', 'moto'] as const) {
       const store = storeOn(engine);
       const { body, bytes } = patterned(20 * MiB + 5);
       const staged = await store.write('big', body(), { expectedSize: bytes.length, algorithms: ['md5'] });
-      expect(staged).toMatchObject({ size: bytes.length, sha256: hex('sha256', bytes), digests: { md5: hex('md5', bytes) } });
+      expect(staged).toMatchObject({
+        size: bytes.length,
+        sha256: hex('sha256', bytes),
+        digests: { md5: hex('md5', bytes) },
+      });
       const ref = await store.commit(staged);
-      const back = Buffer.from(await new Response(Readable.toWeb(store.read(ref.sha256)) as ReadableStream).arrayBuffer());
+      const back = Buffer.from(
+        await new Response(Readable.toWeb(store.read(ref.sha256)) as ReadableStream).arrayBuffer(),
+      );
       expect(back.equals(bytes)).toBe(true);
-      expect(await text(store.read(ref.sha256, { start: 8 * MiB - 2, end: 8 * MiB + 1 }))).toBe(bytes.subarray(8 * MiB - 2, 8 * MiB + 2).toString());
+      expect(await text(store.read(ref.sha256, { start: 8 * MiB - 2, end: 8 * MiB + 1 }))).toBe(
+        bytes.subarray(8 * MiB - 2, 8 * MiB + 2).toString(),
+      );
     });
 
     it('refuses a multipart body shorter than declared and stores nothing', async () => {
       const store = storeOn(engine);
       const { body, bytes } = patterned(17 * MiB);
-      await expect(store.write('short', body(), { expectedSize: bytes.length + 1 })).rejects.toEqual(new SizeMismatchError(bytes.length + 1, bytes.length));
+      await expect(store.write('short', body(), { expectedSize: bytes.length + 1 })).rejects.toEqual(
+        new SizeMismatchError(bytes.length + 1, bytes.length),
+      );
       expect(await keys(engine, store)).toEqual([]);
     });
 
@@ -107,7 +122,10 @@ describe('S3BlobStore on s3rver only', () => {
     const loc = parseS3Location(s3.url('x'));
     const client = s3ClientFor(loc, { credentials: { accessKeyId: 'WRONGKEY', secretAccessKey: 'very-secret-value' } });
     try {
-      const err = await new S3BlobStore(client, loc).stat(hex('sha256', 'x')).then(() => null, (e: unknown) => e);
+      const err = await new S3BlobStore(client, loc).stat(hex('sha256', 'x')).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ObjectStoreError);
       const message = (err as Error).message;
       expect(message).toContain(`bucket "${s3.bucket}"`);
@@ -124,27 +142,42 @@ describe('S3BlobStore on s3rver only', () => {
     const store = storeOn('s3rver');
     const { sha256 } = await store.commit(await store.write('dl', Readable.from(['box bytes'])));
     const res = await fetch(await store.downloadUrl(sha256, 'hashicorp vagrant-1.0.box'));
-    expect(res.headers.get('content-disposition')).toBe('attachment; filename="hashicorp_vagrant-1.0.box"; filename*=UTF-8\'\'hashicorp%20vagrant-1.0.box');
+    expect(res.headers.get('content-disposition')).toBe(
+      'attachment; filename="hashicorp_vagrant-1.0.box"; filename*=UTF-8\'\'hashicorp%20vagrant-1.0.box',
+    );
   });
 
   it('reports that s3rver cannot list multipart uploads when sweeping, naming bucket and endpoint', async () => {
     const store = storeOn('s3rver');
     const { s3 } = servers.get('s3rver')!;
-    const err = await store.sweepMultipart(new Date()).then(() => null, (e: unknown) => e);
+    const err = await store.sweepMultipart(new Date()).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ObjectStoreError);
     expect(err).toMatchObject({ code: 'NotImplemented' });
-    expect((err as Error).message).toContain(`S3 ListMultipartUploads of "${store.location.prefix}" in bucket "${s3.bucket}" at ${s3.endpoint} failed`);
+    expect((err as Error).message).toContain(
+      `S3 ListMultipartUploads of "${store.location.prefix}" in bucket "${s3.bucket}" at ${s3.endpoint} failed`,
+    );
   });
 });
 
 describe('S3BlobStore with no server', () => {
   it('names the bucket and endpoint when the endpoint refuses connections', async () => {
     const loc = parseS3Location('s3://boxes/p?endpoint=http://127.0.0.1:9');
-    const client = s3ClientFor(loc, { credentials: { accessKeyId: 'k', secretAccessKey: 'very-secret-value' }, maxAttempts: 1 });
+    const client = s3ClientFor(loc, {
+      credentials: { accessKeyId: 'k', secretAccessKey: 'very-secret-value' },
+      maxAttempts: 1,
+    });
     try {
-      const err = await new S3BlobStore(client, loc).stat(hex('sha256', 'x')).then(() => null, (e: unknown) => e);
+      const err = await new S3BlobStore(client, loc).stat(hex('sha256', 'x')).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ObjectStoreError);
-      expect((err as Error).message).toMatch(/^S3 HeadObject of "p\/blobs\/sha256\/[0-9a-f]{2}\/[0-9a-f]{64}" in bucket "boxes" at http:\/\/127\.0\.0\.1:9 failed: ECONNREFUSED/);
+      expect((err as Error).message).toMatch(
+        /^S3 HeadObject of "p\/blobs\/sha256\/[0-9a-f]{2}\/[0-9a-f]{64}" in bucket "boxes" at http:\/\/127\.0\.0\.1:9 failed: ECONNREFUSED/,
+      );
       expect((err as Error).message).toContain('Check that the endpoint');
       expect((err as Error).message).not.toContain('very-secret-value');
     } finally {

@@ -1,11 +1,24 @@
 import { finished, Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  paginateListObjectsV2,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { InsufficientStorageError } from '../../lib/errors';
 import {
-  checkedSha, isSha256, UPLOAD_ID,
-  type BlobRef, type BlobStore, type ByteRange, type DigestAlgorithm, type StagedBlob, type WriteOptions,
+  checkedSha,
+  isSha256,
+  UPLOAD_ID,
+  type BlobRef,
+  type BlobStore,
+  type ByteRange,
+  type DigestAlgorithm,
+  type StagedBlob,
+  type WriteOptions,
 } from '../blob-store';
 import { humanBytes } from '../../contract/bytes';
 import { digesterFor, type Digester } from '../digester';
@@ -54,7 +67,11 @@ export class S3BlobStore implements BlobStore {
    */
   readonly uploadMemory: MemoryBudget;
 
-  constructor(client: S3Client, readonly location: S3Location, opts: S3BlobStoreOptions = {}) {
+  constructor(
+    client: S3Client,
+    readonly location: S3Location,
+    opts: S3BlobStoreOptions = {},
+  ) {
     this.b = bucketOf(client, location);
     this.copyLimits = opts.copyLimits ?? S3_COPY_LIMITS;
     this.presigner = presignClientFor(client, location);
@@ -64,7 +81,9 @@ export class S3BlobStore implements BlobStore {
   /** No local disk holds the bytes: only S3's object size limit refuses. */
   async ensureRoom(bytes: number): Promise<void> {
     if (bytes <= MAX_OBJECT_BYTES) return;
-    throw new InsufficientStorageError(`A file of ${humanBytes(bytes)} is larger than the ${humanBytes(MAX_OBJECT_BYTES)} an S3 object can hold. Nothing was stored.`);
+    throw new InsufficientStorageError(
+      `A file of ${humanBytes(bytes)} is larger than the ${humanBytes(MAX_OBJECT_BYTES)} an S3 object can hold. Nothing was stored.`,
+    );
   }
 
   /**
@@ -79,7 +98,12 @@ export class S3BlobStore implements BlobStore {
     let digester: Digester | undefined;
     try {
       digester = digesterFor(algorithms, opts.expectedSize);
-      const size = await streamToKey(this.b, key, body, { digester, expectedSize: opts.expectedSize, highWaterMark: READ_CHUNK, written: opts.written });
+      const size = await streamToKey(this.b, key, body, {
+        digester,
+        expectedSize: opts.expectedSize,
+        highWaterMark: READ_CHUNK,
+        written: opts.written,
+      });
       release();
       const digests = await digester.digest();
       return { uploadId, size, sha256: digests.sha256, digests };
@@ -97,10 +121,15 @@ export class S3BlobStore implements BlobStore {
    */
   private async roomFor(body: Readable, bytes: number): Promise<Release> {
     const gone = new AbortController();
-    const stop = finished(body, { writable: false }, (err) => { if (err) gone.abort(err); });
+    const stop = finished(body, { writable: false }, (err) => {
+      if (err) gone.abort(err);
+    });
     try {
       const release = await this.uploadMemory.acquire(bytes, gone.signal);
-      return () => { stop(); release(); };
+      return () => {
+        stop();
+        release();
+      };
     } catch (err) {
       stop();
       throw err;
@@ -113,7 +142,10 @@ export class S3BlobStore implements BlobStore {
    * (a mirror job fetches the whole file again after a restart); only offset 0 is accepted.
    */
   async append(uploadId: string, body: Readable, opts: WriteOptions & { offset: number }): Promise<StagedBlob> {
-    if (opts.offset !== 0) throw new Error(`the S3 blob store cannot resume upload ${uploadId} at byte ${opts.offset}: S3 has no append; start it over at 0`);
+    if (opts.offset !== 0)
+      throw new Error(
+        `the S3 blob store cannot resume upload ${uploadId} at byte ${opts.offset}: S3 has no append; start it over at 0`,
+      );
     return this.write(uploadId, body, opts);
   }
 
@@ -195,14 +227,23 @@ export class S3BlobStore implements BlobStore {
     const expected = range.end - range.start + 1;
     let seen = 0;
     const count = new Transform({
-      transform(chunk: Buffer, _enc, cb) { seen += chunk.length; cb(null, chunk); },
-      flush(cb) { cb(seen === expected ? null : new Error(`S3 sent ${seen} of the ${expected} bytes asked for`)); },
+      transform(chunk: Buffer, _enc, cb) {
+        seen += chunk.length;
+        cb(null, chunk);
+      },
+      flush(cb) {
+        cb(seen === expected ? null : new Error(`S3 sent ${seen} of the ${expected} bytes asked for`));
+      },
     });
     // Which side broke first: a reset from S3 has the code of a client going away (ECONNRESET),
     // and must not be logged as one.
     let first: 'client' | 's3' | undefined;
-    out.once('close', () => { first ??= 'client'; });
-    body.once('error', () => { first ??= 's3'; });
+    out.once('close', () => {
+      first ??= 'client';
+    });
+    body.once('error', () => {
+      first ??= 's3';
+    });
     try {
       await pipeline(body, count, out);
     } catch (err) {
@@ -244,10 +285,13 @@ export class S3BlobStore implements BlobStore {
   async downloadUrl(sha256: string, filename?: string): Promise<string> {
     const key = blobKey(this.location, sha256);
     const command = new GetObjectCommand({
-      Bucket: this.location.bucket, Key: key,
+      Bucket: this.location.bucket,
+      Key: key,
       ...(filename ? { ResponseContentDisposition: attachment(filename) } : {}),
     });
-    return this.b.call('presign GetObject', key, () => getSignedUrl(this.presigner, command, { expiresIn: DOWNLOAD_URL_SECONDS }));
+    return this.b.call('presign GetObject', key, () =>
+      getSignedUrl(this.presigner, command, { expiresIn: DOWNLOAD_URL_SECONDS }),
+    );
   }
 
   /** Aborts every multipart upload under the prefix begun before `olderThan` (crash leftovers, failed aborts). */
@@ -272,9 +316,13 @@ export class S3BlobStore implements BlobStore {
   /** The object's body (or range of it); ENOENT when it is missing. */
   private async open(key: string, range?: ByteRange): Promise<Readable> {
     try {
-      const res = await this.b.client.send(new GetObjectCommand({
-        Bucket: this.location.bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
-      }));
+      const res = await this.b.client.send(
+        new GetObjectCommand({
+          Bucket: this.location.bucket,
+          Key: key,
+          ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+        }),
+      );
       return res.Body as Readable;
     } catch (err) {
       if (isMissing(err)) throw missingBlob(key);
@@ -284,7 +332,9 @@ export class S3BlobStore implements BlobStore {
 
   /** Deleting a missing key succeeds (S3 answers 204 either way). */
   private async deleteKey(key: string): Promise<void> {
-    await this.b.call('DeleteObject', key, () => this.b.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: key })));
+    await this.b.call('DeleteObject', key, () =>
+      this.b.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: key })),
+    );
   }
 
   private async *objects(prefix: string): AsyncIterable<{ key: string; modifiedAt: Date }> {
@@ -293,7 +343,8 @@ export class S3BlobStore implements BlobStore {
     for (;;) {
       const page = await this.b.call('ListObjectsV2', prefix, () => it.next());
       if (page.done) return;
-      for (const o of page.value.Contents ?? []) if (o.Key && o.LastModified) yield { key: o.Key, modifiedAt: o.LastModified };
+      for (const o of page.value.Contents ?? [])
+        if (o.Key && o.LastModified) yield { key: o.Key, modifiedAt: o.LastModified };
     }
   }
 }

@@ -27,7 +27,8 @@ interface SdkError {
   $metadata?: { httpStatusCode?: number };
 }
 
-const sdk = (err: unknown): SdkError => (typeof err === 'object' && err !== null ? err : { message: String(err) }) as SdkError;
+const sdk = (err: unknown): SdkError =>
+  (typeof err === 'object' && err !== null ? err : { message: String(err) }) as SdkError;
 
 /** The S3 (or Node) error code of a failed request. */
 export function s3ErrorCode(err: unknown): string {
@@ -49,14 +50,33 @@ export function isUnsupported(err: unknown): boolean {
   return code === 'NotImplemented' || code === 'MethodNotAllowed';
 }
 
-const CREDENTIALS = new Set(['AccessDenied', 'InvalidAccessKeyId', 'SignatureDoesNotMatch', 'CredentialsProviderError', 'ExpiredToken', 'InvalidToken', 'AuthorizationHeaderMalformed']);
-const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'TimeoutError', 'RequestTimeout']);
+const CREDENTIALS = new Set([
+  'AccessDenied',
+  'InvalidAccessKeyId',
+  'SignatureDoesNotMatch',
+  'CredentialsProviderError',
+  'ExpiredToken',
+  'InvalidToken',
+  'AuthorizationHeaderMalformed',
+]);
+const NETWORK = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'TimeoutError',
+  'RequestTimeout',
+]);
 
 function hint(code: string, status: number | undefined): string {
   // A refused HEAD has no body, so no code: its status says it.
-  if (CREDENTIALS.has(code) || status === 401 || status === 403) return 'Check the credentials the daemon finds (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE or an instance role) and that they may read and write the bucket.';
+  if (CREDENTIALS.has(code) || status === 401 || status === 403)
+    return 'Check the credentials the daemon finds (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE or an instance role) and that they may read and write the bucket.';
   if (code === 'NoSuchBucket') return 'Create the bucket, or fix its name in --blobs (BOXYARD_BLOBS).';
-  if (NETWORK.has(code)) return 'Check that the endpoint in --blobs (BOXYARD_BLOBS) is right and reachable from the daemon.';
+  if (NETWORK.has(code))
+    return 'Check that the endpoint in --blobs (BOXYARD_BLOBS) is right and reachable from the daemon.';
   return 'The object store answered an error; see its logs.';
 }
 
@@ -72,7 +92,8 @@ export function storeFailure(loc: S3Location, op: string, key: string | undefine
   const detail = sdk(err).message || code;
   return new ObjectStoreError(
     `S3 ${op} of ${what} at ${endpointName(loc)} failed: ${code}${status ? ` (HTTP ${status})` : ''}: ${detail}. ${hint(code, status)}`,
-    code, status,
+    code,
+    status,
   );
 }
 

@@ -23,10 +23,13 @@ beforeAll(async () => {
     const s3 = await startS3Server({ engine });
     const client = s3ClientFor(parseS3Location(s3.url()), { credentials: s3.credentials });
     const calls: string[] = [];
-    client.middlewareStack.add((nextHandler, context) => (args) => {
-      calls.push(context.commandName ?? '?');
-      return nextHandler(args);
-    }, { step: 'initialize', name: 'recordCalls' });
+    client.middlewareStack.add(
+      (nextHandler, context) => (args) => {
+        calls.push(context.commandName ?? '?');
+        return nextHandler(args);
+      },
+      { step: 'initialize', name: 'recordCalls' },
+    );
     servers.set(engine, { s3, client, calls });
   }
 });
@@ -68,9 +71,11 @@ function failsAfter(bytes: number): Readable {
 }
 
 describe('multipart uploads on moto', () => {
-  it('aborts the multipart upload of a body that fails after two parts, and rejects with the body\'s error', async () => {
+  it("aborts the multipart upload of a body that fails after two parts, and rejects with the body's error", async () => {
     const store = storeOn('moto');
-    await expect(store.write('broken', failsAfter(17 * MiB), { expectedSize: 40 * MiB })).rejects.toThrow('connection reset');
+    await expect(store.write('broken', failsAfter(17 * MiB), { expectedSize: 40 * MiB })).rejects.toThrow(
+      'connection reset',
+    );
     const { calls } = servers.get('moto')!;
     expect(calls.filter((c) => c === 'UploadPartCommand').length).toBeGreaterThanOrEqual(1);
     expect(calls).toContain('AbortMultipartUploadCommand');
@@ -80,8 +85,14 @@ describe('multipart uploads on moto', () => {
 
   it('aborts the multipart upload of a body shorter than declared: nothing staged, no upload open', async () => {
     const short = storeOn('moto');
-    const body = Readable.from((function* () { for (let i = 0; i < 20; i++) yield Buffer.alloc(MiB, i); })());
-    await expect(short.write('short', body, { expectedSize: 30 * MiB })).rejects.toEqual(new SizeMismatchError(30 * MiB, 20 * MiB));
+    const body = Readable.from(
+      (function* () {
+        for (let i = 0; i < 20; i++) yield Buffer.alloc(MiB, i);
+      })(),
+    );
+    await expect(short.write('short', body, { expectedSize: 30 * MiB })).rejects.toEqual(
+      new SizeMismatchError(30 * MiB, 20 * MiB),
+    );
     expect(servers.get('moto')!.calls).toContain('AbortMultipartUploadCommand');
     expect(await openUploads('moto', short.location.prefix)).toEqual([]);
     expect(await collect(short.listStaged())).toEqual([]);
@@ -120,7 +131,7 @@ describe('multipart uploads on moto', () => {
     const { calls } = servers.get('moto')!;
     expect(calls.filter((c) => c === 'UploadPartCopyCommand')).toHaveLength(3);
     expect(calls).not.toContain('CopyObjectCommand');
-    const back = Buffer.concat(await collect(store.read(ref.sha256)) as Buffer[]);
+    const back = Buffer.concat((await collect(store.read(ref.sha256))) as Buffer[]);
     expect(hex('sha256', back)).toBe(ref.sha256);
     expect(await openUploads('moto', store.location.prefix)).toEqual([]);
     expect(await collect(store.listStaged())).toEqual([]);
@@ -144,9 +155,11 @@ describe('multipart uploads on moto', () => {
 });
 
 describe('multipart uploads on s3rver (no AbortMultipartUpload)', () => {
-  it('still rejects with the body\'s error when the abort is refused (its parts are left to the sweeper)', async () => {
+  it("still rejects with the body's error when the abort is refused (its parts are left to the sweeper)", async () => {
     const store = storeOn('s3rver');
-    await expect(store.write('broken', failsAfter(17 * MiB), { expectedSize: 40 * MiB })).rejects.toThrow('connection reset');
+    await expect(store.write('broken', failsAfter(17 * MiB), { expectedSize: 40 * MiB })).rejects.toThrow(
+      'connection reset',
+    );
     expect(servers.get('s3rver')!.calls).toContain('AbortMultipartUploadCommand');
     expect(await collect(store.listStaged())).toEqual([]);
   });

@@ -15,7 +15,11 @@ import { S3BlobStore } from './s3-blob-store';
 
 const MiB = 1024 * 1024;
 
-interface Server { s3: TestS3; client: S3Client; inFlight: { now: number; max: number } }
+interface Server {
+  s3: TestS3;
+  client: S3Client;
+  inFlight: { now: number; max: number };
+}
 const servers = new Map<S3Engine, Server>();
 let next = 0;
 
@@ -24,17 +28,20 @@ beforeAll(async () => {
     const s3 = await startS3Server({ engine });
     const client = s3ClientFor(parseS3Location(s3.url()), { credentials: s3.credentials });
     const inFlight = { now: 0, max: 0 };
-    client.middlewareStack.add((nextHandler) => async (args) => {
-      const body = (args.input as { Body?: unknown }).Body;
-      const bytes = body instanceof Uint8Array ? body.byteLength : 0;
-      inFlight.now += bytes;
-      inFlight.max = Math.max(inFlight.max, inFlight.now);
-      try {
-        return await nextHandler(args);
-      } finally {
-        inFlight.now -= bytes;
-      }
-    }, { step: 'initialize', name: 'countPartBytes' });
+    client.middlewareStack.add(
+      (nextHandler) => async (args) => {
+        const body = (args.input as { Body?: unknown }).Body;
+        const bytes = body instanceof Uint8Array ? body.byteLength : 0;
+        inFlight.now += bytes;
+        inFlight.max = Math.max(inFlight.max, inFlight.now);
+        try {
+          return await nextHandler(args);
+        } finally {
+          inFlight.now -= bytes;
+        }
+      },
+      { step: 'initialize', name: 'countPartBytes' },
+    );
     servers.set(engine, { s3, client, inFlight });
   }
 });
@@ -59,10 +66,20 @@ function storeOn(engine: S3Engine, uploadMemoryBytes: number): S3BlobStore {
 function body(size: number, fill: number, opts: { open?: boolean; failAt?: number } = {}) {
   let started!: () => void;
   let open!: () => void;
-  const reading = new Promise<void>((r) => { started = r; });
-  const opened = new Promise<void>((r) => { open = r; });
+  const reading = new Promise<void>((r) => {
+    started = r;
+  });
+  const opened = new Promise<void>((r) => {
+    open = r;
+  });
   if (opts.open) open();
-  const t = { reads: 0, reading, open, stream: undefined as unknown as Readable, sha256: createHash('sha256').update(Buffer.alloc(size, fill)).digest('hex') };
+  const t = {
+    reads: 0,
+    reading,
+    open,
+    stream: undefined as unknown as Readable,
+    sha256: createHash('sha256').update(Buffer.alloc(size, fill)).digest('hex'),
+  };
   let sent = 0;
   t.stream = new Readable({
     read() {
@@ -86,7 +103,10 @@ for (const engine of ['moto', 's3rver'] as const) {
       const store = storeOn(engine, 20 * MiB);
       const bodies = Array.from({ length: 6 }, (_, i) => body(9 * MiB, i, { open: true }));
       const writes = bodies.map((b, i) => store.write(`w${i}`, b.stream, { expectedSize: 9 * MiB }));
-      expect({ held: store.uploadMemory.held, waiting: store.uploadMemory.waiting }).toEqual({ held: 18 * MiB, waiting: 4 });
+      expect({ held: store.uploadMemory.held, waiting: store.uploadMemory.waiting }).toEqual({
+        held: 18 * MiB,
+        waiting: 4,
+      });
       const staged = await Promise.all(writes);
       expect(staged.map((s) => [s.size, s.sha256])).toEqual(bodies.map((b) => [9 * MiB, b.sha256]));
       expect(servers.get(engine)!.inFlight.max).toBeGreaterThanOrEqual(8 * MiB);
@@ -95,11 +115,14 @@ for (const engine of ['moto', 's3rver'] as const) {
       expect({ held: store.uploadMemory.held, waiting: store.uploadMemory.waiting }).toEqual({ held: 0, waiting: 0 });
     });
 
-    it('reads nothing of a waiting write\'s body until the budget has room for it', async () => {
+    it("reads nothing of a waiting write's body until the budget has room for it", async () => {
       const store = storeOn(engine, 10 * MiB);
       const first = body(9 * MiB, 1);
       const second = body(9 * MiB, 2, { open: true });
-      const writes = [store.write('first', first.stream, { expectedSize: 9 * MiB }), store.write('second', second.stream, { expectedSize: 9 * MiB })];
+      const writes = [
+        store.write('first', first.stream, { expectedSize: 9 * MiB }),
+        store.write('second', second.stream, { expectedSize: 9 * MiB }),
+      ];
       await first.reading;
       expect(second.reads).toBe(0);
       expect(store.uploadMemory.waiting).toBe(1);
@@ -113,8 +136,14 @@ for (const engine of ['moto', 's3rver'] as const) {
       const store = storeOn(engine, 4 * MiB);
       const large = body(9 * MiB, 3, { open: true });
       const small = body(MiB, 4, { open: true });
-      const writes = [store.write('large', large.stream, { expectedSize: 9 * MiB }), store.write('small', small.stream, { expectedSize: MiB })];
-      expect({ held: store.uploadMemory.held, waiting: store.uploadMemory.waiting }).toEqual({ held: 9 * MiB, waiting: 1 });
+      const writes = [
+        store.write('large', large.stream, { expectedSize: 9 * MiB }),
+        store.write('small', small.stream, { expectedSize: MiB }),
+      ];
+      expect({ held: store.uploadMemory.held, waiting: store.uploadMemory.waiting }).toEqual({
+        held: 9 * MiB,
+        waiting: 1,
+      });
       expect((await Promise.all(writes)).map((s) => s.sha256)).toEqual([large.sha256, small.sha256]);
       expect(store.uploadMemory.peak).toBe(9 * MiB);
       expect(store.uploadMemory.held).toBe(0);
@@ -125,27 +154,39 @@ for (const engine of ['moto', 's3rver'] as const) {
       const store = storeOn(engine, 20 * MiB);
       const broken = body(17 * MiB, 5, { failAt: 10 * MiB });
       const waiting = body(9 * MiB, 6, { open: true });
-      const failed = store.write('broken', broken.stream, { expectedSize: 17 * MiB }).then(() => null, (e: unknown) => e);
+      const failed = store.write('broken', broken.stream, { expectedSize: 17 * MiB }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       const done = store.write('waiting', waiting.stream, { expectedSize: 9 * MiB });
       await broken.reading;
-      expect({ held: store.uploadMemory.held, waiting: store.uploadMemory.waiting }).toEqual({ held: 17 * MiB, waiting: 1 });
+      expect({ held: store.uploadMemory.held, waiting: store.uploadMemory.waiting }).toEqual({
+        held: 17 * MiB,
+        waiting: 1,
+      });
       broken.open();
       expect(await failed).toMatchObject({ message: 'connection reset' });
       expect((await done).sha256).toBe(waiting.sha256);
       expect({ held: store.uploadMemory.held, waiting: store.uploadMemory.waiting }).toEqual({ held: 0, waiting: 0 });
     });
 
-    it('takes a write whose body fails while it waits out of the queue: it rejects with the body\'s error and holds nothing', async () => {
+    it("takes a write whose body fails while it waits out of the queue: it rejects with the body's error and holds nothing", async () => {
       const store = storeOn(engine, 10 * MiB);
       const first = body(9 * MiB, 7);
       const gone = body(9 * MiB, 8, { open: true });
       const writes = store.write('first', first.stream, { expectedSize: 9 * MiB });
-      const failed = store.write('gone', gone.stream, { expectedSize: 9 * MiB }).then(() => null, (e: unknown) => e);
+      const failed = store.write('gone', gone.stream, { expectedSize: 9 * MiB }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       await first.reading;
       gone.stream.destroy(new Error('client went away'));
       expect(await failed).toMatchObject({ message: 'client went away' });
       expect(gone.reads).toBe(0);
-      expect({ held: store.uploadMemory.held, waiting: store.uploadMemory.waiting }).toEqual({ held: 9 * MiB, waiting: 0 });
+      expect({ held: store.uploadMemory.held, waiting: store.uploadMemory.waiting }).toEqual({
+        held: 9 * MiB,
+        waiting: 0,
+      });
       first.open();
       expect((await writes).sha256).toBe(first.sha256);
       expect(store.uploadMemory.held).toBe(0);

@@ -4,7 +4,9 @@ import { SizeMismatchError } from '../blob-store';
 /** Errors of the request stream itself: the client went away before the body was complete. */
 function isClientAbort(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as Error | undefined)?.message === 'aborted';
+  return (
+    code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as Error | undefined)?.message === 'aborted'
+  );
 }
 
 /**
@@ -13,8 +15,13 @@ function isClientAbort(err: unknown): boolean {
  */
 export function explainReceived(err: unknown, what: 'upload' | 'import'): unknown {
   if (err instanceof SizeMismatchError) {
-    return new BadRequestError(`The ${what} ended after ${err.received} of the ${err.expected} bytes announced in Content-Length. Nothing was stored; send the file again.`);
+    return new BadRequestError(
+      `The ${what} ended after ${err.received} of the ${err.expected} bytes announced in Content-Length. Nothing was stored; send the file again.`,
+    );
   }
-  if (isClientAbort(err)) return new BadRequestError(`The ${what} connection closed before the whole file arrived. Nothing was stored; send the file again.`);
+  if (isClientAbort(err))
+    return new BadRequestError(
+      `The ${what} connection closed before the whole file arrived. Nothing was stored; send the file again.`,
+    );
   return err;
 }

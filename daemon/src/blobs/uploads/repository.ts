@@ -22,8 +22,17 @@ export class UploadRepository implements BlobReferrer {
   }
 
   /** Moves a session from one state to another; false when it was not in `from` (someone else won). */
-  async transition(id: string, from: UploadState, patch: Partial<Omit<UploadSessionRow, 'id'>> & { state: UploadState }): Promise<boolean> {
-    const r = await this.db.updateTable('upload_sessions').set(patch).where('id', '=', id).where('state', '=', from).executeTakeFirst();
+  async transition(
+    id: string,
+    from: UploadState,
+    patch: Partial<Omit<UploadSessionRow, 'id'>> & { state: UploadState },
+  ): Promise<boolean> {
+    const r = await this.db
+      .updateTable('upload_sessions')
+      .set(patch)
+      .where('id', '=', id)
+      .where('state', '=', from)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
 
@@ -32,64 +41,107 @@ export class UploadRepository implements BlobReferrer {
    * newer PUT takes over from a stalled one). False when the session is used up or gone.
    */
   async claim(id: string, receiver: string, now: string): Promise<boolean> {
-    const r = await this.db.updateTable('upload_sessions').set({ state: 'receiving', receiver, updated_at: now })
-      .where('id', '=', id).where('state', 'in', ['open', 'receiving']).executeTakeFirst();
+    const r = await this.db
+      .updateTable('upload_sessions')
+      .set({ state: 'receiving', receiver, updated_at: now })
+      .where('id', '=', id)
+      .where('state', 'in', ['open', 'receiving'])
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
 
   /** Moves a receiving session on, if `receiver` is still its PUT; false when a newer PUT took over. */
-  async settle(id: string, receiver: string, patch: Partial<Omit<UploadSessionRow, 'id'>> & { state: UploadState }): Promise<boolean> {
-    const r = await this.db.updateTable('upload_sessions').set({ ...patch, receiver: null })
-      .where('id', '=', id).where('state', '=', 'receiving').where('receiver', '=', receiver).executeTakeFirst();
+  async settle(
+    id: string,
+    receiver: string,
+    patch: Partial<Omit<UploadSessionRow, 'id'>> & { state: UploadState },
+  ): Promise<boolean> {
+    const r = await this.db
+      .updateTable('upload_sessions')
+      .set({ ...patch, receiver: null })
+      .where('id', '=', id)
+      .where('state', '=', 'receiving')
+      .where('receiver', '=', receiver)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
 
   /** Whether `receiver` is still the session's PUT. */
   async isReceiver(id: string, receiver: string): Promise<boolean> {
-    const row = await this.db.selectFrom('upload_sessions').select('id')
-      .where('id', '=', id).where('state', '=', 'receiving').where('receiver', '=', receiver).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('upload_sessions')
+      .select('id')
+      .where('id', '=', id)
+      .where('state', '=', 'receiving')
+      .where('receiver', '=', receiver)
+      .executeTakeFirst();
     return row !== undefined;
   }
 
   /** A PUT still streaming says so, so that it is not taken for one that died with its daemon. */
   async touch(id: string, receiver: string, now: string): Promise<void> {
-    await this.db.updateTable('upload_sessions').set({ updated_at: now })
-      .where('id', '=', id).where('state', '=', 'receiving').where('receiver', '=', receiver).execute();
+    await this.db
+      .updateTable('upload_sessions')
+      .set({ updated_at: now })
+      .where('id', '=', id)
+      .where('state', '=', 'receiving')
+      .where('receiver', '=', receiver)
+      .execute();
   }
 
   /** PUTs not heard of since `startedAt` died with their daemon (blobs/collector.ts): allow a retry. */
   async reopenReceiving(startedAt: string): Promise<number> {
-    const r = await this.db.updateTable('upload_sessions').set({ state: 'open', receiver: null })
-      .where('state', '=', 'receiving').where('updated_at', '<', startedAt).executeTakeFirst();
+    const r = await this.db
+      .updateTable('upload_sessions')
+      .set({ state: 'open', receiver: null })
+      .where('state', '=', 'receiving')
+      .where('updated_at', '<', startedAt)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows);
   }
 
   /** Used-up sessions, and unused ones past their expiry (not those streaming right now). */
   async deleteFinished(now: string): Promise<number> {
-    const r = await this.db.deleteFrom('upload_sessions')
-      .where((eb) => eb.or([
-        eb('state', '=', 'done'),
-        eb.and([eb('state', 'in', ['open', 'received']), eb('expires_at', '<=', now)]),
-      ]))
+    const r = await this.db
+      .deleteFrom('upload_sessions')
+      .where((eb) =>
+        eb.or([
+          eb('state', '=', 'done'),
+          eb.and([eb('state', 'in', ['open', 'received']), eb('expires_at', '<=', now)]),
+        ]),
+      )
       .executeTakeFirst();
     return Number(r.numDeletedRows);
   }
 
   /** Staging folders that PUTs are streaming into now (named by receiver; by session id before receivers were recorded). */
   async liveIds(): Promise<Set<string>> {
-    const rows = await this.db.selectFrom('upload_sessions').select(['id', 'receiver']).where('state', '=', 'receiving').execute();
+    const rows = await this.db
+      .selectFrom('upload_sessions')
+      .select(['id', 'receiver'])
+      .where('state', '=', 'receiving')
+      .execute();
     return new Set(rows.map((r) => r.receiver ?? r.id));
   }
 
   /** Stored direct uploads waiting for their callback: their blobs must not be collected. */
   async referencedBlobDigests(): Promise<Set<string>> {
-    const rows = await this.db.selectFrom('upload_sessions').select('blob_sha256')
-      .where('state', '=', 'received').where('blob_sha256', 'is not', null).execute();
+    const rows = await this.db
+      .selectFrom('upload_sessions')
+      .select('blob_sha256')
+      .where('state', '=', 'received')
+      .where('blob_sha256', 'is not', null)
+      .execute();
     return new Set(rows.map((r) => r.blob_sha256!));
   }
 
   async referencesBlob(sha256: string, db: Kysely<Database> = this.db): Promise<boolean> {
-    const row = await db.selectFrom('upload_sessions').select('id').where('state', '=', 'received').where('blob_sha256', '=', sha256).executeTakeFirst();
+    const row = await db
+      .selectFrom('upload_sessions')
+      .select('id')
+      .where('state', '=', 'received')
+      .where('blob_sha256', '=', sha256)
+      .executeTakeFirst();
     return row !== undefined;
   }
 }

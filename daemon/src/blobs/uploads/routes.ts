@@ -14,13 +14,18 @@ const UploadParams = z.object({ secret: z.string().min(1) });
  */
 export function uploadPutRoutes(d: { uploads: UploadService }): Router {
   const r = new Router();
-  r.put(ROOT.uploadTarget.path, validated({ params: UploadParams }, async (ctx, { params }) => {
-    const declared = ctx.get('transfer-encoding') ? undefined : ctx.get('content-length');
-    // The daemon leaves `Expect: 100-continue` to this route (main.ts): invite the body only now.
-    const accept = () => { if (/100-continue/i.test(ctx.get('expect'))) ctx.res.writeContinue(); };
-    await d.uploads.receive(params.secret, ctx.req, declared ? Number(declared) : undefined, accept);
-    ctx.status = 200;
-    ctx.body = { success: true };
-  }));
+  r.put(
+    ROOT.uploadTarget.path,
+    validated({ params: UploadParams }, async (ctx, { params }) => {
+      const declared = ctx.get('transfer-encoding') ? undefined : ctx.get('content-length');
+      // The daemon leaves `Expect: 100-continue` to this route (main.ts): invite the body only now.
+      const accept = () => {
+        if (/100-continue/i.test(ctx.get('expect'))) ctx.res.writeContinue();
+      };
+      await d.uploads.receive(params.secret, ctx.req, declared ? Number(declared) : undefined, accept);
+      ctx.status = 200;
+      ctx.body = { success: true };
+    }),
+  );
   return r;
 }

@@ -15,16 +15,24 @@ import type { Metrics } from '../../http/metrics';
 /** How often a PUT streaming says so (blobs/collector.ts RECEIVING_STALE_MS is three of these). */
 const RECEIVING_BEAT_MS = 60_000;
 /** A prepared upload: the secret its PUT URL carries, and the id a direct upload's callback names. */
-export interface PreparedUpload { secret: string; id: string }
+export interface PreparedUpload {
+  secret: string;
+  id: string;
+}
 
-const GONE = 'This upload URL is unknown, expired or already used. Ask for a new one with GET …/provider/PROVIDER/upload.';
-const REVOKED = 'This upload URL was made with an API token that has since been revoked, so it takes no upload. Ask for a new one with a current token: GET …/provider/PROVIDER/upload.';
-const NO_LONGER = 'The user who made this upload URL may no longer change this box (no longer a member of its organization, or no longer an administrator), so it takes no upload. Someone who may change the box can ask for a new one: GET …/provider/PROVIDER/upload.';
+const GONE =
+  'This upload URL is unknown, expired or already used. Ask for a new one with GET …/provider/PROVIDER/upload.';
+const REVOKED =
+  'This upload URL was made with an API token that has since been revoked, so it takes no upload. Ask for a new one with a current token: GET …/provider/PROVIDER/upload.';
+const NO_LONGER =
+  'The user who made this upload URL may no longer change this box (no longer a member of its organization, or no longer an administrator), so it takes no upload. Someone who may change the box can ask for a new one: GET …/provider/PROVIDER/upload.';
 const SUPERSEDED = 'A newer upload to this URL took over from this one, which was discarded.';
 
 /** A PUT that a newer PUT to the same URL replaced before it was stored. */
 class SupersededError extends ConflictError {
-  constructor() { super(SUPERSEDED); }
+  constructor() {
+    super(SUPERSEDED);
+  }
 }
 
 /**
@@ -60,10 +68,18 @@ export class UploadService {
     const id = this.ids.id('upl');
     const now = this.clock.now();
     await this.repo.insert({
-      id, secret_hash: sha256Hex(secret), provider_id: provider.id, kind,
-      checksum: provider.checksum?.toLowerCase() ?? null, checksum_type: provider.checksum_type,
-      blob_sha256: null, blob_size: null, token_id: p?.tokenId || null, user_id: p?.user.id ?? null,
-      created_at: now.toISOString(), updated_at: now.toISOString(),
+      id,
+      secret_hash: sha256Hex(secret),
+      provider_id: provider.id,
+      kind,
+      checksum: provider.checksum?.toLowerCase() ?? null,
+      checksum_type: provider.checksum_type,
+      blob_sha256: null,
+      blob_size: null,
+      token_id: p?.tokenId || null,
+      user_id: p?.user.id ?? null,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
       expires_at: new Date(now.getTime() + this.ttlHours * 3_600_000).toISOString(),
     });
     return { secret, id };
@@ -73,7 +89,12 @@ export class UploadService {
    * The upload PUT: streams, verifies and stores the file; a plain upload is attached at once.
    * `accepted` runs once the URL checks out, before the body is read (to send "100 Continue").
    */
-  async receive(secret: string, body: Readable, contentLength: number | undefined, accepted: () => void = () => {}): Promise<void> {
+  async receive(
+    secret: string,
+    body: Readable,
+    contentLength: number | undefined,
+    accepted: () => void = () => {},
+  ): Promise<void> {
     const s = await this.liveSession(secret);
     // Before "100 Continue" and before the URL is marked busy: a full disk refuses and changes nothing.
     await this.blobs.ensureRoom(contentLength ?? 0);
@@ -82,14 +103,25 @@ export class UploadService {
     this.receiving.get(s.id)?.stop();
     // The older PUT's connection is closed (its client, stalled or not, sees it cut off), unless
     // its body is all in: then it finds itself replaced when it settles, and answers so.
-    this.receiving.set(s.id, { receiver, stop: () => { if (!body.readableEnded) body.destroy(); } });
+    this.receiving.set(s.id, {
+      receiver,
+      stop: () => {
+        if (!body.readableEnded) body.destroy();
+      },
+    });
     // Still streaming, every minute: a PUT whose daemon died stops saying so, and garbage
     // collection (in whichever daemon leads) opens the URL again (collector.ts).
     // A newer PUT through another daemon took the URL over: this one stops streaming.
     const beat = setInterval(() => {
-      this.repo.touch(s.id, receiver, this.now())
+      this.repo
+        .touch(s.id, receiver, this.now())
         .then(() => this.repo.isReceiver(s.id, receiver))
-        .then((still) => { if (!still && !body.readableEnded) body.destroy(); }, () => undefined);
+        .then(
+          (still) => {
+            if (!still && !body.readableEnded) body.destroy();
+          },
+          () => undefined,
+        );
     }, RECEIVING_BEAT_MS);
     beat.unref();
     try {
@@ -130,10 +162,14 @@ export class UploadService {
     const { provider } = await this.registry.resolveProvider(p, ref, 'manage');
     const s = await this.repo.byId(uploadId);
     if (!s || s.provider_id !== provider.id || s.kind !== 'direct' || s.state === 'done') {
-      throw new NotFoundError(`No pending direct upload "${uploadId}" for this provider. Ask for a new one with GET …/upload/direct.`);
+      throw new NotFoundError(
+        `No pending direct upload "${uploadId}" for this provider. Ask for a new one with GET …/upload/direct.`,
+      );
     }
     if (s.state !== 'received' || !s.blob_sha256 || s.blob_size === null) {
-      throw new ConflictError('The box file has not been uploaded yet: PUT it to the upload_path first, then call the callback.');
+      throw new ConflictError(
+        'The box file has not been uploaded yet: PUT it to the upload_path first, then call the callback.',
+      );
     }
     // The file is the issuer's: it is attached only while they may still change the box.
     await this.assertIssuer(s);
@@ -141,7 +177,8 @@ export class UploadService {
     // Under a hold, the session looked at again: garbage collection may have removed it (expired)
     // and its file since it was read; while it is still there, its file is too.
     await this.holds.keep([blob.sha256], async () => {
-      if ((await this.repo.byId(s.id))?.state !== 'received') throw new NotFoundError(`The direct upload "${uploadId}" expired before its callback. Upload the file again.`);
+      if ((await this.repo.byId(s.id))?.state !== 'received')
+        throw new NotFoundError(`The direct upload "${uploadId}" expired before its callback. Upload the file again.`);
       await this.registry.attachBlob(provider.id, blob);
       await this.repo.transition(s.id, 'received', { state: 'done', updated_at: this.now() });
     });
@@ -168,7 +205,9 @@ export class UploadService {
     if (!s.checksum || !s.checksum_type) return;
     const actual = staged.digests[s.checksum_type] ?? '';
     if (!safeEqual(actual, s.checksum)) {
-      throw new ConflictError(`Checksum mismatch: the uploaded file's ${s.checksum_type} is ${actual}, but the provider declares ${s.checksum}. The upload was discarded; upload the right file or fix the provider's checksum.`);
+      throw new ConflictError(
+        `Checksum mismatch: the uploaded file's ${s.checksum_type} is ${actual}, but the provider declares ${s.checksum}. The upload was discarded; upload the right file or fix the provider's checksum.`,
+      );
     }
   }
 }

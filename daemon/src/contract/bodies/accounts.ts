@@ -33,7 +33,10 @@ export const RequestCodeBody = z.object({
   two_factor: z.object({ delivery_method: z.literal('sms', { message: 'two_factor.delivery_method must be "sms"' }) }),
 });
 
-export const Password = z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`).max(MAX_PASSWORD_LENGTH);
+export const Password = z
+  .string()
+  .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
+  .max(MAX_PASSWORD_LENGTH);
 export const Email = z.email().max(256);
 
 /** What a signed-in user sends to change a credential: the current password, or a current two-factor code. */
@@ -44,7 +47,12 @@ export const Proof = {
 
 /** `PATCH /users/:name`: a user's own changes (a new password or e-mail address needs the Proof), or an administrator's. */
 export const UpdateUserBody = z.object({
-  user: z.object({ password: Password.optional(), email: Email.nullish(), profile_markdown: z.string().max(100_000).optional(), admin: z.boolean().optional() }),
+  user: z.object({
+    password: Password.optional(),
+    email: Email.nullish(),
+    profile_markdown: z.string().max(100_000).optional(),
+    admin: z.boolean().optional(),
+  }),
   ...Proof,
 });
 
@@ -54,13 +62,18 @@ export const CreateUserBody = z.object({
 });
 
 /** `POST /tokens`: the answer carries the secret, once. */
-export const NewTokenBody = z.object({ token: z.object({ description: z.string().max(1024).default('') }).default({ description: '' }) });
+export const NewTokenBody = z.object({
+  token: z.object({ description: z.string().max(1024).default('') }).default({ description: '' }),
+});
 
 /* Two-factor changes prove it is still the user (the current password or code), so a token alone cannot lock its owner out. */
 /** `POST /two-factor/totp/confirm`: the first code of the secret `POST /two-factor/totp` made. */
 export const TotpConfirmBody = z.object({ two_factor: z.object({ code: z.string().min(1).max(32) }), ...Proof });
 /** `POST /two-factor/sms`. */
-export const SmsEnableBody = z.object({ two_factor: z.object({ phone: z.string().regex(/^\+?[0-9 ()-]{6,24}$/, 'must be a phone number') }), ...Proof });
+export const SmsEnableBody = z.object({
+  two_factor: z.object({ phone: z.string().regex(/^\+?[0-9 ()-]{6,24}$/, 'must be a phone number') }),
+  ...Proof,
+});
 /** `DELETE /two-factor/:method`. */
 export const ProofBody = z.object(Proof);
 

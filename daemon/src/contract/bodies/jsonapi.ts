@@ -18,7 +18,8 @@ const ResourceIdentifier = <T extends string>(type: T) =>
   });
 
 /** A to-many relationship in a request: `{data: [{type, id}, …]}`; `[]` clears it. */
-export const ToManyInput = <T extends string>(type: T) => z.object({ data: z.array(ResourceIdentifier(type)).max(1000) });
+export const ToManyInput = <T extends string>(type: T) =>
+  z.object({ data: z.array(ResourceIdentifier(type)).max(1000) });
 
 /** A to-one relationship in a request: `{data: {type, id}}` or `{data: null}`. */
 export const ToOneInput = <T extends string>(type: T) => z.object({ data: ResourceIdentifier(type).nullable() });
@@ -27,20 +28,30 @@ export const ToOneInput = <T extends string>(type: T) => z.object({ data: Resour
  * A JSON:API request document: `{data: {type, attributes, relationships}}`. Unknown attributes and
  * relationships are dropped (zod strips them), as HCP Terraform ignores them.
  */
-export function ResourceInput<const T extends readonly [string, ...string[]], A extends ZodType, R extends ZodType>(types: T, attributes: A, relationships: R) {
+export function ResourceInput<const T extends readonly [string, ...string[]], A extends ZodType, R extends ZodType>(
+  types: T,
+  attributes: A,
+  relationships: R,
+) {
   return z.object({
-    data: z.object({
-      type: z.enum(types, { message: `data.type must be ${types.map((t) => `"${t}"`).join(' or ')}` }),
-      id: z.string().optional(),
-      attributes: attributes.optional(),
-      relationships: relationships.optional(),
-    }, { message: 'expected a JSON:API document: {"data": {"type": …, "attributes": {…}}}' }),
+    data: z.object(
+      {
+        type: z.enum(types, { message: `data.type must be ${types.map((t) => `"${t}"`).join(' or ')}` }),
+        id: z.string().optional(),
+        attributes: attributes.optional(),
+        relationships: relationships.optional(),
+      },
+      { message: 'expected a JSON:API document: {"data": {"type": …, "attributes": {…}}}' },
+    ),
   });
 }
 
 /** Pool, workspace and project names: identifiers, as HCP Terraform allows them. */
 export const TfcName = (what: string) =>
-  z.string().min(1, `${what} must not be empty`).max(90, `${what} must be at most 90 characters`)
+  z
+    .string()
+    .min(1, `${what} must not be empty`)
+    .max(90, `${what} must be at most 90 characters`)
     .regex(/^[A-Za-z0-9_-]+$/, `${what} may contain only letters, numbers, "-" and "_"`);
 
 // ---- agent pools and their tokens ----
@@ -62,12 +73,20 @@ export const CreatePoolDocument = ResourceInput(['agent-pools'], PoolAttributes,
 export const UpdatePoolDocument = ResourceInput(['agent-pools'], PoolAttributes.partial(), PoolRelationships);
 
 /** `POST /agent-pools/:id/authentication-tokens`. go-tfe and the tfe provider send `authentication-tokens`; HCP Terraform's docs also show `agent-tokens`. */
-export const CreateAgentTokenDocument = ResourceInput(['authentication-tokens', 'agent-tokens'], z.object({ description: z.string().max(1024).nullish() }), z.object({}));
+export const CreateAgentTokenDocument = ResourceInput(
+  ['authentication-tokens', 'agent-tokens'],
+  z.object({ description: z.string().max(1024).nullish() }),
+  z.object({}),
+);
 
 // ---- organizations ----
 
 /** `"a", "b" or "c"`. */
-const quoted = (values: readonly string[]) => values.map((v) => `"${v}"`).join(', ').replace(/, (?=[^,]*$)/, ' or ');
+const quoted = (values: readonly string[]) =>
+  values
+    .map((v) => `"${v}"`)
+    .join(', ')
+    .replace(/, (?=[^,]*$)/, ' or ');
 export const OrganizationAttributes = z.object({
   name: AccountName,
   email: Email.nullish(),
@@ -77,14 +96,24 @@ export const OrganizationAttributes = z.object({
   'session-remember': z.number().int().min(0).max(1_000_000).nullish(),
   'session-timeout': z.number().int().min(0).max(1_000_000).nullish(),
   'owners-team-saml-role-id': z.string().max(256).nullish(),
-  'default-execution-mode': z.enum(EXECUTION_MODES, { message: `default-execution-mode must be ${quoted(EXECUTION_MODES)}` }).optional(),
+  'default-execution-mode': z
+    .enum(EXECUTION_MODES, { message: `default-execution-mode must be ${quoted(EXECUTION_MODES)}` })
+    .optional(),
 });
 /** tfe_organization_default_settings sends `default-agent-pool` only with a pool id; `data: null` clears it. */
 export const OrganizationRelationships = z.object({ 'default-agent-pool': ToOneInput('agent-pools').optional() });
 /** `POST /organizations` (the name is required: orgs/schemas.ts). */
-export const CreateOrganizationDocument = ResourceInput(['organizations'], OrganizationAttributes, OrganizationRelationships);
+export const CreateOrganizationDocument = ResourceInput(
+  ['organizations'],
+  OrganizationAttributes,
+  OrganizationRelationships,
+);
 /** `PATCH /organizations/:name`: the agent-pool limit and the defaults the web UI changes, among the rest. */
-export const UpdateOrganizationDocument = ResourceInput(['organizations'], OrganizationAttributes.partial(), OrganizationRelationships);
+export const UpdateOrganizationDocument = ResourceInput(
+  ['organizations'],
+  OrganizationAttributes.partial(),
+  OrganizationRelationships,
+);
 
 // ---- workspaces ----
 
@@ -97,29 +126,56 @@ export const UpdateOrganizationDocument = ResourceInput(['organizations'], Organ
 
 const bool = (what: string) => z.boolean({ message: `${what} must be true or false` }).optional();
 /** Lists: `null` clears, as `[]` does (go-tfe sends `[]`; a null from another client means none). */
-const paths = (what: string) => z.array(z.string().max(1024), { message: `${what} must be a list of strings` }).max(1000)
-  .nullish().transform((v) => (v === null ? [] : v));
+const paths = (what: string) =>
+  z
+    .array(z.string().max(1024), { message: `${what} must be a list of strings` })
+    .max(1000)
+    .nullish()
+    .transform((v) => (v === null ? [] : v));
 
 export const WorkspaceSettingsAttributes = z.object({
   'allow-destroy-plan': bool('allow-destroy-plan'),
   'assessments-enabled': bool('assessments-enabled'),
   'auto-apply': bool('auto-apply'),
   'auto-apply-run-trigger': bool('auto-apply-run-trigger'),
-  'auto-destroy-at': z.iso.datetime({ offset: true, message: 'auto-destroy-at must be an ISO 8601 time such as 2030-01-01T00:00:00Z, or null' }).nullish(),
-  'auto-destroy-activity-duration': z.string().regex(/^\d{1,4}[dh]$/, 'auto-destroy-activity-duration must be 1-4 digits followed by d or h, such as 14d').nullish(),
+  'auto-destroy-at': z.iso
+    .datetime({
+      offset: true,
+      message: 'auto-destroy-at must be an ISO 8601 time such as 2030-01-01T00:00:00Z, or null',
+    })
+    .nullish(),
+  'auto-destroy-activity-duration': z
+    .string()
+    .regex(/^\d{1,4}[dh]$/, 'auto-destroy-activity-duration must be 1-4 digits followed by d or h, such as 14d')
+    .nullish(),
   'file-triggers-enabled': bool('file-triggers-enabled'),
   'global-remote-state': bool('global-remote-state'),
   'project-remote-state': bool('project-remote-state'),
   'inherits-project-auto-destroy': bool('inherits-project-auto-destroy'),
   'queue-all-runs': bool('queue-all-runs'),
   'source-name': z.string().max(256).nullish(),
-  'source-url': z.url({ protocol: /^https?$/, message: 'source-url must be an http or https URL' }).max(2048).nullish(),
+  'source-url': z
+    .url({ protocol: /^https?$/, message: 'source-url must be an http or https URL' })
+    .max(2048)
+    .nullish(),
   'speculative-enabled': bool('speculative-enabled'),
   'structured-run-output-enabled': bool('structured-run-output-enabled'),
-  'terraform-version': z.string().min(1).max(64).regex(/^[\w.~<>=!, -]+$/, 'terraform-version must be a version such as 1.9.5, a constraint such as "~> 1.9", or "latest"').optional(),
+  'terraform-version': z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(
+      /^[\w.~<>=!, -]+$/,
+      'terraform-version must be a version such as 1.9.5, a constraint such as "~> 1.9", or "latest"',
+    )
+    .optional(),
   'trigger-prefixes': paths('trigger-prefixes'),
   'trigger-patterns': paths('trigger-patterns'),
-  'working-directory': z.string().max(1024).nullish().transform((v) => (v === null ? '' : v)),
+  'working-directory': z
+    .string()
+    .max(1024)
+    .nullish()
+    .transform((v) => (v === null ? '' : v)),
 });
 
 export const WorkspaceAttributes = WorkspaceSettingsAttributes.extend({
@@ -134,10 +190,15 @@ export const WorkspaceAttributes = WorkspaceSettingsAttributes.extend({
    * Which settings are the workspace's own (true) or its organization's default (false); a key
    * left out is unchanged. tfe_workspace_settings sends both, tfe_workspace one at a time.
    */
-  'setting-overwrites': z.strictObject({
-    'execution-mode': bool('setting-overwrites.execution-mode'),
-    'agent-pool': bool('setting-overwrites.agent-pool'),
-  }, { message: 'setting-overwrites takes only execution-mode and agent-pool' }).optional(),
+  'setting-overwrites': z
+    .strictObject(
+      {
+        'execution-mode': bool('setting-overwrites.execution-mode'),
+        'agent-pool': bool('setting-overwrites.agent-pool'),
+      },
+      { message: 'setting-overwrites takes only execution-mode and agent-pool' },
+    )
+    .optional(),
 });
 export const WorkspaceRelationships = z.object({
   project: ToOneInput('projects').optional(),
@@ -146,4 +207,8 @@ export const WorkspaceRelationships = z.object({
 /** `POST /organizations/:org/workspaces` (the name is required: workspaces/schemas.ts). */
 export const CreateWorkspaceDocument = ResourceInput(['workspaces'], WorkspaceAttributes, WorkspaceRelationships);
 /** `PATCH /workspaces/:id`. */
-export const UpdateWorkspaceDocument = ResourceInput(['workspaces'], WorkspaceAttributes.partial(), WorkspaceRelationships);
+export const UpdateWorkspaceDocument = ResourceInput(
+  ['workspaces'],
+  WorkspaceAttributes.partial(),
+  WorkspaceRelationships,
+);

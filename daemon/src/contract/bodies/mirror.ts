@@ -10,7 +10,11 @@ import { UPSTREAM_KINDS } from '../wire/mirror';
  * what it sends with `z.input` of these. Pure (zod only).
  */
 
-const Name = z.string().min(1).max(64).regex(/^[A-Za-z0-9][A-Za-z0-9 _.:-]*$/, 'name may contain letters, numbers, spaces, "-", "_", ".", ":"');
+const Name = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9 _.:-]*$/, 'name may contain letters, numbers, spaces, "-", "_", ".", ":"');
 /** Write-only: sent once, never read back (the answer says `has_token`). */
 const Token = z.string().min(1).max(4096);
 /** An http(s) URL, a file: URL or an absolute folder path (mirror/schemas.ts checks which). */
@@ -24,14 +28,29 @@ const upstreamFields = {
   max_failures: z.number().int().min(1).max(1000).optional(),
   pause_minutes: z.number().int().min(0).max(10_080).optional(),
 };
-export const CreateUpstream = z.object({ name: Name.optional(), url: UpstreamUrl, token: Token.nullish(), ...upstreamFields });
-export const UpdateUpstream = z.object({ name: Name.optional(), url: UpstreamUrl.optional(), token: Token.nullable().optional(), ...upstreamFields });
+export const CreateUpstream = z.object({
+  name: Name.optional(),
+  url: UpstreamUrl,
+  token: Token.nullish(),
+  ...upstreamFields,
+});
+export const UpdateUpstream = z.object({
+  name: Name.optional(),
+  url: UpstreamUrl.optional(),
+  token: Token.nullable().optional(),
+  ...upstreamFields,
+});
 
 /** "ORG/BOX" or "ORG", each part a valid local name. */
-const BoxOrOrg = z.string().max(200).refine((s) => {
-  const [ns, box, ...rest] = s.split('/');
-  return rest.length === 0 && AccountName.safeParse(ns).success && (box === undefined || BoxName.safeParse(box).success);
-}, 'must be ORG/BOX or ORG, with names of letters, numbers, "-", "_" and "."');
+const BoxOrOrg = z
+  .string()
+  .max(200)
+  .refine((s) => {
+    const [ns, box, ...rest] = s.split('/');
+    return (
+      rest.length === 0 && AccountName.safeParse(ns).success && (box === undefined || BoxName.safeParse(box).success)
+    );
+  }, 'must be ORG/BOX or ORG, with names of letters, numbers, "-", "_" and "."');
 
 /** A version constraint such as ">= 1.0, < 2.0" or "~> 1.2" (mirror/schemas.ts parses it). */
 export const VersionConstraint = z.string().min(1).max(256);

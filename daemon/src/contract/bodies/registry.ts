@@ -9,7 +9,20 @@ import { isGemVersion, MAX_VERSION_LENGTH, PathName } from '../names';
  */
 
 /** Values vagrant ≥ 2.4 compares with the host's architecture. */
-export const ARCHITECTURES = ['amd64', 'i386', 'arm', 'arm64', 'ppc64le', 'ppc64', 'mips64le', 'mips64', 'mipsle', 'mips', 's390x', 'unknown'] as const;
+export const ARCHITECTURES = [
+  'amd64',
+  'i386',
+  'arm',
+  'arm64',
+  'ppc64le',
+  'ppc64',
+  'mips64le',
+  'mips64',
+  'mipsle',
+  'mips',
+  's390x',
+  'unknown',
+] as const;
 export type Architecture = (typeof ARCHITECTURES)[number];
 export const isArchitecture = (a: string): a is Architecture => (ARCHITECTURES as readonly string[]).includes(a);
 
@@ -18,11 +31,18 @@ const ProviderName = PathName('provider name');
 /** Text of at most `max` characters. */
 export const Text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 const Flag = z.boolean({ message: 'must be true or false' });
-export const ArchitectureName = z.enum(ARCHITECTURES, { message: `architecture must be one of ${ARCHITECTURES.join(', ')}` });
-const VersionNumber = z.string({ message: 'version must be a string' }).max(MAX_VERSION_LENGTH)
+export const ArchitectureName = z.enum(ARCHITECTURES, {
+  message: `architecture must be one of ${ARCHITECTURES.join(', ')}`,
+});
+const VersionNumber = z
+  .string({ message: 'version must be a string' })
+  .max(MAX_VERSION_LENGTH)
   .refine(isGemVersion, 'version must be a Ruby Gem version such as 1.0.0 or 1.0.0-beta (no leading "v")');
 /** An external box URL; "" means none (hosted). */
-const BoxUrl = z.union([z.literal(''), z.url({ protocol: /^https?$/, message: 'url must be an http or https URL' }).max(2048)]);
+const BoxUrl = z.union([
+  z.literal(''),
+  z.url({ protocol: /^https?$/, message: 'url must be an http or https URL' }).max(2048),
+]);
 
 export const CreateBox = z.object({
   /** The owner (a user or organization); absent: the caller. */

@@ -85,7 +85,9 @@ export const DELIVERY_METHODS = ['app', 'sms'] as const;
 export type DeliveryMethod = (typeof DELIVERY_METHODS)[number];
 
 /** `GET /two-factor` and each change that switches a method on. */
-export const TwoFactorMethodsAnswer = z.object({ two_factor: z.object({ delivery_methods: z.array(z.enum(DELIVERY_METHODS)) }) });
+export const TwoFactorMethodsAnswer = z.object({
+  two_factor: z.object({ delivery_methods: z.array(z.enum(DELIVERY_METHODS)) }),
+});
 /** `POST /two-factor/totp`: the new secret, waiting for its first code. */
 export const TotpSetupAnswer = z.object({ two_factor: z.object({ secret: z.string(), otpauth_url: z.string() }) });
 /** `POST /api/v1/two-factor/request-code`. */

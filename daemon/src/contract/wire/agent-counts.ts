@@ -19,4 +19,5 @@ export type AgentStatusCountsAnswer = z.infer<typeof AgentStatusCountsAnswer>;
 /** How many pools one request may name (`?pools=a,b,…`): a page of the pool list. */
 export const MAX_COUNTED_POOLS = 100;
 
-export const noAgents = (): AgentStatusCounts => Object.fromEntries(AGENT_STATUSES.map((s) => [s, 0])) as AgentStatusCounts;
+export const noAgents = (): AgentStatusCounts =>
+  Object.fromEntries(AGENT_STATUSES.map((s) => [s, 0])) as AgentStatusCounts;

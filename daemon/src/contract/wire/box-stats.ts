@@ -37,11 +37,17 @@ export const BoxStatsAnswer = z.object({
      * A box a mirror follows (its upstream has a box API): which fields are still as the upstream
      * last said, which were edited here (a later run leaves those alone). Null: not such a box.
      */
-    upstream: z.object({
-      mirror_id: z.string().nullable(),
-      synced_at: z.string(),
-      fields: z.object({ short_description: z.enum(['upstream', 'edited']), description: z.enum(['upstream', 'edited']), private: z.enum(['upstream', 'edited']) }),
-    }).nullable(),
+    upstream: z
+      .object({
+        mirror_id: z.string().nullable(),
+        synced_at: z.string(),
+        fields: z.object({
+          short_description: z.enum(['upstream', 'edited']),
+          description: z.enum(['upstream', 'edited']),
+          private: z.enum(['upstream', 'edited']),
+        }),
+      })
+      .nullable(),
   }),
 });
 export type BoxStatsAnswer = z.infer<typeof BoxStatsAnswer>;

@@ -34,7 +34,9 @@ const FolderPath = z.string().min(1).max(4096);
 /** `POST /import-folder`: a folder `boxyard export` wrote, on the daemon's machine. */
 export const ImportFolderBody = z.object({ import: z.object({ path: FolderPath }) });
 /** One mirror per box of the export (made or reused), each with the job that copies it. */
-export const ImportFolderAnswer = z.object({ mirrors: z.array(z.object({ id: z.string(), source: z.string(), job: JobJson })) });
+export const ImportFolderAnswer = z.object({
+  mirrors: z.array(z.object({ id: z.string(), source: z.string(), job: JobJson })),
+});
 
 /** `POST /export`: boxes (ORG/BOX) into a new or empty folder on the daemon's machine, or an earlier export of them (resumed). */
 export const ExportBody = z.object({
@@ -52,7 +54,14 @@ export type ExportRequest = z.infer<typeof ExportBody>['export'];
  * then `done` or `failed` last. A client that goes away stops the export; running it again resumes.
  */
 export const ExportLine = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('progress'), bytes_done: z.number(), bytes_total: z.number(), files_done: z.number(), files_total: z.number(), file: z.string() }),
+  z.object({
+    type: z.literal('progress'),
+    bytes_done: z.number(),
+    bytes_total: z.number(),
+    files_done: z.number(),
+    files_total: z.number(),
+    file: z.string(),
+  }),
   z.object({ type: z.literal('done'), path: z.string(), files: z.number(), bytes: z.number() }),
   z.object({ type: z.literal('failed'), code: z.enum(ERROR_CODES), message: z.string() }),
 ]);

@@ -66,11 +66,17 @@ export const JobJson = z.object({
   started_at: time.nullable(),
   finished_at: time.nullable(),
   /** What the job published, once it has: each box with its new versions (and those retention removed). */
-  published: z.array(z.object({
-    box: z.string(), versions: z.array(z.string()), pruned: z.array(z.string()).optional(),
-    /** Taken from the upstream on this run: box fields (`short_description`, `description`, `private`), version descriptions, revocations. */
-    updated: z.array(z.string()).optional(), described: z.array(z.string()).optional(), revoked: z.array(z.string()).optional(),
-  })),
+  published: z.array(
+    z.object({
+      box: z.string(),
+      versions: z.array(z.string()),
+      pruned: z.array(z.string()).optional(),
+      /** Taken from the upstream on this run: box fields (`short_description`, `description`, `private`), version descriptions, revocations. */
+      updated: z.array(z.string()).optional(),
+      described: z.array(z.string()).optional(),
+      revoked: z.array(z.string()).optional(),
+    }),
+  ),
   /** Boxes of an organization the upstream listed but would not show, with why. */
   skipped: z.array(z.object({ box: z.string(), reason: z.string() })),
 });
@@ -117,20 +123,25 @@ export const MirrorPlanJson = z.object({
   source: z.string(),
   target: z.string(),
   upstream: z.object({ url: z.string(), kind: z.enum(UPSTREAM_KINDS), has_token: z.boolean() }),
-  boxes: z.array(z.object({
-    source: z.string(),
-    target: z.string(),
-    /** The local box exists already (only versions it lacks are fetched). */
-    exists: z.boolean(),
-    /** How visible the copy will be. */
-    private: z.boolean(),
-    versions: z.array(z.object({ version: z.string(), files: z.number(), bytes: z.number() })),
-    files: z.number(),
-    bytes: z.number(),
-  })),
+  boxes: z.array(
+    z.object({
+      source: z.string(),
+      target: z.string(),
+      /** The local box exists already (only versions it lacks are fetched). */
+      exists: z.boolean(),
+      /** How visible the copy will be. */
+      private: z.boolean(),
+      versions: z.array(z.object({ version: z.string(), files: z.number(), bytes: z.number() })),
+      files: z.number(),
+      bytes: z.number(),
+    }),
+  ),
   skipped: z.array(z.object({ box: z.string(), reason: z.string() })),
   totals: z.object({
-    boxes: z.number(), versions: z.number(), files: z.number(), bytes: z.number(),
+    boxes: z.number(),
+    versions: z.number(),
+    files: z.number(),
+    bytes: z.number(),
     /** Files whose size the upstream did not tell (learnt as they download; not in `bytes`). */
     unknown_sizes: z.number(),
   }),

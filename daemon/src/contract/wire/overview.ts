@@ -50,7 +50,10 @@ export const OverviewJson = z.object({
   /** The daemon's version (package.json). */
   version: z.string(),
   /** What `/healthz` reports. */
-  health: z.object({ status: z.enum(['ok', 'degraded', 'failing']), checks: z.object({ database: CheckJson, blobs: CheckJson, disk: CheckJson, tls: CheckJson.optional() }) }),
+  health: z.object({
+    status: z.enum(['ok', 'degraded', 'failing']),
+    checks: z.object({ database: CheckJson, blobs: CheckJson, disk: CheckJson, tls: CheckJson.optional() }),
+  }),
   /** The URLs colleagues reach this daemon at: the public URL, or one per network address when it serves the LAN; empty when it listens on this machine only. */
   lan_urls: z.array(z.string()),
   storage: z.object({
@@ -66,7 +69,14 @@ export const OverviewJson = z.object({
    * the local CA's SHA-256 fingerprint, which clients check before they trust it (`boxyard trust`),
    * and its name constraints (null otherwise).
    */
-  tls: z.object({ mode: z.enum(['auto', 'files', 'acme']), not_after: z.string().nullable(), fingerprint: z.string().nullable(), local_ca: LocalCaJson.nullable() }).nullable(),
+  tls: z
+    .object({
+      mode: z.enum(['auto', 'files', 'acme']),
+      not_after: z.string().nullable(),
+      fingerprint: z.string().nullable(),
+      local_ca: LocalCaJson.nullable(),
+    })
+    .nullable(),
   /** What the caller may see: boxes, their versions, and distinct stored files. */
   counts: z.object({ boxes: z.number(), versions: z.number(), files: z.number() }),
   /** Newest first. */

@@ -112,12 +112,16 @@ export interface Rendered {
 const escapePointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** JSON:API `source` for a field: a query parameter, a path into the document, a relationship or an attribute. */
-export function jsonapiSource(code: ErrorCode, field: string | undefined): { pointer: string } | { parameter: string } | undefined {
+export function jsonapiSource(
+  code: ErrorCode,
+  field: string | undefined,
+): { pointer: string } | { parameter: string } | undefined {
   if (!field) return undefined;
   if (code === 'bad_parameter') return { parameter: field };
   const [head, ...rest] = field.split('.').map(escapePointer);
   if (head === 'data') return { pointer: `/${[head, ...rest].join('/')}` };
-  if (head === 'relationships' && rest.length > 0) return { pointer: ['/data/relationships', rest[0], 'data', ...rest.slice(1)].join('/') };
+  if (head === 'relationships' && rest.length > 0)
+    return { pointer: ['/data/relationships', rest[0], 'data', ...rest.slice(1)].join('/') };
   return { pointer: `/data/attributes/${escapePointer(field)}` };
 }
 
@@ -134,10 +138,16 @@ export function render(err: AppError, dialect: Dialect): Rendered {
   // A refused address the client did not give was named by an upstream: the gateway's refusal.
   const status = err.code === 'address_not_allowed' && err.field === undefined ? 502 : statusFor(err.code, dialect);
   const headers: Record<string, string> = {};
-  if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.max(0, Math.ceil(err.retryAfterSeconds)));
+  if (err.retryAfterSeconds !== undefined)
+    headers['Retry-After'] = String(Math.max(0, Math.ceil(err.retryAfterSeconds)));
   if (CLOSES_CONNECTION.has(err.code)) headers.Connection = 'close';
   if (dialect === 'jsonapi') {
-    const e: Record<string, unknown> = { status: String(status), code: err.code, title: titleFor(err.code), detail: err.message };
+    const e: Record<string, unknown> = {
+      status: String(status),
+      code: err.code,
+      title: titleFor(err.code),
+      detail: err.message,
+    };
     const source = jsonapiSource(err.code, err.field);
     if (source) e.source = source;
     return { status, type: JSONAPI_TYPE, body: { errors: [e] }, headers };

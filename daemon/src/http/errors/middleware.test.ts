@@ -20,10 +20,19 @@ async function listen(app: Koa): Promise<string> {
 /** A bare app in one dialect whose only route throws `err`; returns its URL and what was logged. */
 async function appThrowing(err: unknown, dialect: Dialect = 'box') {
   const logged: Array<Record<string, unknown>> = [];
-  const log = pino({ level: 'error' }, { write: (line: string) => { logged.push(JSON.parse(line)); } });
+  const log = pino(
+    { level: 'error' },
+    {
+      write: (line: string) => {
+        logged.push(JSON.parse(line));
+      },
+    },
+  );
   const app = new Koa();
   app.use(errorMiddleware(log, () => dialect));
-  app.use(() => { throw err; });
+  app.use(() => {
+    throw err;
+  });
   return { url: await listen(app), logged };
 }
 
@@ -52,7 +61,9 @@ describe('errorMiddleware', () => {
   it('echoes a well-formed client request id on a success, and adds none of its own', async () => {
     const app = new Koa();
     app.use(errorMiddleware(pino({ level: 'silent' }), () => 'box'));
-    app.use((ctx) => { ctx.body = { ok: true }; });
+    app.use((ctx) => {
+      ctx.body = { ok: true };
+    });
     const url = `${await listen(app)}/`;
     expect((await fetch(url, { headers: { 'x-request-id': 'req-7' } })).headers.get('x-request-id')).toBe('req-7');
     expect((await fetch(url)).headers.get('x-request-id')).toBeNull();
@@ -63,7 +74,17 @@ describe('errorMiddleware', () => {
     const jsonapi = await fetch(`${(await appThrowing(err, 'jsonapi')).url}/api/v2/box/a/b`);
     expect(jsonapi.status).toBe(422);
     expect(jsonapi.headers.get('content-type')).toContain('application/vnd.api+json');
-    expect(await jsonapi.json()).toEqual({ errors: [{ status: '422', code: 'validation', title: 'invalid attribute', detail: 'name is required', source: { pointer: '/data/attributes/name' } }] });
+    expect(await jsonapi.json()).toEqual({
+      errors: [
+        {
+          status: '422',
+          code: 'validation',
+          title: 'invalid attribute',
+          detail: 'name is required',
+          source: { pointer: '/data/attributes/name' },
+        },
+      ],
+    });
     server!.close();
     const box = await fetch(`${(await appThrowing(err, 'box')).url}/api/v2/organizations/x/agent-pools`);
     expect(box.status).toBe(403);
@@ -73,11 +94,22 @@ describe('errorMiddleware', () => {
   it('gives a bare 404 or 405 from the routers a body with its code', async () => {
     const app = new Koa();
     app.use(errorMiddleware(pino({ level: 'silent' }), () => 'jsonapi'));
-    app.use((ctx) => { if (ctx.path === '/405') ctx.status = 405; });
+    app.use((ctx) => {
+      if (ctx.path === '/405') ctx.status = 405;
+    });
     const url = await listen(app);
     const missing = await fetch(`${url}/nowhere`);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ errors: [{ status: '404', code: 'not_found', title: 'not found', detail: expect.stringContaining('No route for GET /nowhere') }] });
+    expect(await missing.json()).toEqual({
+      errors: [
+        {
+          status: '404',
+          code: 'not_found',
+          title: 'not found',
+          detail: expect.stringContaining('No route for GET /nowhere'),
+        },
+      ],
+    });
     const method = await fetch(`${url}/405`, { method: 'POST' });
     expect(method.status).toBe(405);
     expect(await method.json()).toMatchObject({ errors: [{ status: '405', code: 'method_not_allowed' }] });
@@ -99,11 +131,32 @@ describe('errorMiddleware', () => {
  */
 describe('every dialect answers every code', () => {
   const BOX_STATUS: Record<ErrorCode, number> = {
-    bad_request: 400, bad_parameter: 403, unauthorized: 401, forbidden: 403, not_found: 404, method_not_allowed: 405,
-    misdirected: 421, https_required: 400, validation: 403, conflict: 422, precondition_failed: 412, two_factor_required: 406,
-    reauthentication_required: 403, last_owner: 422, last_admin: 422, limit_reached: 422, payload_too_large: 413, request_timeout: 408,
-    rate_limited: 429, too_many_connections: 503, maintenance: 503, offline: 404, upstream_failed: 502, address_not_allowed: 422,
-    insufficient_storage: 507, internal: 500,
+    bad_request: 400,
+    bad_parameter: 403,
+    unauthorized: 401,
+    forbidden: 403,
+    not_found: 404,
+    method_not_allowed: 405,
+    misdirected: 421,
+    https_required: 400,
+    validation: 403,
+    conflict: 422,
+    precondition_failed: 412,
+    two_factor_required: 406,
+    reauthentication_required: 403,
+    last_owner: 422,
+    last_admin: 422,
+    limit_reached: 422,
+    payload_too_large: 413,
+    request_timeout: 408,
+    rate_limited: 429,
+    too_many_connections: 503,
+    maintenance: 503,
+    offline: 404,
+    upstream_failed: 502,
+    address_not_allowed: 422,
+    insufficient_storage: 507,
+    internal: 500,
   };
   const STATUS: Record<Dialect, Record<ErrorCode, number>> = {
     box: BOX_STATUS,
@@ -113,7 +166,15 @@ describe('every dialect answers every code', () => {
     jsonapi: { ...BOX_STATUS, bad_parameter: 400, validation: 422 },
   };
   /** What the agent may retry (it stops on every other refusal). */
-  const AGENT_RETRIES = new Set<ErrorCode>(['rate_limited', 'request_timeout', 'too_many_connections', 'maintenance', 'upstream_failed', 'insufficient_storage', 'internal']);
+  const AGENT_RETRIES = new Set<ErrorCode>([
+    'rate_limited',
+    'request_timeout',
+    'too_many_connections',
+    'maintenance',
+    'upstream_failed',
+    'insufficient_storage',
+    'internal',
+  ]);
 
   let url: string;
   let own: Server;
@@ -122,12 +183,19 @@ describe('every dialect answers every code', () => {
     app.use(errorMiddleware(pino({ level: 'silent' }), (ctx) => ctx.get('x-dialect') as Dialect));
     app.use((ctx) => {
       const code = ctx.path.slice(1) as ErrorCode;
-      const details = code === 'two_factor_required' ? { deliveryMethods: ['app', 'sms'] }
-        : code === 'rate_limited' || code === 'maintenance' ? { retryAfterSeconds: 7 }
-          : code === 'validation' ? { field: 'name' }
-            // A URL the client gave (422); one an upstream named has no field (502, below).
-            : code === 'address_not_allowed' ? { field: 'url' }
-            : code === 'bad_parameter' ? { field: 'filter[x]' } : {};
+      const details =
+        code === 'two_factor_required'
+          ? { deliveryMethods: ['app', 'sms'] }
+          : code === 'rate_limited' || code === 'maintenance'
+            ? { retryAfterSeconds: 7 }
+            : code === 'validation'
+              ? { field: 'name' }
+              : // A URL the client gave (422); one an upstream named has no field (502, below).
+                code === 'address_not_allowed'
+                ? { field: 'url' }
+                : code === 'bad_parameter'
+                  ? { field: 'filter[x]' }
+                  : {};
       if (ctx.get('x-named-by-upstream')) throw new AppError(code, `failed with ${code}`);
       throw new AppError(code, `failed with ${code}`, details);
     });
@@ -146,20 +214,35 @@ describe('every dialect answers every code', () => {
       const message = `failed with ${code}`;
       if (dialect === 'jsonapi') {
         expect(res.headers.get('content-type')).toBe('application/vnd.api+json');
-        const source = code === 'validation' ? { source: { pointer: '/data/attributes/name' } } : code === 'bad_parameter' ? { source: { parameter: 'filter[x]' } }
-          : code === 'address_not_allowed' ? { source: { pointer: '/data/attributes/url' } } : {};
-        expect(body).toEqual({ errors: [{ status: String(res.status), code, title: expect.any(String), detail: message, ...source }] });
+        const source =
+          code === 'validation'
+            ? { source: { pointer: '/data/attributes/name' } }
+            : code === 'bad_parameter'
+              ? { source: { parameter: 'filter[x]' } }
+              : code === 'address_not_allowed'
+                ? { source: { pointer: '/data/attributes/url' } }
+                : {};
+        expect(body).toEqual({
+          errors: [{ status: String(res.status), code, title: expect.any(String), detail: message, ...source }],
+        });
       } else {
         expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-        const twoFactor = code === 'two_factor_required' ? { two_factor: { default_delivery_method: 'app', delivery_methods: ['app', 'sms'] } } : {};
+        const twoFactor =
+          code === 'two_factor_required'
+            ? { two_factor: { default_delivery_method: 'app', delivery_methods: ['app', 'sms'] } }
+            : {};
         const stop = dialect === 'agent' && !AGENT_RETRIES.has(code) ? { action: 'stop' } : {};
         expect(body).toEqual({ errors: [message], success: false, code, ...twoFactor, ...stop });
       }
       expect(res.headers.get('retry-after')).toBe(code === 'rate_limited' || code === 'maintenance' ? '7' : null);
-      expect(res.headers.get('connection')).toBe(code === 'payload_too_large' || code === 'request_timeout' ? 'close' : 'keep-alive');
+      expect(res.headers.get('connection')).toBe(
+        code === 'payload_too_large' || code === 'request_timeout' ? 'close' : 'keep-alive',
+      );
     });
     it(`${dialect}: address_not_allowed for a host an upstream named is the gateway's 502`, async () => {
-      const res = await fetch(`${url}/address_not_allowed`, { headers: { 'x-dialect': dialect, 'x-named-by-upstream': '1' } });
+      const res = await fetch(`${url}/address_not_allowed`, {
+        headers: { 'x-dialect': dialect, 'x-named-by-upstream': '1' },
+      });
       expect(res.status).toBe(502);
       expect(errorCodeOf(await res.json())).toBe('address_not_allowed');
     });
@@ -170,9 +253,15 @@ describe('the JSON:API source of a field', () => {
   it('names a query parameter, a path into the document, a relationship or an attribute', () => {
     expect(jsonapiSource('bad_parameter', 'filter[last-ping-since]')).toEqual({ parameter: 'filter[last-ping-since]' });
     expect(jsonapiSource('validation', 'data.attributes.name')).toEqual({ pointer: '/data/attributes/name' });
-    expect(jsonapiSource('validation', 'data.relationships.projects.data.0')).toEqual({ pointer: '/data/relationships/projects/data/0' });
-    expect(jsonapiSource('validation', 'relationships.allowed-workspaces')).toEqual({ pointer: '/data/relationships/allowed-workspaces/data' });
-    expect(jsonapiSource('validation', 'relationships.project.id')).toEqual({ pointer: '/data/relationships/project/data/id' });
+    expect(jsonapiSource('validation', 'data.relationships.projects.data.0')).toEqual({
+      pointer: '/data/relationships/projects/data/0',
+    });
+    expect(jsonapiSource('validation', 'relationships.allowed-workspaces')).toEqual({
+      pointer: '/data/relationships/allowed-workspaces/data',
+    });
+    expect(jsonapiSource('validation', 'relationships.project.id')).toEqual({
+      pointer: '/data/relationships/project/data/id',
+    });
     expect(jsonapiSource('conflict', 'name')).toEqual({ pointer: '/data/attributes/name' });
     expect(jsonapiSource('validation', 'data.attributes.a/b~c')).toEqual({ pointer: '/data/attributes/a~1b~0c' });
     expect(jsonapiSource('validation', undefined)).toBeUndefined();
@@ -180,9 +269,11 @@ describe('the JSON:API source of a field', () => {
 });
 
 describe('error codes on the wire', () => {
-  it('reads the code of either body shape, and nothing from a body that is not the daemon\'s', () => {
+  it("reads the code of either body shape, and nothing from a body that is not the daemon's", () => {
     expect(errorCodeOf({ errors: ['x'], success: false, code: 'not_found' })).toBe('not_found');
-    expect(errorCodeOf({ errors: [{ status: '412', code: 'precondition_failed', title: 't' }] })).toBe('precondition_failed');
+    expect(errorCodeOf({ errors: [{ status: '412', code: 'precondition_failed', title: 't' }] })).toBe(
+      'precondition_failed',
+    );
     expect(errorCodeOf({ errors: ['x'], success: false })).toBeUndefined();
     expect(errorCodeOf({ errors: [{ code: 'no_such_code' }] })).toBeUndefined();
     expect(errorCodeOf('<html>')).toBeUndefined();

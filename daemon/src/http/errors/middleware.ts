@@ -30,7 +30,9 @@ export function errorMiddleware(log: Logger, dialectOf: DialectOf, checks: reado
         throw new NotFoundError(`No route for ${ctx.method} ${ctx.path}. Check the URL and the API version.`);
       }
       if ((ctx.status === 405 || ctx.status === 501) && !ctx.body) {
-        throw new MethodNotAllowedError(`${ctx.method} is not supported on ${ctx.path}; the Allow header lists the methods that are.`);
+        throw new MethodNotAllowedError(
+          `${ctx.method} is not supported on ${ctx.path}; the Allow header lists the methods that are.`,
+        );
       }
     } catch (raw) {
       let err: AppError;
@@ -41,10 +43,13 @@ export function errorMiddleware(log: Logger, dialectOf: DialectOf, checks: reado
       else {
         const requestId = requestIdOf(ctx);
         log.error({ err: raw, requestId, path: ctx.path }, 'unhandled error');
-        err = damagedDatabaseError(raw) ?? new InternalError(`Internal server error (request id ${requestId}). The daemon log has the details.`);
+        err =
+          damagedDatabaseError(raw) ??
+          new InternalError(`Internal server error (request id ${requestId}). The daemon log has the details.`);
       }
       // A full disk is the administrator's to fix, not a bug: a warning in the log, a 507 that says so.
-      if (err.code === 'insufficient_storage') log.warn({ path: ctx.path, detail: err.message }, 'refused for want of disk space');
+      if (err.code === 'insufficient_storage')
+        log.warn({ path: ctx.path, detail: err.message }, 'refused for want of disk space');
       const r = render(err, dialectOf(ctx));
       for (const name in r.headers) ctx.set(name, r.headers[name]);
       ctx.status = r.status;
@@ -54,11 +59,27 @@ export function errorMiddleware(log: Logger, dialectOf: DialectOf, checks: reado
   };
 }
 
-interface HttpErrorLike { status: number; expose?: boolean; message: string }
+interface HttpErrorLike {
+  status: number;
+  expose?: boolean;
+  message: string;
+}
 function isHttpError(e: unknown): e is HttpErrorLike {
-  return typeof e === 'object' && e !== null && typeof (e as HttpErrorLike).status === 'number' && (e as HttpErrorLike).status < 500;
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    typeof (e as HttpErrorLike).status === 'number' &&
+    (e as HttpErrorLike).status < 500
+  );
 }
 function fromHttpError(e: HttpErrorLike): AppError {
-  const code = e.status === 413 ? 'payload_too_large' : e.status === 404 ? 'not_found' : e.status === 401 ? 'unauthorized' : 'bad_request';
+  const code =
+    e.status === 413
+      ? 'payload_too_large'
+      : e.status === 404
+        ? 'not_found'
+        : e.status === 401
+          ? 'unauthorized'
+          : 'bad_request';
   return new AppError(code, e.expose ? e.message : titleFor(code));
 }

@@ -24,8 +24,10 @@ const REFUSED_LINGER_MS = 1000;
  */
 function refusal(message: string): string {
   const body = JSON.stringify(render(new TooManyConnectionsError(message), 'box').body);
-  return 'HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nConnection: close\r\n'
-    + `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  return (
+    'HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nConnection: close\r\n' +
+    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
 }
 
 type InFlight = { req: IncomingMessage; res: ServerResponse };
@@ -37,7 +39,13 @@ type ConnectionState = InFlight | 'answered';
  * Between requests it keeps only the string 'answered', never its last request and response:
  * kept for 10 s by each of 1,000 agents, those outlived young-generation GCs (issue 9).
  */
-interface Tracked { socket: Socket; address: string; idle: boolean; gone: boolean; request: ConnectionState | undefined }
+interface Tracked {
+  socket: Socket;
+  address: string;
+  idle: boolean;
+  gone: boolean;
+  request: ConnectionState | undefined;
+}
 
 /**
  * Whether a connection that moved no byte for `bodyIdleMs` (or, between requests, `keepAliveMs`)
@@ -75,7 +83,10 @@ export class ConnectionGuard {
   /** Limits refused at since their count last fell (an address to zero, the total to half): warned about once each. */
   private readonly warned = new Set<string>();
 
-  constructor(private readonly caps: ConnectionCaps, private readonly log: Logger) {}
+  constructor(
+    private readonly caps: ConnectionCaps,
+    private readonly log: Logger,
+  ) {}
 
   /**
    * Puts the guard in front of the server's own connection handling. `http.Server` handles a
@@ -108,18 +119,28 @@ export class ConnectionGuard {
 
   /** Connections now: busy ones from one address, or all of them. */
   count(address?: string): number {
-    return address === undefined ? this.total : this.busy.get(address) ?? 0;
+    return address === undefined ? this.total : (this.busy.get(address) ?? 0);
   }
 
   private admit(socket: Socket): boolean {
     const address = socket.remoteAddress ?? 'unknown';
     const mine = this.busy.get(address) ?? 0;
     if (mine >= this.caps.maxPerAddress) {
-      this.refuse(socket, address, `Too many connections from ${address} (${mine} open). Close some, or retry in a few seconds.`, address);
+      this.refuse(
+        socket,
+        address,
+        `Too many connections from ${address} (${mine} open). Close some, or retry in a few seconds.`,
+        address,
+      );
       return false;
     }
     if (this.total >= this.caps.maxTotal && !this.closeLongestIdle()) {
-      this.refuse(socket, address, `The server is at its limit of ${this.caps.maxTotal} connections. Retry in a few seconds.`, ALL);
+      this.refuse(
+        socket,
+        address,
+        `The server is at its limit of ${this.caps.maxTotal} connections. Retry in a few seconds.`,
+        ALL,
+      );
       return false;
     }
     const t: Tracked = { socket, address, idle: true, gone: false, request: undefined };
@@ -171,9 +192,12 @@ export class ConnectionGuard {
   private refuse(socket: Socket, address: string, message: string, limit: string): void {
     if (!this.warned.has(limit)) {
       this.warned.add(limit);
-      this.log.warn({ address, busy: this.busy.get(address) ?? 0, total: this.total }, limit === ALL
-        ? 'total connection limit reached; refusing new connections'
-        : 'connection limit reached; refusing more connections from this address');
+      this.log.warn(
+        { address, busy: this.busy.get(address) ?? 0, total: this.total },
+        limit === ALL
+          ? 'total connection limit reached; refusing new connections'
+          : 'connection limit reached; refusing more connections from this address',
+      );
     } else {
       this.log.debug({ address }, 'connection refused over the limit');
     }

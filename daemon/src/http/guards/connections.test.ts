@@ -14,18 +14,34 @@ import { connectionSettings, createHttpServer, openFileLimit } from './connectio
 const config = (env: Record<string, string> = {}) => loadConfig(env, { dataDir: '/tmp/x' });
 
 describe('connection settings', () => {
-  it('defaults: 20 s for headers, 60 s idle, keep-alive past the agents\' ping, 128 per address', () => {
+  it("defaults: 20 s for headers, 60 s idle, keep-alive past the agents' ping, 128 per address", () => {
     expect(connectionSettings(config(), { fdLimit: 20_000 })).toEqual({
-      headersTimeoutMs: 20_000, bodyIdleMs: 60_000, keepAliveMs: 65_000, maxPerAddress: 128, maxTotal: 17_276,
+      headersTimeoutMs: 20_000,
+      bodyIdleMs: 60_000,
+      keepAliveMs: 65_000,
+      maxPerAddress: 128,
+      maxTotal: 17_276,
     });
   });
 
   it('takes the environment, and keeps keep-alive 5 s past a long ping interval', () => {
-    const s = connectionSettings(config({
-      BOXYARD_HEADERS_TIMEOUT_SECONDS: '5', BOXYARD_BODY_IDLE_SECONDS: '300', BOXYARD_AGENT_PING: '120',
-      BOXYARD_MAX_CONNECTIONS_PER_ADDRESS: '2000', BOXYARD_MAX_CONNECTIONS: '3000',
-    }), { fdLimit: 20_000 });
-    expect(s).toEqual({ headersTimeoutMs: 5000, bodyIdleMs: 300_000, keepAliveMs: 125_000, maxPerAddress: 2000, maxTotal: 3000 });
+    const s = connectionSettings(
+      config({
+        BOXYARD_HEADERS_TIMEOUT_SECONDS: '5',
+        BOXYARD_BODY_IDLE_SECONDS: '300',
+        BOXYARD_AGENT_PING: '120',
+        BOXYARD_MAX_CONNECTIONS_PER_ADDRESS: '2000',
+        BOXYARD_MAX_CONNECTIONS: '3000',
+      }),
+      { fdLimit: 20_000 },
+    );
+    expect(s).toEqual({
+      headersTimeoutMs: 5000,
+      bodyIdleMs: 300_000,
+      keepAliveMs: 125_000,
+      maxPerAddress: 2000,
+      maxTotal: 3000,
+    });
   });
 
   it('derives the total cap from the open-file limit, with room for the blobs connections read', () => {
@@ -36,15 +52,25 @@ describe('connection settings', () => {
 
   it('reads the soft open-file limit from a limits file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'boxyard-limits-'));
-    writeFileSync(join(dir, 'limits'), 'Limit                     Soft Limit           Hard Limit           Units\nMax open files            1024                 524288               files\n');
+    writeFileSync(
+      join(dir, 'limits'),
+      'Limit                     Soft Limit           Hard Limit           Units\nMax open files            1024                 524288               files\n',
+    );
     expect(openFileLimit(join(dir, 'limits'))).toBe(1024);
     expect(openFileLimit(join(dir, 'missing'))).toBeUndefined();
   });
 });
 
 describe('an idle connection', () => {
-  const inFlight = (req: { complete: boolean; paused?: boolean; buffered?: number }, res: { headersSent: boolean }) => ({
-    req: { complete: req.complete, isPaused: () => req.paused ?? false, readableLength: req.buffered ?? 0 } as unknown as IncomingMessage,
+  const inFlight = (
+    req: { complete: boolean; paused?: boolean; buffered?: number },
+    res: { headersSent: boolean },
+  ) => ({
+    req: {
+      complete: req.complete,
+      isPaused: () => req.paused ?? false,
+      readableLength: req.buffered ?? 0,
+    } as unknown as IncomingMessage,
     res: res as unknown as ServerResponse,
   });
 
@@ -73,20 +99,27 @@ describe('a keep-alive connection between requests', () => {
   it('holds no answered request, and is still closed when idle for longer than the keep-alive time', async () => {
     const answers: Array<WeakRef<ServerResponse>> = [];
     const sockets = new Set<unknown>();
-    const server = createHttpServer((req, res) => {
-      answers.push(new WeakRef(res));
-      sockets.add(req.socket);
-      res.end('{}');
-    }, { headersTimeoutMs: 20_000, bodyIdleMs: 60_000, keepAliveMs: 2500, maxPerAddress: 10, maxTotal: 10 }, pino({ level: 'silent' }));
+    const server = createHttpServer(
+      (req, res) => {
+        answers.push(new WeakRef(res));
+        sockets.add(req.socket);
+        res.end('{}');
+      },
+      { headersTimeoutMs: 20_000, bodyIdleMs: 60_000, keepAliveMs: 2500, maxPerAddress: 10, maxTotal: 10 },
+      pino({ level: 'silent' }),
+    );
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const get = () => new Promise<number>((resolve, reject) => {
-      request({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: '/', agent }, (res) => {
-        res.resume();
-        // The socket goes back to the agent's pool a tick after the answer's end.
-        res.on('end', () => setImmediate(() => resolve(res.statusCode!)));
-      }).on('error', reject).end();
-    });
+    const get = () =>
+      new Promise<number>((resolve, reject) => {
+        request({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: '/', agent }, (res) => {
+          res.resume();
+          // The socket goes back to the agent's pool a tick after the answer's end.
+          res.on('end', () => setImmediate(() => resolve(res.statusCode!)));
+        })
+          .on('error', reject)
+          .end();
+      });
     try {
       expect([await get(), await get()]).toEqual([200, 200]);
       expect(sockets.size).toBe(1);
@@ -111,15 +144,21 @@ describe('pipelined requests', () => {
   it('a request under way is not taken for an idle connection when the answer before it finishes', async () => {
     // The second request takes longer than the idle time while its connection moves no byte: it is
     // the daemon that works, so the connection stays.
-    const server = createHttpServer((req, res) => {
-      if (req.url === '/slow') setTimeout(() => res.end('slow'), 1000);
-      else res.end('fast');
-    }, { headersTimeoutMs: 20_000, bodyIdleMs: 300, keepAliveMs: 2500, maxPerAddress: 10, maxTotal: 10 }, pino({ level: 'silent' }));
+    const server = createHttpServer(
+      (req, res) => {
+        if (req.url === '/slow') setTimeout(() => res.end('slow'), 1000);
+        else res.end('fast');
+      },
+      { headersTimeoutMs: 20_000, bodyIdleMs: 300, keepAliveMs: 2500, maxPerAddress: 10, maxTotal: 10 },
+      pino({ level: 'silent' }),
+    );
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
       let text = '';
-      socket.setEncoding('utf8').on('data', (d: string) => { text += d; });
+      socket.setEncoding('utf8').on('data', (d: string) => {
+        text += d;
+      });
       const ended = new Promise((r) => socket.once('close', r));
       socket.write('GET /fast HTTP/1.1\r\nHost: x\r\n\r\nGET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
       await ended;

@@ -30,14 +30,21 @@ export function openFileLimit(limitsFile = '/proc/self/limits'): number | undefi
   }
 }
 
-type ConnectionConfig = Pick<Config, 'headersTimeoutSeconds' | 'bodyIdleSeconds' | 'agentPingSeconds' | 'maxConnectionsPerAddress' | 'maxConnections'>;
+type ConnectionConfig = Pick<
+  Config,
+  'headersTimeoutSeconds' | 'bodyIdleSeconds' | 'agentPingSeconds' | 'maxConnectionsPerAddress' | 'maxConnections'
+>;
 
 /** The server's timeouts and caps from the config (and the open-file limit, for an automatic total). */
-export function connectionSettings(c: ConnectionConfig, { fdLimit }: { fdLimit: number | undefined } = { fdLimit: openFileLimit() }): ConnectionSettings {
+export function connectionSettings(
+  c: ConnectionConfig,
+  { fdLimit }: { fdLimit: number | undefined } = { fdLimit: openFileLimit() },
+): ConnectionSettings {
   // A connection holds its socket; one moving a file holds the blob's descriptor too. Most
   // connections are agents' idle keep-alive ones (10,000 agents, 10,000 connections), so an eighth
   // of the descriptors is kept for the files being moved, not a second one for every connection.
-  const auto = fdLimit === undefined ? FALLBACK_MAX_CONNECTIONS : Math.max(64, Math.floor(((fdLimit - FD_HEADROOM) * 7) / 8));
+  const auto =
+    fdLimit === undefined ? FALLBACK_MAX_CONNECTIONS : Math.max(64, Math.floor(((fdLimit - FD_HEADROOM) * 7) / 8));
   return {
     headersTimeoutMs: c.headersTimeoutSeconds * 1000,
     bodyIdleMs: c.bodyIdleSeconds * 1000,

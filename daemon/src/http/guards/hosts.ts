@@ -3,7 +3,6 @@ import { MisdirectedError } from '../../lib/errors';
 import { normalizeHost } from '../../lib/host-names';
 import { ownNames, systemHostSources, type HostSources, type NameSettings } from '../own-names';
 
-
 /** The host name of a `Host` header (`name`, `name:port`, `[v6]`, `[v6]:port`), or undefined when it is malformed. */
 export function hostOfHeader(header: string): string | undefined {
   const m = /^(\[[0-9a-fA-F:.]+\]|[^\s[\]:/@\\]+)(?::(\d{1,5}))?$/.exec(header);
@@ -23,7 +22,10 @@ export class AllowedHosts {
   private readonly any: boolean;
   private readonly allInterfaces: boolean;
 
-  constructor(private readonly settings: NameSettings, private readonly sources: HostSources = systemHostSources) {
+  constructor(
+    private readonly settings: NameSettings,
+    private readonly sources: HostSources = systemHostSources,
+  ) {
     const names = ownNames(settings, sources);
     this.exact = new Set(names.exact);
     this.domains = names.domains;

@@ -10,7 +10,8 @@ import { callerIsAdmin } from '../caller';
  * administrators may change them: auth/admin-routes.ts).
  */
 const ALWAYS_UP = new Set([
-  ROOT.healthz.path, MOUNTS.v1 + BOX.authenticate.path,
+  ROOT.healthz.path,
+  MOUNTS.v1 + BOX.authenticate.path,
   ...[BOXYARD.session, BOXYARD.user, BOXYARD.settings].map((r) => MOUNTS.boxyard + r.path),
 ]);
 const isUp = (path: string) => ALWAYS_UP.has(path) || path === '/ui' || path.startsWith('/ui/');

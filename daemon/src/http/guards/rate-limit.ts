@@ -1,6 +1,11 @@
 import type { Middleware } from 'koa';
 import type { Pool } from 'pg';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import { AppError, RateLimitedError } from '../../lib/errors';
 import { sha256Hex } from '../../lib/crypto';
 
@@ -14,8 +19,16 @@ export const memoryLimiters: LimiterFactory = (opts) => new RateLimiterMemory(op
  * Several daemons on one PostgreSQL database: counted in its `rate_limits` table (migration 016),
  * so a limit holds whichever daemon the load balancer sends a request to.
  */
-export const postgresLimiters = (pool: Pool): LimiterFactory => (opts) =>
-  new RateLimiterPostgres({ ...opts, storeClient: pool, storeType: 'pool', tableName: 'rate_limits', tableCreated: true });
+export const postgresLimiters =
+  (pool: Pool): LimiterFactory =>
+  (opts) =>
+    new RateLimiterPostgres({
+      ...opts,
+      storeClient: pool,
+      storeType: 'pool',
+      tableName: 'rate_limits',
+      tableCreated: true,
+    });
 
 const limited = (res: RateLimiterRes, what: string) =>
   new RateLimitedError(`Too many ${what}. Try again in ${Math.ceil(res.msBeforeNext / 1000)} seconds.`, {
@@ -65,14 +78,34 @@ const ACCOUNT_WINDOW_S = 60;
  *   the owner signs in from their own address while one address guesses.
  */
 export class LoginLimiter {
-  private readonly limits: Array<{ limiter: RateLimiterAbstract; key: (address: string, account: string) => string; what: string }>;
+  private readonly limits: Array<{
+    limiter: RateLimiterAbstract;
+    key: (address: string, account: string) => string;
+    what: string;
+  }>;
 
   constructor(attempts: number, limiters: LimiterFactory = memoryLimiters) {
     const window = 15 * 60;
     this.limits = [
-      { limiter: limiters({ keyPrefix: 'login-account-address', points: attempts, duration: window }), key: (ip, acc) => `${ip} ${digest(acc)}`, what: 'failed logins for this account from this address' },
-      { limiter: limiters({ keyPrefix: 'login-address', points: attempts * ADDRESS_FACTOR, duration: window }), key: (ip) => ip, what: 'failed logins from this address' },
-      { limiter: limiters({ keyPrefix: 'login-account', points: attempts * ACCOUNT_FACTOR, duration: ACCOUNT_WINDOW_S }), key: (_, acc) => digest(acc), what: 'failed logins for this account' },
+      {
+        limiter: limiters({ keyPrefix: 'login-account-address', points: attempts, duration: window }),
+        key: (ip, acc) => `${ip} ${digest(acc)}`,
+        what: 'failed logins for this account from this address',
+      },
+      {
+        limiter: limiters({ keyPrefix: 'login-address', points: attempts * ADDRESS_FACTOR, duration: window }),
+        key: (ip) => ip,
+        what: 'failed logins from this address',
+      },
+      {
+        limiter: limiters({
+          keyPrefix: 'login-account',
+          points: attempts * ACCOUNT_FACTOR,
+          duration: ACCOUNT_WINDOW_S,
+        }),
+        key: (_, acc) => digest(acc),
+        what: 'failed logins for this account',
+      },
     ];
   }
 

@@ -33,8 +33,12 @@ export interface Document {
 }
 
 export const identifier = (type: string, id: string): ResourceIdentifier => ({ type, id });
-export const toOne = (type: string, id: string | null | undefined): Relationship => ({ data: id ? identifier(type, id) : null });
-export const toMany = (type: string, ids: readonly string[]): Relationship => ({ data: ids.map((id) => identifier(type, id)) });
+export const toOne = (type: string, id: string | null | undefined): Relationship => ({
+  data: id ? identifier(type, id) : null,
+});
+export const toMany = (type: string, ids: readonly string[]): Relationship => ({
+  data: ids.map((id) => identifier(type, id)),
+});
 export const related = (path: string): Relationship => ({ links: { related: path } });
 
 /** Drops duplicates (by type and id) and anything already in the primary data, as JSON:API requires. */

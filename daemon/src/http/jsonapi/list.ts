@@ -15,7 +15,11 @@ export interface ListOptions {
 /** A paginated collection: data, absolute links, `meta.pagination` and any extra meta. */
 export function listDocument(ctx: Context, data: Resource[], o: ListOptions): Document {
   const pagination = paginationMeta(o.page, o.totalCount);
-  return document(data, { included: o.included, links: paginationLinks(ctx, o.base, pagination), meta: { pagination, ...o.meta } });
+  return document(data, {
+    included: o.included,
+    links: paginationLinks(ctx, o.base, pagination),
+    meta: { pagination, ...o.meta },
+  });
 }
 
 /** Answers a paginated collection (listDocument). */

@@ -6,7 +6,10 @@ export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
 const positiveInt = (name: string) =>
-  z.string().regex(/^\d{1,9}$/, `${name} must be a positive whole number`).transform(Number)
+  z
+    .string()
+    .regex(/^\d{1,9}$/, `${name} must be a positive whole number`)
+    .transform(Number)
     .refine((n) => n >= 1, `${name} must be at least 1`);
 
 /**
@@ -15,7 +18,9 @@ const positiveInt = (name: string) =>
  */
 export const PageQuery = z.object({
   'page[number]': positiveInt('page[number]').optional(),
-  'page[size]': positiveInt('page[size]').transform((n) => Math.min(n, MAX_PAGE_SIZE)).optional(),
+  'page[size]': positiveInt('page[size]')
+    .transform((n) => Math.min(n, MAX_PAGE_SIZE))
+    .optional(),
 });
 export type PageQuery = z.infer<typeof PageQuery>;
 

@@ -8,7 +8,9 @@ export function parseInclude<T extends string>(value: unknown, allowed: readonly
   for (const raw of value.split(',')) {
     const name = raw.trim();
     if (!(allowed as readonly string[]).includes(name)) {
-      throw new BadParameterError(`include=${name} is not supported here; use one of: ${allowed.join(', ')}.`, { field: 'include' });
+      throw new BadParameterError(`include=${name} is not supported here; use one of: ${allowed.join(', ')}.`, {
+        field: 'include',
+      });
     }
     out.add(name as T);
   }
@@ -24,7 +26,8 @@ export interface Sort<F extends string> {
 export function parseSort<F extends string>(value: unknown, fields: readonly F[]): Sort<F> | undefined {
   if (value === undefined || value === '') return undefined;
   const allowedText = fields.flatMap((f) => [f, `-${f}`]).join(', ');
-  if (typeof value !== 'string') throw new BadParameterError(`sort must be given once: one of ${allowedText}.`, { field: 'sort' });
+  if (typeof value !== 'string')
+    throw new BadParameterError(`sort must be given once: one of ${allowedText}.`, { field: 'sort' });
   const descending = value.startsWith('-');
   const field = descending ? value.slice(1) : value;
   if (!(fields as readonly string[]).includes(field)) {

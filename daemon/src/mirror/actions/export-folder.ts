@@ -16,7 +16,11 @@ import { writeJsonAtomic } from '../cli/files';
 import { MANIFEST_FILE, exportFileName, type ExportManifest } from '../upstreams/catalog-schema';
 import { catalogFile, catalogOf, checkOut } from './export-layout';
 
-export interface ExportPlan { dir: string; boxes: ExportBox[]; files: Array<ExportFile & { sha256: string; size: number }> }
+export interface ExportPlan {
+  dir: string;
+  boxes: ExportBox[];
+  files: Array<ExportFile & { sha256: string; size: number }>;
+}
 
 /** Progress lines at most every this many bytes (and at each file's end). */
 const REPORT_EVERY = 4 * 1024 * 1024;
@@ -45,8 +49,14 @@ export class FolderExport {
   ) {}
 
   async plan(p: NonNullable<Principal>, req: ExportRequest): Promise<ExportPlan> {
-    if (!p.user.is_admin) throw new ForbiddenError("Only administrators may export into a folder on the daemon's machine; use boxyard export on yours.");
-    if (!isAbsolute(req.path)) throw new ValidationError("path must be an absolute folder path on the daemon's machine.", { field: 'export.path' });
+    if (!p.user.is_admin)
+      throw new ForbiddenError(
+        "Only administrators may export into a folder on the daemon's machine; use boxyard export on yours.",
+      );
+    if (!isAbsolute(req.path))
+      throw new ValidationError("path must be an absolute folder path on the daemon's machine.", {
+        field: 'export.path',
+      });
     const dir = resolve(req.path);
     const boxes: ExportBox[] = [];
     for (const spec of req.boxes) {
@@ -58,7 +68,12 @@ export class FolderExport {
       }
       boxes.push(await this.exportBox(p, `${ref.org}/${ref.box}`, req.latest));
     }
-    await checkOut(dir, boxes.map((b) => b.name)).catch((err: Error) => { throw new ConflictError(err.message, { field: 'export.path' }); });
+    await checkOut(
+      dir,
+      boxes.map((b) => b.name),
+    ).catch((err: Error) => {
+      throw new ConflictError(err.message, { field: 'export.path' });
+    });
     const files = boxes.flatMap((b) => b.versions.flatMap((v) => v.files)) as ExportPlan['files'];
     return { dir, boxes, files };
   }
@@ -66,19 +81,44 @@ export class FolderExport {
   private async exportBox(p: NonNullable<Principal>, name: string, latest: number | undefined): Promise<ExportBox> {
     const [username, box] = name.split('/');
     const detail = await this.registry.box(p, { username, box });
-    const released = sortByGemVersionDesc(detail.versions.filter((v) => v.version.status === 'active'), (v) => v.version.version);
-    const versions = released.slice(0, latest ?? released.length).map((v) => ({
-      version: v.version.version,
-      description: v.version.description,
-      files: v.providers.filter((pr) => pr.blob_sha256 !== null).map((pr) => ({
-        box: name, version: v.version.version, provider: pr.name, architecture: pr.architecture,
-        default_architecture: pr.default_architecture === 1, url: '', checksum: pr.checksum, checksum_type: pr.checksum_type,
-        size: pr.size ?? 0, sha256: pr.blob_sha256!, file: exportFileName(v.version.version, pr.name, pr.architecture),
-      })),
-    })).filter((v) => v.files.length > 0);
-    if (!versions.length) throw new ValidationError(`${name} has no released version with a file stored here to export.`, { field: 'export.boxes' });
+    const released = sortByGemVersionDesc(
+      detail.versions.filter((v) => v.version.status === 'active'),
+      (v) => v.version.version,
+    );
+    const versions = released
+      .slice(0, latest ?? released.length)
+      .map((v) => ({
+        version: v.version.version,
+        description: v.version.description,
+        files: v.providers
+          .filter((pr) => pr.blob_sha256 !== null)
+          .map((pr) => ({
+            box: name,
+            version: v.version.version,
+            provider: pr.name,
+            architecture: pr.architecture,
+            default_architecture: pr.default_architecture === 1,
+            url: '',
+            checksum: pr.checksum,
+            checksum_type: pr.checksum_type,
+            size: pr.size ?? 0,
+            sha256: pr.blob_sha256!,
+            file: exportFileName(v.version.version, pr.name, pr.architecture),
+          })),
+      }))
+      .filter((v) => v.files.length > 0);
+    if (!versions.length)
+      throw new ValidationError(`${name} has no released version with a file stored here to export.`, {
+        field: 'export.boxes',
+      });
     const b = detail.box;
-    return { name: `${b.username}/${b.name}`, description: b.description, short_description: b.short_description, private: b.private === 1, versions };
+    return {
+      name: `${b.username}/${b.name}`,
+      description: b.description,
+      short_description: b.short_description,
+      private: b.private === 1,
+      versions,
+    };
   }
 
   /** Writes the plan, telling `emit` how far it got; `signal` stops it between reads (it resumes on a re-run). */
@@ -89,11 +129,27 @@ export class FolderExport {
     const entries: ExportManifest['files'] = [];
     for (const [i, f] of plan.files.entries()) {
       const rel = `${f.box}/${f.file}`;
-      const report = () => { reported = done; emit({ type: 'progress', bytes_done: done, bytes_total: total, files_done: i, files_total: plan.files.length, file: rel }); };
+      const report = () => {
+        reported = done;
+        emit({
+          type: 'progress',
+          bytes_done: done,
+          bytes_total: total,
+          files_done: i,
+          files_total: plan.files.length,
+          file: rel,
+        });
+      };
       const path = join(plan.dir, rel);
       await mkdir(dirname(path), { recursive: true });
       if (!(await holds(path, f))) {
-        const count = new Transform({ transform(chunk: Buffer, _e, cb) { done += chunk.length; if (done - reported >= REPORT_EVERY) report(); cb(null, chunk); } });
+        const count = new Transform({
+          transform(chunk: Buffer, _e, cb) {
+            done += chunk.length;
+            if (done - reported >= REPORT_EVERY) report();
+            cb(null, chunk);
+          },
+        });
         const before = done;
         await pipeline(this.blobs.read(f.sha256), count, createWriteStream(`${path}.part`), { signal });
         done = before + f.size;
@@ -108,9 +164,19 @@ export class FolderExport {
     for (const b of plan.boxes) await writeJsonAtomic(join(plan.dir, catalogFile(b.name)), catalogOf(b, sha256));
     // Last: a folder with a manifest is a complete export.
     await writeJsonAtomic(join(plan.dir, MANIFEST_FILE), {
-      format: 'boxyard-export', format_version: 1, created_at: this.clock.now().toISOString(),
-      boxes: plan.boxes.map((b) => ({ name: b.name, catalog: catalogFile(b.name) })), files: entries,
+      format: 'boxyard-export',
+      format_version: 1,
+      created_at: this.clock.now().toISOString(),
+      boxes: plan.boxes.map((b) => ({ name: b.name, catalog: catalogFile(b.name) })),
+      files: entries,
     } satisfies ExportManifest);
-    emit({ type: 'progress', bytes_done: total, bytes_total: total, files_done: plan.files.length, files_total: plan.files.length, file: MANIFEST_FILE });
+    emit({
+      type: 'progress',
+      bytes_done: total,
+      bytes_total: total,
+      files_done: plan.files.length,
+      files_total: plan.files.length,
+      file: MANIFEST_FILE,
+    });
   }
 }

@@ -10,7 +10,8 @@ import type { ExportBox, ExportFile } from '../cli/export-plan';
 
 /** Where a box's catalog goes in an export: `ORG/BOX/metadata.json`. */
 export const catalogFile = (box: string) => `${box}/metadata.json`;
-const sameBoxes = (a: string[], b: string[]) => JSON.stringify(a.map(nameKey).sort()) === JSON.stringify(b.map(nameKey).sort());
+const sameBoxes = (a: string[], b: string[]) =>
+  JSON.stringify(a.map(nameKey).sort()) === JSON.stringify(b.map(nameKey).sort());
 
 /**
  * An export goes into an empty (or new) folder, or one holding an export of the same boxes,
@@ -19,15 +20,21 @@ const sameBoxes = (a: string[], b: string[]) => JSON.stringify(a.map(nameKey).so
 export async function checkOut(dir: string, boxes: string[]): Promise<void> {
   const manifest = join(dir, MANIFEST_FILE);
   if (existsSync(manifest)) {
-    const held = (JSON.parse(await readFile(manifest, 'utf8')) as Partial<ExportManifest>).boxes?.map((b) => b.name) ?? [];
+    const held =
+      (JSON.parse(await readFile(manifest, 'utf8')) as Partial<ExportManifest>).boxes?.map((b) => b.name) ?? [];
     if (!sameBoxes(held, boxes)) {
-      throw new Error(`${dir} already holds an export of ${held.join(', ') || 'other boxes'}. Choose another folder (exporting the same boxes into it again resumes that export).`);
+      throw new Error(
+        `${dir} already holds an export of ${held.join(', ') || 'other boxes'}. Choose another folder (exporting the same boxes into it again resumes that export).`,
+      );
     }
     return;
   }
   const orgs = new Set(boxes.map((b) => b.split('/')[0]));
   const stray = (await readdir(dir).catch(() => [] as string[])).filter((n) => !orgs.has(n));
-  if (stray.length) throw new Error(`${dir} is not empty (${stray.slice(0, 3).join(', ')}…) and holds no export. Choose an empty or new folder.`);
+  if (stray.length)
+    throw new Error(
+      `${dir} is not empty (${stray.slice(0, 3).join(', ')}…) and holds no export. Choose an empty or new folder.`,
+    );
 }
 
 /** The box's catalog as `vagrant box add` and a Boxyard upstream read it, with file URLs relative to it. */

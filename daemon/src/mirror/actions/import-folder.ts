@@ -24,11 +24,22 @@ export class FolderImport {
   ) {}
 
   async run(p: Caller, path: string): Promise<Array<{ mirror: MirrorRow; job: JobRow }>> {
-    if (!isAbsolute(path)) throw new ValidationError('path must be an absolute folder path on the daemon\'s machine.', { field: 'import.path' });
+    if (!isAbsolute(path))
+      throw new ValidationError("path must be an absolute folder path on the daemon's machine.", {
+        field: 'import.path',
+      });
     const dir = resolve(path);
-    if (!p.user.is_admin) throw new ForbiddenError("Only administrators may import a folder on the daemon's machine; use boxyard import on yours.");
-    if (!isExportFolder(dir)) throw new ValidationError(`${dir} holds no boxyard-export.json: choose a folder written by boxyard export.`, { field: 'import.path' });
-    const folder = await readExportFolder(dir).catch((err: Error) => { throw new ValidationError(err.message, { field: 'import.path' }); });
+    if (!p.user.is_admin)
+      throw new ForbiddenError(
+        "Only administrators may import a folder on the daemon's machine; use boxyard import on yours.",
+      );
+    if (!isExportFolder(dir))
+      throw new ValidationError(`${dir} holds no boxyard-export.json: choose a folder written by boxyard export.`, {
+        field: 'import.path',
+      });
+    const folder = await readExportFolder(dir).catch((err: Error) => {
+      throw new ValidationError(err.message, { field: 'import.path' });
+    });
     const upstream = await this.upstreams.byUrl(p, dir, undefined);
     const mine = (await this.mirrors.list(p)).filter((m) => m.upstream_id === upstream.id);
     const started = [];

@@ -30,7 +30,11 @@ const PurgeQuery = z.object({ box: queryValue(z.string().min(3).max(200).optiona
 function failure(err: unknown): { code: ErrorCode; message: string } {
   if (err instanceof AppError) return { code: err.code, message: err.message };
   const errno = (err as NodeJS.ErrnoException).code;
-  if (errno === 'ENOSPC') return { code: 'insufficient_storage', message: 'The disk of the export folder is full. Free space and export again: it resumes.' };
+  if (errno === 'ENOSPC')
+    return {
+      code: 'insufficient_storage',
+      message: 'The disk of the export folder is full. Free space and export again: it resumes.',
+    };
   return { code: 'internal', message: `The export stopped: ${(err as Error).message}. Export again to resume.` };
 }
 
@@ -40,38 +44,60 @@ function failure(err: unknown): { code: ErrorCode; message: string } {
  */
 export function mirrorActionRoutes(d: MirrorActionDeps, job: (j: JobRow) => unknown): Router {
   const r = new Router();
-  r.post(BOXYARD.upstreamTest.path, validated({ params: IdParams }, async (ctx, { params }) => {
-    ctx.body = { test: await d.probe.test(requireUser(ctx), params.id) };
-  }));
+  r.post(
+    BOXYARD.upstreamTest.path,
+    validated({ params: IdParams }, async (ctx, { params }) => {
+      ctx.body = { test: await d.probe.test(requireUser(ctx), params.id) };
+    }),
+  );
   r.get(BOXYARD.cacheSize.path, async (ctx) => {
     requireUser(ctx);
     ctx.body = { cache: await d.cacheAdmin.size() };
   });
-  r.delete(BOXYARD.cache.path, validated({ query: PurgeQuery }, async (ctx, { query }) => {
-    ctx.body = { purged: await d.cacheAdmin.purge(requireUser(ctx), query.box) };
-  }));
-  r.post(BOXYARD.importFolder.path, validated({ body: ImportFolderBody }, async (ctx, { body }) => {
-    const started = await d.folderImport.run(requireUser(ctx), body.import.path);
-    ctx.status = 201;
-    ctx.body = { mirrors: started.map((s) => ({ id: s.mirror.id, source: s.mirror.source, job: job(s.job) })) };
-  }));
-  r.post(BOXYARD.exportFolder.path, validated({ body: ExportBody }, async (ctx, { body }) => {
-    // Planned (and refused) before the answer starts; then the answer streams as the files are written.
-    const plan = await d.folderExport.plan(requireUser(ctx), body.export);
-    const out = new PassThrough();
-    const stop = new AbortController();
-    const send = (line: ExportLine) => out.write(`${JSON.stringify(line)}\n`);
-    ctx.res.once('close', () => { if (!ctx.res.writableFinished) stop.abort(); });
-    ctx.type = 'application/x-ndjson';
-    ctx.body = out;
-    void d.folderExport.write(plan, send, stop.signal)
-      .then(() => send({ type: 'done', path: plan.dir, files: plan.files.length, bytes: plan.files.reduce((n, f) => n + f.size, 0) }))
-      .catch((err: unknown) => {
-        if (stop.signal.aborted) return;
-        d.log.warn({ err, path: plan.dir }, 'export into a folder failed');
-        send({ type: 'failed', ...failure(err) });
-      })
-      .finally(() => out.end());
-  }));
+  r.delete(
+    BOXYARD.cache.path,
+    validated({ query: PurgeQuery }, async (ctx, { query }) => {
+      ctx.body = { purged: await d.cacheAdmin.purge(requireUser(ctx), query.box) };
+    }),
+  );
+  r.post(
+    BOXYARD.importFolder.path,
+    validated({ body: ImportFolderBody }, async (ctx, { body }) => {
+      const started = await d.folderImport.run(requireUser(ctx), body.import.path);
+      ctx.status = 201;
+      ctx.body = { mirrors: started.map((s) => ({ id: s.mirror.id, source: s.mirror.source, job: job(s.job) })) };
+    }),
+  );
+  r.post(
+    BOXYARD.exportFolder.path,
+    validated({ body: ExportBody }, async (ctx, { body }) => {
+      // Planned (and refused) before the answer starts; then the answer streams as the files are written.
+      const plan = await d.folderExport.plan(requireUser(ctx), body.export);
+      const out = new PassThrough();
+      const stop = new AbortController();
+      const send = (line: ExportLine) => out.write(`${JSON.stringify(line)}\n`);
+      ctx.res.once('close', () => {
+        if (!ctx.res.writableFinished) stop.abort();
+      });
+      ctx.type = 'application/x-ndjson';
+      ctx.body = out;
+      void d.folderExport
+        .write(plan, send, stop.signal)
+        .then(() =>
+          send({
+            type: 'done',
+            path: plan.dir,
+            files: plan.files.length,
+            bytes: plan.files.reduce((n, f) => n + f.size, 0),
+          }),
+        )
+        .catch((err: unknown) => {
+          if (stop.signal.aborted) return;
+          d.log.warn({ err, path: plan.dir }, 'export into a folder failed');
+          send({ type: 'failed', ...failure(err) });
+        })
+        .finally(() => out.end());
+    }),
+  );
   return r;
 }

@@ -28,7 +28,10 @@ export interface CacheDeps {
  * What a catalog request may list: `heldOnly` when the upstream cannot be asked right now;
  * `offlineMiss` when the box is not here and offline mode kept the cache from asking for it.
  */
-export interface CacheAnswer { heldOnly: boolean; offlineMiss?: boolean }
+export interface CacheAnswer {
+  heldOnly: boolean;
+  offlineMiss?: boolean;
+}
 
 /**
  * The pull-through cache's catalogs (Pulp's on-demand policy, Docker distribution's proxy): a box
@@ -56,7 +59,10 @@ export class PullThroughCache {
     const upstreamId = cached?.upstream_id ?? settings.pull_through_upstream_id;
     const upstream = upstreamId ? await this.d.repo.upstream(upstreamId) : undefined;
     if (!upstream) return { heldOnly: cached !== undefined };
-    if (cached && Date.parse(cached.synced_at) + settings.cache_max_age_minutes * 60_000 > this.d.clock.now().getTime()) {
+    if (
+      cached &&
+      Date.parse(cached.synced_at) + settings.cache_max_age_minutes * 60_000 > this.d.clock.now().getTime()
+    ) {
       // Fresh enough not to ask; but a failing upstream could not deliver what is not stored.
       return { heldOnly: settings.offline || upstream.failures > 0 };
     }
@@ -64,7 +70,10 @@ export class PullThroughCache {
     try {
       return { heldOnly: !(await this.refresh(upstream, ns, org, box)) };
     } catch (err) {
-      this.d.log.warn({ err, box: `${org}/${box}`, upstream: upstream.name }, 'pull-through: upstream catalog unavailable; serving what is cached');
+      this.d.log.warn(
+        { err, box: `${org}/${box}`, upstream: upstream.name },
+        'pull-through: upstream catalog unavailable; serving what is cached',
+      );
       return { heldOnly: true };
     }
   }
@@ -77,7 +86,8 @@ export class PullThroughCache {
     const existing = ns ? await this.d.publisher.versionNumbers(ns, box) : new Set<string>();
     const planned = planBox(name, name, fetched, { providers: [], architectures: [] }, existing);
     const namespace = ns ?? (await this.namespaceFor(org));
-    const sha256 = (p: { checksum: string | null; checksum_type: string | null }) => (p.checksum_type === 'sha256' && p.checksum ? p.checksum : null);
+    const sha256 = (p: { checksum: string | null; checksum_type: string | null }) =>
+      p.checksum_type === 'sha256' && p.checksum ? p.checksum : null;
     const digests = planned.versions.flatMap((v) => v.providers.flatMap((p) => sha256(p) ?? []));
     // Reused and published under a hold: garbage collection of the same content waits or is waited for.
     const result = await this.d.holds.keep(digests, async () => {
@@ -85,15 +95,27 @@ export class PullThroughCache {
       for (const v of planned.versions) {
         const providers = [];
         // A file this daemon already holds (same sha256) needs no fetch.
-        for (const p of v.providers) providers.push({ ...p, blob: sha256(p) ? await this.d.blobs.reuse(sha256(p)!) : null, source_url: p.url });
+        for (const p of v.providers)
+          providers.push({ ...p, blob: sha256(p) ? await this.d.blobs.reuse(sha256(p)!) : null, source_url: p.url });
         versions.push({ ...v, providers });
       }
       return this.d.publisher.publish({
-        namespace, name: box, short_description: planned.short_description, description: planned.description,
-        private: upstream.token !== null, versions, existing: 'skip', release: true,
+        namespace,
+        name: box,
+        short_description: planned.short_description,
+        description: planned.description,
+        private: upstream.token !== null,
+        versions,
+        existing: 'skip',
+        release: true,
       });
     });
-    await this.d.repo.upsertCachedBox({ box_id: result.box.id, upstream_id: upstream.id, source: name, synced_at: this.d.clock.now().toISOString() });
+    await this.d.repo.upsertCachedBox({
+      box_id: result.box.id,
+      upstream_id: upstream.id,
+      source: name,
+      synced_at: this.d.clock.now().toISOString(),
+    });
     return true;
   }
 

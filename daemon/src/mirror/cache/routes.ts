@@ -39,7 +39,10 @@ export function cacheCatalogRoutes(d: { cache: PullThroughCache }): Router {
   const catalog = async (ctx: Context, next: Next) => {
     const { org, box } = ctx.params as { org: string; box: string };
     const answer = await d.cache.ensureCatalog(org, box);
-    if (answer.offlineMiss) throw new OfflineError(`Boxyard is offline and has not cached ${org}/${box}: it cannot ask its upstream now. Switch offline mode off, or add the box while online.`);
+    if (answer.offlineMiss)
+      throw new OfflineError(
+        `Boxyard is offline and has not cached ${org}/${box}: it cannot ask its upstream now. Switch offline mode off, or add the box while online.`,
+      );
     ctx.state.catalogHeldOnly = answer.heldOnly;
     await next();
   };
@@ -60,7 +63,9 @@ export function cacheDownloadRoutes(d: CacheRouteDeps): Router {
     const found = await d.registry.resolveProvider(ctx.state.principal as Principal, ref, 'download').catch(() => null);
     if (!found || found.provider.blob_sha256 || !found.provider.source_url) return next();
     if (await d.gate.isOffline()) {
-      throw new OfflineError(`Boxyard is offline and has not cached ${p.username}/${p.box} ${p.version} ${p.provider} (${p.arch}) yet.`);
+      throw new OfflineError(
+        `Boxyard is offline and has not cached ${p.username}/${p.box} ${p.version} ${p.provider} (${p.arch}) yet.`,
+      );
     }
     const cached = await d.repo.cachedBox(found.box.id);
     const upstream = cached?.upstream_id ? await d.repo.upstream(cached.upstream_id) : undefined;
@@ -87,7 +92,9 @@ export function cacheDownloadRoutes(d: CacheRouteDeps): Router {
     }
     opened.body.pipe(toClient);
     // pipe() forwards no errors: a broken upstream must end both copies.
-    opened.body.on('error', (err) => { for (const out of outs) out.destroy(err); });
+    opened.body.on('error', (err) => {
+      for (const out of outs) out.destroy(err);
+    });
     // A client that goes away does not stop the fetch: the cache still gets the whole file; a
     // client whose copy is not stored takes the upstream connection with it.
     ctx.res.once('close', () => {
@@ -95,7 +102,9 @@ export function cacheDownloadRoutes(d: CacheRouteDeps): Router {
       opened.body.unpipe(toClient);
       if (outs.length === 1) opened.body.destroy();
     });
-    ctx.res.once('finish', () => { d.registry.countDownload(found.box.id).catch(() => undefined); });
+    ctx.res.once('finish', () => {
+      d.registry.countDownload(found.box.id).catch(() => undefined);
+    });
     ctx.body = toClient;
   });
   return r;
@@ -107,7 +116,10 @@ async function hasRoom(d: CacheRouteDeps, provider: ProviderRow, size: number | 
     await d.blobs.ensureRoom(size ?? 0);
     return true;
   } catch (err) {
-    d.log.warn({ err, provider: provider.id }, 'pull-through: not stored, the disk is below its reserve; the file is passed on only');
+    d.log.warn(
+      { err, provider: provider.id },
+      'pull-through: not stored, the disk is below its reserve; the file is passed on only',
+    );
     return false;
   }
 }
@@ -116,13 +128,23 @@ async function hasRoom(d: CacheRouteDeps, provider: ProviderRow, size: number | 
 async function store(d: CacheRouteDeps, provider: ProviderRow, body: PassThrough, size: number | null): Promise<void> {
   const stagingId = d.ids.id('cache');
   try {
-    const staged = await d.blobs.write(stagingId, body, {
-      algorithms: provider.checksum_type ? [provider.checksum_type] : [],
-      expectedSize: size ?? undefined,
-    }).catch((err: unknown) => { throw explainStoreError(err, provider.source_url ?? ''); });
-    verifyStaged(staged, { checksum: provider.checksum, checksum_type: provider.checksum_type, url: provider.source_url ?? '' });
+    const staged = await d.blobs
+      .write(stagingId, body, {
+        algorithms: provider.checksum_type ? [provider.checksum_type] : [],
+        expectedSize: size ?? undefined,
+      })
+      .catch((err: unknown) => {
+        throw explainStoreError(err, provider.source_url ?? '');
+      });
+    verifyStaged(staged, {
+      checksum: provider.checksum,
+      checksum_type: provider.checksum_type,
+      url: provider.source_url ?? '',
+    });
     // Stored and referenced under a hold: garbage collection of the same content waits or is waited for.
-    await d.holds.keep([staged.sha256], async () => d.registry.publisher.attachFetched(provider.id, await d.blobs.commit(staged)));
+    await d.holds.keep([staged.sha256], async () =>
+      d.registry.publisher.attachFetched(provider.id, await d.blobs.commit(staged)),
+    );
   } catch (err) {
     body.resume();
     await d.blobs.discard(stagingId).catch(() => undefined);

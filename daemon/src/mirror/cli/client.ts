@@ -21,8 +21,14 @@ export const DEFAULT_SERVER = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
 export function withServerOptions(c: Command): Command {
   return c
     .addOption(new Option('--server <url>', 'the Boxyard daemon').env('BOXYARD_SERVER').default(DEFAULT_SERVER))
-    .addOption(new Option('--token <token>', 'a Boxyard API token (e.g. from boxyard token create USER)').env('BOXYARD_TOKEN'))
-    .addOption(new Option('--ca-file <file>', 'trust this CA too: a daemon on --tls auto (written by boxyard trust)').env('BOXYARD_CA_FILE'));
+    .addOption(
+      new Option('--token <token>', 'a Boxyard API token (e.g. from boxyard token create USER)').env('BOXYARD_TOKEN'),
+    )
+    .addOption(
+      new Option('--ca-file <file>', 'trust this CA too: a daemon on --tls auto (written by boxyard trust)').env(
+        'BOXYARD_CA_FILE',
+      ),
+    );
 }
 
 /**
@@ -32,7 +38,12 @@ export function withServerOptions(c: Command): Command {
  */
 export class ApiError extends Error {
   readonly code: ErrorCode | undefined;
-  constructor(readonly status: number, readonly errors: string[], what: string, body?: string) {
+  constructor(
+    readonly status: number,
+    readonly errors: string[],
+    what: string,
+    body?: string,
+  ) {
     const code = errorCodeOf(parsed(body));
     super(`${what}: ${status} ${errors.join('; ') || 'no message'}${code ? ` (${code})` : ''}`);
     this.code = code;
@@ -52,9 +63,19 @@ export function errorMessages(text: string): string[] {
   try {
     const doc = JSON.parse(text) as { errors?: unknown };
     if (Array.isArray(doc.errors)) {
-      return doc.errors.map((e) => (typeof e === 'string' ? e : String((e as { detail?: unknown; title?: unknown }).detail ?? (e as { title?: unknown }).title ?? JSON.stringify(e))));
+      return doc.errors.map((e) =>
+        typeof e === 'string'
+          ? e
+          : String(
+              (e as { detail?: unknown; title?: unknown }).detail ??
+                (e as { title?: unknown }).title ??
+                JSON.stringify(e),
+            ),
+      );
     }
-  } catch { /* not JSON: the text itself */ }
+  } catch {
+    /* not JSON: the text itself */
+  }
   return text.trim() ? [text.trim().slice(0, 500)] : [];
 }
 
@@ -62,7 +83,9 @@ export function errorMessages(text: string): string[] {
 function unreachable(server: string, err: unknown): Error {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   const why = cause?.code ?? cause?.message ?? (err as Error).message;
-  return new Error(`cannot reach the Boxyard daemon at ${server} (${why}): is it running? Set --server or BOXYARD_SERVER.`);
+  return new Error(
+    `cannot reach the Boxyard daemon at ${server} (${why}): is it running? Set --server or BOXYARD_SERVER.`,
+  );
 }
 
 /**
@@ -90,7 +113,10 @@ export class BoxyardClient {
     const url = this.url(path);
     const send = await (this.fetcher ??= clientFetch(this.opts.caFile));
     try {
-      return await send(url, { ...init, headers: this.headers(url, init.headers as Record<string, string> | undefined) });
+      return await send(url, {
+        ...init,
+        headers: this.headers(url, init.headers as Record<string, string> | undefined),
+      });
     } catch (err) {
       throw unreachable(this.server, err);
     }
@@ -117,15 +143,31 @@ export class BoxyardClient {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const ca = this.opts.caFile ? caBundle(await readCaFile(this.opts.caFile)) : undefined;
     return new Promise<T>((resolve, reject) => {
-      const req = send(url, {
-        ...(ca ? { ca } : {}),
-        method: 'PUT',
-        headers: this.headers(url.toString(), { 'content-type': 'application/octet-stream', 'content-length': String(size), accept: 'application/json' }),
-      }, (res) => void readAnswer<T>(res, `PUT ${url.pathname}`).then(resolve, reject));
+      const req = send(
+        url,
+        {
+          ...(ca ? { ca } : {}),
+          method: 'PUT',
+          headers: this.headers(url.toString(), {
+            'content-type': 'application/octet-stream',
+            'content-length': String(size),
+            accept: 'application/json',
+          }),
+        },
+        (res) => void readAnswer<T>(res, `PUT ${url.pathname}`).then(resolve, reject),
+      );
       req.on('error', (err) => reject(unreachable(this.server, { cause: err })));
-      const counted = new Transform({ transform(chunk: Buffer, _e, cb) { onBytes(chunk.length); cb(null, chunk); } });
+      const counted = new Transform({
+        transform(chunk: Buffer, _e, cb) {
+          onBytes(chunk.length);
+          cb(null, chunk);
+        },
+      });
       const source = createReadStream(file, { highWaterMark: 1024 * 1024 });
-      source.on('error', (err) => { reject(err); req.destroy(); });
+      source.on('error', (err) => {
+        reject(err);
+        req.destroy();
+      });
       source.pipe(counted).pipe(req);
     });
   }
@@ -143,10 +185,16 @@ async function readAnswer<T>(res: IncomingMessage, what: string): Promise<T> {
 /** Whole numbers of command-line options (`--latest 3`); commander names the option in its message. */
 export function positiveInt(value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('it must be a whole number of at least 1.');
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
+    throw new InvalidArgumentError('it must be a whole number of at least 1.');
   return n;
 }
 
 /** Repeated options (`--provider a --provider b`) and comma lists (`--provider a,b`) alike. */
-export const collect = (value: string, previous: string[] = []): string[] =>
-  [...previous, ...value.split(',').map((v) => v.trim()).filter(Boolean)];
+export const collect = (value: string, previous: string[] = []): string[] => [
+  ...previous,
+  ...value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean),
+];

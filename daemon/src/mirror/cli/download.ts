@@ -10,7 +10,12 @@ import { hashFile } from './files';
 import type { ExportFile } from './export-plan';
 import { isDigestAlgorithm } from '../../blobs/blob-store';
 
-export interface Downloaded { size: number; sha256: string; resumed: number; reused: boolean }
+export interface Downloaded {
+  size: number;
+  sha256: string;
+  resumed: number;
+  reused: boolean;
+}
 
 function algorithmsFor(f: ExportFile): string[] {
   const t = f.checksum_type?.toLowerCase();
@@ -28,7 +33,8 @@ function matches(f: ExportFile, digests: Record<string, string>): boolean {
 async function kept(part: string, hashes: Hash[]): Promise<number> {
   const s = await stat(part).catch(() => null);
   if (!s?.isFile() || s.size === 0) return 0;
-  for await (const chunk of createReadStream(part, { highWaterMark: 1024 * 1024 })) for (const h of hashes) h.update(chunk as Buffer);
+  for await (const chunk of createReadStream(part, { highWaterMark: 1024 * 1024 }))
+    for (const h of hashes) h.update(chunk as Buffer);
   return s.size;
 }
 
@@ -37,7 +43,12 @@ async function kept(part: string, hashes: Hash[]): Promise<number> {
  * the catalog's checksum, and renames it to `dest`. A complete `dest` from an earlier run that
  * still checks out is kept. `onProgress` hears how many bytes of the file are in hand.
  */
-export async function downloadFile(client: BoxyardClient, f: ExportFile, dest: string, onProgress: (bytes: number) => void): Promise<Downloaded> {
+export async function downloadFile(
+  client: BoxyardClient,
+  f: ExportFile,
+  dest: string,
+  onProgress: (bytes: number) => void,
+): Promise<Downloaded> {
   const algorithms = algorithmsFor(f);
   let seen = 0;
   const onBytes = (n: number) => onProgress((seen += n));
@@ -59,7 +70,10 @@ export async function downloadFile(client: BoxyardClient, f: ExportFile, dest: s
     offset = 0;
     res = await client.fetch(f.url);
   }
-  if (!res.ok || !res.body) throw new Error(`GET ${f.url}: ${res.status}; the file of ${f.box} ${f.version} ${f.provider} could not be fetched.`);
+  if (!res.ok || !res.body)
+    throw new Error(
+      `GET ${f.url}: ${res.status}; the file of ${f.box} ${f.version} ${f.provider} could not be fetched.`,
+    );
   onBytes(offset);
   let size = offset;
   const tap = new Transform({
@@ -70,16 +84,24 @@ export async function downloadFile(client: BoxyardClient, f: ExportFile, dest: s
       cb(null, chunk);
     },
   });
-  await pipeline(Readable.fromWeb(res.body as WebReadableStream), tap, createWriteStream(part, { flags: offset ? 'a' : 'w' }));
+  await pipeline(
+    Readable.fromWeb(res.body as WebReadableStream),
+    tap,
+    createWriteStream(part, { flags: offset ? 'a' : 'w' }),
+  );
   const digests = Object.fromEntries(algorithms.map((a, i) => [a, hashes[i].digest('hex')]));
   if (f.size !== null && size !== f.size) {
     await rm(part, { force: true });
-    throw new Error(`${f.url} sent ${size} bytes, but announced ${f.size}. The partial file was removed; run the export again.`);
+    throw new Error(
+      `${f.url} sent ${size} bytes, but announced ${f.size}. The partial file was removed; run the export again.`,
+    );
   }
   if (!matches(f, digests)) {
     // A wrong part would be resumed forever: it goes.
     await rm(part, { force: true });
-    throw new Error(`Checksum mismatch for ${f.box} ${f.version} ${f.provider}/${f.architecture}: its ${f.checksum_type} is ${digests[f.checksum_type!.toLowerCase()]}, the catalog says ${f.checksum}. The file was removed; run the export again.`);
+    throw new Error(
+      `Checksum mismatch for ${f.box} ${f.version} ${f.provider}/${f.architecture}: its ${f.checksum_type} is ${digests[f.checksum_type!.toLowerCase()]}, the catalog says ${f.checksum}. The file was removed; run the export again.`,
+    );
   }
   await rename(part, dest);
   return { size, sha256: digests.sha256, resumed: offset, reused: false };

@@ -7,7 +7,9 @@ export function renderPlan(plan: MirrorPlanJson): string {
   const lines = [`plan: ${plan.upstream.url} ${plan.source} → ${plan.target}`];
   for (const b of plan.boxes) {
     const what = b.versions.length ? b.versions.map((v) => v.version).join(', ') : 'nothing new';
-    lines.push(`  ${b.target}${b.exists ? '' : ' (new)'}${b.private ? ' private' : ' public'}: ${what} (${b.files} files, ${formatBytes(b.bytes)})`);
+    lines.push(
+      `  ${b.target}${b.exists ? '' : ' (new)'}${b.private ? ' private' : ' public'}: ${what} (${b.files} files, ${formatBytes(b.bytes)})`,
+    );
   }
   for (const s of plan.skipped) lines.push(`  skipped ${s.box}: ${s.reason}`);
   const t = plan.totals;
@@ -17,8 +19,10 @@ export function renderPlan(plan: MirrorPlanJson): string {
   if (s.free_bytes === null) {
     lines.push(`to fetch: ${formatBytes(s.needed_bytes)} (into the bucket: no disk to check)`);
   } else {
-    lines.push(`to fetch: ${formatBytes(s.needed_bytes)}; free now ${formatBytes(s.free_bytes)}, after ${formatBytes(Math.max(0, s.free_after_bytes ?? 0))}`
-      + ` (reserve ${formatBytes(s.reserve_bytes ?? 0)}): ${s.fits ? 'fits' : 'DOES NOT FIT'}`);
+    lines.push(
+      `to fetch: ${formatBytes(s.needed_bytes)}; free now ${formatBytes(s.free_bytes)}, after ${formatBytes(Math.max(0, s.free_after_bytes ?? 0))}` +
+        ` (reserve ${formatBytes(s.reserve_bytes ?? 0)}): ${s.fits ? 'fits' : 'DOES NOT FIT'}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -27,6 +31,8 @@ export function renderPlan(plan: MirrorPlanJson): string {
 export function planRefusal(plan: MirrorPlanJson): string | null {
   const s = plan.storage;
   if (s.fits) return null;
-  return `not enough free disk space: the copy needs ${formatBytes(s.needed_bytes)}, the daemon's disk has ${formatBytes(s.free_bytes ?? 0)} free`
-    + ` and keeps ${formatBytes(s.reserve_bytes ?? 0)} in reserve (insufficient_storage). Free space, or copy fewer versions (--latest, --versions).`;
+  return (
+    `not enough free disk space: the copy needs ${formatBytes(s.needed_bytes)}, the daemon's disk has ${formatBytes(s.free_bytes ?? 0)} free` +
+    ` and keeps ${formatBytes(s.reserve_bytes ?? 0)} in reserve (insufficient_storage). Free space, or copy fewer versions (--latest, --versions).`
+  );
 }

@@ -6,7 +6,14 @@ import { catalogFile, catalogOf, checkOut } from '../actions/export-layout';
 import { MANIFEST_FILE, type ExportManifest } from '../upstreams/catalog-schema';
 import { BoxyardClient, collect, positiveInt, withServerOptions, type ServerOptions } from './client';
 import { downloadFile } from './download';
-import { filesOf, planBoxExport, sizeFiles, type ExportSelection, type ExportBox, type ExportFile } from './export-plan';
+import {
+  filesOf,
+  planBoxExport,
+  sizeFiles,
+  type ExportSelection,
+  type ExportBox,
+  type ExportFile,
+} from './export-plan';
 import { writeJsonAtomic } from './files';
 import { createMeter, formatBytes, type Meter } from './meter';
 
@@ -22,7 +29,9 @@ function printPlan(out: NodeJS.WriteStream, dir: string, boxes: ExportBox[]): vo
   for (const f of files) out.write(`  ${f.box}/${f.file}  ${f.size === null ? 'size unknown' : formatBytes(f.size)}\n`);
   const bytes = files.reduce((n, f) => n + (f.size ?? 0), 0);
   const unknown = files.some((f) => f.size === null) ? 'at least ' : '';
-  out.write(`dry run: would write ${count(files.length, 'file')} of ${count(boxes.length, 'box')} to ${dir}, ${unknown}${formatBytes(bytes)} (${bytes} bytes); nothing was written\n`);
+  out.write(
+    `dry run: would write ${count(files.length, 'file')} of ${count(boxes.length, 'box')} to ${dir}, ${unknown}${formatBytes(bytes)} (${bytes} bytes); nothing was written\n`,
+  );
 }
 
 async function downloadAll(client: BoxyardClient, dir: string, files: ExportFile[], meter: Meter) {
@@ -32,7 +41,14 @@ async function downloadAll(client: BoxyardClient, dir: string, files: ExportFile
   let before = 0;
   for (const [i, f] of files.entries()) {
     const rel = `${f.box}/${f.file}`;
-    const progress = (bytes: number) => meter.update({ bytesDone: before + bytes, bytesTotal: total, filesDone: i, filesTotal: files.length, label: rel });
+    const progress = (bytes: number) =>
+      meter.update({
+        bytesDone: before + bytes,
+        bytesTotal: total,
+        filesDone: i,
+        filesTotal: files.length,
+        label: rel,
+      });
     const got = await downloadFile(client, f, join(dir, rel), progress);
     before += got.size;
     sha256.set(f, got.sha256);
@@ -50,7 +66,8 @@ async function runExport(specs: string[], o: ExportOptions, out: NodeJS.WriteStr
   const boxes: ExportBox[] = [];
   for (const spec of specs) boxes.push(await planBoxExport(client, spec, o));
   const names = boxes.map((b) => b.name);
-  if (new Set(names.map(nameKey)).size !== names.length) throw new Error(`Each box may be named once: ${names.join(', ')}.`);
+  if (new Set(names.map(nameKey)).size !== names.length)
+    throw new Error(`Each box may be named once: ${names.join(', ')}.`);
   await sizeFiles(client, filesOf(boxes));
   if (o.dryRun) return printPlan(out, dir, boxes);
   await checkOut(dir, names);
@@ -61,7 +78,9 @@ async function runExport(specs: string[], o: ExportOptions, out: NodeJS.WriteStr
     for (const b of boxes) await writeJsonAtomic(join(dir, catalogFile(b.name)), catalogOf(b, sha256));
     // Last: a folder with a manifest is a complete export.
     const manifest: ExportManifest = {
-      format: 'boxyard-export', format_version: 1, created_at: new Date().toISOString(),
+      format: 'boxyard-export',
+      format_version: 1,
+      created_at: new Date().toISOString(),
       boxes: names.map((name) => ({ name, catalog: catalogFile(name) })),
       files: entries,
     };
@@ -75,8 +94,13 @@ async function runExport(specs: string[], o: ExportOptions, out: NodeJS.WriteStr
 
 /** `boxyard export`: writes boxes of a running daemon into a self-contained folder (an air gap's upstream). */
 export function exportCommand(program: Command): void {
-  withServerOptions(program.command('export <boxes...>')
-    .description('write boxes (ORG/BOX or ORG/BOX@VERSION) with their catalogs and a checksum manifest into a folder that boxyard import or mirror read'))
+  withServerOptions(
+    program
+      .command('export <boxes...>')
+      .description(
+        'write boxes (ORG/BOX or ORG/BOX@VERSION) with their catalogs and a checksum manifest into a folder that boxyard import or mirror read',
+      ),
+  )
     .requiredOption('--out <dir>', 'the folder to write (new, empty, or an earlier export of the same boxes to resume)')
     .addOption(new Option('--versions <range>', 'a version constraint, e.g. ">= 1.0, < 2.0"').conflicts('latest'))
     .addOption(new Option('--latest <n>', 'only the newest N versions of each box').argParser(positiveInt))

@@ -4,7 +4,11 @@ import { relative, resolve, sep } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 
 /** Reads a file once in 1 MiB reads, hashing it with each algorithm; memory does not grow with it. */
-export async function hashFile(path: string, algorithms: string[] = ['sha256'], onBytes: (n: number) => void = () => {}): Promise<{ size: number; digests: Record<string, string> }> {
+export async function hashFile(
+  path: string,
+  algorithms: string[] = ['sha256'],
+  onBytes: (n: number) => void = () => {},
+): Promise<{ size: number; digests: Record<string, string> }> {
   const hashes = algorithms.map((a) => createHash(a));
   let size = 0;
   for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) {

@@ -30,7 +30,10 @@ export interface ExportedBox {
   catalog: ExportedCatalog;
 }
 
-export interface ExportFolder { boxes: ExportedBox[]; files: ExportedFile[] }
+export interface ExportFolder {
+  boxes: ExportedBox[];
+  files: ExportedFile[];
+}
 
 export const isExportFolder = (dir: string): boolean => existsSync(join(dir, MANIFEST_FILE));
 
@@ -48,7 +51,11 @@ async function readJson<T extends z.ZodType>(dir: string, path: string, schema: 
     throw new CorruptExport(dir, `${manifestPath(dir, path)} cannot be read as JSON (${(err as Error).message})`);
   }
   const r = schema.safeParse(raw);
-  if (!r.success) throw new CorruptExport(dir, `${manifestPath(dir, path)} is not what boxyard export writes: ${describeIssues(r.error)}`);
+  if (!r.success)
+    throw new CorruptExport(
+      dir,
+      `${manifestPath(dir, path)} is not what boxyard export writes: ${describeIssues(r.error)}`,
+    );
   return r.data;
 }
 
@@ -57,16 +64,28 @@ const isBoxName = (name: string): boolean => /^[^/]+\/[^/]+$/.test(name);
 /** Every provider of a box's catalog, as a file of the manifest. */
 function filesOf(dir: string, box: ExportedBox, catalogPath: string, manifest: ExportManifest): ExportedFile[] {
   const listed = new Map(manifest.files.map((f) => [f.path, f]));
-  return box.catalog.versions.flatMap((v) => v.providers.map((p) => {
-    const path = inside(dir, join(dirname(catalogPath), p.url));
-    if (!path) throw new CorruptExport(dir, `${box.name} ${v.version} ${p.name} names ${p.url}, outside the export`);
-    const entry = listed.get(manifestPath(dir, path));
-    if (!entry) throw new CorruptExport(dir, `${manifestPath(dir, path)} (${box.name} ${v.version} ${p.name}) is not in ${MANIFEST_FILE}`);
-    return {
-      path, rel: entry.path, size: entry.size, sha256: entry.sha256,
-      box: box.name, version: v.version, provider: p.name, architecture: p.architecture ?? undefined,
-    };
-  }));
+  return box.catalog.versions.flatMap((v) =>
+    v.providers.map((p) => {
+      const path = inside(dir, join(dirname(catalogPath), p.url));
+      if (!path) throw new CorruptExport(dir, `${box.name} ${v.version} ${p.name} names ${p.url}, outside the export`);
+      const entry = listed.get(manifestPath(dir, path));
+      if (!entry)
+        throw new CorruptExport(
+          dir,
+          `${manifestPath(dir, path)} (${box.name} ${v.version} ${p.name}) is not in ${MANIFEST_FILE}`,
+        );
+      return {
+        path,
+        rel: entry.path,
+        size: entry.size,
+        sha256: entry.sha256,
+        box: box.name,
+        version: v.version,
+        provider: p.name,
+        architecture: p.architecture ?? undefined,
+      };
+    }),
+  );
 }
 
 /**
@@ -76,7 +95,9 @@ function filesOf(dir: string, box: ExportedBox, catalogPath: string, manifest: E
 export async function readExportFolder(dir: string, as?: string): Promise<ExportFolder> {
   const manifest = await readJson(dir, join(dir, MANIFEST_FILE), ExportManifest);
   if (as && manifest.boxes.length !== 1) {
-    throw new Error(`--as renames the box of an export that holds one; ${dir} holds ${manifest.boxes.length} (${manifest.boxes.map((b) => b.name).join(', ')}).`);
+    throw new Error(
+      `--as renames the box of an export that holds one; ${dir} holds ${manifest.boxes.length} (${manifest.boxes.map((b) => b.name).join(', ')}).`,
+    );
   }
   const boxes: ExportedBox[] = [];
   const files: ExportedFile[] = [];
@@ -105,7 +126,8 @@ export async function verifyExport(dir: string, files: ExportedFile[], meter: Me
       done += n;
       meter.update({ bytesDone: done, bytesTotal: total, filesDone: i, filesTotal: files.length, label });
     });
-    if (digests.sha256 !== f.sha256) throw new CorruptExport(dir, `${f.rel} has sha256 ${digests.sha256}, the manifest says ${f.sha256}`);
+    if (digests.sha256 !== f.sha256)
+      throw new CorruptExport(dir, `${f.rel} has sha256 ${digests.sha256}, the manifest says ${f.sha256}`);
     meter.update({ bytesDone: done, bytesTotal: total, filesDone: i + 1, filesTotal: files.length, label });
   }
 }

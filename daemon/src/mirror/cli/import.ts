@@ -28,20 +28,40 @@ interface Upload {
   sha256?: string;
 }
 
-interface Imported { box: string; version: string; provider: string; architecture: string; sha256: string; size: number; released: boolean }
+interface Imported {
+  box: string;
+  version: string;
+  provider: string;
+  architecture: string;
+  sha256: string;
+  size: number;
+  released: boolean;
+}
 
 /** What the box already has (GET /api/v2/box/ORG/BOX), so a re-run skips what arrived before. */
-interface BoxState { versions: Array<{ version: string; status: string; providers: Array<{ name: string; architecture: string; checksum: string | null }> }> }
+interface BoxState {
+  versions: Array<{
+    version: string;
+    status: string;
+    providers: Array<{ name: string; architecture: string; checksum: string | null }>;
+  }>;
+}
 
 /** `ORG/BOX` as the box API's path parameters. */
-const named = (box: string) => { const [username = '', name = ''] = box.split('/'); return { username, name }; };
+const named = (box: string) => {
+  const [username = '', name = ''] = box.split('/');
+  return { username, name };
+};
 
 function importPath(u: Upload): string {
   const q = new URLSearchParams({ release: 'false' });
   if (u.provider) q.set('provider', u.provider);
   if (u.architecture) q.set('architecture', u.architecture);
   // The daemon verifies every byte against the sha256 the export recorded.
-  if (u.sha256) { q.set('checksum', u.sha256); q.set('checksum_type', 'sha256'); }
+  if (u.sha256) {
+    q.set('checksum', u.sha256);
+    q.set('checksum_type', 'sha256');
+  }
   const { username, name } = named(u.box);
   return `${pathTo('boxyard', BOXYARD.import, { username, box: name, version: u.version })}?${q}`;
 }
@@ -71,9 +91,16 @@ async function boxState(client: BoxyardClient, box: string): Promise<BoxState> {
 async function createBox(client: BoxyardClient, b: ExportedBox, meter: Meter): Promise<void> {
   const [username, name] = b.name.split('/');
   const c = b.catalog;
-  const create = () => client.json('POST', pathTo('v1', BOX.boxes, {}), {
-    box: { username, name, short_description: c.short_description ?? '', description: c.description ?? '', is_private: c.private ?? true },
-  });
+  const create = () =>
+    client.json('POST', pathTo('v1', BOX.boxes, {}), {
+      box: {
+        username,
+        name,
+        short_description: c.short_description ?? '',
+        description: c.description ?? '',
+        is_private: c.private ?? true,
+      },
+    });
   try {
     await unlessExists(create);
   } catch (err) {
@@ -91,9 +118,11 @@ async function createBoxes(client: BoxyardClient, boxes: ExportedBox[], meter: M
     const c = b.catalog;
     await createBox(client, b, meter);
     for (const v of c.versions) {
-      await unlessExists(() => client.json('POST', pathTo('v1', BOX.versions, named(b.name)), {
-        version: { version: v.version, description: v.description_markdown ?? v.description ?? '' },
-      }));
+      await unlessExists(() =>
+        client.json('POST', pathTo('v1', BOX.versions, named(b.name)), {
+          version: { version: v.version, description: v.description_markdown ?? v.description ?? '' },
+        }),
+      );
     }
   }
 }
@@ -105,20 +134,36 @@ async function uploadAll(client: BoxyardClient, uploads: Upload[], release: bool
   for (const box of new Set(uploads.map((u) => u.box))) states.set(box, await boxState(client, box));
   let done = 0;
   for (const [i, u] of uploads.entries()) {
-    const progress = (label: string) => meter.update({ bytesDone: done, bytesTotal: total, filesDone: i, filesTotal: uploads.length, label });
-    const have = states.get(u.box)!.versions.find((v) => v.version === u.version)?.providers
-      .find((p) => p.name === u.provider && (p.architecture === (u.architecture ?? 'unknown')) && p.checksum === u.sha256);
+    const progress = (label: string) =>
+      meter.update({ bytesDone: done, bytesTotal: total, filesDone: i, filesTotal: uploads.length, label });
+    const have = states
+      .get(u.box)!
+      .versions.find((v) => v.version === u.version)
+      ?.providers.find(
+        (p) => p.name === u.provider && p.architecture === (u.architecture ?? 'unknown') && p.checksum === u.sha256,
+      );
     if (have && u.sha256) {
       done += u.size;
       meter.log(`${u.box} ${u.version} ${u.provider}/${have.architecture} is already there`);
       continue;
     }
     progress(u.label);
-    const r = await client.putFile<{ import: Imported }>(importPath(u), u.path, u.size, (n) => { done += n; progress(u.label); });
+    const r = await client.putFile<{ import: Imported }>(importPath(u), u.path, u.size, (n) => {
+      done += n;
+      progress(u.label);
+    });
     const m = r.import;
-    meter.log(`imported ${u.label} as ${m.provider}/${m.architecture} into ${m.box} ${m.version} (${formatBytes(m.size)}, sha256 ${m.sha256})`);
+    meter.log(
+      `imported ${u.label} as ${m.provider}/${m.architecture} into ${m.box} ${m.version} (${formatBytes(m.size)}, sha256 ${m.sha256})`,
+    );
   }
-  meter.update({ bytesDone: done, bytesTotal: total, filesDone: uploads.length, filesTotal: uploads.length, label: 'uploaded' });
+  meter.update({
+    bytesDone: done,
+    bytesTotal: total,
+    filesDone: uploads.length,
+    filesTotal: uploads.length,
+    label: 'uploaded',
+  });
   if (release) await releaseAll(client, uploads, meter);
 }
 
@@ -144,19 +189,38 @@ async function boxFiles(path: string, isDir: boolean, o: ImportOptions): Promise
   const dir = isDir ? path : resolve(path, '..');
   if (!names.length) throw new Error(`${path} holds neither boxyard-export.json nor .box files.`);
   const t = target(o, isDir ? `a folder of .box files` : 'a .box file');
-  return Promise.all(names.map(async (n) => ({
-    path: join(dir, n), label: n, size: (await stat(join(dir, n))).size, ...t, provider: o.provider, architecture: o.architecture,
-  })));
+  return Promise.all(
+    names.map(async (n) => ({
+      path: join(dir, n),
+      label: n,
+      size: (await stat(join(dir, n))).size,
+      ...t,
+      provider: o.provider,
+      architecture: o.architecture,
+    })),
+  );
 }
 
 /** An export folder: checked against its manifest first, then boxes, versions, files, releases. */
 async function exportUploads(client: BoxyardClient, dir: string, o: ImportOptions, meter: Meter): Promise<Upload[]> {
-  if (o.version || o.provider || o.architecture) throw new Error('--version, --provider and --architecture are for .box files: an export names them for every file.');
+  if (o.version || o.provider || o.architecture)
+    throw new Error(
+      '--version, --provider and --architecture are for .box files: an export names them for every file.',
+    );
   const folder = await readExportFolder(dir, o.as);
   await verifyExport(dir, folder.files, meter);
   meter.log(`verified ${folder.files.length} files against the manifest`);
   await createBoxes(client, folder.boxes, meter);
-  return folder.files.map((f) => ({ path: f.path, label: f.rel, size: f.size, box: f.box, version: f.version, provider: f.provider, architecture: f.architecture, sha256: f.sha256 }));
+  return folder.files.map((f) => ({
+    path: f.path,
+    label: f.rel,
+    size: f.size,
+    box: f.box,
+    version: f.version,
+    provider: f.provider,
+    architecture: f.architecture,
+    sha256: f.sha256,
+  }));
 }
 
 async function runImport(path: string, o: ImportOptions, out: NodeJS.WriteStream): Promise<void> {
@@ -166,9 +230,10 @@ async function runImport(path: string, o: ImportOptions, out: NodeJS.WriteStream
   if (!s) throw new Error(`${path} does not exist.`);
   const meter = createMeter(out);
   try {
-    const uploads = s.isDirectory() && isExportFolder(full)
-      ? await exportUploads(client, full, o, meter)
-      : await boxFiles(full, s.isDirectory(), o);
+    const uploads =
+      s.isDirectory() && isExportFolder(full)
+        ? await exportUploads(client, full, o, meter)
+        : await boxFiles(full, s.isDirectory(), o);
     await uploadAll(client, uploads, o.release, meter);
   } finally {
     meter.stop();
@@ -177,8 +242,13 @@ async function runImport(path: string, o: ImportOptions, out: NodeJS.WriteStream
 
 /** `boxyard import`: sends .box files or a folder written by `boxyard export` to a running daemon. */
 export function importCommand(program: Command): void {
-  withServerOptions(program.command('import <path>')
-    .description('import a .box file, a folder of .box files, or a folder written by boxyard export (every file checked against its manifest)'))
+  withServerOptions(
+    program
+      .command('import <path>')
+      .description(
+        'import a .box file, a folder of .box files, or a folder written by boxyard export (every file checked against its manifest)',
+      ),
+  )
     .option('--as <box>', 'ORG/BOX to import into (needed for .box files; renames the box of a one-box export)')
     .option('--version <version>', 'the version .box files become providers of')
     .option('--provider <name>', "the provider of a .box file (default: its metadata.json's)")

@@ -5,13 +5,24 @@ import { createMeter, formatBytes, formatSeconds } from './meter';
 /** A non-TTY stream that keeps what was written. */
 function capture() {
   const lines: string[] = [];
-  const out = new Writable({ write(c: Buffer, _e, cb) { lines.push(...c.toString().split('\n').filter(Boolean)); cb(); } });
+  const out = new Writable({
+    write(c: Buffer, _e, cb) {
+      lines.push(...c.toString().split('\n').filter(Boolean));
+      cb();
+    },
+  });
   return { out: out as unknown as NodeJS.WriteStream, lines };
 }
 
 describe('formatBytes and formatSeconds', () => {
   it('use binary units and short durations', () => {
-    expect([0, 1023, 1536, 5 * 1024 * 1024, 3 * 1024 ** 4].map(formatBytes)).toEqual(['0 B', '1023 B', '1.5 KiB', '5.0 MiB', '3.0 TiB']);
+    expect([0, 1023, 1536, 5 * 1024 * 1024, 3 * 1024 ** 4].map(formatBytes)).toEqual([
+      '0 B',
+      '1023 B',
+      '1.5 KiB',
+      '5.0 MiB',
+      '3.0 TiB',
+    ]);
     expect([0, 59.6, 61, 3599, 7260].map(formatSeconds)).toEqual(['0s', '1m00s', '1m01s', '59m59s', '2h01m']);
   });
 });

@@ -51,14 +51,17 @@ function describe(p: Progress, elapsedSeconds: number) {
 /** A terminal: one cli-progress bar with bytes, files, rate and ETA; notes go above it. */
 function barMeter(out: NodeJS.WriteStream, now: () => number): Meter {
   const started = now();
-  const bars = new MultiBar({
-    stream: out,
-    // Short enough for an 80-column terminal, where cli-progress cuts the line.
-    format: '{bar} {percentage}% {done}/{size} {files} {speed} ETA {eta_text} {label}',
-    hideCursor: true,
-    barsize: 20,
-    fps: 5,
-  }, Presets.shades_classic);
+  const bars = new MultiBar(
+    {
+      stream: out,
+      // Short enough for an 80-column terminal, where cli-progress cuts the line.
+      format: '{bar} {percentage}% {done}/{size} {files} {speed} ETA {eta_text} {label}',
+      hideCursor: true,
+      barsize: 20,
+      fps: 5,
+    },
+    Presets.shades_classic,
+  );
   let bar: SingleBar | null = null;
   return {
     update(p) {
@@ -85,7 +88,9 @@ function lineMeter(out: NodeJS.WritableStream, now: () => number, everyMs: numbe
     printed = p;
     const t = describe(p, (now() - started) / 1000);
     const percent = t.percent === null ? '' : ` (${t.percent}%)`;
-    out.write(`progress: ${t.done} of ${t.size}${percent}, ${t.files}, ${t.speed}, ETA ${t.eta}${t.label ? ` - ${t.label}` : ''}\n`);
+    out.write(
+      `progress: ${t.done} of ${t.size}${percent}, ${t.files}, ${t.speed}, ETA ${t.eta}${t.label ? ` - ${t.label}` : ''}\n`,
+    );
     lastAt = now();
     lastFiles = p.filesDone;
   };

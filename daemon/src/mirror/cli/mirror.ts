@@ -66,7 +66,11 @@ export function mirrorBody(source: string, o: MirrorOptions, cwd: string, ca?: s
   const list = (v?: string[]) => (v && v.length ? v : undefined);
   return {
     mirror: {
-      upstream: { url: upstreamUrl(o.upstream, cwd), ...(o.upstreamToken ? { token: o.upstreamToken } : {}), ...(ca ? { ca } : {}) },
+      upstream: {
+        url: upstreamUrl(o.upstream, cwd),
+        ...(o.upstreamToken ? { token: o.upstreamToken } : {}),
+        ...(ca ? { ca } : {}),
+      },
       source,
       target: o.as,
       versions: o.versions,
@@ -97,14 +101,27 @@ const progressOf = (j: Job): Progress => ({
 
 function published(j: Job, server: string): string {
   const boxes = j.published.filter((b) => b.versions.length);
-  const lines = boxes.length ? boxes.map((b) => `published ${b.box} ${b.versions.join(', ')}`) : ['Nothing new: every selected version is already here.'];
+  const lines = boxes.length
+    ? boxes.map((b) => `published ${b.box} ${b.versions.join(', ')}`)
+    : ['Nothing new: every selected version is already here.'];
   for (const b of j.published) {
-    const followed = [b.updated?.length ? `updated ${b.updated.join(', ')}` : '', b.described?.length ? `release notes of ${b.described.join(', ')}` : '',
-      b.revoked?.length ? `revoked ${b.revoked.join(', ')}` : ''].filter(Boolean);
+    const followed = [
+      b.updated?.length ? `updated ${b.updated.join(', ')}` : '',
+      b.described?.length ? `release notes of ${b.described.join(', ')}` : '',
+      b.revoked?.length ? `revoked ${b.revoked.join(', ')}` : '',
+    ].filter(Boolean);
     if (followed.length) lines.push(`followed ${b.box}: ${followed.join('; ')}`);
   }
   for (const s of j.skipped) lines.push(`skipped ${s.box}: ${s.reason}`);
-  return [...lines, '', ...clientLines(server, j.published.map((b) => b.box), true)].join('\n');
+  return [
+    ...lines,
+    '',
+    ...clientLines(
+      server,
+      j.published.map((b) => b.box),
+      true,
+    ),
+  ].join('\n');
 }
 
 /** Ctrl-C cancels the job (a second one leaves at once: the listener is gone). */
@@ -115,7 +132,9 @@ async function cancel(client: BoxyardClient, job: Job, meter: Meter): Promise<nu
     process.stderr.write(`boxyard: interrupted: mirror job ${job.id} cancelled\n`);
   } catch (err) {
     // 422: it finished meanwhile; say so, it is still an interruption.
-    process.stderr.write(`boxyard: interrupted: ${err instanceof ApiError ? err.errors.join('; ') : (err as Error).message}\n`);
+    process.stderr.write(
+      `boxyard: interrupted: ${err instanceof ApiError ? err.errors.join('; ') : (err as Error).message}\n`,
+    );
   }
   return 130;
 }
@@ -148,13 +167,21 @@ async function runMirror(source: string, o: MirrorOptions, out: NodeJS.WriteStre
   const client = new BoxyardClient(o);
   const body = mirrorBody(source, o, process.cwd(), o.upstreamCa ? await readCaFile(o.upstreamCa) : undefined);
   // The plan first: a refused token, a box the token cannot see or a disk too small show before anything is made.
-  const { plan } = await client.json<{ plan: MirrorPlanJson }>('POST', pathTo('boxyard', BOXYARD.mirrorPlans, {}), body);
+  const { plan } = await client.json<{ plan: MirrorPlanJson }>(
+    'POST',
+    pathTo('boxyard', BOXYARD.mirrorPlans, {}),
+    body,
+  );
   // With --detach stdout is for scripts: the ids only.
   (o.detach ? process.stderr : out).write(renderPlan(plan));
   const refusal = planRefusal(plan);
   if (refusal) throw new Error(refusal);
   if (o.dryRun) return 0;
-  const created = await client.json<{ mirror: { id: string; target: string }; job: Job | null }>('POST', pathTo('boxyard', BOXYARD.mirrors, {}), body);
+  const created = await client.json<{ mirror: { id: string; target: string }; job: Job | null }>(
+    'POST',
+    pathTo('boxyard', BOXYARD.mirrors, {}),
+    body,
+  );
   if (!created.job) throw new Error(`mirror ${created.mirror.id} was created, but the daemon started no job for it.`);
   if (o.detach) {
     out.write(`mirror ${created.mirror.id}\njob ${created.job.id}\n`);
@@ -166,23 +193,44 @@ async function runMirror(source: string, o: MirrorOptions, out: NodeJS.WriteStre
 
 /** `boxyard mirror`: creates a mirror on a running daemon, runs it, and follows its job. */
 export function mirrorCommand(program: Command): void {
-  withServerOptions(program.command('mirror <source>')
-    .description('copy boxes (SOURCE is ORG/BOX or ORG) from an upstream into the daemon, and keep them current (see docs/mirroring.md)'))
-    .requiredOption('--upstream <url>', 'Vagrant Cloud / HCP Vagrant, another Boxyard, a catalog JSON URL, or a folder written by boxyard export')
-    .addOption(new Option('--upstream-token <token>', "the upstream's token (private boxes)").env('BOXYARD_UPSTREAM_TOKEN'))
-    .option('--upstream-ca <file>', "a CA the upstream's certificate chains to, trusted for it alone (another lab's Boxyard on --tls auto: its /ca.pem)")
+  withServerOptions(
+    program
+      .command('mirror <source>')
+      .description(
+        'copy boxes (SOURCE is ORG/BOX or ORG) from an upstream into the daemon, and keep them current (see docs/mirroring.md)',
+      ),
+  )
+    .requiredOption(
+      '--upstream <url>',
+      'Vagrant Cloud / HCP Vagrant, another Boxyard, a catalog JSON URL, or a folder written by boxyard export',
+    )
+    .addOption(
+      new Option('--upstream-token <token>', "the upstream's token (private boxes)").env('BOXYARD_UPSTREAM_TOKEN'),
+    )
+    .option(
+      '--upstream-ca <file>',
+      "a CA the upstream's certificate chains to, trusted for it alone (another lab's Boxyard on --tls auto: its /ca.pem)",
+    )
     .option('--as <target>', 'local ORG/BOX (or ORG) to mirror into (default: SOURCE)')
-    .addOption(new Option('--versions <range>', 'a version constraint, e.g. ">= 1.0, < 2.0" or "~> 1.2"').conflicts('latest'))
+    .addOption(
+      new Option('--versions <range>', 'a version constraint, e.g. ">= 1.0, < 2.0" or "~> 1.2"').conflicts('latest'),
+    )
     .addOption(new Option('--latest <n>', 'only the newest N versions').argParser(positiveInt))
     .option('--provider <name>', 'only this provider (repeat or comma-separate for several)', collect)
     .option('--architecture <arch>', 'only this architecture (repeat or comma-separate for several)', collect)
     .option('--every <minutes>', 'run again on this schedule', positiveInt)
     .option('--keep <n>', 'keep only the newest N mirrored versions', positiveInt)
     .addOption(new Option('--private', 'make the boxes private, whatever the upstream says').conflicts('public'))
-    .option('--public', 'make the boxes public, whatever the upstream says (default: as the upstream says; a catalog read with a token: private)')
+    .option(
+      '--public',
+      'make the boxes public, whatever the upstream says (default: as the upstream says; a catalog read with a token: private)',
+    )
     .option('--follow-revocations', 'revoke a mirrored version when the upstream revokes it')
     .option('--parallel <n>', `files downloaded at once (default ${MIRROR_DEFAULTS.parallel})`, positiveInt)
-    .option('--dry-run', 'print the boxes, versions, files and bytes it would fetch and the free space after; change nothing')
+    .option(
+      '--dry-run',
+      'print the boxes, versions, files and bytes it would fetch and the free space after; change nothing',
+    )
     .option('--detach', 'print the mirror and job ids and return at once')
     .action(async (source: string, o: MirrorOptions) => {
       const code = await runMirror(source, o, process.stdout);

@@ -6,7 +6,9 @@ import { pack } from 'tar-stream';
 import { describe, expect, it } from 'vitest';
 import { BoxMetadataError, boxMetadataTap, readBoxMetadata } from './box-metadata';
 
-async function tarOf(entries: Array<{ name: string; body: string | Buffer; type?: 'file' | 'directory' }>): Promise<Buffer> {
+async function tarOf(
+  entries: Array<{ name: string; body: string | Buffer; type?: 'file' | 'directory' }>,
+): Promise<Buffer> {
   const t = pack();
   for (const e of entries) {
     if (e.type === 'directory') t.entry({ name: e.name, type: 'directory' });
@@ -21,12 +23,15 @@ async function tarOf(entries: Array<{ name: string; body: string | Buffer; type?
 /** A stream handing out `bytes` in small chunks, counting how many were read. */
 function chunked(bytes: Buffer, size = 4096) {
   const state = { read: 0 };
-  const stream = Readable.from((function* () {
-    for (let i = 0; i < bytes.length; i += size) {
-      state.read = Math.min(i + size, bytes.length);
-      yield bytes.subarray(i, i + size);
-    }
-  })(), { objectMode: false });
+  const stream = Readable.from(
+    (function* () {
+      for (let i = 0; i < bytes.length; i += size) {
+        state.read = Math.min(i + size, bytes.length);
+        yield bytes.subarray(i, i + size);
+      }
+    })(),
+    { objectMode: false },
+  );
   return { stream, state };
 }
 
@@ -34,17 +39,28 @@ const meta = (doc: unknown) => ({ name: 'metadata.json', body: JSON.stringify(do
 
 describe('readBoxMetadata', () => {
   it('reads provider and architecture from a plain tar', async () => {
-    const box = await tarOf([{ name: 'Vagrantfile', body: '' }, meta({ provider: 'libvirt', architecture: 'arm64', format: 'qcow2' })]);
+    const box = await tarOf([
+      { name: 'Vagrantfile', body: '' },
+      meta({ provider: 'libvirt', architecture: 'arm64', format: 'qcow2' }),
+    ]);
     expect(await readBoxMetadata(Readable.from([box]))).toEqual({ provider: 'libvirt', architecture: 'arm64' });
   });
 
   it('detects gzip by its magic bytes, even when they arrive one at a time', async () => {
-    const box = gzipSync(await tarOf([{ name: './', body: '', type: 'directory' }, { name: './metadata.json', body: '{"provider":"virtualbox"}' }]));
+    const box = gzipSync(
+      await tarOf([
+        { name: './', body: '', type: 'directory' },
+        { name: './metadata.json', body: '{"provider":"virtualbox"}' },
+      ]),
+    );
     expect(await readBoxMetadata(chunked(box, 1).stream)).toEqual({ provider: 'virtualbox' });
   });
 
   it('stops reading once metadata.json is found', async () => {
-    const box = await tarOf([meta({ provider: 'virtualbox' }), { name: 'disk.vmdk', body: randomBytes(4 * 1024 * 1024) }]);
+    const box = await tarOf([
+      meta({ provider: 'virtualbox' }),
+      { name: 'disk.vmdk', body: randomBytes(4 * 1024 * 1024) },
+    ]);
     const { stream, state } = chunked(box);
     expect(await readBoxMetadata(stream)).toEqual({ provider: 'virtualbox' });
     expect(state.read).toBeLessThan(box.length / 2);
@@ -56,7 +72,10 @@ describe('readBoxMetadata', () => {
   });
 
   it('ignores keys of the wrong type and a metadata.json below the top level', async () => {
-    const box = await tarOf([{ name: 'sub/metadata.json', body: '{"provider":"nope"}' }, meta({ provider: 7, architecture: 'amd64' })]);
+    const box = await tarOf([
+      { name: 'sub/metadata.json', body: '{"provider":"nope"}' },
+      meta({ provider: 7, architecture: 'amd64' }),
+    ]);
     expect(await readBoxMetadata(Readable.from([box]))).toEqual({ architecture: 'amd64' });
   });
 
@@ -70,10 +89,18 @@ describe('readBoxMetadata', () => {
   });
 
   it('refuses a tar without metadata.json, or with one that is not a JSON object', async () => {
-    await expect(readBoxMetadata(Readable.from([await tarOf([{ name: 'box.img', body: 'x' }])]))).rejects.toThrow(/no metadata.json/);
-    await expect(readBoxMetadata(Readable.from([await tarOf([{ name: 'metadata.json', body: '{nope' }])]))).rejects.toThrow(/not valid JSON/);
-    await expect(readBoxMetadata(Readable.from([await tarOf([{ name: 'metadata.json', body: '["a"]' }])]))).rejects.toThrow(/not a JSON object/);
-    await expect(readBoxMetadata(Readable.from([await tarOf([{ name: 'metadata.json', body: ' '.repeat(70_000) }])]))).rejects.toThrow(/larger than/);
+    await expect(readBoxMetadata(Readable.from([await tarOf([{ name: 'box.img', body: 'x' }])]))).rejects.toThrow(
+      /no metadata.json/,
+    );
+    await expect(
+      readBoxMetadata(Readable.from([await tarOf([{ name: 'metadata.json', body: '{nope' }])])),
+    ).rejects.toThrow(/not valid JSON/);
+    await expect(
+      readBoxMetadata(Readable.from([await tarOf([{ name: 'metadata.json', body: '["a"]' }])])),
+    ).rejects.toThrow(/not a JSON object/);
+    await expect(
+      readBoxMetadata(Readable.from([await tarOf([{ name: 'metadata.json', body: ' '.repeat(70_000) }])])),
+    ).rejects.toThrow(/larger than/);
   });
 });
 
@@ -82,12 +109,26 @@ describe('boxMetadataTap', () => {
   async function through(bytes: Buffer) {
     const { tap, metadata } = boxMetadataTap();
     let passed = 0;
-    await pipeline(chunked(bytes, 64 * 1024).stream, tap, new Writable({ write(c: Buffer, _e, cb) { passed += c.length; cb(); } }));
+    await pipeline(
+      chunked(bytes, 64 * 1024).stream,
+      tap,
+      new Writable({
+        write(c: Buffer, _e, cb) {
+          passed += c.length;
+          cb();
+        },
+      }),
+    );
     return { passed, metadata };
   }
 
   it('passes every byte on and reads the metadata in the same pass', async () => {
-    const box = gzipSync(await tarOf([meta({ provider: 'hyperv', architecture: 'amd64' }), { name: 'disk', body: randomBytes(3 * 1024 * 1024) }]));
+    const box = gzipSync(
+      await tarOf([
+        meta({ provider: 'hyperv', architecture: 'amd64' }),
+        { name: 'disk', body: randomBytes(3 * 1024 * 1024) },
+      ]),
+    );
     const r = await through(box);
     expect(r.passed).toBe(box.length);
     expect(await r.metadata).toEqual({ provider: 'hyperv', architecture: 'amd64' });
@@ -103,7 +144,15 @@ describe('boxMetadataTap', () => {
   it('ends the reader when the stream fails', async () => {
     const { tap, metadata } = boxMetadataTap();
     const body = new PassThrough();
-    const done = pipeline(body, tap, new Writable({ write(_c, _e, cb) { cb(); } }));
+    const done = pipeline(
+      body,
+      tap,
+      new Writable({
+        write(_c, _e, cb) {
+          cb();
+        },
+      }),
+    );
     body.write(randomBytes(100));
     body.destroy(new Error('client went away'));
     await expect(done).rejects.toThrow('client went away');

@@ -37,7 +37,8 @@ function parseMetadata(bytes: Buffer): BoxMetadata {
   } catch {
     throw new BoxMetadataError('metadata.json is not valid JSON.');
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new BoxMetadataError('metadata.json is not a JSON object.');
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    throw new BoxMetadataError('metadata.json is not a JSON object.');
   const { provider, architecture } = doc as Record<string, unknown>;
   return {
     ...(typeof provider === 'string' ? { provider } : {}),
@@ -54,13 +55,18 @@ async function unpacked(stream: Readable): Promise<Readable> {
     if (r.done) break;
     head = Buffer.concat([head, r.value as Buffer]);
   }
-  const whole = Readable.from((async function* () {
-    if (head.length) yield head;
-    for (let r = await it.next(); !r.done; r = await it.next()) yield r.value as Buffer;
-  })(), { objectMode: false });
+  const whole = Readable.from(
+    (async function* () {
+      if (head.length) yield head;
+      for (let r = await it.next(); !r.done; r = await it.next()) yield r.value as Buffer;
+    })(),
+    { objectMode: false },
+  );
   if (head[0] !== 0x1f || head[1] !== 0x8b) return whole;
   const gunzip = createGunzip();
-  void pipeline(whole, gunzip).catch(() => { /* reported by the reader of gunzip */ });
+  void pipeline(whole, gunzip).catch(() => {
+    /* reported by the reader of gunzip */
+  });
   return gunzip;
 }
 
@@ -77,7 +83,8 @@ export async function readBoxMetadata(stream: Readable): Promise<BoxMetadata> {
     source.on('error', (err) => tar.destroy(err));
     source.pipe(tar as unknown as NodeJS.WritableStream);
     for await (const entry of tar) {
-      if (entry.header.type === 'file' && isMetadataEntry(entry.header.name)) return parseMetadata(await collect(entry, MAX_METADATA_BYTES));
+      if (entry.header.type === 'file' && isMetadataEntry(entry.header.name))
+        return parseMetadata(await collect(entry, MAX_METADATA_BYTES));
       entry.resume();
     }
   } catch (err) {
@@ -101,7 +108,11 @@ export function boxMetadataTap(): { tap: Transform; metadata: Promise<BoxMetadat
   const sink = new PassThrough({ highWaterMark: 1024 * 1024 });
   let open = true;
   let waiting: (() => void) | null = null;
-  const release = () => { const w = waiting; waiting = null; w?.(); };
+  const release = () => {
+    const w = waiting;
+    waiting = null;
+    w?.();
+  };
   const close = () => {
     if (!open) return;
     open = false;

@@ -39,15 +39,20 @@ interface Checked extends ImportRequest {
 /** Provider names follow the same rule as box names (registry/schemas.ts). */
 function checkName(value: string, what: string): void {
   const r = BoxName.safeParse(value);
-  if (!r.success) throw new ValidationError(`${what} "${value}" is not valid: ${r.error.issues[0]?.message.replace(/^name /, '')}.`);
+  if (!r.success)
+    throw new ValidationError(`${what} "${value}" is not valid: ${r.error.issues[0]?.message.replace(/^name /, '')}.`);
 }
 
 /** Everything in the path and query, checked before a byte of the body is read. */
 function checkRequest(req: ImportRequest): Checked {
   checkName(req.box, 'Box name');
-  if (!isGemVersion(req.version)) throw new ValidationError(`Version "${req.version}" must be a Ruby Gem version such as 1.0.0 or 1.0.0-beta (no leading "v").`);
+  if (!isGemVersion(req.version))
+    throw new ValidationError(
+      `Version "${req.version}" must be a Ruby Gem version such as 1.0.0 or 1.0.0-beta (no leading "v").`,
+    );
   if (req.provider !== undefined) checkName(req.provider, 'Provider');
-  if (req.architecture !== undefined && !isArchitecture(req.architecture)) throw new ValidationError(`Architecture "${req.architecture}" is not one vagrant knows; use e.g. amd64 or arm64.`);
+  if (req.architecture !== undefined && !isArchitecture(req.architecture))
+    throw new ValidationError(`Architecture "${req.architecture}" is not one vagrant knows; use e.g. amd64 or arm64.`);
   const sum = normalizeChecksum(req.checksum ?? null, req.checksum_type ?? null);
   return { ...req, checksum_value: sum.checksum, checksum_algorithm: sum.checksum_type };
 }
@@ -65,7 +70,12 @@ export class ImportService {
     private readonly ids: IdGen,
   ) {}
 
-  async import(p: Principal, req: ImportRequest, body: Readable, declaredSize: number | undefined): Promise<ImportResultJson> {
+  async import(
+    p: Principal,
+    req: ImportRequest,
+    body: Readable,
+    declaredSize: number | undefined,
+  ): Promise<ImportResultJson> {
     const input = checkRequest(req);
     const { ns } = await this.registry.access.namespace(p, input.username, 'manage');
     await this.blobs.ensureRoom(declaredSize ?? 0);
@@ -93,7 +103,10 @@ export class ImportService {
         expectedSize: declaredSize,
       });
       this.verify(input, staged);
-      const { provider, architecture } = this.describe(input, reading ? await reading.metadata.catch((e: Error) => e) : {});
+      const { provider, architecture } = this.describe(
+        input,
+        reading ? await reading.metadata.catch((e: Error) => e) : {},
+      );
       return { staged, provider, architecture };
     } catch (err) {
       await this.blobs.discard(stagingId);
@@ -105,7 +118,9 @@ export class ImportService {
     if (!input.checksum_value || !input.checksum_algorithm) return;
     const actual = staged.digests[input.checksum_algorithm] ?? '';
     if (!safeEqual(actual, input.checksum_value)) {
-      throw new ConflictError(`Checksum mismatch: the imported file's ${input.checksum_algorithm} is ${actual}, but ${input.checksum_value} was declared. The file was discarded; send the right file or fix the checksum.`);
+      throw new ConflictError(
+        `Checksum mismatch: the imported file's ${input.checksum_algorithm} is ${actual}, but ${input.checksum_value} was declared. The file was discarded; send the right file or fix the checksum.`,
+      );
     }
   }
 
@@ -115,30 +130,67 @@ export class ImportService {
     const provider = input.provider ?? found.provider;
     if (!provider) {
       const why = meta instanceof Error ? `it cannot be read: ${meta.message}` : 'its metadata.json names no provider.';
-      throw new ValidationError(`The file's provider is unknown because ${why} Send a .box file (a tar or gzipped tar with metadata.json), or name the provider with ?provider=.`);
+      throw new ValidationError(
+        `The file's provider is unknown because ${why} Send a .box file (a tar or gzipped tar with metadata.json), or name the provider with ?provider=.`,
+      );
     }
     if (!input.provider) checkName(provider, 'The provider named in metadata.json');
     const architecture = input.architecture ?? found.architecture ?? DEFAULT_ARCHITECTURE;
     if (!isArchitecture(architecture)) {
-      throw new ValidationError(`The architecture "${architecture}" in metadata.json is not one vagrant knows; name it with ?architecture= (e.g. amd64).`);
+      throw new ValidationError(
+        `The architecture "${architecture}" in metadata.json is not one vagrant knows; name it with ?architecture= (e.g. amd64).`,
+      );
     }
     return { provider, architecture };
   }
 
-  private async publish(p: Principal, ns: Namespace, input: Checked, blob: BlobRef, provider: string, architecture: string): Promise<ImportResultJson> {
+  private async publish(
+    p: Principal,
+    ns: Namespace,
+    input: Checked,
+    blob: BlobRef,
+    provider: string,
+    architecture: string,
+  ): Promise<ImportResultJson> {
     const { box } = await this.registry.publisher.publish({
-      namespace: ns, name: input.box, short_description: '', description: '', private: input.private,
-      versions: [{
-        version: input.version, description: '',
-        providers: [{ name: provider, architecture, default_architecture: false, blob, checksum: input.checksum_value, checksum_type: input.checksum_algorithm }],
-      }],
-      existing: 'extend', release: input.release,
+      namespace: ns,
+      name: input.box,
+      short_description: '',
+      description: '',
+      private: input.private,
+      versions: [
+        {
+          version: input.version,
+          description: '',
+          providers: [
+            {
+              name: provider,
+              architecture,
+              default_architecture: false,
+              blob,
+              checksum: input.checksum_value,
+              checksum_type: input.checksum_algorithm,
+            },
+          ],
+        },
+      ],
+      existing: 'extend',
+      release: input.release,
     });
     // An import into a version that was already released leaves it released.
-    const { version } = await this.registry.access.version(p, { username: box.username, box: box.name, version: input.version }, 'read');
+    const { version } = await this.registry.access.version(
+      p,
+      { username: box.username, box: box.name, version: input.version },
+      'read',
+    );
     return {
-      box: `${box.username}/${box.name}`, version: version.version, provider, architecture,
-      sha256: blob.sha256, size: blob.size, released: version.status === 'active',
+      box: `${box.username}/${box.name}`,
+      version: version.version,
+      provider,
+      architecture,
+      sha256: blob.sha256,
+      size: blob.size,
+      released: version.status === 'active',
     };
   }
 }

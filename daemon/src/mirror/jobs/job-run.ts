@@ -89,13 +89,13 @@ export class JobRun {
     if (!mirror || !upstream) throw new NotFoundError('The mirror or its upstream was deleted.');
     await this.assertRights(mirror.id, upstream);
     const source = sourceFor(upstream, this.d.gate);
-    let plan: JobPlan = job.plan ? JSON.parse(job.plan) as JobPlan : await this.plan(mirror, source, signal);
+    let plan: JobPlan = job.plan ? (JSON.parse(job.plan) as JobPlan) : await this.plan(mirror, source, signal);
     const files = await this.d.repo.filesOf(job.id);
     const pending = files.filter((f) => f.state !== 'done' || f.blob_sha256 === null || f.blob_size === null);
     const fit = await storageFit(this.d.space, (await bytesToFetch(pending, this.d.blobs)).bytes);
     if (!fit.fits) throw unfit(fit);
     // Progress restarts from what is stored: finished files now, staged bytes as each resumes.
-    this.bytes = this.startBytes = files.reduce((sum, f) => sum + (f.state === 'done' ? f.blob_size ?? 0 : 0), 0);
+    this.bytes = this.startBytes = files.reduce((sum, f) => sum + (f.state === 'done' ? (f.blob_size ?? 0) : 0), 0);
     this.filesDone = files.length - pending.length;
     const done = new Map<string, { sha256: string; size: number }>();
     for (const f of files) if (!pending.includes(f)) done.set(f.id, { sha256: f.blob_sha256!, size: f.blob_size! });
@@ -104,17 +104,24 @@ export class JobRun {
     const own = pLimit(mirror.parallel);
     const runs: Array<Promise<void>> = [];
     let failure: unknown;
-    const slots = pending.map((f) => own(() => this.downloads(() => new Promise<void>((free) => {
-      const run = (async () => {
-        signal.throwIfAborted();
-        done.set(f.id, await this.download(f, source, signal, free));
-      })().catch((err: unknown) => {
-        failure ??= err;
-        this.abort.abort();
-      });
-      runs.push(run);
-      void run.then(free);
-    }))));
+    const slots = pending.map((f) =>
+      own(() =>
+        this.downloads(
+          () =>
+            new Promise<void>((free) => {
+              const run = (async () => {
+                signal.throwIfAborted();
+                done.set(f.id, await this.download(f, source, signal, free));
+              })().catch((err: unknown) => {
+                failure ??= err;
+                this.abort.abort();
+              });
+              runs.push(run);
+              void run.then(free);
+            }),
+        ),
+      ),
+    );
     await Promise.all(slots);
     // Every download has stopped writing before the job is settled (its staging may then go).
     await Promise.all(runs);
@@ -125,11 +132,25 @@ export class JobRun {
     // From here the job can no longer be cancelled: it publishes everything or nothing.
     if (!(await this.d.repo.startPublishing(job.id, this.self, this.now()))) throw cancelled();
     // Under a hold: the job's files stop counting as references once it is no longer active.
-    plan = await this.d.holds.keep([...done.values()].map((b) => b.sha256), () => publishPlan(plan, mirror, done, this.d, upstream.token !== null));
+    plan = await this.d.holds.keep(
+      [...done.values()].map((b) => b.sha256),
+      () => publishPlan(plan, mirror, done, this.d, upstream.token !== null),
+    );
     // The final counts too: two downloads' progress writes may reach PostgreSQL's pool out of order.
-    await this.d.repo.transitionJob(job.id, ['running'], {
-      state: 'done', plan: JSON.stringify(plan), message: summary(plan), files_done: this.filesDone, bytes_done: this.bytes, finished_at: this.now(), updated_at: this.now(),
-    }, this.self);
+    await this.d.repo.transitionJob(
+      job.id,
+      ['running'],
+      {
+        state: 'done',
+        plan: JSON.stringify(plan),
+        message: summary(plan),
+        files_done: this.filesDone,
+        bytes_done: this.bytes,
+        finished_at: this.now(),
+        updated_at: this.now(),
+      },
+      this.self,
+    );
   }
 
   /**
@@ -148,11 +169,19 @@ export class JobRun {
 
   private async plan(mirror: MirrorRow, source: UpstreamSource, signal: AbortSignal): Promise<JobPlan> {
     const { plan, files } = await buildJobPlan(mirror, this.job.id, {
-      source, ids: this.d.ids, signal,
+      source,
+      ids: this.d.ids,
+      signal,
       localVersions: localVersionsOf(this.d),
     });
     const known = files.reduce((sum, f) => sum + (f.size ?? 0), 0);
-    const patch = { plan: JSON.stringify(plan), files_total: files.length, bytes_total: known, message: `Fetching ${files.length} file(s).`, updated_at: this.now() };
+    const patch = {
+      plan: JSON.stringify(plan),
+      files_total: files.length,
+      bytes_total: known,
+      message: `Fetching ${files.length} file(s).`,
+      updated_at: this.now(),
+    };
     if (!(await this.d.repo.savePlan(this.job.id, this.self, patch, files))) throw cancelled();
     return plan;
   }
@@ -169,47 +198,85 @@ export class JobRun {
     await this.d.repo.updateFile(fileId, { bytes_done: fileBytes });
   }
 
-  private async download(f: FileRow, source: UpstreamSource, signal: AbortSignal, received: () => void): Promise<{ sha256: string; size: number }> {
+  private async download(
+    f: FileRow,
+    source: UpstreamSource,
+    signal: AbortSignal,
+    received: () => void,
+  ): Promise<{ sha256: string; size: number }> {
     let fileBytes = 0;
-    const fetchOnce = () => fetchFile(f, source, this.d, {
-      signal, received,
-      // Recorded under the commit's hold: the job's file references the blob before garbage collection may look.
-      settle: (blob) => this.d.repo.updateFile(f.id, { state: 'done', blob_sha256: blob.sha256, blob_size: blob.size, bytes_done: blob.size, size: blob.size }),
-      onSize: (size) => void this.learnSize(f, size).catch((err: unknown) => this.d.log.warn({ err }, 'recording a file size failed')),
-      onBytes: (n, kept) => {
-        this.bytes += n;
-        if (kept) this.startBytes += n;
-        else this.d.metrics?.mirrorFetched(n);
-        fileBytes += n;
-        if (Date.now() - this.lastFlush > PROGRESS_EVERY_MS) void this.flush(f.id, fileBytes).catch(() => undefined);
-      },
-    });
+    const fetchOnce = () =>
+      fetchFile(f, source, this.d, {
+        signal,
+        received,
+        // Recorded under the commit's hold: the job's file references the blob before garbage collection may look.
+        settle: (blob) =>
+          this.d.repo.updateFile(f.id, {
+            state: 'done',
+            blob_sha256: blob.sha256,
+            blob_size: blob.size,
+            bytes_done: blob.size,
+            size: blob.size,
+          }),
+        onSize: (size) =>
+          void this.learnSize(f, size).catch((err: unknown) =>
+            this.d.log.warn({ err }, 'recording a file size failed'),
+          ),
+        onBytes: (n, kept) => {
+          this.bytes += n;
+          if (kept) this.startBytes += n;
+          else this.d.metrics?.mirrorFetched(n);
+          fileBytes += n;
+          if (Date.now() - this.lastFlush > PROGRESS_EVERY_MS) void this.flush(f.id, fileBytes).catch(() => undefined);
+        },
+      });
     // A connection that breaks is asked again for the rest (Range), a few times, before the job fails.
     let before = 0;
     let attempt: Promise<unknown> = Promise.resolve();
-    const blob = await pRetry(async (n) => {
-      before = fileBytes;
-      const once = fetchOnce();
-      attempt = once;
-      try {
-        return await once;
-      } catch (err) {
-        if (err instanceof TransientUpstreamError && n < RETRIES) throw err;
-        // Anything else, and the last attempt's failure, fails the download as it is.
-        throw new AbortError(err instanceof Error ? err : new Error(String(err)));
-      }
-    }, {
-      retries: RETRIES - 1, minTimeout: RETRY_DELAY_MS, factor: 2, signal,
-      onFailedAttempt: async (err) => {
-        this.bytes -= fileBytes - before;
-        fileBytes = before;
-        this.d.log.warn({ err, job: this.job.id, url: f.url, attempt: err.attemptNumber }, 'mirror download interrupted; resuming');
-        await this.d.repo.updateJob(this.job.id, { message: `Resuming ${f.url} after: ${err.message}`, updated_at: this.now() });
+    const blob = await pRetry(
+      async (n) => {
+        before = fileBytes;
+        const once = fetchOnce();
+        attempt = once;
+        try {
+          return await once;
+        } catch (err) {
+          if (err instanceof TransientUpstreamError && n < RETRIES) throw err;
+          // Anything else, and the last attempt's failure, fails the download as it is.
+          throw new AbortError(err instanceof Error ? err : new Error(String(err)));
+        }
       },
-    // p-retry gives up at once on an abort: the download returns only once the attempt under way has stopped writing.
-    }).finally(() => attempt.then(() => undefined, () => undefined));
+      {
+        retries: RETRIES - 1,
+        minTimeout: RETRY_DELAY_MS,
+        factor: 2,
+        signal,
+        onFailedAttempt: async (err) => {
+          this.bytes -= fileBytes - before;
+          fileBytes = before;
+          this.d.log.warn(
+            { err, job: this.job.id, url: f.url, attempt: err.attemptNumber },
+            'mirror download interrupted; resuming',
+          );
+          await this.d.repo.updateJob(this.job.id, {
+            message: `Resuming ${f.url} after: ${err.message}`,
+            updated_at: this.now(),
+          });
+        },
+        // p-retry gives up at once on an abort: the download returns only once the attempt under way has stopped writing.
+      },
+    ).finally(() =>
+      attempt.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
     this.filesDone++;
-    await this.d.repo.updateJob(this.job.id, { files_done: this.filesDone, bytes_done: this.bytes, updated_at: this.now() });
+    await this.d.repo.updateJob(this.job.id, {
+      files_done: this.filesDone,
+      bytes_done: this.bytes,
+      updated_at: this.now(),
+    });
     return blob;
   }
 
@@ -225,11 +292,19 @@ export class JobRun {
 /** The done job's message: what it published, followed and skipped. */
 function summary(plan: JobPlan): string {
   const boxes = plan.published ?? [];
-  const changed = boxes.map((p) => {
-    const what = [p.versions.length ? p.versions.join(', ') : '', p.updated?.length ? `updated ${p.updated.join(', ')}` : '',
-      p.described?.length ? `notes of ${p.described.join(', ')}` : '', p.revoked?.length ? `revoked ${p.revoked.join(', ')}` : ''].filter(Boolean);
-    return what.length ? `${p.box} ${what.join('; ')}` : '';
-  }).filter(Boolean);
-  const skipped = plan.skipped?.length ? ` Skipped ${plan.skipped.length} box(es) the upstream would not show: ${plan.skipped.map((s) => s.box).join(', ')}.` : '';
+  const changed = boxes
+    .map((p) => {
+      const what = [
+        p.versions.length ? p.versions.join(', ') : '',
+        p.updated?.length ? `updated ${p.updated.join(', ')}` : '',
+        p.described?.length ? `notes of ${p.described.join(', ')}` : '',
+        p.revoked?.length ? `revoked ${p.revoked.join(', ')}` : '',
+      ].filter(Boolean);
+      return what.length ? `${p.box} ${what.join('; ')}` : '';
+    })
+    .filter(Boolean);
+  const skipped = plan.skipped?.length
+    ? ` Skipped ${plan.skipped.length} box(es) the upstream would not show: ${plan.skipped.map((s) => s.box).join(', ')}.`
+    : '';
   return `${changed.length ? `Published ${changed.join('; ')}` : 'Nothing new upstream'}.${skipped}`;
 }

@@ -8,8 +8,14 @@ import type { MirrorRow } from '../repository';
  * Whether a mirror's copy of a box is private: as the mirror says, else as the upstream's box API
  * says, else (a catalog-only upstream) private when the upstream is read with a token.
  */
-export function copyIsPrivate(mirror: Pick<MirrorRow, 'visibility'>, box: Pick<JobBox, 'upstream'>, privateByDefault: boolean): boolean {
-  return mirror.visibility === 'upstream' ? box.upstream?.private ?? privateByDefault : mirror.visibility === 'private';
+export function copyIsPrivate(
+  mirror: Pick<MirrorRow, 'visibility'>,
+  box: Pick<JobBox, 'upstream'>,
+  privateByDefault: boolean,
+): boolean {
+  return mirror.visibility === 'upstream'
+    ? (box.upstream?.private ?? privateByDefault)
+    : mirror.visibility === 'private';
 }
 
 /**
@@ -29,27 +35,51 @@ export async function publishPlan(
   for (const box of plan.boxes) {
     const [namespace, name] = box.target.split('/');
     const ns = await d.orgs.namespace(namespace);
-    if (!ns) throw new NotFoundError(`The mirror's target "${namespace}" no longer exists; create it and run the mirror again.`);
+    if (!ns)
+      throw new NotFoundError(
+        `The mirror's target "${namespace}" no longer exists; create it and run the mirror again.`,
+      );
     const isPrivate = copyIsPrivate(mirror, box, privateByDefault);
     const follow = box.upstream && {
-      ...box.upstream, private: isPrivate, revocations: mirror.follow_revocations === 1, mirrorId: mirror.id,
+      ...box.upstream,
+      private: isPrivate,
+      revocations: mirror.follow_revocations === 1,
+      mirrorId: mirror.id,
     };
-    const result = box.versions.length === 0 && !(await d.publisher.box(ns, name)) ? null : await d.publisher.publish({
-      namespace: ns, name, short_description: box.short_description, description: box.description,
-      private: isPrivate, existing: 'skip', release: true, mirrorId: mirror.id, ...(follow ? { follow } : {}),
-      versions: box.versions.map((v) => ({
-        version: v.version, description: v.description,
-        providers: v.providers.map((p) => ({
-          name: p.name, architecture: p.architecture, default_architecture: p.default_architecture,
-          blob: blobs.get(p.file_id)!, checksum: p.checksum, checksum_type: p.checksum_type,
-        })),
-      })),
-    });
+    const result =
+      box.versions.length === 0 && !(await d.publisher.box(ns, name))
+        ? null
+        : await d.publisher.publish({
+            namespace: ns,
+            name,
+            short_description: box.short_description,
+            description: box.description,
+            private: isPrivate,
+            existing: 'skip',
+            release: true,
+            mirrorId: mirror.id,
+            ...(follow ? { follow } : {}),
+            versions: box.versions.map((v) => ({
+              version: v.version,
+              description: v.description,
+              providers: v.providers.map((p) => ({
+                name: p.name,
+                architecture: p.architecture,
+                default_architecture: p.default_architecture,
+                blob: blobs.get(p.file_id)!,
+                checksum: p.checksum,
+                checksum_type: p.checksum_type,
+              })),
+            })),
+          });
     const pruned = result && mirror.retain ? await d.publisher.prune(result.box.id, mirror.id, mirror.retain) : [];
     const f = result?.followed;
     published.push({
-      box: box.target, versions: result?.versions ?? [], ...(pruned.length ? { pruned } : {}),
-      ...(f?.changed.length ? { updated: f.changed } : {}), ...(f?.described.length ? { described: f.described } : {}),
+      box: box.target,
+      versions: result?.versions ?? [],
+      ...(pruned.length ? { pruned } : {}),
+      ...(f?.changed.length ? { updated: f.changed } : {}),
+      ...(f?.described.length ? { described: f.described } : {}),
       ...(f?.revoked.length ? { revoked: f.revoked } : {}),
     });
   }

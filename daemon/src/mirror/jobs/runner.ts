@@ -30,7 +30,10 @@ export class MirrorRunner {
   private readonly self: string;
   private readonly downloads: LimitFunction;
 
-  constructor(private readonly d: RunnerDeps, downloads = 8) {
+  constructor(
+    private readonly d: RunnerDeps,
+    downloads = 8,
+  ) {
     this.self = d.ids.id('runner');
     this.downloads = pLimit(downloads);
   }
@@ -41,8 +44,22 @@ export class MirrorRunner {
   async enqueue(mirror: MirrorRow): Promise<JobRow> {
     const id = this.d.ids.id('job');
     const now = this.now();
-    if (mirror.interval_minutes) await this.d.repo.updateMirror(mirror.id, { next_run_at: nextRunAt(mirror.interval_minutes, this.d.clock.now()) });
-    await this.d.repo.insertJob({ id, mirror_id: mirror.id, state: 'queued', plan: null, message: null, error_code: null, created_at: now, started_at: null, finished_at: null, updated_at: now });
+    if (mirror.interval_minutes)
+      await this.d.repo.updateMirror(mirror.id, {
+        next_run_at: nextRunAt(mirror.interval_minutes, this.d.clock.now()),
+      });
+    await this.d.repo.insertJob({
+      id,
+      mirror_id: mirror.id,
+      state: 'queued',
+      plan: null,
+      message: null,
+      error_code: null,
+      created_at: now,
+      started_at: null,
+      finished_at: null,
+      updated_at: now,
+    });
     this.wake();
     return (await this.d.repo.job(id))!;
   }
@@ -88,7 +105,11 @@ export class MirrorRunner {
   /** Looks for work now (one look at a time); elsewhere the leader's next look finds it. */
   wake(): void {
     if (!this.started) return;
-    this.ticking ??= this.tick().catch((err: unknown) => this.d.log.error({ err }, 'mirror runner tick failed')).finally(() => { this.ticking = null; });
+    this.ticking ??= this.tick()
+      .catch((err: unknown) => this.d.log.error({ err }, 'mirror runner tick failed'))
+      .finally(() => {
+        this.ticking = null;
+      });
   }
 
   private async tick(): Promise<void> {
@@ -97,11 +118,17 @@ export class MirrorRunner {
       const job = await this.nextRunnable();
       if (!job) return;
       const running = await this.d.repo.transitionJob(job.id, ['queued'], {
-        state: 'running', runner: this.self, message: 'Reading the upstream catalog.', started_at: job.started_at ?? this.now(), updated_at: this.now(),
+        state: 'running',
+        runner: this.self,
+        message: 'Reading the upstream catalog.',
+        started_at: job.started_at ?? this.now(),
+        updated_at: this.now(),
       });
       if (!running) continue;
       const run = new JobRun(job, this.d, this.self, this.downloads);
-      const done = this.run(run).catch((err: unknown) => this.d.log.error({ err, job: job.id }, 'mirror job could not be settled'));
+      const done = this.run(run).catch((err: unknown) =>
+        this.d.log.error({ err, job: job.id }, 'mirror job could not be settled'),
+      );
       this.runs.set(job.id, { run, done });
     }
   }
@@ -114,7 +141,8 @@ export class MirrorRunner {
       const mirror = await this.d.repo.mirror(queued.mirror_id);
       const upstream = mirror && (await this.d.repo.upstream(mirror.upstream_id));
       if (upstream && !isRemote(upstream)) return queued;
-      if (queued.message !== WAITING_OFFLINE) await this.d.repo.updateJob(queued.id, { message: WAITING_OFFLINE, updated_at: this.now() });
+      if (queued.message !== WAITING_OFFLINE)
+        await this.d.repo.updateJob(queued.id, { message: WAITING_OFFLINE, updated_at: this.now() });
     }
     return undefined;
   }
@@ -141,14 +169,26 @@ export class MirrorRunner {
     if (err instanceof OfflineError || this.stopping) {
       // The daemon is stopping: the job resumes, with its staged bytes, when it starts again.
       const message = this.stopping ? 'Resuming when the daemon starts again.' : WAITING_OFFLINE;
-      await this.d.repo.transitionJob(job.id, ['running'], { state: 'queued', runner: null, message, updated_at: now }, this.self);
+      await this.d.repo.transitionJob(
+        job.id,
+        ['running'],
+        { state: 'queued', runner: null, message, updated_at: now },
+        this.self,
+      );
       return;
     }
     const known = err instanceof AppError;
     if (!known) this.d.log.error({ err, job: job.id }, 'mirror job failed');
     const message = known ? err.message : `Internal error: ${(err as Error)?.message ?? String(err)}`;
     // Staging goes only once the failure is recorded as this runner's: a new owner resumes from it.
-    if (await this.d.repo.transitionJob(job.id, ['running'], { state: 'failed', message, error_code: known ? err.code : 'internal', finished_at: now, updated_at: now }, this.self)) {
+    if (
+      await this.d.repo.transitionJob(
+        job.id,
+        ['running'],
+        { state: 'failed', message, error_code: known ? err.code : 'internal', finished_at: now, updated_at: now },
+        this.self,
+      )
+    ) {
       await this.discardStaging(job.id);
     }
   }

@@ -17,7 +17,11 @@ export interface PlannedProvider {
   checksum: string | null;
   checksum_type: DigestAlgorithm | null;
 }
-export interface PlannedVersion { version: string; description: string; providers: PlannedProvider[] }
+export interface PlannedVersion {
+  version: string;
+  description: string;
+  providers: PlannedProvider[];
+}
 /** What the upstream says of the box beyond its catalog (its box API), which a mirror follows. */
 export interface UpstreamMeta {
   short_description: string;
@@ -59,7 +63,8 @@ export function checkedBoxName(name: string, what: string): { namespace: string;
 function plannedProvider(box: string, version: string, p: UpstreamProvider, base: string): PlannedProvider {
   if (!BoxName.safeParse(p.name).success) refuse(box, `names an invalid provider "${p.name}" in version ${version}`);
   const architecture = p.architecture ?? DEFAULT_ARCHITECTURE;
-  if (!isArchitecture(architecture)) refuse(box, `names an unknown architecture "${architecture}" in version ${version}`);
+  if (!isArchitecture(architecture))
+    refuse(box, `names an unknown architecture "${architecture}" in version ${version}`);
   let url: string;
   try {
     url = new URL(p.url, base).toString();
@@ -70,15 +75,19 @@ function plannedProvider(box: string, version: string, p: UpstreamProvider, base
   const type = p.checksum_type && p.checksum_type.toLowerCase() !== 'none' ? p.checksum_type : null;
   let sum;
   try {
-    sum = normalizeChecksum(type ? p.checksum ?? null : null, type);
+    sum = normalizeChecksum(type ? (p.checksum ?? null) : null, type);
   } catch (e) {
-    return refuse(box, `has an invalid checksum for ${p.name} in version ${version} (${e instanceof AppError ? e.message : String(e)})`);
+    return refuse(
+      box,
+      `has an invalid checksum for ${p.name} in version ${version} (${e instanceof AppError ? e.message : String(e)})`,
+    );
   }
   return { name: p.name, architecture, default_architecture: p.default_architecture ?? false, url, ...sum };
 }
 
 /** The box API's Markdown (Vagrant Cloud's `description_markdown`; an export's `description`). */
-const markdown = (o: { description_markdown?: string | null; description?: string | null }) => o.description_markdown ?? o.description ?? '';
+const markdown = (o: { description_markdown?: string | null; description?: string | null }) =>
+  o.description_markdown ?? o.description ?? '';
 
 /** What a mirror takes from the upstream's box API; versions that are not Ruby Gem versions are left out. */
 export function upstreamMeta(info: UpstreamBoxInfo): UpstreamMeta {
@@ -86,7 +95,8 @@ export function upstreamMeta(info: UpstreamBoxInfo): UpstreamMeta {
     short_description: info.short_description ?? '',
     description: markdown(info),
     private: info.private ?? null,
-    versions: (info.versions ?? []).filter((v) => isGemVersion(v.version))
+    versions: (info.versions ?? [])
+      .filter((v) => isGemVersion(v.version))
       .map((v) => ({ version: v.version, description: markdown(v), status: v.status ?? 'active' })),
   };
 }
@@ -97,28 +107,50 @@ export function upstreamMeta(info: UpstreamBoxInfo): UpstreamMeta {
  * already has are left out. Anything invalid refuses the whole box. Where the upstream has a box
  * API (`info`), descriptions come from it, as the box's owner wrote them.
  */
-export function planBox(source: string, target: string, fetched: { catalog: UpstreamCatalog; base: string }, filter: PlanFilter, existing: Set<string>, info: UpstreamBoxInfo | null = null): PlannedBox {
+export function planBox(
+  source: string,
+  target: string,
+  fetched: { catalog: UpstreamCatalog; base: string },
+  filter: PlanFilter,
+  existing: Set<string>,
+  info: UpstreamBoxInfo | null = null,
+): PlannedBox {
   const { catalog, base } = fetched;
   const meta = info ? upstreamMeta(info) : null;
   const released = catalog.versions.filter((v) => !v.status || v.status === 'active');
-  for (const v of released) if (!isGemVersion(v.version)) refuse(source, `has a version "${v.version}" that is not a Ruby Gem version`);
-  const chosen = new Set(selectVersions(released.map((v) => v.version), filter));
+  for (const v of released)
+    if (!isGemVersion(v.version)) refuse(source, `has a version "${v.version}" that is not a Ruby Gem version`);
+  const chosen = new Set(
+    selectVersions(
+      released.map((v) => v.version),
+      filter,
+    ),
+  );
   const versions: PlannedVersion[] = [];
   for (const v of released) {
     if (!chosen.has(v.version) || existing.has(v.version)) continue;
-    const providers = v.providers.map((p) => plannedProvider(source, v.version, p, base))
-      .filter((p) => (filter.providers.length === 0 || filter.providers.includes(p.name))
-        && (filter.architectures.length === 0 || filter.architectures.includes(p.architecture)));
+    const providers = v.providers
+      .map((p) => plannedProvider(source, v.version, p, base))
+      .filter(
+        (p) =>
+          (filter.providers.length === 0 || filter.providers.includes(p.name)) &&
+          (filter.architectures.length === 0 || filter.architectures.includes(p.architecture)),
+      );
     const keys = new Set(providers.map((p) => `${p.name}/${p.architecture}`));
-    if (keys.size !== providers.length) refuse(source, `lists a provider twice for one architecture in version ${v.version}`);
+    if (keys.size !== providers.length)
+      refuse(source, `lists a provider twice for one architecture in version ${v.version}`);
     const described = meta?.versions.find((m) => m.version === v.version);
-    if (providers.length) versions.push({ version: v.version, description: described?.description ?? markdown(v), providers });
+    if (providers.length)
+      versions.push({ version: v.version, description: described?.description ?? markdown(v), providers });
   }
   return {
-    source, target,
+    source,
+    target,
     short_description: meta?.short_description ?? catalog.short_description ?? '',
     // Catalogs (Boxyard's, vagrant's convention) fill `description` with the short one when there is no other.
-    description: meta?.description ?? (catalog.description && catalog.description !== catalog.short_description ? catalog.description : ''),
+    description:
+      meta?.description ??
+      (catalog.description && catalog.description !== catalog.short_description ? catalog.description : ''),
     versions,
     upstream: meta,
   };

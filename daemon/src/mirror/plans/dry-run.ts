@@ -49,32 +49,61 @@ export class MirrorDryRun {
     // A token is tried first, as vagrant checks it: a refusal says so, rather than "no such box".
     if (upstream.token && upstream.kind === 'registry') await source.probe();
     // The mirror these settings would make, never stored.
-    const mirror = mirrorRow(input, { id: 'plan', upstreamId: upstream.id, userId: p.user.id, now: this.d.clock.now() });
+    const mirror = mirrorRow(input, {
+      id: 'plan',
+      upstreamId: upstream.id,
+      userId: p.user.id,
+      now: this.d.clock.now(),
+    });
     const { plan, files } = await buildJobPlan(mirror, 'plan', {
-      source, ids: this.d.ids,
+      source,
+      ids: this.d.ids,
       localVersions: localVersionsOf(this.d),
     });
     const sizeOf = new Map(files.map((f) => [f.id, f]));
-    const fetch = await bytesToFetch(files.map((f) => ({ checksum: f.checksum ?? null, checksum_type: f.checksum_type ?? null, size: f.size ?? null })), this.d.blobs);
-    const boxes = await Promise.all(plan.boxes.map(async (b) => {
-      const [namespace, name] = b.target.split('/');
-      const ns = await this.d.orgs.namespace(namespace);
-      const versions = b.versions.map((v) => {
-        const ids = [...new Set(v.providers.map((pr) => pr.file_id))];
-        return { version: v.version, files: ids.length, bytes: ids.reduce((n, id) => n + (sizeOf.get(id)?.size ?? 0), 0) };
-      });
-      return {
-        source: b.source, target: b.target, exists: Boolean(ns && (await this.d.publisher.box(ns, name))),
-        private: copyIsPrivate(mirror, b, upstream.token !== null),
-        versions, files: versions.reduce((n, v) => n + v.files, 0), bytes: versions.reduce((n, v) => n + v.bytes, 0),
-      };
-    }));
+    const fetch = await bytesToFetch(
+      files.map((f) => ({
+        checksum: f.checksum ?? null,
+        checksum_type: f.checksum_type ?? null,
+        size: f.size ?? null,
+      })),
+      this.d.blobs,
+    );
+    const boxes = await Promise.all(
+      plan.boxes.map(async (b) => {
+        const [namespace, name] = b.target.split('/');
+        const ns = await this.d.orgs.namespace(namespace);
+        const versions = b.versions.map((v) => {
+          const ids = [...new Set(v.providers.map((pr) => pr.file_id))];
+          return {
+            version: v.version,
+            files: ids.length,
+            bytes: ids.reduce((n, id) => n + (sizeOf.get(id)?.size ?? 0), 0),
+          };
+        });
+        return {
+          source: b.source,
+          target: b.target,
+          exists: Boolean(ns && (await this.d.publisher.box(ns, name))),
+          private: copyIsPrivate(mirror, b, upstream.token !== null),
+          versions,
+          files: versions.reduce((n, v) => n + v.files, 0),
+          bytes: versions.reduce((n, v) => n + v.bytes, 0),
+        };
+      }),
+    );
     return {
-      source: input.source, target, upstream: { url: upstream.url, kind: upstream.kind, has_token: upstream.token !== null },
-      boxes, skipped: plan.skipped ?? [],
+      source: input.source,
+      target,
+      upstream: { url: upstream.url, kind: upstream.kind, has_token: upstream.token !== null },
+      boxes,
+      skipped: plan.skipped ?? [],
       totals: {
-        boxes: boxes.length, versions: boxes.reduce((n, b) => n + b.versions.length, 0), files: files.length,
-        bytes: files.reduce((n, f) => n + (f.size ?? 0), 0), unknown_sizes: files.filter((f) => f.size === null).length,
+        boxes: boxes.length,
+        versions: boxes.reduce((n, b) => n + b.versions.length, 0),
+        files: files.length,
+        bytes: files.reduce((n, f) => n + (f.size ?? 0), 0),
+        unknown_sizes: files.filter((f) => f.size === null).length,
       },
       storage: await storageFit(this.d.space, fetch.bytes),
     };
@@ -85,7 +114,9 @@ export class MirrorDryRun {
     const name = target.split('/')[0];
     const ns = await this.d.orgs.namespace(name);
     if (ns && !(await this.d.orgs.isMember(p, ns))) {
-      throw new ForbiddenError(`You may not publish boxes in "${name}". Ask an owner of "${name}" to make you a member.`);
+      throw new ForbiddenError(
+        `You may not publish boxes in "${name}". Ask an owner of "${name}" to make you a member.`,
+      );
     }
   }
 

@@ -12,7 +12,9 @@ import type { PublishService } from '../../registry/versions/publish-service';
 import type { UpstreamBoxInfo } from '../upstreams/catalog-schema';
 
 export type JobProvider = PlannedProvider & { file_id: string };
-export type JobBox = Omit<PlannedBox, 'versions'> & { versions: Array<{ version: string; description: string; providers: JobProvider[] }> };
+export type JobBox = Omit<PlannedBox, 'versions'> & {
+  versions: Array<{ version: string; description: string; providers: JobProvider[] }>;
+};
 /** What a job publishes (stored as JSON on the job, so a resumed job publishes the same). */
 export interface JobPlan {
   boxes: JobBox[];
@@ -20,9 +22,13 @@ export interface JobPlan {
   skipped?: Array<{ box: string; reason: string }>;
   /** Filled in once published. */
   published?: Array<{
-    box: string; versions: string[]; pruned?: string[];
+    box: string;
+    versions: string[];
+    pruned?: string[];
     /** Followed from the upstream: box fields, versions whose description changed, versions revoked. */
-    updated?: string[]; described?: string[]; revoked?: string[];
+    updated?: string[];
+    described?: string[];
+    revoked?: string[];
   }>;
 }
 
@@ -37,7 +43,10 @@ export interface PlanContext {
 export const parseList = (json: string): string[] => JSON.parse(json) as string[];
 
 /** `PlanContext.localVersions`: the versions the local box `ORG/BOX` has (none when it or its namespace does not exist). */
-export function localVersionsOf(d: { orgs: OrgService; publisher: PublishService }): (target: string) => Promise<Set<string>> {
+export function localVersionsOf(d: {
+  orgs: OrgService;
+  publisher: PublishService;
+}): (target: string) => Promise<Set<string>> {
   return async (target) => {
     const [namespace, box] = target.split('/');
     const ns = await d.orgs.namespace(namespace);
@@ -62,12 +71,18 @@ const NOT_THERE = 'the upstream has no such box, or it is private (give the upst
  * why) when it is one of an organization's; a mirror of that one box fails. A refused token
  * (401) fails either.
  */
-async function readBox(source: string, ctx: PlanContext, many: boolean): Promise<{ fetched: FetchedCatalog; info: UpstreamBoxInfo | null } | { skipped: string }> {
+async function readBox(
+  source: string,
+  ctx: PlanContext,
+  many: boolean,
+): Promise<{ fetched: FetchedCatalog; info: UpstreamBoxInfo | null } | { skipped: string }> {
   try {
     const fetched = await ctx.source.catalog(source, ctx.signal);
     if (!fetched) {
       if (many) return { skipped: NOT_THERE };
-      throw new UpstreamError(`The upstream has no box ${source} (or it is private: give the upstream a token that may see it).`);
+      throw new UpstreamError(
+        `The upstream has no box ${source} (or it is private: give the upstream a token that may see it).`,
+      );
     }
     return { fetched, info: await ctx.source.info(source, ctx.signal) };
   } catch (err) {
@@ -80,10 +95,19 @@ async function readBox(source: string, ctx: PlanContext, many: boolean): Promise
  * Reads the upstream catalogs of a mirror and decides every file to fetch. Sizes are asked
  * ahead (HEAD) so the job can report progress and an ETA; unknown sizes are learnt on download.
  */
-export async function buildJobPlan(mirror: MirrorRow, jobId: string, ctx: PlanContext): Promise<{ plan: JobPlan; files: Insertable<MirrorFilesTable>[] }> {
+export async function buildJobPlan(
+  mirror: MirrorRow,
+  jobId: string,
+  ctx: PlanContext,
+): Promise<{ plan: JobPlan; files: Insertable<MirrorFilesTable>[] }> {
   // Versions retention would delete at once are not fetched at all.
   const latest = mirror.retain ? Math.min(mirror.latest ?? mirror.retain, mirror.retain) : mirror.latest;
-  const filter = { versions: mirror.versions, latest, providers: parseList(mirror.providers), architectures: parseList(mirror.architectures) };
+  const filter = {
+    versions: mirror.versions,
+    latest,
+    providers: parseList(mirror.providers),
+    architectures: parseList(mirror.architectures),
+  };
   const plan: JobPlan = { boxes: [], skipped: [] };
   const files: Insertable<MirrorFilesTable>[] = [];
   const byUrl = new Map<string, string>();
@@ -104,7 +128,16 @@ export async function buildJobPlan(mirror: MirrorRow, jobId: string, ctx: PlanCo
         if (!fileId) {
           fileId = ctx.ids.id('mfile');
           byUrl.set(p.url, fileId);
-          files.push({ id: fileId, job_id: jobId, url: p.url, checksum: p.checksum, checksum_type: p.checksum_type, size: null, bytes_done: 0, state: 'pending' });
+          files.push({
+            id: fileId,
+            job_id: jobId,
+            url: p.url,
+            checksum: p.checksum,
+            checksum_type: p.checksum_type,
+            size: null,
+            bytes_done: 0,
+            state: 'pending',
+          });
         }
         providers.push({ ...p, file_id: fileId });
       }

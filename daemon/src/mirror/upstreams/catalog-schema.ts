@@ -38,12 +38,17 @@ export const UpstreamBoxInfo = z.object({
   description_markdown: z.string().max(100_000).nullish(),
   description: z.string().max(100_000).nullish(),
   private: z.boolean().nullish(),
-  versions: z.array(z.object({
-    version: z.string(),
-    status: z.string().max(32).nullish(),
-    description_markdown: z.string().max(100_000).nullish(),
-    description: z.string().max(100_000).nullish(),
-  })).max(10_000).nullish(),
+  versions: z
+    .array(
+      z.object({
+        version: z.string(),
+        status: z.string().max(32).nullish(),
+        description_markdown: z.string().max(100_000).nullish(),
+        description: z.string().max(100_000).nullish(),
+      }),
+    )
+    .max(10_000)
+    .nullish(),
 });
 export type UpstreamBoxInfo = z.infer<typeof UpstreamBoxInfo>;
 export type UpstreamProvider = z.infer<typeof UpstreamProvider>;
@@ -62,7 +67,9 @@ export const ExportManifest = z.object({
   format_version: z.literal(1),
   created_at: z.string(),
   boxes: z.array(z.object({ name: z.string(), catalog: z.string() })),
-  files: z.array(z.object({ path: z.string(), size: z.number().int().nonnegative(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })),
+  files: z.array(
+    z.object({ path: z.string(), size: z.number().int().nonnegative(), sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
+  ),
 });
 export type ExportManifest = z.infer<typeof ExportManifest>;
 

@@ -1,7 +1,13 @@
 import { ObjectStoreError } from '../../blobs/s3/s3-errors';
 import { safeEqual } from '../../lib/crypto';
 import { AppError, InsufficientStorageError, UpstreamError } from '../../lib/errors';
-import { SizeMismatchError, type BlobRef, type BlobStore, type DigestAlgorithm, type StagedBlob } from '../../blobs/blob-store';
+import {
+  SizeMismatchError,
+  type BlobRef,
+  type BlobStore,
+  type DigestAlgorithm,
+  type StagedBlob,
+} from '../../blobs/blob-store';
 import type { BlobHolds } from '../../blobs/holds';
 import type { UpstreamSource } from './source';
 import { TransientUpstreamError } from './http';
@@ -26,18 +32,27 @@ export interface FetchOptions {
   received?: () => void;
 }
 
-
 /** What went wrong in words a user acts on; a full disk is its own error. */
 export function explainStoreError(err: unknown, url: string): unknown {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ENOSPC' || code === 'EDQUOT') {
-    return new InsufficientStorageError(`The disk holding Boxyard's data folder is full (while storing ${url}). Free space, then run the job again; nothing was published.`);
+    return new InsufficientStorageError(
+      `The disk holding Boxyard's data folder is full (while storing ${url}). Free space, then run the job again; nothing was published.`,
+    );
   }
   if (err instanceof SizeMismatchError) {
-    return new TransientUpstreamError(`The upstream file ${url} was truncated: ${err.received} of ${err.expected} bytes arrived.`);
+    return new TransientUpstreamError(
+      `The upstream file ${url} was truncated: ${err.received} of ${err.expected} bytes arrived.`,
+    );
   }
   // Local file-system errors and the bucket's own keep what they say; anything else broke the upstream stream.
-  if (err instanceof AppError || err instanceof ObjectStoreError || (err as Error)?.name === 'AbortError' || (code && (err as NodeJS.ErrnoException).syscall)) return err;
+  if (
+    err instanceof AppError ||
+    err instanceof ObjectStoreError ||
+    (err as Error)?.name === 'AbortError' ||
+    (code && (err as NodeJS.ErrnoException).syscall)
+  )
+    return err;
   return new TransientUpstreamError(`The download of ${url} broke off: ${(err as Error)?.message ?? String(err)}.`);
 }
 
@@ -46,7 +61,9 @@ export function verifyStaged(staged: StagedBlob, task: Pick<FileTask, 'checksum'
   if (!task.checksum || !task.checksum_type) return;
   const actual = staged.digests[task.checksum_type] ?? '';
   if (!safeEqual(actual, task.checksum)) {
-    throw new UpstreamError(`Checksum mismatch for ${task.url}: its ${task.checksum_type} is ${actual}, the upstream declares ${task.checksum}. The file was discarded.`);
+    throw new UpstreamError(
+      `Checksum mismatch for ${task.url}: its ${task.checksum_type} is ${actual}, the upstream declares ${task.checksum}. The file was discarded.`,
+    );
   }
 }
 
@@ -56,9 +73,17 @@ export function verifyStaged(staged: StagedBlob, task: Pick<FileTask, 'checksum'
  * verifies size and checksum, and commits. A file whose declared sha256 is already stored is not
  * fetched at all. On a failure the staged bytes stay for the next attempt, unless they are wrong.
  */
-export async function fetchFile(task: FileTask, source: UpstreamSource, store: { blobs: BlobStore; holds: BlobHolds }, opts: FetchOptions = {}): Promise<BlobRef> {
+export async function fetchFile(
+  task: FileTask,
+  source: UpstreamSource,
+  store: { blobs: BlobStore; holds: BlobHolds },
+  opts: FetchOptions = {},
+): Promise<BlobRef> {
   const { blobs, holds } = store;
-  const settled = async (blob: BlobRef) => { await opts.settle?.(blob); return blob; };
+  const settled = async (blob: BlobRef) => {
+    await opts.settle?.(blob);
+    return blob;
+  };
   if (task.checksum_type === 'sha256' && task.checksum) {
     const have = await holds.keep([task.checksum], async () => {
       const found = await blobs.reuse(task.checksum!);
@@ -89,13 +114,20 @@ export async function fetchFile(task: FileTask, source: UpstreamSource, store: {
       algorithms: task.checksum_type ? [task.checksum_type] : [],
       expectedSize: opened.size ?? undefined,
       received: opts.received,
-      written: (bytes) => { if (bytes > kept) opts.onBytes?.(bytes - kept); kept = Math.max(kept, bytes); },
+      written: (bytes) => {
+        if (bytes > kept) opts.onBytes?.(bytes - kept);
+        kept = Math.max(kept, bytes);
+      },
     });
   } catch (err) {
     opened.body.destroy();
     const explained = explainStoreError(err, task.url);
     // A full disk (or one below the reserve) or a file longer than announced: the staged bytes are no use to a retry.
-    if (explained instanceof InsufficientStorageError || (err instanceof SizeMismatchError && err.received > err.expected)) await blobs.discard(task.id);
+    if (
+      explained instanceof InsufficientStorageError ||
+      (err instanceof SizeMismatchError && err.received > err.expected)
+    )
+      await blobs.discard(task.id);
     throw explained;
   }
   try {
@@ -106,7 +138,9 @@ export async function fetchFile(task: FileTask, source: UpstreamSource, store: {
   }
   const verified = result;
   return holds.keep([verified.sha256], async () => {
-    const blob = await blobs.commit(verified).catch((err: unknown) => { throw explainStoreError(err, task.url); });
+    const blob = await blobs.commit(verified).catch((err: unknown) => {
+      throw explainStoreError(err, task.url);
+    });
     return settled(blob);
   });
 }

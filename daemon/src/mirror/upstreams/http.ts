@@ -25,14 +25,22 @@ function shown(url: string): string {
 export class TransientUpstreamError extends UpstreamError {}
 /** The upstream refused the token (401) or the caller (403): its own words are in the message. */
 export class UpstreamRefusedError extends UpstreamError {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
 
-export interface GateSettings { isOffline(): Promise<boolean> }
+export interface GateSettings {
+  isOffline(): Promise<boolean>;
+}
 export interface GetOptions {
-  accept?: string; range?: number; signal?: AbortSignal; method?: 'GET' | 'HEAD';
+  accept?: string;
+  range?: number;
+  signal?: AbortSignal;
+  method?: 'GET' | 'HEAD';
   /** A connection test the user asked for: tried even while the breaker pauses the upstream. */
   ignorePause?: boolean;
 }
@@ -55,12 +63,16 @@ export class UpstreamGate {
   /** Throws when no connection may be opened to `u` now. */
   async check(u: UpstreamRow, ignorePause = false): Promise<void> {
     if (await this.settings.isOffline()) {
-      throw new OfflineError(`Boxyard is offline: it opens no connection to upstream "${u.name}". Switch offline mode off in settings to reach it.`);
+      throw new OfflineError(
+        `Boxyard is offline: it opens no connection to upstream "${u.name}". Switch offline mode off in settings to reach it.`,
+      );
     }
     if (ignorePause) return;
     const fresh = (await this.repo.upstream(u.id)) ?? u;
     if (fresh.paused_until && fresh.paused_until > this.clock.now().toISOString()) {
-      throw new UpstreamError(`Upstream "${u.name}" failed ${fresh.failures} times in a row and is paused until ${fresh.paused_until} (last error: ${fresh.last_error ?? 'unknown'}).`);
+      throw new UpstreamError(
+        `Upstream "${u.name}" failed ${fresh.failures} times in a row and is paused until ${fresh.paused_until} (last error: ${fresh.last_error ?? 'unknown'}).`,
+      );
     }
   }
 
@@ -74,8 +86,10 @@ export class UpstreamGate {
   async failed(u: UpstreamRow, message: string): Promise<void> {
     const fresh = (await this.repo.upstream(u.id)) ?? u;
     const failures = fresh.failures + 1;
-    const pause = failures >= fresh.max_failures
-      ? new Date(this.clock.now().getTime() + fresh.pause_minutes * 60_000).toISOString() : null;
+    const pause =
+      failures >= fresh.max_failures
+        ? new Date(this.clock.now().getTime() + fresh.pause_minutes * 60_000).toISOString()
+        : null;
     await this.repo.updateUpstream(u.id, { failures, paused_until: pause, last_error: message.slice(0, 1000) });
   }
 
@@ -88,7 +102,8 @@ export class UpstreamGate {
    */
   async get(u: UpstreamRow, url: string, opts: GetOptions = {}): Promise<Response> {
     const res = await this.find(u, url, opts);
-    if (!res) throw new UpstreamError(`Upstream "${u.name}" answered 404 for ${shown(url)}: no such box or file there.`);
+    if (!res)
+      throw new UpstreamError(`Upstream "${u.name}" answered 404 for ${shown(url)}: no such box or file there.`);
     return res;
   }
 
@@ -108,7 +123,8 @@ export class UpstreamGate {
       if (res.status >= 300 && res.status < 400 && location) {
         await res.body?.cancel();
         current = new URL(location, current).toString();
-        if (!/^https?:$/.test(new URL(current).protocol)) throw new UpstreamError(`Upstream "${u.name}" redirected to ${shown(current)}, which is not http or https.`);
+        if (!/^https?:$/.test(new URL(current).protocol))
+          throw new UpstreamError(`Upstream "${u.name}" redirected to ${shown(current)}, which is not http or https.`);
         continue;
       }
       if (res.status >= 500 || res.status === 429) {
@@ -121,8 +137,12 @@ export class UpstreamGate {
       if (res.status === 416 && opts.range) return res;
       if (res.status === 401 || res.status === 403) {
         await this.succeeded(u);
-        throw new UpstreamRefusedError(res.status, `Upstream "${u.name}" answered ${res.status} for ${shown(current)}${await saying(res)}: ${
-          res.status === 401 ? 'it refuses the token' : 'the token may not see this'}${u.token ? '' : ' (the upstream has no token)'}.`);
+        throw new UpstreamRefusedError(
+          res.status,
+          `Upstream "${u.name}" answered ${res.status} for ${shown(current)}${await saying(res)}: ${
+            res.status === 401 ? 'it refuses the token' : 'the token may not see this'
+          }${u.token ? '' : ' (the upstream has no token)'}.`,
+        );
       }
       if (!res.ok) {
         await res.body?.cancel();
@@ -147,12 +167,17 @@ export class UpstreamGate {
     const timer = setTimeout(() => timeout.abort(), u.timeout_seconds * 1000);
     try {
       const signal = opts.signal ? AbortSignal.any([opts.signal, timeout.signal]) : timeout.signal;
-      return await this.outbound.fetch(url, { method: opts.method ?? 'GET', headers, redirect: 'manual', signal }, reachFor(u, url));
+      return await this.outbound.fetch(
+        url,
+        { method: opts.method ?? 'GET', headers, redirect: 'manual', signal },
+        reachFor(u, url),
+      );
     } catch (err) {
       if (opts.signal?.aborted) throw err;
       // A refused address is the upstream's definition, not its failure: the breaker does not count it.
       // Named by host only: a redirect's path and query (a signed URL) are not for whoever asked.
-      if (err instanceof AddressNotAllowedError) throw new AddressNotAllowedError(`Upstream "${u.name}" leads to a host Boxyard may not reach: ${err.message}`);
+      if (err instanceof AddressNotAllowedError)
+        throw new AddressNotAllowedError(`Upstream "${u.name}" leads to a host Boxyard may not reach: ${err.message}`);
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       const message = timeout.signal.aborted
         ? `Upstream "${u.name}" did not answer within ${u.timeout_seconds} s (${shown(url)}).`
@@ -180,10 +205,19 @@ export class UpstreamGate {
       }, u.timeout_seconds * 1000);
     };
     const guarded = new Transform({
-      transform(chunk, _enc, cb) { arm(); cb(null, chunk); },
-      flush(cb) { clearTimeout(timer); cb(); },
+      transform(chunk, _enc, cb) {
+        arm();
+        cb(null, chunk);
+      },
+      flush(cb) {
+        clearTimeout(timer);
+        cb();
+      },
     });
-    guarded.on('close', () => { clearTimeout(timer); source.destroy(); });
+    guarded.on('close', () => {
+      clearTimeout(timer);
+      source.destroy();
+    });
     // A reader that holds back (a slow disk, a slow client, hashing staged bytes) is not a stalled upstream.
     guarded.on('pause', () => clearTimeout(timer));
     guarded.on('resume', arm);
@@ -198,7 +232,12 @@ async function saying(res: Response): Promise<string> {
   const text = await readSome(res, 4096);
   try {
     const errors = (JSON.parse(text) as { errors?: unknown }).errors;
-    const said = Array.isArray(errors) ? errors.map((e) => (typeof e === 'string' ? e : (e as { detail?: string })?.detail ?? '')).filter(Boolean).join('; ') : '';
+    const said = Array.isArray(errors)
+      ? errors
+          .map((e) => (typeof e === 'string' ? e : ((e as { detail?: string })?.detail ?? '')))
+          .filter(Boolean)
+          .join('; ')
+      : '';
     return said ? ` ("${said.slice(0, 300)}")` : '';
   } catch {
     return '';

@@ -14,13 +14,21 @@ type Undici = typeof import('undici');
 type LoadedAgent = Promise<{ undici: Undici; agent: InstanceType<Undici['Agent']> }>;
 
 /** How one request connects: limited to allowed addresses, and with a CA of its own to trust. */
-export interface Reach { restricted: boolean; ca: string | null }
+export interface Reach {
+  restricted: boolean;
+  ca: string | null;
+}
 
 /**
  * What `reachFor` needs of an upstream: its address and CA; `restricted` (1: a non-administrator
  * chose the address) and whether its owner is an administrator now (null: no owner, the daemon's own).
  */
-export interface UpstreamReach { url: string; ca: string | null; restricted: number; owner_admin: number | null }
+export interface UpstreamReach {
+  url: string;
+  ca: string | null;
+  restricted: number;
+  owner_admin: number | null;
+}
 
 /**
  * The one outbound rule. An administrator's upstream (and the daemon's own, `--upstream`) may

@@ -6,7 +6,12 @@ import type { UpstreamGate } from './http';
 import type { UpstreamService } from './service';
 import { isRemote, sourceFor } from './source';
 
-export interface ProbeResult { ok: boolean; code: ErrorCode | null; message: string; tested_at: string }
+export interface ProbeResult {
+  ok: boolean;
+  code: ErrorCode | null;
+  message: string;
+  tested_at: string;
+}
 
 /**
  * "Test connection": asks the upstream what shows it answers, with its stored token. A failure is

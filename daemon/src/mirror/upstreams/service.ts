@@ -73,10 +73,12 @@ export class UpstreamService {
   async own(p: Caller, id: string): Promise<UpstreamRow> {
     const u = await this.get(p, id);
     if (mayReadThrough(p.user, u)) return u;
-    throw new ForbiddenError(u.created_by === p.user.id
-      ? `Upstream "${u.name}" was set up with administrator rights you no longer have (a folder on the daemon's disk, or an address only an administrator may reach): point it at a public address first.`
-      : `Upstream "${u.name}" belongs to ${u.owner_name ?? 'the daemon'}: a mirror reads only from its own user's upstreams. Give its URL instead (upstream: {url}), which makes one of your own.`,
-    { field: 'upstream_id' });
+    throw new ForbiddenError(
+      u.created_by === p.user.id
+        ? `Upstream "${u.name}" was set up with administrator rights you no longer have (a folder on the daemon's disk, or an address only an administrator may reach): point it at a public address first.`
+        : `Upstream "${u.name}" belongs to ${u.owner_name ?? 'the daemon'}: a mirror reads only from its own user's upstreams. Give its URL instead (upstream: {url}), which makes one of your own.`,
+      { field: 'upstream_id' },
+    );
   }
 
   /** `restricted`: 1 when the address was chosen by a non-administrator (the caller, unless `adopt` says whom). */
@@ -84,7 +86,11 @@ export class UpstreamService {
     await this.mayUse(p, input.url);
     const id = this.ids.id('ups');
     const name = input.name ?? (await this.freeName(p, nameFromUrl(input.url)));
-    await this.guard(name, () => this.repo.insertUpstream(upstreamRow(input, { id, name, createdBy: p?.user.id ?? null, restricted, now: this.clock.now() })));
+    await this.guard(name, () =>
+      this.repo.insertUpstream(
+        upstreamRow(input, { id, name, createdBy: p?.user.id ?? null, restricted, now: this.clock.now() }),
+      ),
+    );
     return (await this.repo.upstream(id))!;
   }
 
@@ -107,7 +113,8 @@ export class UpstreamService {
   async byUrl(p: Caller, url: string, token: string | null | undefined, ca?: string | null): Promise<UpstreamRow> {
     const mine = await this.mineAt(p, url);
     if (!mine) return this.create(p, { url, token, ca });
-    if ((token && token !== mine.token) || (ca && ca !== mine.ca)) await this.write(mine, { ...(token ? { token } : {}), ...(ca ? { ca } : {}) });
+    if ((token && token !== mine.token) || (ca && ca !== mine.ca))
+      await this.write(mine, { ...(token ? { token } : {}), ...(ca ? { ca } : {}) });
     return (await this.repo.upstream(mine.id))!;
   }
 
@@ -119,7 +126,13 @@ export class UpstreamService {
     await this.mayUse(p, input.url);
     const mine = await this.mineAt(p, input.url);
     if (mine) return { ...mine, token: input.token ?? mine.token, ca: input.ca ?? mine.ca };
-    const row = upstreamRow(input, { id: 'plan', name: nameFromUrl(input.url), createdBy: p.user.id, restricted: restrictedFor(p), now: this.clock.now() });
+    const row = upstreamRow(input, {
+      id: 'plan',
+      name: nameFromUrl(input.url),
+      createdBy: p.user.id,
+      restricted: restrictedFor(p),
+      now: this.clock.now(),
+    });
     return { ...row, owner_admin: p.user.is_admin ? 1 : 0, owner_name: p.user.username };
   }
 
@@ -130,7 +143,11 @@ export class UpstreamService {
   async update(p: Caller, id: string, patch: UpdateUpstream): Promise<UpstreamRow> {
     const u = await this.get(p, id);
     if (patch.url) await this.mayUse(p, patch.url);
-    if (u.created_by !== p.user.id) this.log?.info({ upstream: u.id, owner: u.owner_name, by: p.user.username }, "an administrator changed another user's upstream");
+    if (u.created_by !== p.user.id)
+      this.log?.info(
+        { upstream: u.id, owner: u.owner_name, by: p.user.username },
+        "an administrator changed another user's upstream",
+      );
     await this.write(u, patch, p);
     return (await this.repo.upstream(id))!;
   }
@@ -154,21 +171,35 @@ export class UpstreamService {
 
   private async write(u: UpstreamRow, patch: UpdateUpstream, by: Caller | null = null) {
     const name = patch.name ?? u.name;
-    await this.guard(name, () => this.repo.updateUpstream(u.id, {
-      name, name_key: nameKey(name),
-      // An administrator pointing a user's upstream somewhere leaves it under its owner's rules.
-      ...(patch.url ? { url: patch.url, kind: patch.kind ?? detectKind(patch.url), restricted: restrictedFor(by) || u.owner_admin === 0 ? 1 : 0 } : patch.kind ? { kind: patch.kind } : {}),
-      // A new address of another origin does not inherit the token meant for the old one.
-      ...(patch.ca !== undefined ? { ca: patch.ca } : {}),
-      ...(patch.token !== undefined ? { token: patch.token }
-        : patch.url && originOf(patch.url) !== originOf(u.url) ? { token: null } : {}),
-      ...(patch.timeout_seconds ? { timeout_seconds: patch.timeout_seconds } : {}),
-      ...(patch.max_failures ? { max_failures: patch.max_failures } : {}),
-      ...(patch.pause_minutes !== undefined ? { pause_minutes: patch.pause_minutes } : {}),
-      // A changed address or token deserves a fresh chance.
-      ...(patch.url || patch.token !== undefined ? { failures: 0, paused_until: null, last_error: null } : {}),
-      updated_at: this.now(),
-    }));
+    await this.guard(name, () =>
+      this.repo.updateUpstream(u.id, {
+        name,
+        name_key: nameKey(name),
+        // An administrator pointing a user's upstream somewhere leaves it under its owner's rules.
+        ...(patch.url
+          ? {
+              url: patch.url,
+              kind: patch.kind ?? detectKind(patch.url),
+              restricted: restrictedFor(by) || u.owner_admin === 0 ? 1 : 0,
+            }
+          : patch.kind
+            ? { kind: patch.kind }
+            : {}),
+        // A new address of another origin does not inherit the token meant for the old one.
+        ...(patch.ca !== undefined ? { ca: patch.ca } : {}),
+        ...(patch.token !== undefined
+          ? { token: patch.token }
+          : patch.url && originOf(patch.url) !== originOf(u.url)
+            ? { token: null }
+            : {}),
+        ...(patch.timeout_seconds ? { timeout_seconds: patch.timeout_seconds } : {}),
+        ...(patch.max_failures ? { max_failures: patch.max_failures } : {}),
+        ...(patch.pause_minutes !== undefined ? { pause_minutes: patch.pause_minutes } : {}),
+        // A changed address or token deserves a fresh chance.
+        ...(patch.url || patch.token !== undefined ? { failures: 0, paused_until: null, last_error: null } : {}),
+        updated_at: this.now(),
+      }),
+    );
   }
 
   /**
@@ -178,7 +209,9 @@ export class UpstreamService {
   async mayUse(p: Caller | null, url: string): Promise<void> {
     if (!p || p.user.is_admin) return;
     if (!isRemote({ url })) {
-      throw new ForbiddenError("Only administrators may use a folder on the daemon's disk as an upstream; import it with boxyard import instead.");
+      throw new ForbiddenError(
+        "Only administrators may use a folder on the daemon's disk as an upstream; import it with boxyard import instead.",
+      );
     }
     await this.outbound.check(url);
   }
@@ -195,7 +228,10 @@ export class UpstreamService {
     try {
       await write();
     } catch (e) {
-      if (isUniqueViolation(e)) throw new ConflictError(`Its owner already has an upstream named "${name}". Choose another name.`, { field: 'name' });
+      if (isUniqueViolation(e))
+        throw new ConflictError(`Its owner already has an upstream named "${name}". Choose another name.`, {
+          field: 'name',
+        });
       throw e;
     }
   }

@@ -13,8 +13,15 @@ import type { UpstreamKind } from '../../contract/wire/mirror';
 import { UpstreamRefusedError, type UpstreamGate } from './http';
 
 /** The bytes of one upstream file from `offset` on (0 when the upstream ignored the range). */
-export interface OpenedFile { body: Readable; offset: number; size: number | null }
-export interface FetchedCatalog { catalog: UpstreamCatalog; base: string }
+export interface OpenedFile {
+  body: Readable;
+  offset: number;
+  size: number | null;
+}
+export interface FetchedCatalog {
+  catalog: UpstreamCatalog;
+  base: string;
+}
 
 /** What mirroring and the cache read from any kind of upstream. */
 export interface UpstreamSource {
@@ -66,12 +73,20 @@ function parseJson<T extends z.ZodType>(u: UpstreamRow, schema: T, text: string,
     throw new UpstreamError(`Upstream "${u.name}" sent invalid JSON for ${where}.`);
   }
   const r = schema.safeParse(raw);
-  if (!r.success) throw new UpstreamError(`Upstream "${u.name}" sent a catalog that does not match the expected shape for ${where}: ${describeIssues(r.error)}.`);
+  if (!r.success)
+    throw new UpstreamError(
+      `Upstream "${u.name}" sent a catalog that does not match the expected shape for ${where}: ${describeIssues(r.error)}.`,
+    );
   return r.data;
 }
 
 /** Reads a JSON body, refusing more than `limit` bytes (a catalog is small; a hostile one is not). */
-async function boundedText(u: UpstreamRow, gate: UpstreamGate, res: Response, limit = 16 * 1024 * 1024): Promise<string> {
+async function boundedText(
+  u: UpstreamRow,
+  gate: UpstreamGate,
+  res: Response,
+  limit = 16 * 1024 * 1024,
+): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of gate.body(u, res)) {
@@ -84,15 +99,24 @@ async function boundedText(u: UpstreamRow, gate: UpstreamGate, res: Response, li
 
 /** Vagrant Cloud, HCP Vagrant or another Boxyard: `GET BASE/ORG/BOX` as `vagrant box add` reads it. */
 class HttpSource implements UpstreamSource {
-  constructor(private readonly u: UpstreamRow, private readonly gate: UpstreamGate, private readonly single: boolean) {}
+  constructor(
+    private readonly u: UpstreamRow,
+    private readonly gate: UpstreamGate,
+    private readonly single: boolean,
+  ) {}
 
-  private get base() { return this.u.url.replace(/\/+$/, ''); }
+  private get base() {
+    return this.u.url.replace(/\/+$/, '');
+  }
 
   async catalog(box: string, signal?: AbortSignal): Promise<FetchedCatalog | null> {
     const url = this.single ? this.u.url : `${this.base}/${splitBox(box)}`;
     const res = await this.gate.find(this.u, url, { accept: 'application/json', signal });
     if (!res) return null;
-    return { catalog: parseJson(this.u, UpstreamCatalog, await boundedText(this.u, this.gate, res), url), base: res.url || url };
+    return {
+      catalog: parseJson(this.u, UpstreamCatalog, await boundedText(this.u, this.gate, res), url),
+      base: res.url || url,
+    };
   }
 
   async info(box: string, signal?: AbortSignal): Promise<UpstreamBoxInfo | null> {
@@ -122,7 +146,12 @@ class HttpSource implements UpstreamSource {
       url = `${this.base}/api/v2/user/${seg(org)}`;
       res = await this.gate.get(this.u, url, { accept: 'application/json', signal });
     }
-    const doc = parseJson(this.u, z.object({ boxes: z.array(z.object({ name: z.string() })).max(10_000) }), await boundedText(this.u, this.gate, res), url);
+    const doc = parseJson(
+      this.u,
+      z.object({ boxes: z.array(z.object({ name: z.string() })).max(10_000) }),
+      await boundedText(this.u, this.gate, res),
+      url,
+    );
     return doc.boxes.map((b) => `${org}/${b.name}`);
   }
 
@@ -152,7 +181,10 @@ class HttpSource implements UpstreamSource {
   }
 
   async open(url: string, offset: number, signal?: AbortSignal): Promise<OpenedFile> {
-    if (locationOf(url) !== 'network') throw new UpstreamError(`Upstream "${this.u.name}" names a file at ${url}: only http and https URLs are fetched from it.`);
+    if (locationOf(url) !== 'network')
+      throw new UpstreamError(
+        `Upstream "${this.u.name}" names a file at ${url}: only http and https URLs are fetched from it.`,
+      );
     const res = await this.gate.get(this.u, url, { range: offset || undefined, signal });
     if (res.status === 416) {
       // Everything was staged before an interruption: nothing is left to fetch (else start over).
@@ -164,14 +196,21 @@ class HttpSource implements UpstreamSource {
     const partial = res.status === 206 && offset > 0;
     const length = res.headers.get('content-length');
     const body = this.gate.body(this.u, res);
-    return { body, offset: partial ? offset : 0, size: length === null ? null : Number(length) + (partial ? offset : 0) };
+    return {
+      body,
+      offset: partial ? offset : 0,
+      size: length === null ? null : Number(length) + (partial ? offset : 0),
+    };
   }
 }
 
 /** A folder written by `boxyard export` (or one catalog file on disk): never reads outside it. */
 class FolderSource implements UpstreamSource {
   private readonly root: string;
-  constructor(private readonly u: UpstreamRow, private readonly single: boolean) {
+  constructor(
+    private readonly u: UpstreamRow,
+    private readonly single: boolean,
+  ) {
     this.root = single ? dirname(toPath(u.url)) : toPath(u.url);
   }
 
@@ -179,7 +218,8 @@ class FolderSource implements UpstreamSource {
   private async inside(path: string): Promise<string> {
     const real = async (p: string) => realpath(p).catch(() => resolve(p));
     const rel = relative(await real(this.root), await real(path));
-    if (rel.startsWith('..') || isAbsolute(rel)) throw new UpstreamError(`Upstream "${this.u.name}" names ${path}, outside its folder ${this.root}.`);
+    if (rel.startsWith('..') || isAbsolute(rel))
+      throw new UpstreamError(`Upstream "${this.u.name}" names ${path}, outside its folder ${this.root}.`);
     return path;
   }
 
@@ -196,7 +236,10 @@ class FolderSource implements UpstreamSource {
   private async manifest() {
     const path = resolve(this.root, MANIFEST_FILE);
     const text = await this.read(path);
-    if (text === null) throw new UpstreamError(`Upstream "${this.u.name}": ${this.root} has no ${MANIFEST_FILE}; is it a folder written by boxyard export?`);
+    if (text === null)
+      throw new UpstreamError(
+        `Upstream "${this.u.name}": ${this.root} has no ${MANIFEST_FILE}; is it a folder written by boxyard export?`,
+      );
     return parseJson(this.u, ExportManifest, text, path);
   }
 
@@ -244,7 +287,8 @@ class FolderSource implements UpstreamSource {
   }
 
   async open(url: string, offset: number): Promise<OpenedFile> {
-    if (locationOf(url) !== 'disk' || isAbsolute(url)) throw new UpstreamError(`Upstream "${this.u.name}" names ${url}: a folder upstream serves only its own files.`);
+    if (locationOf(url) !== 'disk' || isAbsolute(url))
+      throw new UpstreamError(`Upstream "${this.u.name}" names ${url}: a folder upstream serves only its own files.`);
     const path = await this.inside(fileURLToPath(url));
     const s = await stat(path).catch(() => null);
     if (!s?.isFile()) throw new UpstreamError(`Upstream "${this.u.name}" has no file ${path}.`);
@@ -260,7 +304,10 @@ class FolderSource implements UpstreamSource {
  */
 export function sourceFor(u: UpstreamRow, gate: UpstreamGate): UpstreamSource {
   if (!isRemote(u)) {
-    if (u.restricted === 1 || u.owner_admin === 0) throw new ForbiddenError(`Upstream "${u.name}" is a folder on the daemon's disk, which only an administrator's upstream may read.`);
+    if (u.restricted === 1 || u.owner_admin === 0)
+      throw new ForbiddenError(
+        `Upstream "${u.name}" is a folder on the daemon's disk, which only an administrator's upstream may read.`,
+      );
     return new FolderSource(u, u.kind === 'catalog');
   }
   return new HttpSource(u, gate, u.kind === 'catalog');

@@ -31,15 +31,28 @@ export interface UpstreamOrigin {
  * The one way a request becomes an upstream row: the row UpstreamService.create stores, and the
  * row a dry run reads through (never stored). It has not failed yet.
  */
-export function upstreamRow(input: CreateUpstream, origin: UpstreamOrigin): Omit<UpstreamRow, 'owner_admin' | 'owner_name'> {
+export function upstreamRow(
+  input: CreateUpstream,
+  origin: UpstreamOrigin,
+): Omit<UpstreamRow, 'owner_admin' | 'owner_name'> {
   const at = origin.now.toISOString();
   return {
-    id: origin.id, name: origin.name, name_key: nameKey(origin.name), kind: input.kind ?? detectKind(input.url), url: input.url,
-    token: input.token ?? null, ca: input.ca ?? null,
+    id: origin.id,
+    name: origin.name,
+    name_key: nameKey(origin.name),
+    kind: input.kind ?? detectKind(input.url),
+    url: input.url,
+    token: input.token ?? null,
+    ca: input.ca ?? null,
     timeout_seconds: input.timeout_seconds ?? UPSTREAM_DEFAULTS.timeout_seconds,
     max_failures: input.max_failures ?? UPSTREAM_DEFAULTS.max_failures,
     pause_minutes: input.pause_minutes ?? UPSTREAM_DEFAULTS.pause_minutes,
-    failures: 0, paused_until: null, last_error: null,
-    created_by: origin.createdBy, restricted: origin.restricted, created_at: at, updated_at: at,
+    failures: 0,
+    paused_until: null,
+    last_error: null,
+    created_by: origin.createdBy,
+    restricted: origin.restricted,
+    created_at: at,
+    updated_at: at,
   };
 }

@@ -48,17 +48,18 @@ export function catalogDocument(requestedName: string, d: BoxDetail, urls: Urls,
     name: requestedName,
     description: d.box.short_description || d.box.description,
     short_description: d.box.short_description,
-    versions: d.versions.filter(({ providers }) => !opts.heldOnly || served(providers).length > 0).map(({ version, providers }) => ({
-      version: version.version,
-      status: version.status,
-      description_markdown: version.description,
-      providers: served(providers)
-        .map((p) => ({
+    versions: d.versions
+      .filter(({ providers }) => !opts.heldOnly || served(providers).length > 0)
+      .map(({ version, providers }) => ({
+        version: version.version,
+        status: version.status,
+        description_markdown: version.description,
+        providers: served(providers).map((p) => ({
           name: p.name,
           url: downloadUrl(d.box, version, p, urls),
           ...advertisedChecksum(p),
           ...(legacy ? {} : { architecture: p.architecture, default_architecture: p.default_architecture === 1 }),
         })),
-    })),
+      })),
   };
 }

@@ -35,15 +35,20 @@ export function catalogRoutes(d: CatalogRouteDeps): Router {
     };
     // A box from the read caches is the same frozen objects until it changes: its catalog is serialized once per variant.
     const variant = `${urls.base} ${org}/${box} ${opts.legacy} ${opts.heldOnly}`;
-    answers.send(ctx, [detail.box, detail.versions], variant, () => catalogDocument(`${org}/${box}`, detail, urls, opts));
+    answers.send(ctx, [detail.box, detail.versions], variant, () =>
+      catalogDocument(`${org}/${box}`, detail, urls, opts),
+    );
   };
   // The page is the same for every box; its status says whether this caller may see the box.
   const page = async (ctx: Context) => {
     const { org, box } = ctx.params as { org: string; box: string };
-    const found = await d.registry.access.box(caller(ctx), { username: org, box }, 'read').then(() => true, (e: unknown) => {
-      if (e instanceof NotFoundError) return false;
-      throw e;
-    });
+    const found = await d.registry.access.box(caller(ctx), { username: org, box }, 'read').then(
+      () => true,
+      (e: unknown) => {
+        if (e instanceof NotFoundError) return false;
+        throw e;
+      },
+    );
     await d.uiPage(ctx, found ? 200 : 404);
   };
   // @koa/router answers HEAD with the GET route (Koa then drops the body, keeping the headers).

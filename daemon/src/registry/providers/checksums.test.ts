@@ -13,10 +13,26 @@ const detail = (p: ProviderRow) => boxDetailFixture([p]);
 
 describe('advertisedChecksum: which checksum a provider shows', () => {
   it.each([
-    ['a stored hosted file: the computed sha256, over a declared one', { checksum: SHA1, checksum_type: 'sha1', blob_sha256: STORED, size: 1 }, { checksum: STORED, checksum_type: 'sha256' }],
-    ['a stored hosted file without a declared checksum: the computed sha256', { blob_sha256: STORED, size: 1 }, { checksum: STORED, checksum_type: 'sha256' }],
-    ['a hosted provider not uploaded yet: the declared checksum', { checksum: SHA1, checksum_type: 'sha1' }, { checksum: SHA1, checksum_type: 'sha1' }],
-    ['an external url: the declared checksum', { url: 'https://boxes.example/a.box', checksum: SHA1, checksum_type: 'sha1' }, { checksum: SHA1, checksum_type: 'sha1' }],
+    [
+      'a stored hosted file: the computed sha256, over a declared one',
+      { checksum: SHA1, checksum_type: 'sha1', blob_sha256: STORED, size: 1 },
+      { checksum: STORED, checksum_type: 'sha256' },
+    ],
+    [
+      'a stored hosted file without a declared checksum: the computed sha256',
+      { blob_sha256: STORED, size: 1 },
+      { checksum: STORED, checksum_type: 'sha256' },
+    ],
+    [
+      'a hosted provider not uploaded yet: the declared checksum',
+      { checksum: SHA1, checksum_type: 'sha1' },
+      { checksum: SHA1, checksum_type: 'sha1' },
+    ],
+    [
+      'an external url: the declared checksum',
+      { url: 'https://boxes.example/a.box', checksum: SHA1, checksum_type: 'sha1' },
+      { checksum: SHA1, checksum_type: 'sha1' },
+    ],
     ['an external url with none declared: none', { url: 'https://boxes.example/a.box' }, undefined],
     ['nothing declared or stored: none', {}, undefined],
   ] as const)('%s', (_, over, want) => {
@@ -25,10 +41,20 @@ describe('advertisedChecksum: which checksum a provider shows', () => {
 
   it('is the same in the vagrant catalog and in the API', () => {
     const p = provider({ checksum: SHA1, checksum_type: 'sha1', blob_sha256: STORED, size: 1 });
-    const entry = catalogDocument('org/box', detail(p), new Urls('http://h'), { legacy: false }).versions[0].providers[0];
-    const json = providerJson(detail(p).box, detail(p).versions[0].version, p, { urls: new Urls('http://h'), api: 'v2' });
-    expect({ checksum: entry.checksum, checksum_type: entry.checksum_type }).toEqual({ checksum: STORED, checksum_type: 'sha256' });
-    expect({ checksum: json.checksum, checksum_type: json.checksum_type }).toEqual({ checksum: STORED, checksum_type: 'sha256' });
+    const entry = catalogDocument('org/box', detail(p), new Urls('http://h'), { legacy: false }).versions[0]
+      .providers[0];
+    const json = providerJson(detail(p).box, detail(p).versions[0].version, p, {
+      urls: new Urls('http://h'),
+      api: 'v2',
+    });
+    expect({ checksum: entry.checksum, checksum_type: entry.checksum_type }).toEqual({
+      checksum: STORED,
+      checksum_type: 'sha256',
+    });
+    expect({ checksum: json.checksum, checksum_type: json.checksum_type }).toEqual({
+      checksum: STORED,
+      checksum_type: 'sha256',
+    });
   });
 });
 

@@ -8,14 +8,20 @@ import type { ProviderRow } from '../repository';
  * checksum a provider shows. The list of types is the blob store's (it computes them).
  */
 
-export interface Checksum { checksum: string; checksum_type: DigestAlgorithm }
+export interface Checksum {
+  checksum: string;
+  checksum_type: DigestAlgorithm;
+}
 
 /**
  * A declared checksum and its type, checked together: the type names an algorithm and the hex
  * digest has its length. No checksum means none at all (a lone type is dropped: clients send
  * `checksum_type` with an empty checksum).
  */
-export function normalizeChecksum(checksum: string | null, type: string | null): { checksum: string | null; checksum_type: DigestAlgorithm | null } {
+export function normalizeChecksum(
+  checksum: string | null,
+  type: string | null,
+): { checksum: string | null; checksum_type: DigestAlgorithm | null } {
   if (!checksum) return { checksum: null, checksum_type: null };
   const t = type?.toLowerCase();
   if (!t || !isDigestAlgorithm(t)) {
@@ -34,7 +40,9 @@ export function normalizeChecksum(checksum: string | null, type: string | null):
  * may change the declared one later without looking at the file); otherwise the declared checksum,
  * or none. ../shared/CLIENTS.md: "always advertise the sha256 the server computed".
  */
-export function advertisedChecksum(p: Pick<ProviderRow, 'url' | 'blob_sha256' | 'checksum' | 'checksum_type'>): Checksum | undefined {
+export function advertisedChecksum(
+  p: Pick<ProviderRow, 'url' | 'blob_sha256' | 'checksum' | 'checksum_type'>,
+): Checksum | undefined {
   if (!p.url && p.blob_sha256) return { checksum: p.blob_sha256, checksum_type: 'sha256' };
   if (p.checksum && p.checksum_type) return { checksum: p.checksum, checksum_type: p.checksum_type };
   return undefined;

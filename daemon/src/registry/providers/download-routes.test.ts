@@ -42,10 +42,14 @@ describe('download route with an S3 store', () => {
   async function serve(blobsRedirect: boolean): Promise<string> {
     const registry = {
       resolveProvider: async () => ({ box: { id: 'box1' }, provider: { id: 'prov1', blob_sha256: sha256, url: null } }),
-      countDownload: async (boxId: string, providerId?: string) => { counted.push(`${boxId}/${providerId}`); },
+      countDownload: async (boxId: string, providerId?: string) => {
+        counted.push(`${boxId}/${providerId}`);
+      },
     } as unknown as DownloadRouteDeps['registry'];
     const app = new Koa();
-    app.use(downloadRoutes({ registry, blobStore: store, config: { blobsRedirect }, log: pino({ enabled: false }) }).routes());
+    app.use(
+      downloadRoutes({ registry, blobStore: store, config: { blobsRedirect }, log: pino({ enabled: false }) }).routes(),
+    );
     const server = createServer(app.callback());
     servers.push(server);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -53,7 +57,9 @@ describe('download route with an S3 store', () => {
   }
 
   /** Waits for the count a response's 'finish' triggers (it runs after the client has the response). */
-  const countedSoon = async (n: number) => { while (counted.length < n) await new Promise((r) => setImmediate(r)); };
+  const countedSoon = async (n: number) => {
+    while (counted.length < n) await new Promise((r) => setImmediate(r));
+  };
 
   it('answers a whole-file GET with a 302 to a presigned URL that downloads the file, and counts it', async () => {
     counted.length = 0;

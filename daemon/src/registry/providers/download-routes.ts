@@ -21,7 +21,13 @@ export interface DownloadRouteDeps {
   log: Logger;
 }
 
-const DownloadParams = z.object({ username: Segment, box: Segment, version: Segment, provider: Segment, arch: Segment });
+const DownloadParams = z.object({
+  username: Segment,
+  box: Segment,
+  version: Segment,
+  provider: Segment,
+  arch: Segment,
+});
 
 /**
  * The stored file of a provider the caller may download (404 for anything missing or invisible,
@@ -31,14 +37,19 @@ async function locate(d: DownloadRouteDeps, p: Principal, ref: ProviderRef & { a
   const { box, provider } = await d.registry.resolveProvider(p, ref, 'download');
   const blob = provider.blob_sha256 ? await d.blobStore.stat(provider.blob_sha256) : null;
   if (!blob && provider.url) return { box, providerId: provider.id, redirect: provider.url, blob: null };
-  if (!blob) throw new NotFoundError(`No box file has been uploaded for provider "${ref.provider}" (${ref.architecture}) of ${ref.username}/${ref.box} ${ref.version}.`);
+  if (!blob)
+    throw new NotFoundError(
+      `No box file has been uploaded for provider "${ref.provider}" (${ref.architecture}) of ${ref.username}/${ref.box} ${ref.version}.`,
+    );
   return { box, providerId: provider.id, redirect: null, blob };
 }
 
 /** Counts a download once its response has gone out. */
 function countOnFinish(ctx: Context, d: DownloadRouteDeps, boxId: string, providerId: string): void {
   ctx.res.once('finish', () => {
-    d.registry.countDownload(boxId, providerId).catch((err: unknown) => d.log.error({ err }, 'counting a download failed'));
+    d.registry
+      .countDownload(boxId, providerId)
+      .catch((err: unknown) => d.log.error({ err }, 'counting a download failed'));
   });
 }
 
@@ -47,7 +58,13 @@ function countOnFinish(ctx: Context, d: DownloadRouteDeps, boxId: string, provid
  * to a URL valid 5 minutes, and counted as a download. HEAD and Range requests stay with the
  * daemon (a URL signed for GET answers no HEAD, and a resume must see the daemon's 206 or 416).
  */
-async function redirected(ctx: Context, d: DownloadRouteDeps, blob: BlobRef, boxId: string, providerId: string): Promise<boolean> {
+async function redirected(
+  ctx: Context,
+  d: DownloadRouteDeps,
+  blob: BlobRef,
+  boxId: string,
+  providerId: string,
+): Promise<boolean> {
   if (!d.config.blobsRedirect || !d.blobStore.downloadUrl || ctx.method !== 'GET' || ctx.get('range')) return false;
   const url = await d.blobStore.downloadUrl(blob.sha256);
   // The URL expires: no cache may keep the redirect.
@@ -58,7 +75,13 @@ async function redirected(ctx: Context, d: DownloadRouteDeps, blob: BlobRef, box
 }
 
 /** Streams the blob (or the requested range) and counts a download once its last byte is sent. */
-async function send(ctx: Context, d: DownloadRouteDeps, blob: BlobRef, boxId: string, providerId: string): Promise<void> {
+async function send(
+  ctx: Context,
+  d: DownloadRouteDeps,
+  blob: BlobRef,
+  boxId: string,
+  providerId: string,
+): Promise<void> {
   ctx.set('Accept-Ranges', 'bytes');
   ctx.set('ETag', `"${blob.sha256}"`);
   ctx.type = 'application/octet-stream';
@@ -111,10 +134,17 @@ async function send(ctx: Context, d: DownloadRouteDeps, blob: BlobRef, boxId: st
 export function downloadRoutes(d: DownloadRouteDeps): Router {
   const r = new Router();
   const handler = validated({ params: DownloadParams }, async (ctx, { params }) => {
-    const ref = { username: params.username, box: params.box, version: params.version, provider: params.provider, architecture: params.arch };
+    const ref = {
+      username: params.username,
+      box: params.box,
+      version: params.version,
+      provider: params.provider,
+      architecture: params.arch,
+    };
     const found = await locate(d, ctx.state.principal as Principal, ref);
     if (!found.blob) return ctx.redirect(found.redirect);
-    if (!(await redirected(ctx, d, found.blob, found.box.id, found.providerId))) await send(ctx, d, found.blob, found.box.id, found.providerId);
+    if (!(await redirected(ctx, d, found.blob, found.box.id, found.providerId)))
+      await send(ctx, d, found.blob, found.box.id, found.providerId);
   });
   // @koa/router answers HEAD with the GET route; the handler then sends headers only.
   r.get(ROOT.download.path, handler);

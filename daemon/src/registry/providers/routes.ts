@@ -8,7 +8,11 @@ import { CreateProviderBody, ProviderParams, UpdateProviderBody, VersionParams }
 import { architectureParam, caller, linksFor, providerRefOf, type RegistryRouteDeps } from '../route-helpers';
 import type { ProviderResult } from './service';
 
-const versionRef = (p: { username: string; name: string; version: string }) => ({ username: p.username, box: p.name, version: p.version });
+const versionRef = (p: { username: string; name: string; version: string }) => ({
+  username: p.username,
+  box: p.name,
+  version: p.version,
+});
 
 /**
  * Providers. API v1 paths name only the provider (its default-architecture entry); API v2 paths
@@ -19,19 +23,31 @@ export function providerRoutes(r: Router, d: RegistryRouteDeps) {
   const json = (ctx: Context, v: ProviderResult) => providerJson(v.box, v.version, v.provider, linksFor(ctx, d.config));
   r.param('arch', architectureParam);
 
-  r.post(BOX.providers.path, validated({ params: VersionParams, body: CreateProviderBody }, async (ctx, { params, body }) => {
-    ctx.body = json(ctx, await svc.create(requireUser(ctx), versionRef(params), body));
-  }));
+  r.post(
+    BOX.providers.path,
+    validated({ params: VersionParams, body: CreateProviderBody }, async (ctx, { params, body }) => {
+      ctx.body = json(ctx, await svc.create(requireUser(ctx), versionRef(params), body));
+    }),
+  );
 
   for (const { path } of [BOX.provider, BOX.providerArch]) {
-    r.get(path, validated({ params: ProviderParams }, async (ctx, { params }) => {
-      ctx.body = json(ctx, await svc.get(caller(ctx), providerRefOf(ctx, params)));
-    }));
-    r.put(path, validated({ params: ProviderParams, body: UpdateProviderBody }, async (ctx, { params, body }) => {
-      ctx.body = json(ctx, await svc.update(requireUser(ctx), providerRefOf(ctx, params), body));
-    }));
-    r.delete(path, validated({ params: ProviderParams }, async (ctx, { params }) => {
-      ctx.body = json(ctx, await svc.delete(requireUser(ctx), providerRefOf(ctx, params)));
-    }));
+    r.get(
+      path,
+      validated({ params: ProviderParams }, async (ctx, { params }) => {
+        ctx.body = json(ctx, await svc.get(caller(ctx), providerRefOf(ctx, params)));
+      }),
+    );
+    r.put(
+      path,
+      validated({ params: ProviderParams, body: UpdateProviderBody }, async (ctx, { params, body }) => {
+        ctx.body = json(ctx, await svc.update(requireUser(ctx), providerRefOf(ctx, params), body));
+      }),
+    );
+    r.delete(
+      path,
+      validated({ params: ProviderParams }, async (ctx, { params }) => {
+        ctx.body = json(ctx, await svc.delete(requireUser(ctx), providerRefOf(ctx, params)));
+      }),
+    );
   }
 }

@@ -9,7 +9,11 @@ import type { BoxRecord, ProviderRow, RegistryRepository, VersionRow } from '../
 import { DEFAULT_ARCHITECTURE, type ProviderInput } from '../schemas';
 import { normalizeChecksum } from './checksums';
 
-export interface ProviderResult { box: BoxRecord; version: VersionRow; provider: ProviderRow }
+export interface ProviderResult {
+  box: BoxRecord;
+  version: VersionRow;
+  provider: ProviderRow;
+}
 export type NewProvider = ProviderInput & { name: string };
 
 /**
@@ -36,8 +40,15 @@ export class ProviderService {
     const architecture = input.architecture ?? DEFAULT_ARCHITECTURE;
     const now = this.now();
     const row = {
-      id: this.ids.id('prov'), version_id: version.id, name: input.name, architecture, default_architecture: 0,
-      url: input.url || null, ...normalizeChecksum(input.checksum ?? null, input.checksum_type ?? null), created_at: now, updated_at: now,
+      id: this.ids.id('prov'),
+      version_id: version.id,
+      name: input.name,
+      architecture,
+      default_architecture: 0,
+      url: input.url || null,
+      ...normalizeChecksum(input.checksum ?? null, input.checksum_type ?? null),
+      created_at: now,
+      updated_at: now,
     };
     await this.write(version, input.name, architecture, async (trx) => {
       await this.repo.insertProvider(row, trx);
@@ -57,13 +68,20 @@ export class ProviderService {
     );
     const moved = name !== old.name;
     await this.write(version, name, architecture, async (trx) => {
-      await this.repo.updateProvider(old.id, {
-        name, architecture, ...checksum,
-        ...(input.url != null ? { url: input.url || null } : {}),
-        ...(moved ? { default_architecture: 0 } : {}),
-        updated_at: this.now(),
-      }, trx);
-      if (input.default_architecture === true) await this.repo.makeDefault({ id: old.id, version_id: version.id, name }, trx);
+      await this.repo.updateProvider(
+        old.id,
+        {
+          name,
+          architecture,
+          ...checksum,
+          ...(input.url != null ? { url: input.url || null } : {}),
+          ...(moved ? { default_architecture: 0 } : {}),
+          updated_at: this.now(),
+        },
+        trx,
+      );
+      if (input.default_architecture === true)
+        await this.repo.makeDefault({ id: old.id, version_id: version.id, name }, trx);
       if (input.default_architecture === false && !moved && old.default_architecture === 1) {
         await this.repo.updateProvider(old.id, { default_architecture: 0 }, trx);
         await this.repo.ensureDefault(version.id, name, old.id, trx);
@@ -89,7 +107,9 @@ export class ProviderService {
       await this.repo.transaction(fn);
     } catch (e) {
       if (!isUniqueViolation(e)) throw e;
-      throw new ConflictError(`Version ${version.version} already has a provider "${name}" for architecture "${architecture}". Update or delete it instead.`);
+      throw new ConflictError(
+        `Version ${version.version} already has a provider "${name}" for architecture "${architecture}". Update or delete it instead.`,
+      );
     }
   }
 }

@@ -23,15 +23,22 @@ const CallbackParams = ProviderParams.extend({ uploadId: z.string().max(128) });
  */
 export function uploadApiRoutes(d: UploadRouteDeps): Router {
   const r = new Router();
-  const prepare = (kind: UploadKind) => validated({ params: ProviderParams }, async (ctx, { params }) => {
-    const { secret, id } = await d.uploads.prepare(requireUser(ctx), providerRefOf(ctx, params), kind);
-    const { urls, api } = linksFor(ctx, d.config);
-    const upload_path = urls.to('root', ROOT.uploadTarget, { secret });
-    if (kind === 'plain') { ctx.body = { upload_path }; return; }
-    const at = { ...params, uploadId: id };
-    const callback = params.arch === undefined ? urls.to(api, BOX.uploadCallback, at) : urls.to(api, BOX.uploadCallbackArch, { ...at, arch: params.arch });
-    ctx.body = { upload_path, callback };
-  });
+  const prepare = (kind: UploadKind) =>
+    validated({ params: ProviderParams }, async (ctx, { params }) => {
+      const { secret, id } = await d.uploads.prepare(requireUser(ctx), providerRefOf(ctx, params), kind);
+      const { urls, api } = linksFor(ctx, d.config);
+      const upload_path = urls.to('root', ROOT.uploadTarget, { secret });
+      if (kind === 'plain') {
+        ctx.body = { upload_path };
+        return;
+      }
+      const at = { ...params, uploadId: id };
+      const callback =
+        params.arch === undefined
+          ? urls.to(api, BOX.uploadCallback, at)
+          : urls.to(api, BOX.uploadCallbackArch, { ...at, arch: params.arch });
+      ctx.body = { upload_path, callback };
+    });
   const callback = validated({ params: CallbackParams }, async (ctx, { params }) => {
     await d.uploads.finishDirect(requireUser(ctx), providerRefOf(ctx, params), params.uploadId);
     ctx.status = 200;

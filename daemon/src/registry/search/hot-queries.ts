@@ -17,13 +17,37 @@ type JoinedRow = VersionRow & { [K in keyof ProviderRow as `p_${K & string}`]: P
 function groupJoined(rows: JoinedRow[]): VersionDetail[] {
   const versions: VersionRow[] = [];
   const providers: ProviderRow[] = [];
-  for (const { p_id, p_name, p_architecture, p_default_architecture, p_url, p_checksum, p_checksum_type, p_blob_sha256, p_size, p_source_url, p_created_at, p_updated_at, ...v } of rows) {
+  for (const {
+    p_id,
+    p_name,
+    p_architecture,
+    p_default_architecture,
+    p_url,
+    p_checksum,
+    p_checksum_type,
+    p_blob_sha256,
+    p_size,
+    p_source_url,
+    p_created_at,
+    p_updated_at,
+    ...v
+  } of rows) {
     if (versions[versions.length - 1]?.id !== v.id) versions.push(v);
     if (p_id === null) continue;
     providers.push({
-      id: p_id, version_id: v.id, name: p_name!, architecture: p_architecture!, default_architecture: p_default_architecture!, url: p_url,
-      checksum: p_checksum, checksum_type: p_checksum_type, blob_sha256: p_blob_sha256, size: p_size, source_url: p_source_url,
-      created_at: p_created_at!, updated_at: p_updated_at!,
+      id: p_id,
+      version_id: v.id,
+      name: p_name!,
+      architecture: p_architecture!,
+      default_architecture: p_default_architecture!,
+      url: p_url,
+      checksum: p_checksum,
+      checksum_type: p_checksum_type,
+      blob_sha256: p_blob_sha256,
+      size: p_size,
+      source_url: p_source_url,
+      created_at: p_created_at!,
+      updated_at: p_updated_at!,
     });
   }
   const byVersion = groupBy(providers, (p) => p.version_id);
@@ -31,7 +55,8 @@ function groupJoined(rows: JoinedRow[]): VersionDetail[] {
 }
 
 /** A box's versions, newest (by Ruby Gem ordering) first, each with its providers (by name). */
-const splitJoined = (rows: JoinedRow[]): VersionDetail[] => sortByGemVersionDesc(groupJoined(rows), (d) => d.version.version);
+const splitJoined = (rows: JoinedRow[]): VersionDetail[] =>
+  sortByGemVersionDesc(groupJoined(rows), (d) => d.version.version);
 
 /**
  * The registry's lookups by path, built and compiled once per repository (store/cache/prepared.ts):
@@ -40,35 +65,97 @@ const splitJoined = (rows: JoinedRow[]): VersionDetail[] => sortByGemVersionDesc
  */
 export function hotQueries(db: Kysely<Database>, tables: TableClock) {
   // Versions with their providers in one query, provider columns prefixed (splitJoined splits them).
-  const joined = () => db.selectFrom('box_versions as v').leftJoin('box_providers as p', 'p.version_id', 'v.id')
-    .selectAll('v')
-    .select(['p.id as p_id', 'p.name as p_name', 'p.architecture as p_architecture', 'p.default_architecture as p_default_architecture',
-      'p.url as p_url', 'p.checksum as p_checksum', 'p.checksum_type as p_checksum_type', 'p.blob_sha256 as p_blob_sha256',
-      'p.size as p_size', 'p.source_url as p_source_url', 'p.created_at as p_created_at', 'p.updated_at as p_updated_at']);
+  const joined = () =>
+    db
+      .selectFrom('box_versions as v')
+      .leftJoin('box_providers as p', 'p.version_id', 'v.id')
+      .selectAll('v')
+      .select([
+        'p.id as p_id',
+        'p.name as p_name',
+        'p.architecture as p_architecture',
+        'p.default_architecture as p_default_architecture',
+        'p.url as p_url',
+        'p.checksum as p_checksum',
+        'p.checksum_type as p_checksum_type',
+        'p.blob_sha256 as p_blob_sha256',
+        'p.size as p_size',
+        'p.source_url as p_source_url',
+        'p.created_at as p_created_at',
+        'p.updated_at as p_updated_at',
+      ]);
   const withProviders = (boxId: string) => joined().where('v.box_id', '=', boxId);
   const ordered = <Q extends ReturnType<typeof joined>>(q: Q) =>
     q.orderBy('v.created_at').orderBy('v.id').orderBy('p.name').orderBy('p.created_at').orderBy('p.id');
   const byIds = new PreparedIdList(db, (ids) => ordered(joined().where('v.id', 'in', ids)));
   return {
     /** User and organization names never collide, so at most one owner matches. */
-    boxByPath: cachedQuery(tables, prepare(db, (ownerKey: string, nameKey: string) => boxes(db).where('boxes.name_key', '=', nameKey).where((eb) => eb.or([
-      eb('boxes.user_id', '=', eb.selectFrom('users as u').select('u.id').where('u.username_key', '=', ownerKey)),
-      eb('boxes.organization_id', '=', eb.selectFrom('organizations as o').select('o.id').where('o.name_key', '=', ownerKey)),
-    ]))), (rows) => rows[0], 5000, []), // its raw SQL (the owner's name) reads the tables joined
+    boxByPath: cachedQuery(
+      tables,
+      prepare(db, (ownerKey: string, nameKey: string) =>
+        boxes(db)
+          .where('boxes.name_key', '=', nameKey)
+          .where((eb) =>
+            eb.or([
+              eb(
+                'boxes.user_id',
+                '=',
+                eb.selectFrom('users as u').select('u.id').where('u.username_key', '=', ownerKey),
+              ),
+              eb(
+                'boxes.organization_id',
+                '=',
+                eb.selectFrom('organizations as o').select('o.id').where('o.name_key', '=', ownerKey),
+              ),
+            ]),
+          ),
+      ),
+      (rows) => rows[0],
+      5000,
+      [],
+    ), // its raw SQL (the owner's name) reads the tables joined
     // A box's versions: all (its managers), published (released and revoked: anyone else), released (the catalog).
     versionsOfBox: {
-      all: cachedQuery(tables, prepare(db, (boxId: string) => ordered(withProviders(boxId))), (rows) => splitJoined(rows as JoinedRow[]), 500),
-      published: cachedQuery(tables, prepare(db, (boxId: string) => ordered(withProviders(boxId).where('v.status', '<>', 'unreleased'))),
-        (rows) => splitJoined(rows as JoinedRow[]), 1000),
-      active: cachedQuery(tables, prepare(db, (boxId: string) => ordered(withProviders(boxId).where('v.status', '=', 'active'))),
-        (rows) => splitJoined(rows as JoinedRow[]), 1000),
+      all: cachedQuery(
+        tables,
+        prepare(db, (boxId: string) => ordered(withProviders(boxId))),
+        (rows) => splitJoined(rows as JoinedRow[]),
+        500,
+      ),
+      published: cachedQuery(
+        tables,
+        prepare(db, (boxId: string) => ordered(withProviders(boxId).where('v.status', '<>', 'unreleased'))),
+        (rows) => splitJoined(rows as JoinedRow[]),
+        1000,
+      ),
+      active: cachedQuery(
+        tables,
+        prepare(db, (boxId: string) => ordered(withProviders(boxId).where('v.status', '=', 'active'))),
+        (rows) => splitJoined(rows as JoinedRow[]),
+        1000,
+      ),
     },
     // Search pages and namespace listings: the current version of each box (details.ts loadSummaries).
-    activeVersionNumbers: new PreparedIdList(db, (boxIds) => db.selectFrom('box_versions').select(['id', 'box_id', 'version'])
-      .where('box_id', 'in', boxIds).where('status', '=', 'active').orderBy('box_id').orderBy('created_at').orderBy('id')),
+    activeVersionNumbers: new PreparedIdList(db, (boxIds) =>
+      db
+        .selectFrom('box_versions')
+        .select(['id', 'box_id', 'version'])
+        .where('box_id', 'in', boxIds)
+        .where('status', '=', 'active')
+        .orderBy('box_id')
+        .orderBy('created_at')
+        .orderBy('id'),
+    ),
     // The picked versions with their providers: one statement, since each is a round trip on PostgreSQL.
-    versionsById: async (ids: string[]): Promise<VersionDetail[]> => groupJoined(await byIds.all(ids) as JoinedRow[]),
-    providersOfVersions: new PreparedIdList(db, (ids) => db.selectFrom('box_providers').selectAll().where('version_id', 'in', ids)
-      .orderBy('name').orderBy('created_at').orderBy('id')),
+    versionsById: async (ids: string[]): Promise<VersionDetail[]> => groupJoined((await byIds.all(ids)) as JoinedRow[]),
+    providersOfVersions: new PreparedIdList(db, (ids) =>
+      db
+        .selectFrom('box_providers')
+        .selectAll()
+        .where('version_id', 'in', ids)
+        .orderBy('name')
+        .orderBy('created_at')
+        .orderBy('id'),
+    ),
   };
 }

@@ -30,7 +30,12 @@ export interface SearchFilter {
  * Each sort (either way, ties by name then id) has an index of its own: see migrations 007 and 013.
  * Sorting by name, ties (one name in several namespaces) go by id.
  */
-const SORT_COLUMN = { downloads: 'boxes.downloads', created: 'boxes.created_at', updated: 'boxes.updated_at', name: 'boxes.name_key' } as const;
+const SORT_COLUMN = {
+  downloads: 'boxes.downloads',
+  created: 'boxes.created_at',
+  updated: 'boxes.updated_at',
+  name: 'boxes.name_key',
+} as const;
 
 /** What decides the SQL of a search; its values are bound. */
 interface Shape {
@@ -44,7 +49,8 @@ interface Shape {
 
 function shapeOf(f: SearchFilter, index: TextIndex): { shape: Shape; args: Bound[] } {
   // A user sees every box of their own namespaces, so "mine" needs no other visibility rule.
-  const visible = f.mine !== undefined ? 'mine' : 'all' in f.visible ? 'all' : f.visible.userId === null ? 'public' : 'member';
+  const visible =
+    f.mine !== undefined ? 'mine' : 'all' in f.visible ? 'all' : f.visible.userId === null ? 'public' : 'member';
   const phrase = f.q ? ftsPhrase(index, f.q) : undefined;
   const args: Bound[] = [];
   if (visible === 'member') args.push((f.visible as { userId: string }).userId);
@@ -54,7 +60,14 @@ function shapeOf(f: SearchFilter, index: TextIndex): { shape: Shape; args: Bound
   if (f.provider) args.push(f.provider);
   if (f.architecture) args.push(f.architecture);
   args.push(f.limit, f.offset);
-  const shape = { sort: f.sort, order: f.order, visible, text: phrase ? 'index' : f.q ? 'like' : 'none', provider: !!f.provider, architecture: !!f.architecture } as const;
+  const shape = {
+    sort: f.sort,
+    order: f.order,
+    visible,
+    text: phrase ? 'index' : f.q ? 'like' : 'none',
+    provider: !!f.provider,
+    architecture: !!f.architecture,
+  } as const;
   return { shape, args };
 }
 
@@ -72,7 +85,8 @@ function build(db: Kysely<Database>, s: Shape, a: string[]) {
   // Search lists released boxes only; a user's own list shows them all, and filters by any version.
   const released = s.visible !== 'mine';
   let q = boxes(db);
-  if (released) q = q.where(sql<boolean>`exists (select 1 from box_versions v where v.box_id = boxes.id and v.status = 'active')`);
+  if (released)
+    q = q.where(sql<boolean>`exists (select 1 from box_versions v where v.box_id = boxes.id and v.status = 'active')`);
   if (s.visible === 'public') q = q.where('boxes.private', '=', 0);
   if (s.visible === 'member') {
     const user = next();
@@ -87,7 +101,8 @@ function build(db: Kysely<Database>, s: Shape, a: string[]) {
   if (s.text === 'index') q = q.where(containsPhrase(next()));
   if (s.text !== 'none') {
     const p = next();
-    q = q.where(sql<boolean>`(lower(boxes.name) like ${p} ${LIKE_ESCAPE} or lower(boxes.short_description) like ${p} ${LIKE_ESCAPE}
+    q =
+      q.where(sql<boolean>`(lower(boxes.name) like ${p} ${LIKE_ESCAPE} or lower(boxes.short_description) like ${p} ${LIKE_ESCAPE}
       or lower(coalesce(users.username, organizations.name)) like ${p} ${LIKE_ESCAPE})`);
   }
   if (s.provider || s.architecture) {
@@ -99,8 +114,10 @@ function build(db: Kysely<Database>, s: Shape, a: string[]) {
   }
   q = q.orderBy(SORT_COLUMN[s.sort], s.order);
   if (s.sort !== 'name') q = q.orderBy('boxes.name_key', 'asc');
-  return q.orderBy('boxes.id', 'asc')
-    .limit(next() as unknown as number).offset(next() as unknown as number);
+  return q
+    .orderBy('boxes.id', 'asc')
+    .limit(next() as unknown as number)
+    .offset(next() as unknown as number);
 }
 
 /**
@@ -115,14 +132,24 @@ function build(db: Kysely<Database>, s: Shape, a: string[]) {
 export class SearchQueries {
   private readonly prepared = new Map<string, ReadCache<Bound[], readonly BoxRecord[]>>();
 
-  constructor(private readonly db: Kysely<Database>, private readonly versions: TableClock, private readonly index: TextIndex) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly versions: TableClock,
+    private readonly index: TextIndex,
+  ) {}
 
   run(f: SearchFilter): Promise<readonly BoxRecord[]> {
     const { shape, args } = shapeOf(f, this.index);
     const key = JSON.stringify(shape);
     let q = this.prepared.get(key);
     if (!q) {
-      q = cachedQuery(this.versions, new PreparedQuery<Bound[], BoxRecord>(this.db, (...a: string[]) => build(this.db, shape, a), args.length), (rows) => rows, 200, rawReadsOf(shape));
+      q = cachedQuery(
+        this.versions,
+        new PreparedQuery<Bound[], BoxRecord>(this.db, (...a: string[]) => build(this.db, shape, a), args.length),
+        (rows) => rows,
+        200,
+        rawReadsOf(shape),
+      );
       this.prepared.set(key, q);
     }
     return q.get(...args);

@@ -15,12 +15,33 @@ let dir: string;
 let store: SqliteStore;
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 
-interface Box { id: string; owner: string; ownerId: string; kind: 'user' | 'org'; name: string; short: string; private: boolean; downloads: number; created: string; updated: string; active: boolean; provider: string; arch: string }
+interface Box {
+  id: string;
+  owner: string;
+  ownerId: string;
+  kind: 'user' | 'org';
+  name: string;
+  short: string;
+  private: boolean;
+  downloads: number;
+  created: string;
+  updated: string;
+  active: boolean;
+  provider: string;
+  arch: string;
+}
 const boxes: Box[] = [];
-const members: Record<string, string[]> = { 'user-alice': ['org-acme'], 'user-bob': ['org-acme', 'org-zeta'], 'user-carol': [] };
+const members: Record<string, string[]> = {
+  'user-alice': ['org-acme'],
+  'user-bob': ['org-acme', 'org-zeta'],
+  'user-carol': [],
+};
 const owners = [
-  { id: 'user-alice', name: 'alice', kind: 'user' }, { id: 'user-bob', name: 'Bob', kind: 'user' },
-  { id: 'org-acme', name: 'acme', kind: 'org' }, { id: 'org-zeta', name: 'zeta-labs', kind: 'org' }, { id: 'org-box', name: 'boxers', kind: 'org' },
+  { id: 'user-alice', name: 'alice', kind: 'user' },
+  { id: 'user-bob', name: 'Bob', kind: 'user' },
+  { id: 'org-acme', name: 'acme', kind: 'org' },
+  { id: 'org-zeta', name: 'zeta-labs', kind: 'org' },
+  { id: 'org-box', name: 'boxers', kind: 'org' },
 ] as const;
 
 let seed = 7;
@@ -36,11 +57,24 @@ beforeAll(async () => {
   const raw = store.raw;
   const at = (ms: number) => new Date(T0 + ms).toISOString();
   for (const o of owners) {
-    if (o.kind === 'user') raw.prepare('INSERT INTO users (id, username, username_key, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(o.id, o.name, o.name.toLowerCase(), 'x', at(0), at(0));
-    else raw.prepare('INSERT INTO organizations (id, name, name_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(o.id, o.name, o.name, at(0), at(0));
+    if (o.kind === 'user')
+      raw
+        .prepare(
+          'INSERT INTO users (id, username, username_key, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+        )
+        .run(o.id, o.name, o.name.toLowerCase(), 'x', at(0), at(0));
+    else
+      raw
+        .prepare('INSERT INTO organizations (id, name, name_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
+        .run(o.id, o.name, o.name, at(0), at(0));
   }
-  raw.prepare("INSERT INTO users (id, username, username_key, password_hash, created_at, updated_at) VALUES ('user-carol', 'carol', 'carol', 'x', ?, ?)").run(at(0), at(0));
-  for (const [user, orgs] of Object.entries(members)) for (const org of orgs) raw.prepare("INSERT INTO memberships VALUES (?, ?, 'member', ?)").run(org, user, at(0));
+  raw
+    .prepare(
+      "INSERT INTO users (id, username, username_key, password_hash, created_at, updated_at) VALUES ('user-carol', 'carol', 'carol', 'x', ?, ?)",
+    )
+    .run(at(0), at(0));
+  for (const [user, orgs] of Object.entries(members))
+    for (const org of orgs) raw.prepare("INSERT INTO memberships VALUES (?, ?, 'member', ?)").run(org, user, at(0));
   const words = ['box', 'web', 'Ubuntu', 'debian', 'x-64', '100%', 'a_b', 'Ünïcode', 'say "hi"', 'BOX-7'];
   const seen = new Set<string>();
   for (let i = 0; boxes.length < 300; i++) {
@@ -50,20 +84,58 @@ beforeAll(async () => {
     seen.add(`${o.id}/${name.toLowerCase()}`);
     const created = rand(1000) * 60_000;
     boxes.push({
-      id: `box-${String(i).padStart(4, '0')}`, owner: o.name, ownerId: o.id, kind: o.kind, name, short: `${pick(words)} ${pick(words)}`,
-      private: rand(5) === 0, downloads: rand(4) === 0 ? 0 : rand(50), created: at(created), updated: at(created + rand(5) * 60_000),
-      active: rand(8) !== 0, provider: pick(['virtualbox', 'libvirt']), arch: pick(['amd64', 'arm64']),
+      id: `box-${String(i).padStart(4, '0')}`,
+      owner: o.name,
+      ownerId: o.id,
+      kind: o.kind,
+      name,
+      short: `${pick(words)} ${pick(words)}`,
+      private: rand(5) === 0,
+      downloads: rand(4) === 0 ? 0 : rand(50),
+      created: at(created),
+      updated: at(created + rand(5) * 60_000),
+      active: rand(8) !== 0,
+      provider: pick(['virtualbox', 'libvirt']),
+      arch: pick(['amd64', 'arm64']),
     });
   }
   for (const b of boxes) {
-    raw.prepare('INSERT INTO boxes (id, user_id, organization_id, name, name_key, short_description, private, downloads, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(b.id, b.kind === 'user' ? b.ownerId : null, b.kind === 'org' ? b.ownerId : null, b.name, b.name.toLowerCase(), b.short, b.private ? 1 : 0, b.downloads, b.created, b.updated);
-    raw.prepare('INSERT INTO box_versions (id, box_id, version, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(`v1-${b.id}`, b.id, '1.0.0', b.active ? 'active' : 'unreleased', b.created, b.created);
-    raw.prepare("INSERT INTO box_versions (id, box_id, version, status, created_at, updated_at) VALUES (?, ?, '0.9.0', 'revoked', ?, ?)").run(`v0-${b.id}`, b.id, b.created, b.created);
-    raw.prepare('INSERT INTO box_providers (id, version_id, name, architecture, default_architecture, created_at, updated_at) VALUES (?, ?, ?, ?, 1, ?, ?)')
+    raw
+      .prepare(
+        'INSERT INTO boxes (id, user_id, organization_id, name, name_key, short_description, private, downloads, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        b.id,
+        b.kind === 'user' ? b.ownerId : null,
+        b.kind === 'org' ? b.ownerId : null,
+        b.name,
+        b.name.toLowerCase(),
+        b.short,
+        b.private ? 1 : 0,
+        b.downloads,
+        b.created,
+        b.updated,
+      );
+    raw
+      .prepare(
+        'INSERT INTO box_versions (id, box_id, version, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run(`v1-${b.id}`, b.id, '1.0.0', b.active ? 'active' : 'unreleased', b.created, b.created);
+    raw
+      .prepare(
+        "INSERT INTO box_versions (id, box_id, version, status, created_at, updated_at) VALUES (?, ?, '0.9.0', 'revoked', ?, ?)",
+      )
+      .run(`v0-${b.id}`, b.id, b.created, b.created);
+    raw
+      .prepare(
+        'INSERT INTO box_providers (id, version_id, name, architecture, default_architecture, created_at, updated_at) VALUES (?, ?, ?, ?, 1, ?, ?)',
+      )
       .run(`p-${b.id}`, `v1-${b.id}`, b.provider, b.arch, b.created, b.created);
     // A revoked version's provider never counts for the provider filter.
-    raw.prepare("INSERT INTO box_providers (id, version_id, name, architecture, default_architecture, created_at, updated_at) VALUES (?, ?, 'hyperv', 'amd64', 1, ?, ?)")
+    raw
+      .prepare(
+        "INSERT INTO box_providers (id, version_id, name, architecture, default_architecture, created_at, updated_at) VALUES (?, ?, 'hyperv', 'amd64', 1, ?, ?)",
+      )
       .run(`p0-${b.id}`, `v0-${b.id}`, b.created, b.created);
   }
   // A rename reaches the index through its trigger.
@@ -82,15 +154,28 @@ const owns = (userId: string, b: Box) => b.ownerId === userId || (members[userId
 const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
 
 function expected(f: SearchFilter): string[] {
-  const visible = (b: Box) => 'all' in f.visible || !b.private || (f.visible.userId !== null && owns(f.visible.userId, b));
+  const visible = (b: Box) =>
+    'all' in f.visible || !b.private || (f.visible.userId !== null && owns(f.visible.userId, b));
   // Search lists released boxes; a user's own list every box of their namespaces, by any version's provider.
   const listed = (b: Box) => (f.mine === undefined ? b.active && visible(b) : owns(f.mine, b));
   // Each box's 1.0.0 has its own provider, its revoked 0.9.0 a hyperv/amd64 one.
-  const providers = (b: Box) => (f.mine === undefined ? [[b.provider, b.arch]] : [[b.provider, b.arch], ['hyperv', 'amd64']]);
-  const filtered = (b: Box) => providers(b).some(([p, a]) => (!f.provider || p === f.provider) && (!f.architecture || a === f.architecture));
+  const providers = (b: Box) =>
+    f.mine === undefined
+      ? [[b.provider, b.arch]]
+      : [
+          [b.provider, b.arch],
+          ['hyperv', 'amd64'],
+        ];
+  const filtered = (b: Box) =>
+    providers(b).some(([p, a]) => (!f.provider || p === f.provider) && (!f.architecture || a === f.architecture));
   const text = f.q === undefined ? undefined : fold(f.q.toLowerCase());
   const matches = (b: Box) => text === undefined || [b.name, b.short, b.owner].some((s) => fold(s).includes(text));
-  const key = { downloads: (b: Box) => b.downloads, created: (b: Box) => b.created, updated: (b: Box) => b.updated, name: (b: Box) => b.name.toLowerCase() }[f.sort];
+  const key = {
+    downloads: (b: Box) => b.downloads,
+    created: (b: Box) => b.created,
+    updated: (b: Box) => b.updated,
+    name: (b: Box) => b.name.toLowerCase(),
+  }[f.sort];
   const dir = f.order === 'asc' ? 1 : -1;
   const byName = (a: Box, b: Box) => (f.sort === 'name' ? 0 : compare(a.name.toLowerCase(), b.name.toLowerCase()));
   return boxes
@@ -100,8 +185,37 @@ function expected(f: SearchFilter): string[] {
     .map((b) => b.id);
 }
 
-const QUERIES = [undefined, 'box', 'BOX-7', 'b', 'x-', 'x-6', '%', '_', '100%', 'a_b', 'ubuntu', 'acme-corp', 'acme', 'bob', 'zeta', 'zzz', 'ünï', 'Ünï', 'say "hi"', '"', 'web 1', 'box-11'];
-const VISIBLE: SearchFilter['visible'][] = [{ all: true }, { userId: null }, { userId: 'user-alice' }, { userId: 'user-bob' }, { userId: 'user-carol' }];
+const QUERIES = [
+  undefined,
+  'box',
+  'BOX-7',
+  'b',
+  'x-',
+  'x-6',
+  '%',
+  '_',
+  '100%',
+  'a_b',
+  'ubuntu',
+  'acme-corp',
+  'acme',
+  'bob',
+  'zeta',
+  'zzz',
+  'ünï',
+  'Ünï',
+  'say "hi"',
+  '"',
+  'web 1',
+  'box-11',
+];
+const VISIBLE: SearchFilter['visible'][] = [
+  { all: true },
+  { userId: null },
+  { userId: 'user-alice' },
+  { userId: 'user-bob' },
+  { userId: 'user-carol' },
+];
 
 describe.each(['sqlite-fts5', 'none'] as const)('search at 300 boxes, text index %s', (textIndex) => {
   it('answers what the rules say for every text, sort, order, caller and page', async () => {
@@ -114,7 +228,10 @@ describe.each(['sqlite-fts5', 'none'] as const)('search at 300 boxes, text index
             for (const offset of [0, 7, 280]) {
               const f: SearchFilter = { q, sort, order, visible, limit: 7, offset };
               const want = expected(f);
-              expect((await repo.search(f)).map((b) => b.id), JSON.stringify(f)).toEqual(want);
+              expect(
+                (await repo.search(f)).map((b) => b.id),
+                JSON.stringify(f),
+              ).toEqual(want);
               hits += want.length;
             }
           }
@@ -136,7 +253,10 @@ describe.each(['sqlite-fts5', 'none'] as const)('search at 300 boxes, text index
               // `visible` is what the caller could see otherwise: it must not widen their own list.
               const f: SearchFilter = { q, sort, order, visible: { all: true }, mine, limit: 7, offset };
               const want = expected(f);
-              expect((await repo.search(f)).map((b) => b.id), JSON.stringify(f)).toEqual(want);
+              expect(
+                (await repo.search(f)).map((b) => b.id),
+                JSON.stringify(f),
+              ).toEqual(want);
               hits += want.length;
             }
           }
@@ -145,19 +265,46 @@ describe.each(['sqlite-fts5', 'none'] as const)('search at 300 boxes, text index
     }
     expect(hits).toBeGreaterThan(200);
     // Unreleased boxes are among them.
-    const all = await repo.search({ sort: 'name', order: 'asc', visible: { userId: 'user-bob' }, mine: 'user-bob', limit: 100, offset: 0 });
+    const all = await repo.search({
+      sort: 'name',
+      order: 'asc',
+      visible: { userId: 'user-bob' },
+      mine: 'user-bob',
+      limit: 100,
+      offset: 0,
+    });
     expect(all.some((b) => !boxes.find((x) => x.id === b.id)!.active)).toBe(true);
   });
 
   it('filters by provider and architecture of released versions only', async () => {
     const repo = new RegistryRepository(store.db, store.versions, { textIndex });
-    for (const [provider, architecture] of [['libvirt', undefined], [undefined, 'arm64'], ['virtualbox', 'amd64'], ['hyperv', undefined]] as const) {
+    for (const [provider, architecture] of [
+      ['libvirt', undefined],
+      [undefined, 'arm64'],
+      ['virtualbox', 'amd64'],
+      ['hyperv', undefined],
+    ] as const) {
       for (const q of [undefined, 'web']) {
-        const f: SearchFilter = { q, provider, architecture, sort: 'downloads', order: 'desc', visible: { userId: 'user-bob' }, limit: 100, offset: 0 };
-        expect((await repo.search(f)).map((b) => b.id), JSON.stringify(f)).toEqual(expected(f));
+        const f: SearchFilter = {
+          q,
+          provider,
+          architecture,
+          sort: 'downloads',
+          order: 'desc',
+          visible: { userId: 'user-bob' },
+          limit: 100,
+          offset: 0,
+        };
+        expect(
+          (await repo.search(f)).map((b) => b.id),
+          JSON.stringify(f),
+        ).toEqual(expected(f));
         // A user's own list filters by the providers of any version (the revoked 0.9.0's hyperv too).
         const own: SearchFilter = { ...f, mine: 'user-bob' };
-        expect((await repo.search(own)).map((b) => b.id), JSON.stringify(own)).toEqual(expected(own));
+        expect(
+          (await repo.search(own)).map((b) => b.id),
+          JSON.stringify(own),
+        ).toEqual(expected(own));
       }
     }
   });

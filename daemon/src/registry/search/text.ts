@@ -11,7 +11,7 @@ import type { Database } from '../../store/schema';
 export type TextIndex = 'sqlite-fts5' | 'none';
 
 export const textIndexOf = (db: Kysely<Database>): TextIndex =>
-  (db.getExecutor().adapter instanceof SqliteAdapter ? 'sqlite-fts5' : 'none');
+  db.getExecutor().adapter instanceof SqliteAdapter ? 'sqlite-fts5' : 'none';
 
 /** The trigram index matches nothing shorter than three characters. */
 const TRIGRAM = 3;
@@ -27,5 +27,7 @@ export function ftsPhrase(index: TextIndex, q: string): string | undefined {
 }
 
 /** `boxes.id IN (boxes whose indexed text contains the bound phrase)`. */
-export const containsPhrase = (phrase: string) => sql<boolean>`boxes.id in (select k.box_id from box_search_keys k where k.key in
+export const containsPhrase = (
+  phrase: string,
+) => sql<boolean>`boxes.id in (select k.box_id from box_search_keys k where k.key in
   (select rowid from box_search where box_search match ${phrase}))`;

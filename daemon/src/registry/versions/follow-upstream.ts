@@ -44,13 +44,21 @@ export async function followUpstream(
     if (box[k] !== want[k] && (!rec || box[k] === rec[k])) patch[k] = want[k];
   }
   const isPrivate = box.private === 1;
-  if (isPrivate !== want.private && (rec ? isPrivate === (rec.private === 1) : want.private)) patch.private = want.private ? 1 : 0;
+  if (isPrivate !== want.private && (rec ? isPrivate === (rec.private === 1) : want.private))
+    patch.private = want.private ? 1 : 0;
   const changed = Object.keys(patch);
   if (changed.length) await repo.updateBox(box.id, { ...patch, updated_at: now }, trx);
-  await repo.records.saveBox({
-    box_id: box.id, mirror_id: want.mirrorId, short_description: want.short_description, description: want.description,
-    private: want.private ? 1 : 0, synced_at: now,
-  }, trx);
+  await repo.records.saveBox(
+    {
+      box_id: box.id,
+      mirror_id: want.mirrorId,
+      short_description: want.short_description,
+      description: want.description,
+      private: want.private ? 1 : 0,
+      synced_at: now,
+    },
+    trx,
+  );
 
   const upstream = new Map(want.versions.map((v) => [v.version, v]));
   const described: string[] = [];

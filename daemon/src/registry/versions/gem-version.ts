@@ -61,7 +61,8 @@ export function compareGemVersions(a: string, b: string): number {
  * every comparison (parsing dominated loading a catalog).
  */
 export function sortByGemVersionDesc<T>(items: readonly T[], version: (t: T) => string): T[] {
-  return items.map((item) => ({ item, seg: segments(version(item)) }))
+  return items
+    .map((item) => ({ item, seg: segments(version(item)) }))
     .sort((a, b) => compareSegments(b.seg, a.seg))
     .map((x) => x.item);
 }

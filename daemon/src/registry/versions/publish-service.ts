@@ -44,7 +44,11 @@ export interface PublishInput {
   /** A mirror of an upstream with a box API: the box and its versions follow it (follow-upstream.ts). */
   follow?: UpstreamFields;
 }
-export interface PublishResult { box: BoxRecord; versions: string[]; followed?: Followed }
+export interface PublishResult {
+  box: BoxRecord;
+  versions: string[];
+  followed?: Followed;
+}
 
 /**
  * Writes boxes, versions and providers whose files are already stored, in one transaction, so a
@@ -62,7 +66,10 @@ export class PublishService {
     try {
       return await this.repo.transaction((trx) => this.write(trx, input));
     } catch (e) {
-      if (isUniqueViolation(e)) throw new ConflictError(`${input.namespace.name}/${input.name} changed while it was being published; run it again.`);
+      if (isUniqueViolation(e))
+        throw new ConflictError(
+          `${input.namespace.name}/${input.name} changed while it was being published; run it again.`,
+        );
       throw e;
     }
   }
@@ -72,13 +79,21 @@ export class PublishService {
     let box = await this.repo.boxByName(input.namespace.id, input.name, trx);
     if (!box) {
       const id = this.ids.id('box');
-      await this.repo.insertBox({
-        id, name: input.name, name_key: nameKey(input.name),
-        user_id: input.namespace.kind === 'user' ? input.namespace.id : null,
-        organization_id: input.namespace.kind === 'organization' ? input.namespace.id : null,
-        short_description: input.short_description, description: input.description,
-        private: input.private ? 1 : 0, created_at: now, updated_at: now,
-      }, trx);
+      await this.repo.insertBox(
+        {
+          id,
+          name: input.name,
+          name_key: nameKey(input.name),
+          user_id: input.namespace.kind === 'user' ? input.namespace.id : null,
+          organization_id: input.namespace.kind === 'organization' ? input.namespace.id : null,
+          short_description: input.short_description,
+          description: input.description,
+          private: input.private ? 1 : 0,
+          created_at: now,
+          updated_at: now,
+        },
+        trx,
+      );
       box = (await this.repo.boxByName(input.namespace.id, input.name, trx))!;
     }
     const written: string[] = [];
@@ -87,14 +102,24 @@ export class PublishService {
       if (version && input.existing === 'skip') continue;
       if (!version) {
         const id = this.ids.id('ver');
-        await this.repo.insertVersion({
-          id, box_id: box.id, version: v.version, description: v.description, status: 'unreleased',
-          mirror_id: input.mirrorId ?? null, created_at: now, updated_at: now,
-        }, trx);
+        await this.repo.insertVersion(
+          {
+            id,
+            box_id: box.id,
+            version: v.version,
+            description: v.description,
+            status: 'unreleased',
+            mirror_id: input.mirrorId ?? null,
+            created_at: now,
+            updated_at: now,
+          },
+          trx,
+        );
         version = (await this.repo.version(box.id, v.version, trx))!;
       }
       await this.addProviders(trx, box, version.id, v, now);
-      if (input.release && version.status === 'unreleased') await this.repo.updateVersion(version.id, { status: 'active', updated_at: now }, trx);
+      if (input.release && version.status === 'unreleased')
+        await this.repo.updateVersion(version.id, { status: 'active', updated_at: now }, trx);
       written.push(v.version);
     }
     if (written.length) await this.repo.updateBox(box.id, { updated_at: now }, trx);
@@ -106,13 +131,24 @@ export class PublishService {
     const existing = await this.repo.providersOf([versionId], trx);
     for (const p of v.providers) {
       if (existing.some((e) => e.name === p.name && e.architecture === p.architecture)) {
-        throw new ConflictError(`Version ${v.version} of ${box.username}/${box.name} already has a provider "${p.name}" for architecture "${p.architecture}". Delete it first.`);
+        throw new ConflictError(
+          `Version ${v.version} of ${box.username}/${box.name} already has a provider "${p.name}" for architecture "${p.architecture}". Delete it first.`,
+        );
       }
       const row = {
-        id: this.ids.id('prov'), version_id: versionId, name: p.name, architecture: p.architecture, default_architecture: 0,
-        url: null, checksum: p.checksum, checksum_type: p.checksum_type,
-        blob_sha256: p.blob?.sha256 ?? null, size: p.blob?.size ?? null, source_url: p.source_url ?? null,
-        created_at: now, updated_at: now,
+        id: this.ids.id('prov'),
+        version_id: versionId,
+        name: p.name,
+        architecture: p.architecture,
+        default_architecture: 0,
+        url: null,
+        checksum: p.checksum,
+        checksum_type: p.checksum_type,
+        blob_sha256: p.blob?.sha256 ?? null,
+        size: p.blob?.size ?? null,
+        source_url: p.source_url ?? null,
+        created_at: now,
+        updated_at: now,
       };
       await this.repo.insertProvider(row, trx);
       if (p.default_architecture) await this.repo.makeDefault(row, trx);
@@ -139,7 +175,9 @@ export class PublishService {
   /** Retention: deletes the versions `mirrorId` published in the box beyond the newest `keep`. */
   async prune(boxId: string, mirrorId: string, keep: number): Promise<string[]> {
     return this.repo.transaction(async (trx) => {
-      const mine = (await this.repo.mirroredVersions(boxId, mirrorId, trx)).sort((a, b) => compareGemVersions(b.version, a.version));
+      const mine = (await this.repo.mirroredVersions(boxId, mirrorId, trx)).sort((a, b) =>
+        compareGemVersions(b.version, a.version),
+      );
       const drop = mine.slice(keep);
       for (const v of drop) await this.repo.deleteVersion(v.id, trx);
       return drop.map((v) => v.version);
@@ -150,11 +188,18 @@ export class PublishService {
   async followedRecord(box: BoxRecord) {
     const rec = await this.repo.records.box(box.id);
     if (!rec) return undefined;
-    return { box: rec, versions: new Map((await this.repo.records.versions(box.id)).map((v) => [v.version, v.synced])) };
+    return {
+      box: rec,
+      versions: new Map((await this.repo.records.versions(box.id)).map((v) => [v.version, v.synced])),
+    };
   }
 
   /** The cache fetched a provider's file: point the provider at the stored blob. */
   async attachFetched(providerId: string, blob: { sha256: string; size: number }): Promise<void> {
-    await this.repo.updateProvider(providerId, { blob_sha256: blob.sha256, size: blob.size, updated_at: this.clock.now().toISOString() });
+    await this.repo.updateProvider(providerId, {
+      blob_sha256: blob.sha256,
+      size: blob.size,
+      updated_at: this.clock.now().toISOString(),
+    });
   }
 }

@@ -8,29 +8,51 @@ import { BoxParams, CreateVersionBody, UpdateVersionBody, VersionParams } from '
 import { caller, linksFor, type RegistryRouteDeps } from '../route-helpers';
 import type { VersionResult } from './service';
 
-const ref = (p: { username: string; name: string; version?: string }) => ({ username: p.username, box: p.name, version: p.version ?? '' });
+const ref = (p: { username: string; name: string; version?: string }) => ({
+  username: p.username,
+  box: p.name,
+  version: p.version ?? '',
+});
 
 /** Versions and their release/revoke operations; each answers the version JSON. */
 export function versionRoutes(r: Router, d: RegistryRouteDeps) {
   const svc = d.registry.versions;
   const json = (ctx: Context, v: VersionResult) => versionJson(v.box, v.version, linksFor(ctx, d.config));
 
-  r.post(BOX.versions.path, validated({ params: BoxParams, body: CreateVersionBody }, async (ctx, { params, body }) => {
-    ctx.body = json(ctx, await svc.create(requireUser(ctx), ref(params), body));
-  }));
-  r.get(BOX.version.path, validated({ params: VersionParams }, async (ctx, { params }) => {
-    ctx.body = json(ctx, await svc.get(caller(ctx), ref(params)));
-  }));
-  r.put(BOX.version.path, validated({ params: VersionParams, body: UpdateVersionBody }, async (ctx, { params, body }) => {
-    ctx.body = json(ctx, await svc.update(requireUser(ctx), ref(params), body));
-  }));
-  r.delete(BOX.version.path, validated({ params: VersionParams }, async (ctx, { params }) => {
-    ctx.body = json(ctx, await svc.delete(requireUser(ctx), ref(params)));
-  }));
-  r.put(BOX.release.path, validated({ params: VersionParams }, async (ctx, { params }) => {
-    ctx.body = json(ctx, await svc.release(requireUser(ctx), ref(params)));
-  }));
-  r.put(BOX.revoke.path, validated({ params: VersionParams }, async (ctx, { params }) => {
-    ctx.body = json(ctx, await svc.revoke(requireUser(ctx), ref(params)));
-  }));
+  r.post(
+    BOX.versions.path,
+    validated({ params: BoxParams, body: CreateVersionBody }, async (ctx, { params, body }) => {
+      ctx.body = json(ctx, await svc.create(requireUser(ctx), ref(params), body));
+    }),
+  );
+  r.get(
+    BOX.version.path,
+    validated({ params: VersionParams }, async (ctx, { params }) => {
+      ctx.body = json(ctx, await svc.get(caller(ctx), ref(params)));
+    }),
+  );
+  r.put(
+    BOX.version.path,
+    validated({ params: VersionParams, body: UpdateVersionBody }, async (ctx, { params, body }) => {
+      ctx.body = json(ctx, await svc.update(requireUser(ctx), ref(params), body));
+    }),
+  );
+  r.delete(
+    BOX.version.path,
+    validated({ params: VersionParams }, async (ctx, { params }) => {
+      ctx.body = json(ctx, await svc.delete(requireUser(ctx), ref(params)));
+    }),
+  );
+  r.put(
+    BOX.release.path,
+    validated({ params: VersionParams }, async (ctx, { params }) => {
+      ctx.body = json(ctx, await svc.release(requireUser(ctx), ref(params)));
+    }),
+  );
+  r.put(
+    BOX.revoke.path,
+    validated({ params: VersionParams }, async (ctx, { params }) => {
+      ctx.body = json(ctx, await svc.revoke(requireUser(ctx), ref(params)));
+    }),
+  );
 }

@@ -7,7 +7,10 @@ import { isUniqueViolation } from '../../store/storage-errors';
 import { isUsable, loadVersion, type VersionDetail } from '../details';
 import type { BoxRecord, RegistryRepository, VersionRow } from '../repository';
 
-export interface VersionResult { box: BoxRecord; version: VersionDetail }
+export interface VersionResult {
+  box: BoxRecord;
+  version: VersionDetail;
+}
 
 /** Versions and their lifecycle: unreleased → active (release) → revoked (revoke). */
 export class VersionService {
@@ -23,7 +26,8 @@ export class VersionService {
   private async result(box: BoxRecord, versionId: string): Promise<VersionResult> {
     const row = await this.repo.versionById(versionId);
     // Deleted by a request that ran at the same time (a release racing a delete of the version).
-    if (!row) throw new NotFoundError(`The version was deleted from ${box.username}/${box.name} while this request ran.`);
+    if (!row)
+      throw new NotFoundError(`The version was deleted from ${box.username}/${box.name} while this request ran.`);
     return { box, version: await loadVersion(this.repo, row) };
   }
 
@@ -32,25 +36,41 @@ export class VersionService {
     return { box, version: await loadVersion(this.repo, version) };
   }
 
-  async create(p: Principal, ref: Omit<VersionRef, 'version'>, input: { version: string; description?: string | null }): Promise<VersionResult> {
+  async create(
+    p: Principal,
+    ref: Omit<VersionRef, 'version'>,
+    input: { version: string; description?: string | null },
+  ): Promise<VersionResult> {
     const { box } = await this.access.box(p, ref, 'manage');
     const now = this.now();
     const row: VersionRow = {
-      id: this.ids.id('ver'), box_id: box.id, version: input.version, description: input.description ?? '',
-      status: 'unreleased', mirror_id: null, created_at: now, updated_at: now,
+      id: this.ids.id('ver'),
+      box_id: box.id,
+      version: input.version,
+      description: input.description ?? '',
+      status: 'unreleased',
+      mirror_id: null,
+      created_at: now,
+      updated_at: now,
     };
     await this.guardDuplicate(box, input.version, () => this.repo.insertVersion(row));
     return { box, version: { version: row, providers: [] } };
   }
 
-  async update(p: Principal, ref: VersionRef, patch: { version?: string | null; description?: string | null }): Promise<VersionResult> {
+  async update(
+    p: Principal,
+    ref: VersionRef,
+    patch: { version?: string | null; description?: string | null },
+  ): Promise<VersionResult> {
     const { box, version } = await this.access.version(p, ref, 'manage');
     const rename = patch.version != null && patch.version !== version.version ? patch.version : undefined;
-    await this.guardDuplicate(box, rename ?? version.version, () => this.repo.updateVersion(version.id, {
-      ...(rename ? { version: rename } : {}),
-      ...(patch.description != null ? { description: patch.description } : {}),
-      updated_at: this.now(),
-    }));
+    await this.guardDuplicate(box, rename ?? version.version, () =>
+      this.repo.updateVersion(version.id, {
+        ...(rename ? { version: rename } : {}),
+        ...(patch.description != null ? { description: patch.description } : {}),
+        updated_at: this.now(),
+      }),
+    );
     return this.result(box, version.id);
   }
 
@@ -66,10 +86,13 @@ export class VersionService {
     const { box, version } = await this.access.version(p, ref, 'manage');
     const label = `Version ${version.version} of ${box.username}/${box.name}`;
     if (version.status === 'active') throw new ConflictError(`${label} has already been released.`);
-    if (version.status === 'revoked') throw new ConflictError(`${label} was revoked and cannot be released again. Create a new version.`);
+    if (version.status === 'revoked')
+      throw new ConflictError(`${label} was revoked and cannot be released again. Create a new version.`);
     const { providers } = await loadVersion(this.repo, version);
     if (!providers.some(isUsable)) {
-      throw new ConflictError(`${label} cannot be released: it needs at least one provider with an uploaded box file or a url.`);
+      throw new ConflictError(
+        `${label} cannot be released: it needs at least one provider with an uploaded box file or a url.`,
+      );
     }
     if (!(await this.repo.transitionVersion(version.id, 'unreleased', 'active', this.now()))) {
       throw new ConflictError(`${label} has already been released.`);

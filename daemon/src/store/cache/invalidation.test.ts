@@ -8,13 +8,18 @@ import { executeReadOnly, type StatementTables } from './statement-tables';
 const events: string[] = [];
 const tracker: WriteTracker = {
   beforeWrite(t: StatementTables) {
-    if (t.unknown) { events.push('before: all'); return null; }
+    if (t.unknown) {
+      events.push('before: all');
+      return null;
+    }
     if (t.writes.length === 0) return undefined;
     const tables = t.writes.map((w) => w.table);
     events.push(`before: ${tables.join(',')}`);
     return tables;
   },
-  moveOn(tables) { events.push(`moved on: ${tables === null ? 'all' : tables.join(',')}`); },
+  moveOn(tables) {
+    events.push(`moved on: ${tables === null ? 'all' : tables.join(',')}`);
+  },
 };
 
 let db: Kysely<Record<string, { id: number; n: number }>>;
@@ -26,7 +31,7 @@ beforeAll(async () => {
 afterAll(() => db.destroy());
 
 describe('invalidatingDialect', () => {
-  it('moves a write\'s tables on before it runs and again after it, and a read\'s not at all', async () => {
+  it("moves a write's tables on before it runs and again after it, and a read's not at all", async () => {
     events.length = 0;
     await db.selectFrom('a').selectAll().execute();
     expect(events).toEqual([]);
@@ -43,10 +48,12 @@ describe('invalidatingDialect', () => {
     });
     expect(events).toEqual(['before: a', 'before: b', 'moved on: a', 'moved on: b']);
     events.length = 0;
-    await expect(db.transaction().execute(async (trx) => {
-      await trx.updateTable('b').set({ n: 3 }).execute();
-      throw new Error('undo');
-    })).rejects.toThrow('undo');
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await trx.updateTable('b').set({ n: 3 }).execute();
+        throw new Error('undo');
+      }),
+    ).rejects.toThrow('undo');
     expect(events).toEqual(['before: b', 'moved on: b']);
   });
 

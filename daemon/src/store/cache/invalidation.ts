@@ -21,7 +21,11 @@ class InvalidatingConnection implements DatabaseConnection {
   private written: Array<readonly string[] | null> = [];
   inTransaction = false;
 
-  constructor(readonly inner: DatabaseConnection, private readonly tracker: WriteTracker, private readonly touched: (q: CompiledQuery) => StatementTables) {}
+  constructor(
+    readonly inner: DatabaseConnection,
+    private readonly tracker: WriteTracker,
+    private readonly touched: (q: CompiledQuery) => StatementTables,
+  ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const written = this.tracker.beforeWrite(this.touched(compiled));
@@ -58,7 +62,11 @@ class InvalidatingConnection implements DatabaseConnection {
 
 /** A driver whose connections tell `tracker` of their writes (InvalidatingConnection). */
 class InvalidatingDriver implements Driver {
-  constructor(private readonly inner: Driver, private readonly tracker: WriteTracker, private readonly touched: (q: CompiledQuery) => StatementTables) {}
+  constructor(
+    private readonly inner: Driver,
+    private readonly tracker: WriteTracker,
+    private readonly touched: (q: CompiledQuery) => StatementTables,
+  ) {}
 
   init(): Promise<void> {
     return this.inner.init();
@@ -89,15 +97,27 @@ class InvalidatingDriver implements Driver {
     }
   }
 
-  async savepoint(c: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['savepoint']>>[2]): Promise<void> {
+  async savepoint(
+    c: DatabaseConnection,
+    name: string,
+    compile: Parameters<NonNullable<Driver['savepoint']>>[2],
+  ): Promise<void> {
     await this.inner.savepoint!(inner(c), name, compile);
   }
 
-  async rollbackToSavepoint(c: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['savepoint']>>[2]): Promise<void> {
+  async rollbackToSavepoint(
+    c: DatabaseConnection,
+    name: string,
+    compile: Parameters<NonNullable<Driver['savepoint']>>[2],
+  ): Promise<void> {
     await this.inner.rollbackToSavepoint!(inner(c), name, compile);
   }
 
-  async releaseSavepoint(c: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['savepoint']>>[2]): Promise<void> {
+  async releaseSavepoint(
+    c: DatabaseConnection,
+    name: string,
+    compile: Parameters<NonNullable<Driver['savepoint']>>[2],
+  ): Promise<void> {
     await this.inner.releaseSavepoint!(inner(c), name, compile);
   }
 

@@ -31,8 +31,11 @@ describe('named statements on PostgreSQL', () => {
   let store: PostgresStore;
   let other: pg.Client;
   /** The server process of the store's one pooled connection, and the statements prepared on it. */
-  const session = async () => (await sql<{ pid: number; prepared: number }>`select pg_backend_pid() as pid,
-    (select count(*) from pg_prepared_statements where name like 'boxyard_%') as prepared`.execute(store.db)).rows[0];
+  const session = async () =>
+    (
+      await sql<{ pid: number; prepared: number }>`select pg_backend_pid() as pid,
+    (select count(*) from pg_prepared_statements where name like 'boxyard_%') as prepared`.execute(store.db)
+    ).rows[0];
 
   beforeAll(async () => {
     cluster = await startTestPostgres();
@@ -51,7 +54,12 @@ describe('named statements on PostgreSQL', () => {
     await cluster?.stop();
   });
 
-  const byId = (id: number) => store.db.selectFrom('named_t' as never).selectAll().where('id' as never, '=', id as never).execute();
+  const byId = (id: number) =>
+    store.db
+      .selectFrom('named_t' as never)
+      .selectAll()
+      .where('id' as never, '=', id as never)
+      .execute();
 
   it('prepares a repeated query once on the connection, with the same answers', async () => {
     const before = (await session()).prepared;
@@ -79,8 +87,13 @@ describe('named statements on PostgreSQL', () => {
   it('lets the error stand inside a transaction, which cannot go on after it, and drops the connection', async () => {
     expect(await byId(2)).toEqual([{ id: 2, n: 20, note: 'x' }]);
     await other.query('ALTER TABLE named_t DROP COLUMN note');
-    const tx = store.db.transaction().execute(async (trx) => trx.selectFrom('named_t' as never).selectAll()
-      .where('id' as never, '=', 1 as never).execute());
+    const tx = store.db.transaction().execute(async (trx) =>
+      trx
+        .selectFrom('named_t' as never)
+        .selectAll()
+        .where('id' as never, '=', 1 as never)
+        .execute(),
+    );
     // The same text as byId, run in the transaction: prepared before the column went away.
     await expect(tx).rejects.toMatchObject({ code: '0A000' });
     expect(await byId(1)).toEqual([{ id: 1, n: 10 }]);

@@ -69,7 +69,10 @@ const TX_END = /^\s*(commit|rollback|end)\s*$/i;
 class NamingClient implements PostgresPoolClient {
   private inTransaction = false;
   private stale = false;
-  constructor(private readonly client: pg.PoolClient, private readonly names: StatementNames) {}
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly names: StatementNames,
+  ) {}
 
   query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
   query<R>(cursor: never): never;
@@ -84,12 +87,14 @@ class NamingClient implements PostgresPoolClient {
   private run<R>(text: string, values: unknown[]): Promise<PostgresQueryResult<R>> {
     const name = this.stale ? undefined : this.names.nameOf(text);
     if (name === undefined) return this.client.query(text, values) as unknown as Promise<PostgresQueryResult<R>>;
-    return (this.client.query({ name, text, values }) as unknown as Promise<PostgresQueryResult<R>>).catch((err: unknown) => {
-      if (!isStalePlan(err)) throw err;
-      this.stale = true;
-      if (this.inTransaction) throw err;
-      return this.client.query(text, values) as unknown as Promise<PostgresQueryResult<R>>;
-    });
+    return (this.client.query({ name, text, values }) as unknown as Promise<PostgresQueryResult<R>>).catch(
+      (err: unknown) => {
+        if (!isStalePlan(err)) throw err;
+        this.stale = true;
+        if (this.inTransaction) throw err;
+        return this.client.query(text, values) as unknown as Promise<PostgresQueryResult<R>>;
+      },
+    );
   }
 
   release(): void {
@@ -100,7 +105,10 @@ class NamingClient implements PostgresPoolClient {
 }
 
 /** The pool Kysely is given: the same connections, each wrapped once. */
-export function namingPool(pool: pg.Pool, opts: { waits?: { count: number }; names?: StatementNames } = {}): PostgresPool {
+export function namingPool(
+  pool: pg.Pool,
+  opts: { waits?: { count: number }; names?: StatementNames } = {},
+): PostgresPool {
   const { waits = { count: 0 }, names = new StatementNames() } = opts;
   const wrapped = new WeakMap<pg.PoolClient, NamingClient>();
   return {

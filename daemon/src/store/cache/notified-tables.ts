@@ -37,24 +37,41 @@ END $$`;
 /** The schema as PostgreSQL's catalog holds it: notified tables and views, foreign keys, triggers with their functions' bodies. */
 async function postgresFacts(client: pg.Client | pg.Pool): Promise<SchemaFacts> {
   const q = async <R extends pg.QueryResultRow>(text: string) => (await client.query<R>(text)).rows;
-  const tables = await q<{ name: string; kind: string; notified: boolean }>(`SELECT c.relname AS name, c.relkind AS kind,
+  const tables = await q<{
+    name: string;
+    kind: string;
+    notified: boolean;
+  }>(`SELECT c.relname AS name, c.relkind AS kind,
       EXISTS (SELECT 1 FROM pg_trigger g WHERE g.tgrelid = c.oid AND g.tgname = '${NOTIFY_TRIGGER}') AS notified
     FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm')`);
-  const foreignKeys = await q<{ child: string; parent: string }>(`SELECT conrelid::regclass::text AS child, confrelid::regclass::text AS parent
+  const foreignKeys = await q<{
+    child: string;
+    parent: string;
+  }>(`SELECT conrelid::regclass::text AS child, confrelid::regclass::text AS parent
     FROM pg_constraint WHERE contype = 'f' AND connamespace = current_schema()::regnamespace`);
-  const triggers = await q<{ table: string; head: string; body: string }>(`SELECT c.relname AS table, pg_get_triggerdef(g.oid) AS head, p.prosrc AS body
+  const triggers = await q<{
+    table: string;
+    head: string;
+    body: string;
+  }>(`SELECT c.relname AS table, pg_get_triggerdef(g.oid) AS head, p.prosrc AS body
     FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid JOIN pg_proc p ON p.oid = g.tgfoid
     WHERE NOT g.tgisinternal AND g.tgname <> '${NOTIFY_TRIGGER}' AND c.relnamespace = current_schema()::regnamespace`);
   return {
     // A table without the trigger is not one whose changes this daemon hears of: no cache may read it.
     tables: tables.filter((t) => t.notified || t.kind === 'v' || t.kind === 'm').map((t) => t.name),
-    foreignKeys: foreignKeys.map((f) => ({ child: f.child.replace(/^.*\./, ''), parent: f.parent.replace(/^.*\./, '') })),
+    foreignKeys: foreignKeys.map((f) => ({
+      child: f.child.replace(/^.*\./, ''),
+      parent: f.parent.replace(/^.*\./, ''),
+    })),
     triggers,
   };
 }
 
 /** How often the listening connection is asked to answer, and how old its last answer may be while caches serve. */
-export interface Liveness { heartbeatMs: number; deadMs: number }
+export interface Liveness {
+  heartbeatMs: number;
+  deadMs: number;
+}
 const LIVENESS: Liveness = { heartbeatMs: 25, deadMs: 80 };
 
 /**
@@ -79,14 +96,21 @@ export class NotifiedTables extends TableMarks {
   /** Ends the retries when closed. */
   private readonly stop = new AbortController();
 
-  private constructor(private readonly url: string, private readonly log: Logger | undefined, graph: WriteGraph, private readonly liveness: Liveness) {
+  private constructor(
+    private readonly url: string,
+    private readonly log: Logger | undefined,
+    graph: WriteGraph,
+    private readonly liveness: Liveness,
+  ) {
     super(graph);
   }
 
   /** Reads the schema through `pool`, then listens (a first failure is logged and retried, caches serving nothing meanwhile). */
   static async open(pool: pg.Pool, url: string, log?: Logger, liveness = LIVENESS): Promise<NotifiedTables> {
     const clock = new NotifiedTables(url, log, new WriteGraph(await postgresFacts(pool)), liveness);
-    await clock.listenOnce().catch((err: Error) => { void clock.listenAgain(err); });
+    await clock.listenOnce().catch((err: Error) => {
+      void clock.listenAgain(err);
+    });
     clock.heartbeat = setInterval(() => clock.beat(), liveness.heartbeatMs);
     clock.heartbeat.unref();
     return clock;
@@ -111,8 +135,12 @@ export class NotifiedTables extends TableMarks {
   /** One try at listening; throws when it fails (or it was closed meanwhile). */
   private async listenOnce(): Promise<void> {
     const client = new pg.Client({
-      connectionString: this.url, application_name: 'boxyard-notify',
-      keepAlive: true, keepAliveInitialDelayMillis: 5000, connectionTimeoutMillis: 5000, query_timeout: 5000,
+      connectionString: this.url,
+      application_name: 'boxyard-notify',
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 5000,
+      connectionTimeoutMillis: 5000,
+      query_timeout: 5000,
     });
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client));
@@ -131,15 +159,27 @@ export class NotifiedTables extends TableMarks {
   /** Listening failed or was lost with `err`: tries again until it listens or is closed. */
   private async listenAgain(err: Error): Promise<void> {
     if (this.closed) return;
-    const warn = (e: Error) => this.log?.warn({ reason: e.message }, 'not hearing other daemons\' writes: read caches serve nothing until listening again');
+    const warn = (e: Error) =>
+      this.log?.warn(
+        { reason: e.message },
+        "not hearing other daemons' writes: read caches serve nothing until listening again",
+      );
     warn(err);
     try {
       await sleep(100, undefined, { ref: false, signal: this.stop.signal });
       await pRetry(() => this.listenOnce(), {
-        forever: true, minTimeout: 200, maxTimeout: 5000, factor: 2, randomize: false, unref: true,
-        signal: this.stop.signal, onFailedAttempt: (e) => { if (!this.closed) warn(e); },
+        forever: true,
+        minTimeout: 200,
+        maxTimeout: 5000,
+        factor: 2,
+        randomize: false,
+        unref: true,
+        signal: this.stop.signal,
+        onFailedAttempt: (e) => {
+          if (!this.closed) warn(e);
+        },
       });
-      this.log?.info('listening for other daemons\' writes again: read caches serve again');
+      this.log?.info("listening for other daemons' writes again: read caches serve again");
     } catch {
       // Closed.
     }
@@ -186,9 +226,17 @@ export class NotifiedTables extends TableMarks {
     if (!client || this.pending) return;
     this.pending = true;
     const sent = performance.now();
-    client.query('SELECT 1').then(() => {
-      if (this.client === client) this.confirmedAt = sent;
-    }, (err: Error) => this.lost(client, err)).finally(() => { this.pending = false; });
+    client
+      .query('SELECT 1')
+      .then(
+        () => {
+          if (this.client === client) this.confirmedAt = sent;
+        },
+        (err: Error) => this.lost(client, err),
+      )
+      .finally(() => {
+        this.pending = false;
+      });
   }
 
   private lost(client: pg.Client | null, err?: Error): void {

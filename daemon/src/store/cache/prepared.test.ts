@@ -12,7 +12,12 @@ let store: SqliteStore;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'boxyard-prepared-'));
   store = openStore(join(dir, 'db.sqlite'));
-  for (const [key, value] of [['a', '1'], ['b', '2'], ['c', '3']]) await store.db.insertInto('settings').values({ key, value }).execute();
+  for (const [key, value] of [
+    ['a', '1'],
+    ['b', '2'],
+    ['c', '3'],
+  ])
+    await store.db.insertInto('settings').values({ key, value }).execute();
 });
 afterAll(async () => {
   await store.close();
@@ -21,15 +26,25 @@ afterAll(async () => {
 
 describe('prepare', () => {
   it('runs one compiled query with new values each time, constants kept', async () => {
-    const q = prepare(store.db, (key: string, limit: number) => store.db.selectFrom('settings').select('value')
-      .where('key', '>=', key).where('value', '!=', 'nope').orderBy('key').limit(limit));
+    const q = prepare(store.db, (key: string, limit: number) =>
+      store.db
+        .selectFrom('settings')
+        .select('value')
+        .where('key', '>=', key)
+        .where('value', '!=', 'nope')
+        .orderBy('key')
+        .limit(limit),
+    );
     expect(await q.all('b', 5)).toEqual([{ value: '2' }, { value: '3' }]);
     expect(await q.all('a', 1)).toEqual([{ value: '1' }]);
     expect(await q.first('z', 1)).toBeUndefined();
   });
 
   it('binds an argument used twice in both places', async () => {
-    const q = prepare(store.db, (v: string) => sql<{ n: number }>`select count(*) as n from settings where key = ${v} or value = ${v}`);
+    const q = prepare(
+      store.db,
+      (v: string) => sql<{ n: number }>`select count(*) as n from settings where key = ${v} or value = ${v}`,
+    );
     expect(await q.first('1')).toEqual({ n: 1 });
   });
 
@@ -42,8 +57,13 @@ describe('prepare', () => {
 describe('PreparedIdList', () => {
   it('answers any number of ids, padded to a few prepared sizes, in slice order', async () => {
     const keys = Array.from({ length: 1203 }, (_, i) => `k${String(i).padStart(4, '0')}`);
-    await store.db.insertInto('settings').values(keys.map((key) => ({ key, value: key }))).execute();
-    const q = new PreparedIdList(store.db, (ids) => store.db.selectFrom('settings').select('key').where('key', 'in', ids).orderBy('key'));
+    await store.db
+      .insertInto('settings')
+      .values(keys.map((key) => ({ key, value: key })))
+      .execute();
+    const q = new PreparedIdList(store.db, (ids) =>
+      store.db.selectFrom('settings').select('key').where('key', 'in', ids).orderBy('key'),
+    );
     expect(await q.all([])).toEqual([]);
     expect(await q.all(['k0007'])).toEqual([{ key: 'k0007' }]);
     expect((await q.all(keys.slice(0, 11))).map((r) => r.key)).toEqual(keys.slice(0, 11));

@@ -2,7 +2,9 @@ import type { CompiledQuery, Kysely, QueryExecutorProvider, QueryResult, RootOpe
 import type { Database } from '../schema';
 
 /** What a prepared query's builder returns: any Kysely query builder or `sql` template. */
-interface Compilable<R> { compile(executorProvider: QueryExecutorProvider): CompiledQuery<R> }
+interface Compilable<R> {
+  compile(executorProvider: QueryExecutorProvider): CompiledQuery<R>;
+}
 
 /** A value a prepared query binds: only what Kysely sends as a parameter. */
 export type Bound = string | number | null;
@@ -25,7 +27,11 @@ export class PreparedQuery<A extends Bound[], R> {
   private readonly slots: Array<{ arg: number } | { value: unknown }>;
 
   /** `build` gets one placeholder per declared parameter, or `arity` of them. */
-  constructor(private readonly db: Kysely<Database>, build: (...args: string[]) => Compilable<R>, arity = build.length) {
+  constructor(
+    private readonly db: Kysely<Database>,
+    build: (...args: string[]) => Compilable<R>,
+    arity = build.length,
+  ) {
     const markers = Array.from({ length: arity }, (_, i) => marker(i));
     this.compiled = build(...markers).compile(db);
     this.slots = this.compiled.parameters.map((p) => {
@@ -33,7 +39,10 @@ export class PreparedQuery<A extends Bound[], R> {
       return arg >= 0 ? { arg } : { value: p };
     });
     const used = new Set(this.slots.flatMap((s) => ('arg' in s ? [s.arg] : [])));
-    if (used.size !== arity) throw new Error(`prepared query: each of its ${arity} arguments must be a bound parameter (${this.compiled.sql})`);
+    if (used.size !== arity)
+      throw new Error(
+        `prepared query: each of its ${arity} arguments must be a bound parameter (${this.compiled.sql})`,
+      );
   }
 
   /** The SQL it runs. */
@@ -70,7 +79,10 @@ export class PreparedQuery<A extends Bound[], R> {
  * typed by its builder. The builder gets placeholders standing for its arguments and must hand
  * them to Kysely untouched (compare, insert, limit with them; never compute with them).
  */
-export function prepare<P extends Bound[], R>(db: Kysely<Database>, build: (...args: P) => Compilable<R>): PreparedQuery<P, R> {
+export function prepare<P extends Bound[], R>(
+  db: Kysely<Database>,
+  build: (...args: P) => Compilable<R>,
+): PreparedQuery<P, R> {
   return new PreparedQuery<P, R>(db, build as unknown as (...args: string[]) => Compilable<R>);
 }
 
@@ -85,7 +97,10 @@ const LIST_SIZES = [1, 10, 100, 1000];
 export class PreparedIdList<R> {
   private readonly bySize = new Map<number, PreparedQuery<Bound[], R>>();
 
-  constructor(private readonly db: Kysely<Database>, private readonly build: (ids: string[]) => Compilable<R>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly build: (ids: string[]) => Compilable<R>,
+  ) {}
 
   async all(ids: readonly string[]): Promise<R[]> {
     const max = LIST_SIZES[LIST_SIZES.length - 1];

@@ -11,7 +11,10 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
-interface Kept<V> { value: V; at: number }
+interface Kept<V> {
+  value: V;
+  at: number;
+}
 
 /**
  * A read kept in memory, by its arguments, until one of the tables it reads changes
@@ -68,7 +71,11 @@ export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
    * Values for many one-string keys, those not in memory loaded by one call of `loadMany` (a
    * key it leaves out has the value undefined): a page of search hits is one query when cold.
    */
-  async getMany(this: ReadCache<[string], V>, keys: readonly string[], loadMany: (missing: string[]) => Promise<Map<string, V>>): Promise<V[]> {
+  async getMany(
+    this: ReadCache<[string], V>,
+    keys: readonly string[],
+    loadMany: (missing: string[]) => Promise<Map<string, V>>,
+  ): Promise<V[]> {
     if (!this.versions.keeps) {
       this.versions.lookups.misses += keys.length;
       const loaded = keys.length > 0 ? await loadMany([...keys]) : new Map<string, V>();
@@ -80,7 +87,10 @@ export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
     this.versions.lookups.hits += keys.length - missing.length;
     this.versions.lookups.misses += missing.length;
     const loaded = missing.length > 0 ? await loadMany(missing) : new Map<string, V>();
-    return keys.map((k, i) => { const hit = hits[i]; return hit ? hit.value : this.keep(keyOf([k]), loaded.get(k) as V, at); });
+    return keys.map((k, i) => {
+      const hit = hits[i];
+      return hit ? hit.value : this.keep(keyOf([k]), loaded.get(k) as V, at);
+    });
   }
 
   private fresh(key: string): { value: V } | undefined {
@@ -97,7 +107,7 @@ export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
 
 /** One string stands for itself; anything else is written as JSON (which never starts with `s`). */
 const keyOf = (args: ReadonlyArray<string | number | null>) =>
-  (args.length === 1 && typeof args[0] === 'string' ? `s${args[0]}` : JSON.stringify(args));
+  args.length === 1 && typeof args[0] === 'string' ? `s${args[0]}` : JSON.stringify(args);
 
 /**
  * A ReadCache of what `use` makes of a prepared query's rows; the tables are those its Kysely tree
@@ -106,10 +116,15 @@ const keyOf = (args: ReadonlyArray<string | number | null>) =>
  * unless `sql.table()` names them in the tree.
  */
 export function cachedQuery<A extends Bound[], R, V>(
-  versions: TableClock, query: PreparedQuery<A, R>, use: (rows: R[]) => V, max?: number, rawReads?: readonly string[],
+  versions: TableClock,
+  query: PreparedQuery<A, R>,
+  use: (rows: R[]) => V,
+  max?: number,
+  rawReads?: readonly string[],
 ): ReadCache<A, V> {
   const { reads, raw } = statementTables(query.node);
-  if (raw && !rawReads) throw new Error(`a cached query holding raw SQL must name the tables that SQL reads (rawReads): ${query.sql}`);
+  if (raw && !rawReads)
+    throw new Error(`a cached query holding raw SQL must name the tables that SQL reads (rawReads): ${query.sql}`);
   const tables = [...new Set([...reads, ...(rawReads ?? [])])];
   return new ReadCache<A, V>(versions, tables, async (...args) => use(await query.all(...args)), max);
 }

@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import {
-  DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql,
-  type ExpressionBuilder, type QueryCreator, type SelectQueryBuilder,
+  DummyDriver,
+  Kysely,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  sql,
+  type ExpressionBuilder,
+  type QueryCreator,
+  type SelectQueryBuilder,
 } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { READ_ONLY_RAW, markedReadOnly, readsOnly, statementTables, type Kind } from './statement-tables';
@@ -15,25 +22,39 @@ const db = new Kysely<any>({
     createQueryCompiler: () => new SqliteQueryCompiler(),
   },
 });
-const tablesOf = (q: { compile(k: typeof db): { query: Parameters<typeof statementTables>[0] } }) => statementTables(q.compile(db).query);
+const tablesOf = (q: { compile(k: typeof db): { query: Parameters<typeof statementTables>[0] } }) =>
+  statementTables(q.compile(db).query);
 const sorted = (names: Iterable<string>) => [...new Set(names)].sort();
 
 const TABLES = ['boxes', 'users', 'organizations', 'box_versions', 'settings', 'agents'];
 const COLUMNS = ['name', 'status', 'downloads', 'updated_at'];
 
 /** A SELECT to generate: its FROM (a table or a subquery), joins, a CTE it joins, a subquery in its WHERE. */
-interface Select { from: string | Select; joins: Array<{ table: string; left: boolean }>; cte?: Select; where?: Select }
+interface Select {
+  from: string | Select;
+  joins: Array<{ table: string; left: boolean }>;
+  cte?: Select;
+  where?: Select;
+}
 
 const table = fc.constantFrom(...TABLES);
-const select = (depth: number): fc.Arbitrary<Select> => fc.record({
-  from: depth === 0 ? table : fc.oneof(table, select(depth - 1)),
-  joins: fc.array(fc.record({ table, left: fc.boolean() }), { maxLength: 2 }),
-  cte: depth === 0 ? fc.constant(undefined) : fc.option(select(depth - 1), { nil: undefined }),
-  where: depth === 0 ? fc.constant(undefined) : fc.option(select(depth - 1), { nil: undefined }),
-}, { requiredKeys: ['from', 'joins'] });
+const select = (depth: number): fc.Arbitrary<Select> =>
+  fc.record(
+    {
+      from: depth === 0 ? table : fc.oneof(table, select(depth - 1)),
+      joins: fc.array(fc.record({ table, left: fc.boolean() }), { maxLength: 2 }),
+      cte: depth === 0 ? fc.constant(undefined) : fc.option(select(depth - 1), { nil: undefined }),
+      where: depth === 0 ? fc.constant(undefined) : fc.option(select(depth - 1), { nil: undefined }),
+    },
+    { requiredKeys: ['from', 'joins'] },
+  );
 
 /** Builds `s` as Kysely would be asked to, with the tables it names, each alias and CTE name fresh. */
-function build(qc: QueryCreator<any>, s: Select, names = { n: 0 }): { q: SelectQueryBuilder<any, any, any>; reads: string[] } {
+function build(
+  qc: QueryCreator<any>,
+  s: Select,
+  names = { n: 0 },
+): { q: SelectQueryBuilder<any, any, any>; reads: string[] } {
   const reads: string[] = [];
   const a = `a${names.n++}`;
   let creator = qc;
@@ -56,7 +77,9 @@ function build(qc: QueryCreator<any>, s: Select, names = { n: 0 }): { q: SelectQ
   for (const j of s.joins) {
     reads.push(j.table);
     const alias = `j${names.n++}`;
-    q = j.left ? q.leftJoin(`${j.table} as ${alias}`, `${alias}.id`, `${a}.id`) : q.innerJoin(`${j.table} as ${alias}`, `${alias}.id`, `${a}.id`);
+    q = j.left
+      ? q.leftJoin(`${j.table} as ${alias}`, `${alias}.id`, `${a}.id`)
+      : q.innerJoin(`${j.table} as ${alias}`, `${alias}.id`, `${a}.id`);
   }
   if (cteName) q = q.innerJoin(cteName, `${cteName}.id`, `${a}.id`);
   if (s.where) {
@@ -69,15 +92,31 @@ function build(qc: QueryCreator<any>, s: Select, names = { n: 0 }): { q: SelectQ
 
 /** A write to generate, with what it writes. */
 type Write =
-  | { kind: 'insert'; table: string; from?: Select; conflict: 'none' | 'nothing' | 'update'; replace: 'no' | 'or replace' | 'replace into' }
+  | {
+      kind: 'insert';
+      table: string;
+      from?: Select;
+      conflict: 'none' | 'nothing' | 'update';
+      replace: 'no' | 'or replace' | 'replace into';
+    }
   | { kind: 'update'; table: string; columns: string[]; where?: Select }
   | { kind: 'delete'; table: string; where?: Select }
   | { kind: 'cte delete'; table: string; then: Select };
 
 const write: fc.Arbitrary<Write> = fc.oneof(
-  fc.record({ kind: fc.constant('insert' as const), table, from: fc.option(select(2), { nil: undefined }),
-    conflict: fc.constantFrom('none' as const, 'nothing' as const, 'update' as const), replace: fc.constantFrom('no' as const, 'or replace' as const, 'replace into' as const) }),
-  fc.record({ kind: fc.constant('update' as const), table, columns: fc.uniqueArray(fc.constantFrom(...COLUMNS), { minLength: 1 }), where: fc.option(select(2), { nil: undefined }) }),
+  fc.record({
+    kind: fc.constant('insert' as const),
+    table,
+    from: fc.option(select(2), { nil: undefined }),
+    conflict: fc.constantFrom('none' as const, 'nothing' as const, 'update' as const),
+    replace: fc.constantFrom('no' as const, 'or replace' as const, 'replace into' as const),
+  }),
+  fc.record({
+    kind: fc.constant('update' as const),
+    table,
+    columns: fc.uniqueArray(fc.constantFrom(...COLUMNS), { minLength: 1 }),
+    where: fc.option(select(2), { nil: undefined }),
+  }),
   fc.record({ kind: fc.constant('delete' as const), table, where: fc.option(select(2), { nil: undefined }) }),
   fc.record({ kind: fc.constant('cte delete' as const), table, then: select(1) }),
 );
@@ -90,7 +129,11 @@ function buildWrite(w: Write) {
     q = sub ? q.columns(['id']).expression(sub.q) : q.values({ id: 1 });
     if (w.conflict === 'nothing') q = q.onConflict((oc) => oc.column('id').doNothing());
     if (w.conflict === 'update') q = q.onConflict((oc) => oc.column('id').doUpdateSet({ name: 'x' }));
-    const kinds: Kind[] = ['insert', ...(w.replace !== 'no' ? ['delete' as const] : []), ...(w.conflict === 'update' ? ['update' as const] : [])];
+    const kinds: Kind[] = [
+      'insert',
+      ...(w.replace !== 'no' ? ['delete' as const] : []),
+      ...(w.conflict === 'update' ? ['update' as const] : []),
+    ];
     return { q, reads: sub?.reads ?? [], writes: [{ table: w.table, kinds }] };
   }
   if (w.kind === 'update') {
@@ -105,30 +148,43 @@ function buildWrite(w: Write) {
     if (sub) q = q.where('id', 'in', sub.q);
     return { q, reads: sub?.reads ?? [], writes: [{ table: w.table, kinds: ['delete'] }] };
   }
-  const then = build(db.with('gone', (qc) => qc.deleteFrom(w.table).returning('id')), w.then);
-  return { q: then.q.where('id', 'not in', (eb: ExpressionBuilder<any, any>) => eb.selectFrom('gone').select('id')), reads: then.reads, writes: [{ table: w.table, kinds: ['delete'] }] };
+  const then = build(
+    db.with('gone', (qc) => qc.deleteFrom(w.table).returning('id')),
+    w.then,
+  );
+  return {
+    q: then.q.where('id', 'not in', (eb: ExpressionBuilder<any, any>) => eb.selectFrom('gone').select('id')),
+    reads: then.reads,
+    writes: [{ table: w.table, kinds: ['delete'] }],
+  };
 }
 
 describe('statementTables: generated queries', () => {
   it('finds the tables a SELECT names: joins, subqueries in FROM and WHERE, CTE bodies; no CTE name, no write', () => {
-    fc.assert(fc.property(select(3), (s) => {
-      const { q, reads } = build(db, s);
-      const found = tablesOf(q);
-      expect(sorted(found.reads)).toEqual(sorted(reads));
-      expect(found.writes).toEqual([]);
-      expect(found.unknown).toBe(false);
-      expect(found.raw).toBe(false);
-    }), { seed: 41, numRuns: 500 });
+    fc.assert(
+      fc.property(select(3), (s) => {
+        const { q, reads } = build(db, s);
+        const found = tablesOf(q);
+        expect(sorted(found.reads)).toEqual(sorted(reads));
+        expect(found.writes).toEqual([]);
+        expect(found.unknown).toBe(false);
+        expect(found.raw).toBe(false);
+      }),
+      { seed: 41, numRuns: 500 },
+    );
   });
 
-  it('finds what a write writes and the tables it reads: INSERT … SELECT, ON CONFLICT, REPLACE, UPDATE\'s columns, a deleting CTE', () => {
-    fc.assert(fc.property(write, (w) => {
-      const { q, reads, writes } = buildWrite(w);
-      const found = tablesOf(q);
-      expect(found.writes).toEqual(writes);
-      expect(sorted(found.reads)).toEqual(sorted(reads));
-      expect(found.unknown).toBe(false);
-    }), { seed: 41, numRuns: 500 });
+  it("finds what a write writes and the tables it reads: INSERT … SELECT, ON CONFLICT, REPLACE, UPDATE's columns, a deleting CTE", () => {
+    fc.assert(
+      fc.property(write, (w) => {
+        const { q, reads, writes } = buildWrite(w);
+        const found = tablesOf(q);
+        expect(found.writes).toEqual(writes);
+        expect(sorted(found.reads)).toEqual(sorted(reads));
+        expect(found.unknown).toBe(false);
+      }),
+      { seed: 41, numRuns: 500 },
+    );
   });
 });
 
@@ -143,16 +199,34 @@ describe('statementTables: what the tree cannot tell', () => {
   });
 
   it('counts a table raw SQL names with sql.table() as read', () => {
-    expect(tablesOf(db.selectFrom('boxes').where(sql<boolean>`exists (select 1 from ${sql.table('box_versions')})`).selectAll()).reads.sort())
-      .toEqual(['box_versions', 'boxes']);
+    expect(
+      tablesOf(
+        db
+          .selectFrom('boxes')
+          .where(sql<boolean>`exists (select 1 from ${sql.table('box_versions')})`)
+          .selectAll(),
+      ).reads.sort(),
+    ).toEqual(['box_versions', 'boxes']);
   });
 
   it('keeps a CTE name out only where the CTE is seen: a recursive one in its own body, a later one not in an earlier body', () => {
-    const shadowing = db.with('boxes', (qc) => qc.selectFrom('users').select('id')).selectFrom('boxes').selectAll();
+    const shadowing = db
+      .with('boxes', (qc) => qc.selectFrom('users').select('id'))
+      .selectFrom('boxes')
+      .selectAll();
     expect(tablesOf(shadowing).reads).toEqual(['users']);
-    const recursive = db.withRecursive('tree(id)', (qc) => qc.selectFrom('organizations').select('id').unionAll(qc.selectFrom('tree').select('id'))).selectFrom('tree').selectAll();
+    const recursive = db
+      .withRecursive('tree(id)', (qc) =>
+        qc.selectFrom('organizations').select('id').unionAll(qc.selectFrom('tree').select('id')),
+      )
+      .selectFrom('tree')
+      .selectAll();
     expect(tablesOf(recursive).reads).toEqual(['organizations']);
-    const later = db.with('a', (qc) => qc.selectFrom('b').select('id')).with('b', (qc) => qc.selectFrom('users').select('id')).selectFrom('a').selectAll();
+    const later = db
+      .with('a', (qc) => qc.selectFrom('b').select('id'))
+      .with('b', (qc) => qc.selectFrom('users').select('id'))
+      .selectFrom('a')
+      .selectAll();
     expect(tablesOf(later).reads.sort()).toEqual(['b', 'users']);
   });
 

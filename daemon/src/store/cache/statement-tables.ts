@@ -4,7 +4,11 @@ export type Kind = 'insert' | 'update' | 'delete';
 export const KINDS: readonly Kind[] = ['insert', 'update', 'delete'];
 
 /** A table a statement writes directly: how, and for an UPDATE the columns it sets (undefined: any). */
-export interface Write { table: string; kinds: Kind[]; columns?: string[] }
+export interface Write {
+  table: string;
+  kinds: Kind[];
+  columns?: string[];
+}
 
 /**
  * What a statement touches, read from the operation-node tree Kysely compiled it from (never from
@@ -34,7 +38,7 @@ function targets(node: unknown): Node[] | undefined {
   if (node.kind === 'AliasNode') return targets(node.node);
   if (node.kind === 'FromNode' || node.kind === 'ListNode') {
     const parts = ((node.froms ?? node.items) as unknown[]).map(targets);
-    return parts.every((p) => p !== undefined) ? parts.flat() as Node[] : undefined;
+    return parts.every((p) => p !== undefined) ? (parts.flat() as Node[]) : undefined;
   }
   return undefined;
 }
@@ -42,17 +46,23 @@ function targets(node: unknown): Node[] | undefined {
 /** The columns a list of `column = value` updates sets, or undefined when one is not a plain column. */
 function columnsOf(updates: unknown): string[] | undefined {
   const list = (updates ?? []) as Node[];
-  const cols = list.map((u) => (isNode(u.column) && u.column.kind === 'ColumnNode' ? ((u.column.column as Node).name as string).toLowerCase() : undefined));
-  return cols.every((c) => c !== undefined) ? cols as string[] : undefined;
+  const cols = list.map((u) =>
+    isNode(u.column) && u.column.kind === 'ColumnNode'
+      ? ((u.column.column as Node).name as string).toLowerCase()
+      : undefined,
+  );
+  return cols.every((c) => c !== undefined) ? (cols as string[]) : undefined;
 }
 
 /** How a write statement node writes its target: an upsert may update, SQLite's REPLACE deletes the row it replaces (cascading). */
 function writeOf(node: Node): { target: unknown; kinds: Kind[]; columns?: string[] } {
-  if (node.kind === 'UpdateQueryNode') return { target: node.table, kinds: ['update'], columns: columnsOf(node.updates) };
+  if (node.kind === 'UpdateQueryNode')
+    return { target: node.table, kinds: ['update'], columns: columnsOf(node.updates) };
   if (node.kind === 'DeleteQueryNode') return { target: node.from, kinds: ['delete'] };
   if (node.kind === 'MergeQueryNode') return { target: node.into, kinds: [...KINDS] };
   const kinds: Kind[] = ['insert'];
-  if (node.replace || (isNode(node.orAction) && String(node.orAction.action).toLowerCase() === 'replace')) kinds.push('delete');
+  if (node.replace || (isNode(node.orAction) && String(node.orAction.action).toLowerCase() === 'replace'))
+    kinds.push('delete');
   if ((isNode(node.onConflict) && node.onConflict.updates) || node.onDuplicateKey) kinds.push('update');
   return { target: node.into, kinds };
 }
@@ -67,8 +77,11 @@ function ctes(node: Node): Array<{ name: string; body: unknown; sees: string[] }
 }
 
 /** Raw nodes Kysely's builders make themselves: an order's direction, a join's `on true`. */
-const kyselysOwnRaw = (parent: Node, key: string, child: unknown) => isNode(child) && child.kind === 'RawNode'
-  && ((parent.kind === 'OrderByItemNode' && key === 'direction') || (parent.kind === 'JoinNode' && key === 'on' && (child.sqlFragments as string[]).join('') === 'true'));
+const kyselysOwnRaw = (parent: Node, key: string, child: unknown) =>
+  isNode(child) &&
+  child.kind === 'RawNode' &&
+  ((parent.kind === 'OrderByItemNode' && key === 'direction') ||
+    (parent.kind === 'JoinNode' && key === 'on' && (child.sqlFragments as string[]).join('') === 'true'));
 
 /** The tables `root` reads and writes (StatementTables). */
 export function statementTables(root: OperationNode): StatementTables {
@@ -95,11 +108,21 @@ export function statementTables(root: OperationNode): StatementTables {
       inner = new Set([...scope, ...defined.map((c) => c.name)]);
     }
     let skip: unknown;
-    if (v.kind === 'InsertQueryNode' || v.kind === 'UpdateQueryNode' || v.kind === 'DeleteQueryNode' || v.kind === 'MergeQueryNode') {
+    if (
+      v.kind === 'InsertQueryNode' ||
+      v.kind === 'UpdateQueryNode' ||
+      v.kind === 'DeleteQueryNode' ||
+      v.kind === 'MergeQueryNode'
+    ) {
       const w = writeOf(v);
       const tables = targets(w.target);
       if (!tables) out.unknown = true;
-      for (const t of tables ?? []) out.writes.push({ table: nameOfTable(t).toLowerCase(), kinds: w.kinds, ...(w.columns && w.kinds.length === 1 ? { columns: w.columns } : {}) });
+      for (const t of tables ?? [])
+        out.writes.push({
+          table: nameOfTable(t).toLowerCase(),
+          kinds: w.kinds,
+          ...(w.columns && w.kinds.length === 1 ? { columns: w.columns } : {}),
+        });
       skip = w.target;
     }
     for (const [key, child] of Object.entries(v)) {

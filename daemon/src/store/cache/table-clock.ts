@@ -63,9 +63,10 @@ export abstract class TableMarks implements TableClock, WriteTracker {
       this.forgetAll();
       return null;
     }
-    const tables = touched.writes.length === 1
-      ? this.graph.affectedBy(touched.writes[0].table, touched.writes[0].kinds, touched.writes[0].columns)
-      : [...new Set(touched.writes.flatMap((w) => this.graph.affectedBy(w.table, w.kinds, w.columns)))];
+    const tables =
+      touched.writes.length === 1
+        ? this.graph.affectedBy(touched.writes[0].table, touched.writes[0].kinds, touched.writes[0].columns)
+        : [...new Set(touched.writes.flatMap((w) => this.graph.affectedBy(w.table, w.kinds, w.columns)))];
     this.moveOn(tables);
     return tables;
   }

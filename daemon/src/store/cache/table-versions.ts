@@ -13,14 +13,18 @@ export const CATCH_UP_MS = 50;
 
 /** The schema as SQLite's catalog holds it. */
 function sqliteFacts(raw: SqliteDatabase.Database): SchemaFacts {
-  const objects = raw.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('table', 'view', 'trigger')")
+  const objects = raw
+    .prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('table', 'view', 'trigger')")
     .all() as Array<{ type: string; name: string; tbl_name: string; sql: string | null }>;
   const fkParents = raw.prepare('SELECT "table" FROM pragma_foreign_key_list(?)').pluck();
   return {
     tables: objects.filter((o) => o.type !== 'trigger').map((o) => o.name),
-    foreignKeys: objects.filter((o) => o.type === 'table')
+    foreignKeys: objects
+      .filter((o) => o.type === 'table')
       .flatMap((o) => (fkParents.all(o.name) as string[]).map((parent) => ({ child: o.name, parent }))),
-    triggers: objects.filter((o) => o.type === 'trigger').map((o) => ({ table: o.tbl_name, ...splitTrigger(o.sql ?? '') })),
+    triggers: objects
+      .filter((o) => o.type === 'trigger')
+      .map((o) => ({ table: o.tbl_name, ...splitTrigger(o.sql ?? '') })),
   };
 }
 

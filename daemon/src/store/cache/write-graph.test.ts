@@ -5,16 +5,32 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type SqliteStore } from '../db';
 import { WriteGraph, splitTrigger } from './write-graph';
 
-describe('WriteGraph from a schema\'s facts', () => {
+describe("WriteGraph from a schema's facts", () => {
   const graph = new WriteGraph({
     tables: ['parent', 'child', 'grandchild', 'counts', 'log', 'search'],
-    foreignKeys: [{ child: 'child', parent: 'parent' }, { child: 'grandchild', parent: 'child' }],
+    foreignKeys: [
+      { child: 'child', parent: 'parent' },
+      { child: 'grandchild', parent: 'child' },
+    ],
     triggers: [
       // SQLite's form: the body is the text between BEGIN and END.
-      { table: 'child', ...splitTrigger('CREATE TRIGGER child_counts AFTER UPDATE OF status ON child BEGIN UPDATE counts SET n = n + 1; END') },
+      {
+        table: 'child',
+        ...splitTrigger(
+          'CREATE TRIGGER child_counts AFTER UPDATE OF status ON child BEGIN UPDATE counts SET n = n + 1; END',
+        ),
+      },
       // PostgreSQL's: several events in the head, the function's body apart.
-      { table: 'parent', head: 'CREATE TRIGGER p AFTER INSERT OR UPDATE OF name OR DELETE ON public.parent FOR EACH ROW EXECUTE FUNCTION f()', body: 'BEGIN INSERT OR REPLACE INTO search VALUES (NEW.id); RETURN NULL; END' },
-      { table: 'log', head: 'some head this cannot read', body: 'insert into counts (id) values (1) on conflict (id) do update set n = 1' },
+      {
+        table: 'parent',
+        head: 'CREATE TRIGGER p AFTER INSERT OR UPDATE OF name OR DELETE ON public.parent FOR EACH ROW EXECUTE FUNCTION f()',
+        body: 'BEGIN INSERT OR REPLACE INTO search VALUES (NEW.id); RETURN NULL; END',
+      },
+      {
+        table: 'log',
+        head: 'some head this cannot read',
+        body: 'insert into counts (id) values (1) on conflict (id) do update set n = 1',
+      },
     ],
   });
 
@@ -54,7 +70,9 @@ describe('WriteGraph of the migrated SQLite schema', () => {
   });
 
   it('follows cascades on delete and triggers, not cascades on update', () => {
-    expect(store.versions.affectedBy('boxes', 'delete')).toEqual(expect.arrayContaining(['boxes', 'box_versions', 'box_providers', 'box_search']));
+    expect(store.versions.affectedBy('boxes', 'delete')).toEqual(
+      expect.arrayContaining(['boxes', 'box_versions', 'box_providers', 'box_search']),
+    );
     expect(store.versions.affectedBy('boxes', 'update')).not.toContain('box_versions');
     expect(store.versions.affectedBy('boxes', 'update')).toContain('box_search');
     expect(store.versions.affectedBy('settings', 'update')).toEqual(['settings']);

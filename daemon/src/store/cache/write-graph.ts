@@ -28,9 +28,15 @@ export interface SchemaFacts {
   triggers: Array<{ table: string; head: string; body: string }>;
 }
 
-interface TriggerWrite { table: string; kind: Kind }
+interface TriggerWrite {
+  table: string;
+  kind: Kind;
+}
 /** A trigger: what it writes, and for `UPDATE OF a, b` the columns whose update fires it. */
-interface Trigger { of?: string[]; writes: TriggerWrite[] }
+interface Trigger {
+  of?: string[];
+  writes: TriggerWrite[];
+}
 
 /**
  * Which tables a write may change, through the schema: a delete the tables whose foreign keys
@@ -95,11 +101,16 @@ export class WriteGraph {
     const events = [...head.matchAll(/\b(INSERT|UPDATE|DELETE)\b(?:\s+OF\s+([\w\s,"]+?)(?=\s+(?:ON|OR)\b))?/gi)];
     const writes: TriggerWrite[] = [];
     const all = new RegExp(WRITE);
-    for (let m = all.exec(body); m; m = all.exec(body)) writes.push(...kindsOf(m, body).map((k) => ({ table: m![3].toLowerCase(), kind: k })));
+    for (let m = all.exec(body); m; m = all.exec(body))
+      writes.push(...kindsOf(m, body).map((k) => ({ table: m![3].toLowerCase(), kind: k })));
     // An event this cannot read: the trigger counts for every kind of write.
-    const fired: Array<{ kind: Kind; of?: string[] }> = events.length > 0
-      ? events.map((e) => ({ kind: e[1].toLowerCase() as Kind, of: e[2]?.split(',').map((c) => c.trim().replace(/"/g, '').toLowerCase()) }))
-      : KINDS.map((kind) => ({ kind }));
+    const fired: Array<{ kind: Kind; of?: string[] }> =
+      events.length > 0
+        ? events.map((e) => ({
+            kind: e[1].toLowerCase() as Kind,
+            of: e[2]?.split(',').map((c) => c.trim().replace(/"/g, '').toLowerCase()),
+          }))
+        : KINDS.map((kind) => ({ kind }));
     for (const { kind, of } of fired) {
       const key = `${kind} ${table}`;
       this.triggers.set(key, [...(this.triggers.get(key) ?? []), { ...(of ? { of } : {}), writes }]);

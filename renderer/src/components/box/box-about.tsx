@@ -30,13 +30,24 @@ function PrivateSwitch({ box, save }: { box: BoxJson; save: (p: Patch) => Promis
   const toggle = async (isPrivate: boolean) => {
     setSaving(isPrivate);
     setError(null);
-    try { await save({ is_private: isPrivate }); } catch (e) { setError(e); } finally { setSaving(null); }
+    try {
+      await save({ is_private: isPrivate });
+    } catch (e) {
+      setError(e);
+    } finally {
+      setSaving(null);
+    }
   };
   return (
     <div className="private-switch">
       <label className="check">
-        <input type="checkbox" checked={saving ?? box.private} disabled={saving !== null} onChange={(e) => void toggle(e.target.checked)} />
-        {' '}Private (only members of {box.username} and administrators see it)
+        <input
+          type="checkbox"
+          checked={saving ?? box.private}
+          disabled={saving !== null}
+          onChange={(e) => void toggle(e.target.checked)}
+        />{' '}
+        Private (only members of {box.username} and administrators see it)
       </label>
       <FieldError error={error} />
     </div>
@@ -52,9 +63,22 @@ export function BoxAbout({ box, manage }: { box: BoxJson; manage: boolean }) {
   return (
     <div className="box-about">
       {box.short_description && <p className="lead">{box.short_description}</p>}
-      {manage && <TextEdit label="Short description" value={box.short_description} save={(v) => save({ short_description: v })} />}
+      {manage && (
+        <TextEdit
+          label="Short description"
+          value={box.short_description}
+          save={(v) => save({ short_description: v })}
+        />
+      )}
       <Markdown source={box.description_markdown} />
-      {manage && <TextEdit label="Description" value={box.description_markdown} multiline save={(v) => save({ description: v })} />}
+      {manage && (
+        <TextEdit
+          label="Description"
+          value={box.description_markdown}
+          multiline
+          save={(v) => save({ description: v })}
+        />
+      )}
       {manage && <PrivateSwitch box={box} save={save} />}
     </div>
   );

@@ -18,7 +18,18 @@ export function TextEdit({ label, value, multiline, placeholder, save }: TextEdi
   const [saving, setSaving] = useState(false);
   const errorId = useId();
   if (draft === null) {
-    return <button type="button" className="link small-text" onClick={() => { setDraft(value); setError(null); }}>Edit {label.toLowerCase()}</button>;
+    return (
+      <button
+        type="button"
+        className="link small-text"
+        onClick={() => {
+          setDraft(value);
+          setError(null);
+        }}
+      >
+        Edit {label.toLowerCase()}
+      </button>
+    );
   }
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -42,14 +53,29 @@ export function TextEdit({ label, value, multiline, placeholder, save }: TextEdi
   };
   return (
     <form className="text-edit" onSubmit={(e) => void submit(e)}>
-      {multiline
-        ? <textarea {...field} rows={6} onChange={(e) => setDraft(e.target.value)} />
-        : <input {...field} onChange={(e) => setDraft(e.target.value)} />}
-      {multiline && <span className="muted small-text">Markdown: **bold**, _italic_, `code`, [links](https://…), lists.</span>}
+      {multiline ? (
+        <textarea {...field} rows={6} onChange={(e) => setDraft(e.target.value)} />
+      ) : (
+        <input {...field} onChange={(e) => setDraft(e.target.value)} />
+      )}
+      {multiline && (
+        <span className="muted small-text">Markdown: **bold**, _italic_, `code`, [links](https://…), lists.</span>
+      )}
       <FieldError error={error} id={errorId} />
       <div className="row">
-        <button type="submit" className="primary small" disabled={saving}>Save {label.toLowerCase()}</button>
-        <button type="button" className="small" onClick={() => { setDraft(null); setError(null); }}>Cancel</button>
+        <button type="submit" className="primary small" disabled={saving}>
+          Save {label.toLowerCase()}
+        </button>
+        <button
+          type="button"
+          className="small"
+          onClick={() => {
+            setDraft(null);
+            setError(null);
+          }}
+        >
+          Cancel
+        </button>
       </div>
     </form>
   );

@@ -14,10 +14,17 @@ export function UseIt({ box }: { box: BoxJson }) {
   return (
     <Section title="Use it" actions={<span className="muted">{plural(box.downloads, 'download')}</span>}>
       <CopyField label="vagrant box add" value={boxAddSnippet(origin, box.tag, box.private)} />
-      {current
-        ? <CopyField label="Vagrantfile" lines value={vagrantfileSnippet(origin, box.tag, current)} />
-        : <p className="muted">Vagrant only sees released versions: release one below.</p>}
-      {box.private && current && <p className="muted small-text">A private box needs a token: run vagrant with <code>VAGRANT_SERVER_URL={origin}</code> and <code>VAGRANT_CLOUD_TOKEN</code> set.</p>}
+      {current ? (
+        <CopyField label="Vagrantfile" lines value={vagrantfileSnippet(origin, box.tag, current)} />
+      ) : (
+        <p className="muted">Vagrant only sees released versions: release one below.</p>
+      )}
+      {box.private && current && (
+        <p className="muted small-text">
+          A private box needs a token: run vagrant with <code>VAGRANT_SERVER_URL={origin}</code> and{' '}
+          <code>VAGRANT_CLOUD_TOKEN</code> set.
+        </p>
+      )}
     </Section>
   );
 }

@@ -11,31 +11,60 @@ function usePage(pages: number): [number, (n: number) => void] {
   const [params, setParams] = useSearchParams();
   const asked = Number.parseInt(params.get('versions') ?? '1', 10);
   const page = Number.isFinite(asked) ? Math.min(Math.max(asked, 1), Math.max(pages, 1)) : 1;
-  const go = (n: number) => setParams((p) => {
-    const next = new URLSearchParams(p);
-    if (n <= 1) next.delete('versions');
-    else next.set('versions', String(n));
-    return next;
-  });
+  const go = (n: number) =>
+    setParams((p) => {
+      const next = new URLSearchParams(p);
+      if (n <= 1) next.delete('versions');
+      else next.set('versions', String(n));
+      return next;
+    });
   return [page, go];
 }
 
-function Pager({ page, pages, total, go, label }: { page: number; pages: number; total: number; go: (n: number) => void; label: string }) {
+function Pager({
+  page,
+  pages,
+  total,
+  go,
+  label,
+}: {
+  page: number;
+  pages: number;
+  total: number;
+  go: (n: number) => void;
+  label: string;
+}) {
   if (pages <= 1) return null;
   const first = (page - 1) * VERSIONS_PER_PAGE + 1;
   const last = Math.min(page * VERSIONS_PER_PAGE, total);
   return (
     <nav className="pager" aria-label={label}>
-      <button type="button" className="small" disabled={page <= 1} onClick={() => go(page - 1)}>Newer versions</button>
-      <span className="muted">Versions {first}–{last} of {total}</span>
-      <button type="button" className="small" disabled={page >= pages} onClick={() => go(page + 1)}>Older versions</button>
+      <button type="button" className="small" disabled={page <= 1} onClick={() => go(page - 1)}>
+        Newer versions
+      </button>
+      <span className="muted">
+        Versions {first}–{last} of {total}
+      </span>
+      <button type="button" className="small" disabled={page >= pages} onClick={() => go(page + 1)}>
+        Older versions
+      </button>
     </nav>
   );
 }
 
 /** The box's versions, newest first as the API lists them, a page at a time. */
-export function VersionList({ user, name, versions, stats, manage }: {
-  user: string; name: string; versions: VersionJson[]; stats: BoxStatsAnswer['stats'] | undefined; manage: boolean;
+export function VersionList({
+  user,
+  name,
+  versions,
+  stats,
+  manage,
+}: {
+  user: string;
+  name: string;
+  versions: VersionJson[];
+  stats: BoxStatsAnswer['stats'] | undefined;
+  manage: boolean;
 }) {
   const pages = Math.ceil(versions.length / VERSIONS_PER_PAGE);
   const [page, go] = usePage(pages);
@@ -45,7 +74,14 @@ export function VersionList({ user, name, versions, stats, manage }: {
     <>
       <Pager page={page} pages={pages} total={versions.length} go={go} label="Version pages" />
       {shown.map((v) => (
-        <VersionCard key={v.version} user={user} name={name} version={v} manage={manage} stats={stats?.versions.find((s) => s.version === v.version)} />
+        <VersionCard
+          key={v.version}
+          user={user}
+          name={name}
+          version={v}
+          manage={manage}
+          stats={stats?.versions.find((s) => s.version === v.version)}
+        />
       ))}
       <Pager page={page} pages={pages} total={versions.length} go={go} label="Version pages, at the end" />
     </>

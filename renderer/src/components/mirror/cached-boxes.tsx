@@ -28,11 +28,31 @@ function CacheSize() {
   const s = size.data;
   return (
     <div className="row">
-      {s && <p aria-label="Cache size">{s.boxes} box{s.boxes === 1 ? '' : 'es'}, {s.files} file{s.files === 1 ? '' : 's'} stored, {formatBytes(s.bytes)}</p>}
-      {admin && s && s.boxes > 0 && (
-        <button type="button" className="danger small" disabled={purge.isPending} onClick={() => confirmed('Purge the pull-through cache: its boxes are deleted here and fetched again on their next use') && purge.mutate(undefined)}>Purge cache</button>
+      {s && (
+        <p aria-label="Cache size">
+          {s.boxes} box{s.boxes === 1 ? '' : 'es'}, {s.files} file{s.files === 1 ? '' : 's'} stored,{' '}
+          {formatBytes(s.bytes)}
+        </p>
       )}
-      {purge.data && <span className="muted" role="status">Purged {purge.data.boxes.length} box{purge.data.boxes.length === 1 ? '' : 'es'} ({formatBytes(purge.data.bytes)}); the files go at the next garbage collection.</span>}
+      {admin && s && s.boxes > 0 && (
+        <button
+          type="button"
+          className="danger small"
+          disabled={purge.isPending}
+          onClick={() =>
+            confirmed('Purge the pull-through cache: its boxes are deleted here and fetched again on their next use') &&
+            purge.mutate(undefined)
+          }
+        >
+          Purge cache
+        </button>
+      )}
+      {purge.data && (
+        <span className="muted" role="status">
+          Purged {purge.data.boxes.length} box{purge.data.boxes.length === 1 ? '' : 'es'} (
+          {formatBytes(purge.data.bytes)}); the files go at the next garbage collection.
+        </span>
+      )}
       <ErrorNote error={size.error ?? purge.error} />
     </div>
   );
@@ -44,7 +64,15 @@ function PurgeOne({ tag }: { tag: string }) {
   if (!admin) return null;
   return (
     <>
-      <button type="button" className="danger small" disabled={purge.isPending} aria-label={`Purge ${tag}`} onClick={() => confirmed(`Purge ${tag} from the cache`) && purge.mutate(undefined)}>Purge</button>
+      <button
+        type="button"
+        className="danger small"
+        disabled={purge.isPending}
+        aria-label={`Purge ${tag}`}
+        onClick={() => confirmed(`Purge ${tag} from the cache`) && purge.mutate(undefined)}
+      >
+        Purge
+      </button>
       <ErrorNote error={purge.error} />
     </>
   );
@@ -56,19 +84,41 @@ export function CachedBoxes() {
     <Section title="Cached boxes">
       {cache.isLoading ? <Loading what="cached boxes" /> : <ErrorNote error={cache.error} />}
       <CacheSize />
-      {cache.data?.length === 0 && <p className="muted">Nothing cached yet. With a pull-through upstream set in Settings, boxes this daemon does not hold are fetched on first use and listed here.</p>}
+      {cache.data?.length === 0 && (
+        <p className="muted">
+          Nothing cached yet. With a pull-through upstream set in Settings, boxes this daemon does not hold are fetched
+          on first use and listed here.
+        </p>
+      )}
       {cache.data && cache.data.length > 0 && (
         <table aria-label="Cached boxes">
-          <thead><tr><th>Box</th><th>From</th><th>Source</th><th>Files cached</th><th>Synced</th><th /></tr></thead>
+          <thead>
+            <tr>
+              <th>Box</th>
+              <th>From</th>
+              <th>Source</th>
+              <th>Files cached</th>
+              <th>Synced</th>
+              <th />
+            </tr>
+          </thead>
           <tbody>
             {cache.data.map((c) => (
               <tr key={c.tag}>
-                <td><Link to={`/boxes/${c.tag}`}>{c.tag}</Link></td>
+                <td>
+                  <Link to={`/boxes/${c.tag}`}>{c.tag}</Link>
+                </td>
                 <td>{c.upstream?.name ?? '—'}</td>
                 <td>{c.source}</td>
-                <td>{c.providers_cached}/{c.providers_total}</td>
-                <td><When iso={c.synced_at} /></td>
-                <td><PurgeOne tag={c.tag} /></td>
+                <td>
+                  {c.providers_cached}/{c.providers_total}
+                </td>
+                <td>
+                  <When iso={c.synced_at} />
+                </td>
+                <td>
+                  <PurgeOne tag={c.tag} />
+                </td>
               </tr>
             ))}
           </tbody>

@@ -8,7 +8,12 @@ import { ErrorNote } from '../ui';
 import { UploadProgress } from '../use-upload';
 import { boxViews } from '../../api/query-keys';
 
-interface Item { file: File; progress: number | null; result?: ImportResultJson; error?: unknown }
+interface Item {
+  file: File;
+  progress: number | null;
+  result?: ImportResultJson;
+  error?: unknown;
+}
 
 const isBoxFile = (f: File) => f.name.toLowerCase().endsWith('.box');
 
@@ -17,14 +22,17 @@ function useImports(onDone: () => Promise<void>) {
   const [items, setItems] = useState<Item[]>([]);
   const [running, setRunning] = useState(false);
   const patch = (i: number, p: Partial<Item>) => setItems((xs) => xs.map((x, j) => (j === i ? { ...x, ...p } : x)));
-  const add = (files: File[]) => setItems((xs) => [...xs.filter((x) => !x.result), ...files.map((file) => ({ file, progress: null }))]);
+  const add = (files: File[]) =>
+    setItems((xs) => [...xs.filter((x) => !x.result), ...files.map((file) => ({ file, progress: null }))]);
   const run = async (user: string, box: string, version: string, release: boolean) => {
     setRunning(true);
     for (const [i, item] of items.entries()) {
       if (item.result) continue;
       patch(i, { progress: 0, error: undefined });
       try {
-        const result = await importBoxFile({ user, box, version, release }, item.file, (progress) => patch(i, { progress }));
+        const result = await importBoxFile({ user, box, version, release }, item.file, (progress) =>
+          patch(i, { progress }),
+        );
         patch(i, { progress: null, result });
       } catch (error) {
         patch(i, { progress: null, error });
@@ -41,7 +49,14 @@ function ItemRow({ item }: { item: Item }) {
   return (
     <li aria-label={`Import ${item.file.name}`}>
       <span className="mono">{item.file.name}</span> <span className="muted">({formatBytes(item.file.size)})</span>
-      {r && <span> → imported {r.provider}{r.architecture ? `/${r.architecture}` : ''} into {r.box} {r.version}{r.released ? ' (released)' : ''} <span className="mono">sha256:{r.sha256}</span></span>}
+      {r && (
+        <span>
+          {' '}
+          → imported {r.provider}
+          {r.architecture ? `/${r.architecture}` : ''} into {r.box} {r.version}
+          {r.released ? ' (released)' : ''} <span className="mono">sha256:{r.sha256}</span>
+        </span>
+      )}
       <UploadProgress progress={item.progress} />
       <ErrorNote error={item.error} />
     </li>
@@ -49,15 +64,41 @@ function ItemRow({ item }: { item: Item }) {
 }
 
 /** Where the box goes: fixed on a box page, chosen (namespace + name) on the boxes page. */
-function BoxFields({ owner, setOwner, box, setBox }: { owner: string; setOwner: (s: string) => void; box: string; setBox: (s: string) => void }) {
+function BoxFields({
+  owner,
+  setOwner,
+  box,
+  setBox,
+}: {
+  owner: string;
+  setOwner: (s: string) => void;
+  box: string;
+  setBox: (s: string) => void;
+}) {
   const ns = useNamespaces();
   return (
     <>
-      <label>Owner<select name="import_owner" value={owner} onChange={(e) => setOwner(e.target.value)} required>
-        <option value="" disabled>choose…</option>
-        {ns.names.map((n) => <option key={n}>{n}</option>)}
-      </select></label>
-      <label>Box name<input name="import_box" value={box} onChange={(e) => setBox(e.target.value)} required pattern="[A-Za-z0-9._\-]+" /></label>
+      <label>
+        Owner
+        <select name="import_owner" value={owner} onChange={(e) => setOwner(e.target.value)} required>
+          <option value="" disabled>
+            choose…
+          </option>
+          {ns.names.map((n) => (
+            <option key={n}>{n}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Box name
+        <input
+          name="import_box"
+          value={box}
+          onChange={(e) => setBox(e.target.value)}
+          required
+          pattern="[A-Za-z0-9._\-]+"
+        />
+      </label>
     </>
   );
 }
@@ -81,32 +122,86 @@ export function ImportDrop({ user, name }: { user?: string; name?: string }) {
   const take = (files: File[]) => {
     if (imports.running) return;
     const boxes = files.filter(isBoxFile);
-    setRefused(boxes.length < files.length ? `Only .box files can be imported: ${files.filter((f) => !isBoxFile(f)).map((f) => f.name).join(', ')} left out.` : null);
+    setRefused(
+      boxes.length < files.length
+        ? `Only .box files can be imported: ${files
+            .filter((f) => !isBoxFile(f))
+            .map((f) => f.name)
+            .join(', ')} left out.`
+        : null,
+    );
     if (boxes.length) imports.add(boxes);
   };
-  const drop = (e: DragEvent) => { e.preventDefault(); setDragging(false); take([...e.dataTransfer.files]); };
-  const submit = (e: FormEvent) => { e.preventDefault(); void imports.run(target.user, target.box, version.trim(), release); };
+  const drop = (e: DragEvent) => {
+    e.preventDefault();
+    setDragging(false);
+    take([...e.dataTransfer.files]);
+  };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void imports.run(target.user, target.box, version.trim(), release);
+  };
   const pending = imports.items.filter((x) => !x.result).length;
   return (
     <form className="stack-wide" onSubmit={submit} aria-label="Import box files">
       <div
         className={`drop-zone${dragging ? ' dragging' : ''}`}
         aria-label="Drop .box files here"
-        onDragOver={(e) => { e.preventDefault(); setDragging(true); }}
+        onDragOver={(e) => {
+          e.preventDefault();
+          setDragging(true);
+        }}
         onDragLeave={() => setDragging(false)}
         onDrop={drop}
       >
-        <p>Drop one or more <code>.box</code> files here, or <label className="inline-label">choose files<input type="file" multiple accept=".box" aria-label="Choose .box files" onChange={(e) => { take([...(e.target.files ?? [])]); e.target.value = ''; }} /></label>.</p>
+        <p>
+          Drop one or more <code>.box</code> files here, or{' '}
+          <label className="inline-label">
+            choose files
+            <input
+              type="file"
+              multiple
+              accept=".box"
+              aria-label="Choose .box files"
+              onChange={(e) => {
+                take([...(e.target.files ?? [])]);
+                e.target.value = '';
+              }}
+            />
+          </label>
+          .
+        </p>
         <p className="muted">Provider and architecture are read from each file's metadata.json.</p>
       </div>
       <ErrorNote error={refused} />
-      {imports.items.length > 0 && <ul className="plain">{imports.items.map((item, i) => <ItemRow key={`${item.file.name}-${i}`} item={item} />)}</ul>}
+      {imports.items.length > 0 && (
+        <ul className="plain">
+          {imports.items.map((item, i) => (
+            <ItemRow key={`${item.file.name}-${i}`} item={item} />
+          ))}
+        </ul>
+      )}
       <div className="row">
         {!user && <BoxFields owner={owner} setOwner={setOwner} box={box} setBox={setBox} />}
-        <input name="import_version" aria-label="Import version" placeholder="Into version, e.g. 2.0.0" value={version} onChange={(e) => setVersion(e.target.value)} required />
-        <label className="check"><input type="checkbox" checked={release} onChange={(e) => setRelease(e.target.checked)} /> Release it</label>
-        <button type="submit" className="primary" disabled={imports.running || pending === 0}>Import {pending || ''} file{pending === 1 ? '' : 's'}</button>
-        {imports.items.length > 0 && !imports.running && <button type="button" className="link" onClick={imports.clear}>Clear</button>}
+        <input
+          name="import_version"
+          aria-label="Import version"
+          placeholder="Into version, e.g. 2.0.0"
+          value={version}
+          onChange={(e) => setVersion(e.target.value)}
+          required
+        />
+        <label className="check">
+          <input type="checkbox" checked={release} onChange={(e) => setRelease(e.target.checked)} /> Release it
+        </label>
+        <button type="submit" className="primary" disabled={imports.running || pending === 0}>
+          Import {pending || ''} file{pending === 1 ? '' : 's'}
+        </button>
+        {imports.items.length > 0 && !imports.running && (
+          <button type="button" className="link" onClick={imports.clear}>
+            Clear
+          </button>
+        )}
       </div>
     </form>
   );

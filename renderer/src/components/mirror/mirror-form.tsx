@@ -8,12 +8,32 @@ import { queryKeys } from '../../api/query-keys';
 import { ARCHITECTURES, isArchitecture, type Architecture } from '../../../../daemon/src/contract/bodies/registry';
 
 interface Draft {
-  upstream: string; source: string; target: string; versionMode: 'all' | 'range' | 'latest'; versions: string; latest: string;
-  providers: string; architectures: string; visibility: '' | 'public' | 'private'; interval: string; retain: string; run: boolean;
+  upstream: string;
+  source: string;
+  target: string;
+  versionMode: 'all' | 'range' | 'latest';
+  versions: string;
+  latest: string;
+  providers: string;
+  architectures: string;
+  visibility: '' | 'public' | 'private';
+  interval: string;
+  retain: string;
+  run: boolean;
 }
 const EMPTY: Draft = {
-  upstream: '', source: '', target: '', versionMode: 'all', versions: '', latest: '3',
-  providers: '', architectures: '', visibility: '', interval: '', retain: '', run: true,
+  upstream: '',
+  source: '',
+  target: '',
+  versionMode: 'all',
+  versions: '',
+  latest: '3',
+  providers: '',
+  architectures: '',
+  visibility: '',
+  interval: '',
+  retain: '',
+  run: true,
 };
 
 /** The architectures typed in, each one vagrant knows (said here rather than by the daemon's 422). */
@@ -50,12 +70,59 @@ function VersionFields({ d, set }: { d: Draft; set: Setter }) {
   return (
     <>
       <fieldset aria-label="Versions">
-        <label className="check"><input type="radio" name="version_mode" checked={d.versionMode === 'all'} onChange={() => set({ versionMode: 'all' })} /> All versions</label>
-        <label className="check"><input type="radio" name="version_mode" checked={d.versionMode === 'range'} onChange={() => set({ versionMode: 'range' })} /> Versions matching</label>
-        <label className="check"><input type="radio" name="version_mode" checked={d.versionMode === 'latest'} onChange={() => set({ versionMode: 'latest' })} /> Latest N</label>
+        <label className="check">
+          <input
+            type="radio"
+            name="version_mode"
+            checked={d.versionMode === 'all'}
+            onChange={() => set({ versionMode: 'all' })}
+          />{' '}
+          All versions
+        </label>
+        <label className="check">
+          <input
+            type="radio"
+            name="version_mode"
+            checked={d.versionMode === 'range'}
+            onChange={() => set({ versionMode: 'range' })}
+          />{' '}
+          Versions matching
+        </label>
+        <label className="check">
+          <input
+            type="radio"
+            name="version_mode"
+            checked={d.versionMode === 'latest'}
+            onChange={() => set({ versionMode: 'latest' })}
+          />{' '}
+          Latest N
+        </label>
       </fieldset>
-      {d.versionMode === 'range' && <label>Constraint<input name="versions" value={d.versions} onChange={(e) => set({ versions: e.target.value })} required placeholder=">= 1.0, < 2.0" /></label>}
-      {d.versionMode === 'latest' && <label>Latest<input name="latest" type="number" min={1} value={d.latest} onChange={(e) => set({ latest: e.target.value })} required /></label>}
+      {d.versionMode === 'range' && (
+        <label>
+          Constraint
+          <input
+            name="versions"
+            value={d.versions}
+            onChange={(e) => set({ versions: e.target.value })}
+            required
+            placeholder=">= 1.0, < 2.0"
+          />
+        </label>
+      )}
+      {d.versionMode === 'latest' && (
+        <label>
+          Latest
+          <input
+            name="latest"
+            type="number"
+            min={1}
+            value={d.latest}
+            onChange={(e) => set({ latest: e.target.value })}
+            required
+          />
+        </label>
+      )}
     </>
   );
 }
@@ -63,15 +130,59 @@ function VersionFields({ d, set }: { d: Draft; set: Setter }) {
 function FilterFields({ d, set }: { d: Draft; set: Setter }) {
   return (
     <>
-      <label>Providers<input name="providers" value={d.providers} onChange={(e) => set({ providers: e.target.value })} placeholder="virtualbox, libvirt (all)" /></label>
-      <label>Architectures<input name="architectures" value={d.architectures} onChange={(e) => set({ architectures: e.target.value })} placeholder="amd64, arm64 (all)" /></label>
-      <label>Visibility<select name="visibility" aria-label="Visibility" value={d.visibility} onChange={(e) => set({ visibility: e.target.value as Draft['visibility'] })}>
-        <option value="">default (private if the upstream has a token)</option>
-        <option value="public">public</option>
-        <option value="private">private</option>
-      </select></label>
-      <label>Every (minutes)<input name="interval_minutes" type="number" min={1} value={d.interval} onChange={(e) => set({ interval: e.target.value })} placeholder="only when run" /></label>
-      <label>Retain<input name="retain" type="number" min={1} value={d.retain} onChange={(e) => set({ retain: e.target.value })} placeholder="keep all" /></label>
+      <label>
+        Providers
+        <input
+          name="providers"
+          value={d.providers}
+          onChange={(e) => set({ providers: e.target.value })}
+          placeholder="virtualbox, libvirt (all)"
+        />
+      </label>
+      <label>
+        Architectures
+        <input
+          name="architectures"
+          value={d.architectures}
+          onChange={(e) => set({ architectures: e.target.value })}
+          placeholder="amd64, arm64 (all)"
+        />
+      </label>
+      <label>
+        Visibility
+        <select
+          name="visibility"
+          aria-label="Visibility"
+          value={d.visibility}
+          onChange={(e) => set({ visibility: e.target.value as Draft['visibility'] })}
+        >
+          <option value="">default (private if the upstream has a token)</option>
+          <option value="public">public</option>
+          <option value="private">private</option>
+        </select>
+      </label>
+      <label>
+        Every (minutes)
+        <input
+          name="interval_minutes"
+          type="number"
+          min={1}
+          value={d.interval}
+          onChange={(e) => set({ interval: e.target.value })}
+          placeholder="only when run"
+        />
+      </label>
+      <label>
+        Retain
+        <input
+          name="retain"
+          type="number"
+          min={1}
+          value={d.retain}
+          onChange={(e) => set({ retain: e.target.value })}
+          placeholder="keep all"
+        />
+      </label>
     </>
   );
 }
@@ -83,21 +194,68 @@ export function NewMirrorForm() {
   const [d, setD] = useState<Draft>(EMPTY);
   const set: Setter = (patch) => setD({ ...d, ...patch });
   const upstreamId = d.upstream || upstreams.data?.[0]?.id || '';
-  const create = useAction(() => createMirror(api, toMirror(d, upstreamId)), [queryKeys.mirrors], () => setD({ ...EMPTY, upstream: d.upstream }));
-  const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
+  const create = useAction(
+    () => createMirror(api, toMirror(d, upstreamId)),
+    [queryKeys.mirrors],
+    () => setD({ ...EMPTY, upstream: d.upstream }),
+  );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate(undefined);
+  };
   if (upstreams.data?.length === 0) return <p className="muted">Add an upstream above to create a mirror.</p>;
   return (
     <form className="provider-form" onSubmit={submit} aria-label="New mirror">
-      <label>Upstream<select name="upstream" aria-label="Upstream" value={upstreamId} onChange={(e) => set({ upstream: e.target.value })} required>
-        {(upstreams.data ?? []).map((u) => <option key={u.id} value={u.id}>{u.name}</option>)}
-      </select></label>
-      <label>Source<input name="source" value={d.source} onChange={(e) => set({ source: e.target.value })} required placeholder="ORG/BOX or ORG" pattern={TAG_PATTERN} title="ORG/BOX or ORG" /></label>
-      <label>Target (optional)<input name="target" value={d.target} onChange={(e) => set({ target: e.target.value })} placeholder="same as source" pattern={TAG_PATTERN} title="ORG/BOX or ORG" /></label>
+      <label>
+        Upstream
+        <select
+          name="upstream"
+          aria-label="Upstream"
+          value={upstreamId}
+          onChange={(e) => set({ upstream: e.target.value })}
+          required
+        >
+          {(upstreams.data ?? []).map((u) => (
+            <option key={u.id} value={u.id}>
+              {u.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Source
+        <input
+          name="source"
+          value={d.source}
+          onChange={(e) => set({ source: e.target.value })}
+          required
+          placeholder="ORG/BOX or ORG"
+          pattern={TAG_PATTERN}
+          title="ORG/BOX or ORG"
+        />
+      </label>
+      <label>
+        Target (optional)
+        <input
+          name="target"
+          value={d.target}
+          onChange={(e) => set({ target: e.target.value })}
+          placeholder="same as source"
+          pattern={TAG_PATTERN}
+          title="ORG/BOX or ORG"
+        />
+      </label>
       <VersionFields d={d} set={set} />
       <FilterFields d={d} set={set} />
-      <label className="check"><input type="checkbox" name="run" checked={d.run} onChange={(e) => set({ run: e.target.checked })} /> Run now</label>
+      <label className="check">
+        <input type="checkbox" name="run" checked={d.run} onChange={(e) => set({ run: e.target.checked })} /> Run now
+      </label>
       <ErrorNote error={upstreams.error ?? create.error} />
-      <div className="row"><button type="submit" className="primary" disabled={create.isPending || !upstreamId}>Create mirror</button></div>
+      <div className="row">
+        <button type="submit" className="primary" disabled={create.isPending || !upstreamId}>
+          Create mirror
+        </button>
+      </div>
     </form>
   );
 }

@@ -14,7 +14,10 @@ const publishedText = (j: JobJson) => j.published.map((p) => `${p.box} ${p.versi
 /** The bar and the numbers of one job: bytes, files, rate, ETA, its message, and Cancel while it runs. */
 export function JobProgress({ job, mirrorId }: { job: JobJson; mirrorId: string }) {
   const { api } = useSession();
-  const cancel = useAction(() => cancelJob(api, job.id), [queryKeys.jobs(mirrorId), queryKeys.job(job.id), queryKeys.mirrors]);
+  const cancel = useAction(
+    () => cancelJob(api, job.id),
+    [queryKeys.jobs(mirrorId), queryKeys.job(job.id), queryKeys.mirrors],
+  );
   const active = ACTIVE_JOB_STATES.includes(job.state);
   const total = job.bytes_total;
   const done = job.bytes_done;
@@ -26,22 +29,43 @@ export function JobProgress({ job, mirrorId }: { job: JobJson; mirrorId: string 
         {/* No value while the size is unknown: the browser draws an indeterminate bar. */}
         <progress max={1} value={fraction} aria-label={`Progress of job ${job.id}`} />
         <span className="muted">{fraction === undefined ? '' : `${Math.round(fraction * 100)}%`}</span>
-        {active && <button type="button" className="small" disabled={cancel.isPending} onClick={() => cancel.mutate(undefined)}>Cancel</button>}
+        {active && (
+          <button type="button" className="small" disabled={cancel.isPending} onClick={() => cancel.mutate(undefined)}>
+            Cancel
+          </button>
+        )}
       </div>
       <div className="job-numbers muted">
-        <span>{formatBytes(done)} of {formatBytes(total)}</span>
-        <span>files {job.files_done}/{job.files_total}</span>
+        <span>
+          {formatBytes(done)} of {formatBytes(total)}
+        </span>
+        <span>
+          files {job.files_done}/{job.files_total}
+        </span>
         {active && <span>{job.rate_bytes_per_second ? `${formatBytes(job.rate_bytes_per_second)}/s` : '—/s'}</span>}
         {active && <span>ETA {formatDuration(job.eta_seconds)}</span>}
-        <span>{job.finished_at ? <>finished <When iso={job.finished_at} /></> : <>started <When iso={job.started_at ?? job.created_at} /></>}</span>
+        <span>
+          {job.finished_at ? (
+            <>
+              finished <When iso={job.finished_at} />
+            </>
+          ) : (
+            <>
+              started <When iso={job.started_at ?? job.created_at} />
+            </>
+          )}
+        </span>
       </div>
       {job.message && (
         <p className={job.state === 'failed' ? 'error' : 'muted'} role={job.state === 'failed' ? 'alert' : undefined}>
-          {job.message}{job.state === 'failed' && job.error_code && <span className="small-text"> ({job.error_code})</span>}
+          {job.message}
+          {job.state === 'failed' && job.error_code && <span className="small-text"> ({job.error_code})</span>}
         </p>
       )}
       {/* The daemon's own message usually says what was published already. */}
-      {job.state === 'done' && !job.message && publishedText(job) && <p className="muted">Published {publishedText(job)}.</p>}
+      {job.state === 'done' && !job.message && publishedText(job) && (
+        <p className="muted">Published {publishedText(job)}.</p>
+      )}
       <ErrorNote error={cancel.error} />
     </div>
   );
@@ -50,16 +74,34 @@ export function JobProgress({ job, mirrorId }: { job: JobJson; mirrorId: string 
 function JobHistory({ jobs }: { jobs: JobJson[] }) {
   return (
     <table aria-label="Job history">
-      <thead><tr><th>Job</th><th>State</th><th>Transferred</th><th>Files</th><th>Started</th><th>Finished</th><th>Message</th></tr></thead>
+      <thead>
+        <tr>
+          <th>Job</th>
+          <th>State</th>
+          <th>Transferred</th>
+          <th>Files</th>
+          <th>Started</th>
+          <th>Finished</th>
+          <th>Message</th>
+        </tr>
+      </thead>
       <tbody>
         {jobs.map((j) => (
           <tr key={j.id}>
             <td className="mono">{j.id}</td>
-            <td><StatusBadge status={j.state} /></td>
+            <td>
+              <StatusBadge status={j.state} />
+            </td>
             <td>{formatBytes(j.bytes_done)}</td>
-            <td>{j.files_done}/{j.files_total}</td>
-            <td><When iso={j.started_at} /></td>
-            <td><When iso={j.finished_at} /></td>
+            <td>
+              {j.files_done}/{j.files_total}
+            </td>
+            <td>
+              <When iso={j.started_at} />
+            </td>
+            <td>
+              <When iso={j.finished_at} />
+            </td>
             <td>{j.message ?? ''}</td>
           </tr>
         ))}
@@ -107,7 +149,11 @@ export function MirrorJobs({ mirrorId, hint }: { mirrorId: string; hint?: JobJso
     <div className="stack-wide">
       <ErrorNote error={jobs.error} />
       <JobProgress job={newest} mirrorId={mirrorId} />
-      {older.length > 0 && <button type="button" className="link" onClick={() => setShowAll(!showAll)}>{showAll ? 'Hide' : 'Show'} {older.length} earlier job{older.length === 1 ? '' : 's'}</button>}
+      {older.length > 0 && (
+        <button type="button" className="link" onClick={() => setShowAll(!showAll)}>
+          {showAll ? 'Hide' : 'Show'} {older.length} earlier job{older.length === 1 ? '' : 's'}
+        </button>
+      )}
       {showAll && older.length > 0 && <JobHistory jobs={older} />}
     </div>
   );

@@ -33,17 +33,50 @@ function MirrorCard({ m }: { m: MirrorJson }) {
   return (
     <article className="version" aria-label={`Mirror ${m.source}`}>
       <header>
-        <h3>{m.upstream?.name ?? 'upstream'}: {m.source} → <TargetLink target={m.target} /></h3>
+        <h3>
+          {m.upstream?.name ?? 'upstream'}: {m.source} → <TargetLink target={m.target} />
+        </h3>
         {m.private ? <span className="badge">private</span> : null}
         {m.paused ? <span className="badge badge-cancelled">paused</span> : null}
         <span className="spacer" />
-        {m.paused
-          ? <button type="button" className="primary small" disabled={resume.isPending} onClick={() => resume.mutate(undefined)}>Resume with my rights</button>
-          : <button type="button" className="primary small" disabled={run.isPending || busy} onClick={() => run.mutate(undefined)}>{m.last_job ? 'Run again' : 'Run'}</button>}
-        <button type="button" className="danger small" onClick={() => confirmed(`Delete the mirror of ${m.source} (its local boxes stay)`) && remove.mutate(undefined)}>Delete</button>
+        {m.paused ? (
+          <button
+            type="button"
+            className="primary small"
+            disabled={resume.isPending}
+            onClick={() => resume.mutate(undefined)}
+          >
+            Resume with my rights
+          </button>
+        ) : (
+          <button
+            type="button"
+            className="primary small"
+            disabled={run.isPending || busy}
+            onClick={() => run.mutate(undefined)}
+          >
+            {m.last_job ? 'Run again' : 'Run'}
+          </button>
+        )}
+        <button
+          type="button"
+          className="danger small"
+          onClick={() =>
+            confirmed(`Delete the mirror of ${m.source} (its local boxes stay)`) && remove.mutate(undefined)
+          }
+        >
+          Delete
+        </button>
       </header>
-      <div className="muted">{filtersText(m)} · <MirrorSchedule key={m.interval_minutes ?? 0} m={m} />{m.runs_as ? ` · runs as ${m.runs_as}` : ''}</div>
-      {m.paused ? <p className="note" role="status">{m.paused}</p> : null}
+      <div className="muted">
+        {filtersText(m)} · <MirrorSchedule key={m.interval_minutes ?? 0} m={m} />
+        {m.runs_as ? ` · runs as ${m.runs_as}` : ''}
+      </div>
+      {m.paused ? (
+        <p className="note" role="status">
+          {m.paused}
+        </p>
+      ) : null}
       <ErrorNote error={run.error ?? resume.error ?? remove.error} />
       <MirrorJobs mirrorId={m.id} hint={m.last_job} />
     </article>
@@ -56,5 +89,11 @@ export function MirrorList() {
   if (mirrors.isLoading) return <Loading what="mirrors" />;
   if (!mirrors.data) return <ErrorNote error={mirrors.error} />;
   if (mirrors.data.length === 0) return <p className="muted">No mirrors yet.</p>;
-  return <>{mirrors.data.map((m) => <MirrorCard key={m.id} m={m} />)}</>;
+  return (
+    <>
+      {mirrors.data.map((m) => (
+        <MirrorCard key={m.id} m={m} />
+      ))}
+    </>
+  );
 }

@@ -17,20 +17,52 @@ export function MirrorSchedule({ m }: { m: MirrorJson }) {
   const { api } = useSession();
   const [editing, setEditing] = useState(false);
   const [every, setEvery] = useState(m.interval_minutes ? String(m.interval_minutes) : '');
-  const save = useAction((interval: number | null) => updateMirror(api, m.id, { interval_minutes: interval }), [queryKeys.mirrors], () => setEditing(false));
-  const submit = (e: FormEvent) => { e.preventDefault(); save.mutate(numberOrUndefined(every) ?? null); };
+  const save = useAction(
+    (interval: number | null) => updateMirror(api, m.id, { interval_minutes: interval }),
+    [queryKeys.mirrors],
+    () => setEditing(false),
+  );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate(numberOrUndefined(every) ?? null);
+  };
   if (!editing) {
     return (
       <span>
-        {scheduleText(m)} <button type="button" className="link" aria-label={`Change the schedule of ${m.source}`} onClick={() => { setEvery(m.interval_minutes ? String(m.interval_minutes) : ''); setEditing(true); }}>change</button>
+        {scheduleText(m)}{' '}
+        <button
+          type="button"
+          className="link"
+          aria-label={`Change the schedule of ${m.source}`}
+          onClick={() => {
+            setEvery(m.interval_minutes ? String(m.interval_minutes) : '');
+            setEditing(true);
+          }}
+        >
+          change
+        </button>
       </span>
     );
   }
   return (
     <form className="row" onSubmit={submit} aria-label={`Schedule of ${m.source}`}>
-      <label>Every (minutes)<input name="interval_minutes" type="number" min={1} value={every} onChange={(e) => setEvery(e.target.value)} placeholder="only when run" /></label>
-      <button type="submit" className="primary small" disabled={save.isPending}>Save schedule</button>
-      <button type="button" className="link" onClick={() => setEditing(false)}>Cancel</button>
+      <label>
+        Every (minutes)
+        <input
+          name="interval_minutes"
+          type="number"
+          min={1}
+          value={every}
+          onChange={(e) => setEvery(e.target.value)}
+          placeholder="only when run"
+        />
+      </label>
+      <button type="submit" className="primary small" disabled={save.isPending}>
+        Save schedule
+      </button>
+      <button type="button" className="link" onClick={() => setEditing(false)}>
+        Cancel
+      </button>
       <ErrorNote error={save.error} />
     </form>
   );

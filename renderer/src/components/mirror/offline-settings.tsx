@@ -17,29 +17,68 @@ export function useRuntimeSettings() {
 export function OfflineBadge() {
   const settings = useRuntimeSettings();
   if (!settings.data?.offline) return null;
-  return <Link to="/settings" className="badge badge-offline" title="No outbound connections: mirror jobs wait, the cache answers what it holds">Offline</Link>;
+  return (
+    <Link
+      to="/settings"
+      className="badge badge-offline"
+      title="No outbound connections: mirror jobs wait, the cache answers what it holds"
+    >
+      Offline
+    </Link>
+  );
 }
 
 /** A line on the Mirrors page saying why jobs do not start. */
 export function OfflineNote() {
   const settings = useRuntimeSettings();
   if (!settings.data?.offline) return null;
-  return <p className="secret">Boxyard is <strong>offline</strong>: queued jobs wait and the pull-through cache serves only what it holds. {settings.data.offline_forced ? 'It was started with --offline.' : <Link to="/settings">Go online in Settings</Link>}</p>;
+  return (
+    <p className="secret">
+      Boxyard is <strong>offline</strong>: queued jobs wait and the pull-through cache serves only what it holds.{' '}
+      {settings.data.offline_forced ? (
+        'It was started with --offline.'
+      ) : (
+        <Link to="/settings">Go online in Settings</Link>
+      )}
+    </p>
+  );
 }
 
 function OfflineSwitch() {
   const { api, admin } = useSession();
   const settings = useRuntimeSettings();
-  const toggle = useAction((offline: boolean) => updateSettings(api, { offline }), [queryKeys.settings, queryKeys.mirrors]);
+  const toggle = useAction(
+    (offline: boolean) => updateSettings(api, { offline }),
+    [queryKeys.settings, queryKeys.mirrors],
+  );
   const s = settings.data;
   const on = s?.offline ?? false;
   return (
     <div className="stack-wide setting-block">
-      <p>While offline, Boxyard opens no outbound connection: mirror jobs wait and the pull-through cache answers only with what it holds. It is <strong>{on ? 'offline' : 'online'}</strong>.</p>
-      {s?.offline_forced && <p className="muted">The daemon was started with <code>--offline</code> (or <code>BOXYARD_OFFLINE</code>): restart it without to go online.</p>}
-      {admin
-        ? <div className="row"><button type="button" className={on ? 'primary' : 'danger'} disabled={!s || toggle.isPending || !!s.offline_forced} onClick={() => toggle.mutate(!on)}>{on ? 'Go online' : 'Go offline'}</button></div>
-        : <p className="muted">Only administrators can switch it.</p>}
+      <p>
+        While offline, Boxyard opens no outbound connection: mirror jobs wait and the pull-through cache answers only
+        with what it holds. It is <strong>{on ? 'offline' : 'online'}</strong>.
+      </p>
+      {s?.offline_forced && (
+        <p className="muted">
+          The daemon was started with <code>--offline</code> (or <code>BOXYARD_OFFLINE</code>): restart it without to go
+          online.
+        </p>
+      )}
+      {admin ? (
+        <div className="row">
+          <button
+            type="button"
+            className={on ? 'primary' : 'danger'}
+            disabled={!s || toggle.isPending || !!s.offline_forced}
+            onClick={() => toggle.mutate(!on)}
+          >
+            {on ? 'Go online' : 'Go offline'}
+          </button>
+        </div>
+      ) : (
+        <p className="muted">Only administrators can switch it.</p>
+      )}
       <ErrorNote error={toggle.error} />
     </div>
   );
@@ -65,14 +104,44 @@ function PullThrough() {
   return (
     <form className="stack" onSubmit={submit} aria-label="Pull-through cache">
       <h3>Pull-through cache</h3>
-      <p className="muted">A box that is not here is answered from this upstream's catalog; its file is stored on first download. {current ? `Now: ${current.name}.` : 'Now: none.'}</p>
-      <label>Upstream<select name="pull_through_upstream" aria-label="Pull-through upstream" value={draft.upstream} onChange={(e) => setDraft({ ...draft, upstream: e.target.value })}>
-        <option value="">none (no pull-through)</option>
-        {(upstreams.data ?? []).map((u) => <option key={u.id} value={u.id}>{u.name} ({u.url})</option>)}
-      </select></label>
-      <label>Cache max age (minutes)<input name="cache_max_age_minutes" type="number" min={0} value={draft.maxAge} onChange={(e) => setDraft({ ...draft, maxAge: e.target.value })} required /></label>
+      <p className="muted">
+        A box that is not here is answered from this upstream's catalog; its file is stored on first download.{' '}
+        {current ? `Now: ${current.name}.` : 'Now: none.'}
+      </p>
+      <label>
+        Upstream
+        <select
+          name="pull_through_upstream"
+          aria-label="Pull-through upstream"
+          value={draft.upstream}
+          onChange={(e) => setDraft({ ...draft, upstream: e.target.value })}
+        >
+          <option value="">none (no pull-through)</option>
+          {(upstreams.data ?? []).map((u) => (
+            <option key={u.id} value={u.id}>
+              {u.name} ({u.url})
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Cache max age (minutes)
+        <input
+          name="cache_max_age_minutes"
+          type="number"
+          min={0}
+          value={draft.maxAge}
+          onChange={(e) => setDraft({ ...draft, maxAge: e.target.value })}
+          required
+        />
+      </label>
       <ErrorNote error={upstreams.error ?? save.error} />
-      <div className="row"><button type="submit" className="primary" disabled={!s || save.isPending}>Save cache settings</button>{save.isSuccess && <span className="muted">Saved.</span>}</div>
+      <div className="row">
+        <button type="submit" className="primary" disabled={!s || save.isPending}>
+          Save cache settings
+        </button>
+        {save.isSuccess && <span className="muted">Saved.</span>}
+      </div>
     </form>
   );
 }

@@ -9,7 +9,14 @@ import { ErrorNote, Loading, Section, confirmed, useAction } from '../ui';
 import { queryKeys } from '../../api/query-keys';
 import { When } from '../relative-time';
 
-interface Draft { name: string; url: string; token: string; timeout: string; maxFailures: string; pause: string }
+interface Draft {
+  name: string;
+  url: string;
+  token: string;
+  timeout: string;
+  maxFailures: string;
+  pause: string;
+}
 const EMPTY: Draft = { name: '', url: '', token: '', timeout: '', maxFailures: '', pause: '' };
 
 function toUpstream(d: Draft): NewUpstream {
@@ -28,18 +35,87 @@ function NewUpstreamForm() {
   const { api } = useSession();
   const [d, setD] = useState<Draft>(EMPTY);
   const set = (patch: Partial<Draft>) => setD({ ...d, ...patch });
-  const create = useAction(() => createUpstream(api, toUpstream(d)), [queryKeys.upstreams], () => setD(EMPTY));
-  const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(undefined); };
+  const create = useAction(
+    () => createUpstream(api, toUpstream(d)),
+    [queryKeys.upstreams],
+    () => setD(EMPTY),
+  );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate(undefined);
+  };
   return (
     <form className="provider-form" onSubmit={submit} aria-label="New upstream">
-      <label>Name<input name="upstream_name" value={d.name} onChange={(e) => set({ name: e.target.value })} required placeholder="hcp" /></label>
-      <label className="wide">URL<input name="upstream_url" value={d.url} onChange={(e) => set({ url: e.target.value })} required placeholder="https://vagrantcloud.com, another Boxyard, or /srv/export" /></label>
-      <label>Token (optional)<input name="upstream_token" type="password" autoComplete="new-password" value={d.token} onChange={(e) => set({ token: e.target.value })} title="Sent once and never shown again: the list says only whether there is one" /></label>
-      <label>Timeout (s)<input name="timeout_seconds" type="number" min={1} value={d.timeout} onChange={(e) => set({ timeout: e.target.value })} placeholder="30" /></label>
-      <label>Max failures<input name="max_failures" type="number" min={1} value={d.maxFailures} onChange={(e) => set({ maxFailures: e.target.value })} placeholder="3" /></label>
-      <label>Pause (min)<input name="pause_minutes" type="number" min={0} value={d.pause} onChange={(e) => set({ pause: e.target.value })} placeholder="5" /></label>
+      <label>
+        Name
+        <input
+          name="upstream_name"
+          value={d.name}
+          onChange={(e) => set({ name: e.target.value })}
+          required
+          placeholder="hcp"
+        />
+      </label>
+      <label className="wide">
+        URL
+        <input
+          name="upstream_url"
+          value={d.url}
+          onChange={(e) => set({ url: e.target.value })}
+          required
+          placeholder="https://vagrantcloud.com, another Boxyard, or /srv/export"
+        />
+      </label>
+      <label>
+        Token (optional)
+        <input
+          name="upstream_token"
+          type="password"
+          autoComplete="new-password"
+          value={d.token}
+          onChange={(e) => set({ token: e.target.value })}
+          title="Sent once and never shown again: the list says only whether there is one"
+        />
+      </label>
+      <label>
+        Timeout (s)
+        <input
+          name="timeout_seconds"
+          type="number"
+          min={1}
+          value={d.timeout}
+          onChange={(e) => set({ timeout: e.target.value })}
+          placeholder="30"
+        />
+      </label>
+      <label>
+        Max failures
+        <input
+          name="max_failures"
+          type="number"
+          min={1}
+          value={d.maxFailures}
+          onChange={(e) => set({ maxFailures: e.target.value })}
+          placeholder="3"
+        />
+      </label>
+      <label>
+        Pause (min)
+        <input
+          name="pause_minutes"
+          type="number"
+          min={0}
+          value={d.pause}
+          onChange={(e) => set({ pause: e.target.value })}
+          placeholder="5"
+        />
+      </label>
       <ErrorNote error={create.error} />
-      <div className="row"><button type="submit" className="primary" disabled={create.isPending}>Add upstream</button></div>
+      <div className="row">
+        <button type="submit" className="primary" disabled={create.isPending}>
+          Add upstream
+        </button>
+      </div>
     </form>
   );
 }
@@ -49,8 +125,17 @@ function Health({ u }: { u: UpstreamJson }) {
   const paused = u.paused_until && new Date(u.paused_until).getTime() > Date.now();
   return (
     <>
-      {paused ? <span className="badge badge-errored">paused until <When iso={u.paused_until} /></span> : <span className="badge badge-active">ok</span>}
-      <span className="muted"> {u.failures ?? 0}/{u.max_failures ?? '—'} failures</span>
+      {paused ? (
+        <span className="badge badge-errored">
+          paused until <When iso={u.paused_until} />
+        </span>
+      ) : (
+        <span className="badge badge-active">ok</span>
+      )}
+      <span className="muted">
+        {' '}
+        {u.failures ?? 0}/{u.max_failures ?? '—'} failures
+      </span>
       {u.last_error && <div className="muted small-text">Last error: {u.last_error}</div>}
     </>
   );
@@ -59,8 +144,17 @@ function Health({ u }: { u: UpstreamJson }) {
 /** "Test connection": the daemon asks the upstream with its stored token and says ok, or what failed with its code. */
 function TestResult({ test }: { test: UpstreamTestJson }) {
   return (
-    <div role="status" aria-label={`Connection test: ${test.ok ? 'ok' : 'failed'}`} className={test.ok ? 'muted small-text' : 'error small-text'}>
-      {test.ok ? <span className="badge badge-active">ok</span> : <span className="badge badge-errored">{test.code}</span>} {test.message}
+    <div
+      role="status"
+      aria-label={`Connection test: ${test.ok ? 'ok' : 'failed'}`}
+      className={test.ok ? 'muted small-text' : 'error small-text'}
+    >
+      {test.ok ? (
+        <span className="badge badge-active">ok</span>
+      ) : (
+        <span className="badge badge-errored">{test.code}</span>
+      )}{' '}
+      {test.message}
     </div>
   );
 }
@@ -76,11 +170,28 @@ function UpstreamRow({ u }: { u: UpstreamJson }) {
       <td className="mono">{u.url}</td>
       <td>{u.kind ?? '—'}</td>
       <td>{u.has_token ? 'yes' : 'no'}</td>
-      <td><Health u={u} />{test.data && <TestResult test={test.data} />}</td>
+      <td>
+        <Health u={u} />
+        {test.data && <TestResult test={test.data} />}
+      </td>
       <td>
         <div className="row">
-          <button type="button" className="small" disabled={test.isPending} onClick={() => test.mutate(undefined)} aria-label={`Test connection to ${u.name}`}>{test.isPending ? 'Testing…' : 'Test connection'}</button>
-          <button type="button" className="danger small" onClick={() => confirmed(`Delete upstream ${u.name} and its mirrors`) && remove.mutate(undefined)}>Delete</button>
+          <button
+            type="button"
+            className="small"
+            disabled={test.isPending}
+            onClick={() => test.mutate(undefined)}
+            aria-label={`Test connection to ${u.name}`}
+          >
+            {test.isPending ? 'Testing…' : 'Test connection'}
+          </button>
+          <button
+            type="button"
+            className="danger small"
+            onClick={() => confirmed(`Delete upstream ${u.name} and its mirrors`) && remove.mutate(undefined)}
+          >
+            Delete
+          </button>
         </div>
         <ErrorNote error={test.error ?? remove.error} />
       </td>
@@ -91,15 +202,34 @@ function UpstreamRow({ u }: { u: UpstreamJson }) {
 /** Where mirrors and the pull-through cache fetch from. */
 export function Upstreams() {
   const { api } = useSession();
-  const upstreams = useQuery({ queryKey: queryKeys.upstreams, queryFn: () => listUpstreams(api), refetchInterval: 15_000 });
+  const upstreams = useQuery({
+    queryKey: queryKeys.upstreams,
+    queryFn: () => listUpstreams(api),
+    refetchInterval: 15_000,
+  });
   return (
     <Section title="Upstreams">
       {upstreams.isLoading ? <Loading what="upstreams" /> : <ErrorNote error={upstreams.error} />}
-      {upstreams.data?.length === 0 && <p className="muted">No upstreams yet: add the registry or folder to copy boxes from.</p>}
+      {upstreams.data?.length === 0 && (
+        <p className="muted">No upstreams yet: add the registry or folder to copy boxes from.</p>
+      )}
       {upstreams.data && upstreams.data.length > 0 && (
         <table aria-label="Upstreams">
-          <thead><tr><th>Name</th><th>URL</th><th>Kind</th><th>Token</th><th>Health</th><th /></tr></thead>
-          <tbody>{upstreams.data.map((u) => <UpstreamRow key={u.id} u={u} />)}</tbody>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>URL</th>
+              <th>Kind</th>
+              <th>Token</th>
+              <th>Health</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {upstreams.data.map((u) => (
+              <UpstreamRow key={u.id} u={u} />
+            ))}
+          </tbody>
         </table>
       )}
       <NewUpstreamForm />

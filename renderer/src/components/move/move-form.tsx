@@ -1,7 +1,11 @@
 import { useId, useState, type FormEvent } from 'react';
 import { planMirror, type NewMirror } from '../../api/mirrors';
 import { useSession } from '../../api/session';
-import { MIRROR_VISIBILITIES, type MirrorPlanJson, type MirrorVisibility } from '../../../../daemon/src/contract/wire/mirror';
+import {
+  MIRROR_VISIBILITIES,
+  type MirrorPlanJson,
+  type MirrorVisibility,
+} from '../../../../daemon/src/contract/wire/mirror';
 import { numberOrUndefined } from '../format';
 import { ErrorNote, useAction } from '../ui';
 
@@ -9,10 +13,25 @@ import { ErrorNote, useAction } from '../ui';
 export const HCP_URL = 'https://vagrantcloud.com';
 
 interface Draft {
-  url: string; token: string; org: string; target: string; visibility: MirrorVisibility;
-  followRevocations: boolean; parallel: string; hours: string;
+  url: string;
+  token: string;
+  org: string;
+  target: string;
+  visibility: MirrorVisibility;
+  followRevocations: boolean;
+  parallel: string;
+  hours: string;
 }
-const START: Draft = { url: HCP_URL, token: '', org: '', target: '', visibility: 'upstream', followRevocations: false, parallel: '4', hours: '' };
+const START: Draft = {
+  url: HCP_URL,
+  token: '',
+  org: '',
+  target: '',
+  visibility: 'upstream',
+  followRevocations: false,
+  parallel: '4',
+  hours: '',
+};
 
 const VISIBILITY_WORDS: Record<MirrorVisibility, string> = {
   upstream: 'As HCP Vagrant says (private stays private)',
@@ -38,7 +57,10 @@ function toMirror(d: Draft): NewMirror {
   };
 }
 
-export interface Planned { plan: MirrorPlanJson; mirror: NewMirror }
+export interface Planned {
+  plan: MirrorPlanJson;
+  mirror: NewMirror;
+}
 
 type Setter = (patch: Partial<Draft>) => void;
 
@@ -46,10 +68,19 @@ function VisibilityChoice({ d, set }: { d: Draft; set: Setter }) {
   const id = useId();
   return (
     <fieldset className="choice" aria-labelledby={id}>
-      <span id={id} className="choice-label">Visibility here</span>
+      <span id={id} className="choice-label">
+        Visibility here
+      </span>
       {MIRROR_VISIBILITIES.map((v) => (
         <label key={v} className="check">
-          <input type="radio" name="visibility" value={v} checked={d.visibility === v} onChange={() => set({ visibility: v })} /> {VISIBILITY_WORDS[v]}
+          <input
+            type="radio"
+            name="visibility"
+            value={v}
+            checked={d.visibility === v}
+            onChange={() => set({ visibility: v })}
+          />{' '}
+          {VISIBILITY_WORDS[v]}
         </label>
       ))}
     </fieldset>
@@ -61,12 +92,39 @@ function RunFields({ d, set }: { d: Draft; set: Setter }) {
   return (
     <>
       <label className="check">
-        <input type="checkbox" name="follow_revocations" checked={d.followRevocations} onChange={(e) => set({ followRevocations: e.target.checked })} />
-        {' '}Follow revocations (a version revoked on HCP Vagrant is revoked here too)
+        <input
+          type="checkbox"
+          name="follow_revocations"
+          checked={d.followRevocations}
+          onChange={(e) => set({ followRevocations: e.target.checked })}
+        />{' '}
+        Follow revocations (a version revoked on HCP Vagrant is revoked here too)
       </label>
       <div className="row move-numbers">
-        <label>Parallel downloads<input name="parallel" type="number" min={1} max={16} value={d.parallel} onChange={(e) => set({ parallel: e.target.value })} required /></label>
-        <label>Check again every (hours)<input name="interval_hours" type="number" min={1} step={1} value={d.hours} onChange={(e) => set({ hours: e.target.value })} placeholder="only once" /></label>
+        <label>
+          Parallel downloads
+          <input
+            name="parallel"
+            type="number"
+            min={1}
+            max={16}
+            value={d.parallel}
+            onChange={(e) => set({ parallel: e.target.value })}
+            required
+          />
+        </label>
+        <label>
+          Check again every (hours)
+          <input
+            name="interval_hours"
+            type="number"
+            min={1}
+            step={1}
+            value={d.hours}
+            onChange={(e) => set({ hours: e.target.value })}
+            placeholder="only once"
+          />
+        </label>
       </div>
     </>
   );
@@ -80,21 +138,66 @@ export function MoveForm({ onPlan, onEdit }: { onPlan: (p: Planned) => void; onE
   const { api } = useSession();
   const [d, setD] = useState<Draft>(START);
   const plan = useAction((mirror: NewMirror) => planMirror(api, mirror).then((p) => ({ plan: p, mirror })), [], onPlan);
-  const set: Setter = (patch) => { setD({ ...d, ...patch }); plan.reset(); onEdit(); };
-  const submit = (e: FormEvent) => { e.preventDefault(); plan.mutate(toMirror(d)); };
+  const set: Setter = (patch) => {
+    setD({ ...d, ...patch });
+    plan.reset();
+    onEdit();
+  };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    plan.mutate(toMirror(d));
+  };
   return (
     <form className="stack move-form" onSubmit={submit} aria-label="Move from HCP Vagrant">
-      <label>HCP Vagrant / Vagrant Cloud URL<input name="upstream_url" type="url" value={d.url} onChange={(e) => set({ url: e.target.value })} required /></label>
-      <label>HCP token
-        <input name="upstream_token" type="password" autoComplete="new-password" value={d.token} onChange={(e) => set({ token: e.target.value })} aria-describedby="move-token-note" />
+      <label>
+        HCP Vagrant / Vagrant Cloud URL
+        <input name="upstream_url" type="url" value={d.url} onChange={(e) => set({ url: e.target.value })} required />
       </label>
-      <p id="move-token-note" className="muted small-text field-note">Sent only to this Boxyard, which sends it only to the URL above. Needed for private boxes.</p>
-      <label>HCP organization<input name="organization" value={d.org} onChange={(e) => set({ org: e.target.value })} required pattern={ORG_PATTERN} title="The organization's name on HCP Vagrant" placeholder="your-org" /></label>
-      <label>Copy into (optional)<input name="target" value={d.target} onChange={(e) => set({ target: e.target.value })} pattern={ORG_PATTERN} title="A local organization: made if it does not exist" placeholder="the same name" /></label>
+      <label>
+        HCP token
+        <input
+          name="upstream_token"
+          type="password"
+          autoComplete="new-password"
+          value={d.token}
+          onChange={(e) => set({ token: e.target.value })}
+          aria-describedby="move-token-note"
+        />
+      </label>
+      <p id="move-token-note" className="muted small-text field-note">
+        Sent only to this Boxyard, which sends it only to the URL above. Needed for private boxes.
+      </p>
+      <label>
+        HCP organization
+        <input
+          name="organization"
+          value={d.org}
+          onChange={(e) => set({ org: e.target.value })}
+          required
+          pattern={ORG_PATTERN}
+          title="The organization's name on HCP Vagrant"
+          placeholder="your-org"
+        />
+      </label>
+      <label>
+        Copy into (optional)
+        <input
+          name="target"
+          value={d.target}
+          onChange={(e) => set({ target: e.target.value })}
+          pattern={ORG_PATTERN}
+          title="A local organization: made if it does not exist"
+          placeholder="the same name"
+        />
+      </label>
       <VisibilityChoice d={d} set={set} />
       <RunFields d={d} set={set} />
       <ErrorNote error={plan.error} />
-      <div className="row"><button type="submit" className="primary" disabled={plan.isPending}>{plan.isPending ? 'Asking HCP Vagrant…' : 'See the plan'}</button></div>
+      <div className="row">
+        <button type="submit" className="primary" disabled={plan.isPending}>
+          {plan.isPending ? 'Asking HCP Vagrant…' : 'See the plan'}
+        </button>
+      </div>
     </form>
   );
 }

@@ -19,7 +19,8 @@ export function MoveJob({ jobId, planned }: { jobId: string; planned: Planned | 
     queryKey: queryKeys.job(jobId),
     queryFn: () => getJob(api, jobId),
     // While queued or running; a job that cannot be read at all (a wrong id in the address) is not asked again.
-    refetchInterval: (q) => (q.state.data ? ACTIVE_JOB_STATES.includes(q.state.data.state) : !q.state.error) ? 1000 : false,
+    refetchInterval: (q) =>
+      (q.state.data ? ACTIVE_JOB_STATES.includes(q.state.data.state) : !q.state.error) ? 1000 : false,
   });
   const j = job.data;
   useResultsWhenFinished(j ? ACTIVE_JOB_STATES.includes(j.state) : false);
@@ -28,7 +29,11 @@ export function MoveJob({ jobId, planned }: { jobId: string; planned: Planned | 
       <Section title="The copy">
         {job.isLoading ? <Loading what="the copy" /> : <ErrorNote error={job.error} />}
         {j && <JobProgress job={j} mirrorId={j.mirror_id} />}
-        {j?.state === 'cancelled' && <p className="muted">Cancelled. See the plan and start the copy again: nothing already stored here is fetched twice.</p>}
+        {j?.state === 'cancelled' && (
+          <p className="muted">
+            Cancelled. See the plan and start the copy again: nothing already stored here is fetched twice.
+          </p>
+        )}
       </Section>
       {j?.state === 'done' && <MoveResult job={j} planned={planned} />}
     </>

@@ -16,7 +16,11 @@ export function SkippedBoxes({ skipped }: { skipped: Array<{ box: string; reason
     <>
       <h3>Skipped</h3>
       <ul className="plain" aria-label="Skipped boxes">
-        {skipped.map((s) => <li key={s.box}><strong>{s.box}</strong>: <span className="muted">{s.reason}</span></li>)}
+        {skipped.map((s) => (
+          <li key={s.box}>
+            <strong>{s.box}</strong>: <span className="muted">{s.reason}</span>
+          </li>
+        ))}
       </ul>
     </>
   );
@@ -36,19 +40,35 @@ function PlanBoxes({ boxes }: { boxes: PlannedBox[] }) {
   if (boxes.length === 0) return <p className="muted">No box to copy.</p>;
   return (
     <table aria-label="Boxes to copy" className="plan-boxes cards">
-      <thead><tr><th>Box here</th><th>Visibility</th><th>Versions</th><th>Files</th><th>Size</th></tr></thead>
+      <thead>
+        <tr>
+          <th>Box here</th>
+          <th>Visibility</th>
+          <th>Versions</th>
+          <th>Files</th>
+          <th>Size</th>
+        </tr>
+      </thead>
       <tbody>
         {boxes.map((b) => (
           <tr key={b.target}>
             <td data-label="Box here">
               {b.target}
               {b.source !== b.target && <span className="muted small-text"> from {b.source}</span>}
-              {b.exists && <span className="badge" title="The box is here already: only the versions it lacks are fetched">here already</span>}
+              {b.exists && (
+                <span className="badge" title="The box is here already: only the versions it lacks are fetched">
+                  here already
+                </span>
+              )}
             </td>
-            <td data-label="Visibility"><span className="badge">{b.private ? 'private' : 'public'}</span></td>
+            <td data-label="Visibility">
+              <span className="badge">{b.private ? 'private' : 'public'}</span>
+            </td>
             <td data-label="Versions">{versionsText(b)}</td>
             <td data-label="Files">{b.files}</td>
-            <td data-label="Size" className="nowrap">{formatBytes(b.bytes)}</td>
+            <td data-label="Size" className="nowrap">
+              {formatBytes(b.bytes)}
+            </td>
           </tr>
         ))}
       </tbody>
@@ -59,12 +79,22 @@ function PlanBoxes({ boxes }: { boxes: PlannedBox[] }) {
 /** Whether the files still to fetch fit the data folder's disk, leaving its reserve. */
 function Fits({ s }: { s: MirrorPlanJson['storage'] }) {
   if (s.free_bytes === null) {
-    return <p className="plan-fit fits" role="status"><strong>Stored in the bucket</strong>: {formatBytes(s.needed_bytes)} to fetch, no disk to fill here.</p>;
+    return (
+      <p className="plan-fit fits" role="status">
+        <strong>Stored in the bucket</strong>: {formatBytes(s.needed_bytes)} to fetch, no disk to fill here.
+      </p>
+    );
   }
   const numbers = `${formatBytes(s.needed_bytes)} to fetch; free now ${formatBytes(s.free_bytes)}, after ${formatBytes(s.free_after_bytes)}; ${formatBytes(s.reserve_bytes)} kept in reserve.`;
-  return s.fits
-    ? <p className="plan-fit fits" role="status"><strong>Fits on disk</strong>: {numbers}</p>
-    : <p className="plan-fit error" role="alert"><strong>Does NOT fit on disk</strong>: {numbers} Free some space, or copy into a Boxyard with a larger disk.</p>;
+  return s.fits ? (
+    <p className="plan-fit fits" role="status">
+      <strong>Fits on disk</strong>: {numbers}
+    </p>
+  ) : (
+    <p className="plan-fit error" role="alert">
+      <strong>Does NOT fit on disk</strong>: {numbers} Free some space, or copy into a Boxyard with a larger disk.
+    </p>
+  );
 }
 
 function Totals({ t }: { t: MirrorPlanJson['totals'] }) {
@@ -72,7 +102,11 @@ function Totals({ t }: { t: MirrorPlanJson['totals'] }) {
     <div className="stats" role="group" aria-label="Totals">
       <Stat label="boxes" value={String(t.boxes)} />
       <Stat label="versions" value={String(t.versions)} />
-      <Stat label="files" value={String(t.files)} note={t.unknown_sizes ? `${t.unknown_sizes} of unknown size, not counted` : undefined} />
+      <Stat
+        label="files"
+        value={String(t.files)}
+        note={t.unknown_sizes ? `${t.unknown_sizes} of unknown size, not counted` : undefined}
+      />
       <Stat label="in all" value={formatBytes(t.bytes)} />
     </div>
   );
@@ -85,11 +119,18 @@ function Totals({ t }: { t: MirrorPlanJson['totals'] }) {
 export function MovePlan({ planned, onStarted }: { planned: Planned; onStarted: (job: JobJson) => void }) {
   const { api } = useSession();
   const { plan } = planned;
-  const start = useAction(async () => {
-    const created = await createMirror(api, { ...planned.mirror, run: true });
-    if (!created.job) throw new Error(`The mirror of ${created.mirror.source} was made, but no job started: run it on the Mirrors page.`);
-    return created.job;
-  }, [queryKeys.mirrors], onStarted);
+  const start = useAction(
+    async () => {
+      const created = await createMirror(api, { ...planned.mirror, run: true });
+      if (!created.job)
+        throw new Error(
+          `The mirror of ${created.mirror.source} was made, but no job started: run it on the Mirrors page.`,
+        );
+      return created.job;
+    },
+    [queryKeys.mirrors],
+    onStarted,
+  );
   return (
     <Section title={`The plan: ${plan.source} → ${plan.target}`}>
       <Totals t={plan.totals} />
@@ -98,7 +139,14 @@ export function MovePlan({ planned, onStarted }: { planned: Planned; onStarted: 
       <Fits s={plan.storage} />
       <ErrorNote error={start.error} />
       <div className="row">
-        <button type="button" className="primary" disabled={!plan.storage.fits || start.isPending || start.isSuccess} onClick={() => start.mutate(undefined)}>Start the copy</button>
+        <button
+          type="button"
+          className="primary"
+          disabled={!plan.storage.fits || start.isPending || start.isSuccess}
+          onClick={() => start.mutate(undefined)}
+        >
+          Start the copy
+        </button>
         {start.isSuccess && <span className="muted">Started: follow it below.</span>}
       </div>
     </Section>

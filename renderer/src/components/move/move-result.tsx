@@ -26,11 +26,19 @@ function PublishedBoxes({ published }: { published: Published[] }) {
   if (published.length === 0) return <p className="muted">Nothing new: every version was here already.</p>;
   return (
     <table aria-label="Published boxes" className="cards">
-      <thead><tr><th>Box</th><th>Versions published</th><th>Also from the upstream</th></tr></thead>
+      <thead>
+        <tr>
+          <th>Box</th>
+          <th>Versions published</th>
+          <th>Also from the upstream</th>
+        </tr>
+      </thead>
       <tbody>
         {published.map((p) => (
           <tr key={p.box}>
-            <td data-label="Box"><Link to={`/boxes/${p.box}`}>{p.box}</Link></td>
+            <td data-label="Box">
+              <Link to={`/boxes/${p.box}`}>{p.box}</Link>
+            </td>
             <td data-label="Versions published">{p.versions.length ? p.versions.join(', ') : '—'}</td>
             <td data-label="Also from the upstream">{alsoText(p)}</td>
           </tr>

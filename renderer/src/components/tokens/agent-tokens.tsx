@@ -15,9 +15,14 @@ function AgentCommand({ secret, onDone }: { secret: string; onDone: () => void }
   const command = `boxyard agent --url ${window.location.origin} --token ${secret}`;
   return (
     <Section title="Start an agent with the new token">
-      <p className="muted">On any machine that reaches this server (add <code>--name NAME</code> to name the agent). The command holds the token: it is shown only now.</p>
+      <p className="muted">
+        On any machine that reaches this server (add <code>--name NAME</code> to name the agent). The command holds the
+        token: it is shown only now.
+      </p>
       <CopyField label="boxyard agent command" value={command} />
-      <button type="button" className="link" onClick={onDone}>Hide the command</button>
+      <button type="button" className="link" onClick={onDone}>
+        Hide the command
+      </button>
     </Section>
   );
 }
@@ -29,7 +34,13 @@ export function AgentTokens({ poolId }: { poolId: string }) {
   const tokens = useQuery({
     queryKey: queryKeys.agentTokens(poolId),
     queryFn: () => listTokens(api, poolId),
-    select: (ts) => ts.map((t) => ({ id: t.id, description: t.attributes.description, createdAt: t.attributes['created-at'], lastUsedAt: t.attributes['last-used-at'] })),
+    select: (ts) =>
+      ts.map((t) => ({
+        id: t.id,
+        description: t.attributes.description,
+        createdAt: t.attributes['created-at'],
+        lastUsedAt: t.attributes['last-used-at'],
+      })),
   });
   const create = async (description: string) => {
     const made = (await createToken(api, poolId, description)).attributes.token ?? null;
@@ -39,12 +50,17 @@ export function AgentTokens({ poolId }: { poolId: string }) {
   return (
     <>
       <TokenSection
-        title="Agent tokens" tokens={tokens}
+        title="Agent tokens"
+        tokens={tokens}
         form={{ label: 'New agent token', field: 'token_description', placeholder: 'Description' }}
         create={create}
         revoke={(id) => revokeToken(api, id)}
-        secretLabel="agent token" revokeWarning="Revoke this token (its agents stop)"
-        changes={{ created: [queryKeys.agentTokens(poolId)], revoked: [queryKeys.agentTokens(poolId), queryKeys.agents(poolId)] }}
+        secretLabel="agent token"
+        revokeWarning="Revoke this token (its agents stop)"
+        changes={{
+          created: [queryKeys.agentTokens(poolId)],
+          revoked: [queryKeys.agentTokens(poolId), queryKeys.agents(poolId)],
+        }}
       />
       {secret && <AgentCommand secret={secret} onDone={() => setSecret(null)} />}
     </>

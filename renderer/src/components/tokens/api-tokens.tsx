@@ -13,15 +13,24 @@ export function ApiTokens() {
   const tokens = useQuery({
     queryKey: queryKeys.apiTokens,
     queryFn: () => listApiTokens(api),
-    select: (ts) => ts.map((t) => ({ id: t.id, description: t.description, createdAt: t.created_at, lastUsedAt: t.last_used_at, current: t.current })),
+    select: (ts) =>
+      ts.map((t) => ({
+        id: t.id,
+        description: t.description,
+        createdAt: t.created_at,
+        lastUsedAt: t.last_used_at,
+        current: t.current,
+      })),
   });
   return (
     <TokenSection
-      title="API tokens and sessions" tokens={tokens}
+      title="API tokens and sessions"
+      tokens={tokens}
       form={{ label: 'New API token', field: 'api_token_description', placeholder: 'What is it for?' }}
       create={(description) => createApiToken(api, description).then((t) => t.token)}
       revoke={(id) => revokeApiToken(api, id)}
-      secretLabel="API token" revokeWarning="Revoke this token (a session's browser is signed out)"
+      secretLabel="API token"
+      revokeWarning="Revoke this token (a session's browser is signed out)"
       current={{ label: 'Sign out this browser', run: () => void signOut() }}
       changes={{ created: [queryKeys.apiTokens], revoked: [queryKeys.apiTokens] }}
     />

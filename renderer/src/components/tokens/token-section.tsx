@@ -4,7 +4,13 @@ import { ErrorNote, Loading, SecretOnce, Section, confirmed, useAction } from '.
 import { When } from '../relative-time';
 
 /** A token as its list shows it: never the secret. `current`: the one this page signs in with (API tokens only). */
-export interface TokenRow { id: string; description: string; createdAt: string; lastUsedAt: string | null; current?: boolean }
+export interface TokenRow {
+  id: string;
+  description: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  current?: boolean;
+}
 
 interface TokenSectionProps {
   title: string;
@@ -28,16 +34,44 @@ interface TokenSectionProps {
  * The tokens of a user or of an agent pool: a form to make one, its secret shown once, then the
  * list with a Revoke button each.
  */
-export function TokenSection({ title, tokens, form, create, revoke, secretLabel, revokeWarning, changes, current }: TokenSectionProps) {
+export function TokenSection({
+  title,
+  tokens,
+  form,
+  create,
+  revoke,
+  secretLabel,
+  revokeWarning,
+  changes,
+  current,
+}: TokenSectionProps) {
   const [description, setDescription] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
-  const made = useAction(() => create(description), changes.created, (s) => { setSecret(s); setDescription(''); });
+  const made = useAction(
+    () => create(description),
+    changes.created,
+    (s) => {
+      setSecret(s);
+      setDescription('');
+    },
+  );
   const revoked = useAction(revoke, changes.revoked);
-  const submit = (e: FormEvent) => { e.preventDefault(); made.mutate(undefined); };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    made.mutate(undefined);
+  };
   const newToken = (
     <form className="inline" onSubmit={submit} aria-label={form.label}>
-      <input name={form.field} placeholder={form.placeholder} value={description} onChange={(e) => setDescription(e.target.value)} required />
-      <button type="submit" disabled={made.isPending}>Create token</button>
+      <input
+        name={form.field}
+        placeholder={form.placeholder}
+        value={description}
+        onChange={(e) => setDescription(e.target.value)}
+        required
+      />
+      <button type="submit" disabled={made.isPending}>
+        Create token
+      </button>
     </form>
   );
   return (
@@ -48,17 +82,41 @@ export function TokenSection({ title, tokens, form, create, revoke, secretLabel,
       {tokens.data?.length === 0 && <p className="muted">No tokens yet.</p>}
       {tokens.data && tokens.data.length > 0 && (
         <table>
-          <thead><tr><th>Description</th><th>Created</th><th>Last used</th><th /></tr></thead>
+          <thead>
+            <tr>
+              <th>Description</th>
+              <th>Created</th>
+              <th>Last used</th>
+              <th />
+            </tr>
+          </thead>
           <tbody>
             {tokens.data.map((t) => (
               <tr key={t.id} aria-current={t.current ? 'true' : undefined}>
-                <td>{t.description || t.id}{t.current && <span className="badge">this session</span>}</td>
-                <td><When iso={t.createdAt} /></td>
-                <td><When iso={t.lastUsedAt} never="never" /></td>
                 <td>
-                  {t.current && current
-                    ? <button type="button" className="small" onClick={current.run}>{current.label}</button>
-                    : <button type="button" className="danger small" onClick={() => confirmed(revokeWarning) && revoked.mutate(t.id)}>Revoke</button>}
+                  {t.description || t.id}
+                  {t.current && <span className="badge">this session</span>}
+                </td>
+                <td>
+                  <When iso={t.createdAt} />
+                </td>
+                <td>
+                  <When iso={t.lastUsedAt} never="never" />
+                </td>
+                <td>
+                  {t.current && current ? (
+                    <button type="button" className="small" onClick={current.run}>
+                      {current.label}
+                    </button>
+                  ) : (
+                    <button
+                      type="button"
+                      className="danger small"
+                      onClick={() => confirmed(revokeWarning) && revoked.mutate(t.id)}
+                    >
+                      Revoke
+                    </button>
+                  )}
                 </td>
               </tr>
             ))}

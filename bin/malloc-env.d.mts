@@ -1,2 +1,0 @@
-/** See malloc-env.mjs. */
-export declare const MALLOC_ENV: Readonly<Record<string, string>>;
