@@ -7,7 +7,7 @@ import type { ErrorCode } from '../daemon/src/contract/error-codes';
 import type { Dialect } from '../daemon/src/http/errors/dialects';
 import { ADMIN, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient, HttpResponse } from './helpers/http';
-import { createAgentToken, createOrg, createPool, createWorkspace, doc, JSONAPI } from './helpers/agents';
+import { createAgentToken, createPool, createWorkspace, doc, JSONAPI } from './helpers/agents';
 import { createBox } from './helpers/registry';
 import { hostedProvider } from './helpers/blobs';
 import { serveJson, staticServer, type StaticServer } from './helpers/mirror';

@@ -182,7 +182,7 @@ describe('the outbound policy: hostile catalogs and upstreams that belong to som
     expect(again.text).not.toContain('alice');
     // Default names are free per user too.
     const unnamed = await bob.post('/api/boxyard/upstreams', { upstream: { url: `${lan.url}/3` } });
-    expect(unnamed.json.upstream.name).toBe('127.0.0.2:' + new URL(lan.url).port);
+    expect(unnamed.json.upstream.name).toBe(`127.0.0.2:${new URL(lan.url).port}`);
   });
 
   it('schemes are told apart once parsed, and a refusal never tells what a name resolved to', async () => {

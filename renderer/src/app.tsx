@@ -82,7 +82,7 @@ function SignInRoute() {
   const { signedIn } = useSession();
   const location = useLocation();
   const next = new URLSearchParams(location.search).get('next');
-  if (signedIn) return <Navigate to={next && next.startsWith('/') && !next.startsWith('//') ? next : '/'} replace />;
+  if (signedIn) return <Navigate to={next?.startsWith('/') && !next.startsWith('//') ? next : '/'} replace />;
   return <LoginPage />;
 }
 

@@ -125,7 +125,7 @@ async function listen(
 function authOf(header: string | undefined, token: string): 'anonymous' | 'good' | 'bad' {
   if (header === undefined) return 'anonymous';
   const m = /^Bearer\s+(.*)$/i.exec(header.trim());
-  return m && m[1].split(';').some((t) => t.trim() === token) ? 'good' : 'bad';
+  return m?.[1].split(';').some((t) => t.trim() === token) ? 'good' : 'bad';
 }
 
 export async function startHcpUpstream(opts: { token: string; boxes: HcpBox[] }): Promise<HcpUpstream> {

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 
 export interface RawResponse {
   status: number;

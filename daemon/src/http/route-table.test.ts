@@ -29,7 +29,7 @@ describe('the route table', () => {
     const path = BOX.release.fill(params);
     expect(path).toBe('/box/a%20b/x%2Fy/version/1.0.0/release');
     const m = match(BOX.release.path, { decode: decodeURIComponent })(path);
-    expect(m && m.params).toEqual(params);
+    expect(m === false ? undefined : m.params).toEqual(params);
     expect(new Urls('http://lab:4780').to('v2', BOX.release, params)).toBe(
       'http://lab:4780/api/v2/box/a%20b/x%2Fy/version/1.0.0/release',
     );

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { z, type ZodType } from 'zod';
+import type { z, ZodType } from 'zod';
 import { ValidationError, BadParameterError } from '../lib/errors';
 
 export interface Schemas {

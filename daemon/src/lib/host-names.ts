@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import type ipaddr from 'ipaddr.js';
 import { parseAddress } from './special-addresses';
 
 /**

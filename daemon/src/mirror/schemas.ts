@@ -1,5 +1,4 @@
 import { X509Certificate } from 'node:crypto';
-import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import {
   CreateMirror,

@@ -6,7 +6,7 @@ import { document, sendDocument, sendNoContent } from '../http/jsonapi/document'
 import { sendList } from '../http/jsonapi/list';
 import { PageQuery, pageOf } from '../http/jsonapi/pagination';
 import type { Config } from '../config';
-import { IdParams, NameParams } from '../http/params';
+import { NameParams } from '../http/params';
 import { organizationResource } from './resources';
 import * as S from './schemas';
 import type { OrganizationsService } from './tfc-service';

@@ -1,10 +1,9 @@
 import { inTransaction } from '../store/transaction';
 import { UpstreamRecords } from './upstream-records';
-import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import { nameKey } from '../contract/names';
 import type { Database } from '../store/schema';
 import type {
-  BoxesTable,
   BoxProvidersTable,
   BoxVersionsTable,
   BoxRecord,

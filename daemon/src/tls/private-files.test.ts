@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalCa } from './local-ca';
-import { checkPair, checkPrivate, PairError, privateFolder, writePrivate } from './private-files';
+import { checkPair, checkPrivate, type PairError, privateFolder, writePrivate } from './private-files';
 
 describe('tls/ private files', () => {
   const root = mkdtempSync(join(tmpdir(), 'boxyard-private-'));

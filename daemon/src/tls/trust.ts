@@ -44,7 +44,7 @@ const PEM_BLOCK = /-----BEGIN /g;
  * Answers the lines to set it up.
  */
 export async function trust(server: string, fingerprint: string, out: string): Promise<string[]> {
-  const url = new URL(ROOT.caPem.path, server.replace(/\/+$/, '') + '/');
+  const url = new URL(ROOT.caPem.path, `${server.replace(/\/+$/, '')}/`);
   const pem = await fetchUnverified(url);
   const blocks = pem.match(PEM_BLOCK)?.length ?? 0;
   if (blocks > 1) {

@@ -22,7 +22,7 @@ async function serveUi(dir: string): Promise<{ url: string; server: Server }> {
 /** fetch() normalizes `..` and `%2e%2e` away before sending; a hostile client does not, so send the path raw. */
 function rawGet(base: string, path: string): Promise<{ status: number; body: string }> {
   return new Promise((resolvePromise, reject) => {
-    const req = request(base + '/', { path, method: 'GET' }, (res) => {
+    const req = request(`${base}/`, { path, method: 'GET' }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => {
         body += c.toString();

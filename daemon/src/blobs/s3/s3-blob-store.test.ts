@@ -4,7 +4,7 @@ import { text } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3Server, type S3Engine, type TestS3 } from '../../../../test/helpers/s3-server';
 import { SizeMismatchError } from '../blob-store';
-import { blobStoreContract, collect, hex } from '../blob-store.contract';
+import { blobStoreContract, hex } from '../blob-store.contract';
 import { s3ClientFor } from './bucket';
 import { parseS3Location } from './location';
 import { ObjectStoreError } from './s3-errors';

@@ -63,7 +63,7 @@ export function upstreamUrl(value: string, cwd: string): string {
 
 /** The `POST /api/boxyard/mirrors` body; absent options are left to the daemon's defaults. */
 export function mirrorBody(source: string, o: MirrorOptions, cwd: string, ca?: string) {
-  const list = (v?: string[]) => (v && v.length ? v : undefined);
+  const list = (v?: string[]) => (v?.length ? v : undefined);
   return {
     mirror: {
       upstream: {

@@ -190,7 +190,7 @@ export class JobRun {
   private async flush(fileId: string, fileBytes: number): Promise<void> {
     this.lastFlush = Date.now();
     const job = await this.d.repo.job(this.job.id);
-    if (!job || job.state !== 'running' || job.runner !== this.self) {
+    if (job?.state !== 'running' || job.runner !== this.self) {
       this.abort.abort();
       return;
     }

@@ -1,6 +1,6 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import { AppError, OfflineError } from '../../lib/errors';
-import type { JobRow, MirrorRepository, MirrorRow } from '../repository';
+import type { JobRow, MirrorRow } from '../repository';
 import { isRemote } from '../upstreams/source';
 import { JobRun, type RunnerDeps } from './job-run';
 import { nextRunAt } from '../mirror-row';

@@ -3,7 +3,7 @@ import type { Clock } from '../../lib/clock';
 import type { IdGen } from '../../lib/ids';
 import { ConflictError } from '../../lib/errors';
 import type { ProviderRef, RegistryAccess, VersionRef } from '../access';
-import { type Db } from '../box-query';
+import type { Db } from '../box-query';
 import { isUniqueViolation } from '../../store/storage-errors';
 import type { BoxRecord, ProviderRow, RegistryRepository, VersionRow } from '../repository';
 import { DEFAULT_ARCHITECTURE, type ProviderInput } from '../schemas';

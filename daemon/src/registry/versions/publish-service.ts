@@ -3,7 +3,7 @@ import { nameKey } from '../../contract/names';
 import type { Clock } from '../../lib/clock';
 import type { IdGen } from '../../lib/ids';
 import { ConflictError } from '../../lib/errors';
-import { type Db } from '../box-query';
+import type { Db } from '../box-query';
 import { isUniqueViolation } from '../../store/storage-errors';
 import { compareGemVersions } from './gem-version';
 import type { BoxRecord, RegistryRepository } from '../repository';
