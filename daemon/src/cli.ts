@@ -55,7 +55,7 @@ function configFrom(opts: Record<string, unknown>): Config {
 }
 
 /** Runs an offline admin action against the data folder (works while the daemon runs: SQLite WAL). */
-async function withDeps<T>(opts: Record<string, unknown>, fn: (d: Deps) => Promise<T>): Promise<T> {
+async function withDeps<T>(opts: Record<string, unknown>, fn: (deps: Deps) => Promise<T>): Promise<T> {
   const deps = await buildDeps(configFrom({ ...opts, quiet: true }));
   try {
     return await fn(deps);
@@ -124,18 +124,20 @@ export function buildCli(): Command {
   const token = program.command('token').description('manage API tokens');
   withDataOptions(token.command('create <username>'))
     .option('--description <text>', '', 'created with boxyard token create')
-    .action((name, o) =>
-      withDeps(o, async (d) => print((await d.tokens.create(await d.accounts.userNamed(name), o.description)).token)),
+    .action((name, opts) =>
+      withDeps(opts, async (deps) =>
+        print((await deps.tokens.create(await deps.accounts.userNamed(name), opts.description)).token),
+      ),
     );
-  withDataOptions(token.command('list <username>')).action((name, o) =>
-    withDeps(o, async (d) => {
-      for (const t of await d.tokens.list(await d.accounts.userNamed(name)))
+  withDataOptions(token.command('list <username>')).action((name, opts) =>
+    withDeps(opts, async (deps) => {
+      for (const t of await deps.tokens.list(await deps.accounts.userNamed(name)))
         print(`${t.id}  ${t.created_at}  last used ${t.last_used_at ?? 'never'}  ${t.description}`);
     }),
   );
-  withDataOptions(token.command('revoke <id>')).action((id, o) =>
-    withDeps(o, async (d) => {
-      print((await d.tokens.revoke(id)) ? `revoked ${id}` : `no token ${id}`);
+  withDataOptions(token.command('revoke <id>')).action((id, opts) =>
+    withDeps(opts, async (deps) => {
+      print((await deps.tokens.revoke(id)) ? `revoked ${id}` : `no token ${id}`);
     }),
   );
 
@@ -156,13 +158,13 @@ export function buildCli(): Command {
       onOff,
     )
     .option('--maintenance <on|off>', 'maintenance mode: the APIs answer 503 until it is switched off', onOff)
-    .action((o) =>
-      withDeps({ data: o.data }, async (d) => {
+    .action((opts) =>
+      withDeps({ data: opts.data }, async (deps) => {
         const patch = {
-          ...(o.offline === undefined ? {} : { offline: o.offline as boolean }),
-          ...(o.maintenance === undefined ? {} : { maintenance: o.maintenance as boolean }),
+          ...(opts.offline === undefined ? {} : { offline: opts.offline as boolean }),
+          ...(opts.maintenance === undefined ? {} : { maintenance: opts.maintenance as boolean }),
         };
-        print(Object.keys(patch).length ? await d.settings.update(patch) : await d.settings.get());
+        print(Object.keys(patch).length ? await deps.settings.update(patch) : await deps.settings.get());
       }),
     );
 
@@ -176,17 +178,17 @@ export function buildCli(): Command {
       '--ca-file <file>',
       'trust this CA too: a daemon on --tls auto (written by boxyard trust; env BOXYARD_CA_FILE)',
     )
-    .action(async (o) => {
-      const token = o.token ?? process.env.BOXYARD_AGENT_TOKEN;
+    .action(async (opts) => {
+      const token = opts.token ?? process.env.BOXYARD_AGENT_TOKEN;
       if (!token) throw new Error('an agent token is required: --token or env BOXYARD_AGENT_TOKEN');
       const stop = new AbortController();
       process.once('SIGINT', () => stop.abort());
       process.once('SIGTERM', () => stop.abort());
-      const fetchImpl = await clientFetch(o.caFile ?? process.env.BOXYARD_CA_FILE);
+      const fetchImpl = await clientFetch(opts.caFile ?? process.env.BOXYARD_CA_FILE);
       const agent = new BoxyardAgent({
-        url: o.url,
+        url: opts.url,
         token,
-        name: o.name ?? hostname(),
+        name: opts.name ?? hostname(),
         fetch: fetchImpl,
         log: (line) => print(`${new Date().toISOString()} ${line}`),
       });
@@ -202,8 +204,8 @@ export function buildCli(): Command {
     )
     .requiredOption('--fingerprint <sha256>', 'the CA fingerprint the daemon printed at start (colons optional)')
     .option('--out <file>', 'the CA bundle to write', join(homedir(), '.config', 'boxyard', 'ca-bundle.pem'))
-    .action(async (url: string, o: { fingerprint: string; out: string }) => {
-      for (const line of await trust(url, o.fingerprint, o.out)) print(line);
+    .action(async (url: string, opts: { fingerprint: string; out: string }) => {
+      for (const line of await trust(url, opts.fingerprint, opts.out)) print(line);
     });
 
   // The local CA of --tls auto: a new one with name constraints (tls/cli.ts).

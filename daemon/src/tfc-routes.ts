@@ -10,12 +10,12 @@ import { protocolRoutes } from './agents/protocol-routes';
 export type AgentsApiDeps = AgentServices & { config: Pick<Config, 'publicUrl'> };
 
 /** The HCP Terraform-compatible routers, mounted under /api/v2. */
-export const agentsApiRoutes = (d: AgentsApiDeps): Router[] => [
-  organizationsRoutes(d),
-  workspacesRoutes(d),
-  poolsRoutes(d),
-  agentsRoutes(d),
+export const agentsApiRoutes = (deps: AgentsApiDeps): Router[] => [
+  organizationsRoutes(deps),
+  workspacesRoutes(deps),
+  poolsRoutes(deps),
+  agentsRoutes(deps),
 ];
 
 /** Boxyard's own agent protocol, mounted under /api/agent. */
-export const agentProtocolRoutes = (d: AgentsApiDeps): Router[] => [protocolRoutes(d)];
+export const agentProtocolRoutes = (deps: AgentsApiDeps): Router[] => [protocolRoutes(deps)];

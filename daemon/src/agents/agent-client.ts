@@ -42,31 +42,31 @@ const sleep = (ms: number, signal: AbortSignal) => delay(ms, undefined, { signal
 
 export class BoxyardAgent {
   private readonly base: string;
-  constructor(private readonly o: AgentClientOptions) {
+  constructor(private readonly opts: AgentClientOptions) {
     // A typo in --url would otherwise look like a daemon that is away, retried forever.
-    if (!URL.canParse(o.url) || !/^https?:$/.test(new URL(o.url).protocol))
-      throw new Error(`--url must be an http(s) URL such as http://boxyard.lan:4780 (got "${o.url}")`);
-    this.base = o.url.replace(/\/+$/, '');
+    if (!URL.canParse(opts.url) || !/^https?:$/.test(new URL(opts.url).protocol))
+      throw new Error(`--url must be an http(s) URL such as http://boxyard.lan:4780 (got "${opts.url}")`);
+    this.base = opts.url.replace(/\/+$/, '');
   }
 
   async run(signal: AbortSignal): Promise<AgentExit> {
-    const reg = await this.call(pathTo('agent', AGENT.register, {}), { name: this.o.name ?? null }, signal);
+    const reg = await this.call(pathTo('agent', AGENT.register, {}), { name: this.opts.name ?? null }, signal);
     if (reg.kind === 'aborted') return { code: 0, reason: 'stopped before registering' };
     if (reg.kind === 'stop') return { code: 2, reason: reg.reason };
     const agent = reg.body.agent as { id: string; pool_id: string };
     let interval = Number(reg.body.ping_interval_seconds) || 10;
-    this.o.log(`registered as ${agent.id} in pool ${agent.pool_id}; reporting every ${interval}s`);
+    this.opts.log(`registered as ${agent.id} in pool ${agent.pool_id}; reporting every ${interval}s`);
     const path = pathTo('agent', AGENT.status, { id: agent.id });
     for (;;) {
       await sleep(interval * 1000, signal);
       if (signal.aborted) break;
-      const r = await this.call(path, { status: this.o.status?.() ?? 'idle' }, signal);
+      const r = await this.call(path, { status: this.opts.status?.() ?? 'idle' }, signal);
       if (r.kind === 'aborted') break;
       if (r.kind === 'stop') return { code: 2, reason: r.reason };
       interval = Number(r.body.ping_interval_seconds) || interval;
     }
     await this.attempt(path, { status: 'exited' }, AbortSignal.timeout(5_000)).catch(() => undefined);
-    this.o.log(`reported exited for ${agent.id}`);
+    this.opts.log(`reported exited for ${agent.id}`);
     return { code: 0, reason: 'stopped by signal' };
   }
 
@@ -84,11 +84,11 @@ export class BoxyardAgent {
           return answer;
         },
         {
-          backoff: { firstMs: this.o.minBackoffMs ?? 500, maxMs: this.o.maxBackoffMs ?? 30_000 },
+          backoff: { firstMs: this.opts.minBackoffMs ?? 500, maxMs: this.opts.maxBackoffMs ?? 30_000 },
           signal,
           onRetry: (err, wait) => {
             if (err !== RETRY)
-              this.o.log(
+              this.opts.log(
                 `daemon unreachable (${err instanceof Error ? err.message : String(err)}); retrying in ${wait / 1000}s`,
               );
           },
@@ -102,10 +102,10 @@ export class BoxyardAgent {
 
   /** An answer, or undefined for a retryable failure (logged). Throws when the daemon is unreachable. */
   private async attempt(path: string, body: unknown, signal: AbortSignal): Promise<Answer | undefined> {
-    const res = await (this.o.fetch ?? fetch)(this.base + path, {
+    const res = await (this.opts.fetch ?? fetch)(this.base + path, {
       method: 'POST',
       headers: {
-        authorization: `Bearer ${this.o.token}`,
+        authorization: `Bearer ${this.opts.token}`,
         'content-type': 'application/json',
         accept: 'application/json',
       },
@@ -121,7 +121,7 @@ export class BoxyardAgent {
     // code is not the daemon's (a proxy's): only 408, 429 and 5xx are.
     const code = errorCodeOf(json);
     if (code || res.status === 408 || res.status === 429 || res.status >= 500) {
-      this.o.log(`daemon answered ${res.status}${code ? ` ${code}` : ''} (${message}); retrying`);
+      this.opts.log(`daemon answered ${res.status}${code ? ` ${code}` : ''} (${message}); retrying`);
       return undefined;
     }
     return { kind: 'stop', reason: message };

@@ -33,8 +33,8 @@ describe('PingBuffer', () => {
       20,
     );
     expect(buffer.take(ping('a', 1))).toBe(false);
-    buffer.wrote('a', { tokenId: 'at-1', status: 'idle' });
-    buffer.wrote('b', { tokenId: 'at-1', status: 'idle' });
+    buffer.resetTo('a', { tokenId: 'at-1', status: 'idle' });
+    buffer.resetTo('b', { tokenId: 'at-1', status: 'idle' });
     expect(buffer.take(ping('a', 2))).toBe(true);
     expect(buffer.take({ ...ping('a', 3), tokenId: 'at-2' })).toBe(false);
     expect(buffer.take(ping('a', 3, 'busy'))).toBe(false);
@@ -56,7 +56,7 @@ describe('PingBuffer', () => {
       },
       (err) => errors.push(err),
     );
-    for (const id of ['gone', 'here']) buffer.wrote(id, { tokenId: 'at-1', status: 'idle' });
+    for (const id of ['gone', 'here']) buffer.resetTo(id, { tokenId: 'at-1', status: 'idle' });
     buffer.take(ping('gone', 1));
     buffer.take(ping('here', 1));
     await buffer.flush();
@@ -79,9 +79,9 @@ describe('PingBuffer', () => {
         throw err;
       },
     );
-    buffer.wrote('a', { tokenId: 'at-1', status: 'idle' });
+    buffer.resetTo('a', { tokenId: 'at-1', status: 'idle' });
     buffer.take(ping('a', 1));
-    buffer.wrote('a', { tokenId: 'at-1', status: 'busy' });
+    buffer.resetTo('a', { tokenId: 'at-1', status: 'busy' });
     await buffer.flush();
     expect(batches).toEqual([]);
     expect(buffer.take(ping('a', 2, 'busy'))).toBe(true);
@@ -102,11 +102,11 @@ describe('PingBuffer', () => {
         throw err;
       },
     );
-    buffer.wrote('a', { tokenId: 'at-1', status: 'idle' });
+    buffer.resetTo('a', { tokenId: 'at-1', status: 'idle' });
     buffer.take(ping('a', 1));
     await expect(buffer.flush()).resolves.toBeUndefined();
     fail = false;
-    buffer.wrote('a', { tokenId: 'at-1', status: 'idle' });
+    buffer.resetTo('a', { tokenId: 'at-1', status: 'idle' });
     buffer.take(ping('a', 2));
     await buffer.close();
     expect(batches).toEqual([[ping('a', 2)]]);

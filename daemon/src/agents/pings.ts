@@ -74,10 +74,11 @@ export class PingBuffer {
   }
 
   /**
-   * The agent was just written with this token and status (registered, or a report written at
-   * once), or `null`: it was deleted, or is final. A kept ping of it is older and dropped.
+   * Starts the agent over as `now`: the token and status its row holds after a write that did not
+   * go through this buffer (a registration, or a report written at once), or `null` when it was
+   * deleted or is final. A ping kept of it is older than that write and is dropped.
    */
-  wrote(id: string, now: Known | null): void {
+  resetTo(id: string, now: Known | null): void {
     this.pending.delete(id);
     this.forget(id);
     if (now) this.known.set(id, now);

@@ -11,13 +11,13 @@ import { IdParams } from '../http/params';
  * agent token, not a user token. Plain JSON; errors in the agent dialect (http/errors/dialects.ts):
  * the box API's body with its code, and `"action":"stop"` when the agent must not retry.
  */
-export function protocolRoutes(d: { protocol: AgentProtocolService }): Router {
+export function protocolRoutes(deps: { protocol: AgentProtocolService }): Router {
   const r = new Router();
   r.post(
     AGENT.register.path,
     validated({ body: S.RegisterBody }, async (ctx, { body }) => {
-      const token = await d.protocol.authenticate(presentedToken(ctx));
-      const { agent, ping_interval_seconds } = await d.protocol.register(token, {
+      const token = await deps.protocol.authenticate(presentedToken(ctx));
+      const { agent, ping_interval_seconds } = await deps.protocol.register(token, {
         name: body.name ?? null,
         ip: ctx.ip,
       });
@@ -32,8 +32,8 @@ export function protocolRoutes(d: { protocol: AgentProtocolService }): Router {
   r.post(
     AGENT.status.path,
     validated({ params: IdParams, body: S.ReportBody }, async (ctx, { params, body }) => {
-      const token = await d.protocol.authenticate(presentedToken(ctx));
-      ctx.body = await d.protocol.report(token, params.id, body.status, ctx.ip);
+      const token = await deps.protocol.authenticate(presentedToken(ctx));
+      ctx.body = await deps.protocol.report(token, params.id, body.status, ctx.ip);
     }),
   );
   return r;

@@ -104,7 +104,7 @@ export class AgentsRepository {
         .values({ ...row, seq: Number(max?.m ?? 0) + 1 })
         .execute();
     });
-    this.pings.wrote(
+    this.pings.resetTo(
       row.id,
       row.token_id && LIVE_STATUSES.includes(row.status) ? { tokenId: row.token_id, status: row.status } : null,
     );
@@ -133,7 +133,7 @@ export class AgentsRepository {
       const r = await this.hot.report.execute(status, at, ip, id, tokenId);
       taken = Number(r.numAffectedRows ?? 0) > 0;
     }
-    this.pings.wrote(id, taken && LIVE_STATUSES.includes(status) ? { tokenId, status } : null);
+    this.pings.resetTo(id, taken && LIVE_STATUSES.includes(status) ? { tokenId, status } : null);
     return taken;
   }
 
@@ -169,7 +169,7 @@ export class AgentsRepository {
       .where('status', 'in', LIVE_STATUSES)
       .where('token_id', 'is not', null)
       .execute();
-    for (const a of live) this.pings.wrote(a.id, { tokenId: a.token_id!, status: a.status });
+    for (const a of live) this.pings.resetTo(a.id, { tokenId: a.token_id!, status: a.status });
   }
 
   /** Writes the pings kept in memory now (reads of agents do it themselves). */
@@ -184,9 +184,9 @@ export class AgentsRepository {
 
   async deleteAgent(id: string) {
     // Forgotten before and after: a report taken in between is written at once, and refused.
-    this.pings.wrote(id, null);
+    this.pings.resetTo(id, null);
     await this.db.deleteFrom('agents').where('id', '=', id).execute();
-    this.pings.wrote(id, null);
+    this.pings.resetTo(id, null);
   }
 
   /**

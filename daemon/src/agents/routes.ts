@@ -20,7 +20,7 @@ export interface AgentsRouteDeps {
 }
 
 /** A pool's agents. */
-export function agentsRoutes(d: AgentsRouteDeps): Router {
+export function agentsRoutes(deps: AgentsRouteDeps): Router {
   const r = new Router();
   // A page the read cache kept (frozen rows) is serialized once, until an agent or the pool changes.
   const answers = new AnswerMemo();
@@ -28,8 +28,13 @@ export function agentsRoutes(d: AgentsRouteDeps): Router {
     TFC.poolAgents.path,
     validated({ params: IdParams, query: S.AgentListQuery }, async (ctx, { params, query }) => {
       const page = pageOf(query);
-      const { rows, total } = await d.agents.list(requireUser(ctx), params.id, query['filter[last-ping-since]'], page);
-      const list = { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total };
+      const { rows, total } = await deps.agents.list(
+        requireUser(ctx),
+        params.id,
+        query['filter[last-ping-since]'],
+        page,
+      );
+      const list = { base: baseUrl(ctx, deps.config.publicUrl), page, totalCount: total };
       answers.send(
         ctx,
         [rows],
@@ -42,13 +47,13 @@ export function agentsRoutes(d: AgentsRouteDeps): Router {
   r.get(
     TFC.agent.path,
     validated({ params: IdParams }, async (ctx, { params }) => {
-      sendDocument(ctx, document(agentResource(await d.agents.show(requireUser(ctx), params.id))));
+      sendDocument(ctx, document(agentResource(await deps.agents.show(requireUser(ctx), params.id))));
     }),
   );
   r.delete(
     TFC.agent.path,
     validated({ params: IdParams }, async (ctx, { params }) => {
-      await d.agents.delete(requireUser(ctx), params.id);
+      await deps.agents.delete(requireUser(ctx), params.id);
       sendNoContent(ctx);
     }),
   );

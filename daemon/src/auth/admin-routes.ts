@@ -30,31 +30,31 @@ function requireAdmin(ctx: Context): NonNullable<Principal> {
 }
 
 /** Boxyard's own account endpoints, for what the Vagrant Cloud API leaves out (under /api/boxyard; organizations: orgs/admin-routes.ts). */
-export function adminRoutes(d: AdminRouteDeps): Router {
+export function adminRoutes(deps: AdminRouteDeps): Router {
   const r = new Router();
   const selfOrAdmin = async (ctx: Context, name: string) => {
     const p = requireUser(ctx);
-    const user = await d.accounts.userNamed(name);
+    const user = await deps.accounts.userNamed(name);
     if (user.id !== p.user.id && !p.user.is_admin) throw new NotFoundError(`User "${name}" not found.`);
     return { p, user };
   };
   /** Two-factor changes need the current password (or a code), counted like logins. */
   const reauthenticate = (ctx: Context, user: UserRow, proof: Proof, what: string) =>
-    d.passwords.reauthenticate(user, proof, d.loginLimiter.from(ctx.ip), what);
+    deps.passwords.reauthenticate(user, proof, deps.loginLimiter.from(ctx.ip), what);
 
   r.get(BOXYARD.user.path, (ctx) => {
     ctx.body = { user: userSelf(requireUser(ctx).user) };
   });
   r.get(BOXYARD.users.path, async (ctx) => {
     requireAdmin(ctx);
-    ctx.body = { users: (await d.accounts.listUsers()).map(userSelf) };
+    ctx.body = { users: (await deps.accounts.listUsers()).map(userSelf) };
   });
   r.post(
     BOXYARD.users.path,
     validated({ body: S.CreateUserBody }, async (ctx, { body }) => {
       requireAdmin(ctx);
       ctx.status = 201;
-      ctx.body = { user: userSelf(await d.accounts.createUser(body.user)) };
+      ctx.body = { user: userSelf(await deps.accounts.createUser(body.user)) };
     }),
   );
   r.get(
@@ -67,7 +67,9 @@ export function adminRoutes(d: AdminRouteDeps): Router {
     BOXYARD.userNamed.path,
     validated({ params: S.NameParams, body: S.UpdateUserBody }, async (ctx, { params, body }) => {
       const { p, user } = await selfOrAdmin(ctx, params.name);
-      ctx.body = { user: userSelf(await d.accounts.updateUser(p, user, body.user, body, d.loginLimiter.from(ctx.ip))) };
+      ctx.body = {
+        user: userSelf(await deps.accounts.updateUser(p, user, body.user, body, deps.loginLimiter.from(ctx.ip))),
+      };
     }),
   );
   // An administrator sets another user's password (their tokens are revoked); one's own goes through PATCH.
@@ -76,7 +78,9 @@ export function adminRoutes(d: AdminRouteDeps): Router {
     validated({ params: S.NameParams, body: S.ResetPasswordBody }, async (ctx, { params, body }) => {
       const p = requireAdmin(ctx);
       ctx.body = {
-        user: userSelf(await d.accounts.resetPassword(await d.accounts.userNamed(params.name), body.user.password, p)),
+        user: userSelf(
+          await deps.accounts.resetPassword(await deps.accounts.userNamed(params.name), body.user.password, p),
+        ),
       };
     }),
   );
@@ -84,45 +88,45 @@ export function adminRoutes(d: AdminRouteDeps): Router {
     BOXYARD.userNamed.path,
     validated({ params: S.NameParams }, async (ctx, { params }) => {
       requireAdmin(ctx);
-      await d.accounts.deleteUser(await d.accounts.userNamed(params.name));
+      await deps.accounts.deleteUser(await deps.accounts.userNamed(params.name));
       ctx.status = 204;
     }),
   );
 
   r.get(BOXYARD.tokens.path, async (ctx) => {
     const p = requireUser(ctx);
-    ctx.body = { tokens: (await d.tokens.list(p.user)).map((t) => tokenListed(t, p.tokenId)) };
+    ctx.body = { tokens: (await deps.tokens.list(p.user)).map((t) => tokenListed(t, p.tokenId)) };
   });
   r.post(
     BOXYARD.tokens.path,
     validated({ body: S.NewTokenBody }, async (ctx, { body }) => {
       ctx.status = 201;
-      ctx.body = tokenCreated(await d.tokens.create(requireUser(ctx).user, body.token.description));
+      ctx.body = tokenCreated(await deps.tokens.create(requireUser(ctx).user, body.token.description));
     }),
   );
   r.delete(
     BOXYARD.token.path,
     validated({ params: S.IdParams }, async (ctx, { params }) => {
-      if (!(await d.tokens.revoke(params.id, requireUser(ctx).user.id)))
+      if (!(await deps.tokens.revoke(params.id, requireUser(ctx).user.id)))
         throw new NotFoundError(`Token "${params.id}" not found.`);
       ctx.status = 204;
     }),
   );
 
   r.get(BOXYARD.twoFactor.path, async (ctx) => {
-    ctx.body = { two_factor: { delivery_methods: await d.twoFactor.methods(requireUser(ctx).user) } };
+    ctx.body = { two_factor: { delivery_methods: await deps.twoFactor.methods(requireUser(ctx).user) } };
   });
   r.post(BOXYARD.twoFactorTotp.path, async (ctx) => {
     ctx.status = 201;
-    ctx.body = { two_factor: await d.twoFactor.beginTotp(requireUser(ctx).user) };
+    ctx.body = { two_factor: await deps.twoFactor.beginTotp(requireUser(ctx).user) };
   });
   r.post(
     BOXYARD.twoFactorTotpConfirm.path,
     validated({ body: S.TotpConfirmBody }, async (ctx, { body }) => {
       const user = requireUser(ctx).user;
       await reauthenticate(ctx, user, body, 'Switching on an authenticator');
-      await d.twoFactor.confirmTotp(user, body.two_factor.code);
-      ctx.body = { two_factor: { delivery_methods: await d.twoFactor.methods(user) } };
+      await deps.twoFactor.confirmTotp(user, body.two_factor.code);
+      ctx.body = { two_factor: { delivery_methods: await deps.twoFactor.methods(user) } };
     }),
   );
   r.post(
@@ -130,8 +134,8 @@ export function adminRoutes(d: AdminRouteDeps): Router {
     validated({ body: S.SmsEnableBody }, async (ctx, { body }) => {
       const user = requireUser(ctx).user;
       await reauthenticate(ctx, user, body, 'Switching on SMS codes');
-      await d.twoFactor.enableSms(user, body.two_factor.phone);
-      ctx.body = { two_factor: { delivery_methods: await d.twoFactor.methods(user) } };
+      await deps.twoFactor.enableSms(user, body.two_factor.phone);
+      ctx.body = { two_factor: { delivery_methods: await deps.twoFactor.methods(user) } };
     }),
   );
   r.delete(
@@ -139,20 +143,20 @@ export function adminRoutes(d: AdminRouteDeps): Router {
     validated({ params: S.MethodParams, body: S.ProofBody }, async (ctx, { params, body }) => {
       const user = requireUser(ctx).user;
       await reauthenticate(ctx, user, body, 'Switching off two-factor');
-      await d.twoFactor.disable(user, params.method);
+      await deps.twoFactor.disable(user, params.method);
       ctx.status = 204;
     }),
   );
 
   r.get(BOXYARD.settings.path, async (ctx) => {
     requireUser(ctx);
-    ctx.body = { settings: await d.settings.get() };
+    ctx.body = { settings: await deps.settings.get() };
   });
   r.put(
     BOXYARD.settings.path,
     validated({ body: S.SettingsBody }, async (ctx, { body }) => {
       requireAdmin(ctx);
-      ctx.body = { settings: await d.settings.update(body.settings) };
+      ctx.body = { settings: await deps.settings.update(body.settings) };
     }),
   );
   return r;

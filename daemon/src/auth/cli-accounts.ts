@@ -4,7 +4,7 @@ import { Option, type Command } from 'commander';
 import type { Deps } from '../deps';
 
 /** Runs a command's work on the data folder's services (cli.ts opens and closes them). */
-export type WithDeps = <T>(opts: Record<string, unknown>, fn: (d: Deps) => Promise<T>) => Promise<T>;
+export type WithDeps = <T>(opts: Record<string, unknown>, fn: (deps: Deps) => Promise<T>) => Promise<T>;
 
 export const DATA_HELP = 'data folder (default: the platform app-data folder; env BOXYARD_DATA)';
 export const print = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -17,13 +17,13 @@ function withPasswordInput(c: Command): Command {
     .addOption(new Option('--password <password>').hideHelp());
 }
 
-async function passwordFrom(o: Record<string, unknown>): Promise<string> {
-  if (o.password !== undefined) {
+async function passwordFrom(opts: Record<string, unknown>): Promise<string> {
+  if (opts.password !== undefined) {
     throw new Error(
       'passwords are not taken on the command line (ps and the shell history would show them): leave out --password to be asked, or pipe it in with --password-stdin',
     );
   }
-  return readNewPassword(o.passwordStdin === true);
+  return readNewPassword(opts.passwordStdin === true);
 }
 
 /** `boxyard user …`: on the data folder directly (the daemon may run meanwhile). `boxyard org …`: orgs/cli.ts. */
@@ -36,14 +36,14 @@ export function accountCommands(program: Command, withDeps: WithDeps): void {
   )
     .option('--email <email>')
     .option('--admin', 'make an administrator')
-    .action(async (name: string, o: Record<string, unknown>) => {
-      const password = await passwordFrom(o);
-      await withDeps(o, async (d) => {
-        const u = await d.accounts.createUser({
+    .action(async (name: string, opts: Record<string, unknown>) => {
+      const password = await passwordFrom(opts);
+      await withDeps(opts, async (deps) => {
+        const u = await deps.accounts.createUser({
           username: name,
           password,
-          email: o.email as string | undefined,
-          admin: !!o.admin,
+          email: opts.email as string | undefined,
+          admin: !!opts.admin,
         });
         print(`created user ${u.username}`);
       });
@@ -51,18 +51,18 @@ export function accountCommands(program: Command, withDeps: WithDeps): void {
   user
     .command('list')
     .option('--data <dir>', DATA_HELP)
-    .action((o) =>
-      withDeps(o, async (d) => {
-        for (const u of await d.accounts.listUsers())
+    .action((opts) =>
+      withDeps(opts, async (deps) => {
+        for (const u of await deps.accounts.listUsers())
           print(`${u.username}${u.is_admin ? ' (admin)' : ''}${u.email ? ` <${u.email}>` : ''}`);
       }),
     );
   withPasswordInput(
     user.command('password <username>').description("set a user's password (signs out all of their API tokens)"),
-  ).action(async (name: string, o: Record<string, unknown>) => {
-    const password = await passwordFrom(o);
-    await withDeps(o, async (d) => {
-      await d.accounts.resetPassword(await d.accounts.userNamed(name), password);
+  ).action(async (name: string, opts: Record<string, unknown>) => {
+    const password = await passwordFrom(opts);
+    await withDeps(opts, async (deps) => {
+      await deps.accounts.resetPassword(await deps.accounts.userNamed(name), password);
       print(`password of ${name} changed; their API tokens were revoked`);
     });
   });
@@ -71,19 +71,19 @@ export function accountCommands(program: Command, withDeps: WithDeps): void {
     .description('make a user an administrator (--remove: no longer one)')
     .option('--data <dir>', DATA_HELP)
     .option('--remove', 'take administration away (refused for the last administrator)')
-    .action((name: string, o: Record<string, unknown>) =>
-      withDeps(o, async (d) => {
-        await d.accounts.setAdmin(await d.accounts.userNamed(name), !o.remove);
-        print(`${name} is ${o.remove ? 'no longer' : 'now'} an administrator`);
+    .action((name: string, opts: Record<string, unknown>) =>
+      withDeps(opts, async (deps) => {
+        await deps.accounts.setAdmin(await deps.accounts.userNamed(name), !opts.remove);
+        print(`${name} is ${opts.remove ? 'no longer' : 'now'} an administrator`);
       }),
     );
   user
     .command('reset-two-factor <username>')
     .description("switch off a user's two-factor methods (a lost phone or authenticator)")
     .option('--data <dir>', DATA_HELP)
-    .action((name: string, o: Record<string, unknown>) =>
-      withDeps(o, async (d) => {
-        await d.twoFactor.reset(await d.accounts.userNamed(name));
+    .action((name: string, opts: Record<string, unknown>) =>
+      withDeps(opts, async (deps) => {
+        await deps.twoFactor.reset(await deps.accounts.userNamed(name));
         print(`two-factor of ${name} switched off; they sign in with the password and may set it up again`);
       }),
     );
@@ -91,9 +91,9 @@ export function accountCommands(program: Command, withDeps: WithDeps): void {
     .command('delete <username>')
     .description("delete a user (refused for the last administrator and an organization's last owner)")
     .option('--data <dir>', DATA_HELP)
-    .action((name: string, o: Record<string, unknown>) =>
-      withDeps(o, async (d) => {
-        await d.accounts.deleteUser(await d.accounts.userNamed(name));
+    .action((name: string, opts: Record<string, unknown>) =>
+      withDeps(opts, async (deps) => {
+        await deps.accounts.deleteUser(await deps.accounts.userNamed(name));
         print(`deleted user ${name}`);
       }),
     );

@@ -13,20 +13,20 @@ export interface AuthRouteDeps {
 }
 
 /** Token and two-factor endpoints of the Vagrant Cloud API (mounted under /api/v1 and /api/v2). */
-export function authRoutes(d: AuthRouteDeps): Router {
+export function authRoutes(deps: AuthRouteDeps): Router {
   const r = new Router();
 
   r.post(
     BOX.authenticate.path,
     validated({ body: CreateTokenBody }, async (ctx, { body }) => {
-      const token = await d.tokens.login(
+      const token = await deps.tokens.login(
         {
           login: body.user.login,
           password: body.user.password,
           code: body.two_factor?.code,
           description: body.token?.description,
         },
-        d.loginLimiter.from(ctx.ip),
+        deps.loginLimiter.from(ctx.ip),
       );
       ctx.status = 200;
       ctx.body = tokenCreated(token);
@@ -40,14 +40,14 @@ export function authRoutes(d: AuthRouteDeps): Router {
 
   r.delete(BOX.authenticate.path, async (ctx) => {
     const p = requireUser(ctx);
-    await d.tokens.revoke(p.tokenId);
+    await deps.tokens.revoke(p.tokenId);
     ctx.status = 204;
   });
 
   r.post(
     BOX.twoFactorCode.path,
     validated({ body: RequestCodeBody }, async (ctx, { body }) => {
-      const destination = await d.tokens.requestSmsCode(body.user, d.loginLimiter.from(ctx.ip));
+      const destination = await deps.tokens.requestSmsCode(body.user, deps.loginLimiter.from(ctx.ip));
       ctx.body = { two_factor: { obfuscated_destination: destination } };
     }),
   );

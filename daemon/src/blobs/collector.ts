@@ -55,13 +55,13 @@ export class BlobCollector {
   private readonly log: Logger;
 
   constructor(
-    private readonly d: CollectorDeps,
+    private readonly deps: CollectorDeps,
     private readonly opts: { graceMs?: number; shared?: boolean } = {},
   ) {
-    this.blobs = d.blobs;
-    this.uploads = d.uploads;
-    this.clock = d.clock;
-    this.log = d.log;
+    this.blobs = deps.blobs;
+    this.uploads = deps.uploads;
+    this.clock = deps.clock;
+    this.log = deps.log;
     this.startedAt = this.clock.now();
   }
 
@@ -97,7 +97,7 @@ export class BlobCollector {
     const uploads = await this.collectStaging(cutoff);
     const blobs = await this.collectBlobs(cutoff);
     const multipart = await this.sweepMultipart(new Date(now.getTime() - Math.max(graceMs, MULTIPART_MIN_AGE_MS)));
-    await this.d.holds.sweep();
+    await this.deps.holds.sweep();
     if (blobs.length || uploads.length || sessions || multipart)
       this.log.info({ blobs: blobs.length, uploads: uploads.length, sessions, multipart }, 'garbage collected');
     return { blobs, uploads, sessions, multipart };
@@ -116,7 +116,7 @@ export class BlobCollector {
 
   private async collectStaging(cutoff: number): Promise<string[]> {
     const streaming = await this.uploads.liveIds();
-    const kept = (await this.d.retainedStaging?.()) ?? new Set<string>();
+    const kept = (await this.deps.retainedStaging?.()) ?? new Set<string>();
     const removed: string[] = [];
     for await (const s of this.blobs.listStaged()) {
       if (kept.has(s.uploadId)) continue;
@@ -131,14 +131,14 @@ export class BlobCollector {
 
   private async collectBlobs(cutoff: number): Promise<string[]> {
     const referenced = new Set<string>();
-    for (const r of this.d.referrers) for (const sha of await r.referencedBlobDigests()) referenced.add(sha);
+    for (const r of this.deps.referrers) for (const sha of await r.referencedBlobDigests()) referenced.add(sha);
     const removed: string[] = [];
     for await (const b of this.blobs.list()) {
       if (referenced.has(b.sha256) || b.modifiedAt.getTime() > cutoff) continue;
       // Looked at again under a hold, just before the delete: a commit of the same content may
       // have referenced it (or marked it fresh) since the listing; one that comes now waits.
       const remove = () => this.blobs.remove(b.sha256, { untouchedSince: new Date(cutoff) });
-      if (await this.d.holds.collect(b.sha256, this.d.referrers, remove)) removed.push(b.sha256);
+      if (await this.deps.holds.collect(b.sha256, this.deps.referrers, remove)) removed.push(b.sha256);
     }
     return removed;
   }

@@ -31,8 +31,8 @@ export function dataCommands(program: Command, configOf: ConfigOf): void {
     .command('backup <dest>')
     .description('copy the data folder (database, blobs, key files) into an empty folder, while the daemon serves')
     .option('--data <dir>', DATA_HELP)
-    .action(async (dest: string, o: Record<string, unknown>) => {
-      const config = embedded(configOf(o), 'backup');
+    .action(async (dest: string, opts: Record<string, unknown>) => {
+      const config = embedded(configOf(opts), 'backup');
       const s = await backup({
         dataDir: config.dataDir,
         databaseFile: databaseFile(config),
@@ -51,8 +51,8 @@ export function dataCommands(program: Command, configOf: ConfigOf): void {
     .command('restore <src>')
     .description('restore a backup into an empty (or new) data folder, verifying every file')
     .option('--data <dir>', DATA_HELP)
-    .action(async (src: string, o: Record<string, unknown>) => {
-      const config = embedded(configOf(o), 'restore');
+    .action(async (src: string, opts: Record<string, unknown>) => {
+      const config = embedded(configOf(opts), 'restore');
       const s = await restore({ src, dataDir: config.dataDir, databaseFile: databaseFile(config) });
       print(
         `restored ${amount(s.files, s.bytes)} from ${src} (taken ${s.createdAt} by Boxyard ${s.version}) into ${config.dataDir}; every file matched its sha256`,
@@ -65,9 +65,9 @@ export function dataCommands(program: Command, configOf: ConfigOf): void {
     .description('verify every blob against its sha256 and every row against its blob; exit 1 on a problem')
     .option('--data <dir>', DATA_HELP)
     .option('--repair', 'move corrupt blobs to quarantine/ and make rows stop offering missing or corrupt blobs')
-    .action(async (o: Record<string, unknown>) => {
-      const config = embedded(configOf(o), 'check');
-      const repair = o.repair === true;
+    .action(async (opts: Record<string, unknown>) => {
+      const config = embedded(configOf(opts), 'check');
+      const repair = opts.repair === true;
       const onProblem = (p: Problem) => {
         print(`problem: ${p.text}`);
         if (p.repaired) print(`  repaired: ${p.repaired}`);

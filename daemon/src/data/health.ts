@@ -54,10 +54,10 @@ const reason = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as 
 export class DataHealth {
   private cached: { at: number; report: Promise<HealthReport> } | undefined;
 
-  constructor(private readonly d: DataHealthDeps) {}
+  constructor(private readonly deps: DataHealthDeps) {}
 
   report(): Promise<HealthReport> {
-    const now = this.d.clock.now().getTime();
+    const now = this.deps.clock.now().getTime();
     if (this.cached && now >= this.cached.at && now - this.cached.at < FRESH_MS) return this.cached.report;
     const report = this.measure();
     this.cached = { at: now, report };
@@ -65,8 +65,8 @@ export class DataHealth {
   }
 
   private async measure(): Promise<HealthReport> {
-    const [database, blobs, disk] = await Promise.all([this.d.database(), this.d.blobs(), this.disk()]);
-    const t = this.d.tls?.();
+    const [database, blobs, disk] = await Promise.all([this.deps.database(), this.deps.blobs(), this.disk()]);
+    const t = this.deps.tls?.();
     const tls: Check | undefined = t && (t.ok ? { status: 'ok' } : { status: 'failing', detail: t.message });
     const status =
       database.status === 'failing' || blobs.status === 'failing'
@@ -78,9 +78,9 @@ export class DataHealth {
   }
 
   private async disk(): Promise<Check> {
-    const reserve = this.d.space.reserveBytes;
+    const reserve = this.deps.space.reserveBytes;
     if (reserve === 0) return { status: 'ok' };
-    const free = await this.d.space.free().catch(() => Infinity);
+    const free = await this.deps.space.free().catch(() => Infinity);
     if (free >= reserve) return { status: 'ok' };
     return {
       status: 'low',

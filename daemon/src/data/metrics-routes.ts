@@ -32,34 +32,34 @@ async function countsBy(
  * agents by status, mirror jobs by state (two GROUP BY queries), whether this daemon leads, the
  * read caches' hits and misses, and on PostgreSQL the connection pool.
  */
-export function registerScrapedMetrics(m: Metrics, d: { store: Store; leadership: LeaderSource }): void {
+export function registerScrapedMetrics(m: Metrics, deps: { store: Store; leadership: LeaderSource }): void {
   m.scraped({
     name: 'boxyard_agents',
     help: 'Agents by status, all pools.',
     label: 'status',
     known: AGENT_STATUSES,
-    read: () => countsBy(d.store.db, 'agents', 'status'),
+    read: () => countsBy(deps.store.db, 'agents', 'status'),
   });
   m.scraped({
     name: 'boxyard_mirror_jobs',
     help: 'Mirror jobs by state.',
     label: 'state',
     known: JOB_STATES,
-    read: () => countsBy(d.store.db, 'mirror_jobs', 'state'),
+    read: () => countsBy(deps.store.db, 'mirror_jobs', 'state'),
   });
   m.scraped({
     name: 'boxyard_leader',
     help: '1 while this daemon runs the background work (watchdog, mirror jobs, garbage collection).',
-    read: () => ({ '': d.leadership.leading ? 1 : 0 }),
+    read: () => ({ '': deps.leadership.leading ? 1 : 0 }),
   });
-  const lookups = d.store.versions.lookups;
+  const lookups = deps.store.versions.lookups;
   m.countedElsewhere({
     name: 'boxyard_read_cache_lookups_total',
     help: 'Read-cache lookups, served from memory (hit) or from the database (miss).',
     label: 'result',
     read: () => ({ hit: lookups.hits, miss: lookups.misses }),
   });
-  const store = d.store;
+  const store = deps.store;
   if (store.dialect !== 'postgres') return;
   const pool = store.pool;
   m.scraped({

@@ -46,26 +46,26 @@ function tlsOf(tls: NonNullable<OverviewRouteDeps['tls']>): OverviewJson['tls'] 
   };
 }
 
-async function overviewOf(d: OverviewRouteDeps, ctx: Context, viewer: Viewer): Promise<OverviewJson> {
+async function overviewOf(deps: OverviewRouteDeps, ctx: Context, viewer: Viewer): Promise<OverviewJson> {
   const [counts, filesBytes, disk, health, uploads, releases, jobs] = await Promise.all([
-    d.overview.counts(viewer),
-    d.overview.storedBytes(),
-    d.space.usage(),
-    d.health.report(),
-    d.overview.uploads(viewer),
-    d.overview.releases(viewer),
-    d.overview.mirrorJobs(viewer),
+    deps.overview.counts(viewer),
+    deps.overview.storedBytes(),
+    deps.space.usage(),
+    deps.health.report(),
+    deps.overview.uploads(viewer),
+    deps.overview.releases(viewer),
+    deps.overview.mirrorJobs(viewer),
   ]);
   return {
     version: VERSION,
     health: { status: health.status, checks: checksFor(ctx, health).checks as OverviewJson['health']['checks'] },
-    lan_urls: colleaguesUrls(d.config, ctx.req.socket.localPort ?? 0, d.tls ? 'https' : 'http'),
-    tls: d.tls && tlsOf(d.tls),
+    lan_urls: colleaguesUrls(deps.config, ctx.req.socket.localPort ?? 0, deps.tls ? 'https' : 'http'),
+    tls: deps.tls && tlsOf(deps.tls),
     storage: {
       files_bytes: filesBytes,
       disk_free_bytes: disk.free,
       disk_total_bytes: disk.total,
-      reserve_bytes: d.space.reserveBytes,
+      reserve_bytes: deps.space.reserveBytes,
     },
     counts,
     // Each list holds its newest ACTIVITY_LIMIT, so the newest of all three are among them.
@@ -79,11 +79,11 @@ async function overviewOf(d: OverviewRouteDeps, ctx: Context, viewer: Viewer): P
  * `GET /api/boxyard/overview`: the web UI's first page for a signed-in user. Counts and activity
  * cover what the caller may see (everything, for an administrator); the disk is the daemon's.
  */
-export function overviewRoutes(d: OverviewRouteDeps): Router {
+export function overviewRoutes(deps: OverviewRouteDeps): Router {
   const r = new Router();
   r.get(BOXYARD.overview.path, async (ctx) => {
     const p = requireUser(ctx);
-    ctx.body = { overview: await overviewOf(d, ctx, p.user.is_admin ? { all: true } : { userId: p.user.id }) };
+    ctx.body = { overview: await overviewOf(deps, ctx, p.user.is_admin ? { all: true } : { userId: p.user.id }) };
   });
   return r;
 }

@@ -124,7 +124,7 @@ export function segmentRouters(outer: Router, prefix?: string): (path: string) =
 export function routeTable(
   prefixes: Record<string, Speaking[]>,
   root: Speaking[],
-  o: MountOptions,
+  opts: MountOptions,
 ): { routes: Koa.Middleware; dialectOf: DialectOf } {
   const mounts = Object.entries(prefixes).map(([prefix, groups]) => ({
     prefix,
@@ -135,13 +135,13 @@ export function routeTable(
   const mountOf = (path: string) => (/^\/api\//i.test(path) ? mounts.find((x) => isUnder(path, x.prefix)) : undefined);
   // The APIs speak JSON; the root's upload PUTs are never parsed, nor are imports, whose body is a
   // .box file streamed to the blob store.
-  const json = jsonBody(undefined, o.jsonDeadlineMs);
+  const json = jsonBody(undefined, opts.jsonDeadlineMs);
   const routes: Koa.Middleware = (ctx, next) => {
     const path = ctx.path;
     const m = mountOf(path);
     if (!m) return rootMount.stack(ctx, next);
     const routed = () => m.stack(ctx, () => rootMount.stack(ctx, next));
-    return o.rawBody(path) ? routed() : json(ctx, routed);
+    return opts.rawBody(path) ? routed() : json(ctx, routed);
   };
   const dialectOf: DialectOf = (ctx) => {
     const path = ctx.path;

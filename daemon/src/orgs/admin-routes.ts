@@ -15,48 +15,48 @@ export interface OrgAdminRouteDeps {
 }
 
 /** Organizations and their members in Boxyard's own API (under /api/boxyard), for the UI and scripts. */
-export function orgAdminRoutes(d: OrgAdminRouteDeps): Router {
+export function orgAdminRoutes(deps: OrgAdminRouteDeps): Router {
   const r = new Router();
   const visible = async (ctx: Context, name: string) => {
     const p = requireUser(ctx);
-    return { p, org: await d.orgAccess.visible(p, name) };
+    return { p, org: await deps.orgAccess.visible(p, name) };
   };
   /** Changes need an owner (or an administrator); members see the organization, others get 404. */
   const owned = async (ctx: Context, name: string) => {
     const { p, org } = await visible(ctx, name);
-    await d.orgs.requireOwner(p, org);
+    await deps.orgs.requireOwner(p, org);
     return org;
   };
 
   r.get(BOXYARD.organizations.path, async (ctx) => {
-    ctx.body = { organizations: (await d.orgs.list(requireUser(ctx))).map(organizationSummary) };
+    ctx.body = { organizations: (await deps.orgs.list(requireUser(ctx))).map(organizationSummary) };
   });
   r.post(
     BOXYARD.organizations.path,
     validated({ body: S.CreateOrganizationBody }, async (ctx, { body }) => {
       const p = requireUser(ctx);
       ctx.status = 201;
-      ctx.body = { organization: organizationSummary(await d.orgs.create(body.organization, p.user)) };
+      ctx.body = { organization: organizationSummary(await deps.orgs.create(body.organization, p.user)) };
     }),
   );
   r.get(
     BOXYARD.organization.path,
     validated({ params: NameParams }, async (ctx, { params }) => {
       const { org } = await visible(ctx, params.name);
-      ctx.body = { organization: { ...organizationSummary(org), members: await d.orgs.members(org) } };
+      ctx.body = { organization: { ...organizationSummary(org), members: await deps.orgs.members(org) } };
     }),
   );
   r.patch(
     BOXYARD.organization.path,
     validated({ params: NameParams, body: S.UpdateOrganizationBody }, async (ctx, { params, body }) => {
       const org = await owned(ctx, params.name);
-      ctx.body = { organization: organizationSummary(await d.orgs.update(org, body.organization)) };
+      ctx.body = { organization: organizationSummary(await deps.orgs.update(org, body.organization)) };
     }),
   );
   r.delete(
     BOXYARD.organization.path,
     validated({ params: NameParams }, async (ctx, { params }) => {
-      await d.orgs.delete(await owned(ctx, params.name));
+      await deps.orgs.delete(await owned(ctx, params.name));
       ctx.status = 204;
     }),
   );
@@ -64,14 +64,14 @@ export function orgAdminRoutes(d: OrgAdminRouteDeps): Router {
     BOXYARD.member.path,
     validated({ params: S.MemberParams, body: S.MemberBody }, async (ctx, { params, body }) => {
       const org = await owned(ctx, params.name);
-      await d.orgs.setMember(org, params.username, body.member.role);
-      ctx.body = { members: await d.orgs.members(org) };
+      await deps.orgs.setMember(org, params.username, body.member.role);
+      ctx.body = { members: await deps.orgs.members(org) };
     }),
   );
   r.delete(
     BOXYARD.member.path,
     validated({ params: S.MemberParams }, async (ctx, { params }) => {
-      await d.orgs.removeMember(await owned(ctx, params.name), params.username);
+      await deps.orgs.removeMember(await owned(ctx, params.name), params.username);
       ctx.status = 204;
     }),
   );

@@ -3,8 +3,8 @@ import { ORGANIZATION_ROLES } from '../contract/wire/accounts';
 import type { Deps } from '../deps';
 import { DATA_HELP, print, type WithDeps } from '../auth/cli-accounts';
 
-const named = async (d: Deps, name: string) => {
-  const org = await d.orgs.named(name);
+const named = async (deps: Deps, name: string) => {
+  const org = await deps.orgs.named(name);
   if (!org) throw new Error(`organization ${name} not found`);
   return org;
 };
@@ -17,19 +17,19 @@ export function orgCommands(program: Command, withDeps: WithDeps): void {
     .option('--data <dir>', DATA_HELP)
     .requiredOption('--owner <username>')
     .option('--email <email>')
-    .action((name: string, o: Record<string, unknown>) =>
-      withDeps(o, async (d) => {
-        const owner = await d.accounts.userNamed(o.owner as string);
-        await d.orgs.create({ name, email: o.email as string | undefined }, owner);
+    .action((name: string, opts: Record<string, unknown>) =>
+      withDeps(opts, async (deps) => {
+        const owner = await deps.accounts.userNamed(opts.owner as string);
+        await deps.orgs.create({ name, email: opts.email as string | undefined }, owner);
         print(`created organization ${name} owned by ${owner.username}`);
       }),
     );
   org
     .command('list')
     .option('--data <dir>', DATA_HELP)
-    .action((o) =>
-      withDeps(o, async (d) => {
-        for (const g of await d.orgs.listAll()) print(g.name);
+    .action((opts) =>
+      withDeps(opts, async (deps) => {
+        for (const g of await deps.orgs.listAll()) print(g.name);
       }),
     );
   org
@@ -37,10 +37,10 @@ export function orgCommands(program: Command, withDeps: WithDeps): void {
     .description('add a member, or change their role (the last owner stays an owner)')
     .option('--data <dir>', DATA_HELP)
     .addOption(new Option('--role <role>', 'owner or member').choices(ORGANIZATION_ROLES).default('member'))
-    .action((name: string, username: string, o: Record<string, unknown>) =>
-      withDeps(o, async (d) => {
-        const role = o.role === 'owner' ? 'owner' : 'member';
-        await d.orgs.setMember(await named(d, name), username, role);
+    .action((name: string, username: string, opts: Record<string, unknown>) =>
+      withDeps(opts, async (deps) => {
+        const role = opts.role === 'owner' ? 'owner' : 'member';
+        await deps.orgs.setMember(await named(deps, name), username, role);
         print(`${username} is now ${role === 'owner' ? 'an owner' : 'a member'} of ${name}`);
       }),
     );
@@ -48,9 +48,9 @@ export function orgCommands(program: Command, withDeps: WithDeps): void {
     .command('remove-member <org> <username>')
     .description('remove a member (refused for the last owner)')
     .option('--data <dir>', DATA_HELP)
-    .action((name: string, username: string, o: Record<string, unknown>) =>
-      withDeps(o, async (d) => {
-        await d.orgs.removeMember(await named(d, name), username);
+    .action((name: string, username: string, opts: Record<string, unknown>) =>
+      withDeps(opts, async (deps) => {
+        await deps.orgs.removeMember(await named(deps, name), username);
         print(`removed ${username} from ${name}`);
       }),
     );

@@ -21,7 +21,7 @@ export interface OrganizationsRouteDeps {
 }
 
 /** `/ping` and organizations. */
-export function organizationsRoutes(d: OrganizationsRouteDeps): Router {
+export function organizationsRoutes(deps: OrganizationsRouteDeps): Router {
   const r = new Router();
   r.get(TFC.ping.path, (ctx) => {
     ctx.set('TFP-API-Version', TFP_API_VERSION);
@@ -32,9 +32,9 @@ export function organizationsRoutes(d: OrganizationsRouteDeps): Router {
     TFC.organizations.path,
     validated({ query: PageQuery }, async (ctx, { query }) => {
       const page = pageOf(query);
-      const { views, total } = await d.organizations.list(requireUser(ctx), page);
+      const { views, total } = await deps.organizations.list(requireUser(ctx), page);
       sendList(ctx, views.map(organizationResource), {
-        base: baseUrl(ctx, d.config.publicUrl),
+        base: baseUrl(ctx, deps.config.publicUrl),
         page,
         totalCount: total,
       });
@@ -43,13 +43,13 @@ export function organizationsRoutes(d: OrganizationsRouteDeps): Router {
   r.post(
     TFC.organizations.path,
     validated({ body: S.OrganizationCreateBody }, async (ctx, { body }) => {
-      sendDocument(ctx, document(organizationResource(await d.organizations.create(requireUser(ctx), body))), 201);
+      sendDocument(ctx, document(organizationResource(await deps.organizations.create(requireUser(ctx), body))), 201);
     }),
   );
   r.get(
     TFC.organization.path,
     validated({ params: NameParams }, async (ctx, { params }) => {
-      sendDocument(ctx, document(organizationResource(await d.organizations.show(requireUser(ctx), params.name))));
+      sendDocument(ctx, document(organizationResource(await deps.organizations.show(requireUser(ctx), params.name))));
     }),
   );
   r.patch(
@@ -57,14 +57,14 @@ export function organizationsRoutes(d: OrganizationsRouteDeps): Router {
     validated({ params: NameParams, body: S.OrganizationUpdateBody }, async (ctx, { params, body }) => {
       sendDocument(
         ctx,
-        document(organizationResource(await d.organizations.update(requireUser(ctx), params.name, body))),
+        document(organizationResource(await deps.organizations.update(requireUser(ctx), params.name, body))),
       );
     }),
   );
   r.delete(
     TFC.organization.path,
     validated({ params: NameParams }, async (ctx, { params }) => {
-      await d.organizations.delete(requireUser(ctx), params.name);
+      await deps.organizations.delete(requireUser(ctx), params.name);
       sendNoContent(ctx);
     }),
   );

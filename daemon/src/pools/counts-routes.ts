@@ -24,12 +24,12 @@ const CountsQuery = z.object({
  * one request and one query for a whole page of pools, where the JSON:API's `agent-count` gives
  * only the live ones together.
  */
-export function poolCountsRoutes(d: { pools: PoolsService }): Router {
+export function poolCountsRoutes(deps: { pools: PoolsService }): Router {
   const r = new Router();
   r.get(
     BOXYARD.agentStatusCounts.path,
     validated({ params: NameParams, query: CountsQuery }, async (ctx, { params, query }) => {
-      const rows = await d.pools.statusCounts(requireUser(ctx), params.name, query.pools);
+      const rows = await deps.pools.statusCounts(requireUser(ctx), params.name, query.pools);
       const counts: AgentStatusCountsAnswer['status_counts'] = {};
       for (const row of rows) (counts[row.pool_id] ??= noAgents())[row.status] = Number(row.n);
       ctx.body = { status_counts: counts } satisfies AgentStatusCountsAnswer;

@@ -30,7 +30,7 @@ export interface PoolsRouteDeps {
 }
 
 /** Agent pools and their agent tokens. */
-export function poolsRoutes(d: PoolsRouteDeps): Router {
+export function poolsRoutes(deps: PoolsRouteDeps): Router {
   const r = new Router();
   const answers = new AnswerMemo();
 
@@ -40,7 +40,7 @@ export function poolsRoutes(d: PoolsRouteDeps): Router {
    */
   const includedWorkspaces = async (views: PoolView[]): Promise<Resource[]> => {
     if (views.length === 0) return [];
-    const rows = await d.workspacesRepo.workspacesByIds(views[0].organization_id, [
+    const rows = await deps.workspacesRepo.workspacesByIds(views[0].organization_id, [
       ...new Set(views.flatMap((v) => v.workspace_ids)),
     ]);
     const byId = new Map(rows.map((w) => [w.id, w]));
@@ -58,14 +58,14 @@ export function poolsRoutes(d: PoolsRouteDeps): Router {
       const include = parseInclude(query.include, INCLUDES);
       const sort = parseSort(query.sort, SORTS);
       const page = pageOf(query);
-      const { views, total, matching } = await d.pools.list(requireUser(ctx), params.org, {
+      const { views, total, matching } = await deps.pools.list(requireUser(ctx), params.org, {
         search: query.search,
         sort,
         workspaceName: query.workspaceName,
         projectName: query.projectName,
         page,
       });
-      const base = baseUrl(ctx, d.config.publicUrl);
+      const base = baseUrl(ctx, deps.config.publicUrl);
       const list = { base, page, totalCount: matching, meta: { 'status-counts': { total, matching } } };
       if (include.has('workspaces')) {
         sendList(ctx, views.map(poolResource), { ...list, included: await includedWorkspaces(views) });
@@ -87,14 +87,14 @@ export function poolsRoutes(d: PoolsRouteDeps): Router {
   r.post(
     TFC.agentPools.path,
     validated({ params: OrgParams, body: S.PoolCreateBody }, async (ctx, { params, body }) => {
-      sendDocument(ctx, document(poolResource(await d.pools.create(requireUser(ctx), params.org, body))), 201);
+      sendDocument(ctx, document(poolResource(await deps.pools.create(requireUser(ctx), params.org, body))), 201);
     }),
   );
   r.get(
     TFC.agentPool.path,
     validated({ params: IdParams, query: S.IncludeQuery }, async (ctx, { params, query }) => {
       const include = parseInclude(query.include, INCLUDES);
-      const view = await d.pools.show(requireUser(ctx), params.id);
+      const view = await deps.pools.show(requireUser(ctx), params.id);
       sendDocument(
         ctx,
         document(poolResource(view), {
@@ -106,13 +106,13 @@ export function poolsRoutes(d: PoolsRouteDeps): Router {
   r.patch(
     TFC.agentPool.path,
     validated({ params: IdParams, body: S.PoolUpdateBody }, async (ctx, { params, body }) => {
-      sendDocument(ctx, document(poolResource(await d.pools.update(requireUser(ctx), params.id, body))));
+      sendDocument(ctx, document(poolResource(await deps.pools.update(requireUser(ctx), params.id, body))));
     }),
   );
   r.delete(
     TFC.agentPool.path,
     validated({ params: IdParams }, async (ctx, { params }) => {
-      await d.pools.delete(requireUser(ctx), params.id);
+      await deps.pools.delete(requireUser(ctx), params.id);
       sendNoContent(ctx);
     }),
   );
@@ -121,31 +121,31 @@ export function poolsRoutes(d: PoolsRouteDeps): Router {
     TFC.agentTokens.path,
     validated({ params: IdParams, query: PageQuery }, async (ctx, { params, query }) => {
       const page = pageOf(query);
-      const { rows, total } = await d.agentTokens.list(requireUser(ctx), params.id, page);
+      const { rows, total } = await deps.agentTokens.list(requireUser(ctx), params.id, page);
       sendList(
         ctx,
         rows.map((t) => agentTokenResource(t)),
-        { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total },
+        { base: baseUrl(ctx, deps.config.publicUrl), page, totalCount: total },
       );
     }),
   );
   r.post(
     TFC.agentTokens.path,
     validated({ params: IdParams, body: S.AgentTokenCreateBody }, async (ctx, { params, body }) => {
-      const { row, secret } = await d.agentTokens.create(requireUser(ctx), params.id, body.description);
+      const { row, secret } = await deps.agentTokens.create(requireUser(ctx), params.id, body.description);
       sendDocument(ctx, document(agentTokenResource(row, secret)), 201);
     }),
   );
   r.get(
     TFC.agentToken.path,
     validated({ params: IdParams }, async (ctx, { params }) => {
-      sendDocument(ctx, document(agentTokenResource(await d.agentTokens.show(requireUser(ctx), params.id))));
+      sendDocument(ctx, document(agentTokenResource(await deps.agentTokens.show(requireUser(ctx), params.id))));
     }),
   );
   r.delete(
     TFC.agentToken.path,
     validated({ params: IdParams }, async (ctx, { params }) => {
-      await d.agentTokens.revoke(requireUser(ctx), params.id);
+      await deps.agentTokens.revoke(requireUser(ctx), params.id);
       sendNoContent(ctx);
     }),
   );

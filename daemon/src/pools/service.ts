@@ -51,23 +51,23 @@ export class PoolsService {
     return (await this.repo.poolById(poolId))?.organization_id;
   }
 
-  async list(p: Caller, orgName: string, o: PoolListOptions) {
+  async list(p: Caller, orgName: string, opts: PoolListOptions) {
     const org = await this.access.visible(p, orgName);
     const ws =
-      o.workspaceName === undefined
+      opts.workspaceName === undefined
         ? undefined
-        : ((await this.workspaces.workspaceNamed(org.id, o.workspaceName)) ?? null);
+        : ((await this.workspaces.workspaceNamed(org.id, opts.workspaceName)) ?? null);
     const project =
-      o.projectName === undefined
+      opts.projectName === undefined
         ? undefined
-        : ((await this.workspaces.projectNamed(org.id, o.projectName))?.id ?? null);
+        : ((await this.workspaces.projectNamed(org.id, opts.projectName))?.id ?? null);
     const r = await this.repo.list(org.id, {
-      search: o.search,
-      sort: o.sort,
+      search: opts.search,
+      sort: opts.sort,
       usableBy: ws,
       usableByProject: project,
-      offset: o.page.offset,
-      limit: o.page.size,
+      offset: opts.page.offset,
+      limit: opts.page.size,
     });
     return { views: await this.repo.views(r.rows), total: r.total, matching: r.matching };
   }

@@ -15,16 +15,16 @@ import { providerRoutes } from './providers/routes';
 const NO_VERSION = Object.freeze({});
 
 /** The box registry API (users, search, boxes, versions, providers), mounted under /api/v1 and /api/v2. */
-export function registryRoutes(d: RegistryRouteDeps): Router {
+export function registryRoutes(deps: RegistryRouteDeps): Router {
   const r = new Router();
-  const box = (ctx: Context, detail: BoxDetail) => boxJson(detail, linksFor(ctx, d.config));
+  const box = (ctx: Context, detail: BoxDetail) => boxJson(detail, linksFor(ctx, deps.config));
   const answers = new AnswerMemo();
 
   r.get(
     BOX.user.path,
     validated({ params: UserParams }, async (ctx, { params }) => {
-      const { ns, boxes } = await d.registry.profile(caller(ctx), params.username);
-      const links = linksFor(ctx, d.config);
+      const { ns, boxes } = await deps.registry.profile(caller(ctx), params.username);
+      const links = linksFor(ctx, deps.config);
       const profile = ns.kind === 'user' ? ns.user.profile_markdown : ns.organization.profile_markdown;
       ctx.body = {
         username: ns.name,
@@ -39,8 +39,8 @@ export function registryRoutes(d: RegistryRouteDeps): Router {
   r.get(
     BOX.search.path,
     validated({ query: SearchQuery }, async (ctx, { query }) => {
-      const hits = await d.registry.search(caller(ctx), query);
-      const links = linksFor(ctx, d.config);
+      const hits = await deps.registry.search(caller(ctx), query);
+      const links = linksFor(ctx, deps.config);
       // vagrant_cloud 3.0.5 raises on any top-level key besides `boxes`.
       const build = () => ({ boxes: hits.map((b) => boxSummaryJson(b, links)) });
       // Hits from the read caches are the same frozen boxes and versions until one changes: the page is serialized once.
@@ -54,15 +54,15 @@ export function registryRoutes(d: RegistryRouteDeps): Router {
     BOX.boxes.path,
     validated({ body: CreateBoxBody }, async (ctx, { body }) => {
       // Packer and the gem accept 200; a 201 would gain nothing and Packer checks for exactly 200.
-      ctx.body = box(ctx, await d.registry.createBox(requireUser(ctx), body));
+      ctx.body = box(ctx, await deps.registry.createBox(requireUser(ctx), body));
     }),
   );
 
   r.get(
     BOX.box.path,
     validated({ params: BoxParams }, async (ctx, { params }) => {
-      const detail = await d.registry.box(caller(ctx), { username: params.username, box: params.name });
-      const links = linksFor(ctx, d.config);
+      const detail = await deps.registry.box(caller(ctx), { username: params.username, box: params.name });
+      const links = linksFor(ctx, deps.config);
       // Who may manage the box sees its unreleased versions (another array of the read caches);
       // `shown` in the variant keeps their answer from anyone else all the same.
       answers.send(ctx, [detail.box, detail.versions], `${links.urls.base} ${links.api} ${detail.shown}`, () =>
@@ -76,7 +76,7 @@ export function registryRoutes(d: RegistryRouteDeps): Router {
     validated({ params: BoxParams, body: UpdateBoxBody }, async (ctx, { params, body }) => {
       ctx.body = box(
         ctx,
-        await d.registry.updateBox(requireUser(ctx), { username: params.username, box: params.name }, body),
+        await deps.registry.updateBox(requireUser(ctx), { username: params.username, box: params.name }, body),
       );
     }),
   );
@@ -86,12 +86,12 @@ export function registryRoutes(d: RegistryRouteDeps): Router {
     validated({ params: BoxParams }, async (ctx, { params }) => {
       ctx.body = box(
         ctx,
-        await d.registry.deleteBox(requireUser(ctx), { username: params.username, box: params.name }),
+        await deps.registry.deleteBox(requireUser(ctx), { username: params.username, box: params.name }),
       );
     }),
   );
 
-  versionRoutes(r, d);
-  providerRoutes(r, d);
+  versionRoutes(r, deps);
+  providerRoutes(r, deps);
   return r;
 }

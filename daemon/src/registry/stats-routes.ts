@@ -50,12 +50,12 @@ export function boxStatsJson(s: BoxStats): BoxStatsAnswer {
  * The web UI's box page numbers, under /api/boxyard. Anyone who may read the box may read them
  * (anonymous visitors of a public box too); an invisible box is "not found", as in the box API.
  */
-export function statsRoutes(d: StatsRouteDeps): Router {
+export function statsRoutes(deps: StatsRouteDeps): Router {
   const r = new Router();
   r.get(
     BOXYARD.boxStats.path,
     validated({ params: BoxParams }, async (ctx, { params }) => {
-      ctx.body = boxStatsJson(await d.registry.stats(caller(ctx), { username: params.username, box: params.name }));
+      ctx.body = boxStatsJson(await deps.registry.stats(caller(ctx), { username: params.username, box: params.name }));
     }),
   );
   return r;

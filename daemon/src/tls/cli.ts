@@ -27,8 +27,8 @@ export function tlsCommands(program: Command, configFrom: (opts: Record<string, 
       '--allowed-hosts <names>',
       "the daemon's --allowed-hosts: the new CA may certify them (`.example.org` with subdomains)",
     )
-    .action(async (o: Record<string, unknown>) => {
-      const config = configFrom({ ...o, quiet: true });
+    .action(async (opts: Record<string, unknown>) => {
+      const config = configFrom({ ...opts, quiet: true });
       const permitted = permittedFor(config);
       const ca = await LocalCa.replace(join(config.dataDir, 'tls'), 'Boxyard', permitted);
       const server = config.publicUrl ?? `https://${hostname()}:${config.port}`;

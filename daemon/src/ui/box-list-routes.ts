@@ -30,14 +30,14 @@ const BoxListQuery = SearchFields.extend({
  * not, which search never lists. `next_page` says whether there is more: `GET /search` may carry
  * no key but `boxes` (vagrant_cloud 3.0.5).
  */
-export function boxListRoutes(d: BoxListRouteDeps): Router {
+export function boxListRoutes(deps: BoxListRouteDeps): Router {
   const r = new Router();
   r.get(
     BOXYARD.boxes.path,
     validated({ query: BoxListQuery }, async (ctx, { query }) => {
       const p = query.mine ? requireUser(ctx) : caller(ctx);
-      const { boxes, more } = await d.registry.boxList(p, query);
-      const links = linksFor(ctx, d.config);
+      const { boxes, more } = await deps.registry.boxList(p, query);
+      const links = linksFor(ctx, deps.config);
       ctx.body = {
         boxes: boxes.map((b) => boxSummaryJson(b, links)),
         page: query.page,

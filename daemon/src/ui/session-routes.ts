@@ -26,7 +26,7 @@ export const SESSION_TOKEN_DESCRIPTION = 'Boxyard web UI';
  * session's token and clears the cookie. The token is an API token of the user marked as a
  * session: it ends with its cookie, and the next sign-in (anyone's) deletes the ended ones.
  */
-export function sessionRoutes(d: SessionRouteDeps): Router {
+export function sessionRoutes(deps: SessionRouteDeps): Router {
   const r = new Router();
 
   r.post(
@@ -35,7 +35,7 @@ export function sessionRoutes(d: SessionRouteDeps): Router {
       // No cookie authenticates this request, but a forged sign-in would put the victim's browser in
       // the attacker's account (login CSRF): the web UI's header is required here too.
       requireCsrfHeader(ctx);
-      const created = await d.tokens.login(
+      const created = await deps.tokens.login(
         {
           login: body.user.login,
           password: body.user.password,
@@ -45,14 +45,14 @@ export function sessionRoutes(d: SessionRouteDeps): Router {
             seconds: SESSION_MAX_AGE_SECONDS,
           },
         },
-        d.loginLimiter.from(ctx.ip),
+        deps.loginLimiter.from(ctx.ip),
       );
-      const principal = await d.tokens.resolve(created.token);
+      const principal = await deps.tokens.resolve(created.token);
       if (!principal) throw new Error('a token created a moment ago does not resolve');
       // Signing in again in the same browser replaces its session.
       const previous = ctx.state.viaSession ? ctx.state.principal : null;
-      if (previous) await d.tokens.revoke(previous.tokenId);
-      d.cookie.set(ctx, created.token);
+      if (previous) await deps.tokens.revoke(previous.tokenId);
+      deps.cookie.set(ctx, created.token);
       ctx.status = 200;
       ctx.body = { user: userSelf(principal.user) };
     }),
@@ -70,8 +70,8 @@ export function sessionRoutes(d: SessionRouteDeps): Router {
 
   r.delete(BOXYARD.session.path, async (ctx) => {
     const p = ctx.state.principal;
-    if (p && ctx.state.viaSession) await d.tokens.revoke(p.tokenId);
-    d.cookie.clear(ctx);
+    if (p && ctx.state.viaSession) await deps.tokens.revoke(p.tokenId);
+    deps.cookie.clear(ctx);
     ctx.status = 204;
   });
 

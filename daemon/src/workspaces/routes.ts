@@ -20,50 +20,55 @@ export interface WorkspacesRouteDeps {
 }
 
 /** Workspaces and projects. */
-export function workspacesRoutes(d: WorkspacesRouteDeps): Router {
+export function workspacesRoutes(deps: WorkspacesRouteDeps): Router {
   const r = new Router();
   r.get(
     TFC.workspaces.path,
     validated({ params: OrgParams, query: S.WorkspaceListQuery }, async (ctx, { params, query }) => {
       const page = pageOf(query);
-      const { org, rows, total } = await d.workspaces.list(requireUser(ctx), params.org, query['search[name]'], page);
+      const { org, rows, total } = await deps.workspaces.list(
+        requireUser(ctx),
+        params.org,
+        query['search[name]'],
+        page,
+      );
       sendList(
         ctx,
         rows.map((w) => workspaceResource(w, org.name)),
-        { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total },
+        { base: baseUrl(ctx, deps.config.publicUrl), page, totalCount: total },
       );
     }),
   );
   r.post(
     TFC.workspaces.path,
     validated({ params: OrgParams, body: S.WorkspaceCreateBody }, async (ctx, { params, body }) => {
-      const ws = await d.workspaces.create(requireUser(ctx), params.org, body);
+      const ws = await deps.workspaces.create(requireUser(ctx), params.org, body);
       sendDocument(ctx, document(workspaceResource(ws, ws.organization_name)), 201);
     }),
   );
   r.get(
     TFC.workspaceByName.path,
     validated({ params: OrgNameParams }, async (ctx, { params }) => {
-      const ws = await d.workspaces.showByName(requireUser(ctx), params.org, params.name);
+      const ws = await deps.workspaces.showByName(requireUser(ctx), params.org, params.name);
       sendDocument(ctx, document(workspaceResource(ws, ws.org.name)));
     }),
   );
   r.get(
     TFC.workspace.path,
     validated({ params: IdParams }, async (ctx, { params }) => {
-      const ws = await d.workspaces.show(requireUser(ctx), params.id);
+      const ws = await deps.workspaces.show(requireUser(ctx), params.id);
       sendDocument(ctx, document(workspaceResource(ws, ws.org.name)));
     }),
   );
   r.patch(
     TFC.workspace.path,
     validated({ params: IdParams, body: S.WorkspaceUpdateBody }, async (ctx, { params, body }) => {
-      const ws = await d.workspaces.update(requireUser(ctx), params.id, body);
+      const ws = await deps.workspaces.update(requireUser(ctx), params.id, body);
       sendDocument(ctx, document(workspaceResource(ws, ws.organization_name)));
     }),
   );
   const remove = validated({ params: IdParams }, async (ctx, { params }) => {
-    await d.workspaces.delete(requireUser(ctx), params.id);
+    await deps.workspaces.delete(requireUser(ctx), params.id);
     sendNoContent(ctx);
   });
   r.delete(TFC.workspace.path, remove);
@@ -78,32 +83,32 @@ export function workspacesRoutes(d: WorkspacesRouteDeps): Router {
     TFC.projects.path,
     validated({ params: OrgParams, query: PageQuery }, async (ctx, { params, query }) => {
       const page = pageOf(query);
-      const { org, rows, total } = await d.projects.list(requireUser(ctx), params.org, page);
+      const { org, rows, total } = await deps.projects.list(requireUser(ctx), params.org, page);
       sendList(
         ctx,
         rows.map((p) => projectResource(p, org.name)),
-        { base: baseUrl(ctx, d.config.publicUrl), page, totalCount: total },
+        { base: baseUrl(ctx, deps.config.publicUrl), page, totalCount: total },
       );
     }),
   );
   r.post(
     TFC.projects.path,
     validated({ params: OrgParams, body: S.ProjectCreateBody }, async (ctx, { params, body }) => {
-      const p = await d.projects.create(requireUser(ctx), params.org, body.name);
+      const p = await deps.projects.create(requireUser(ctx), params.org, body.name);
       sendDocument(ctx, document(projectResource(p, p.organization_name)), 201);
     }),
   );
   r.get(
     TFC.project.path,
     validated({ params: IdParams }, async (ctx, { params }) => {
-      const p = await d.projects.show(requireUser(ctx), params.id);
+      const p = await deps.projects.show(requireUser(ctx), params.id);
       sendDocument(ctx, document(projectResource(p, p.org.name)));
     }),
   );
   r.delete(
     TFC.project.path,
     validated({ params: IdParams }, async (ctx, { params }) => {
-      await d.projects.delete(requireUser(ctx), params.id);
+      await deps.projects.delete(requireUser(ctx), params.id);
       sendNoContent(ctx);
     }),
   );

@@ -12,7 +12,7 @@ const UploadParams = z.object({ secret: z.string().min(1) });
  * file as `Content-Type: application/json`). The secret in the path is the capability: no token.
  * Chunked bodies have no Content-Length to check.
  */
-export function uploadPutRoutes(d: { uploads: UploadService }): Router {
+export function uploadPutRoutes(deps: { uploads: UploadService }): Router {
   const r = new Router();
   r.put(
     ROOT.uploadTarget.path,
@@ -22,7 +22,7 @@ export function uploadPutRoutes(d: { uploads: UploadService }): Router {
       const accept = () => {
         if (/100-continue/i.test(ctx.get('expect'))) ctx.res.writeContinue();
       };
-      await d.uploads.receive(params.secret, ctx.req, declared ? Number(declared) : undefined, accept);
+      await deps.uploads.receive(params.secret, ctx.req, declared ? Number(declared) : undefined, accept);
       ctx.status = 200;
       ctx.body = { success: true };
     }),

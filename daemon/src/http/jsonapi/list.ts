@@ -13,16 +13,16 @@ export interface ListOptions {
 }
 
 /** A paginated collection: data, absolute links, `meta.pagination` and any extra meta. */
-export function listDocument(ctx: Context, data: Resource[], o: ListOptions): Document {
-  const pagination = paginationMeta(o.page, o.totalCount);
+export function listDocument(ctx: Context, data: Resource[], opts: ListOptions): Document {
+  const pagination = paginationMeta(opts.page, opts.totalCount);
   return document(data, {
-    included: o.included,
-    links: paginationLinks(ctx, o.base, pagination),
-    meta: { pagination, ...o.meta },
+    included: opts.included,
+    links: paginationLinks(ctx, opts.base, pagination),
+    meta: { pagination, ...opts.meta },
   });
 }
 
 /** Answers a paginated collection (listDocument). */
-export function sendList(ctx: Context, data: Resource[], o: ListOptions): void {
-  sendDocument(ctx, listDocument(ctx, data, o));
+export function sendList(ctx: Context, data: Resource[], opts: ListOptions): void {
+  sendDocument(ctx, listDocument(ctx, data, opts));
 }

@@ -42,28 +42,28 @@ function failure(err: unknown): { code: ErrorCode; message: string } {
  * The mirroring API's actions (docs/mirroring.md), under /api/boxyard: an upstream's
  * connection test, the cache's size and purge, and the daemon-side import and export of folders.
  */
-export function mirrorActionRoutes(d: MirrorActionDeps, job: (j: JobRow) => unknown): Router {
+export function mirrorActionRoutes(deps: MirrorActionDeps, job: (j: JobRow) => unknown): Router {
   const r = new Router();
   r.post(
     BOXYARD.upstreamTest.path,
     validated({ params: IdParams }, async (ctx, { params }) => {
-      ctx.body = { test: await d.probe.test(requireUser(ctx), params.id) };
+      ctx.body = { test: await deps.probe.test(requireUser(ctx), params.id) };
     }),
   );
   r.get(BOXYARD.cacheSize.path, async (ctx) => {
     requireUser(ctx);
-    ctx.body = { cache: await d.cacheAdmin.size() };
+    ctx.body = { cache: await deps.cacheAdmin.size() };
   });
   r.delete(
     BOXYARD.cache.path,
     validated({ query: PurgeQuery }, async (ctx, { query }) => {
-      ctx.body = { purged: await d.cacheAdmin.purge(requireUser(ctx), query.box) };
+      ctx.body = { purged: await deps.cacheAdmin.purge(requireUser(ctx), query.box) };
     }),
   );
   r.post(
     BOXYARD.importFolder.path,
     validated({ body: ImportFolderBody }, async (ctx, { body }) => {
-      const started = await d.folderImport.run(requireUser(ctx), body.import.path);
+      const started = await deps.folderImport.run(requireUser(ctx), body.import.path);
       ctx.status = 201;
       ctx.body = { mirrors: started.map((s) => ({ id: s.mirror.id, source: s.mirror.source, job: job(s.job) })) };
     }),
@@ -72,7 +72,7 @@ export function mirrorActionRoutes(d: MirrorActionDeps, job: (j: JobRow) => unkn
     BOXYARD.exportFolder.path,
     validated({ body: ExportBody }, async (ctx, { body }) => {
       // Planned (and refused) before the answer starts; then the answer streams as the files are written.
-      const plan = await d.folderExport.plan(requireUser(ctx), body.export);
+      const plan = await deps.folderExport.plan(requireUser(ctx), body.export);
       const out = new PassThrough();
       const stop = new AbortController();
       const send = (line: ExportLine) => out.write(`${JSON.stringify(line)}\n`);
@@ -81,7 +81,7 @@ export function mirrorActionRoutes(d: MirrorActionDeps, job: (j: JobRow) => unkn
       });
       ctx.type = 'application/x-ndjson';
       ctx.body = out;
-      void d.folderExport
+      void deps.folderExport
         .write(plan, send, stop.signal)
         .then(() =>
           send({
@@ -93,7 +93,7 @@ export function mirrorActionRoutes(d: MirrorActionDeps, job: (j: JobRow) => unkn
         )
         .catch((err: unknown) => {
           if (stop.signal.aborted) return;
-          d.log.warn({ err, path: plan.dir }, 'export into a folder failed');
+          deps.log.warn({ err, path: plan.dir }, 'export into a folder failed');
           send({ type: 'failed', ...failure(err) });
         })
         .finally(() => out.end());

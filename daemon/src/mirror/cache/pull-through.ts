@@ -42,26 +42,26 @@ export interface CacheAnswer {
  * a version it could not download.
  */
 export class PullThroughCache {
-  constructor(private readonly d: CacheDeps) {}
+  constructor(private readonly deps: CacheDeps) {}
 
   async ensureCatalog(org: string, box: string): Promise<CacheAnswer> {
     // A local box the cache did not make is the common case, and every catalog request asks:
     // it is settled in two lookups (from memory), before names, settings and namespaces are checked.
-    const local = await this.d.publisher.boxAt(org, box);
-    const cached = local ? await this.d.repo.cachedBox(local.id) : undefined;
+    const local = await this.deps.publisher.boxAt(org, box);
+    const cached = local ? await this.deps.repo.cachedBox(local.id) : undefined;
     if (local && !cached) return { heldOnly: false };
     if (!local && (!AccountName.safeParse(org).success || !BoxName.safeParse(box).success)) return { heldOnly: false };
-    const settings = await this.d.settings.get();
-    const ns = await this.d.orgs.namespace(org);
+    const settings = await this.deps.settings.get();
+    const ns = await this.deps.orgs.namespace(org);
     // Upstream boxes never appear among a local user's or a real organization's: only in
     // namespaces the cache made (organizations without members).
     if (ns && !cached && !(await this.isCacheNamespace(ns))) return { heldOnly: false };
     const upstreamId = cached?.upstream_id ?? settings.pull_through_upstream_id;
-    const upstream = upstreamId ? await this.d.repo.upstream(upstreamId) : undefined;
+    const upstream = upstreamId ? await this.deps.repo.upstream(upstreamId) : undefined;
     if (!upstream) return { heldOnly: cached !== undefined };
     if (
       cached &&
-      Date.parse(cached.synced_at) + settings.cache_max_age_minutes * 60_000 > this.d.clock.now().getTime()
+      Date.parse(cached.synced_at) + settings.cache_max_age_minutes * 60_000 > this.deps.clock.now().getTime()
     ) {
       // Fresh enough not to ask; but a failing upstream could not deliver what is not stored.
       return { heldOnly: settings.offline || upstream.failures > 0 };
@@ -70,7 +70,7 @@ export class PullThroughCache {
     try {
       return { heldOnly: !(await this.refresh(upstream, ns, org, box)) };
     } catch (err) {
-      this.d.log.warn(
+      this.deps.log.warn(
         { err, box: `${org}/${box}`, upstream: upstream.name },
         'pull-through: upstream catalog unavailable; serving what is cached',
       );
@@ -81,25 +81,25 @@ export class PullThroughCache {
   /** Reads the upstream catalog and records what is new; false when the upstream has no such box. */
   private async refresh(upstream: UpstreamRow, ns: Namespace | undefined, org: string, box: string): Promise<boolean> {
     const name = `${org}/${box}`;
-    const fetched = await sourceFor(upstream, this.d.gate).catalog(name);
+    const fetched = await sourceFor(upstream, this.deps.gate).catalog(name);
     if (!fetched) return false;
-    const existing = ns ? await this.d.publisher.versionNumbers(ns, box) : new Set<string>();
+    const existing = ns ? await this.deps.publisher.versionNumbers(ns, box) : new Set<string>();
     const planned = planBox(name, name, fetched, { providers: [], architectures: [] }, existing);
     const namespace = ns ?? (await this.namespaceFor(org));
     const sha256 = (p: { checksum: string | null; checksum_type: string | null }) =>
       p.checksum_type === 'sha256' && p.checksum ? p.checksum : null;
     const digests = planned.versions.flatMap((v) => v.providers.flatMap((p) => sha256(p) ?? []));
     // Reused and published under a hold: garbage collection of the same content waits or is waited for.
-    const result = await this.d.holds.keep(digests, async () => {
+    const result = await this.deps.holds.keep(digests, async () => {
       const versions = [];
       for (const v of planned.versions) {
         const providers = [];
         // A file this daemon already holds (same sha256) needs no fetch.
         for (const p of v.providers)
-          providers.push({ ...p, blob: sha256(p) ? await this.d.blobs.reuse(sha256(p)!) : null, source_url: p.url });
+          providers.push({ ...p, blob: sha256(p) ? await this.deps.blobs.reuse(sha256(p)!) : null, source_url: p.url });
         versions.push({ ...v, providers });
       }
-      return this.d.publisher.publish({
+      return this.deps.publisher.publish({
         namespace,
         name: box,
         short_description: planned.short_description,
@@ -110,27 +110,27 @@ export class PullThroughCache {
         release: true,
       });
     });
-    await this.d.repo.upsertCachedBox({
+    await this.deps.repo.upsertCachedBox({
       box_id: result.box.id,
       upstream_id: upstream.id,
       source: name,
-      synced_at: this.d.clock.now().toISOString(),
+      synced_at: this.deps.clock.now().toISOString(),
     });
     return true;
   }
 
   private async isCacheNamespace(ns: Namespace): Promise<boolean> {
-    return ns.kind === 'organization' && (await this.d.orgs.members(ns.organization)).length === 0;
+    return ns.kind === 'organization' && (await this.deps.orgs.members(ns.organization)).length === 0;
   }
 
   /** The cache's boxes live under the upstream's names: an organization without members is made for them. */
   private async namespaceFor(org: string): Promise<Namespace> {
     try {
-      await this.d.orgs.create({ name: org }, null);
+      await this.deps.orgs.create({ name: org }, null);
     } catch (err) {
       // Another request made it first.
-      if (!(await this.d.orgs.namespace(org))) throw err;
+      if (!(await this.deps.orgs.namespace(org))) throw err;
     }
-    return (await this.d.orgs.namespace(org))!;
+    return (await this.deps.orgs.namespace(org))!;
   }
 }

@@ -34,11 +34,11 @@ export interface CacheRouteDeps {
 }
 
 /** Mounted just before the registry's catalog routes: fills the cache, then hands over. */
-export function cacheCatalogRoutes(d: { cache: PullThroughCache }): Router {
+export function cacheCatalogRoutes(deps: { cache: PullThroughCache }): Router {
   const r = new Router();
   const catalog = async (ctx: Context, next: Next) => {
     const { org, box } = ctx.params as { org: string; box: string };
-    const answer = await d.cache.ensureCatalog(org, box);
+    const answer = await deps.cache.ensureCatalog(org, box);
     if (answer.offlineMiss)
       throw new OfflineError(
         `Boxyard is offline and has not cached ${org}/${box}: it cannot ask its upstream now. Switch offline mode off, or add the box while online.`,
@@ -54,23 +54,25 @@ export function cacheCatalogRoutes(d: { cache: PullThroughCache }): Router {
  * Mounted just before the registry's download route: streams a cached provider's file from the
  * upstream to its first client while it is stored. Everything else falls through.
  */
-export function cacheDownloadRoutes(d: CacheRouteDeps): Router {
+export function cacheDownloadRoutes(deps: CacheRouteDeps): Router {
   const r = new Router();
   const inflight = new Set<string>();
   r.get(ROOT.download.path, async (ctx, next) => {
     const p = ctx.params;
     const ref = { username: p.username, box: p.box, version: p.version, provider: p.provider, architecture: p.arch };
-    const found = await d.registry.resolveProvider(ctx.state.principal as Principal, ref, 'download').catch(() => null);
+    const found = await deps.registry
+      .resolveProvider(ctx.state.principal as Principal, ref, 'download')
+      .catch(() => null);
     if (!found || found.provider.blob_sha256 || !found.provider.source_url) return next();
-    if (await d.gate.isOffline()) {
+    if (await deps.gate.isOffline()) {
       throw new OfflineError(
         `Boxyard is offline and has not cached ${p.username}/${p.box} ${p.version} ${p.provider} (${p.arch}) yet.`,
       );
     }
-    const cached = await d.repo.cachedBox(found.box.id);
-    const upstream = cached?.upstream_id ? await d.repo.upstream(cached.upstream_id) : undefined;
+    const cached = await deps.repo.cachedBox(found.box.id);
+    const upstream = cached?.upstream_id ? await deps.repo.upstream(cached.upstream_id) : undefined;
     if (!upstream) return next();
-    const opened = await sourceFor(upstream, d.gate).open(found.provider.source_url, 0);
+    const opened = await sourceFor(upstream, deps.gate).open(found.provider.source_url, 0);
     ctx.type = 'application/octet-stream';
     if (opened.size !== null) ctx.length = opened.size;
     if (ctx.method === 'HEAD') {
@@ -81,14 +83,14 @@ export function cacheDownloadRoutes(d: CacheRouteDeps): Router {
     const outs = [toClient];
     // A second client while the first fetch runs gets the upstream's bytes without storing them;
     // so does every client while the disk is below its reserve (reads go on while it is full).
-    if (!inflight.has(found.provider.id) && (await hasRoom(d, found.provider, opened.size))) {
+    if (!inflight.has(found.provider.id) && (await hasRoom(deps, found.provider, opened.size))) {
       inflight.add(found.provider.id);
       const toStore = new PassThrough({ highWaterMark: 1024 * 1024 });
       // The store's pipeline starts after some awaits; it rejects with an earlier error then.
       toStore.on('error', () => undefined);
       outs.push(toStore);
       opened.body.pipe(toStore);
-      void store(d, found.provider, toStore, opened.size).finally(() => inflight.delete(found.provider.id));
+      void store(deps, found.provider, toStore, opened.size).finally(() => inflight.delete(found.provider.id));
     }
     opened.body.pipe(toClient);
     // pipe() forwards no errors: a broken upstream must end both copies.
@@ -103,7 +105,7 @@ export function cacheDownloadRoutes(d: CacheRouteDeps): Router {
       if (outs.length === 1) opened.body.destroy();
     });
     ctx.res.once('finish', () => {
-      d.registry.countDownload(found.box.id).catch(() => undefined);
+      deps.registry.countDownload(found.box.id).catch(() => undefined);
     });
     ctx.body = toClient;
   });
@@ -111,12 +113,12 @@ export function cacheDownloadRoutes(d: CacheRouteDeps): Router {
 }
 
 /** Whether the file fits above the disk's reserve; when not, it is passed on without being stored. */
-async function hasRoom(d: CacheRouteDeps, provider: ProviderRow, size: number | null): Promise<boolean> {
+async function hasRoom(deps: CacheRouteDeps, provider: ProviderRow, size: number | null): Promise<boolean> {
   try {
-    await d.blobs.ensureRoom(size ?? 0);
+    await deps.blobs.ensureRoom(size ?? 0);
     return true;
   } catch (err) {
-    d.log.warn(
+    deps.log.warn(
       { err, provider: provider.id },
       'pull-through: not stored, the disk is below its reserve; the file is passed on only',
     );
@@ -125,10 +127,15 @@ async function hasRoom(d: CacheRouteDeps, provider: ProviderRow, size: number | 
 }
 
 /** Stores what streams by, verified like a mirrored file, and points the provider at it. */
-async function store(d: CacheRouteDeps, provider: ProviderRow, body: PassThrough, size: number | null): Promise<void> {
-  const stagingId = d.ids.id('cache');
+async function store(
+  deps: CacheRouteDeps,
+  provider: ProviderRow,
+  body: PassThrough,
+  size: number | null,
+): Promise<void> {
+  const stagingId = deps.ids.id('cache');
   try {
-    const staged = await d.blobs
+    const staged = await deps.blobs
       .write(stagingId, body, {
         algorithms: provider.checksum_type ? [provider.checksum_type] : [],
         expectedSize: size ?? undefined,
@@ -142,12 +149,12 @@ async function store(d: CacheRouteDeps, provider: ProviderRow, body: PassThrough
       url: provider.source_url ?? '',
     });
     // Stored and referenced under a hold: garbage collection of the same content waits or is waited for.
-    await d.holds.keep([staged.sha256], async () =>
-      d.registry.publisher.attachFetched(provider.id, await d.blobs.commit(staged)),
+    await deps.holds.keep([staged.sha256], async () =>
+      deps.registry.publisher.attachFetched(provider.id, await deps.blobs.commit(staged)),
     );
   } catch (err) {
     body.resume();
-    await d.blobs.discard(stagingId).catch(() => undefined);
-    d.log.warn({ err, provider: provider.id }, 'pull-through: the fetched file was not stored');
+    await deps.blobs.discard(stagingId).catch(() => undefined);
+    deps.log.warn({ err, provider: provider.id }, 'pull-through: the fetched file was not stored');
   }
 }

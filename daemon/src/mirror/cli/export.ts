@@ -60,16 +60,16 @@ async function downloadAll(client: BoxyardClient, dir: string, files: ExportFile
   return { sha256, entries };
 }
 
-async function runExport(specs: string[], o: ExportOptions, out: NodeJS.WriteStream): Promise<void> {
-  const client = new BoxyardClient(o);
-  const dir = resolve(o.out);
+async function runExport(specs: string[], opts: ExportOptions, out: NodeJS.WriteStream): Promise<void> {
+  const client = new BoxyardClient(opts);
+  const dir = resolve(opts.out);
   const boxes: ExportBox[] = [];
-  for (const spec of specs) boxes.push(await planBoxExport(client, spec, o));
+  for (const spec of specs) boxes.push(await planBoxExport(client, spec, opts));
   const names = boxes.map((b) => b.name);
   if (new Set(names.map(nameKey)).size !== names.length)
     throw new Error(`Each box may be named once: ${names.join(', ')}.`);
   await sizeFiles(client, filesOf(boxes));
-  if (o.dryRun) return printPlan(out, dir, boxes);
+  if (opts.dryRun) return printPlan(out, dir, boxes);
   await checkOut(dir, names);
   await mkdir(dir, { recursive: true });
   const meter = createMeter(out);
@@ -107,5 +107,5 @@ export function exportCommand(program: Command): void {
     .option('--provider <name>', 'only this provider (repeat or comma-separate for several)', collect)
     .option('--architecture <arch>', 'only this architecture (repeat or comma-separate for several)', collect)
     .option('--dry-run', 'print what would be written and the space it needs; write nothing')
-    .action(async (specs: string[], o: ExportOptions) => runExport(specs, o, process.stdout));
+    .action(async (specs: string[], opts: ExportOptions) => runExport(specs, opts, process.stdout));
 }

@@ -177,37 +177,37 @@ async function releaseAll(client: BoxyardClient, uploads: Upload[], meter: Meter
   }
 }
 
-function target(o: ImportOptions, what: string): { box: string; version: string } {
-  if (!o.as || !o.version) throw new Error(`importing ${what} needs --as ORG/BOX and --version VERSION.`);
-  if (!/^[^/]+\/[^/]+$/.test(o.as)) throw new Error(`--as must be ORG/BOX, not "${o.as}".`);
-  return { box: o.as, version: o.version };
+function target(opts: ImportOptions, what: string): { box: string; version: string } {
+  if (!opts.as || !opts.version) throw new Error(`importing ${what} needs --as ORG/BOX and --version VERSION.`);
+  if (!/^[^/]+\/[^/]+$/.test(opts.as)) throw new Error(`--as must be ORG/BOX, not "${opts.as}".`);
+  return { box: opts.as, version: opts.version };
 }
 
 /** A `.box` file, or a folder of them: each becomes a provider of --as at --version. */
-async function boxFiles(path: string, isDir: boolean, o: ImportOptions): Promise<Upload[]> {
+async function boxFiles(path: string, isDir: boolean, opts: ImportOptions): Promise<Upload[]> {
   const names = isDir ? (await readdir(path)).filter((n) => n.endsWith('.box')).sort() : [basename(path)];
   const dir = isDir ? path : resolve(path, '..');
   if (!names.length) throw new Error(`${path} holds neither boxyard-export.json nor .box files.`);
-  const t = target(o, isDir ? `a folder of .box files` : 'a .box file');
+  const t = target(opts, isDir ? `a folder of .box files` : 'a .box file');
   return Promise.all(
     names.map(async (n) => ({
       path: join(dir, n),
       label: n,
       size: (await stat(join(dir, n))).size,
       ...t,
-      provider: o.provider,
-      architecture: o.architecture,
+      provider: opts.provider,
+      architecture: opts.architecture,
     })),
   );
 }
 
 /** An export folder: checked against its manifest first, then boxes, versions, files, releases. */
-async function exportUploads(client: BoxyardClient, dir: string, o: ImportOptions, meter: Meter): Promise<Upload[]> {
-  if (o.version || o.provider || o.architecture)
+async function exportUploads(client: BoxyardClient, dir: string, opts: ImportOptions, meter: Meter): Promise<Upload[]> {
+  if (opts.version || opts.provider || opts.architecture)
     throw new Error(
       '--version, --provider and --architecture are for .box files: an export names them for every file.',
     );
-  const folder = await readExportFolder(dir, o.as);
+  const folder = await readExportFolder(dir, opts.as);
   await verifyExport(dir, folder.files, meter);
   meter.log(`verified ${folder.files.length} files against the manifest`);
   await createBoxes(client, folder.boxes, meter);
@@ -223,8 +223,8 @@ async function exportUploads(client: BoxyardClient, dir: string, o: ImportOption
   }));
 }
 
-async function runImport(path: string, o: ImportOptions, out: NodeJS.WriteStream): Promise<void> {
-  const client = new BoxyardClient(o);
+async function runImport(path: string, opts: ImportOptions, out: NodeJS.WriteStream): Promise<void> {
+  const client = new BoxyardClient(opts);
   const full = resolve(path);
   const s = await stat(full).catch(() => null);
   if (!s) throw new Error(`${path} does not exist.`);
@@ -232,9 +232,9 @@ async function runImport(path: string, o: ImportOptions, out: NodeJS.WriteStream
   try {
     const uploads =
       s.isDirectory() && isExportFolder(full)
-        ? await exportUploads(client, full, o, meter)
-        : await boxFiles(full, s.isDirectory(), o);
-    await uploadAll(client, uploads, o.release, meter);
+        ? await exportUploads(client, full, opts, meter)
+        : await boxFiles(full, s.isDirectory(), opts);
+    await uploadAll(client, uploads, opts.release, meter);
   } finally {
     meter.stop();
   }
@@ -254,5 +254,5 @@ export function importCommand(program: Command): void {
     .option('--provider <name>', "the provider of a .box file (default: its metadata.json's)")
     .option('--architecture <arch>', "the architecture of a .box file (default: its metadata.json's, else unknown)")
     .option('--no-release', 'leave the versions unreleased')
-    .action(async (path: string, o: ImportOptions) => runImport(path, o, process.stdout));
+    .action(async (path: string, opts: ImportOptions) => runImport(path, opts, process.stdout));
 }

@@ -62,27 +62,27 @@ export function upstreamUrl(value: string, cwd: string): string {
 }
 
 /** The `POST /api/boxyard/mirrors` body; absent options are left to the daemon's defaults. */
-export function mirrorBody(source: string, o: MirrorOptions, cwd: string, ca?: string) {
+export function mirrorBody(source: string, opts: MirrorOptions, cwd: string, ca?: string) {
   const list = (v?: string[]) => (v?.length ? v : undefined);
   return {
     mirror: {
       upstream: {
-        url: upstreamUrl(o.upstream, cwd),
-        ...(o.upstreamToken ? { token: o.upstreamToken } : {}),
+        url: upstreamUrl(opts.upstream, cwd),
+        ...(opts.upstreamToken ? { token: opts.upstreamToken } : {}),
         ...(ca ? { ca } : {}),
       },
       source,
-      target: o.as,
-      versions: o.versions,
-      latest: o.latest,
-      providers: list(o.provider),
-      architectures: list(o.architecture),
+      target: opts.as,
+      versions: opts.versions,
+      latest: opts.latest,
+      providers: list(opts.provider),
+      architectures: list(opts.architecture),
       // Neither: as the upstream says (its box API); a catalog-only upstream read with a token: private.
-      private: o.private ? true : o.public ? false : undefined,
-      follow_revocations: o.followRevocations ? true : undefined,
-      parallel: o.parallel,
-      interval_minutes: o.every,
-      retain: o.keep,
+      private: opts.private ? true : opts.public ? false : undefined,
+      follow_revocations: opts.followRevocations ? true : undefined,
+      parallel: opts.parallel,
+      interval_minutes: opts.every,
+      retain: opts.keep,
       run: true,
     },
   };
@@ -163,9 +163,9 @@ async function follow(client: BoxyardClient, first: Job, out: NodeJS.WriteStream
   }
 }
 
-async function runMirror(source: string, o: MirrorOptions, out: NodeJS.WriteStream): Promise<number> {
-  const client = new BoxyardClient(o);
-  const body = mirrorBody(source, o, process.cwd(), o.upstreamCa ? await readCaFile(o.upstreamCa) : undefined);
+async function runMirror(source: string, opts: MirrorOptions, out: NodeJS.WriteStream): Promise<number> {
+  const client = new BoxyardClient(opts);
+  const body = mirrorBody(source, opts, process.cwd(), opts.upstreamCa ? await readCaFile(opts.upstreamCa) : undefined);
   // The plan first: a refused token, a box the token cannot see or a disk too small show before anything is made.
   const { plan } = await client.json<{ plan: MirrorPlanJson }>(
     'POST',
@@ -173,17 +173,17 @@ async function runMirror(source: string, o: MirrorOptions, out: NodeJS.WriteStre
     body,
   );
   // With --detach stdout is for scripts: the ids only.
-  (o.detach ? process.stderr : out).write(renderPlan(plan));
+  (opts.detach ? process.stderr : out).write(renderPlan(plan));
   const refusal = planRefusal(plan);
   if (refusal) throw new Error(refusal);
-  if (o.dryRun) return 0;
+  if (opts.dryRun) return 0;
   const created = await client.json<{ mirror: { id: string; target: string }; job: Job | null }>(
     'POST',
     pathTo('boxyard', BOXYARD.mirrors, {}),
     body,
   );
   if (!created.job) throw new Error(`mirror ${created.mirror.id} was created, but the daemon started no job for it.`);
-  if (o.detach) {
+  if (opts.detach) {
     out.write(`mirror ${created.mirror.id}\njob ${created.job.id}\n`);
     return 0;
   }
@@ -232,8 +232,8 @@ export function mirrorCommand(program: Command): void {
       'print the boxes, versions, files and bytes it would fetch and the free space after; change nothing',
     )
     .option('--detach', 'print the mirror and job ids and return at once')
-    .action(async (source: string, o: MirrorOptions) => {
-      const code = await runMirror(source, o, process.stdout);
+    .action(async (source: string, opts: MirrorOptions) => {
+      const code = await runMirror(source, opts, process.stdout);
       if (code !== 0) process.exit(code);
     });
 }

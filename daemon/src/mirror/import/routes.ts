@@ -38,14 +38,14 @@ function declaredSize(ctx: Context): number | undefined {
 }
 
 /** `PUT /import/:username/:box/:version` with a raw `.box` body (docs/mirroring.md), under /api/boxyard. */
-export function importRoutes(d: ImportRouteDeps): Router {
+export function importRoutes(deps: ImportRouteDeps): Router {
   const r = new Router();
   r.put(
     BOXYARD.import.path,
     validated({ params: ImportParams, query: ImportQuery }, async (ctx, { params, query }) => {
       const p = requireUser(ctx);
       const request = { ...params, ...query, release: query.release === 'true', private: query.private !== 'false' };
-      ctx.body = { import: await d.imports.import(p, request, ctx.req, declaredSize(ctx)) };
+      ctx.body = { import: await deps.imports.import(p, request, ctx.req, declaredSize(ctx)) };
     }),
   );
   return r;

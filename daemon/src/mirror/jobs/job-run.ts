@@ -61,7 +61,7 @@ export class JobRun {
 
   constructor(
     readonly job: JobRow,
-    private readonly d: RunnerDeps,
+    private readonly deps: RunnerDeps,
     private readonly self: string,
     /** The daemon's total of concurrent downloads, across jobs. */
     private readonly downloads: LimitFunction,
@@ -71,7 +71,7 @@ export class JobRun {
     this.filesDone = job.files_done;
   }
 
-  private now = () => this.d.clock.now().toISOString();
+  private now = () => this.deps.clock.now().toISOString();
 
   /** Bytes per second since this process started the job, and seconds left. */
   speed(job: JobRow): { rate: number | null; eta: number | null } {
@@ -84,15 +84,15 @@ export class JobRun {
   async execute(): Promise<void> {
     const { job } = this;
     const signal = this.abort.signal;
-    const mirror = await this.d.repo.mirror(job.mirror_id);
-    const upstream = mirror && (await this.d.repo.upstream(mirror.upstream_id));
+    const mirror = await this.deps.repo.mirror(job.mirror_id);
+    const upstream = mirror && (await this.deps.repo.upstream(mirror.upstream_id));
     if (!mirror || !upstream) throw new NotFoundError('The mirror or its upstream was deleted.');
     await this.assertRights(mirror.id, upstream);
-    const source = sourceFor(upstream, this.d.gate);
+    const source = sourceFor(upstream, this.deps.gate);
     let plan: JobPlan = job.plan ? (JSON.parse(job.plan) as JobPlan) : await this.plan(mirror, source, signal);
-    const files = await this.d.repo.filesOf(job.id);
+    const files = await this.deps.repo.filesOf(job.id);
     const pending = files.filter((f) => f.state !== 'done' || f.blob_sha256 === null || f.blob_size === null);
-    const fit = await storageFit(this.d.space, (await bytesToFetch(pending, this.d.blobs)).bytes);
+    const fit = await storageFit(this.deps.space, (await bytesToFetch(pending, this.deps.blobs)).bytes);
     if (!fit.fits) throw unfit(fit);
     // Progress restarts from what is stored: finished files now, staged bytes as each resumes.
     this.bytes = this.startBytes = files.reduce((sum, f) => sum + (f.state === 'done' ? (f.blob_size ?? 0) : 0), 0);
@@ -130,14 +130,14 @@ export class JobRun {
     // The downloads may have taken hours: whose rights it publishes with is looked at again.
     await this.assertRights(mirror.id, upstream);
     // From here the job can no longer be cancelled: it publishes everything or nothing.
-    if (!(await this.d.repo.startPublishing(job.id, this.self, this.now()))) throw cancelled();
+    if (!(await this.deps.repo.startPublishing(job.id, this.self, this.now()))) throw cancelled();
     // Under a hold: the job's files stop counting as references once it is no longer active.
-    plan = await this.d.holds.keep(
+    plan = await this.deps.holds.keep(
       [...done.values()].map((b) => b.sha256),
-      () => publishPlan(plan, mirror, done, this.d, upstream.token !== null),
+      () => publishPlan(plan, mirror, done, this.deps, upstream.token !== null),
     );
     // The final counts too: two downloads' progress writes may reach PostgreSQL's pool out of order.
-    await this.d.repo.transitionJob(
+    await this.deps.repo.transitionJob(
       job.id,
       ['running'],
       {
@@ -159,20 +159,20 @@ export class JobRun {
    * owners see, and the job fails with it, having published nothing.
    */
   private async assertRights(mirrorId: string, upstream: UpstreamRow): Promise<void> {
-    const mirror = await this.d.repo.mirror(mirrorId);
+    const mirror = await this.deps.repo.mirror(mirrorId);
     if (!mirror) throw new NotFoundError('The mirror was deleted.');
-    const why = await this.d.rights.pauseReason(mirror, upstream);
+    const why = await this.deps.rights.pauseReason(mirror, upstream);
     if (!why) return;
-    await this.d.repo.updateMirror(mirror.id, { paused: why, next_run_at: null, updated_at: this.now() });
+    await this.deps.repo.updateMirror(mirror.id, { paused: why, next_run_at: null, updated_at: this.now() });
     throw new ForbiddenError(why);
   }
 
   private async plan(mirror: MirrorRow, source: UpstreamSource, signal: AbortSignal): Promise<JobPlan> {
     const { plan, files } = await buildJobPlan(mirror, this.job.id, {
       source,
-      ids: this.d.ids,
+      ids: this.deps.ids,
       signal,
-      localVersions: localVersionsOf(this.d),
+      localVersions: localVersionsOf(this.deps),
     });
     const known = files.reduce((sum, f) => sum + (f.size ?? 0), 0);
     const patch = {
@@ -182,20 +182,20 @@ export class JobRun {
       message: `Fetching ${files.length} file(s).`,
       updated_at: this.now(),
     };
-    if (!(await this.d.repo.savePlan(this.job.id, this.self, patch, files))) throw cancelled();
+    if (!(await this.deps.repo.savePlan(this.job.id, this.self, patch, files))) throw cancelled();
     return plan;
   }
 
   /** Writes the job's progress; a job cancelled through another daemon, or taken over by a new leader, stops here. */
   private async flush(fileId: string, fileBytes: number): Promise<void> {
     this.lastFlush = Date.now();
-    const job = await this.d.repo.job(this.job.id);
+    const job = await this.deps.repo.job(this.job.id);
     if (job?.state !== 'running' || job.runner !== this.self) {
       this.abort.abort();
       return;
     }
-    await this.d.repo.updateJob(this.job.id, { bytes_done: this.bytes, updated_at: this.now() });
-    await this.d.repo.updateFile(fileId, { bytes_done: fileBytes });
+    await this.deps.repo.updateJob(this.job.id, { bytes_done: this.bytes, updated_at: this.now() });
+    await this.deps.repo.updateFile(fileId, { bytes_done: fileBytes });
   }
 
   private async download(
@@ -206,12 +206,12 @@ export class JobRun {
   ): Promise<{ sha256: string; size: number }> {
     let fileBytes = 0;
     const fetchOnce = () =>
-      fetchFile(f, source, this.d, {
+      fetchFile(f, source, this.deps, {
         signal,
         received,
         // Recorded under the commit's hold: the job's file references the blob before garbage collection may look.
         settle: (blob) =>
-          this.d.repo.updateFile(f.id, {
+          this.deps.repo.updateFile(f.id, {
             state: 'done',
             blob_sha256: blob.sha256,
             blob_size: blob.size,
@@ -220,12 +220,12 @@ export class JobRun {
           }),
         onSize: (size) =>
           void this.learnSize(f, size).catch((err: unknown) =>
-            this.d.log.warn({ err }, 'recording a file size failed'),
+            this.deps.log.warn({ err }, 'recording a file size failed'),
           ),
         onBytes: (n, kept) => {
           this.bytes += n;
           if (kept) this.startBytes += n;
-          else this.d.metrics?.mirrorFetched(n);
+          else this.deps.metrics?.mirrorFetched(n);
           fileBytes += n;
           if (Date.now() - this.lastFlush > PROGRESS_EVERY_MS) void this.flush(f.id, fileBytes).catch(() => undefined);
         },
@@ -254,11 +254,11 @@ export class JobRun {
         onFailedAttempt: async (err) => {
           this.bytes -= fileBytes - before;
           fileBytes = before;
-          this.d.log.warn(
+          this.deps.log.warn(
             { err, job: this.job.id, url: f.url, attempt: err.attemptNumber },
             'mirror download interrupted; resuming',
           );
-          await this.d.repo.updateJob(this.job.id, {
+          await this.deps.repo.updateJob(this.job.id, {
             message: `Resuming ${f.url} after: ${err.message}`,
             updated_at: this.now(),
           });
@@ -272,7 +272,7 @@ export class JobRun {
       ),
     );
     this.filesDone++;
-    await this.d.repo.updateJob(this.job.id, {
+    await this.deps.repo.updateJob(this.job.id, {
       files_done: this.filesDone,
       bytes_done: this.bytes,
       updated_at: this.now(),
@@ -284,8 +284,8 @@ export class JobRun {
   private async learnSize(f: FileRow, size: number): Promise<void> {
     if (f.size !== null) return;
     f.size = size;
-    await this.d.repo.updateFile(f.id, { size });
-    await this.d.repo.addToTotal(this.job.id, size);
+    await this.deps.repo.updateFile(f.id, { size });
+    await this.deps.repo.addToTotal(this.job.id, size);
   }
 }
 

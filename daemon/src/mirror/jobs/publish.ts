@@ -27,14 +27,14 @@ export async function publishPlan(
   plan: JobPlan,
   mirror: MirrorRow,
   blobs: Map<string, { sha256: string; size: number }>,
-  d: { publisher: PublishService; orgs: OrgService },
+  deps: { publisher: PublishService; orgs: OrgService },
   /** Private when neither the mirror nor the upstream says: an upstream read with a token is private. */
   privateByDefault: boolean,
 ): Promise<JobPlan> {
   const published: NonNullable<JobPlan['published']> = [];
   for (const box of plan.boxes) {
     const [namespace, name] = box.target.split('/');
-    const ns = await d.orgs.namespace(namespace);
+    const ns = await deps.orgs.namespace(namespace);
     if (!ns)
       throw new NotFoundError(
         `The mirror's target "${namespace}" no longer exists; create it and run the mirror again.`,
@@ -47,9 +47,9 @@ export async function publishPlan(
       mirrorId: mirror.id,
     };
     const result =
-      box.versions.length === 0 && !(await d.publisher.box(ns, name))
+      box.versions.length === 0 && !(await deps.publisher.box(ns, name))
         ? null
-        : await d.publisher.publish({
+        : await deps.publisher.publish({
             namespace: ns,
             name,
             short_description: box.short_description,
@@ -72,7 +72,7 @@ export async function publishPlan(
               })),
             })),
           });
-    const pruned = result && mirror.retain ? await d.publisher.prune(result.box.id, mirror.id, mirror.retain) : [];
+    const pruned = result && mirror.retain ? await deps.publisher.prune(result.box.id, mirror.id, mirror.retain) : [];
     const f = result?.followed;
     published.push({
       box: box.target,

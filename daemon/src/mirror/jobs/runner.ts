@@ -31,24 +31,24 @@ export class MirrorRunner {
   private readonly downloads: LimitFunction;
 
   constructor(
-    private readonly d: RunnerDeps,
+    private readonly deps: RunnerDeps,
     downloads = 8,
   ) {
-    this.self = d.ids.id('runner');
+    this.self = deps.ids.id('runner');
     this.downloads = pLimit(downloads);
   }
 
-  private now = () => this.d.clock.now().toISOString();
+  private now = () => this.deps.clock.now().toISOString();
 
   /** Queues a run of the mirror (the caller checked none is active); a schedule counts from now. */
   async enqueue(mirror: MirrorRow): Promise<JobRow> {
-    const id = this.d.ids.id('job');
+    const id = this.deps.ids.id('job');
     const now = this.now();
     if (mirror.interval_minutes)
-      await this.d.repo.updateMirror(mirror.id, {
-        next_run_at: nextRunAt(mirror.interval_minutes, this.d.clock.now()),
+      await this.deps.repo.updateMirror(mirror.id, {
+        next_run_at: nextRunAt(mirror.interval_minutes, this.deps.clock.now()),
       });
-    await this.d.repo.insertJob({
+    await this.deps.repo.insertJob({
       id,
       mirror_id: mirror.id,
       state: 'queued',
@@ -61,12 +61,12 @@ export class MirrorRunner {
       updated_at: now,
     });
     this.wake();
-    return (await this.d.repo.job(id))!;
+    return (await this.deps.repo.job(id))!;
   }
 
   /** Cancels a queued or running job; false when it had already finished or is publishing. */
   async cancel(jobId: string): Promise<boolean> {
-    const ok = await this.d.repo.cancelJob(jobId, this.now());
+    const ok = await this.deps.repo.cancelJob(jobId, this.now());
     const here = this.runs.get(jobId);
     if (ok && here) {
       here.run.abort.abort();
@@ -84,7 +84,7 @@ export class MirrorRunner {
 
   /** Resumes jobs of an earlier process, then checks for work every `intervalMs`. */
   async start(intervalMs = 1000): Promise<() => Promise<void>> {
-    await this.d.repo.requeueRunning(this.now());
+    await this.deps.repo.requeueRunning(this.now());
     const timer = setInterval(() => this.wake(), intervalMs);
     timer.unref();
     this.started = true;
@@ -106,18 +106,18 @@ export class MirrorRunner {
   wake(): void {
     if (!this.started) return;
     this.ticking ??= this.tick()
-      .catch((err: unknown) => this.d.log.error({ err }, 'mirror runner tick failed'))
+      .catch((err: unknown) => this.deps.log.error({ err }, 'mirror runner tick failed'))
       .finally(() => {
         this.ticking = null;
       });
   }
 
   private async tick(): Promise<void> {
-    for (const m of await this.d.repo.dueMirrors(this.now())) await this.enqueue(m);
+    for (const m of await this.deps.repo.dueMirrors(this.now())) await this.enqueue(m);
     while (this.runs.size < JOBS_AT_ONCE && this.started && !this.stopping) {
       const job = await this.nextRunnable();
       if (!job) return;
-      const running = await this.d.repo.transitionJob(job.id, ['queued'], {
+      const running = await this.deps.repo.transitionJob(job.id, ['queued'], {
         state: 'running',
         runner: this.self,
         message: 'Reading the upstream catalog.',
@@ -125,9 +125,9 @@ export class MirrorRunner {
         updated_at: this.now(),
       });
       if (!running) continue;
-      const run = new JobRun(job, this.d, this.self, this.downloads);
+      const run = new JobRun(job, this.deps, this.self, this.downloads);
       const done = this.run(run).catch((err: unknown) =>
-        this.d.log.error({ err, job: job.id }, 'mirror job could not be settled'),
+        this.deps.log.error({ err, job: job.id }, 'mirror job could not be settled'),
       );
       this.runs.set(job.id, { run, done });
     }
@@ -135,14 +135,14 @@ export class MirrorRunner {
 
   /** The oldest queued job that may run now: while offline, jobs on network upstreams wait. */
   private async nextRunnable(): Promise<JobRow | undefined> {
-    const offline = await this.d.gate.isOffline();
-    for (const queued of await this.d.repo.queuedJobs()) {
+    const offline = await this.deps.gate.isOffline();
+    for (const queued of await this.deps.repo.queuedJobs()) {
       if (!offline) return queued;
-      const mirror = await this.d.repo.mirror(queued.mirror_id);
-      const upstream = mirror && (await this.d.repo.upstream(mirror.upstream_id));
+      const mirror = await this.deps.repo.mirror(queued.mirror_id);
+      const upstream = mirror && (await this.deps.repo.upstream(mirror.upstream_id));
       if (upstream && !isRemote(upstream)) return queued;
       if (queued.message !== WAITING_OFFLINE)
-        await this.d.repo.updateJob(queued.id, { message: WAITING_OFFLINE, updated_at: this.now() });
+        await this.deps.repo.updateJob(queued.id, { message: WAITING_OFFLINE, updated_at: this.now() });
     }
     return undefined;
   }
@@ -164,12 +164,12 @@ export class MirrorRunner {
    */
   private async settleFailure(job: JobRow, err: unknown): Promise<void> {
     const now = this.now();
-    const current = await this.d.repo.job(job.id);
+    const current = await this.deps.repo.job(job.id);
     if (current?.state !== 'running' || current.runner !== this.self) return;
     if (err instanceof OfflineError || this.stopping) {
       // The daemon is stopping: the job resumes, with its staged bytes, when it starts again.
       const message = this.stopping ? 'Resuming when the daemon starts again.' : WAITING_OFFLINE;
-      await this.d.repo.transitionJob(
+      await this.deps.repo.transitionJob(
         job.id,
         ['running'],
         { state: 'queued', runner: null, message, updated_at: now },
@@ -178,11 +178,11 @@ export class MirrorRunner {
       return;
     }
     const known = err instanceof AppError;
-    if (!known) this.d.log.error({ err, job: job.id }, 'mirror job failed');
+    if (!known) this.deps.log.error({ err, job: job.id }, 'mirror job failed');
     const message = known ? err.message : `Internal error: ${(err as Error)?.message ?? String(err)}`;
     // Staging goes only once the failure is recorded as this runner's: a new owner resumes from it.
     if (
-      await this.d.repo.transitionJob(
+      await this.deps.repo.transitionJob(
         job.id,
         ['running'],
         { state: 'failed', message, error_code: known ? err.code : 'internal', finished_at: now, updated_at: now },
@@ -194,6 +194,6 @@ export class MirrorRunner {
   }
 
   private async discardStaging(jobId: string): Promise<void> {
-    for (const f of await this.d.repo.filesOf(jobId)) await this.d.blobs.discard(f.id);
+    for (const f of await this.deps.repo.filesOf(jobId)) await this.deps.blobs.discard(f.id);
   }
 }

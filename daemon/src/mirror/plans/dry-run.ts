@@ -39,13 +39,13 @@ export interface DryRunDeps {
  * fails it with the upstream's words.
  */
 export class MirrorDryRun {
-  constructor(private readonly d: DryRunDeps) {}
+  constructor(private readonly deps: DryRunDeps) {}
 
   async plan(p: Caller, input: CreateMirror): Promise<MirrorPlanJson> {
     const target = targetOf(input);
     await this.checkTarget(p, target);
     const upstream = await this.upstreamFor(p, input);
-    const source = sourceFor(upstream, this.d.gate);
+    const source = sourceFor(upstream, this.deps.gate);
     // A token is tried first, as vagrant checks it: a refusal says so, rather than "no such box".
     if (upstream.token && upstream.kind === 'registry') await source.probe();
     // The mirror these settings would make, never stored.
@@ -53,12 +53,12 @@ export class MirrorDryRun {
       id: 'plan',
       upstreamId: upstream.id,
       userId: p.user.id,
-      now: this.d.clock.now(),
+      now: this.deps.clock.now(),
     });
     const { plan, files } = await buildJobPlan(mirror, 'plan', {
       source,
-      ids: this.d.ids,
-      localVersions: localVersionsOf(this.d),
+      ids: this.deps.ids,
+      localVersions: localVersionsOf(this.deps),
     });
     const sizeOf = new Map(files.map((f) => [f.id, f]));
     const fetch = await bytesToFetch(
@@ -67,12 +67,12 @@ export class MirrorDryRun {
         checksum_type: f.checksum_type ?? null,
         size: f.size ?? null,
       })),
-      this.d.blobs,
+      this.deps.blobs,
     );
     const boxes = await Promise.all(
       plan.boxes.map(async (b) => {
         const [namespace, name] = b.target.split('/');
-        const ns = await this.d.orgs.namespace(namespace);
+        const ns = await this.deps.orgs.namespace(namespace);
         const versions = b.versions.map((v) => {
           const ids = [...new Set(v.providers.map((pr) => pr.file_id))];
           return {
@@ -84,7 +84,7 @@ export class MirrorDryRun {
         return {
           source: b.source,
           target: b.target,
-          exists: Boolean(ns && (await this.d.publisher.box(ns, name))),
+          exists: Boolean(ns && (await this.deps.publisher.box(ns, name))),
           private: copyIsPrivate(mirror, b, upstream.token !== null),
           versions,
           files: versions.reduce((n, v) => n + v.files, 0),
@@ -105,15 +105,15 @@ export class MirrorDryRun {
         bytes: files.reduce((n, f) => n + (f.size ?? 0), 0),
         unknown_sizes: files.filter((f) => f.size === null).length,
       },
-      storage: await storageFit(this.d.space, fetch.bytes),
+      storage: await storageFit(this.deps.space, fetch.bytes),
     };
   }
 
   /** The target must be the caller's to publish in, or not exist yet (a mirror would make it, theirs). */
   private async checkTarget(p: Caller, target: string) {
     const name = target.split('/')[0];
-    const ns = await this.d.orgs.namespace(name);
-    if (ns && !(await this.d.orgs.isMember(p, ns))) {
+    const ns = await this.deps.orgs.namespace(name);
+    if (ns && !(await this.deps.orgs.isMember(p, ns))) {
       throw new ForbiddenError(
         `You may not publish boxes in "${name}". Ask an owner of "${name}" to make you a member.`,
       );
@@ -122,7 +122,7 @@ export class MirrorDryRun {
 
   /** The caller's own upstream (by id, or by URL with its stored token unless another is given), or one held only for this plan. */
   private async upstreamFor(p: Caller, input: CreateMirror): Promise<UpstreamRow> {
-    if (input.upstream_id) return this.d.upstreams.own(p, input.upstream_id);
-    return this.d.upstreams.forPlan(p, input.upstream!);
+    if (input.upstream_id) return this.deps.upstreams.own(p, input.upstream_id);
+    return this.deps.upstreams.forPlan(p, input.upstream!);
   }
 }

@@ -43,14 +43,14 @@ export interface PlanContext {
 export const parseList = (json: string): string[] => JSON.parse(json) as string[];
 
 /** `PlanContext.localVersions`: the versions the local box `ORG/BOX` has (none when it or its namespace does not exist). */
-export function localVersionsOf(d: {
+export function localVersionsOf(deps: {
   orgs: OrgService;
   publisher: PublishService;
 }): (target: string) => Promise<Set<string>> {
   return async (target) => {
     const [namespace, box] = target.split('/');
-    const ns = await d.orgs.namespace(namespace);
-    return ns ? d.publisher.versionNumbers(ns, box) : new Set();
+    const ns = await deps.orgs.namespace(namespace);
+    return ns ? deps.publisher.versionNumbers(ns, box) : new Set();
   };
 }
 

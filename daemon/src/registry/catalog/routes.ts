@@ -21,13 +21,13 @@ export interface CatalogRouteDeps extends RegistryRouteDeps {
  * `Vary: Accept` so that no cache hands one to the other.
  * Mount last: `/:org/:box` matches any two-segment path.
  */
-export function catalogRoutes(d: CatalogRouteDeps): Router {
+export function catalogRoutes(deps: CatalogRouteDeps): Router {
   const r = new Router();
   const answers = new AnswerMemo();
   const serve = async (ctx: Context) => {
     const { org, box } = ctx.params as { org: string; box: string };
-    const detail = await d.registry.catalog(caller(ctx), { username: org, box });
-    const urls = Urls.of(ctx, d.config.publicUrl);
+    const detail = await deps.registry.catalog(caller(ctx), { username: org, box });
+    const urls = Urls.of(ctx, deps.config.publicUrl);
     const opts = {
       legacy: isLegacyVagrant(ctx.get('user-agent')),
       // Set by the pull-through cache when its upstream cannot be reached for this request.
@@ -42,14 +42,14 @@ export function catalogRoutes(d: CatalogRouteDeps): Router {
   // The page is the same for every box; its status says whether this caller may see the box.
   const page = async (ctx: Context) => {
     const { org, box } = ctx.params as { org: string; box: string };
-    const found = await d.registry.access.box(caller(ctx), { username: org, box }, 'read').then(
+    const found = await deps.registry.access.box(caller(ctx), { username: org, box }, 'read').then(
       () => true,
       (e: unknown) => {
         if (e instanceof NotFoundError) return false;
         throw e;
       },
     );
-    await d.uiPage(ctx, found ? 200 : 404);
+    await deps.uiPage(ctx, found ? 200 : 404);
   };
   // @koa/router answers HEAD with the GET route (Koa then drops the body, keeping the headers).
   r.get(ROOT.catalogV2.path, serve);

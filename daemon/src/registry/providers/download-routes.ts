@@ -33,9 +33,9 @@ const DownloadParams = z.object({
  * The stored file of a provider the caller may download (404 for anything missing or invisible,
  * and for a version not released unless they may manage the box), or its external url.
  */
-async function locate(d: DownloadRouteDeps, p: Principal, ref: ProviderRef & { architecture: string }) {
-  const { box, provider } = await d.registry.resolveProvider(p, ref, 'download');
-  const blob = provider.blob_sha256 ? await d.blobStore.stat(provider.blob_sha256) : null;
+async function locate(deps: DownloadRouteDeps, p: Principal, ref: ProviderRef & { architecture: string }) {
+  const { box, provider } = await deps.registry.resolveProvider(p, ref, 'download');
+  const blob = provider.blob_sha256 ? await deps.blobStore.stat(provider.blob_sha256) : null;
   if (!blob && provider.url) return { box, providerId: provider.id, redirect: provider.url, blob: null };
   if (!blob)
     throw new NotFoundError(
@@ -45,11 +45,11 @@ async function locate(d: DownloadRouteDeps, p: Principal, ref: ProviderRef & { a
 }
 
 /** Counts a download once its response has gone out. */
-function countOnFinish(ctx: Context, d: DownloadRouteDeps, boxId: string, providerId: string): void {
+function countOnFinish(ctx: Context, deps: DownloadRouteDeps, boxId: string, providerId: string): void {
   ctx.res.once('finish', () => {
-    d.registry
+    deps.registry
       .countDownload(boxId, providerId)
-      .catch((err: unknown) => d.log.error({ err }, 'counting a download failed'));
+      .catch((err: unknown) => deps.log.error({ err }, 'counting a download failed'));
   });
 }
 
@@ -60,24 +60,25 @@ function countOnFinish(ctx: Context, d: DownloadRouteDeps, boxId: string, provid
  */
 async function redirected(
   ctx: Context,
-  d: DownloadRouteDeps,
+  deps: DownloadRouteDeps,
   blob: BlobRef,
   boxId: string,
   providerId: string,
 ): Promise<boolean> {
-  if (!d.config.blobsRedirect || !d.blobStore.downloadUrl || ctx.method !== 'GET' || ctx.get('range')) return false;
-  const url = await d.blobStore.downloadUrl(blob.sha256);
+  if (!deps.config.blobsRedirect || !deps.blobStore.downloadUrl || ctx.method !== 'GET' || ctx.get('range'))
+    return false;
+  const url = await deps.blobStore.downloadUrl(blob.sha256);
   // The URL expires: no cache may keep the redirect.
   ctx.set('Cache-Control', 'no-store');
   ctx.redirect(url);
-  countOnFinish(ctx, d, boxId, providerId);
+  countOnFinish(ctx, deps, boxId, providerId);
   return true;
 }
 
 /** Streams the blob (or the requested range) and counts a download once its last byte is sent. */
 async function send(
   ctx: Context,
-  d: DownloadRouteDeps,
+  deps: DownloadRouteDeps,
   blob: BlobRef,
   boxId: string,
   providerId: string,
@@ -103,16 +104,16 @@ async function send(
     return;
   }
   ctx.length = range.end - range.start + 1;
-  if (range.end === blob.size - 1) countOnFinish(ctx, d, boxId, providerId);
+  if (range.end === blob.size - 1) countOnFinish(ctx, deps, boxId, providerId);
   // The status and headers are on the response already; the blob store writes the body.
   ctx.respond = false;
   try {
-    await d.blobStore.send(blob.sha256, range, ctx.res);
+    await deps.blobStore.send(blob.sha256, range, ctx.res);
   } catch (err) {
     // A client that stops a download (Ctrl-C, a lost link, curl's retry) is normal: one quiet
     // line without a stack, whether or not the headers had gone out.
     if (isClientGone(err, ctx.res)) {
-      d.log.debug({ path: ctx.path, reason: (err as Error).message }, 'download ended early: the client went away');
+      deps.log.debug({ path: ctx.path, reason: (err as Error).message }, 'download ended early: the client went away');
       ctx.res.destroy();
       return;
     }
@@ -121,7 +122,7 @@ async function send(
       ctx.respond = true;
       throw err;
     }
-    d.log.warn({ err, path: ctx.path }, 'download failed after its headers were sent');
+    deps.log.warn({ err, path: ctx.path }, 'download failed after its headers were sent');
     ctx.res.destroy();
   }
 }
@@ -131,7 +132,7 @@ async function send(
  * vagrant sends Bearer only when the host equals VAGRANT_SERVER_URL's) and answer 404 otherwise;
  * so do the files of unreleased and revoked versions, to anyone who may not manage the box.
  */
-export function downloadRoutes(d: DownloadRouteDeps): Router {
+export function downloadRoutes(deps: DownloadRouteDeps): Router {
   const r = new Router();
   const handler = validated({ params: DownloadParams }, async (ctx, { params }) => {
     const ref = {
@@ -141,10 +142,10 @@ export function downloadRoutes(d: DownloadRouteDeps): Router {
       provider: params.provider,
       architecture: params.arch,
     };
-    const found = await locate(d, ctx.state.principal as Principal, ref);
+    const found = await locate(deps, ctx.state.principal as Principal, ref);
     if (!found.blob) return ctx.redirect(found.redirect);
-    if (!(await redirected(ctx, d, found.blob, found.box.id, found.providerId)))
-      await send(ctx, d, found.blob, found.box.id, found.providerId);
+    if (!(await redirected(ctx, deps, found.blob, found.box.id, found.providerId)))
+      await send(ctx, deps, found.blob, found.box.id, found.providerId);
   });
   // @koa/router answers HEAD with the GET route; the handler then sends headers only.
   r.get(ROOT.download.path, handler);

@@ -18,9 +18,10 @@ const versionRef = (p: { username: string; name: string; version: string }) => (
  * Providers. API v1 paths name only the provider (its default-architecture entry); API v2 paths
  * add the architecture. Both shapes are served under both prefixes.
  */
-export function providerRoutes(r: Router, d: RegistryRouteDeps) {
-  const svc = d.registry.providers;
-  const json = (ctx: Context, v: ProviderResult) => providerJson(v.box, v.version, v.provider, linksFor(ctx, d.config));
+export function providerRoutes(r: Router, deps: RegistryRouteDeps) {
+  const svc = deps.registry.providers;
+  const json = (ctx: Context, v: ProviderResult) =>
+    providerJson(v.box, v.version, v.provider, linksFor(ctx, deps.config));
   r.param('arch', architectureParam);
 
   r.post(

@@ -21,12 +21,12 @@ const CallbackParams = ProviderParams.extend({ uploadId: z.string().max(128) });
  * registry's routes (whose `…/provider/:name/:arch` would otherwise take `upload` for an
  * architecture). Packer's vagrant-cloud post-processor needs exactly 200 from each of them.
  */
-export function uploadApiRoutes(d: UploadRouteDeps): Router {
+export function uploadApiRoutes(deps: UploadRouteDeps): Router {
   const r = new Router();
   const prepare = (kind: UploadKind) =>
     validated({ params: ProviderParams }, async (ctx, { params }) => {
-      const { secret, id } = await d.uploads.prepare(requireUser(ctx), providerRefOf(ctx, params), kind);
-      const { urls, api } = linksFor(ctx, d.config);
+      const { secret, id } = await deps.uploads.prepare(requireUser(ctx), providerRefOf(ctx, params), kind);
+      const { urls, api } = linksFor(ctx, deps.config);
       const upload_path = urls.to('root', ROOT.uploadTarget, { secret });
       if (kind === 'plain') {
         ctx.body = { upload_path };
@@ -40,7 +40,7 @@ export function uploadApiRoutes(d: UploadRouteDeps): Router {
       ctx.body = { upload_path, callback };
     });
   const callback = validated({ params: CallbackParams }, async (ctx, { params }) => {
-    await d.uploads.finishDirect(requireUser(ctx), providerRefOf(ctx, params), params.uploadId);
+    await deps.uploads.finishDirect(requireUser(ctx), providerRefOf(ctx, params), params.uploadId);
     ctx.status = 200;
     ctx.body = { success: true };
   });

@@ -1,4 +1,4 @@
-import { SqliteAdapter, sql, type Kysely, } from 'kysely';
+import { SqliteAdapter, sql, type Kysely } from 'kysely';
 import type { Database } from '../../store/schema';
 
 /**

@@ -15,9 +15,9 @@ const ref = (p: { username: string; name: string; version?: string }) => ({
 });
 
 /** Versions and their release/revoke operations; each answers the version JSON. */
-export function versionRoutes(r: Router, d: RegistryRouteDeps) {
-  const svc = d.registry.versions;
-  const json = (ctx: Context, v: VersionResult) => versionJson(v.box, v.version, linksFor(ctx, d.config));
+export function versionRoutes(r: Router, deps: RegistryRouteDeps) {
+  const svc = deps.registry.versions;
+  const json = (ctx: Context, v: VersionResult) => versionJson(v.box, v.version, linksFor(ctx, deps.config));
 
   r.post(
     BOX.versions.path,
