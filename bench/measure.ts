@@ -228,7 +228,10 @@ function ownRssMiB(pid: number): number {
   }
 }
 
-/** Resident memory of a process and every process it started, summed (shared pages counted in each, as `ps` shows them), in MiB. */
+/**
+ * Resident memory of a process and every process it started, summed (shared pages counted in each, as `ps` shows them),
+ * in MiB.
+ */
 export function rssMiB(pid: number): number {
   return tree(pid).reduce((t, p) => t + ownRssMiB(p), 0);
 }

@@ -137,7 +137,10 @@ export async function uploadRounds(o: {
   return up;
 }
 
-/** `rounds` of downloads of the whole file (1 stream, then 8 at once) and, with `range`, of its second half: Boxyard's URL and the baseline's in turn. MiB/s per round. */
+/**
+ * `rounds` of downloads of the whole file (1 stream, then 8 at once) and, with `range`, of its second half: Boxyard's
+ * URL and the baseline's in turn. MiB/s per round.
+ */
 export async function downloadRounds(o: {
   part: string;
   url: string;

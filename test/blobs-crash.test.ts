@@ -26,7 +26,10 @@ async function adminClient(url: string): Promise<HttpClient> {
   return new HttpClient(url, r.json.token);
 }
 
-/** Starts a PUT announcing `size` bytes and streams random data slowly until the test kills the server; counts what it sent. */
+/**
+ * Starts a PUT announcing `size` bytes and streams random data slowly until the test kills the server; counts what it
+ * sent.
+ */
 function endlessUpload(url: string, size: number): { sent: number } {
   const counter = { sent: 0 };
   const body = new Readable({

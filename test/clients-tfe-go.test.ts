@@ -19,7 +19,8 @@ import {
  * Replays of what newer clients send, taken from their source (facts only, no client code):
  * - go-tfe v1 (agent_pool.go, agent_pool_integration_test.go, agent_token.go, agent.go, workspace.go,
  *   organization.go): hashicorp/jsonapi bodies without `id`, relationships as bare identifiers, omitempty
- *   relationships left out, the UpdateAllowedWorkspaces, UpdateAllowedProjects and UpdateExcludedWorkspaces helpers sending only one relationship (no
+ *   relationships left out, the UpdateAllowedWorkspaces, UpdateAllowedProjects and UpdateExcludedWorkspaces helpers
+ * sending only one relationship (no
  *   attributes) and `data: []` to clear it; whole structs compared between create, read and list.
  * - terraform-provider-tfe: tfe_agent_pool and the agent pool data source through the generated go-tfe v2
  *   client (name + organization-scoped only; `q` + `page[size]=100`, following `meta.pagination.next-page`),
@@ -125,7 +126,8 @@ describe('agent pools as go-tfe v1 drives them (TestAgentPools*)', () => {
 
   beforeAll(async () => {
     await createOrg(api, 'gotfe');
-    // go-tfe's tests call upgradeOrganizationSubscription (admin endpoints Boxyard does not serve); the pool limit is Boxyard's equivalent.
+    // go-tfe's tests call upgradeOrganizationSubscription (admin endpoints Boxyard does not serve); the pool limit is
+    // Boxyard's equivalent.
     await setPoolLimit(api, 'gotfe', 20);
     pool = await createPool(api, 'gotfe', 'cool-pool');
     ws1 = await createWorkspace(api, 'gotfe', 'ws-one');

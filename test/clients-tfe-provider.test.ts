@@ -18,7 +18,8 @@ import {
  * Replays of what newer clients send, taken from their source (facts only, no client code):
  * - go-tfe v1 (agent_pool.go, agent_pool_integration_test.go, agent_token.go, agent.go, workspace.go,
  *   organization.go): hashicorp/jsonapi bodies without `id`, relationships as bare identifiers, omitempty
- *   relationships left out, the UpdateAllowedWorkspaces, UpdateAllowedProjects and UpdateExcludedWorkspaces helpers sending only one relationship (no
+ *   relationships left out, the UpdateAllowedWorkspaces, UpdateAllowedProjects and UpdateExcludedWorkspaces helpers
+ * sending only one relationship (no
  *   attributes) and `data: []` to clear it; whole structs compared between create, read and list.
  * - terraform-provider-tfe: tfe_agent_pool and the agent pool data source through the generated go-tfe v2
  *   client (name + organization-scoped only; `q` + `page[size]=100`, following `meta.pagination.next-page`),
@@ -132,7 +133,8 @@ describe('tfe provider: pool scoping resources with tfe_workspace_settings (the 
       doc('workspaces', { 'execution-mode': 'agent', 'agent-pool-id': pool.id }),
     );
 
-    // Destroy: settings Delete (execution-mode remote, overwrites false), then the scoping resources send data [], then the pool.
+    // Destroy: settings Delete (execution-mode remote, overwrites false), then the scoping resources send data [], then
+    // the pool.
     const reset = await api.patch(
       `/api/v2/workspaces/${ws.id}`,
       doc('workspaces', {

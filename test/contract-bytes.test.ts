@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { formatBytes, humanBytes } from '../daemon/src/contract/bytes';
 
-// The test of daemon/src/contract/bytes.ts: contract/ holds only what the web UI bundles (test/runtime-boundaries.test.ts).
+// The test of daemon/src/contract/bytes.ts: contract/ holds only what the web UI bundles
+// (test/runtime-boundaries.test.ts).
 
 const MIB = 1024 * 1024;
 

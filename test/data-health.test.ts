@@ -23,7 +23,10 @@ describe('/healthz', () => {
   });
   afterAll(() => d?.stop());
 
-  /** The next answer is measured afresh: the last one is reused for a second of the daemon's clock. An administrator sees each check's detail. */
+  /**
+   * The next answer is measured afresh: the last one is reused for a second of the daemon's clock. An administrator
+   * sees each check's detail.
+   */
   const fresh = () => {
     clock.advance(1000);
     return d.http.withToken(d.adminToken).get('/healthz');

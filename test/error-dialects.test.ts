@@ -23,8 +23,8 @@ import { parseAnswer, rawConnect, trickle } from './helpers/sockets';
 // - jsonapi: two_factor_required, reauthentication_required, last_owner, last_admin (accounts live
 //   in the box API and /api/boxyard), offline, upstream_failed, insufficient_storage (no JSON:API
 //   route stores files or asks an upstream), internal.
-// - ui (/api/boxyard): precondition_failed, limit_reached (pools are created under /api/v2), offline and upstream_failed (mirror jobs report those
-//   in the job, not in an answer), internal.
+// - ui (/api/boxyard): precondition_failed, limit_reached (pools are created under /api/v2), offline and
+//   upstream_failed (mirror jobs report those in the job, not in an answer), internal.
 // - agent (/api/agent): forbidden, bad_parameter, conflict, precondition_failed, limit_reached and the account,
 //   storage and upstream codes (the protocol has two routes that do none of that), internal.
 // - too_many_connections is answered before a request (and its path) is read: the box shape.

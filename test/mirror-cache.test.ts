@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
-import { publishHosted, sha256, staticServer, waitForJob, } from './helpers/mirror';
+import { publishHosted, sha256, staticServer, waitForJob } from './helpers/mirror';
 import { rawGet } from './helpers/upload';
 import { recordRequests, type SeenRequest } from './helpers/vagrant';
 

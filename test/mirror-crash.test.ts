@@ -208,7 +208,8 @@ describe('a mirror onto a full disk', () => {
       const m = await http.post('/api/boxyard/mirrors', { mirror: { upstream: { url: s.url }, source: 'acme/huge' } });
       expect(m.status, m.text).toBe(201);
       const job = await waitForJob(http, m.json.job.id);
-      // Its size is known ahead (HEAD): the plan does not fit, and the job fails before fetching anything, giving both sizes.
+      // Its size is known ahead (HEAD): the plan does not fit, and the job fails before fetching anything, giving both
+      // sizes.
       expect(job).toMatchObject({ state: 'failed', error_code: 'insufficient_storage', files_done: 0, bytes_done: 0 });
       expect(job.message).toMatch(
         /needs 6\.0 MiB, and the disk holding Boxyard's data folder has [\d.]+ (KiB|MiB) free/,

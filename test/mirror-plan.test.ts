@@ -78,7 +78,8 @@ describe('mirror plans', () => {
       unknown_sizes: 0,
     });
     expect(plan.storage).toMatchObject({ needed_bytes: 4 * amd.length + 2 * arm.length, fits: true });
-    // A bucket has no free space to count (the scale-out pass); the data folder's disk has (test/mirror-crash.test.ts: one too small).
+    // A bucket has no free space to count (the scale-out pass); the data folder's disk has (test/mirror-crash.test.ts:
+    // one too small).
     if (process.env.BOXYARD_TEST_S3_URL)
       expect(plan.storage).toMatchObject({ free_bytes: null, reserve_bytes: null, free_after_bytes: null });
     else

@@ -82,7 +82,10 @@ describe("an upload URL acts with its issuer's rights at its PUT", () => {
     expect(await catalogChecksum('1.0.0')).toBe(sha256(his));
   });
 
-  /** Starts a PUT of `name`'s URL for `version`, and once it is receiving does `meanwhile`: the answer, and the file it must leave. */
+  /**
+   * Starts a PUT of `name`'s URL for `version`, and once it is receiving does `meanwhile`: the answer, and the file it
+   * must leave.
+   */
   async function midStream(name: string, version: string, meanwhile: (http: HttpClient) => Promise<void>) {
     const http = (await d.user(name)).http;
     await member(name);

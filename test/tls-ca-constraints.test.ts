@@ -29,7 +29,10 @@ const run = promisify(execFile);
 const short = hostname().split('.')[0].toLowerCase();
 const tlsDir = (dataDir: string) => join(dataDir, 'tls');
 
-/** A server certificate for `san` (`DNS:…`, `IP:…`) signed directly with a CA's key, by openssl: what a thief of the key would make. */
+/**
+ * A server certificate for `san` (`DNS:…`, `IP:…`) signed directly with a CA's key, by openssl: what a thief of the key
+ * would make.
+ */
 async function signWithCaKey(caDir: string, san: string): Promise<{ cert: string; key: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'boxyard-leaf-'));
   const [key, csr, ext, cert] = ['key.pem', 'req.csr', 'ext.cnf', 'cert.pem'].map((f) => join(dir, f));
@@ -78,7 +81,10 @@ async function verify(caFile: string, cert: string): Promise<string> {
   return `${r.stdout}${r.stderr}`.trim();
 }
 
-/** curl over HTTPS to `name` (resolved to 127.0.0.1) with `caFile` as its only CA: exit code (60: the certificate refused) and body or error. */
+/**
+ * curl over HTTPS to `name` (resolved to 127.0.0.1) with `caFile` as its only CA: exit code (60: the certificate
+ * refused) and body or error.
+ */
 async function curl(name: string, port: number, caFile: string, path = '/'): Promise<{ code: number; out: string }> {
   return run('curl', [
     '-sS',
@@ -184,7 +190,8 @@ describe("--tls auto's CA is name-constrained", () => {
         code: 0,
         out: expect.stringContaining('"status"'),
       });
-    // Listening on 127.0.0.1, the daemon does not answer to HOST.local, and its certificate does not name it either (60: no name matches).
+    // Listening on 127.0.0.1, the daemon does not answer to HOST.local, and its certificate does not name it either
+    // (60: no name matches).
     expect((await curl(`${short}.local`, port, caFile, '/healthz')).code).toBe(60);
     // What a thief of ca-key.pem would make: a certificate for a public site, served on 127.0.0.1.
     const evil = await serveWith(await signWithCaKey(tlsDir(dataDir), 'DNS:evil.example.com'));
@@ -254,7 +261,8 @@ describe('a CA made before name constraints, and boxyard tls new-ca', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   beforeAll(async () => {
-    // The old way (tls/local-ca.ts before issue 40): P-256, CA:TRUE pathlen 0, keyCertSign and cRLSign, no name constraints.
+    // The old way (tls/local-ca.ts before issue 40): P-256, CA:TRUE pathlen 0, keyCertSign and cRLSign, no name
+    // constraints.
     const dir = tlsDir(dataDir);
     mkdirSync(dir, { mode: 0o700 });
     await run('openssl', [
@@ -315,7 +323,8 @@ describe('a CA made before name constraints, and boxyard tls new-ca', () => {
     ).stdout
       .trim()
       .split('=')[1];
-    // The old CA's server certificate, kept aside: a daemon still running on the old CA could write one again after the command.
+    // The old CA's server certificate, kept aside: a daemon still running on the old CA could write one again after the
+    // command.
     const stale = { cert: join(dataDir, 'stale.pem'), key: join(dataDir, 'stale-key.pem') };
     copyFileSync(join(dir, 'server.pem'), stale.cert);
     copyFileSync(join(dir, 'server-key.pem'), stale.key);

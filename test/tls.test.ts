@@ -63,7 +63,8 @@ describe("--tls auto: the daemon's own CA", () => {
     const health = await d.http.get('/healthz');
     expect(health.json.checks.tls).toEqual({ status: 'ok' });
     const cert = await peer(d.url, ca());
-    // Listening on 127.0.0.1: the names the daemon answers there (http/own-names.ts), not the machine's, which LAN clients use when it listens on all interfaces.
+    // Listening on 127.0.0.1: the names the daemon answers there (http/own-names.ts), not the machine's, which LAN
+    // clients use when it listens on all interfaces.
     expect(cert.subjectaltname).toBe('DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1');
     expect(statSync(join(d.dataDir, 'tls')).mode & 0o777).toBe(0o700);
     expect(statSync(join(d.dataDir, 'tls', 'ca-key.pem')).mode & 0o777).toBe(0o600);

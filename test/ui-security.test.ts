@@ -283,7 +283,8 @@ describe('the session cookie behind https', () => {
     );
     const cookie = { cookie: cookieOf(r) };
     expect((await s.http.get('/api/boxyard/session', { headers: cookie })).status).toBe(200);
-    // The plain name means nothing here (nobody is signed in): a cookie set over plain HTTP by someone else cannot shadow it.
+    // The plain name means nothing here (nobody is signed in): a cookie set over plain HTTP by someone else cannot
+    // shadow it.
     expect(
       (await s.http.get('/api/boxyard/session', { headers: { cookie: cookieOf(r).replace('__Host-', '') } })).json,
     ).toEqual({ user: null });

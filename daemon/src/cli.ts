@@ -117,7 +117,8 @@ export function buildCli(): Command {
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent')
     .action(async (opts) => serve(configFrom(opts)));
 
-  // Users (auth/cli-accounts.ts: passwords from a prompt or --password-stdin, never argv) and organizations (orgs/cli.ts).
+  // Users (auth/cli-accounts.ts: passwords from a prompt or --password-stdin, never argv) and organizations
+  // (orgs/cli.ts).
   accountCommands(program, withDeps);
   orgCommands(program, withDeps);
 
@@ -224,7 +225,8 @@ export function buildCli(): Command {
 buildCli()
   .parseAsync(process.argv)
   .catch((err: unknown) => {
-    // A damaged database met outside the start's check (a CLI command, a page the check had not reached) says what to do.
+    // A damaged database met outside the start's check (a CLI command, a page the check had not reached) says what to
+    // do.
     const message = damagedDatabaseError(err)?.message ?? (err instanceof Error ? err.message : String(err));
     process.stderr.write(`boxyard: ${message}\n`);
     process.exit(1);

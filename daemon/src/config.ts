@@ -47,7 +47,10 @@ export const Config = z
      * X-Forwarded-For (the proxy's own entry), for rate limits, login limits and logs.
      */
     trustProxy: bool.default(false),
-    /** Downloads from an S3 store answer with a redirect to a short-lived presigned URL instead of streaming through the daemon. */
+    /**
+     * Downloads from an S3 store answer with a redirect to a short-lived presigned URL instead of streaming through the
+     * daemon.
+     */
     blobsRedirect: bool.default(false),
     /** Base URL put in upload and download links; else taken from the request's Host. */
     publicUrl: z
@@ -107,15 +110,24 @@ export const Config = z
     upstream: z.string().min(1).optional(),
     /** The pull-through upstream's token, sent as vagrant sends it. */
     upstreamToken: z.string().min(1).optional(),
-    /** Free space (MiB) kept on the data folder's disk: uploads, mirror and cache downloads that would eat into it are refused (507); 0 switches the check off. */
+    /**
+     * Free space (MiB) kept on the data folder's disk: uploads, mirror and cache downloads that would eat into it are
+     * refused (507); 0 switches the check off.
+     */
     diskReserveMb: intFrom(0, 10_000_000).default(512),
     /** Files all mirror jobs together download at once (each job also keeps to its own `parallel`). */
     mirrorDownloads: intFrom(1, 64).default(8),
-    /** How long start waits for the database's integrity check (`PRAGMA quick_check`) before serving while it finishes in the background. */
+    /**
+     * How long start waits for the database's integrity check (`PRAGMA quick_check`) before serving while it finishes
+     * in the background.
+     */
     startCheckWaitMs: intFrom(0, 600_000).default(300),
     /** A request's headers must arrive within this many seconds (slowloris); answered 408 otherwise. */
     headersTimeoutSeconds: z.coerce.number().positive().max(3600).default(20),
-    /** A request body (an upload, an import, JSON) that sends no byte for this long is dropped. Idle, never total: a slow link may take hours. */
+    /**
+     * A request body (an upload, an import, JSON) that sends no byte for this long is dropped. Idle, never total: a
+     * slow link may take hours.
+     */
     bodyIdleSeconds: z.coerce.number().positive().max(86_400).default(60),
     /** A JSON body (at most 1 MiB) must arrive whole within this many seconds; 408 otherwise. */
     jsonBodySeconds: z.coerce.number().positive().max(3600).default(30),
@@ -145,7 +157,9 @@ export const Config = z
     acmeCaFile: z.string().min(1).optional(),
     /** Prometheus metrics (GET /metrics, and the counting behind it); off: neither. */
     metrics: bool.default(true),
-    /** Lets Prometheus scrape /metrics from beyond this machine with `Authorization: Bearer` it (loopback needs none). */
+    /**
+     * Lets Prometheus scrape /metrics from beyond this machine with `Authorization: Bearer` it (loopback needs none).
+     */
     metricsToken: z.string().min(16, 'metricsToken: at least 16 characters').optional(),
     /** A plain-HTTP port that redirects browsers to HTTPS and answers ACME's HTTP-01 challenges (80 with `acme`). */
     httpPort: intFrom(1, 65535).optional(),

@@ -72,9 +72,15 @@ export function buildAgentServices(
     agentTokens: new AgentTokensService(access, pools, poolsRepo, tokensRepo, clock, ids),
     agents: new AgentsService(access, pools, poolsRepo, agentsRepo),
     protocol: new AgentProtocolService(agentsRepo, tokensRepo, clock, ids, config.agentPingSeconds),
-    /** Writes the agent pings kept in memory (agents/pings.ts) and keeps no more; the daemon's last step before the database closes. */
+    /**
+     * Writes the agent pings kept in memory (agents/pings.ts) and keeps no more; the daemon's last step before the
+     * database closes.
+     */
     closePings: () => agentsRepo.closePings(),
-    /** Live agents as the database has them, so that their first reports after a start are kept pings too (agents/pings.ts). */
+    /**
+     * Live agents as the database has them, so that their first reports after a start are kept pings too
+     * (agents/pings.ts).
+     */
     knowLiveAgents: () => agentsRepo.knowLiveAgents(),
     watchdog: new AgentWatchdog(agentsRepo, clock, {
       unknownAfterSeconds: config.agentUnknownAfterSeconds,

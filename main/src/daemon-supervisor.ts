@@ -32,7 +32,9 @@ export interface SupervisorOptions {
 const LISTENING = /^Boxyard listening on (\S+)/;
 const ADMIN_CREATED = /^Created administrator /;
 
-/** Runs `boxyard serve` as a child process: waits for its "listening" line, restarts it on a crash, stops it on request. */
+/**
+ * Runs `boxyard serve` as a child process: waits for its "listening" line, restarts it on a crash, stops it on request.
+ */
 export class DaemonSupervisor {
   private child: ChildProcess | null = null;
   private settings: DesktopSettings | null = null;

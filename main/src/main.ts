@@ -213,7 +213,8 @@ class DesktopShell {
           const u = this.supervisor.current().url;
           return u ? new URL(u).hostname : null;
         },
-        // Your own or an ACME certificate names the public host, not the address the window loads: exactly that certificate is trusted there.
+        // Your own or an ACME certificate names the public host, not the address the window loads: exactly that
+        // certificate is trusted there.
         servedFile: () =>
           ({ files: this.settings.tlsCert ?? null, acme: join(this.dataDir, ACME_CERT_FILE), auto: null, off: null })[
             httpsMode(this.settings)

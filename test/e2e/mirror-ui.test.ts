@@ -223,13 +223,11 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
     const form = page.getByRole('form', { name: 'Import box files' });
     await form.getByLabel('Owner').selectOption('lab');
     await form.getByLabel('Box name').fill('imported');
-    await form
-      .getByLabel('Choose .box files')
-      .setInputFiles({
-        name: 'qemu.box',
-        mimeType: 'application/octet-stream',
-        buffer: await makeBoxFile(join(tmp, 'qemu.box'), 'qemu'),
-      });
+    await form.getByLabel('Choose .box files').setInputFiles({
+      name: 'qemu.box',
+      mimeType: 'application/octet-stream',
+      buffer: await makeBoxFile(join(tmp, 'qemu.box'), 'qemu'),
+    });
     await form.getByLabel('Import version').fill('0.1.0');
     await form.getByLabel('Release it').uncheck();
     await form.getByRole('button', { name: 'Import 1 file' }).click();

@@ -74,7 +74,8 @@ describe.runIf(installed || mandatory)('real Packer 1.6.6 vagrant-cloud post-pro
   async function expectPublished(d: TestDaemon, token: string, tag: string, version: string, file: Buffer) {
     const box = await d.http.withToken(token).get(`/api/v1/box/${tag}`);
     expect(box.status, box.text).toBe(200);
-    const v = (box.json.versions as Array<Record<string, any>>).find((x) => x.version === version); // eslint-disable-line @typescript-eslint/no-explicit-any
+    // eslint-disable-line @typescript-eslint/no-explicit-any
+    const v = (box.json.versions as Array<Record<string, any>>).find((x) => x.version === version);
     expect(v).toMatchObject({
       status: 'active',
       description_markdown: `built by packer ${version}`,

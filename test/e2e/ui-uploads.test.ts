@@ -107,13 +107,11 @@ describe.skipIf(!haveChromium)('uploads in the web UI (headless Chromium)', () =
 
   it('keeps the picker and drops off while uploading, and Cancel aborts the upload itself', async () => {
     const version = await openUploadForm('libvirt');
-    await version
-      .getByLabel('Box file', { exact: true })
-      .setInputFiles({
-        name: 'big.box',
-        mimeType: 'application/octet-stream',
-        buffer: Buffer.alloc(4 * 1024 * 1024, 3),
-      });
+    await version.getByLabel('Box file', { exact: true }).setInputFiles({
+      name: 'big.box',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.alloc(4 * 1024 * 1024, 3),
+    });
     // 128 KiB/s: 32 s for the whole file, far longer than the test takes to cancel it.
     await throttleUploads(cdp, 128 * 1024);
     await version.getByRole('button', { name: 'Create and upload' }).click();

@@ -53,7 +53,8 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
 
   it('creates a box, a version and an external provider, releases it and shows the vagrant snippet', async () => {
     await page.getByRole('link', { name: 'New box' }).click();
-    // On its own page: until the route has changed, the boxes list's "Sort by" (whose options include Name) is on screen.
+    // On its own page: until the route has changed, the boxes list's "Sort by" (whose options include Name) is on
+    // screen.
     await page.getByRole('heading', { name: 'New box' }).waitFor();
     await page.getByLabel('Name', { exact: true }).fill('e2e-box');
     await page.getByLabel('Short description').fill('Made by the UI test');
@@ -202,23 +203,19 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     const attributes = async () =>
       (await admin.get('/api/v2/organizations/e2e-org/workspaces')).json.data[0].attributes;
     await page.getByLabel('Agent pool of e2e-ws').selectOption({ label: 'agent pool e2e-pool' });
-    await expect
-      .poll(attributes)
-      .toMatchObject({
-        name: 'e2e-ws',
-        'execution-mode': 'agent',
-        'agent-pool-id': poolId,
-        'setting-overwrites': { 'execution-mode': true, 'agent-pool': true },
-      });
+    await expect.poll(attributes).toMatchObject({
+      name: 'e2e-ws',
+      'execution-mode': 'agent',
+      'agent-pool-id': poolId,
+      'setting-overwrites': { 'execution-mode': true, 'agent-pool': true },
+    });
     await row.getByText('its own').waitFor();
     await page.getByLabel('Agent pool of e2e-ws').selectOption('default');
-    await expect
-      .poll(attributes)
-      .toMatchObject({
-        'execution-mode': 'remote',
-        'agent-pool-id': null,
-        'setting-overwrites': { 'execution-mode': false, 'agent-pool': false },
-      });
+    await expect.poll(attributes).toMatchObject({
+      'execution-mode': 'remote',
+      'agent-pool-id': null,
+      'setting-overwrites': { 'execution-mode': false, 'agent-pool': false },
+    });
     await row.getByText('inherited from the organization').waitFor();
     await page.getByLabel('Agent pool of e2e-ws').selectOption({ label: 'agent pool e2e-pool' });
     await expect.poll(attributes).toMatchObject({ 'execution-mode': 'agent', 'agent-pool-id': poolId });

@@ -96,7 +96,10 @@ export interface StaticServer {
   close(): Promise<void>;
 }
 
-/** A plain HTTP server on 127.0.0.1 (or another loopback address) whose answers each test scripts (catalogs, files, faults). */
+/**
+ * A plain HTTP server on 127.0.0.1 (or another loopback address) whose answers each test scripts (catalogs, files,
+ * faults).
+ */
 export async function staticServer(host = '127.0.0.1'): Promise<StaticServer> {
   const routes = new Map<string, Handler>();
   const requests: string[] = [];

@@ -28,7 +28,9 @@ export interface TestS3 {
   region: string;
   /** The server's test credentials, for an S3Client's config. */
   credentials: { accessKeyId: string; secretAccessKey: string };
-  /** The same as environment variables, for a daemon started as a child process (the SDK's default chain reads them). */
+  /**
+   * The same as environment variables, for a daemon started as a child process (the SDK's default chain reads them).
+   */
   env: Record<string, string>;
   /** The daemon's --blobs value for keys under `prefix`. */
   url(prefix?: string): string;

@@ -117,7 +117,10 @@ export async function signIn(page: Page, url: string, login: string, password: s
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-/** Records in the page whether an element matching `selector` was ever on screen (fast local work ends before a poll sees it). */
+/**
+ * Records in the page whether an element matching `selector` was ever on screen (fast local work ends before a poll
+ * sees it).
+ */
 export async function watchFor(page: Page, selector: string, flag: string): Promise<void> {
   await page.evaluate(
     ({ selector, flag }) => {

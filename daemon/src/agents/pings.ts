@@ -84,7 +84,10 @@ export class PingBuffer {
     if (now) this.known.set(id, now);
   }
 
-  /** The agent's status changed in a way this daemon did not write (the watchdog turned it unknown): its next report is written at once. */
+  /**
+   * The agent's status changed in a way this daemon did not write (the watchdog turned it unknown): its next report is
+   * written at once.
+   */
   forget(id: string): void {
     this.known.delete(id);
     this.previous.delete(id);

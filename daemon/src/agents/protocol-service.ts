@@ -30,7 +30,10 @@ export class AgentProtocolService {
     private readonly pingSeconds: number,
   ) {}
 
-  /** The agent token behind a presented secret; unauthorized (the agent protocol's "stop") when it is unknown or was revoked. */
+  /**
+   * The agent token behind a presented secret; unauthorized (the agent protocol's "stop") when it is unknown or was
+   * revoked.
+   */
   async authenticate(secret: string | undefined): Promise<AgentTokenRow> {
     const hash = secret ? sha256Hex(secret) : '';
     const token = secret ? await this.tokens.tokenByHash(hash) : undefined;

@@ -156,7 +156,9 @@ export class AccountService {
     });
   }
 
-  /** An administrator (or `boxyard user password` on the server) sets a user's password; all their tokens are revoked. */
+  /**
+   * An administrator (or `boxyard user password` on the server) sets a user's password; all their tokens are revoked.
+   */
   async resetPassword(target: UserRow, password: string, actor?: NonNullable<Principal>): Promise<UserRow> {
     if (actor && actor.user.id === target.id) {
       throw new ForbiddenError(

@@ -29,7 +29,10 @@ function requireAdmin(ctx: Context): NonNullable<Principal> {
   return p;
 }
 
-/** Boxyard's own account endpoints, for what the Vagrant Cloud API leaves out (under /api/boxyard; organizations: orgs/admin-routes.ts). */
+/**
+ * Boxyard's own account endpoints, for what the Vagrant Cloud API leaves out (under /api/boxyard; organizations:
+ * orgs/admin-routes.ts).
+ */
 export function adminRoutes(deps: AdminRouteDeps): Router {
   const r = new Router();
   const selfOrAdmin = async (ctx: Context, name: string) => {

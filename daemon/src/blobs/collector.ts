@@ -34,7 +34,9 @@ export interface CollectOptions {
   graceMs?: number;
 }
 
-/** A PUT that has not said it still streams for this long died with its daemon (uploads/service.ts beats every minute). */
+/**
+ * A PUT that has not said it still streams for this long died with its daemon (uploads/service.ts beats every minute).
+ */
 export const RECEIVING_STALE_MS = 3 * 60_000;
 
 /**

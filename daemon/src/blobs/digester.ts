@@ -47,8 +47,8 @@ const RING_BYTES = 1024 * 1024;
 
 /**
  * Hashes on a worker thread, so the thread that receives and writes the bytes only copies them
- * into a shared ring (hashing runs beside the I/O: docs/ARCHITECTURE.md, "An upload's way"). Memory is fixed: `update` waits
- * while the ring is full. (Handing the worker a fresh buffer per chunk cost ~70 MiB of RSS.)
+ * into a shared ring (hashing runs beside the I/O: docs/ARCHITECTURE.md, "An upload's way"). Memory is fixed: `update`
+ * waits while the ring is full. (Handing the worker a fresh buffer per chunk cost ~70 MiB of RSS.)
  */
 class WorkerDigester implements Digester {
   private readonly worker: Worker;

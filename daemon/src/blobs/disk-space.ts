@@ -30,7 +30,9 @@ export class DiskSpace {
     return (await this.usage()).free;
   }
 
-  /** The data folder's disk: its size and what an unprivileged process may still write (the overview page shows both). */
+  /**
+   * The data folder's disk: its size and what an unprivileged process may still write (the overview page shows both).
+   */
   async usage(): Promise<{ free: number; total: number }> {
     const s = await statfs(this.dir);
     return { free: Number(s.bavail) * Number(s.bsize), total: Number(s.blocks) * Number(s.bsize) };

@@ -42,7 +42,9 @@ import { sendRange } from './downloads/send-range';
  */
 
 const READ_CHUNK = 1024 * 1024;
-/** Each download's two buffers (send-range.ts): 256 KiB fell below 0.8 of nginx, 1 MiB added 8 MiB for eight downloads. */
+/**
+ * Each download's two buffers (send-range.ts): 256 KiB fell below 0.8 of nginx, 1 MiB added 8 MiB for eight downloads.
+ */
 const SEND_CHUNK = 512 * 1024;
 /** Send buffers kept for the next downloads: two each for eight at once (8 MiB at most). */
 const SEND_BUFFERS_KEPT = 16;

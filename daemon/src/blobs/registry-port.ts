@@ -25,7 +25,10 @@ export interface ProviderFile {
 export interface RegistryPort extends BlobReferrer {
   /** The provider the caller may read or manage; not found (404) otherwise. */
   resolveProvider(p: Principal, ref: ProviderLocator, need: 'read' | 'manage'): Promise<{ provider: ProviderFile }>;
-  /** Whether the user who made an upload URL (by id; null: unknown) may manage the provider's box now, by the rule `manage` applies. */
+  /**
+   * Whether the user who made an upload URL (by id; null: unknown) may manage the provider's box now, by the rule
+   * `manage` applies.
+   */
   issuerMayManage(userId: string | null, providerId: string): Promise<boolean>;
   /** Points the provider at a stored blob (the commit of an upload). */
   attachBlob(providerId: string, blob: { sha256: string; size: number }): Promise<void>;

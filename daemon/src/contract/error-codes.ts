@@ -42,7 +42,9 @@ const KNOWN: ReadonlySet<string> = new Set(ERROR_CODES);
 
 export const isErrorCode = (value: unknown): value is ErrorCode => typeof value === 'string' && KNOWN.has(value);
 
-/** The code of an error body in any of the daemon's dialects; undefined for a body that names none (not the daemon's). */
+/**
+ * The code of an error body in any of the daemon's dialects; undefined for a body that names none (not the daemon's).
+ */
 export function errorCodeOf(body: unknown): ErrorCode | undefined {
   const doc = body as { code?: unknown; errors?: unknown } | null | undefined;
   if (typeof doc !== 'object' || doc === null) return undefined;

@@ -15,9 +15,15 @@ export const DesktopSettings = z
   .object({
     /** Serve the LAN (`--host 0.0.0.0`) instead of this machine only. */
     lanAccess: z.boolean(),
-    /** With LAN access: HTTPS from Boxyard's own CA (`--tls auto`), on unless switched off (settings saved before it had it). */
+    /**
+     * With LAN access: HTTPS from Boxyard's own CA (`--tls auto`), on unless switched off (settings saved before it had
+     * it).
+     */
     lanHttps: z.boolean().default(true),
-    /** With LAN HTTPS: your own certificate chain and key (PEM files, `--tls-cert/--tls-key`) instead of Boxyard's CA; both or neither. */
+    /**
+     * With LAN HTTPS: your own certificate chain and key (PEM files, `--tls-cert/--tls-key`) instead of Boxyard's CA;
+     * both or neither.
+     */
     tlsCert: z.string().trim().min(1).max(4096).optional(),
     tlsKey: z.string().trim().min(1).max(4096).optional(),
     /**

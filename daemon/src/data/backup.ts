@@ -15,7 +15,9 @@ export interface BackupOptions {
   /** The database file in it (config.ts databaseFile). */
   databaseFile: string;
   dest: string;
-  /** Told after each database snapshot, before its blobs are copied (the CLI says so; a test races the collector there). */
+  /**
+   * Told after each database snapshot, before its blobs are copied (the CLI says so; a test races the collector there).
+   */
   onSnapshot?: (attempt: number) => Promise<void> | void;
   /** Snapshots to try before giving up on a data folder whose blobs keep going away (5). */
   attempts?: number;
@@ -147,7 +149,10 @@ async function copyConsistent(
   }
 }
 
-/** SQLite's online backup into `file` (all pages in one step, so a concurrent write cannot restart it), checked; the digests it names. */
+/**
+ * SQLite's online backup into `file` (all pages in one step, so a concurrent write cannot restart it), checked; the
+ * digests it names.
+ */
 async function snapshot(live: DataDb, file: string): Promise<Set<string>> {
   await rm(file, { force: true });
   await live.raw.backup(file, { progress: ({ totalPages }) => Math.max(totalPages, 100) });

@@ -25,7 +25,9 @@ function embedded(config: Config, command: string): Config {
   );
 }
 
-/** `boxyard backup | restore | check`: on the data folder itself, no daemon needed (docs/operations-and-security.md). */
+/**
+ * `boxyard backup | restore | check`: on the data folder itself, no daemon needed (docs/operations-and-security.md).
+ */
 export function dataCommands(program: Command, configOf: ConfigOf): void {
   program
     .command('backup <dest>')

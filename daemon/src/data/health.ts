@@ -20,9 +20,15 @@ export interface Check {
 }
 
 export interface HealthReport {
-  /** `failing` (HTTP 503): the database or the blob folder cannot serve; `degraded`: uploads are refused for want of space. */
+  /**
+   * `failing` (HTTP 503): the database or the blob folder cannot serve; `degraded`: uploads are refused for want of
+   * space.
+   */
   status: 'ok' | 'degraded' | 'failing';
-  /** `tls` with HTTPS on: a certificate that could not be renewed or reloaded (the one before is still served: degraded). */
+  /**
+   * `tls` with HTTPS on: a certificate that could not be renewed or reloaded (the one before is still served:
+   * degraded).
+   */
   checks: { database: Check; blobs: Check; disk: Check; tls?: Check };
 }
 

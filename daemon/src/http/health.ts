@@ -9,7 +9,9 @@ import { callerIsAdmin } from './caller';
  * Answered before maintenance and rate limits, by exact path. `/healthz` touches the database and
  * the blob folder (data/health.ts, at most once a second) and answers 503 with what is wrong.
  */
-/** One check of the report: its status, and what is wrong (words that may name files: a key's path, the data folder's). */
+/**
+ * One check of the report: its status, and what is wrong (words that may name files: a key's path, the data folder's).
+ */
 export interface HealthCheck {
   status: string;
   detail?: string;

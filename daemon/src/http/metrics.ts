@@ -107,7 +107,10 @@ export interface ScrapedGauge {
  */
 export class Metrics {
   readonly registry = new Registry();
-  /** Requests by `route method status`, counted here and handed to prom-client when scraped: hashing labels on every request cost the catalog 3% (bench/). */
+  /**
+   * Requests by `route method status`, counted here and handed to prom-client when scraped: hashing labels on every
+   * request cost the catalog 3% (bench/).
+   */
   private readonly answered = new Map<
     string,
     { labels: { route: string; method: string; status: string }; n: number; latency: Series }

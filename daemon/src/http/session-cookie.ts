@@ -11,7 +11,10 @@ import { CSRF_HEADER, CSRF_VALUE } from '../contract/headers';
  * "same site", so SameSite=Strict lets their forms carry the cookie) are stopped by it too.
  */
 
-/** How long a browser keeps the cookie, and its token lasts (auth/tokens-service.ts); sign-out (or revoking the token in Settings) ends it sooner. */
+/**
+ * How long a browser keeps the cookie, and its token lasts (auth/tokens-service.ts); sign-out (or revoking the token in
+ * Settings) ends it sooner.
+ */
 export const SESSION_MAX_AGE_SECONDS = 30 * 24 * 3600;
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -19,8 +22,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /**
  * The web UI's sign-in: the session's API token in an httpOnly, SameSite=Strict cookie, so script
  * in the page (injected or not) never holds it, and Secure with the `__Host-` prefix when the public
- * URL is https or the daemon serves HTTPS itself. Requests that the cookie authenticates and that change something must also carry
- * the CSRF header.
+ * URL is https or the daemon serves HTTPS itself. Requests that the cookie authenticates and that change something must
+ * also carry the CSRF header.
  */
 export class SessionCookie {
   readonly name: string;

@@ -1,6 +1,9 @@
 import { createHash, hash, scrypt as scryptCb, randomBytes, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-/** One-shot `crypto.hash` (Node ≥ 20.12): every authenticated request hashes its token, and a Hash object cost twice as much. */
+/**
+ * One-shot `crypto.hash` (Node ≥ 20.12): every authenticated request hashes its token, and a Hash object cost twice as
+ * much.
+ */
 export const sha256Hex = (value: string): string => hash('sha256', value, 'hex');
 
 /**
@@ -54,7 +57,10 @@ interface Parsed {
   hash: Buffer;
 }
 
-/** `$scrypt$ln=14,r=8,p=5$<salt>$<hash>` (PHC string format, base64 without padding) or the legacy `scrypt$<salt hex>$<hash hex>`. */
+/**
+ * `$scrypt$ln=14,r=8,p=5$<salt>$<hash>` (PHC string format, base64 without padding) or the legacy `scrypt$<salt
+ * hex>$<hash hex>`.
+ */
 function parse(stored: string): Parsed | undefined {
   const phc = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/.exec(stored);
   if (phc) {

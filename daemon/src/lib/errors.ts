@@ -19,7 +19,9 @@ export interface ErrorDetails {
   deliveryMethods?: readonly string[];
 }
 
-/** The one error the daemon throws on purpose: a stable code (on the wire), a message that says what to do, and details. */
+/**
+ * The one error the daemon throws on purpose: a stable code (on the wire), a message that says what to do, and details.
+ */
 export class AppError extends Error {
   declare readonly field?: string;
   declare readonly retryAfterSeconds?: number;

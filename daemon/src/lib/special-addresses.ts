@@ -30,7 +30,9 @@ const IPV4_SPECIAL = [
   '240.0.0.0/4', // reserved (RFC 1112), with 255.255.255.255/32, limited broadcast (RFC 919)
 ] as const;
 
-/** Global unicast: everything outside it is refused (loopback, ULA, link-local, multicast, the unspecified address, …). */
+/**
+ * Global unicast: everything outside it is refused (loopback, ULA, link-local, multicast, the unspecified address, …).
+ */
 const IPV6_GLOBAL = '2000::/3';
 
 const IPV6_SPECIAL = [

@@ -176,7 +176,10 @@ export class MirrorRepository {
       .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
-  /** Marks a job `runner` runs as publishing (it can no longer be cancelled); false when it was cancelled or taken first. */
+  /**
+   * Marks a job `runner` runs as publishing (it can no longer be cancelled); false when it was cancelled or taken
+   * first.
+   */
   async startPublishing(id: string, runner: string, now: string): Promise<boolean> {
     const r = await this.db
       .updateTable('mirror_jobs')

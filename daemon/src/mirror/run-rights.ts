@@ -34,7 +34,10 @@ export class MirrorRights {
     return null;
   }
 
-  /** The message of a mirror that must pause now (its runs publish nothing until it is resumed), or null when it may run. */
+  /**
+   * The message of a mirror that must pause now (its runs publish nothing until it is resumed), or null when it may
+   * run.
+   */
   async pauseReason(mirror: Mirror, upstream: UpstreamRow): Promise<string | null> {
     const who = await this.orgs.actor(mirror.runs_as);
     const why = who ? await this.refusal(who, mirror.target, upstream) : 'The user it ran as was deleted.';

@@ -47,7 +47,10 @@ export interface MirrorsTable {
   created_by: string | null;
   /** Whose rights its runs use, as they are when it runs: its creator, or whoever resumed it last (null: deleted). */
   runs_as: string | null;
-  /** Why it stopped running (its user may no longer publish into the target or read through the upstream); null: it runs. */
+  /**
+   * Why it stopped running (its user may no longer publish into the target or read through the upstream); null: it
+   * runs.
+   */
   paused: string | null;
   created_at: string;
   updated_at: string;

@@ -33,7 +33,10 @@ export class OrganizationAccess {
     throw new NotFoundError(`${what} not found (or you are not a member of its organization).`);
   }
 
-  /** The row with its organization, or 404 naming `what` when it is missing or the caller is not a member of its organization. */
+  /**
+   * The row with its organization, or 404 naming `what` when it is missing or the caller is not a member of its
+   * organization.
+   */
   async member<T extends { organization_name: string }>(
     p: Caller,
     row: T | undefined,

@@ -9,7 +9,9 @@ const named = async (deps: Deps, name: string) => {
   return org;
 };
 
-/** `boxyard org …`: on the data folder directly (the daemon may run meanwhile), through the same OrgService as the APIs. */
+/**
+ * `boxyard org …`: on the data folder directly (the daemon may run meanwhile), through the same OrgService as the APIs.
+ */
 export function orgCommands(program: Command, withDeps: WithDeps): void {
   const org = program.command('org').description('manage organizations');
   org

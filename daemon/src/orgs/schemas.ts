@@ -20,7 +20,8 @@ export const UpdateOrganizationBody = z.object({
 });
 export const MemberParams = NameParams.extend({ username: z.string().min(1).max(256) });
 
-/* Organization bodies of the JSON:API (contract/bodies/jsonapi.ts), wire → domain: wire names stay there, here and in resources.ts. */
+// Organization bodies of the JSON:API (contract/bodies/jsonapi.ts), wire → domain: wire names stay there, here and in
+// resources.ts.
 const organizationInput = (
   a: Partial<z.infer<typeof OrganizationAttributes>> = {},
   r: z.infer<typeof OrganizationRelationships> = {},

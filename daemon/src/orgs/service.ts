@@ -96,7 +96,9 @@ export class OrgService {
     return (await this.repo.orgByName(input.name))!;
   }
 
-  /** Changes the organization's row and its HCP Terraform settings together, and runs `within` in the same transaction. */
+  /**
+   * Changes the organization's row and its HCP Terraform settings together, and runs `within` in the same transaction.
+   */
   async update(
     org: OrganizationRow,
     patch: OrganizationPatch,

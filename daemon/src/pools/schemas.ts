@@ -10,7 +10,8 @@ import { PageQuery } from '../http/jsonapi/pagination';
 import { optionalText as text } from '../http/params';
 import type { PoolInput } from './service';
 
-/* Agent pool and agent token documents (contract/bodies/jsonapi.ts) → the service's input: wire names stay there, here and in resources.ts. */
+// Agent pool and agent token documents (contract/bodies/jsonapi.ts) → the service's input: wire names stay there, here
+// and in resources.ts.
 
 const ids = (rel: { data: Array<{ id: string }> } | undefined) => rel?.data.map((x) => x.id);
 /** A present relationship replaces the list (`[]` clears it); an absent one is undefined: unchanged. */

@@ -72,7 +72,10 @@ export class PoolsService {
     return { views: await this.repo.views(r.rows), total: r.total, matching: r.matching };
   }
 
-  /** How many agents of each status the organization's pools (or the listed ones among them) have; pools without agents are left out. */
+  /**
+   * How many agents of each status the organization's pools (or the listed ones among them) have; pools without agents
+   * are left out.
+   */
   async statusCounts(p: Caller, orgName: string, poolIds?: readonly string[]) {
     const org = await this.access.visible(p, orgName);
     return this.repo.statusCounts(org.id, poolIds);

@@ -10,7 +10,9 @@ import type { BoxRecord, ProviderRow, RegistryRepository, VersionRow, VersionSet
  */
 export type Need = 'read' | 'download' | 'manage';
 
-/** Whom a namespace or box belongs to, who acts for them, and users recorded by id as they are now (orgs/service.ts). */
+/**
+ * Whom a namespace or box belongs to, who acts for them, and users recorded by id as they are now (orgs/service.ts).
+ */
 export type NamespaceOwners = Pick<OrgService, 'namespace' | 'isMember' | 'actsFor' | 'actor'>;
 
 export interface BoxRef {
@@ -85,7 +87,9 @@ export class RegistryAccess {
     return this.orgs.actsFor(p, box);
   }
 
-  /** Which of the box's versions the caller sees: every one when they may manage it, else the released and revoked ones. */
+  /**
+   * Which of the box's versions the caller sees: every one when they may manage it, else the released and revoked ones.
+   */
   async versionsShown(p: Acting, box: BoxRecord): Promise<Exclude<VersionSet, 'active'>> {
     return p && (await this.mayManage(p, box)) ? 'all' : 'published';
   }
@@ -99,7 +103,10 @@ export class RegistryAccess {
     return { box, version };
   }
 
-  /** A released version is anyone's who may see the box; a revoked one too, but not its files; an unreleased one only its managers'. */
+  /**
+   * A released version is anyone's who may see the box; a revoked one too, but not its files; an unreleased one only
+   * its managers'.
+   */
   private async shows(p: Acting, box: BoxRecord, version: VersionRow, need: Need): Promise<boolean> {
     if (need === 'manage' || version.status === 'active' || (version.status === 'revoked' && need === 'read'))
       return true;

@@ -33,7 +33,10 @@ export const isUsable = (p: ProviderRow): boolean => p.url !== null || p.blob_sh
 /** Its bytes need no upstream: stored here, or at an external URL of the owner's choosing. */
 export const isHeld = (p: ProviderRow): boolean => p.blob_sha256 !== null || (p.url !== null && p.source_url === null);
 
-/** One box's versions and providers in one query: those of `shown` (registry/access.ts versionsShown decides for a caller). */
+/**
+ * One box's versions and providers in one query: those of `shown` (registry/access.ts versionsShown decides for a
+ * caller).
+ */
 export async function loadDetail(repo: RegistryRepository, box: BoxRecord, shown: VersionSet): Promise<BoxDetail> {
   return { box, versions: await repo.versionsOfBox(box.id, shown), shown };
 }

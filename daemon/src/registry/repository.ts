@@ -40,7 +40,9 @@ export class RegistryRepository {
   /** What every catalog, box and download request reads: built once (store/cache/prepared.ts). */
   private readonly hot;
   private readonly searches: SearchQueries;
-  /** Each box's current version (what search hits and namespace listings show), kept until versions or providers change. */
+  /**
+   * Each box's current version (what search hits and namespace listings show), kept until versions or providers change.
+   */
   private readonly current: ReadCache<[string], VersionDetail | undefined>;
 
   /** `textIndex`: what narrows search text queries; by default the database's own (text-search.ts). */

@@ -43,7 +43,8 @@ export function registryRoutes(deps: RegistryRouteDeps): Router {
       const links = linksFor(ctx, deps.config);
       // vagrant_cloud 3.0.5 raises on any top-level key besides `boxes`.
       const build = () => ({ boxes: hits.map((b) => boxSummaryJson(b, links)) });
-      // Hits from the read caches are the same frozen boxes and versions until one changes: the page is serialized once.
+      // Hits from the read caches are the same frozen boxes and versions until one changes: the page is serialized
+      // once.
       const from = hits.flatMap((h) => [h.box, h.current ?? NO_VERSION]);
       if (from.length > 0) answers.send(ctx, [from[0], ...from.slice(1)], `${links.urls.base} ${links.api}`, build);
       else ctx.body = build();

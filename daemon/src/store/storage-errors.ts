@@ -41,7 +41,9 @@ export function diskFullError(err: unknown): InsufficientStorageError | undefine
   return undefined;
 }
 
-/** A request (or CLI command) that failed on a damaged database: still a 500, but saying what is wrong and what to do. */
+/**
+ * A request (or CLI command) that failed on a damaged database: still a 500, but saying what is wrong and what to do.
+ */
 export function damagedDatabaseError(err: unknown): InternalError | undefined {
   if (!isDatabaseDamage(err)) return undefined;
   return new InternalError(

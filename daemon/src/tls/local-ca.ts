@@ -29,7 +29,10 @@ import {
 const CA_KEY = 'ca-key.pem';
 const SERVER_FILE = 'server.pem';
 const SERVER_KEY = 'server-key.pem';
-/** Written by `LocalCa.replace`: when, the fingerprint of the CA it replaced, and of the CA it made (a CA made otherwise since is not that one). */
+/**
+ * Written by `LocalCa.replace`: when, the fingerprint of the CA it replaced, and of the CA it made (a CA made otherwise
+ * since is not that one).
+ */
 const REPLACED = 'replaced.json';
 
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
@@ -45,7 +48,10 @@ export interface IssuedCertificate {
   names: string[];
 }
 
-/** When `boxyard tls new-ca` made the CA, and the fingerprint of the one before: clients that trusted that one must trust the new one. */
+/**
+ * When `boxyard tls new-ca` made the CA, and the fingerprint of the one before: clients that trusted that one must
+ * trust the new one.
+ */
 export type Replaced = NonNullable<LocalCaJson['replaced']>;
 
 /** The CA's certificate and key checked as a pair (not its dates: its clients check those). */
@@ -126,7 +132,9 @@ export class LocalCa {
     return ca;
   }
 
-  /** When `boxyard tls new-ca` made this CA, and the fingerprint of the one before; null: it was made on a first start. */
+  /**
+   * When `boxyard tls new-ca` made this CA, and the fingerprint of the one before; null: it was made on a first start.
+   */
   async replaced(): Promise<Replaced | null> {
     const text = await readFile(join(this.dir, REPLACED), 'utf8').catch(() => null);
     if (!text) return null;
@@ -170,7 +178,10 @@ export class LocalCa {
     return new LocalCa(dir, cert.toString('pem'), cert, keys.privateKey, permitted);
   }
 
-  /** The server certificate on disk, if this CA signed it, it names exactly `names`, and its key and dates pass at `now`. */
+  /**
+   * The server certificate on disk, if this CA signed it, it names exactly `names`, and its key and dates pass at
+   * `now`.
+   */
   async current(names: string[], now: Date): Promise<IssuedCertificate | null> {
     const [cert, key] = await Promise.all([
       readFile(join(this.dir, SERVER_FILE), 'utf8').catch(() => null),

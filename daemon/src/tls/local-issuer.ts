@@ -63,7 +63,10 @@ export class LocalCaIssuer implements Issuer {
     return reviewNames(this.opts.settings, this.local!.permitted, serverNames(this.opts.settings));
   }
 
-  /** Says at start what the CA's name constraints leave out, and when a new CA is advised how to make it (docs/https.md). */
+  /**
+   * Says at start what the CA's name constraints leave out, and when a new CA is advised how to make it
+   * (docs/https.md).
+   */
   private report(): void {
     const { log, settings, dataDir } = this.opts;
     const { outside, replace } = this.review!;

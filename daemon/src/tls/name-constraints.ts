@@ -30,7 +30,10 @@ export interface Permitted {
   excluded?: string[];
 }
 
-/** The DNS names a LAN daemon is reached by wherever it runs: mDNS, loopback and the names RFC 8375 and common routers give a LAN. */
+/**
+ * The DNS names a LAN daemon is reached by wherever it runs: mDNS, loopback and the names RFC 8375 and common routers
+ * give a LAN.
+ */
 export const LAN_DNS = ['local', 'localhost', 'home.arpa', 'internal', 'lan'] as const;
 
 /** Loopback, RFC 1918, CGNAT (RFC 6598), link-local, IPv6 unique-local (RFC 4193) and link-local. */
@@ -52,13 +55,19 @@ const inRange = (address: string, cidr: string): boolean => {
   return a.kind() === base.kind() && a.match(base, bits);
 };
 
-/** `name` is `constraint` or a name under it (a constraint with a leading dot: only names under it), as OpenSSL compares them. */
+/**
+ * `name` is `constraint` or a name under it (a constraint with a leading dot: only names under it), as OpenSSL compares
+ * them.
+ */
 const underDns = (name: string, constraint: string): boolean => {
   const c = constraint.toLowerCase();
   return c.startsWith('.') ? name.endsWith(c) : name === c || name.endsWith(`.${c}`);
 };
 
-/** Whether a CA with these constraints may certify `name` (a host name or an address); a kind with no subtree is not constrained. */
+/**
+ * Whether a CA with these constraints may certify `name` (a host name or an address); a kind with no subtree is not
+ * constrained.
+ */
 export function permits(p: Permitted, name: string): boolean {
   const n = normalizeHost(name);
   if (isIP(n)) return p.ip.length === 0 || p.ip.some((r) => inRange(n, r));
@@ -147,7 +156,10 @@ export function nameConstraintsExtension(p: Permitted): x509.Extension {
   );
 }
 
-/** The permitted subtrees of a CA certificate's NameConstraints; null when it has none (a CA made before Boxyard's CAs had constraints). */
+/**
+ * The permitted subtrees of a CA certificate's NameConstraints; null when it has none (a CA made before Boxyard's CAs
+ * had constraints).
+ */
 export function constraintsOf(cert: x509.X509Certificate): Permitted | null {
   const ext = cert.getExtension(id_ce_nameConstraints);
   if (!ext) return null;

@@ -1,6 +1,9 @@
 import type { ExecutionMode } from '../contract/wire/jsonapi';
 
-/** Which of a workspace's execution settings are its own (HCP Terraform's `setting-overwrites`); the others come from its organization. */
+/**
+ * Which of a workspace's execution settings are its own (HCP Terraform's `setting-overwrites`); the others come from
+ * its organization.
+ */
 export interface Overwrites {
   executionMode: boolean;
   agentPool: boolean;

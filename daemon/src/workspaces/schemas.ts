@@ -12,7 +12,8 @@ import { optionalText } from '../http/params';
 import type { WorkspaceSettings } from './settings';
 import type { WorkspaceInput } from './service';
 
-/* Workspace and project documents (contract/bodies/jsonapi.ts) → the services' inputs: wire names stay there, here and in resources.ts. */
+// Workspace and project documents (contract/bodies/jsonapi.ts) → the services' inputs: wire names stay there, here and
+// in resources.ts.
 
 /** Wire attribute → domain setting; resources.ts serializes with the same table. */
 export const WORKSPACE_SETTING_ATTRIBUTES = {

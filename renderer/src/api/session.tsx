@@ -12,7 +12,10 @@ export interface Session {
   /** The signed-in user's name. */
   username: string | null;
   admin: boolean;
-  /** The session ended while in use (revoked elsewhere, expired, the password changed): the UI says so until the next sign-in. */
+  /**
+   * The session ended while in use (revoked elsewhere, expired, the password changed): the UI says so until the next
+   * sign-in.
+   */
   ended: boolean;
   api: Fetcher;
   /** After a successful sign-in (the daemon has set the session cookie). */

@@ -8,7 +8,10 @@ declare global {
   }
 }
 
-/** LAN access (over HTTPS unless switched off), port and data folder: only inside the desktop app, through the preload bridge. */
+/**
+ * LAN access (over HTTPS unless switched off), port and data folder: only inside the desktop app, through the preload
+ * bridge.
+ */
 export function DesktopSettings({ bridge }: { bridge: DesktopBridge }) {
   const [info, setInfo] = useState<DesktopInfo | null>(null);
   const [draft, setDraft] = useState(DEFAULT_DESKTOP_SETTINGS);

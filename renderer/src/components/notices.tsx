@@ -6,7 +6,10 @@ import { getSettings } from '../api/accounts';
 import { useSession } from '../api/session';
 import { queryKeys } from '../api/query-keys';
 
-/** Whether any query on the page was refused with the `maintenance` code (what a visitor who is not signed in can learn). */
+/**
+ * Whether any query on the page was refused with the `maintenance` code (what a visitor who is not signed in can
+ * learn).
+ */
 function useMaintenanceRefusals(): boolean {
   const qc = useQueryClient();
   const refused = (c: QueryClient) =>

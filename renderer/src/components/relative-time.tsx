@@ -30,7 +30,9 @@ export function TimeAgo({
   );
 }
 
-/** A date as the UI shows it everywhere: relative ("3 days ago"), the exact time in the tooltip, kept current each 30 s. */
+/**
+ * A date as the UI shows it everywhere: relative ("3 days ago"), the exact time in the tooltip, kept current each 30 s.
+ */
 export function When({ iso, never = '—' }: { iso: string | null | undefined; never?: string }) {
   return <TimeAgo iso={iso} now={useNow(30_000)} never={never} />;
 }

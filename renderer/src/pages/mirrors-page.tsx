@@ -7,7 +7,9 @@ import { Section } from '../components/ui';
 import { OfflineNote } from '../components/mirror/offline-settings';
 import { FolderTransfer } from '../components/mirror/folder-transfer';
 
-/** Upstreams, mirrors with their jobs and schedules, what the pull-through cache holds, and folder import and export. */
+/**
+ * Upstreams, mirrors with their jobs and schedules, what the pull-through cache holds, and folder import and export.
+ */
 export function MirrorsPage() {
   return (
     <>

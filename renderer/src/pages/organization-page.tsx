@@ -87,7 +87,10 @@ function Members({ org, members }: { org: string; members: MemberJson[] }) {
   );
 }
 
-/** An organization: owners add, promote and remove members, set its agent-pool limit and defaults; its workspaces and their agent pools. */
+/**
+ * An organization: owners add, promote and remove members, set its agent-pool limit and defaults; its workspaces and
+ * their agent pools.
+ */
 export function OrganizationPage() {
   const { name = '' } = useParams();
   const { api } = useSession();

@@ -176,7 +176,9 @@ function Activity({ items }: { items: ActivityJson[] }) {
   );
 }
 
-/** The first page for a signed-in user: storage, counts, the URL to give colleagues, version, health, recent activity. */
+/**
+ * The first page for a signed-in user: storage, counts, the URL to give colleagues, version, health, recent activity.
+ */
 export function OverviewPage() {
   const { api } = useSession();
   const q = useQuery({ queryKey: queryKeys.overview, queryFn: () => getOverview(api) });

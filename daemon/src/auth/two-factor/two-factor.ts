@@ -36,7 +36,9 @@ export class TwoFactorService {
     private readonly secrets: SecretBox,
   ) {}
 
-  /** At start: seals TOTP secrets stored in plaintext (databases from before issue 10). Answers how many rows changed. */
+  /**
+   * At start: seals TOTP secrets stored in plaintext (databases from before issue 10). Answers how many rows changed.
+   */
   async sealStoredSecrets(): Promise<number> {
     let changed = 0;
     for (const row of await this.repo.twoFactorSecrets()) {

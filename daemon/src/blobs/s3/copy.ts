@@ -27,7 +27,10 @@ const COPY_CONCURRENCY = 4;
 
 export type CopyPlan = { kind: 'single' } | { kind: 'multipart'; parts: ByteRange[] };
 
-/** How an object of `size` bytes is copied: one CopyObject up to `singleMax`, else parts of at least `minPart` (≤ 10,000 of them). */
+/**
+ * How an object of `size` bytes is copied: one CopyObject up to `singleMax`, else parts of at least `minPart` (≤ 10,000
+ * of them).
+ */
 export function planCopy(size: number, limits: CopyLimits = S3_COPY_LIMITS): CopyPlan {
   if (size <= limits.singleMax) return { kind: 'single' };
   const partSize = Math.max(limits.minPart, Math.ceil(size / MAX_PARTS));

@@ -13,7 +13,10 @@ export interface S3Location {
    */
   publicEndpoint?: string;
   region: string;
-  /** Bucket in the path (`http://host/bucket/key`): forced with an endpoint, as S3-compatible servers rarely have per-bucket DNS names. */
+  /**
+   * Bucket in the path (`http://host/bucket/key`): forced with an endpoint, as S3-compatible servers rarely have
+   * per-bucket DNS names.
+   */
   forcePathStyle: boolean;
 }
 
@@ -24,7 +27,9 @@ const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const PARAMETERS = new Set(['endpoint', 'public_endpoint', 'region']);
 const REGION = /^[a-z0-9-]{1,64}$/;
 
-/** The value as an error message may show it: whatever stands before an `@` after `//` (user and password) is left out. */
+/**
+ * The value as an error message may show it: whatever stands before an `@` after `//` (user and password) is left out.
+ */
 const redacted = (value: string): string => value.replace(/\/\/[^/?#&]*@/g, '//…@');
 
 function invalid(value: string, why: string): ValidationError {
@@ -47,7 +52,9 @@ function normalisedPrefix(value: string, path: string): string {
   return segments.length ? `${segments.join('/')}/` : '';
 }
 
-/** `endpoint` or `public_endpoint` (`name`, as messages call it): an http(s) URL without credentials, query or fragment. */
+/**
+ * `endpoint` or `public_endpoint` (`name`, as messages call it): an http(s) URL without credentials, query or fragment.
+ */
 function endpointOf(value: string, raw: string | null, name: string): string | undefined {
   if (raw === null) return undefined;
   let url: URL;

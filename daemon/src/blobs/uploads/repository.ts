@@ -114,7 +114,9 @@ export class UploadRepository implements BlobReferrer {
     return Number(r.numDeletedRows);
   }
 
-  /** Staging folders that PUTs are streaming into now (named by receiver; by session id before receivers were recorded). */
+  /**
+   * Staging folders that PUTs are streaming into now (named by receiver; by session id before receivers were recorded).
+   */
   async liveIds(): Promise<Set<string>> {
     const rows = await this.db
       .selectFrom('upload_sessions')

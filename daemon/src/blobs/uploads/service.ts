@@ -40,10 +40,10 @@ class SupersededError extends ConflictError {
  * no token), single-use, expiring after `ttlHours`, and dead once the token that made it is
  * revoked. It acts with the rights of the user who made it as they are when it is used: its PUT
  * is refused, before a byte is read and again before the file is attached, once they may no
- * longer change the box (registry/access.ts); so is a direct upload's callback. A failed PUT leaves the URL usable for a retry; only a stored upload uses it up. A
- * newer PUT takes over from one still receiving (a stalled client must not block the URL until
- * the idle timeout): the older one is stopped and its partial file discarded, and each PUT
- * streams into its own staging folder, so neither can touch the other's bytes.
+ * longer change the box (registry/access.ts); so is a direct upload's callback. A failed PUT leaves the URL usable for
+ * a retry; only a stored upload uses it up. A newer PUT takes over from one still receiving (a stalled client must not
+ * block the URL until the idle timeout): the older one is stopped and its partial file discarded, and each PUT streams
+ * into its own staging folder, so neither can touch the other's bytes.
  */
 export class UploadService {
   /** PUTs receiving in this process, by session: how to stop each when a newer one takes over. */

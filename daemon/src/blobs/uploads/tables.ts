@@ -21,7 +21,10 @@ export interface UploadSessionsTable {
   expires_at: string;
   /** The API token that made the URL (null for URLs made before it was recorded). */
   token_id: string | null;
-  /** The user who made the URL: its PUT acts with their rights as they are then (null: made before it was recorded, by no known token). */
+  /**
+   * The user who made the URL: its PUT acts with their rights as they are then (null: made before it was recorded, by
+   * no known token).
+   */
   user_id: string | null;
   /** 1 once that token is revoked (a trigger on api_tokens sets it): the URL is refused. */
   token_revoked: Generated<number>;

@@ -45,7 +45,9 @@ export const Proof = {
   current_code: z.string().max(32).nullish(),
 };
 
-/** `PATCH /users/:name`: a user's own changes (a new password or e-mail address needs the Proof), or an administrator's. */
+/**
+ * `PATCH /users/:name`: a user's own changes (a new password or e-mail address needs the Proof), or an administrator's.
+ */
 export const UpdateUserBody = z.object({
   user: z.object({
     password: Password.optional(),
@@ -66,7 +68,8 @@ export const NewTokenBody = z.object({
   token: z.object({ description: z.string().max(1024).default('') }).default({ description: '' }),
 });
 
-/* Two-factor changes prove it is still the user (the current password or code), so a token alone cannot lock its owner out. */
+// Two-factor changes prove it is still the user (the current password or code), so a token alone cannot lock its owner
+// out.
 /** `POST /two-factor/totp/confirm`: the first code of the secret `POST /two-factor/totp` made. */
 export const TotpConfirmBody = z.object({ two_factor: z.object({ code: z.string().min(1).max(32) }), ...Proof });
 /** `POST /two-factor/sms`. */

@@ -72,7 +72,10 @@ export const CreatePoolDocument = ResourceInput(['agent-pools'], PoolAttributes,
 /** `PATCH /agent-pools/:id`. */
 export const UpdatePoolDocument = ResourceInput(['agent-pools'], PoolAttributes.partial(), PoolRelationships);
 
-/** `POST /agent-pools/:id/authentication-tokens`. go-tfe and the tfe provider send `authentication-tokens`; HCP Terraform's docs also show `agent-tokens`. */
+/**
+ * `POST /agent-pools/:id/authentication-tokens`. go-tfe and the tfe provider send `authentication-tokens`; HCP
+ * Terraform's docs also show `agent-tokens`.
+ */
 export const CreateAgentTokenDocument = ResourceInput(
   ['authentication-tokens', 'agent-tokens'],
   z.object({ description: z.string().max(1024).nullish() }),

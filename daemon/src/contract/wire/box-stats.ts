@@ -21,7 +21,10 @@ export const VersionStatsJson = z.object({
   version: z.string(),
   downloads: z.number(),
   providers: z.array(ProviderStatsJson),
-  /** A mirrored version's description: as the upstream last said (`upstream`), changed here (`edited`); null: not from an upstream's box API. */
+  /**
+   * A mirrored version's description: as the upstream last said (`upstream`), changed here (`edited`); null: not from
+   * an upstream's box API.
+   */
   upstream: z.enum(['upstream', 'edited']).nullable(),
 });
 export type VersionStatsJson = z.infer<typeof VersionStatsJson>;

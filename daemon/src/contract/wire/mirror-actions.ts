@@ -38,7 +38,10 @@ export const ImportFolderAnswer = z.object({
   mirrors: z.array(z.object({ id: z.string(), source: z.string(), job: JobJson })),
 });
 
-/** `POST /export`: boxes (ORG/BOX) into a new or empty folder on the daemon's machine, or an earlier export of them (resumed). */
+/**
+ * `POST /export`: boxes (ORG/BOX) into a new or empty folder on the daemon's machine, or an earlier export of them
+ * (resumed).
+ */
 export const ExportBody = z.object({
   export: z.object({
     boxes: z.array(z.string().min(3).max(200)).min(1).max(100),

@@ -71,7 +71,10 @@ export const JobJson = z.object({
       box: z.string(),
       versions: z.array(z.string()),
       pruned: z.array(z.string()).optional(),
-      /** Taken from the upstream on this run: box fields (`short_description`, `description`, `private`), version descriptions, revocations. */
+      /**
+       * Taken from the upstream on this run: box fields (`short_description`, `description`, `private`), version
+       * descriptions, revocations.
+       */
       updated: z.array(z.string()).optional(),
       described: z.array(z.string()).optional(),
       revoked: z.array(z.string()).optional(),
@@ -101,7 +104,10 @@ export const MirrorJson = z.object({
   interval_minutes: z.number().nullable(),
   retain: z.number().nullable(),
   next_run_at: time.nullable(),
-  /** Whose rights its runs use, as they are when it runs: its creator, or whoever resumed it last (null: that user was deleted). */
+  /**
+   * Whose rights its runs use, as they are when it runs: its creator, or whoever resumed it last (null: that user was
+   * deleted).
+   */
   runs_as: z.string().nullable(),
   /**
    * Why it stopped running (the user it runs as may no longer publish into its target, or read

@@ -54,7 +54,10 @@ export const OverviewJson = z.object({
     status: z.enum(['ok', 'degraded', 'failing']),
     checks: z.object({ database: CheckJson, blobs: CheckJson, disk: CheckJson, tls: CheckJson.optional() }),
   }),
-  /** The URLs colleagues reach this daemon at: the public URL, or one per network address when it serves the LAN; empty when it listens on this machine only. */
+  /**
+   * The URLs colleagues reach this daemon at: the public URL, or one per network address when it serves the LAN; empty
+   * when it listens on this machine only.
+   */
   lan_urls: z.array(z.string()),
   storage: z.object({
     /** The stored box files, each counted once. */

@@ -25,7 +25,8 @@ export function errorMiddleware(log: Logger, dialectOf: DialectOf, checks: reado
       // calls rather than middleware frames of their own.
       for (const check of checks) if (check(ctx) === 'answered') return;
       await next();
-      // The router answers unknown paths and unserved methods with a bare status: give them a body in the mount's dialect.
+      // The router answers unknown paths and unserved methods with a bare status: give them a body in the mount's
+      // dialect.
       if (ctx.status === 404 && ctx.body === undefined) {
         throw new NotFoundError(`No route for ${ctx.method} ${ctx.path}. Check the URL and the API version.`);
       }

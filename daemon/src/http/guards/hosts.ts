@@ -45,8 +45,8 @@ export class AllowedHosts {
 
 /**
  * Refuses a request whose Host header is not an allowed one with 421 Misdirected Request, before
- * any route (`/healthz` and the UI included) runs: a check the error middleware makes first. A request without a Host header (HTTP/1.0) was
- * not sent by a browser and names no host to reflect: it passes.
+ * any route (`/healthz` and the UI included) runs: a check the error middleware makes first. A request without a Host
+ * header (HTTP/1.0) was not sent by a browser and names no host to reflect: it passes.
  */
 export function hostGuard(allowed: AllowedHosts): (ctx: Context) => void {
   // Every request passes here: Host headers already allowed are remembered (a few per daemon).

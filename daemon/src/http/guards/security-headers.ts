@@ -37,7 +37,10 @@ const UI: Array<[string, string]> = [
 // frame-ancestors already keeps them out of frames. Two headers, since every request pays for each.
 const API: Array<[string, string]> = [NOSNIFF, ['Content-Security-Policy', API_CSP]];
 
-/** The UI's headers on an answer outside /ui/ that is the UI's page: a box's catalog URL opened in a browser (ui/static.ts). */
+/**
+ * The UI's headers on an answer outside /ui/ that is the UI's page: a box's catalog URL opened in a browser
+ * (ui/static.ts).
+ */
 export function setUiPageHeaders(ctx: Context): void {
   for (const [k, v] of UI) ctx.res.setHeader(k, v);
 }

@@ -1,4 +1,7 @@
-/** The plan of a `boxyard export`: the boxes, versions and files taken from a Boxyard's catalogs (`ExportBox`, `ExportFile`). */
+/**
+ * The plan of a `boxyard export`: the boxes, versions and files taken from a Boxyard's catalogs (`ExportBox`,
+ * `ExportFile`).
+ */
 import { z } from 'zod';
 import { describeIssues } from '../../http/validate';
 import { isGemVersion } from '../../contract/names';

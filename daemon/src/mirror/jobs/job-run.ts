@@ -263,7 +263,8 @@ export class JobRun {
             updated_at: this.now(),
           });
         },
-        // p-retry gives up at once on an abort: the download returns only once the attempt under way has stopped writing.
+        // p-retry gives up at once on an abort: the download returns only once the attempt under way has stopped
+        // writing.
       },
     ).finally(() =>
       attempt.then(

@@ -4,7 +4,10 @@ import { humanBytes } from '../../contract/bytes';
 import type { BlobStore } from '../../blobs/blob-store';
 import { InsufficientStorageError } from '../../lib/errors';
 
-/** Whether what a plan fetches fits the data folder's disk, keeping its reserve (null figures: a bucket, no disk to count). */
+/**
+ * Whether what a plan fetches fits the data folder's disk, keeping its reserve (null figures: a bucket, no disk to
+ * count).
+ */
 export interface StorageFit {
   needed_bytes: number;
   free_bytes: number | null;

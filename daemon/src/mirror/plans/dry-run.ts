@@ -1,4 +1,7 @@
-/** The plan of a mirror not made yet (`POST /api/boxyard/mirror-plans`, `boxyard mirror --dry-run`): a job's plan, summed up. */
+/**
+ * The plan of a mirror not made yet (`POST /api/boxyard/mirror-plans`, `boxyard mirror --dry-run`): a job's plan,
+ * summed up.
+ */
 import type { Principal } from '../../auth/accounts-service';
 import type { OrgService } from '../../orgs/service';
 import type { BlobStore } from '../../blobs/blob-store';
@@ -120,7 +123,10 @@ export class MirrorDryRun {
     }
   }
 
-  /** The caller's own upstream (by id, or by URL with its stored token unless another is given), or one held only for this plan. */
+  /**
+   * The caller's own upstream (by id, or by URL with its stored token unless another is given), or one held only for
+   * this plan.
+   */
   private async upstreamFor(p: Caller, input: CreateMirror): Promise<UpstreamRow> {
     if (input.upstream_id) return this.deps.upstreams.own(p, input.upstream_id);
     return this.deps.upstreams.forPlan(p, input.upstream!);

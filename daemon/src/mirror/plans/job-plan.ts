@@ -1,4 +1,7 @@
-/** The plan of one mirror job: every box the mirror covers, planned (box-plan.ts), with the files to fetch and their sizes. */
+/**
+ * The plan of one mirror job: every box the mirror covers, planned (box-plan.ts), with the files to fetch and their
+ * sizes.
+ */
 import type { Insertable } from 'kysely';
 import type { IdGen } from '../../lib/ids';
 import { checkedBoxName, planBox, type PlannedBox, type PlannedProvider } from './box-plan';
@@ -42,7 +45,9 @@ export interface PlanContext {
 
 export const parseList = (json: string): string[] => JSON.parse(json) as string[];
 
-/** `PlanContext.localVersions`: the versions the local box `ORG/BOX` has (none when it or its namespace does not exist). */
+/**
+ * `PlanContext.localVersions`: the versions the local box `ORG/BOX` has (none when it or its namespace does not exist).
+ */
 export function localVersionsOf(deps: {
   orgs: OrgService;
   publisher: PublishService;

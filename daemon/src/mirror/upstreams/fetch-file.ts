@@ -22,7 +22,10 @@ export interface FileTask {
 
 export interface FetchOptions {
   signal?: AbortSignal;
-  /** Called with each chunk's size as it is stored (progress); `kept` for bytes not fetched now (staged or stored before). */
+  /**
+   * Called with each chunk's size as it is stored (progress); `kept` for bytes not fetched now (staged or stored
+   * before).
+   */
   onBytes?: (n: number, kept?: boolean) => void;
   /** Called once the whole size is known. */
   onSize?: (size: number) => void;

@@ -33,7 +33,8 @@ export function catalogRoutes(deps: CatalogRouteDeps): Router {
       // Set by the pull-through cache when its upstream cannot be reached for this request.
       heldOnly: ctx.state.catalogHeldOnly === true,
     };
-    // A box from the read caches is the same frozen objects until it changes: its catalog is serialized once per variant.
+    // A box from the read caches is the same frozen objects until it changes: its catalog is serialized once per
+    // variant.
     const variant = `${urls.base} ${org}/${box} ${opts.legacy} ${opts.heldOnly}`;
     answers.send(ctx, [detail.box, detail.versions], variant, () =>
       catalogDocument(`${org}/${box}`, detail, urls, opts),

@@ -184,7 +184,10 @@ export class PublishService {
     });
   }
 
-  /** What a mirror last took from the upstream for the box and its versions, to tell what was edited here; undefined: none. */
+  /**
+   * What a mirror last took from the upstream for the box and its versions, to tell what was edited here; undefined:
+   * none.
+   */
   async followedRecord(box: BoxRecord) {
     const rec = await this.repo.records.box(box.id);
     if (!rec) return undefined;

@@ -4,7 +4,10 @@ import { READ_ONLY_RAW, markedReadOnly, statementTables, type StatementTables } 
 
 /** What tells the read caches of this daemon's writes (table-clock.ts's TableMarks). */
 export interface WriteTracker {
-  /** Before a statement runs: moves on the tables it may write and returns them (null: all), or undefined when it writes none. */
+  /**
+   * Before a statement runs: moves on the tables it may write and returns them (null: all), or undefined when it writes
+   * none.
+   */
   beforeWrite(touched: StatementTables): readonly string[] | null | undefined;
   moveOn(tables: readonly string[] | null): void;
 }

@@ -5,7 +5,10 @@ import type { Logger } from 'pino';
 import { TableMarks } from './table-clock';
 import { WriteGraph, type SchemaFacts } from './write-graph';
 
-/** The channel every write transaction notifies, once per table it wrote, with the table's name (`*`: the schema changed). */
+/**
+ * The channel every write transaction notifies, once per table it wrote, with the table's name (`*`: the schema
+ * changed).
+ */
 export const TABLES_CHANNEL = 'boxyard_tables';
 /** The statement trigger that notifies, on every table but those of UNNOTIFIED. */
 export const NOTIFY_TRIGGER = 'boxyard_tables_notify';
@@ -34,7 +37,10 @@ BEGIN
   END LOOP;
 END $$`;
 
-/** The schema as PostgreSQL's catalog holds it: notified tables and views, foreign keys, triggers with their functions' bodies. */
+/**
+ * The schema as PostgreSQL's catalog holds it: notified tables and views, foreign keys, triggers with their functions'
+ * bodies.
+ */
 async function postgresFacts(client: pg.Client | pg.Pool): Promise<SchemaFacts> {
   const q = async <R extends pg.QueryResultRow>(text: string) => (await client.query<R>(text)).rows;
   const tables = await q<{
@@ -105,7 +111,10 @@ export class NotifiedTables extends TableMarks {
     super(graph);
   }
 
-  /** Reads the schema through `pool`, then listens (a first failure is logged and retried, caches serving nothing meanwhile). */
+  /**
+   * Reads the schema through `pool`, then listens (a first failure is logged and retried, caches serving nothing
+   * meanwhile).
+   */
   static async open(pool: pg.Pool, url: string, log?: Logger, liveness = LIVENESS): Promise<NotifiedTables> {
     const clock = new NotifiedTables(url, log, new WriteGraph(await postgresFacts(pool)), liveness);
     await clock.listenOnce().catch((err: Error) => {

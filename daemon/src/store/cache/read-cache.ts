@@ -58,7 +58,9 @@ export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
     return this.keep(key, await this.load(...args), at);
   }
 
-  /** The value for `args` if it is in memory and still good, without loading it: a hot path's look that needs no await. */
+  /**
+   * The value for `args` if it is in memory and still good, without loading it: a hot path's look that needs no await.
+   */
   peek(...args: A): V | undefined {
     this.versions.now();
     const hit = this.fresh(keyOf(args));

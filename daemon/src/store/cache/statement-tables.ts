@@ -54,7 +54,10 @@ function columnsOf(updates: unknown): string[] | undefined {
   return cols.every((c) => c !== undefined) ? (cols as string[]) : undefined;
 }
 
-/** How a write statement node writes its target: an upsert may update, SQLite's REPLACE deletes the row it replaces (cascading). */
+/**
+ * How a write statement node writes its target: an upsert may update, SQLite's REPLACE deletes the row it replaces
+ * (cascading).
+ */
 function writeOf(node: Node): { target: unknown; kinds: Kind[]; columns?: string[] } {
   if (node.kind === 'UpdateQueryNode')
     return { target: node.table, kinds: ['update'], columns: columnsOf(node.updates) };

@@ -45,7 +45,10 @@ function ImportFolderForm() {
 
 type Progress = Extract<ExportLine, { type: 'progress' }>;
 
-/** Boxes into a folder on the daemon's machine, with the progress the daemon streams; Stop ends it (running it again resumes). */
+/**
+ * Boxes into a folder on the daemon's machine, with the progress the daemon streams; Stop ends it (running it again
+ * resumes).
+ */
 function ExportFolderForm() {
   const qc = useQueryClient();
   const [d, setD] = useState({ boxes: '', path: '', latest: '' });
@@ -152,7 +155,10 @@ function ExportFolderForm() {
   );
 }
 
-/** Across an air gap, on the daemon's own disks (the CLI's `boxyard import` and `boxyard export` do it from any machine). */
+/**
+ * Across an air gap, on the daemon's own disks (the CLI's `boxyard import` and `boxyard export` do it from any
+ * machine).
+ */
 export function FolderTransfer() {
   const { admin } = useSession();
   return (

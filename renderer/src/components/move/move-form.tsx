@@ -39,7 +39,8 @@ const VISIBILITY_WORDS: Record<MirrorVisibility, string> = {
   public: 'All public',
 };
 
-// An account name (contract/names.ts). Browsers compile `pattern` with the `v` flag, where `-` in a class must be escaped.
+// An account name (contract/names.ts). Browsers compile `pattern` with the `v` flag, where `-` in a class must be
+// escaped.
 const ORG_PATTERN = '[A-Za-z0-9][A-Za-z0-9_.\\-]*';
 
 /** The body of the plan and of the mirror: the upstream with its token inline, the whole organization. */
