@@ -100,7 +100,7 @@ export interface ScrapedGauge {
 }
 
 /**
- * The daemon's Prometheus metrics (issue 33), one registry per daemon. Requests are counted by
+ * The daemon's Prometheus metrics, one registry per daemon. Requests are counted by
  * route template, method and status with a latency histogram; transfers, mirror bytes and
  * read-cache lookups are counted where they happen; the rest (agents by status, mirror jobs by
  * state, leadership, the database pool) is read when scraped. Served by data/metrics-routes.ts.
