@@ -3,7 +3,7 @@ import { JOB_STATES } from './mirror';
 
 /**
  * `GET /api/boxyard/overview`: the web UI's first page for a signed-in user, as the daemon sends it
- * (ui/overview-routes.ts builds it). Pure (zod only).
+ * (data/overview-routes.ts builds it). Pure (zod only).
  */
 
 const time = z.string();
