@@ -55,7 +55,7 @@ describe("the daemon's own names", () => {
     }
   });
 
-  it("a short host name on every interface (an empty listen address too): the name, its mDNS name, the addresses", () => {
+  it('a short host name on every interface (an empty listen address too): the name, its mDNS name, the addresses', () => {
     for (const host of ['0.0.0.0', '::', '[::]', ''])
       expect(ownNames(settings(host), machine('lab')), host).toEqual({
         exact: ['lab', 'lab.local', 'localhost', '192.168.1.20', 'fe80::1', '127.0.0.1', '::1'],
