@@ -31,7 +31,7 @@ const BELOW = {
   lib: ['contract'],
   store: ['lib', 'contract'],
   http: ['store', 'lib', 'contract'],
-  // HTTPS: the certificate sources and the listener (issue 32).
+  // HTTPS: the certificate sources and the listener.
   tls: ['http', 'store', 'lib', 'contract'],
   auth: ['tls', 'http', 'store', 'lib', 'contract'],
   orgs: ['auth', 'tls', 'http', 'store', 'lib', 'contract'],

@@ -1,5 +1,5 @@
 /**
- * Issue 33's scale row: 10,000 agents (clients/agents-report.mjs, a process of its own, each agent
+ * The `agents` (scale) row: 10,000 agents (clients/agents-report.mjs, a process of its own, each agent
  * on a keep-alive connection of its own) reporting every 10 s, 1,000 reports a second, for
  * BENCH_SCALE_AGENT_SECONDS (120), on a database of their own: the data folder's SQLite, or
  * PostgreSQL in the scale-out part. Agents register through the agent protocol first (seed.ts).

@@ -184,7 +184,7 @@ export async function apiAtScale(work: string, s: Seed): Promise<Row[]> {
         `${e.measure}${s.database ? ' on PostgreSQL' : ''} (${fmt(sizes[i] / 1024, 1)} KiB)`,
         `${fmt(d.rps)} req/s, p99 ${ms(d.p99)}`,
         `Koa fixed JSON ${fmt(k.rps)} req/s, p99 ${ms(k.p99)}`,
-        // Issue 33's goals on PostgreSQL: 0.4 (search 0.25) of the same ceiling.
+        // The goals on PostgreSQL (bench/README.md): 0.4 (search 0.25) of the same ceiling.
         d.rps,
         k.rps,
         s.database ? (e.min < 0.5 ? 0.25 : 0.4) : e.min,

@@ -1,5 +1,5 @@
 /**
- * Issue 10's load test, for a time: 50 clients at once mixing downloads, search, box pages,
+ * The load test, for a time: 50 clients at once mixing downloads, search, box pages,
  * uploads, logins, agent reports and a release/delete race (test/helpers/load-mix.ts, which
  * checks every answer and the end state), against `node bin/boxyard.mjs serve` on a fresh data
  * folder. The daemon's resident memory is sampled throughout. The first quarter is the warm-up

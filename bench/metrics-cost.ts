@@ -1,5 +1,5 @@
 /**
- * What Prometheus metrics cost the API (issue 33: within 5%): two daemons on copies of the large
+ * What Prometheus metrics cost the API (the goal: within 5%): two daemons on copies of the large
  * database, one as it ships (metrics on, and scraped every 15 s as Prometheus would) and one with
  * BOXYARD_METRICS=0, measured with wrk in alternating slices on the catalog, the box and the
  * agents list. Judged by each daemon's CPU time per request (/proc, over its slices): requests a

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- PART…]`: issue 9's table, every row against a baseline measured in the same
+ * `npm run bench [-- PART…]`: the benchmark table, every row against a baseline measured in the same
  * run, appended to bench/RESULTS.md with the machine and date. Parts: transfers, tls, mirror, api, metrics,
  * agents, start, load (all by default), and scale-out (PostgreSQL; by name only). See bench/README.md for what each
  * measures and the settings.
@@ -28,7 +28,7 @@ type Part = (typeof PARTS)[number];
 function parts(argv: string[]): Part[] {
   const unknown = argv.filter((a) => !PARTS.includes(a as Part));
   if (unknown.length) throw new Error(`unknown part ${unknown.join(', ')}; choose from ${PARTS.join(', ')}`);
-  // scale-out (issue 13) starts PostgreSQL and seeds it anew: asked for by name only.
+  // scale-out starts PostgreSQL and seeds it anew: asked for by name only.
   return argv.length ? PARTS.filter((p) => argv.includes(p)) : PARTS.filter((p) => p !== 'scale-out');
 }
 

@@ -1,5 +1,5 @@
 /**
- * Issue 13, on a throwaway PostgreSQL cluster (initdb + pg_ctl on 127.0.0.1, as the tests start
+ * Scale-out, on a throwaway PostgreSQL cluster (initdb + pg_ctl on 127.0.0.1, as the tests start
  * one): the api part's endpoints at 10,000 boxes × 10 versions and 1,000 agents with the daemon on
  * PostgreSQL, against the same fixed-JSON Koa ceiling; then two daemons against one behind nginx
  * (one worker, keep-alive to the daemons), `GET /api/v1/box/ORG/BOX` with wrk -c20. Both daemons

@@ -1,5 +1,5 @@
 /**
- * The large database of issue 9: 10,000 public boxes × 10 released versions (one provider each,
+ * The benchmark's large database: 10,000 public boxes × 10 released versions (one provider each,
  * with an external url) spread over a few organizations, and 1,000 agents in one pool.
  *
  * Accounts, organizations, the pool, its agent token and the agents go through the daemon's own

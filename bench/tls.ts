@@ -1,5 +1,5 @@
 /**
- * HTTPS (issue 32), against baselines serving the same certificate chain and key, all with the
+ * HTTPS, against baselines serving the same certificate chain and key, all with the
  * same cipher (curl asks TLS 1.3 TLS_AES_256_GCM_SHA384 of each side): downloads with curl
  * (1 stream, 8 parallel) against nginx over TLS serving the same blob file, uploads with `curl -T`
  * against a bare Node HTTPS sink, the API with wrk against Koa's fixed JSON over HTTPS, and the

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 
-// Issue 10: an organization always keeps an owner and the daemon always keeps an administrator.
+// An organization always keeps an owner and the daemon always keeps an administrator.
 let d: TestDaemon;
 beforeAll(async () => {
   d = await startTestDaemon();

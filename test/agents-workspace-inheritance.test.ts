@@ -4,7 +4,7 @@ import type { HttpClient } from './helpers/http';
 import { JSONAPI, createOrg, createPool, createWorkspace, doc, ids, setPoolLimit } from './helpers/agents';
 
 /*
- * Issue 34: workspaces inherit their organization's default execution mode and agent pool unless
+ * Workspaces inherit their organization's default execution mode and agent pool unless
  * their `setting-overwrites` say otherwise, as HCP Terraform's do. The request bodies are those
  * terraform-provider-tfe sends (resource_tfe_workspace_settings.go, resource_tfe_organization_
  * default_settings.go, read at 62d27c75, through go-tfe v1.110.0's serializer).

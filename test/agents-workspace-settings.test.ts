@@ -113,7 +113,7 @@ describe('workspace settings', () => {
       doc('workspaces', { name: 'network', ...PROVIDER_CREATE }),
     );
     expect(created.status, created.text).toBe(201);
-    // setting-overwrites false: the workspace takes its organization's mode and pool (issue 34).
+    // setting-overwrites false: the workspace takes its organization's mode and pool.
     expect(created.json.data.attributes).toMatchObject({ ...HCP_DEFAULTS, ...PROVIDER_CREATE, 'trigger-patterns': [] });
     expect(await readEverywhere(created.json.data)).toEqual(created.json.data);
 
@@ -245,7 +245,7 @@ describe('organization defaults (tfe_organization_default_settings)', () => {
     expect(reset.json.data.attributes['default-execution-mode']).toBe('remote');
     expect(reset.json.data.relationships['default-agent-pool']).toEqual({ data: null });
 
-    // While it is the default (and the inheriting workspaces run on it), the pool stays (issue 34).
+    // While it is the default (and the inheriting workspaces run on it), the pool stays.
     await api.patch(
       '/api/v2/organizations/setorg',
       doc(

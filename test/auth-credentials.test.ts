@@ -3,7 +3,7 @@ import * as OTPAuth from 'otpauth';
 import { startTestDaemon, ADMIN, type TestDaemon } from './helpers/daemon';
 import { ManualClock } from '../daemon/src/lib/clock';
 
-// Issue 10, "Sign-in and accounts": changing a password, an e-mail address or two-factor needs the
+// Sign-in and accounts: changing a password, an e-mail address or two-factor needs the
 // current password (or a code); a new password revokes the other tokens; a failed PATCH changes
 // nothing; an administrator resets another user's password on its own path.
 let d: TestDaemon;

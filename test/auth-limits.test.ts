@@ -11,7 +11,7 @@ import { loadConfig } from '../daemon/src/config';
 import { startDaemon } from '../daemon/src/main';
 import { HttpClient } from './helpers/http';
 
-// Issue 10, "Sign-in and accounts": limits counted before the hash, per address, address+account
+// Sign-in and accounts: limits counted before the hash, per address, address+account
 // and account; the same work for unknown logins; the scrypt cost and rehashing.
 const ATTEMPTS = 5;
 let d: TestDaemon;
@@ -135,7 +135,7 @@ describe('password hashes', () => {
     expect(await hashOf('fresh')).toMatch(/^\$scrypt\$ln=14,r=8,p=5\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
   });
 
-  it('made before issue 10 still sign in, and are replaced by current ones then', async () => {
+  it('made before the PHC format (scrypt$salt$hash) still sign in, and are replaced by current ones then', async () => {
     await d.user('legacy');
     const salt = randomBytes(16);
     const old = `scrypt$${salt.toString('hex')}$${scryptSync('legacy-old-password', salt, 32).toString('hex')}`;

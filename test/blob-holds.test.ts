@@ -12,7 +12,7 @@ import type { Database } from '../daemon/src/store/schema';
 import { backendFor } from './helpers/backend';
 
 /**
- * Garbage collection against a commit of the same content (issue 13), on the pass's database:
+ * Garbage collection against a commit of the same content, on the pass's database:
  * SQLite, where one daemon shares one connection, or PostgreSQL, where two daemons each have a pool.
  */
 let dir: string;

@@ -8,7 +8,7 @@ import { hostedProvider } from './helpers/blobs';
 import { rawPut } from './helpers/upload';
 import { rawConnect } from './helpers/sockets';
 
-// A client that stops a download (Ctrl-C, a lost link) is normal (issue 10): one debug line
+// A client that stops a download (Ctrl-C, a lost link) is normal: one debug line
 // without a stack, never an error.
 let d: TestDaemon;
 const lines: Array<Record<string, unknown>> = [];

@@ -104,7 +104,7 @@ describe('GET /ORG/boxes/BOX/versions/V/providers/P/ARCH/vagrant.box', () => {
     });
     await hostedProvider(alice.http, 'alice', 'pub', '1.1.0');
     const arch = (await providerRow(d, 'pub', '1.1.0')).architecture;
-    // An unreleased version: only who may manage the box is told that its file is missing (issue 40).
+    // An unreleased version: only who may manage the box is told that its file is missing.
     const empty = await alice.http.get(`/alice/boxes/pub/versions/1.1.0/providers/virtualbox/${arch}/vagrant.box`);
     expect(empty.status).toBe(404);
     expect(empty.json.errors[0]).toMatch(/No box file has been uploaded/);

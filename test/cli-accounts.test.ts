@@ -6,7 +6,7 @@ import * as OTPAuth from 'otpauth';
 import { backendEnv } from './helpers/backend';
 import { startTestDaemon, ADMIN, type TestDaemon } from './helpers/daemon';
 
-// Issue 10: `boxyard user …` reads passwords from a prompt or --password-stdin, never argv, refuses
+// `boxyard user …` reads passwords from a prompt or --password-stdin, never argv, refuses
 // short ones, and keeps the last administrator and an organization's last owner.
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'boxyard.mjs');
 let d: TestDaemon;

@@ -113,7 +113,7 @@ describe('tfe provider: pool scoping resources with tfe_workspace_settings (the 
     const after = (await api.get(`/api/v2/workspaces/${ws.id}`)).json.data;
     expect(after.attributes['execution-mode']).toBe('agent');
     expect(after.relationships['agent-pool'].data).toEqual({ type: 'agent-pools', id: pool.id });
-    // The provider dereferences both keys of what it reads back (issue 34).
+    // The provider dereferences both keys of what it reads back.
     expect(after.attributes['setting-overwrites']).toEqual({ 'execution-mode': true, 'agent-pool': true });
     expect(ids((await api.get(`/api/v2/agent-pools/${pool.id}`)).json.data.relationships.workspaces)).toEqual([ws.id]);
 

@@ -14,7 +14,7 @@ import { publishHosted, waitForJob } from './helpers/mirror';
 import { rawPut } from './helpers/upload';
 import { makeBoxFile } from './helpers/vagrant';
 
-// The mirroring API against the wire contract the web UI speaks (daemon/src/contract/, issue 11):
+// The mirroring API against the wire contract the web UI speaks (daemon/src/contract/):
 // bodies typed by contract/bodies/mirror.ts are accepted, answers parse with contract/wire/mirror.ts
 // and carry nothing it leaves out. Daemon A is the upstream; B mirrors and caches it.
 

@@ -14,7 +14,7 @@ import { ADMIN, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
 import { createBox, publish } from './helpers/registry';
 
-// The wire contract the web UI speaks (daemon/src/contract/, issue 11) against the real daemon:
+// The wire contract the web UI speaks (daemon/src/contract/) against the real daemon:
 // each request body is typed by the contract's body schema (`satisfies z.input<…>`: tsc fails if
 // the UI's type drifts) and must be accepted, each answer must parse with the contract's answer
 // schema and carry no key it leaves out. The registry, the account endpoints and the JSON:API

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../daemon/src/config';
 
 /**
- * deploy/ (issue 13) is read by Docker, Compose, nginx and Kubernetes, none of which run here: this
+ * deploy/ is read by Docker, Compose, nginx and Kubernetes, none of which run here: this
  * checks that what they are given is what the daemon understands and agrees with itself. Every
  * setting parses as the daemon parses it, the port is the same everywhere, the daemons behind nginx
  * are the Compose services, and Kubernetes runs several replicas probed on /readyz.

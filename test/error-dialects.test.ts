@@ -13,7 +13,7 @@ import { hostedProvider } from './helpers/blobs';
 import { serveJson, staticServer, type StaticServer } from './helpers/mirror';
 import { parseAnswer, rawConnect, trickle } from './helpers/sockets';
 
-// Issue 11, "Errors carry a stable code": every mount answers errors in the dialect it was mounted
+// Errors carry a stable code: every mount answers errors in the dialect it was mounted
 // with, and every error body names its code. One real failing request per code a mount can
 // produce. What no request can provoke on a mount is covered, for every dialect × every code, by
 // daemon/src/http/errors/middleware.test.ts:

@@ -8,7 +8,7 @@ import { hostedProvider, providerRow, stagedUploads } from './helpers/blobs';
 import { rawPut } from './helpers/upload';
 import { parseAnswer, rawConnect, rawGet, trickle, type RawConnection } from './helpers/sockets';
 
-// Slow clients (slowloris) and floods, issue 10. Every client here connects over loopback; other
+// Slow clients (slowloris) and floods. Every client here connects over loopback; other
 // addresses of 127.0.0.0/8 (127.0.0.2 …) stand for other machines on the LAN.
 const FLOODER = '127.0.0.2';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

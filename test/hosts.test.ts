@@ -11,7 +11,7 @@ import { countRows, createBox } from './helpers/registry';
 import { spawnDaemon } from './helpers/spawn-daemon';
 import { withHost } from './helpers/with-host';
 
-// Issue 10: DNS rebinding and Host reflection. A page on attacker.example whose name is rebound to
+// DNS rebinding and Host reflection. A page on attacker.example whose name is rebound to
 // the daemon's address sends `Host: attacker.example:PORT`; it must be refused before any route.
 
 const portOf = (d: TestDaemon) => new URL(d.url).port;

@@ -3,7 +3,7 @@ import { ADMIN, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { runLoadMix } from './helpers/load-mix';
 
 /**
- * Issue 10's load test, short and bounded by operations (bench/load.ts runs it for a time and
+ * The load test, short and bounded by operations (bench/load.ts runs it for a time and
  * records memory): 50 clients at once, every answer right, nothing lost, one consistent end state.
  */
 let d: TestDaemon;

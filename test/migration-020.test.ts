@@ -7,7 +7,7 @@ import { migrate } from '../daemon/src/store/db';
 import { MIGRATIONS_DIR } from '../daemon/src/store/migrations';
 
 /**
- * Migration 020 (issue 34) on a database made before it: a workspace inherits its organization's
+ * Migration 020 (workspace inheritance) on a database made before it: a workspace inherits its organization's
  * defaults only where they give what it already runs with, so nothing runs elsewhere after an upgrade.
  */
 describe('migration 020: workspaces that already exist', () => {

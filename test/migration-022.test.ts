@@ -7,7 +7,7 @@ import { migrate } from '../daemon/src/store/db';
 import { MIGRATIONS_DIR } from '../daemon/src/store/migrations';
 
 /**
- * Migration 022 (issue 40) on a database made before it: upload URLs learn who made them from
+ * Migration 022 (rights checked when used) on a database made before it: upload URLs learn who made them from
  * their token, and mirrors run as the user who made them.
  */
 describe('migration 022: upload URLs and mirrors that already exist', () => {

@@ -49,7 +49,7 @@ describe('mirror API', () => {
     );
     d = await startTestDaemon({ clock });
     admin = d.http.withToken(d.adminToken);
-    // Upstreams of non-administrators reach only public addresses and those allowed (issue 31).
+    // Upstreams of non-administrators reach only public addresses and those allowed.
     expect(
       (await admin.put('/api/boxyard/settings', { settings: { mirror_allowed_hosts: ['127.0.0.1', '::1'] } })).status,
     ).toBe(200);

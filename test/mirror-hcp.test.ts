@@ -7,7 +7,7 @@ import { hcpOrganization } from './helpers/hcp-upstream-boxes';
 import { mirrorOnce, sha256, waitForJob } from './helpers/mirror';
 
 /**
- * Issue 31: leaving HCP Vagrant with everything. Against an upstream shaped like it (box API,
+ * Leaving HCP Vagrant with everything. Against an upstream shaped like it (box API,
  * catalog, files behind 302s to presigned storage that refuses an Authorization header,
  * architectures, a private box, a revoked version, a sha512 checksum), a mirror copies what the
  * owner wrote: visibility, both descriptions, release notes; and follows the upstream's later

@@ -6,7 +6,7 @@ import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { serveJson, sha256, staticServer, waitForJob, type Handler, type StaticServer } from './helpers/mirror';
 
 /**
- * Issue 31: a job downloads up to its mirror's `parallel` files at once, and all jobs together
+ * A job downloads up to its mirror's `parallel` files at once, and all jobs together
  * up to the daemon's `BOXYARD_MIRROR_DOWNLOADS`. The upstream holds each download until as many
  * as expected are under way (or a bounded wait passes), and records the most it saw at once.
  */

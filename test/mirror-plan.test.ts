@@ -7,7 +7,7 @@ import { hcpOrganization } from './helpers/hcp-upstream-boxes';
 import { runCli } from './helpers/cli';
 
 /**
- * Issue 31, "a plan before the copy": `POST /api/boxyard/mirror-plans` says what a mirror would
+ * A plan before the copy: `POST /api/boxyard/mirror-plans` says what a mirror would
  * fetch (boxes, versions, files, bytes), what the upstream would not show, and whether it fits
  * the disk, and makes nothing; a refused token fails it with the upstream's words (a plan that
  * does not fit: test/mirror-crash.test.ts).

@@ -10,7 +10,7 @@ import { spawnDaemon } from './helpers/spawn-daemon';
 import { serveFile, serveJson, staticServer, waitForJob, type StaticServer } from './helpers/mirror';
 
 /**
- * Issue 31, server-side request forgery: an upstream made by a non-administrator reaches only
+ * Server-side request forgery: an upstream made by a non-administrator reaches only
  * public addresses and those an administrator allows (`mirror_allowed_hosts`), checked for every
  * address a name resolves to and every redirect hop, before anything is asked. Only loopback
  * addresses are used here: each refusal is checked to have sent nothing.

@@ -18,7 +18,7 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const on = (d: SpawnedDaemon, url: string) => `${d.url}${new URL(url).pathname}`;
 
 /**
- * Several daemons on one PostgreSQL database and one bucket behind a load balancer (issue 13):
+ * Several daemons on one PostgreSQL database and one bucket behind a load balancer:
  * any daemon answers any request; one leads — runs the agent watchdog, garbage collection and
  * scheduled mirrors — and another takes over when it dies. Each daemon has a data folder of its
  * own holding the same secret.key, as deployments mount it.

@@ -12,7 +12,7 @@ import { JSONAPI, doc } from './helpers/agents';
 import { runCli } from './helpers/cli';
 import { serveJson, staticServer, type StaticServer } from './helpers/mirror';
 
-// Issue 11: organizations have one owner (orgs/service.ts). Every way of creating one writes the
+// Organizations have one owner (orgs/service.ts). Every way of creating one writes the
 // organization, its owner's membership, its HCP Terraform settings and its default project in one
 // transaction; a failing part undoes all of it; reads never write; migration 012 fills in the
 // default project of organizations made before.
@@ -99,7 +99,7 @@ describe('creating an organization writes all of it in one go, whichever way', (
       }),
     );
     d = await startTestDaemon({ config: { upstream: s.url } });
-    // olive is no administrator: her upstream on this machine must be allowed (issue 31).
+    // olive is no administrator: her upstream on this machine must be allowed.
     await d.http
       .withToken(d.adminToken)
       .put('/api/boxyard/settings', { settings: { mirror_allowed_hosts: ['127.0.0.1'] } });

@@ -6,7 +6,7 @@ import type { HttpClient } from './helpers/http';
 import { conforms } from './helpers/contract';
 import { mirrorOnce, publishHosted } from './helpers/mirror';
 
-// Issue 12: `GET /api/boxyard/overview`, the web UI's first page for a signed-in user: storage,
+// `GET /api/boxyard/overview`, the web UI's first page for a signed-in user: storage,
 // counts, the URL for colleagues, version, health and recent activity, each limited to what the
 // caller may see.
 

@@ -34,7 +34,7 @@ async function fromMemory(d: SpawnedDaemon, read: () => Promise<unknown>): Promi
 }
 
 /**
- * Read caches on PostgreSQL (issue 33): each daemon keeps what it read, sees its own writes at
+ * Read caches on PostgreSQL: each daemon keeps what it read, sees its own writes at
  * once, and hears of the other daemon's writes through PostgreSQL's notifications; while it cannot
  * hear them it serves nothing from memory.
  */

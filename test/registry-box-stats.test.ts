@@ -9,7 +9,7 @@ import { createBox, publish } from './helpers/registry';
 import { rawGet, rawPut } from './helpers/upload';
 
 // GET /api/boxyard/boxes/:username/:name/stats: the box page's sizes, downloads per version and
-// per provider (counted when a file's last byte is sent), and whether the caller may edit (issue 12).
+// per provider (counted when a file's last byte is sent), and whether the caller may edit.
 
 let d: TestDaemon;
 let alice: HttpClient;

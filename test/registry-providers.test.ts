@@ -24,7 +24,7 @@ beforeAll(async () => {
   alice = await d.user('alice');
   carol = await d.user('carol');
   await createBox(alice.http, 'alice', 'multi');
-  // 1.0.0 stays unreleased: only who may manage the box reads its providers (issue 40).
+  // 1.0.0 stays unreleased: only who may manage the box reads its providers.
   expect((await alice.http.post('/api/v1/box/alice/multi/versions', { version: { version: '1.0.0' } })).status).toBe(
     200,
   );

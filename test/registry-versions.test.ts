@@ -159,7 +159,7 @@ describe('release and revoke', () => {
       '1.9.0',
       '1.0.0',
     ]);
-    // Anyone else: the same current version, and no unreleased one (issue 40).
+    // Anyone else: the same current version, and no unreleased one.
     const shown = await d.http.get('/api/v1/box/alice/lifecycle');
     expect(shown.json.current_version.version).toBe('1.10.0');
     expect(shown.json.versions.map((v: { version: string }) => v.version)).toEqual(['1.10.0', '1.9.0', '1.0.0']);

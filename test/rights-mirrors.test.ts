@@ -5,7 +5,7 @@ import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
 import { serveFile, serveJson, staticServer, waitForJob, type Job, type StaticServer } from './helpers/mirror';
 
-// Issue 40: a mirror runs with the rights of the user it runs as (its creator, or whoever resumed
+// A mirror runs with the rights of the user it runs as (its creator, or whoever resumed
 // it last) as they are when it runs. Once they may no longer publish into its target, the mirror
 // pauses with a message its target's owners see, publishes nothing, and its schedule waits until
 // someone who may publish there resumes it, who then becomes the user it runs as.

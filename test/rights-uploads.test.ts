@@ -7,7 +7,7 @@ import { createBox } from './helpers/registry';
 import { hostedProvider, providerRow, stagedUploads, storedBlobs } from './helpers/blobs';
 import { rawPut } from './helpers/upload';
 
-// Issue 40: an upload URL acts with the rights of the user who made it as they are when it is
+// An upload URL acts with the rights of the user who made it as they are when it is
 // used. Once they may no longer change the box (removed from its organization, no longer an
 // administrator), its PUT stores nothing and the provider keeps its file; so does a direct
 // upload's callback. Sessions of the web UI make upload URLs too.

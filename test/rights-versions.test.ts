@@ -5,7 +5,7 @@ import type { HttpClient } from './helpers/http';
 import { publishHosted } from './helpers/mirror';
 import { rawGet } from './helpers/upload';
 
-// Issue 40: as on Vagrant Cloud, a version not yet released is seen, and the files of versions
+// As on Vagrant Cloud, a version not yet released is seen, and the files of versions
 // not released (unreleased or revoked) are downloaded, only by who may manage the box. Anyone
 // else (anonymous, a user who is no member) gets the 404 of a version that does not exist, from
 // every endpoint that reads versions; the answers kept in memory are never shared between the two.

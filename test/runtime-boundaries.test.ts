@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 // The web UI and the Electron shell share the daemon's contract (daemon/src/contract/) and nothing
 // else of it: the renderer bundle stays free of the daemon's runtime code, and the contract stays
-// pure so that both can bundle it (issue 11). tsconfig.*.json keep each runtime's globals apart.
+// pure so that both can bundle it. tsconfig.*.json keep each runtime's globals apart.
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 

@@ -22,7 +22,7 @@ import { runCli } from './helpers/cli';
 import { LocalCa } from '../daemon/src/tls/local-ca';
 import { permittedFor } from '../daemon/src/tls/name-constraints';
 
-// Issue 40: --tls auto's CA carries critical name constraints, so that its key signs for LAN names
+// --tls auto's CA carries critical name constraints, so that its key signs for LAN names
 // only; a CA made before keeps working and is advised to be replaced; boxyard tls new-ca does it.
 
 const run = promisify(execFile);
@@ -261,8 +261,8 @@ describe('a CA made before name constraints, and boxyard tls new-ca', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   beforeAll(async () => {
-    // The old way (tls/local-ca.ts before issue 40): P-256, CA:TRUE pathlen 0, keyCertSign and cRLSign, no name
-    // constraints.
+    // The old way (tls/local-ca.ts before its CAs had name constraints): P-256, CA:TRUE pathlen 0, keyCertSign and
+    // cRLSign, no name constraints.
     const dir = tlsDir(dataDir);
     mkdirSync(dir, { mode: 0o700 });
     await run('openssl', [

@@ -7,7 +7,7 @@ import * as OTPAuth from 'otpauth';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { ManualClock } from '../daemon/src/lib/clock';
 
-// Issue 10: TOTP secrets are sealed (AES-256-GCM) with DATA/secret.key, created 0600 on first start;
+// TOTP secrets are sealed (AES-256-GCM) with DATA/secret.key, created 0600 on first start;
 // plaintext secrets of older databases are sealed at start.
 const dataDir = mkdtempSync(join(tmpdir(), 'boxyard-secrets-'));
 const clock = new ManualClock(new Date('2026-06-01T12:00:00Z'));
@@ -76,7 +76,7 @@ describe('TOTP secrets at rest', () => {
     expect((await login(d!, 'thief', codeOf(secret))).status).toBe(401);
   });
 
-  it('stored in plaintext before issue 10 are sealed at start and keep working', async () => {
+  it('stored in plaintext (databases before migration 009) are sealed at start and keep working', async () => {
     await d!.stop();
     d = undefined;
     const plain = new OTPAuth.Secret({ size: 20 }).base32;

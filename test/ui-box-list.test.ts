@@ -4,7 +4,7 @@ import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpClient } from './helpers/http';
 import { createBox, publish } from './helpers/registry';
 
-// GET /api/boxyard/boxes: the web UI's box list, one page per request (issue 12). Anyone gets what
+// GET /api/boxyard/boxes: the web UI's box list, one page per request. Anyone gets what
 // GET /search finds for them; `mine=true` pages the caller's own namespaces, released or not.
 
 let d: TestDaemon;

@@ -8,7 +8,7 @@ import type { HttpResponse } from './helpers/http';
 import { countRows } from './helpers/registry';
 import { ensureUiBuilt } from './helpers/ui-browser';
 
-// Issue 10, browser side: security headers on the UI and the API, and the UI's cookie session
+// Browser side: security headers on the UI and the API, and the UI's cookie session
 // (httpOnly, SameSite=Strict, CSRF header) instead of a token held by the page.
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));

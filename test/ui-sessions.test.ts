@@ -4,7 +4,7 @@ import { ApiTokensAnswer } from '../daemon/src/contract/wire/accounts';
 import { ADMIN, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import type { HttpResponse } from './helpers/http';
 
-// Issue 12: the web UI's sessions (named after the browser, marked in the token list, ended with
+// The web UI's sessions (named after the browser, marked in the token list, ended with
 // their cookie and then deleted), changing one's password, and what maintenance mode lets through.
 
 const CSRF = { 'x-boxyard-csrf': '1' };

@@ -143,7 +143,8 @@ export function buildCli(): Command {
   );
 
   // The run-time switches the UI and /api/boxyard/settings change, for scripts and the desktop tray:
-  // written to the data folder, which a running daemon sees within a millisecond (store/cache/table-versions.ts).
+  // written to the data folder, which a running daemon sees at its next request, or within 50 ms while requests keep
+  // coming (store/cache/table-versions.ts CATCH_UP_MS).
   const onOff = (v: string) => {
     if (v !== 'on' && v !== 'off') throw new Error(`expected on or off, not "${v}"`);
     return v === 'on';

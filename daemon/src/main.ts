@@ -27,7 +27,7 @@ export async function startDaemon(config: Config, opts: DepsOptions = {}): Promi
   // PRAGMA quick_check on a worker thread (store/integrity.ts): damage found within the wait stops
   // the start before it writes anything of its own (migrations ran when the store opened). The app
   // and server, which write nothing, are built meanwhile: the check takes the whole wait on a
-  // large database (issue 9's start row).
+  // large database (bench/README.md's `start` row).
   const checked = deps.integrity?.start(config.startCheckWaitMs).then(
     () => undefined,
     (err: unknown) => err,

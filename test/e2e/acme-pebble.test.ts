@@ -18,7 +18,7 @@ import { freePort, spawnDaemon, type SpawnedDaemon } from '../helpers/spawn-daem
 import { pebbleInstalled, startPebble, type Pebble } from '../helpers/pebble';
 
 /*
- * Issue 32: `--tls acme` against Debian's pebble, the ACME test server: the bundled daemon as users
+ * `--tls acme` against Debian's pebble, the ACME test server: the bundled daemon as users
  * start it obtains its certificate through HTTP-01 on --http-port, serves it, keeps it across a
  * restart, and a directory that is down stops the first start (never plain HTTP). Renewal runs on
  * the maintenance loop and ACME issuer themselves with a clock moved by hand. Mandatory when CI=true.

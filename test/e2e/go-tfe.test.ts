@@ -170,7 +170,7 @@ describe.skipIf(!available)("go-tfe's own agent pool tests against Boxyard", () 
   }, 240_000);
 });
 
-// Issue 32: Terraform's Go client over HTTPS (--tls auto), trusting only the daemon's CA (Go reads SSL_CERT_FILE).
+// Terraform's Go client over HTTPS (--tls auto), trusting only the daemon's CA (Go reads SSL_CERT_FILE).
 describe.skipIf(!available)("go-tfe over HTTPS, trusting the daemon's own CA", () => {
   let daemon: TestDaemon;
   let token: string;

@@ -10,7 +10,7 @@ import type { HttpClient } from '../helpers/http';
 import { JSONAPI, createAgentToken, createOrg, createPool, createWorkspace, doc, refs } from '../helpers/agents';
 import { chromiumAvailable, ensureUiBuilt, launchChromium, signIn } from '../helpers/ui-browser';
 
-// Issue 12, agents: live status with "last seen … ago", hiding exited agents, deleting them,
+// Agents in the web UI: live status with "last seen … ago", hiding exited agents, deleting them,
 // renaming a pool, the pool's workspaces by name, per-status counts in the pool list (one request),
 // the `boxyard agent` command next to a new token, the organization's agent-pool limit and
 // defaults, and the pool-limit refusal as a control. What the UI does is checked against the API.

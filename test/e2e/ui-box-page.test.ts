@@ -11,7 +11,7 @@ import { createBox, publish } from '../helpers/registry';
 import { rawGet, rawPut } from '../helpers/upload';
 import { chromiumAvailable, ensureUiBuilt, launchChromium, signIn, watchErrors } from '../helpers/ui-browser';
 
-// The box page (issue 12): Markdown rendered and sanitized, architecture, sizes, downloads,
+// The box page: Markdown rendered and sanitized, architecture, sizes, downloads,
 // checksum copy, the Vagrantfile snippet, versions a page at a time, everyday edits, and a
 // read-only page for whoever may not change the box.
 

@@ -8,7 +8,7 @@ import { chromiumAvailable, ensureUiBuilt, launchChromium, signIn } from '../hel
 import { LocalCa } from '../../daemon/src/tls/local-ca';
 import { permittedFor } from '../../daemon/src/tls/name-constraints';
 
-// Issue 40 in the browser: the overview page of a daemon on a CA made before name constraints
+// The local CA in the browser: the overview page of a daemon on a CA made before name constraints
 // advises replacing it, with the steps to copy; once replaced, it says so and advises nothing.
 
 const haveChromium = chromiumAvailable('The local CA overview browser test');

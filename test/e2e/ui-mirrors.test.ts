@@ -164,7 +164,7 @@ describe.skipIf(!haveChromium)(
     });
 
     it("shows a mirror paused because the user it runs as left the target's organization, and resumes it with the viewer's rights", async () => {
-      // Issue 40: bob's mirror into team, whose run after his removal publishes nothing and pauses.
+      // Rights checked when used: bob's mirror into team, whose run after his removal publishes nothing and pauses.
       expect(
         (await http.put('/api/boxyard/settings', { settings: { mirror_allowed_hosts: ['127.0.0.1'] } })).status,
       ).toBe(200);

@@ -9,7 +9,7 @@ import type { HttpClient } from '../helpers/http';
 import { allowHcpStorage, startHcpUpstream, type HcpBox, type HcpUpstream } from '../helpers/hcp-upstream';
 import { chromiumAvailable, ensureUiBuilt, launchChromium, signIn, watchCsp } from '../helpers/ui-browser';
 
-// Issue 31 in the web UI: "Move from HCP Vagrant" (plan, copy, the lines for users) against a
+// In the web UI: "Move from HCP Vagrant" (plan, copy, the lines for users) against a
 // local fake of HCP Vagrant; the box page of a mirrored box; Settings' allowed upstream hosts.
 // Nothing leaves 127.0.0.1: the browser resolves no other name and any other request is aborted
 // and fails the test, and every plan and mirror the page sends names the fake, never the

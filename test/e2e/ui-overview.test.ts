@@ -8,7 +8,7 @@ import type { HttpClient } from '../helpers/http';
 import { publishHosted } from '../helpers/mirror';
 import { chromiumAvailable, ensureUiBuilt, launchChromium, signIn, watchCsp } from '../helpers/ui-browser';
 
-// Issue 12 in the browser: the overview (counts, the LAN URL to copy), the maintenance banner and
+// The web UI in the browser: the overview (counts, the LAN URL to copy), the maintenance banner and
 // an administrator switching maintenance off from the UI while it is on, the token list marking
 // this browser's session, a session revoked elsewhere ending with a notice, and changing one's
 // password.

@@ -14,7 +14,7 @@ const INDEX_HTML = fileURLToPath(new URL('../../renderer/dist/index.html', impor
 const shownTags = (page: Page) =>
   page.getByRole('table', { name: 'Boxes' }).locator('tbody tr td:first-child a').allTextContents();
 
-// The catalogue a LAN colleague sees without an account (issue 12): public boxes and their pages,
+// The catalogue a LAN colleague sees without an account: public boxes and their pages,
 // the catalog URL in a browser, and a boxes list that stays one request per page at 10,000 boxes.
 // Skipped only off CI without Chromium; under CI=true chromiumAvailable() throws instead.
 describe.skipIf(!haveChromium)('the public catalogue in headless Chromium', () => {

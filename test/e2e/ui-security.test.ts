@@ -6,7 +6,7 @@ import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import { countRows } from '../helpers/registry';
 import { chromiumAvailable, ensureUiBuilt, launchChromium, signIn } from '../helpers/ui-browser';
 
-// Issue 10 in a real browser: what injected script, a page on another origin of the same host, a
+// In a real browser: what injected script, a page on another origin of the same host, a
 // framing page and a DNS-rebound name can do to a signed-in Boxyard UI.
 
 const haveChromium = chromiumAvailable('The UI security end-to-end test');

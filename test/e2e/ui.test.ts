@@ -197,7 +197,7 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await page.getByRole('link', { name: 'e2e-org' }).click();
     await page.getByPlaceholder('Workspace name').fill('e2e-ws');
     await page.getByRole('button', { name: 'Create workspace' }).click();
-    // Made without a mode, it takes the organization's defaults (issue 34); a pool makes it its own, and back.
+    // Made without a mode, it takes the organization's defaults; a pool makes it its own, and back.
     const row = page.getByRole('row', { name: /e2e-ws/ });
     await row.getByText('inherited from the organization').waitFor();
     const attributes = async () =>
@@ -277,7 +277,7 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await page
       .getByPlaceholder('123456')
       .fill(new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate());
-    // Switching two-factor on or off needs the current password (issue 10); the field serves SMS below too.
+    // Switching two-factor on or off needs the current password; the field serves SMS below too.
     await page.getByLabel('Current password (needed to switch a method on or off)').fill(ADMIN.password);
     await page.getByRole('button', { name: 'Confirm' }).click();
     await page.getByRole('button', { name: 'Switch off authenticator' }).waitFor();

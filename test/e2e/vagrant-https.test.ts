@@ -7,7 +7,7 @@ import { runCli } from '../helpers/cli';
 import { makeBoxFile, run, vagrantInstalled } from '../helpers/vagrant';
 
 /*
- * Issue 32: the unmodified Debian `vagrant` 2.3.4 against `serve --tls auto`, trusting only what
+ * HTTPS: the unmodified Debian `vagrant` 2.3.4 against `serve --tls auto`, trusting only what
  * `boxyard trust` wrote (the system's CAs and the daemon's own): publish (direct upload to an
  * https upload URL), box add and box update; without the bundle it refuses the daemon.
  * Mandatory when CI=true.

@@ -28,7 +28,7 @@ const KNOWN_FOR_MS = 10 * 60_000;
 /**
  * Write-behind for agent pings. Most reports only say "still here, same status"; 1,000 agents
  * every 10 s made that a commit every 10 ms, which cost as much CPU as the rest of the request
- * (issue 9). A ping for an agent this daemon last wrote with the same token and status is kept
+ * (bench/README.md's `agents` row). A ping for an agent this daemon last wrote with the same token and status is kept
  * here and answered at once; the pings of a second are written together, each conditioned on the
  * token and a live status, and never over a newer ping (agents/queries.ts `writeKeptPings`, `keptReport`).
  *

@@ -1,5 +1,5 @@
 /**
- * What to tell the users of boxes copied here (issue 31: moving off HCP Vagrant): the lines that
+ * What to tell the users of boxes copied here (moving off HCP Vagrant): the lines that
  * point vagrant at this daemon instead. The CLI prints them after a mirror; the web UI's Move from
  * HCP Vagrant page shows them. Pure: `server` is the URL clients reach the daemon at.
  */

@@ -47,7 +47,7 @@ export function trustLines(server: string, bundle: string): string[] {
 }
 
 /**
- * How a local CA is replaced by one with name constraints (issue 40): the daemon's warning at
+ * How a local CA is replaced by one with name constraints: the daemon's warning at
  * start and the overview page say these steps, `boxyard tls new-ca` the last two with the new
  * fingerprint. `dataDir` null: the daemon's own (the page does not show where it is).
  */

@@ -27,7 +27,7 @@ const DETAILS_HINT =
   "What is wrong is shown to administrators: GET /healthz with an administrator's token, or the overview page of the web UI.";
 
 /**
- * The checks as the caller may see them (issue 40): an administrator (authentication runs before
+ * The checks as the caller may see them: an administrator (authentication runs before
  * this) gets each one's detail; anyone else, signed in or not, its status alone, since a detail may
  * name files on the daemon's machine. `/healthz`, `/readyz` and the web UI's overview all ask here.
  */

@@ -39,8 +39,9 @@ interface Series {
 
 /**
  * Request latency by route template and method: counted here in plain arrays, and handed to
- * prom-client's registry (which formats it) when Prometheus scrapes. prom-client's Histogram
- * checked and hashed the labels of every observation: 1.5% of a catalog request's CPU (profiled).
+ * prom-client's registry (which formats it) when Prometheus scrapes, rather than observed by
+ * prom-client's Histogram, which checks and hashes the labels of every observation. What metrics
+ * cost a request is bench/README.md's `metrics` row: CPU time per request, metrics on against off.
  */
 class LatencyHistogram {
   readonly type = 'histogram';
@@ -100,7 +101,7 @@ export interface ScrapedGauge {
 }
 
 /**
- * The daemon's Prometheus metrics (issue 33), one registry per daemon. Requests are counted by
+ * The daemon's Prometheus metrics, one registry per daemon. Requests are counted by
  * route template, method and status with a latency histogram; transfers, mirror bytes and
  * read-cache lookups are counted where they happen; the rest (agents by status, mirror jobs by
  * state, leadership, the database pool) is read when scraped. Served by data/metrics-routes.ts.
@@ -108,8 +109,8 @@ export interface ScrapedGauge {
 export class Metrics {
   readonly registry = new Registry();
   /**
-   * Requests by `route method status`, counted here and handed to prom-client when scraped: hashing labels on every
-   * request cost the catalog 3% (bench/).
+   * Requests by `route method status`, counted here and handed to prom-client when scraped, so that no request
+   * hashes labels (the cost of metrics per request: bench/README.md's `metrics` row).
    */
   private readonly answered = new Map<
     string,

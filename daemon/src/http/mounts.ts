@@ -95,7 +95,7 @@ function literalSegment(layer: Layer, prefix?: string): string | undefined {
  * against the routes of its segment and those whose first segment is a parameter (or a pattern),
  * in their registered order, which are all the routes that can match it. @koa/router tests every
  * route of a router against every request: the /api/v2 mount has about a hundred, and testing
- * them was the largest part of the router's time in a pool list (bench/, issue 9).
+ * them was the largest part of the router's time in a pool list (bench/'s `api` rows).
  */
 export function segmentRouters(outer: Router, prefix?: string): (path: string) => ReturnType<Router['routes']> {
   const segmentOf = (layer: Layer) => literalSegment(layer, prefix);
@@ -114,7 +114,7 @@ export function segmentRouters(outer: Router, prefix?: string): (path: string) =
  * One middleware for every route: a request under a prefix (`/api/v1`…) is matched against that
  * prefix's routers only, then, if none answered, against the root's (box files, uploads, the
  * catalog's `/:org/:box`). Walking a middleware and a route list per router for every request
- * took more time than a cached catalog answer (issue 9).
+ * took more time than a cached catalog answer (bench/'s `api` rows).
  *
  * Each group of routers speaks its error dialect; `dialectOf` is the dialect of the route that
  * answers (or would answer, for an error thrown before routing) a request, and for a path no

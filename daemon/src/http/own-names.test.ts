@@ -26,7 +26,7 @@ describe("the daemon's own names", () => {
   });
 
   it('every spelling of "all interfaces" is one', () => {
-    expect(['0.0.0.0', '::', '[::]', '0:0:0:0:0:0:0:0'].map(listensOnAll)).toEqual([true, true, true, true]);
+    expect(['0.0.0.0', '::', '[::]', '0:0:0:0:0:0:0:0', ''].map(listensOnAll)).toEqual([true, true, true, true, true]);
     expect(['127.0.0.1', '::1', '192.168.1.20', 'localhost'].map(listensOnAll)).toEqual([false, false, false, false]);
   });
 
@@ -53,6 +53,28 @@ describe("the daemon's own names", () => {
         allInterfaces: true,
       });
     }
+  });
+
+  it('a short host name on every interface (an empty listen address too): the name, its mDNS name, the addresses', () => {
+    for (const host of ['0.0.0.0', '::', '[::]', ''])
+      expect(ownNames(settings(host), machine('lab')), host).toEqual({
+        exact: ['lab', 'lab.local', 'localhost', '192.168.1.20', 'fe80::1', '127.0.0.1', '::1'],
+        domains: [],
+        any: false,
+        allInterfaces: true,
+      });
+  });
+
+  it('a name is listed once, where it first comes, however it is written', () => {
+    const names = ownNames(
+      settings('::', { publicUrl: 'http://LAB.local:4780', allowedHosts: ['lab', '192.168.1.20', 'Localhost.'] }),
+      machine('lab', ['192.168.1.20', '::ffff:192.168.1.20', '::1']),
+    );
+    expect(names.exact).toEqual(['lab.local', 'lab', 'localhost', '192.168.1.20', '::1', '127.0.0.1']);
+    // An IPv6 public URL's host comes without its brackets.
+    expect(ownNames(settings('127.0.0.1', { publicUrl: 'https://[2001:DB8::1]:8443/' }), machine('lab')).exact).toEqual(
+      ['2001:db8::1', 'localhost', '127.0.0.1', '::1'],
+    );
   });
 
   it("listening on one address: that address and loopback, not the machine's names or other addresses", () => {

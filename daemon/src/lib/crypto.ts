@@ -34,7 +34,7 @@ export interface ScryptParams {
  * daemon's resident memory stays under 150 MiB while passwords are checked.
  */
 export const PASSWORD_PARAMS: Readonly<ScryptParams> = Object.freeze({ ln: 14, r: 8, p: 5 });
-/** Hashes of Boxyard before issue 10 (`scrypt$salt$hash`): Node's defaults. */
+/** Hashes written before the PHC format (`scrypt$salt$hash`): Node's defaults. */
 const LEGACY_PARAMS: Readonly<ScryptParams> = Object.freeze({ ln: 14, r: 8, p: 1 });
 const KEY_LENGTH = 32;
 const MAX_MEMORY = 64 * 1024 * 1024;

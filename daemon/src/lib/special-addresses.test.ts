@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isPublicAddress, parseAddress } from './special-addresses';
+import type ipaddr from 'ipaddr.js';
+import { embeddedIpv4, isPublicAddress, parseAddress } from './special-addresses';
 import { addressAllowed } from './address-policy';
 
 /**
@@ -151,6 +152,22 @@ describe("the outbound address policy over IANA's special-purpose registries", (
     ]) {
       expect(publicAddress(a), a).toBe(false);
     }
+  });
+
+  it('finds the IPv4 address of the mapped, NAT64 and 6to4 forms only', () => {
+    const carried = (a: string) => embeddedIpv4(parseAddress(a) as ipaddr.IPv6)?.toString() ?? null;
+    for (const a of ['::ffff:1.2.3.4', '::ffff:102:304', '64:ff9b::1.2.3.4', '2002:102:304::', '2002:102:304:5::6'])
+      expect(carried(a), a).toBe('1.2.3.4');
+    // Teredo, IPv4-compatible, NAT64's local-use /48 and a plain global address carry none the policy follows.
+    for (const a of ['2001:0:4136:e378:8000:63bf:3fff:fdd2', '::1.2.3.4', '64:ff9b:1::102:304', '2606:4700::1111'])
+      expect(carried(a), a).toBeNull();
+  });
+
+  it('reads an IPv6 address ending in dotted IPv4 as written: `::a.b.c.d` stays IPv4-compatible', () => {
+    expect(parseAddress('::1.2.3.4')?.toString()).toBe('::102:304');
+    expect(parseAddress('::ffff:1.2.3.4')?.toString()).toBe('::ffff:102:304');
+    expect(parseAddress('64:ff9b::1.2.3.4')?.toString()).toBe('64:ff9b::102:304');
+    expect(parseAddress('::1.2.3.256')).toBeNull();
   });
 
   it('reads only the forms a resolver or a URL produces; zone ids are dropped', () => {

@@ -10,7 +10,7 @@ const resumeHint = (m: Pick<MirrorRow, 'id'>) =>
   `Someone who may publish into the target can resume it (Resume with my rights on the Mirrors page, or POST /api/boxyard/mirrors/${m.id}/resume); it then runs with their rights.`;
 
 /**
- * Whose rights a mirror's runs use (issue 40): the user it runs as (`runs_as`: its creator, or
+ * Whose rights a mirror's runs use: the user it runs as (`runs_as`: its creator, or
  * whoever resumed it last), as they are when it runs, not as they were when it was made. They
  * must still publish into its target namespace (the rule of every box change: orgs/service.ts
  * isMember, administrators included) and still read through its upstream (upstreams/service.ts

@@ -55,7 +55,7 @@ export interface WorkspaceDefaults {
 /**
  * The workspaces that inherit an organization's defaults (workspaces/ answers it: wired in
  * tfc-services.ts): whether they can run with new defaults, and taking them in the transaction
- * that changes them, so that every inheriting workspace changes at once (issue 34).
+ * that changes them, so that every inheriting workspace changes at once.
  */
 export interface InheritingWorkspaces {
   /** Throws a ValidationError when a workspace that inherits could not run with `d`. */

@@ -44,6 +44,25 @@ describe('the renewal policy', () => {
       expect(renewalDue(c, new Date(c.notAfter.getTime() - third + 1))).toBe(true);
     }
   });
+
+  it('with exactly a third left it is not due yet (less than a third is)', () => {
+    // 90 days: due only once fewer than 30 days are left.
+    const c = cert(1, T0, 90);
+    expect(renewalDue(c, new Date(T0.getTime() + 60 * DAY))).toBe(false);
+    expect(renewalDue(c, new Date(T0.getTime() + 60 * DAY + 1))).toBe(true);
+  });
+
+  it('an expired certificate is due, at its end and after it', () => {
+    const c = cert(1, T0, 90);
+    expect(renewalDue(c, c.notAfter)).toBe(true);
+    expect(renewalDue(c, new Date(c.notAfter.getTime() + 10 * DAY))).toBe(true);
+  });
+
+  it('a certificate not valid yet (its CA clock ahead) is not due: its whole life is still ahead', () => {
+    const c = cert(1, new Date(T0.getTime() + DAY), 90);
+    expect(renewalDue(c, T0)).toBe(false);
+    expect(renewalDue(c, new Date(T0.getTime() - 365 * DAY))).toBe(false);
+  });
 });
 
 describe('the maintenance loop', () => {

@@ -27,7 +27,7 @@ describe("--tls auto's certificate names only what the Host guard answers", () =
 
   const cases: { hostname: string; settings: NameSettings }[] = [];
   for (const hostname of ['lab', 'lab.example.com', 'Lab.Example.COM.']) {
-    for (const host of ['0.0.0.0', '::', '[::]', '127.0.0.1', '192.168.1.20', '::1']) {
+    for (const host of ['0.0.0.0', '::', '[::]', '', '127.0.0.1', '192.168.1.20', '::1']) {
       cases.push({ hostname, settings: { host, publicUrl: undefined, allowedHosts: [] } });
       cases.push({
         hostname,

@@ -23,7 +23,7 @@ export interface Execution {
 /**
  * What a workspace runs with: its own mode and pool where overwritten, its organization's default
  * elsewhere; a pool only in agent mode. One copy of the rule for a workspace's change and for a
- * change of its organization's defaults (issue 34).
+ * change of its organization's defaults.
  */
 export function effective(own: Execution, ow: Overwrites, d: Defaults): Execution {
   const mode = ow.executionMode ? own.mode : d.mode;

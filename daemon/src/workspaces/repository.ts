@@ -105,7 +105,7 @@ export class WorkspacesRepository {
   async updateWorkspace(id: string, patch: Updateable<WorkspacesTable>, db: Db = this.db) {
     await db.updateTable('workspaces').set(patch).where('id', '=', id).execute();
   }
-  /** An organization's workspaces that take its execution mode or its pool (issue 34), by name. */
+  /** An organization's workspaces that take its execution mode or its pool, by name. */
   inheritingWorkspaces(orgId: string, db: Db = this.db) {
     return db
       .selectFrom('workspaces')

@@ -194,8 +194,8 @@ export class WorkspacesService {
 
   /**
    * Execution mode and pool after a change, and which are the workspace's own: a literal value makes
-   * it its own, `setting-overwrites: false` hands it back to the organization's default (issue 34,
-   * workspaces/inheritance.ts). A pool is only allowed, and required, in `agent` mode.
+   * it its own, `setting-overwrites: false` hands it back to the organization's default
+   * (workspaces/inheritance.ts). A pool is only allowed, and required, in `agent` mode.
    */
   private async execution(
     org: OrganizationRow,

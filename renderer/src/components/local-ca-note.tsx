@@ -4,7 +4,7 @@ import { CopyField } from './ui';
 import { When } from './relative-time';
 
 /**
- * `--tls auto`'s CA and its name constraints (issue 40, docs/https.md): the names its certificate
+ * `--tls auto`'s CA and its name constraints (docs/https.md): the names its certificate
  * leaves out, a new CA advised (an old CA without constraints, or names a new one would cover)
  * with the steps to make it, and a CA that `boxyard tls new-ca` made in place of another.
  */

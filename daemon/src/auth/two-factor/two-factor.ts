@@ -37,7 +37,8 @@ export class TwoFactorService {
   ) {}
 
   /**
-   * At start: seals TOTP secrets stored in plaintext (databases from before issue 10). Answers how many rows changed.
+   * At start: seals TOTP secrets stored in plaintext (databases made before secrets were sealed: migration 009).
+   * Answers how many rows changed.
    */
   async sealStoredSecrets(): Promise<number> {
     let changed = 0;

@@ -32,7 +32,7 @@ export function isClientGone(err: unknown, out: Writable): boolean {
  * `pool` used over and over: a buffer is read into again only once its last write has completed
  * (the write callback), so nothing is copied and nothing is left for the garbage collector. A read
  * stream makes a new 1 MiB buffer per read, and V8 frees those only after some 64 MiB of them:
- * eight parallel downloads lifted the daemon's memory by 80 MiB that way (issue 9). The buffers go
+ * eight parallel downloads lifted the daemon's memory by 80 MiB that way (bench/'s `transfers`). The buffers go
  * back to the pool once every write has completed. Resolves once the response has ended; rejects
  * when the file or the connection fails (the caller destroys it).
  *
@@ -43,7 +43,7 @@ export function isClientGone(err: unknown, out: Writable): boolean {
 export async function sendRange(file: FileHandle, range: ByteRange, out: Writable, pool: BufferPool): Promise<void> {
   // One listener for the response's end, not a reaction per wait: reactions to a promise pending
   // for the whole download (two per MiB) outlived young-generation GCs and lifted the heap by
-  // 40 MiB over rounds of eight downloads (issue 9).
+  // 40 MiB over the benchmark's rounds of eight downloads (bench/'s `transfers`).
   let ended: Error | undefined;
   let stopWait: ((err: Error) => void) | undefined;
   const unlisten = finished(out, (err) => {

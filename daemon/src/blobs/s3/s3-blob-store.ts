@@ -52,7 +52,7 @@ function attachment(filename: string): string {
 }
 
 /**
- * The blob store on an S3-compatible bucket (issue 13), through the AWS SDK: the file store's
+ * The blob store on an S3-compatible bucket, through the AWS SDK: the file store's
  * contract, keys laid out as its files (bucket.ts). Nothing is kept in the daemon's memory, so
  * several daemons share one bucket.
  */

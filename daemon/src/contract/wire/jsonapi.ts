@@ -115,7 +115,7 @@ export const WorkspaceJson = z.object({
     'execution-mode': z.enum(EXECUTION_MODES),
     /** The pool whose agents run it (execution mode `agent`), else null. */
     'agent-pool-id': z.string().nullable(),
-    /** Which of the two are the workspace's own; the others are its organization's defaults (issue 34). */
+    /** Which of the two are the workspace's own; the others are its organization's defaults. */
     'setting-overwrites': z.object({ 'execution-mode': z.boolean(), 'agent-pool': z.boolean() }),
     operations: z.boolean(),
     'created-at': time,

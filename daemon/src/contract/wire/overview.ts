@@ -3,7 +3,7 @@ import { JOB_STATES } from './mirror';
 
 /**
  * `GET /api/boxyard/overview`: the web UI's first page for a signed-in user, as the daemon sends it
- * (ui/overview-routes.ts builds it). Pure (zod only).
+ * (data/overview-routes.ts builds it). Pure (zod only).
  */
 
 const time = z.string();
@@ -32,7 +32,7 @@ export type ActivityJson = z.infer<typeof ActivityJson>;
 const CheckJson = z.object({ status: z.enum(['ok', 'checking', 'low', 'failing']), detail: z.string().optional() });
 
 /**
- * `--tls auto`'s CA and its name constraints (issue 40): whether it has them (a CA made before
+ * `--tls auto`'s CA and its name constraints: whether it has them (a CA made by an older Boxyard
  * does not: its key could sign for any site), the names the daemon answers to that it may not
  * certify (left out of the certificate), why a new one is advised (`boxyard tls new-ca`: the CA
  * has no constraints, or a new one would cover those names), and when `boxyard tls new-ca` made it

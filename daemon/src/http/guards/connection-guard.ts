@@ -37,7 +37,7 @@ type ConnectionState = InFlight | 'answered';
 /**
  * A connection the guard counts: busy from its start until an answer ends, idle between requests.
  * Between requests it keeps only the string 'answered', never its last request and response:
- * kept for 10 s by each of 1,000 agents, those outlived young-generation GCs (issue 9).
+ * kept for 10 s by each of 1,000 agents, those outlived young-generation GCs (bench/'s `agents` row).
  */
 interface Tracked {
   socket: Socket;

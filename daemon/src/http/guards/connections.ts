@@ -50,7 +50,7 @@ export function connectionSettings(
     bodyIdleMs: c.bodyIdleSeconds * 1000,
     // Idle connections stay open past an agent's ping interval: agents (fetch honours the server's
     // `Keep-Alive: timeout=` hint) then report on the connection they have instead of opening a new
-    // one every ping, which was most of a report's cost with 1,000 agents (issue 9).
+    // one every ping, which was most of a report's cost with 1,000 agents (bench/'s `agents` row).
     keepAliveMs: Math.max(65_000, (c.agentPingSeconds + 5) * 1000),
     maxPerAddress: c.maxConnectionsPerAddress,
     maxTotal: c.maxConnections > 0 ? c.maxConnections : auto,

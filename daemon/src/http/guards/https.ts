@@ -26,11 +26,11 @@ function httpsBase(ctx: Context, s: HttpsSettings): string {
 }
 
 /**
- * With TLS on, nothing is served over plain HTTP (issue 32). On the HTTPS port, a plain request
+ * With TLS on, nothing is served over plain HTTP. On the HTTPS port, a plain request
  * gets a short answer naming the daemon's https:// address (the listener hands such connections to
  * the same HTTP server: tls/listener.ts). On `--http-port`, a browser asking for a page (`GET` or
  * `HEAD` of `/`, `/ui`, `/ui/…`) with no credential is redirected to the same URL over HTTPS;
- * nothing else is ever redirected (issue 40): an API call, a box download or catalog, and any
+ * nothing else is ever redirected: an API call, a box download or catalog, and any
  * request that carries a credential (a token header or `?access_token=`, any Authorization, the
  * UI's session cookie), since a client that follows the redirect would send it again and the
  * Location would repeat a token in the URL. Those get `https_required` in their API's dialect,

@@ -50,7 +50,7 @@ const isUiPath = (path: string): boolean => path === '/' || path === '/ui' || pa
 /**
  * Security headers on every answer, errors included (the error middleware calls this before
  * anything can fail, and keeps them). Written out rather than taken from helmet: constant headers
- * per kind of answer, chosen by path in a plain call on a path every request takes (issue 9), and
+ * per kind of answer, chosen by path in a plain call on a path every request takes (bench/'s `api` goals), and
  * helmet's defaults (HSTS on a plain-HTTP LAN daemon, CORP on box files) would each need
  * switching off.
  */

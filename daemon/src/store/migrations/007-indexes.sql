@@ -1,4 +1,5 @@
--- Indexes for 10,000 boxes × 10 versions and 1,000 agents (issue 9), and the text index of search.
+-- Indexes for 10,000 boxes × 10 versions and 1,000 agents (bench/'s large database), and the
+-- text index of search.
 
 -- Foreign keys without an index of their own: each lookup by them, and each cascade or SET NULL
 -- from their parent, scanned the whole child table.

@@ -1,6 +1,6 @@
--- Each pool's agent counts, kept by triggers (issue 9): a pool page and an agents page read them
+-- Each pool's agent counts, kept by triggers: a pool page and an agents page read them
 -- instead of counting a thousand agents per request. `agent_count` is what the API calls
--- agent-count: agents that are idle, busy or unknown (agents/pools-repository.ts COUNTED_STATUSES).
+-- agent-count: agents that are idle, busy or unknown (contract/wire/jsonapi.ts).
 ALTER TABLE agent_pools ADD COLUMN agent_count INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE agent_pools ADD COLUMN agent_total INTEGER NOT NULL DEFAULT 0;
 

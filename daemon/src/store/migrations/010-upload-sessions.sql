@@ -1,4 +1,4 @@
--- Upload URLs (issue 10).
+-- Upload URLs.
 -- token_id: the API token that made the URL. Revoking it (deleting its row, however: sign-out, a
 -- password change, a deleted user) marks the URL, whose PUT is then refused. A trigger rather
 -- than a foreign key: any principal's token id may be recorded, and the refusal can say why.

@@ -1,7 +1,7 @@
 -- Every organization has its default project and its HCP Terraform settings from the moment it
--- exists: OrgService.create (orgs/service.ts) writes them in the transaction that creates it
--- (issue 11). Before, organizations made through /api/boxyard, `boxyard org create`, mirrors and
--- the pull-through cache got their default project only when a GET of their projects made it,
+-- exists: OrgService.create (orgs/service.ts) writes them in the transaction that creates it.
+-- Before, organizations made through /api/boxyard, `boxyard org create`, mirrors and the
+-- pull-through cache got their default project only when a GET of their projects made it,
 -- and their settings row on their first PATCH. This fills both in for organizations without them.
 
 -- A project with the default's name but not its flag becomes the default (none is expected: the

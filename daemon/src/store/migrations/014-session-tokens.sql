@@ -1,4 +1,4 @@
--- The web UI's sessions (issue 12): each sign-in made another API token that lived forever, so
+-- The web UI's sessions: each sign-in made another API token that lived forever, so
 -- they piled up in the user's token list. A session's token is marked as one and ends when its
 -- cookie does (auth/tokens-service.ts); the next sign-in deletes the ended ones. API tokens keep
 -- expires_at NULL: they last until revoked.

@@ -1,4 +1,4 @@
--- Issue 13: daemons that share a PostgreSQL database count request rates and failed logins
+-- Daemons that share a PostgreSQL database count request rates and failed logins
 -- together (http/guards/rate-limit.ts), in the table rate-limiter-flexible's RateLimiterPostgres
 -- reads and writes. A single daemon on SQLite counts in its memory, so SQLite has no such table.
 -- @dialect postgres

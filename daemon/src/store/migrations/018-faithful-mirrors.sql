@@ -1,4 +1,4 @@
--- Issue 31: leaving HCP Vagrant with everything.
+-- Leaving HCP Vagrant with everything.
 -- An upstream made (or pointed elsewhere) by a non-administrator reaches only public addresses
 -- and those an administrator allows (lib/address-policy.ts). Those made before this
 -- by non-administrators are held to the same rule.

@@ -1,8 +1,9 @@
 -- Workspaces inherit their organization's default execution mode and agent pool unless their
--- setting-overwrites say otherwise (issue 34), as in HCP Terraform. A workspace's execution_mode
--- and agent_pool_id stay what it runs with (the effective values: what pools' `workspaces` lists,
+-- setting-overwrites say otherwise, as in HCP Terraform. A workspace's execution_mode and
+-- agent_pool_id stay what it runs with (the effective values: what pools' `workspaces` lists,
 -- filters and the delete rule read); the flags say which of them are its own, and a change of the
--- organization's defaults rewrites the inheriting ones in its transaction (orgs/tfc-service.ts).
+-- organization's defaults rewrites the inheriting ones in its transaction (the rule:
+-- workspaces/inheritance.ts `effective`, applied by workspaces/service.ts `applyDefaults`).
 ALTER TABLE workspaces ADD COLUMN execution_mode_overwritten INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE workspaces ADD COLUMN agent_pool_overwritten INTEGER NOT NULL DEFAULT 1;
 

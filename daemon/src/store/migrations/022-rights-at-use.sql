@@ -1,4 +1,4 @@
--- Rights are checked when they are used, not only when they are handed out (issue 40).
+-- Rights are checked when they are used, not only when they are handed out.
 
 -- upload_sessions.user_id: the user who made the upload URL. Its PUT, and a direct upload's
 -- callback, act with that user's rights at that moment (blobs/uploads/service.ts): once they are
