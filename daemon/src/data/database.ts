@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { pendingMigrations } from '../store/migrations';
 import type { Database } from '../store/schema';
 
 /** A database handle of backup, restore and check. */
@@ -20,9 +21,32 @@ export function openDataDb(file: string, opts: { readonly: boolean }): DataDb {
   if (!existsSync(file)) throw new Error(`There is no database at ${file}: is this a Boxyard data folder (--data)?`);
   const raw = new SqliteDatabase(file, { readonly: opts.readonly, fileMustExist: true });
   raw.pragma('busy_timeout = 5000');
+  refuseNewerSchema(raw);
   if (!opts.readonly) raw.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
   return { db, raw, close: () => db.destroy() };
+}
+
+/**
+ * A database a newer Boxyard upgraded holds rows this build cannot judge: refused, as at start. A
+ * file too damaged to say is left to the check (`damageOf`), which reports it.
+ */
+function refuseNewerSchema(raw: SqliteDatabase.Database): void {
+  let applied: string[];
+  try {
+    const hasList = raw
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+      .get();
+    applied = hasList ? (raw.prepare('SELECT name FROM schema_migrations').pluck().all() as string[]) : [];
+  } catch {
+    return;
+  }
+  try {
+    pendingMigrations('sqlite', new Set(applied));
+  } catch (err) {
+    raw.close();
+    throw err;
+  }
 }
 
 /**

@@ -7,7 +7,7 @@ import { invalidatingDialect } from './cache/invalidation';
 import { TableVersions } from './cache/table-versions';
 import { DatabaseDamagedError } from './integrity';
 import { isDatabaseDamage } from './storage-errors';
-import { MIGRATIONS_DIR, readMigrations } from './migrations';
+import { MIGRATIONS_DIR, pendingMigrations } from './migrations';
 import type { TableClock } from './cache/table-clock';
 import type { NotifiedTables } from './cache/notified-tables';
 
@@ -70,8 +70,7 @@ export function migrate(raw: SqliteDatabase.Database, dir = MIGRATIONS_DIR): str
   // (SQLite's way to change a constraint) must not cascade its DROP into the tables that point at it.
   raw.pragma('foreign_keys = OFF');
   try {
-    for (const m of readMigrations('sqlite', dir)) {
-      if (done.has(m.name)) continue;
+    for (const m of pendingMigrations('sqlite', done, dir)) {
       raw.transaction(() => {
         raw.exec(m.sql);
         const broken = raw.pragma('foreign_key_check') as unknown[];

@@ -45,6 +45,25 @@ export function readMigrations(dialect: Dialect, dir = MIGRATIONS_DIR): Migratio
 }
 
 /**
+ * The migrations a database that has applied `done` still needs, in order. A database that has
+ * applied one this build does not know was written by a newer Boxyard: it is refused before
+ * anything is written to it, since this build cannot know what the newer one's rows mean.
+ */
+export function pendingMigrations(dialect: Dialect, done: ReadonlySet<string>, dir = MIGRATIONS_DIR): Migration[] {
+  const known = readMigrations(dialect, dir);
+  const names = new Set(known.map((m) => m.name));
+  const newer = [...done].filter((name) => !names.has(name)).sort();
+  if (newer.length > 0) {
+    throw new Error(
+      `This database was last upgraded by a newer Boxyard: it has migration ${newer.join(', ')}, which this version ` +
+        `(whose last is ${known.at(-1)?.name ?? 'none'}) does not know. Run that newer version, or restore a ` +
+        'backup made by this one. Nothing was written to the database.',
+    );
+  }
+  return known.filter((m) => !done.has(m.name));
+}
+
+/**
  * What only one database has, which the drift test leaves out: search's text index (SQLite's FTS5
  * table with its key table and the triggers that fill it; PostgreSQL's pg_trgm indexes), and the
  * rate-limit counters several daemons share (one daemon on SQLite counts in memory), and the

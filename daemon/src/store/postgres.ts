@@ -5,7 +5,7 @@ import type { Database } from './schema';
 import { ENSURE_NOTIFY_TRIGGERS, NotifiedTables, TABLES_CHANNEL } from './cache/notified-tables';
 import { namingPool } from './cache/named-statements';
 import { invalidatingDialect } from './cache/invalidation';
-import { MIGRATIONS_DIR, readMigrations } from './migrations';
+import { MIGRATIONS_DIR, pendingMigrations } from './migrations';
 import { ADVISORY_LOCKS } from './advisory-locks';
 import type { PostgresStore } from './db';
 
@@ -75,8 +75,7 @@ export async function migratePostgres(pool: pg.Pool, dir = MIGRATIONS_DIR): Prom
       (await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name),
     );
     const applied: string[] = [];
-    for (const m of readMigrations('postgres', dir)) {
-      if (done.has(m.name)) continue;
+    for (const m of pendingMigrations('postgres', done, dir)) {
       await client.query(m.sql);
       await client.query('INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)', [
         m.name,
