@@ -21,8 +21,20 @@ import { mixedLoad } from './load';
 import { scaleOut } from './scale-out';
 import { tlsTransfers } from './tls';
 import { metricsCost } from './metrics-cost';
+import { flood } from './flood';
 
-const PARTS = ['transfers', 'tls', 'mirror', 'start', 'api', 'metrics', 'agents', 'load', 'scale-out'] as const;
+const PARTS = [
+  'transfers',
+  'tls',
+  'mirror',
+  'start',
+  'api',
+  'metrics',
+  'agents',
+  'load',
+  'flood',
+  'scale-out',
+] as const;
 type Part = (typeof PARTS)[number];
 
 function parts(argv: string[]): Part[] {
@@ -87,6 +99,7 @@ async function main() {
         if (part === 'metrics') rows.push(...(await metricsCost(work, await large())));
         if (part === 'agents') rows.push(...(await agentReports(work, await large())), await agentsAtScale(work));
         if (part === 'load') rows.push(...(await mixedLoad(work)));
+        if (part === 'flood') rows.push(...(await flood(work)));
         if (part === 'scale-out') rows.push(...(await scaleOut(work)));
       } catch (err) {
         rows.push(failed(part, err));

@@ -8,6 +8,7 @@ import { setSecurityHeaders } from './http/guards/security-headers';
 import { AllowedHosts, hostGuard } from './http/guards/hosts';
 import { SessionCookie } from './http/session-cookie';
 import { httpsGuard } from './http/guards/https';
+import { closeIfBodyUnread } from './http/guards/connection-guard';
 import { acmeChallenges, caRoutes } from './tls/routes';
 import { maintenance } from './http/guards/maintenance';
 import { requestRateLimit } from './http/guards/rate-limit';
@@ -47,6 +48,8 @@ export function createApp(deps: Deps): Koa {
   );
   // At debug level, a line per request (URL and headers scrubbed of credentials by the logger).
   if (deps.log.isLevelEnabled('debug')) app.use(requestLog(deps.log));
+  // An answer sent before its request body is all in closes the connection (slowloris).
+  app.use(closeIfBodyUnread);
   // Order within a prefix matters: uploads before the registry (its `…/provider/:name/:arch` would
   // take `upload` for an architecture); at the root, the pull-through cache before the registry's
   // downloads and catalog it fills, and the catalog's /:org/:box catch-all last. Each group names

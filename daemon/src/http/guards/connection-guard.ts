@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Middleware } from 'koa';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { TooManyConnectionsError } from '../../lib/errors';
@@ -107,14 +108,21 @@ export class ConnectionGuard {
       t.request = request;
       if (t.idle) this.markBusy(t);
       res.once('finish', () => {
-        if (!t.gone && !t.socket.destroyed) this.markIdle(t);
-        // Only the latest request marks it: a pipelined one that came meanwhile is under way.
-        if (req.complete && t.request === request) t.request = 'answered';
+        // An answer that went out before its body was all in (closeIfBodyUnread) leaves the
+        // connection busy until the body is in or the connection closes.
+        if (req.complete) this.answered(t, request);
+        else req.once('end', () => this.answered(t, request));
       });
     });
     server.on('timeout', (socket: Socket) => {
       if (clientIdle(this.tracked.get(socket)?.request)) socket.destroy();
     });
+  }
+
+  private answered(t: Tracked, request: InFlight): void {
+    if (!t.gone && !t.socket.destroyed) this.markIdle(t);
+    // Only the latest request marks it: a pipelined one that came meanwhile is under way.
+    if (t.request === request) t.request = 'answered';
   }
 
   /** Connections now: busy ones from one address, or all of them. */
@@ -202,11 +210,23 @@ export class ConnectionGuard {
       this.log.debug({ address }, 'connection refused over the limit');
     }
     // Reading (and dropping) what the client sends lets the answer arrive: closing a socket with
-    // unread input sends a reset, which can overtake the answer. A client that never closes is
-    // cut off after a second.
+    // unread input sends a reset, which can overtake the answer. Whatever the client does (a
+    // trickle of bytes would keep an idle timeout from firing), the socket goes after a second.
     socket.on('error', () => undefined);
-    socket.setTimeout(REFUSED_LINGER_MS, () => socket.destroy());
+    setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
     socket.resume();
     socket.end(refusal(message));
   }
 }
+
+/**
+ * Koa middleware, first of all: an answer that goes out before its request's body is all in (a
+ * refusal: the Host, a token, a rate limit) closes the connection after it, so the rest of the
+ * body is never read. Otherwise Node reads the body to reach the connection's next request, and a
+ * flood of POSTs trickling their bodies after such an answer would hold connections the guard has
+ * to count as busy until the body is in.
+ */
+export const closeIfBodyUnread: Middleware = async (ctx, next) => {
+  await next();
+  if (!ctx.req.complete && !ctx.headerSent) ctx.set('Connection', 'close');
+};
