@@ -3,7 +3,8 @@ import type { OrgService } from '../orgs/service';
 import { ConflictError, ForbiddenError, NotFoundError } from '../lib/errors';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
-import type { JobRow, MirrorRepository, MirrorRow, UpstreamRow } from './repository';
+import type { JobRow, MirrorRepository, MirrorRow } from './repository';
+import type { UpstreamRepository, UpstreamRow } from './upstreams/repository';
 import type { MirrorRunner } from './jobs/runner';
 import type { CreateMirror, ResumeMirror, UpdateMirror } from './schemas';
 import { mayReadThrough, type UpstreamService } from './upstreams/service';
@@ -23,6 +24,7 @@ type Caller = NonNullable<Principal>;
 export class MirrorService {
   constructor(
     private readonly repo: MirrorRepository,
+    private readonly upstreamRepo: UpstreamRepository,
     private readonly upstreams: UpstreamService,
     private readonly orgs: OrgService,
     private readonly runner: MirrorRunner,
@@ -149,7 +151,7 @@ export class MirrorService {
   private async upstreamFor(p: Caller, m: MirrorRow, input: ResumeMirror): Promise<UpstreamRow> {
     if (input.upstream_id) return this.upstreams.own(p, input.upstream_id);
     if (input.upstream) return this.upstreams.byUrl(p, input.upstream.url, input.upstream.token, input.upstream.ca);
-    const own = (await this.repo.upstream(m.upstream_id))!;
+    const own = (await this.upstreamRepo.upstream(m.upstream_id))!;
     if (mayReadThrough(p.user, own)) return own;
     if (own.token === null && own.ca === null && isRemote(own)) return this.upstreams.adopt(p, own);
     throw new ForbiddenError(
@@ -191,7 +193,7 @@ export class MirrorService {
   }
 
   lastJobs = (mirrors: MirrorRow[]) => this.repo.lastJobs(mirrors.map((m) => m.id));
-  upstreamOf = (m: MirrorRow) => this.repo.upstream(m.upstream_id);
+  upstreamOf = (m: MirrorRow) => this.upstreamRepo.upstream(m.upstream_id);
   runsAsName = async (m: MirrorRow): Promise<string | null> =>
     (await this.orgs.actor(m.runs_as))?.user.username ?? null;
 

@@ -2,7 +2,7 @@ import type { Principal } from '../../auth/accounts-service';
 import { nameKey } from '../../contract/names';
 import { ForbiddenError, NotFoundError } from '../../lib/errors';
 import type { RegistryService } from '../../registry/service';
-import type { MirrorRepository } from '../repository';
+import type { CacheRepository } from './repository';
 
 /**
  * The pull-through cache's size and its purge. A purge deletes the cached boxes (versions,
@@ -12,7 +12,7 @@ import type { MirrorRepository } from '../repository';
  */
 export class CacheAdmin {
   constructor(
-    private readonly repo: MirrorRepository,
+    private readonly repo: CacheRepository,
     private readonly registry: Pick<RegistryService, 'deleteBox'>,
   ) {}
 

@@ -8,12 +8,14 @@ import type { PublishService } from '../../registry/versions/publish-service';
 import { AccountName } from '../../contract/names';
 import { BoxName } from '../../contract/bodies/registry';
 import { planBox } from '../plans/box-plan';
-import type { MirrorRepository, UpstreamRow } from '../repository';
+import type { UpstreamRepository, UpstreamRow } from '../upstreams/repository';
+import type { CacheRepository } from './repository';
 import { sourceFor } from '../upstreams/source';
 import type { UpstreamGate } from '../upstreams/http';
 
 export interface CacheDeps {
-  repo: MirrorRepository;
+  cacheRepo: CacheRepository;
+  upstreamRepo: UpstreamRepository;
   gate: UpstreamGate;
   settings: SettingsService;
   orgs: OrgService;
@@ -48,7 +50,7 @@ export class PullThroughCache {
     // A local box the cache did not make is the common case, and every catalog request asks:
     // it is settled in two lookups (from memory), before names, settings and namespaces are checked.
     const local = await this.deps.publisher.boxAt(org, box);
-    const cached = local ? await this.deps.repo.cachedBox(local.id) : undefined;
+    const cached = local ? await this.deps.cacheRepo.cachedBox(local.id) : undefined;
     if (local && !cached) return { heldOnly: false };
     if (!local && (!AccountName.safeParse(org).success || !BoxName.safeParse(box).success)) return { heldOnly: false };
     const settings = await this.deps.settings.get();
@@ -57,7 +59,7 @@ export class PullThroughCache {
     // namespaces the cache made (organizations without members).
     if (ns && !cached && !(await this.isCacheNamespace(ns))) return { heldOnly: false };
     const upstreamId = cached?.upstream_id ?? settings.pull_through_upstream_id;
-    const upstream = upstreamId ? await this.deps.repo.upstream(upstreamId) : undefined;
+    const upstream = upstreamId ? await this.deps.upstreamRepo.upstream(upstreamId) : undefined;
     if (!upstream) return { heldOnly: cached !== undefined };
     if (
       cached &&
@@ -110,7 +112,7 @@ export class PullThroughCache {
         release: true,
       });
     });
-    await this.deps.repo.upsertCachedBox({
+    await this.deps.cacheRepo.upsertCachedBox({
       box_id: result.box.id,
       upstream_id: upstream.id,
       source: name,

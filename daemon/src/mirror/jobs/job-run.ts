@@ -11,7 +11,8 @@ import { ForbiddenError, NotFoundError } from '../../lib/errors';
 import type { PublishService } from '../../registry/versions/publish-service';
 import { fetchFile } from '../upstreams/fetch-file';
 import { buildJobPlan, localVersionsOf, type JobPlan } from '../plans/job-plan';
-import type { FileRow, JobRow, MirrorRepository, MirrorRow, UpstreamRow } from '../repository';
+import type { FileRow, JobRow, MirrorRepository, MirrorRow } from '../repository';
+import type { UpstreamRepository, UpstreamRow } from '../upstreams/repository';
 import { sourceFor, type UpstreamSource } from '../upstreams/source';
 import { TransientUpstreamError, type UpstreamGate } from '../upstreams/http';
 import { publishPlan } from './publish';
@@ -21,6 +22,7 @@ import type { MirrorRights } from '../run-rights';
 
 export interface RunnerDeps {
   repo: MirrorRepository;
+  upstreamRepo: UpstreamRepository;
   gate: UpstreamGate;
   blobs: BlobStore;
   holds: BlobHolds;
@@ -85,7 +87,7 @@ export class JobRun {
     const { job } = this;
     const signal = this.abort.signal;
     const mirror = await this.deps.repo.mirror(job.mirror_id);
-    const upstream = mirror && (await this.deps.repo.upstream(mirror.upstream_id));
+    const upstream = mirror && (await this.deps.upstreamRepo.upstream(mirror.upstream_id));
     if (!mirror || !upstream) throw new NotFoundError('The mirror or its upstream was deleted.');
     await this.assertRights(mirror.id, upstream);
     const source = sourceFor(upstream, this.deps.gate);

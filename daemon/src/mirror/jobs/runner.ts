@@ -139,7 +139,7 @@ export class MirrorRunner {
     for (const queued of await this.deps.repo.queuedJobs()) {
       if (!offline) return queued;
       const mirror = await this.deps.repo.mirror(queued.mirror_id);
-      const upstream = mirror && (await this.deps.repo.upstream(mirror.upstream_id));
+      const upstream = mirror && (await this.deps.upstreamRepo.upstream(mirror.upstream_id));
       if (upstream && !isRemote(upstream)) return queued;
       if (queued.message !== WAITING_OFFLINE)
         await this.deps.repo.updateJob(queued.id, { message: WAITING_OFFLINE, updated_at: this.now() });

@@ -14,7 +14,7 @@ import type { MirrorPlanJson } from '../../contract/wire/mirror';
 import { buildJobPlan, localVersionsOf } from './job-plan';
 import { bytesToFetch, storageFit } from './disk-fit';
 import { copyIsPrivate } from '../jobs/publish';
-import type { UpstreamRow } from '../repository';
+import type { UpstreamRow } from '../upstreams/repository';
 import { mirrorRow, targetOf } from '../mirror-row';
 import type { CreateMirror } from '../schemas';
 import type { UpstreamGate } from '../upstreams/http';

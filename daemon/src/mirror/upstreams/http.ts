@@ -2,7 +2,7 @@ import { Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Clock } from '../../lib/clock';
 import { AddressNotAllowedError, OfflineError, UpstreamError } from '../../lib/errors';
-import type { MirrorRepository, UpstreamRow } from '../repository';
+import type { UpstreamRepository, UpstreamRow } from './repository';
 import { reachFor, type Outbound } from './outbound';
 
 const MAX_REDIRECTS = 10;
@@ -52,7 +52,7 @@ export interface GetOptions {
  */
 export class UpstreamGate {
   constructor(
-    private readonly repo: MirrorRepository,
+    private readonly repo: UpstreamRepository,
     private readonly settings: GateSettings,
     private readonly clock: Clock,
     private readonly outbound: Outbound,

@@ -6,7 +6,7 @@ import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors';
 import type { Clock } from '../../lib/clock';
 import type { IdGen } from '../../lib/ids';
 import { isUniqueViolation } from '../../store/storage-errors';
-import type { MirrorRepository, UpstreamRow } from '../repository';
+import type { UpstreamRepository, UpstreamRow } from './repository';
 import type { CreateUpstream, UpdateUpstream } from '../schemas';
 import { detectKind, isRemote } from './source';
 import type { Outbound } from './outbound';
@@ -49,7 +49,7 @@ function nameFromUrl(url: string): string {
  */
 export class UpstreamService {
   constructor(
-    private readonly repo: MirrorRepository,
+    private readonly repo: UpstreamRepository,
     private readonly clock: Clock,
     private readonly ids: IdGen,
     private readonly outbound: Outbound,
