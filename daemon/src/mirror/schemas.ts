@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { z } from 'zod';
 import * as Fields from '../contract/bodies/mirror';
+import { ValidationError } from '../lib/errors';
 import { parseConstraint } from './version-filter';
 import { locationOf } from './upstreams/source';
 
@@ -47,6 +48,7 @@ export const UpdateUpstreamBody = z.object({
   upstream: Fields.UpdateUpstream.extend({ url: Url.optional(), ca: CaPem }),
 });
 
+const ONE_UPSTREAM = 'give upstream_id or upstream, one of them';
 const oneSelection = (m: { versions?: string | null; latest?: number | null }) => !(m.versions && m.latest);
 const SELECTION = { message: 'give versions or latest, not both', path: ['latest'] };
 
@@ -57,7 +59,7 @@ export const CreateMirrorBody = z.object({
   })
     .refine(oneSelection, SELECTION)
     .refine((m) => Boolean(m.upstream_id) !== Boolean(m.upstream), {
-      message: 'give upstream_id or upstream, one of them',
+      message: ONE_UPSTREAM,
       path: ['upstream_id'],
     })
     .refine((m) => !m.target || m.target.includes('/') === m.source.includes('/'), {
@@ -84,6 +86,12 @@ export type ResumeMirror = z.output<typeof ResumeMirrorBody>['mirror'];
 export type UpdateMirror = z.output<typeof UpdateMirrorBody>['mirror'];
 export type CreateUpstream = z.output<typeof CreateUpstreamBody>['upstream'];
 export type UpdateUpstream = z.output<typeof UpdateUpstreamBody>['upstream'];
+
+/** The upstream a new mirror gives inline, when it names none by id (CreateMirrorBody holds it to one of them). */
+export function inlineUpstream(m: CreateMirror): NonNullable<CreateMirror['upstream']> {
+  if (!m.upstream) throw new ValidationError(ONE_UPSTREAM, { field: 'upstream_id' });
+  return m.upstream;
+}
 
 export const IdParams = z.object({ id: z.string().min(1).max(64) });
 export const JobsQuery = z.object({ mirror: z.string().min(1).max(64) });

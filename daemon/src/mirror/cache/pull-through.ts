@@ -97,8 +97,10 @@ export class PullThroughCache {
       for (const v of planned.versions) {
         const providers = [];
         // A file this daemon already holds (same sha256) needs no fetch.
-        for (const p of v.providers)
-          providers.push({ ...p, blob: sha256(p) ? await this.deps.blobs.reuse(sha256(p)!) : null, source_url: p.url });
+        for (const p of v.providers) {
+          const digest = sha256(p);
+          providers.push({ ...p, blob: digest ? await this.deps.blobs.reuse(digest) : null, source_url: p.url });
+        }
         versions.push({ ...v, providers });
       }
       return this.deps.publisher.publish({
@@ -133,6 +135,8 @@ export class PullThroughCache {
       // Another request made it first.
       if (!(await this.deps.orgs.namespace(org))) throw err;
     }
-    return (await this.deps.orgs.namespace(org))!;
+    const made = await this.deps.orgs.namespace(org);
+    if (!made) throw new Error(`The organization "${org}" was made for the pull-through cache, yet it is not there.`);
+    return made;
   }
 }

@@ -93,14 +93,18 @@ export class JobRun {
     const source = sourceFor(upstream, this.deps.gate);
     let plan: JobPlan = job.plan ? (JSON.parse(job.plan) as JobPlan) : await this.plan(mirror, source, signal);
     const files = await this.deps.repo.filesOf(job.id);
-    const pending = files.filter((f) => f.state !== 'done' || f.blob_sha256 === null || f.blob_size === null);
+    const done = new Map<string, { sha256: string; size: number }>();
+    const pending: FileRow[] = [];
+    for (const f of files) {
+      if (f.state === 'done' && f.blob_sha256 !== null && f.blob_size !== null)
+        done.set(f.id, { sha256: f.blob_sha256, size: f.blob_size });
+      else pending.push(f);
+    }
     const fit = await storageFit(this.deps.space, (await bytesToFetch(pending, this.deps.blobs)).bytes);
     if (!fit.fits) throw unfit(fit);
     // Progress restarts from what is stored: finished files now, staged bytes as each resumes.
     this.bytes = this.startBytes = files.reduce((sum, f) => sum + (f.state === 'done' ? (f.blob_size ?? 0) : 0), 0);
     this.filesDone = files.length - pending.length;
-    const done = new Map<string, { sha256: string; size: number }>();
-    for (const f of files) if (!pending.includes(f)) done.set(f.id, { sha256: f.blob_sha256!, size: f.blob_size! });
     // A download holds its slots until its last byte has arrived: making the file durable
     // (fsync) and checking it run beside the next downloads. The first failure stops the rest.
     const own = pLimit(mirror.parallel);

@@ -1,5 +1,6 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import { AppError, OfflineError } from '../../lib/errors';
+import { stillThere } from '../../registry/repository';
 import type { JobRow, MirrorRow } from '../repository';
 import { isRemote } from '../upstreams/source';
 import { JobRun, type RunnerDeps } from './job-run';
@@ -61,7 +62,7 @@ export class MirrorRunner {
       updated_at: now,
     });
     this.wake();
-    return (await this.deps.repo.job(id))!;
+    return stillThere(await this.deps.repo.job(id), `Mirror job ${id}`);
   }
 
   /** Cancels a queued or running job; false when it had already finished or is publishing. */

@@ -194,7 +194,9 @@ export class UpstreamGate {
    * when no byte arrives for the upstream's timeout: a stalled host counts against its breaker.
    */
   body(u: UpstreamRow, res: Response): Readable {
-    const source = Readable.fromWeb(res.body! as WebReadableStream);
+    if (!res.body)
+      throw new UpstreamError(`Upstream "${u.name}" answered ${res.status} without a body (${shown(res.url)}).`);
+    const source = Readable.fromWeb(res.body as WebReadableStream);
     let timer: NodeJS.Timeout | undefined;
     const arm = () => {
       clearTimeout(timer);
