@@ -27,6 +27,8 @@ import { RegistryService } from './registry/service';
 import { buildBlobs } from './blobs/build';
 import { buildAgentServices } from './tfc-services';
 import { MirrorRepository } from './mirror/repository';
+import { UpstreamRepository } from './mirror/upstreams/repository';
+import { CacheRepository } from './mirror/cache/repository';
 import { buildMirror } from './mirror/build';
 import { certificateSource } from './tls/certificate-source';
 import { ImportService } from './mirror/import/service';
@@ -72,11 +74,12 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
   const orgs = new OrgService(orgRepo, accounts, clock, ids);
   const orgAccess = new OrganizationAccess(orgs);
   const tokens = new TokenService(accountRepo, twoFactor, passwords, clock, ids);
-  const mirrorRepo = new MirrorRepository(db, store.versions);
+  const mirrorRepo = new MirrorRepository(db);
+  const upstreamRepo = new UpstreamRepository(db);
   const settings = new SettingsService(
     accountRepo,
     { maintenance: config.maintenance, offline: config.offline },
-    async (id) => (await mirrorRepo.upstream(id)) !== undefined,
+    async (id) => (await upstreamRepo.upstream(id)) !== undefined,
   );
   // Counted where every daemon sees the counts: in memory for one daemon, in PostgreSQL for several.
   const limiters = store.dialect === 'postgres' ? postgresLimiters(store.pool) : memoryLimiters;
@@ -110,6 +113,8 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
   const mirror = buildMirror({
     db,
     repo: mirrorRepo,
+    upstreamRepo,
+    cacheRepo: new CacheRepository(db, store.versions),
     orgs,
     settings,
     registry,

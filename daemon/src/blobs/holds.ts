@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, NotNull, SelectQueryBuilder } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { IdGen } from '../lib/ids';
 import type { Database } from '../store/schema';
@@ -11,6 +11,39 @@ export interface BlobReferrer {
   referencedBlobDigests(): Promise<Set<string>>;
   /** Whether it references `sha256`, read through `db` (the collector's transaction). */
   referencesBlob(sha256: string, db: Kysely<Database>): Promise<boolean>;
+}
+
+/**
+ * The referrer whose rows `holding` selects, read through the database it is given: each row's
+ * digest as `sha256`, null where the row holds no blob. Both questions read it as a subquery,
+ * which SQLite and PostgreSQL flatten, so the digest comparison stays a plain WHERE on its column
+ * (and its index).
+ */
+export function blobReferrer<TB extends keyof Database>(
+  db: Kysely<Database>,
+  holding: (db: Kysely<Database>) => SelectQueryBuilder<Database, TB, { sha256: string | null }>,
+): BlobReferrer {
+  return {
+    async referencedBlobDigests() {
+      const rows = await db
+        .selectFrom(holding(db).as('held'))
+        .select('held.sha256')
+        .distinct()
+        .where('held.sha256', 'is not', null)
+        .$narrowType<{ sha256: NotNull }>()
+        .execute();
+      return new Set(rows.map((r) => r.sha256));
+    },
+    async referencesBlob(sha256, trx) {
+      const row = await trx
+        .selectFrom(holding(trx).as('held'))
+        .select('held.sha256')
+        .where('held.sha256', '=', sha256)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+  };
 }
 
 /**

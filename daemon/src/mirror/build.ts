@@ -13,6 +13,8 @@ import { MirrorService } from './mirrors-service';
 import { MirrorDryRun } from './plans/dry-run';
 import { PullThroughCache } from './cache/pull-through';
 import type { MirrorRepository } from './repository';
+import type { UpstreamRepository } from './upstreams/repository';
+import type { CacheRepository } from './cache/repository';
 import { MirrorRunner } from './jobs/runner';
 import { MirrorRights } from './run-rights';
 import { UpstreamGate } from './upstreams/http';
@@ -27,6 +29,8 @@ import type { Metrics } from '../http/metrics';
 export interface MirrorWiring {
   db: Kysely<Database>;
   repo: MirrorRepository;
+  upstreamRepo: UpstreamRepository;
+  cacheRepo: CacheRepository;
   orgs: OrgService;
   settings: SettingsService;
   registry: RegistryService;
@@ -45,12 +49,13 @@ export interface MirrorWiring {
 /** The mirror feature's services (called once from deps.ts). The daemon starts `runner`. */
 export function buildMirror(w: MirrorWiring) {
   const outbound = new Outbound(async () => ({ allowed: (await w.settings.get()).mirror_allowed_hosts }));
-  const gate = new UpstreamGate(w.repo, w.settings, w.clock, outbound);
-  const upstreams = new UpstreamService(w.repo, w.clock, w.ids, outbound, w.log);
+  const gate = new UpstreamGate(w.upstreamRepo, w.settings, w.clock, outbound);
+  const upstreams = new UpstreamService(w.upstreamRepo, w.clock, w.ids, outbound, w.log);
   const rights = new MirrorRights(w.orgs);
   const runner = new MirrorRunner(
     {
       repo: w.repo,
+      upstreamRepo: w.upstreamRepo,
       gate,
       blobs: w.blobs,
       holds: w.holds,
@@ -65,9 +70,10 @@ export function buildMirror(w: MirrorWiring) {
     },
     w.downloads,
   );
-  const mirrors = new MirrorService(w.repo, upstreams, w.orgs, runner, rights, w.clock, w.ids);
+  const mirrors = new MirrorService(w.repo, w.upstreamRepo, upstreams, w.orgs, runner, rights, w.clock, w.ids);
   const cache = new PullThroughCache({
-    repo: w.repo,
+    cacheRepo: w.cacheRepo,
+    upstreamRepo: w.upstreamRepo,
     gate,
     settings: w.settings,
     orgs: w.orgs,
@@ -88,11 +94,13 @@ export function buildMirror(w: MirrorWiring) {
     ids: w.ids,
     clock: w.clock,
   });
-  const cacheAdmin = new CacheAdmin(w.repo, w.registry);
+  const cacheAdmin = new CacheAdmin(w.cacheRepo, w.registry);
   const folderImport = new FolderImport(upstreams, mirrors, w.repo);
   const folderExport = new FolderExport(w.registry, w.blobs, w.clock);
   return {
     repo: w.repo,
+    upstreamRepo: w.upstreamRepo,
+    cacheRepo: w.cacheRepo,
     log: w.log,
     holds: w.holds,
     gate,

@@ -3,9 +3,11 @@ import type { OrgService } from '../orgs/service';
 import { ConflictError, ForbiddenError, NotFoundError } from '../lib/errors';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
-import type { JobRow, MirrorRepository, MirrorRow, UpstreamRow } from './repository';
+import { stillThere } from '../registry/repository';
+import type { JobRow, MirrorRepository, MirrorRow } from './repository';
+import type { UpstreamRepository, UpstreamRow } from './upstreams/repository';
 import type { MirrorRunner } from './jobs/runner';
-import type { CreateMirror, ResumeMirror, UpdateMirror } from './schemas';
+import { inlineUpstream, type CreateMirror, type ResumeMirror, type UpdateMirror } from './schemas';
 import { mayReadThrough, type UpstreamService } from './upstreams/service';
 import { isRemote } from './upstreams/source';
 import type { MirrorRights } from './run-rights';
@@ -23,6 +25,7 @@ type Caller = NonNullable<Principal>;
 export class MirrorService {
   constructor(
     private readonly repo: MirrorRepository,
+    private readonly upstreamRepo: UpstreamRepository,
     private readonly upstreams: UpstreamService,
     private readonly orgs: OrgService,
     private readonly runner: MirrorRunner,
@@ -51,9 +54,7 @@ export class MirrorService {
   }
 
   async create(p: Caller, input: CreateMirror): Promise<{ mirror: MirrorRow; job: JobRow | null }> {
-    const upstream = input.upstream_id
-      ? await this.upstreams.own(p, input.upstream_id)
-      : await this.upstreams.byUrl(p, input.upstream!.url, input.upstream!.token, input.upstream!.ca);
+    const upstream = await this.upstreamOfNew(p, input);
     await this.ensureTarget(p, targetOf(input));
     const row = mirrorRow(input, {
       id: this.ids.id('mir'),
@@ -62,8 +63,15 @@ export class MirrorService {
       now: this.clock.now(),
     });
     await this.repo.insertMirror(row);
-    const mirror = (await this.repo.mirror(row.id))!;
+    const mirror = stillThere(await this.repo.mirror(row.id), `Mirror ${row.id}`);
     return { mirror, job: input.run === false ? null : await this.runner.enqueue(mirror) };
+  }
+
+  /** A new mirror's upstream: one of the caller's by id, or theirs at the URL given (made if need be). */
+  private async upstreamOfNew(p: Caller, input: CreateMirror): Promise<UpstreamRow> {
+    if (input.upstream_id) return this.upstreams.own(p, input.upstream_id);
+    const { url, token, ca } = inlineUpstream(input);
+    return this.upstreams.byUrl(p, url, token, ca);
   }
 
   async update(p: Caller, id: string, patch: UpdateMirror): Promise<MirrorRow> {
@@ -99,7 +107,7 @@ export class MirrorService {
       ...(set('retain') ? { retain: patch.retain ?? null } : {}),
       updated_at: this.now(),
     });
-    return (await this.repo.mirror(m.id))!;
+    return stillThere(await this.repo.mirror(m.id), `Mirror ${m.id}`);
   }
 
   /** Deletes the mirror and its jobs (a running one is cancelled); the local boxes stay. */
@@ -143,13 +151,16 @@ export class MirrorService {
       next_run_at: nextRunAt(m.interval_minutes, this.clock.now()),
       updated_at: this.now(),
     });
-    return (await this.repo.mirror(m.id))!;
+    return stillThere(await this.repo.mirror(m.id), `Mirror ${m.id}`);
   }
 
   private async upstreamFor(p: Caller, m: MirrorRow, input: ResumeMirror): Promise<UpstreamRow> {
     if (input.upstream_id) return this.upstreams.own(p, input.upstream_id);
     if (input.upstream) return this.upstreams.byUrl(p, input.upstream.url, input.upstream.token, input.upstream.ca);
-    const own = (await this.repo.upstream(m.upstream_id))!;
+    const own = stillThere(
+      await this.upstreamRepo.upstream(m.upstream_id),
+      `Upstream ${m.upstream_id} of mirror ${m.id}`,
+    );
     if (mayReadThrough(p.user, own)) return own;
     if (own.token === null && own.ca === null && isRemote(own)) return this.upstreams.adopt(p, own);
     throw new ForbiddenError(
@@ -173,14 +184,14 @@ export class MirrorService {
   async cancel(p: Caller, id: string): Promise<JobRow> {
     const job = await this.job(p, id);
     if (!(await this.runner.cancel(job.id))) {
-      const now = (await this.repo.job(job.id))!;
+      const now = stillThere(await this.repo.job(job.id), `Mirror job ${job.id}`);
       throw new ConflictError(
         now.state === 'running'
           ? `Job ${job.id} is publishing and can no longer be cancelled.`
           : `Job ${job.id} has already finished (${now.state}).`,
       );
     }
-    return (await this.repo.job(job.id))!;
+    return stillThere(await this.repo.job(job.id), `Mirror job ${job.id}`);
   }
 
   /** Deletes an upstream (its mirrors and jobs go with it), cancelling their queued or running jobs first. */
@@ -191,7 +202,7 @@ export class MirrorService {
   }
 
   lastJobs = (mirrors: MirrorRow[]) => this.repo.lastJobs(mirrors.map((m) => m.id));
-  upstreamOf = (m: MirrorRow) => this.repo.upstream(m.upstream_id);
+  upstreamOf = (m: MirrorRow) => this.upstreamRepo.upstream(m.upstream_id);
   runsAsName = async (m: MirrorRow): Promise<string | null> =>
     (await this.orgs.actor(m.runs_as))?.user.username ?? null;
 

@@ -4,7 +4,8 @@ import type { Context } from 'koa';
 import { requireUser } from '../auth/middleware';
 import { validated } from '../http/validate';
 import type { OrgService } from '../orgs/service';
-import type { MirrorRepository, JobRow, MirrorRow } from './repository';
+import type { JobRow, MirrorRow } from './repository';
+import type { CacheRepository } from './cache/repository';
 import type { MirrorService } from './mirrors-service';
 import type { MirrorDryRun } from './plans/dry-run';
 import type { MirrorRunner } from './jobs/runner';
@@ -18,7 +19,7 @@ export interface MirrorRouteDeps extends MirrorActionDeps {
   mirrors: MirrorService;
   dryRun: MirrorDryRun;
   runner: MirrorRunner;
-  repo: MirrorRepository;
+  cacheRepo: CacheRepository;
   orgs: OrgService;
 }
 
@@ -138,7 +139,7 @@ export function mirrorRoutes(deps: MirrorRouteDeps): Router {
 
   r.get(BOXYARD.cache.path, async (ctx: Context) => {
     const p = requireUser(ctx);
-    const rows = await deps.repo.cachedBoxes();
+    const rows = await deps.cacheRepo.cachedBoxes();
     const visible = [];
     for (const row of rows) {
       const ns = row.username ? await deps.orgs.namespace(row.username) : undefined;

@@ -1,6 +1,7 @@
 import type { Acting } from '../auth/accounts-service';
 import type { OrgService } from '../orgs/service';
-import type { MirrorRow, UpstreamRow } from './repository';
+import type { MirrorRow } from './repository';
+import type { UpstreamRow } from './upstreams/repository';
 import { mayReadThrough } from './upstreams/service';
 
 type Mirror = Pick<MirrorRow, 'id' | 'target' | 'runs_as'>;

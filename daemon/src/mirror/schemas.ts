@@ -1,32 +1,26 @@
 import { X509Certificate } from 'node:crypto';
 import { z } from 'zod';
-import {
-  CreateMirror,
-  CreateUpstream,
-  ResumeMirror,
-  UpdateMirror,
-  UpdateUpstream,
-  UpstreamUrl,
-  VersionConstraint,
-} from '../contract/bodies/mirror';
+import * as Fields from '../contract/bodies/mirror';
+import { ValidationError } from '../lib/errors';
 import { parseConstraint } from './version-filter';
 import { locationOf } from './upstreams/source';
 
 /*
- * The fields of each change: contract/bodies/mirror.ts (the web UI sends them too). Here: what
- * needs the daemon to check, and the rules between fields.
+ * The fields of each change: contract/bodies/mirror.ts (the web UI sends them too), read here as
+ * `Fields.*`. Here: what needs the daemon to check, and the rules between fields; the types below
+ * are what a body is once checked.
  */
 
 /**
  * An http(s) URL, an absolute folder path or a file: URL (an export folder or a catalog file),
  * told apart once parsed (upstreams/source.ts's locationOf), whatever the scheme's case.
  */
-const Url = UpstreamUrl.refine(
+const Url = Fields.UpstreamUrl.refine(
   (u) => locationOf(u) !== null,
   'url must be an http or https URL, a file: URL or an absolute folder path',
 );
 
-const Constraint = VersionConstraint.refine((c) => {
+const Constraint = Fields.VersionConstraint.refine((c) => {
   try {
     parseConstraint(c);
     return true;
@@ -36,7 +30,7 @@ const Constraint = VersionConstraint.refine((c) => {
 }, 'versions must be a constraint such as ">= 1.0, < 2.0" or "~> 1.2"');
 
 /** A PEM certificate Node can read (the CA an upstream's certificate chains to). */
-const CaPem = CreateUpstream.shape.ca
+const CaPem = Fields.CreateUpstream.shape.ca
   .unwrap()
   .unwrap()
   .refine((pem) => {
@@ -49,20 +43,23 @@ const CaPem = CreateUpstream.shape.ca
   .nullable()
   .optional();
 
-export const CreateUpstreamBody = z.object({ upstream: CreateUpstream.extend({ url: Url, ca: CaPem }) });
-export const UpdateUpstreamBody = z.object({ upstream: UpdateUpstream.extend({ url: Url.optional(), ca: CaPem }) });
+export const CreateUpstreamBody = z.object({ upstream: Fields.CreateUpstream.extend({ url: Url, ca: CaPem }) });
+export const UpdateUpstreamBody = z.object({
+  upstream: Fields.UpdateUpstream.extend({ url: Url.optional(), ca: CaPem }),
+});
 
+const ONE_UPSTREAM = 'give upstream_id or upstream, one of them';
 const oneSelection = (m: { versions?: string | null; latest?: number | null }) => !(m.versions && m.latest);
 const SELECTION = { message: 'give versions or latest, not both', path: ['latest'] };
 
 export const CreateMirrorBody = z.object({
-  mirror: CreateMirror.extend({
-    upstream: CreateMirror.shape.upstream.unwrap().extend({ url: Url, ca: CaPem }).optional(),
+  mirror: Fields.CreateMirror.extend({
+    upstream: Fields.CreateMirror.shape.upstream.unwrap().extend({ url: Url, ca: CaPem }).optional(),
     versions: Constraint.nullable().optional(),
   })
     .refine(oneSelection, SELECTION)
     .refine((m) => Boolean(m.upstream_id) !== Boolean(m.upstream), {
-      message: 'give upstream_id or upstream, one of them',
+      message: ONE_UPSTREAM,
       path: ['upstream_id'],
     })
     .refine((m) => !m.target || m.target.includes('/') === m.source.includes('/'), {
@@ -71,12 +68,12 @@ export const CreateMirrorBody = z.object({
     }),
 });
 export const UpdateMirrorBody = z.object({
-  mirror: UpdateMirror.extend({ versions: Constraint.nullable().optional() }).refine(oneSelection, SELECTION),
+  mirror: Fields.UpdateMirror.extend({ versions: Constraint.nullable().optional() }).refine(oneSelection, SELECTION),
 });
 /** The upstream a resumed mirror reads through, when not its own: by id or inline, not both. */
 export const ResumeMirrorBody = z.object({
-  mirror: ResumeMirror.extend({
-    upstream: CreateMirror.shape.upstream.unwrap().extend({ url: Url, ca: CaPem }).optional(),
+  mirror: Fields.ResumeMirror.extend({
+    upstream: Fields.CreateMirror.shape.upstream.unwrap().extend({ url: Url, ca: CaPem }).optional(),
   })
     .refine((m) => !(m.upstream_id && m.upstream), {
       message: 'give upstream_id or upstream, not both',
@@ -89,6 +86,12 @@ export type ResumeMirror = z.output<typeof ResumeMirrorBody>['mirror'];
 export type UpdateMirror = z.output<typeof UpdateMirrorBody>['mirror'];
 export type CreateUpstream = z.output<typeof CreateUpstreamBody>['upstream'];
 export type UpdateUpstream = z.output<typeof UpdateUpstreamBody>['upstream'];
+
+/** The upstream a new mirror gives inline, when it names none by id (CreateMirrorBody holds it to one of them). */
+export function inlineUpstream(m: CreateMirror): NonNullable<CreateMirror['upstream']> {
+  if (!m.upstream) throw new ValidationError(ONE_UPSTREAM, { field: 'upstream_id' });
+  return m.upstream;
+}
 
 export const IdParams = z.object({ id: z.string().min(1).max(64) });
 export const JobsQuery = z.object({ mirror: z.string().min(1).max(64) });

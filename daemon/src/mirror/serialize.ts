@@ -1,4 +1,6 @@
-import type { CachedBoxRow, JobRow, MirrorRow, UpstreamRow } from './repository';
+import type { JobRow, MirrorRow } from './repository';
+import type { CachedBoxRow } from './cache/repository';
+import type { UpstreamRow } from './upstreams/repository';
 import type { JobPlan } from './plans/job-plan';
 import { fingerprintOf } from '../tls/fingerprint';
 import { parseList } from './plans/job-plan';

@@ -50,10 +50,10 @@ describe('RegistryRepository.currentVersions', () => {
     const repo = new RegistryRepository(store.db, store.versions);
     const current = await repo.currentVersions(['box-c', 'box-a', 'box-b', 'box-missing']);
     expect(current.map((d) => d?.version.id)).toEqual([undefined, 'va2', 'vb1', undefined]);
-    expect(current[1]!.providers.map((p) => [p.id, p.version_id, p.name])).toEqual([
+    expect(current[1]?.providers.map((p) => [p.id, p.version_id, p.name])).toEqual([
       ['pa3', 'va2', 'libvirt'],
       ['pa2', 'va2', 'virtualbox'],
     ]);
-    expect(current[2]!.providers).toEqual([]);
+    expect(current[2]?.providers).toEqual([]);
   });
 });

@@ -22,6 +22,7 @@ import { hotQueries } from './search/hot-queries';
 import type { TableClock } from '../store/cache/table-clock';
 import { ReadCache } from '../store/cache/read-cache';
 import { groupBy } from '../lib/group-by';
+import { blobReferrer, type BlobReferrer } from '../blobs/holds';
 import { sortByGemVersionDesc } from './versions/gem-version';
 
 /**
@@ -33,6 +34,15 @@ async function inChunks<T>(ids: string[], query: (chunk: string[]) => Promise<T[
   const out: T[] = [];
   for (let i = 0; i < ids.length; i += size) out.push(...(await query(ids.slice(i, i + size))));
   return out;
+}
+
+/**
+ * A row read back right after it was written or found: absent only when something deleted it meanwhile
+ * (a row written in the same transaction cannot be).
+ */
+export function stillThere<T>(row: T | undefined, what: string): T {
+  if (row === undefined) throw new Error(`${what} is not there, though it was just written or found.`);
+  return row;
 }
 
 /** The only SQL for boxes, versions and providers. */
@@ -48,6 +58,9 @@ export class RegistryRepository {
   /** `textIndex`: what narrows search text queries; by default the database's own (text-search.ts). */
   /** What mirrors last took from their upstreams for boxes and versions. */
   readonly records: UpstreamRecords;
+  /** Providers hold their files' blobs: garbage collection keeps them. */
+  readonly referencedBlobDigests: BlobReferrer['referencedBlobDigests'];
+  readonly referencesBlob: BlobReferrer['referencesBlob'];
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -63,6 +76,9 @@ export class RegistryRepository {
       5000,
     );
     this.searches = new SearchQueries(db, versions, opts.textIndex ?? textIndexOf(db));
+    const held = blobReferrer(db, (d) => d.selectFrom('box_providers').select('blob_sha256 as sha256'));
+    this.referencedBlobDigests = held.referencedBlobDigests;
+    this.referencesBlob = held.referencesBlob;
   }
 
   transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
@@ -259,24 +275,5 @@ export class RegistryRepository {
     if (rows.length === 0 || rows.some((r) => r.default_architecture === 1)) return;
     const pick = rows.find((r) => r.id !== avoid) ?? rows[0];
     await this.makeDefault({ id: pick.id, version_id: versionId, name }, db);
-  }
-  async referencedBlobDigests(): Promise<Set<string>> {
-    const rows = await this.db
-      .selectFrom('box_providers')
-      .select('blob_sha256')
-      .distinct()
-      .where('blob_sha256', 'is not', null)
-      .execute();
-    return new Set(rows.map((r) => r.blob_sha256 as string));
-  }
-  async referencesBlob(sha256: string, db: Kysely<Database> = this.db): Promise<boolean> {
-    return (
-      (await db
-        .selectFrom('box_providers')
-        .select('id')
-        .where('blob_sha256', '=', sha256)
-        .limit(1)
-        .executeTakeFirst()) !== undefined
-    );
   }
 }

@@ -13,11 +13,11 @@ export interface Links {
 /** Escaped text in paragraphs: safe to put in a page, without pulling in a Markdown renderer. */
 export function descriptionHtml(markdown: string): string {
   if (!markdown.trim()) return '';
-  const escape = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const escapeHtml = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   return markdown
     .trim()
     .split(/\n\s*\n/)
-    .map((p) => `<p>${escape(p).replace(/\n/g, '<br>')}</p>`)
+    .map((p) => `<p>${escapeHtml(p).replace(/\n/g, '<br>')}</p>`)
     .join('\n');
 }
 

@@ -8,7 +8,7 @@ import { ConflictError } from '../lib/errors';
 import { RegistryAccess, type BoxRef, type Need, type NamespaceOwners, type ProviderRef } from './access';
 import { isUniqueViolation } from '../store/storage-errors';
 import { loadDetail, loadSummaries, type BoxDetail, type BoxStats, type BoxSummary } from './details';
-import type { BoxRecord, ProviderRow, RegistryRepository, VersionRow } from './repository';
+import { stillThere, type BoxRecord, type ProviderRow, type RegistryRepository, type VersionRow } from './repository';
 import type { SearchFilter } from './search/query';
 import { VersionService } from './versions/service';
 import { ProviderService } from './providers/service';
@@ -123,12 +123,13 @@ export class RegistryService {
         updated_at: now,
       }),
     );
-    return loadDetail(this.repo, (await this.repo.boxById(id))!, 'all');
+    return loadDetail(this.repo, stillThere(await this.repo.boxById(id), `Box ${id}`), 'all');
   }
 
   async updateBox(p: Principal, ref: BoxRef, patch: BoxPatch): Promise<BoxDetail> {
     const { box } = await this.access.box(p, ref, 'manage');
-    const ownerId = (box.user_id ?? box.organization_id)!;
+    const ownerId = box.user_id ?? box.organization_id;
+    if (ownerId === null) throw new Error(`Box ${box.id} has neither a user nor an organization: every box has one.`);
     if (patch.name != null && nameKey(patch.name) !== box.name_key) await this.assertBoxNameFree(ownerId, patch.name);
     await this.guardDuplicate(box.username, patch.name ?? box.name, () =>
       this.repo.updateBox(box.id, {
@@ -139,7 +140,7 @@ export class RegistryService {
         updated_at: this.now(),
       }),
     );
-    return loadDetail(this.repo, (await this.repo.boxById(box.id))!, 'all');
+    return loadDetail(this.repo, stillThere(await this.repo.boxById(box.id), `Box ${box.id}`), 'all');
   }
 
   /** Deletes the box with its versions and providers; answers what was deleted. */

@@ -12,8 +12,11 @@ export interface StatsRouteDeps {
 }
 
 /** Whether a local value is still what the mirror last took from the upstream, or was edited here. */
+const originOf = (local: string | number, synced: string | number): 'upstream' | 'edited' =>
+  local === synced ? 'upstream' : 'edited';
+/** The same; null when the mirror took nothing for it. */
 const origin = (local: string | number, synced: string | number | null | undefined): 'upstream' | 'edited' | null =>
-  synced === null || synced === undefined ? null : local === synced ? 'upstream' : 'edited';
+  synced === null || synced === undefined ? null : originOf(local, synced);
 
 export function boxStatsJson(s: BoxStats): BoxStatsAnswer {
   const f = s.followed;
@@ -37,9 +40,9 @@ export function boxStatsJson(s: BoxStats): BoxStatsAnswer {
         mirror_id: f.box.mirror_id,
         synced_at: f.box.synced_at,
         fields: {
-          short_description: origin(box.short_description, f.box.short_description)!,
-          description: origin(box.description, f.box.description)!,
-          private: origin(box.private, f.box.private)!,
+          short_description: originOf(box.short_description, f.box.short_description),
+          description: originOf(box.description, f.box.description),
+          private: originOf(box.private, f.box.private),
         },
       }
     : null;

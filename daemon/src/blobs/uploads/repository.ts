@@ -1,13 +1,23 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database } from '../../store/schema';
 import type { UploadSessionsTable, UploadState } from './tables';
-import type { BlobReferrer } from '../holds';
+import { blobReferrer, type BlobReferrer } from '../holds';
 
 export type UploadSessionRow = Selectable<UploadSessionsTable>;
 
 /** The only SQL of upload sessions; a referrer of the blobs of direct uploads awaiting their callback. */
 export class UploadRepository implements BlobReferrer {
-  constructor(private readonly db: Kysely<Database>) {}
+  /** Stored direct uploads waiting for their callback: their blobs must not be collected. */
+  readonly referencedBlobDigests: BlobReferrer['referencedBlobDigests'];
+  readonly referencesBlob: BlobReferrer['referencesBlob'];
+
+  constructor(private readonly db: Kysely<Database>) {
+    const held = blobReferrer(db, (d) =>
+      d.selectFrom('upload_sessions').select('blob_sha256 as sha256').where('state', '=', 'received'),
+    );
+    this.referencedBlobDigests = held.referencedBlobDigests;
+    this.referencesBlob = held.referencesBlob;
+  }
 
   async insert(row: Insertable<UploadSessionsTable>): Promise<void> {
     await this.db.insertInto('upload_sessions').values(row).execute();
@@ -124,26 +134,5 @@ export class UploadRepository implements BlobReferrer {
       .where('state', '=', 'receiving')
       .execute();
     return new Set(rows.map((r) => r.receiver ?? r.id));
-  }
-
-  /** Stored direct uploads waiting for their callback: their blobs must not be collected. */
-  async referencedBlobDigests(): Promise<Set<string>> {
-    const rows = await this.db
-      .selectFrom('upload_sessions')
-      .select('blob_sha256')
-      .where('state', '=', 'received')
-      .where('blob_sha256', 'is not', null)
-      .execute();
-    return new Set(rows.map((r) => r.blob_sha256!));
-  }
-
-  async referencesBlob(sha256: string, db: Kysely<Database> = this.db): Promise<boolean> {
-    const row = await db
-      .selectFrom('upload_sessions')
-      .select('id')
-      .where('state', '=', 'received')
-      .where('blob_sha256', '=', sha256)
-      .executeTakeFirst();
-    return row !== undefined;
   }
 }

@@ -16,6 +16,16 @@ import { writeJsonAtomic } from '../cli/files';
 import { MANIFEST_FILE, exportFileName, type ExportManifest } from '../upstreams/catalog-schema';
 import { catalogFile, catalogOf, checkOut } from './export-layout';
 
+/** The ORG/BOX an export's box spec names; a spec that names none is the request's mistake. */
+function boxNamed(spec: string): string {
+  try {
+    const ref = parseBoxSpec(spec);
+    return `${ref.org}/${ref.box}`;
+  } catch (err) {
+    throw new ValidationError((err as Error).message, { field: 'export.boxes' });
+  }
+}
+
 export interface ExportPlan {
   dir: string;
   boxes: ExportBox[];
@@ -59,15 +69,7 @@ export class FolderExport {
       });
     const dir = resolve(req.path);
     const boxes: ExportBox[] = [];
-    for (const spec of req.boxes) {
-      let ref;
-      try {
-        ref = parseBoxSpec(spec);
-      } catch (err) {
-        throw new ValidationError((err as Error).message, { field: 'export.boxes' });
-      }
-      boxes.push(await this.exportBox(p, `${ref.org}/${ref.box}`, req.latest));
-    }
+    for (const spec of req.boxes) boxes.push(await this.exportBox(p, boxNamed(spec), req.latest));
     await checkOut(
       dir,
       boxes.map((b) => b.name),
@@ -90,21 +92,26 @@ export class FolderExport {
       .map((v) => ({
         version: v.version.version,
         description: v.version.description,
-        files: v.providers
-          .filter((pr) => pr.blob_sha256 !== null)
-          .map((pr) => ({
-            box: name,
-            version: v.version.version,
-            provider: pr.name,
-            architecture: pr.architecture,
-            default_architecture: pr.default_architecture === 1,
-            url: '',
-            checksum: pr.checksum,
-            checksum_type: pr.checksum_type,
-            size: pr.size ?? 0,
-            sha256: pr.blob_sha256!,
-            file: exportFileName(v.version.version, pr.name, pr.architecture),
-          })),
+        // Only the files stored here: a provider without a blob (an external URL, a file not cached yet) has none.
+        files: v.providers.flatMap((pr) =>
+          pr.blob_sha256 === null
+            ? []
+            : [
+                {
+                  box: name,
+                  version: v.version.version,
+                  provider: pr.name,
+                  architecture: pr.architecture,
+                  default_architecture: pr.default_architecture === 1,
+                  url: '',
+                  checksum: pr.checksum,
+                  checksum_type: pr.checksum_type,
+                  size: pr.size ?? 0,
+                  sha256: pr.blob_sha256,
+                  file: exportFileName(v.version.version, pr.name, pr.architecture),
+                },
+              ],
+        ),
       }))
       .filter((v) => v.files.length > 0);
     if (!versions.length)

@@ -39,6 +39,14 @@ export async function checkOut(dir: string, boxes: string[]): Promise<void> {
 
 /** The box's catalog as `vagrant box add` and a Boxyard upstream read it, with file URLs relative to it. */
 export function catalogOf(box: ExportBox, sha256: Map<ExportFile, string>) {
+  const digestOf = (f: ExportFile): string => {
+    const digest = sha256.get(f);
+    if (digest === undefined)
+      throw new Error(
+        `${f.box} ${f.version} ${f.file}: no sha256, though every file is hashed before its catalog is written.`,
+      );
+    return digest;
+  };
   return {
     name: box.name,
     description: box.description,
@@ -52,7 +60,7 @@ export function catalogOf(box: ExportBox, sha256: Map<ExportFile, string>) {
         name: f.provider,
         url: f.file,
         // The catalog's own checksum is kept; a file it had none for gets the one computed here.
-        checksum: f.checksum ?? sha256.get(f)!,
+        checksum: f.checksum ?? digestOf(f),
         checksum_type: f.checksum ? f.checksum_type : 'sha256',
         architecture: f.architecture,
         default_architecture: f.default_architecture,

@@ -47,8 +47,9 @@ export class FolderImport {
       const existing = mine.find((m) => nameKey(m.source) === nameKey(box.name));
       if (!existing) {
         // Visibility as the export's catalog says (the mirror follows its upstream).
-        const created = await this.mirrors.create(p, { upstream_id: upstream.id, source: box.name, run: true });
-        started.push({ mirror: created.mirror, job: created.job! });
+        const { mirror, job } = await this.mirrors.create(p, { upstream_id: upstream.id, source: box.name, run: true });
+        if (!job) throw new Error(`Mirror ${mirror.id} was made to run at once, yet no job was queued for it.`);
+        started.push({ mirror, job });
         continue;
       }
       const active = await this.repo.activeJobOf(existing.id);

@@ -2,7 +2,7 @@ import type { Principal } from '../../auth/accounts-service';
 import { nameKey } from '../../contract/names';
 import { ForbiddenError, NotFoundError } from '../../lib/errors';
 import type { RegistryService } from '../../registry/service';
-import type { MirrorRepository } from '../repository';
+import type { CacheRepository } from './repository';
 
 /**
  * The pull-through cache's size and its purge. A purge deletes the cached boxes (versions,
@@ -12,7 +12,7 @@ import type { MirrorRepository } from '../repository';
  */
 export class CacheAdmin {
   constructor(
-    private readonly repo: MirrorRepository,
+    private readonly repo: CacheRepository,
     private readonly registry: Pick<RegistryService, 'deleteBox'>,
   ) {}
 
@@ -24,15 +24,15 @@ export class CacheAdmin {
   async purge(p: NonNullable<Principal>, tag?: string): Promise<{ boxes: string[]; bytes: number }> {
     if (!p.user.is_admin) throw new ForbiddenError('Only administrators may purge the pull-through cache.');
     const before = await this.repo.cacheSize();
-    const rows = (await this.repo.cachedBoxes()).filter(
-      (r) => r.username && (!tag || nameKey(`${r.username}/${r.name}`) === nameKey(tag)),
+    const rows = (await this.repo.cachedBoxes()).flatMap(({ username, name }) =>
+      username && (!tag || nameKey(`${username}/${name}`) === nameKey(tag)) ? [{ username, box: name }] : [],
     );
     if (tag && rows.length === 0)
       throw new NotFoundError(`The pull-through cache holds no box "${tag}".`, { field: 'box' });
     const boxes: string[] = [];
     for (const r of rows) {
-      await this.registry.deleteBox(p, { username: r.username!, box: r.name });
-      boxes.push(`${r.username}/${r.name}`);
+      await this.registry.deleteBox(p, r);
+      boxes.push(`${r.username}/${r.box}`);
     }
     return { boxes, bytes: before.bytes - (await this.repo.cacheSize()).bytes };
   }

@@ -8,12 +8,14 @@ import type { PublishService } from '../../registry/versions/publish-service';
 import { AccountName } from '../../contract/names';
 import { BoxName } from '../../contract/bodies/registry';
 import { planBox } from '../plans/box-plan';
-import type { MirrorRepository, UpstreamRow } from '../repository';
+import type { UpstreamRepository, UpstreamRow } from '../upstreams/repository';
+import type { CacheRepository } from './repository';
 import { sourceFor } from '../upstreams/source';
 import type { UpstreamGate } from '../upstreams/http';
 
 export interface CacheDeps {
-  repo: MirrorRepository;
+  cacheRepo: CacheRepository;
+  upstreamRepo: UpstreamRepository;
   gate: UpstreamGate;
   settings: SettingsService;
   orgs: OrgService;
@@ -48,7 +50,7 @@ export class PullThroughCache {
     // A local box the cache did not make is the common case, and every catalog request asks:
     // it is settled in two lookups (from memory), before names, settings and namespaces are checked.
     const local = await this.deps.publisher.boxAt(org, box);
-    const cached = local ? await this.deps.repo.cachedBox(local.id) : undefined;
+    const cached = local ? await this.deps.cacheRepo.cachedBox(local.id) : undefined;
     if (local && !cached) return { heldOnly: false };
     if (!local && (!AccountName.safeParse(org).success || !BoxName.safeParse(box).success)) return { heldOnly: false };
     const settings = await this.deps.settings.get();
@@ -57,7 +59,7 @@ export class PullThroughCache {
     // namespaces the cache made (organizations without members).
     if (ns && !cached && !(await this.isCacheNamespace(ns))) return { heldOnly: false };
     const upstreamId = cached?.upstream_id ?? settings.pull_through_upstream_id;
-    const upstream = upstreamId ? await this.deps.repo.upstream(upstreamId) : undefined;
+    const upstream = upstreamId ? await this.deps.upstreamRepo.upstream(upstreamId) : undefined;
     if (!upstream) return { heldOnly: cached !== undefined };
     if (
       cached &&
@@ -95,8 +97,10 @@ export class PullThroughCache {
       for (const v of planned.versions) {
         const providers = [];
         // A file this daemon already holds (same sha256) needs no fetch.
-        for (const p of v.providers)
-          providers.push({ ...p, blob: sha256(p) ? await this.deps.blobs.reuse(sha256(p)!) : null, source_url: p.url });
+        for (const p of v.providers) {
+          const digest = sha256(p);
+          providers.push({ ...p, blob: digest ? await this.deps.blobs.reuse(digest) : null, source_url: p.url });
+        }
         versions.push({ ...v, providers });
       }
       return this.deps.publisher.publish({
@@ -110,7 +114,7 @@ export class PullThroughCache {
         release: true,
       });
     });
-    await this.deps.repo.upsertCachedBox({
+    await this.deps.cacheRepo.upsertCachedBox({
       box_id: result.box.id,
       upstream_id: upstream.id,
       source: name,
@@ -131,6 +135,8 @@ export class PullThroughCache {
       // Another request made it first.
       if (!(await this.deps.orgs.namespace(org))) throw err;
     }
-    return (await this.deps.orgs.namespace(org))!;
+    const made = await this.deps.orgs.namespace(org);
+    if (!made) throw new Error(`The organization "${org}" was made for the pull-through cache, yet it is not there.`);
+    return made;
   }
 }

@@ -11,7 +11,8 @@ import { OfflineError } from '../../lib/errors';
 import type { RegistryService } from '../../registry/service';
 import type { ProviderRow } from '../../registry/repository';
 import { explainStoreError, verifyStaged } from '../upstreams/fetch-file';
-import type { MirrorRepository } from '../repository';
+import type { UpstreamRepository } from '../upstreams/repository';
+import type { CacheRepository } from './repository';
 import type { PullThroughCache } from './pull-through';
 import { sourceFor } from '../upstreams/source';
 import type { UpstreamGate } from '../upstreams/http';
@@ -24,7 +25,8 @@ declare module 'koa' {
 }
 
 export interface CacheRouteDeps {
-  repo: MirrorRepository;
+  cacheRepo: CacheRepository;
+  upstreamRepo: UpstreamRepository;
   gate: UpstreamGate;
   registry: RegistryService;
   blobs: BlobStore;
@@ -69,8 +71,8 @@ export function cacheDownloadRoutes(deps: CacheRouteDeps): Router {
         `Boxyard is offline and has not cached ${p.username}/${p.box} ${p.version} ${p.provider} (${p.arch}) yet.`,
       );
     }
-    const cached = await deps.repo.cachedBox(found.box.id);
-    const upstream = cached?.upstream_id ? await deps.repo.upstream(cached.upstream_id) : undefined;
+    const cached = await deps.cacheRepo.cachedBox(found.box.id);
+    const upstream = cached?.upstream_id ? await deps.upstreamRepo.upstream(cached.upstream_id) : undefined;
     if (!upstream) return next();
     const opened = await sourceFor(upstream, deps.gate).open(found.provider.source_url, 0);
     ctx.type = 'application/octet-stream';

@@ -111,7 +111,8 @@ export class BoxyardClient {
 
   async fetch(path: string, init: RequestInit = {}): Promise<Response> {
     const url = this.url(path);
-    const send = await (this.fetcher ??= clientFetch(this.opts.caFile));
+    this.fetcher ??= clientFetch(this.opts.caFile);
+    const send = await this.fetcher;
     try {
       return await send(url, {
         ...init,

@@ -22,11 +22,14 @@ function algorithmsFor(f: ExportFile): string[] {
   return t && f.checksum && isDigestAlgorithm(t) && t !== 'sha256' ? ['sha256', t] : ['sha256'];
 }
 
-/** Whether the digests agree with the catalog (a file without a checksum agrees with anything). */
-function matches(f: ExportFile, digests: Record<string, string>): boolean {
+/**
+ * The digest that disagrees with the catalog's checksum; undefined when they agree (a file without a
+ * checksum agrees with anything).
+ */
+function mismatch(f: ExportFile, digests: Record<string, string>): string | undefined {
   const t = f.checksum_type?.toLowerCase();
-  if (!f.checksum || !t || !isDigestAlgorithm(t)) return true;
-  return digests[t] === f.checksum.toLowerCase();
+  if (!f.checksum || !t || !isDigestAlgorithm(t)) return undefined;
+  return digests[t] === f.checksum.toLowerCase() ? undefined : digests[t];
 }
 
 /** Hashes a .part's kept bytes from disk, so a resumed file is verified as a whole. */
@@ -51,11 +54,14 @@ export async function downloadFile(
 ): Promise<Downloaded> {
   const algorithms = algorithmsFor(f);
   let seen = 0;
-  const onBytes = (n: number) => onProgress((seen += n));
+  const onBytes = (n: number) => {
+    seen += n;
+    onProgress(seen);
+  };
   const done = await stat(dest).catch(() => null);
   if (done?.isFile() && (f.size === null || done.size === f.size)) {
     const { size, digests } = await hashFile(dest, algorithms, onBytes);
-    if (matches(f, digests)) return { size, sha256: digests.sha256, resumed: 0, reused: true };
+    if (mismatch(f, digests) === undefined) return { size, sha256: digests.sha256, resumed: 0, reused: true };
     seen = 0;
   }
   await mkdir(dirname(dest), { recursive: true });
@@ -96,11 +102,12 @@ export async function downloadFile(
       `${f.url} sent ${size} bytes, but announced ${f.size}. The partial file was removed; run the export again.`,
     );
   }
-  if (!matches(f, digests)) {
+  const wrong = mismatch(f, digests);
+  if (wrong !== undefined) {
     // A wrong part would be resumed forever: it goes.
     await rm(part, { force: true });
     throw new Error(
-      `Checksum mismatch for ${f.box} ${f.version} ${f.provider}/${f.architecture}: its ${f.checksum_type} is ${digests[f.checksum_type!.toLowerCase()]}, the catalog says ${f.checksum}. The file was removed; run the export again.`,
+      `Checksum mismatch for ${f.box} ${f.version} ${f.provider}/${f.architecture}: its ${f.checksum_type} is ${wrong}, the catalog says ${f.checksum}. The file was removed; run the export again.`,
     );
   }
   await rename(part, dest);

@@ -34,8 +34,18 @@ function printPlan(out: NodeJS.WriteStream, dir: string, boxes: ExportBox[]): vo
   );
 }
 
+/** The files' total size; null when one's size is unknown. */
+function totalSize(files: ExportFile[]): number | null {
+  let total = 0;
+  for (const f of files) {
+    if (f.size === null) return null;
+    total += f.size;
+  }
+  return total;
+}
+
 async function downloadAll(client: BoxyardClient, dir: string, files: ExportFile[], meter: Meter) {
-  const total = files.every((f) => f.size !== null) ? files.reduce((n, f) => n + f.size!, 0) : null;
+  const total = totalSize(files);
   const sha256 = new Map<ExportFile, string>();
   const entries: ExportManifest['files'] = [];
   let before = 0;

@@ -136,9 +136,10 @@ async function uploadAll(client: BoxyardClient, uploads: Upload[], release: bool
   for (const [i, u] of uploads.entries()) {
     const progress = (label: string) =>
       meter.update({ bytesDone: done, bytesTotal: total, filesDone: i, filesTotal: uploads.length, label });
-    const have = states
-      .get(u.box)!
-      .versions.find((v) => v.version === u.version)
+    const state = states.get(u.box);
+    if (!state) throw new Error(`What ${u.box} holds was not read before its files were uploaded.`);
+    const have = state.versions
+      .find((v) => v.version === u.version)
       ?.providers.find(
         (p) => p.name === u.provider && p.architecture === (u.architecture ?? 'unknown') && p.checksum === u.sha256,
       );

@@ -11,7 +11,8 @@ import { ForbiddenError, NotFoundError } from '../../lib/errors';
 import type { PublishService } from '../../registry/versions/publish-service';
 import { fetchFile } from '../upstreams/fetch-file';
 import { buildJobPlan, localVersionsOf, type JobPlan } from '../plans/job-plan';
-import type { FileRow, JobRow, MirrorRepository, MirrorRow, UpstreamRow } from '../repository';
+import type { FileRow, JobRow, MirrorRepository, MirrorRow } from '../repository';
+import type { UpstreamRepository, UpstreamRow } from '../upstreams/repository';
 import { sourceFor, type UpstreamSource } from '../upstreams/source';
 import { TransientUpstreamError, type UpstreamGate } from '../upstreams/http';
 import { publishPlan } from './publish';
@@ -21,6 +22,7 @@ import type { MirrorRights } from '../run-rights';
 
 export interface RunnerDeps {
   repo: MirrorRepository;
+  upstreamRepo: UpstreamRepository;
   gate: UpstreamGate;
   blobs: BlobStore;
   holds: BlobHolds;
@@ -85,20 +87,24 @@ export class JobRun {
     const { job } = this;
     const signal = this.abort.signal;
     const mirror = await this.deps.repo.mirror(job.mirror_id);
-    const upstream = mirror && (await this.deps.repo.upstream(mirror.upstream_id));
+    const upstream = mirror && (await this.deps.upstreamRepo.upstream(mirror.upstream_id));
     if (!mirror || !upstream) throw new NotFoundError('The mirror or its upstream was deleted.');
     await this.assertRights(mirror.id, upstream);
     const source = sourceFor(upstream, this.deps.gate);
     let plan: JobPlan = job.plan ? (JSON.parse(job.plan) as JobPlan) : await this.plan(mirror, source, signal);
     const files = await this.deps.repo.filesOf(job.id);
-    const pending = files.filter((f) => f.state !== 'done' || f.blob_sha256 === null || f.blob_size === null);
+    const done = new Map<string, { sha256: string; size: number }>();
+    const pending: FileRow[] = [];
+    for (const f of files) {
+      if (f.state === 'done' && f.blob_sha256 !== null && f.blob_size !== null)
+        done.set(f.id, { sha256: f.blob_sha256, size: f.blob_size });
+      else pending.push(f);
+    }
     const fit = await storageFit(this.deps.space, (await bytesToFetch(pending, this.deps.blobs)).bytes);
     if (!fit.fits) throw unfit(fit);
     // Progress restarts from what is stored: finished files now, staged bytes as each resumes.
     this.bytes = this.startBytes = files.reduce((sum, f) => sum + (f.state === 'done' ? (f.blob_size ?? 0) : 0), 0);
     this.filesDone = files.length - pending.length;
-    const done = new Map<string, { sha256: string; size: number }>();
-    for (const f of files) if (!pending.includes(f)) done.set(f.id, { sha256: f.blob_sha256!, size: f.blob_size! });
     // A download holds its slots until its last byte has arrived: making the file durable
     // (fsync) and checking it run beside the next downloads. The first failure stops the rest.
     const own = pLimit(mirror.parallel);

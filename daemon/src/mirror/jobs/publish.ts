@@ -32,6 +32,11 @@ export async function publishPlan(
   privateByDefault: boolean,
 ): Promise<JobPlan> {
   const published: NonNullable<JobPlan['published']> = [];
+  const blobOf = (fileId: string) => {
+    const blob = blobs.get(fileId);
+    if (!blob) throw new Error(`File ${fileId} of the plan is about to be published, yet it was not downloaded.`);
+    return blob;
+  };
   for (const box of plan.boxes) {
     const [namespace, name] = box.target.split('/');
     const ns = await deps.orgs.namespace(namespace);
@@ -66,7 +71,7 @@ export async function publishPlan(
                 name: p.name,
                 architecture: p.architecture,
                 default_architecture: p.default_architecture,
-                blob: blobs.get(p.file_id)!,
+                blob: blobOf(p.file_id),
                 checksum: p.checksum,
                 checksum_type: p.checksum_type,
               })),

@@ -1,5 +1,6 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import { AppError, OfflineError } from '../../lib/errors';
+import { stillThere } from '../../registry/repository';
 import type { JobRow, MirrorRow } from '../repository';
 import { isRemote } from '../upstreams/source';
 import { JobRun, type RunnerDeps } from './job-run';
@@ -61,7 +62,7 @@ export class MirrorRunner {
       updated_at: now,
     });
     this.wake();
-    return (await this.deps.repo.job(id))!;
+    return stillThere(await this.deps.repo.job(id), `Mirror job ${id}`);
   }
 
   /** Cancels a queued or running job; false when it had already finished or is publishing. */
@@ -139,7 +140,7 @@ export class MirrorRunner {
     for (const queued of await this.deps.repo.queuedJobs()) {
       if (!offline) return queued;
       const mirror = await this.deps.repo.mirror(queued.mirror_id);
-      const upstream = mirror && (await this.deps.repo.upstream(mirror.upstream_id));
+      const upstream = mirror && (await this.deps.upstreamRepo.upstream(mirror.upstream_id));
       if (upstream && !isRemote(upstream)) return queued;
       if (queued.message !== WAITING_OFFLINE)
         await this.deps.repo.updateJob(queued.id, { message: WAITING_OFFLINE, updated_at: this.now() });

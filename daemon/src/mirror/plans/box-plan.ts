@@ -73,7 +73,7 @@ function plannedProvider(box: string, version: string, p: UpstreamProvider, base
   }
   // Vagrant Cloud writes "NONE" or "" where there is no checksum.
   const type = p.checksum_type && p.checksum_type.toLowerCase() !== 'none' ? p.checksum_type : null;
-  let sum;
+  let sum: ReturnType<typeof normalizeChecksum>;
   try {
     sum = normalizeChecksum(type ? (p.checksum ?? null) : null, type);
   } catch (e) {

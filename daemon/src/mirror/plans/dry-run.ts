@@ -14,9 +14,9 @@ import type { MirrorPlanJson } from '../../contract/wire/mirror';
 import { buildJobPlan, localVersionsOf } from './job-plan';
 import { bytesToFetch, storageFit } from './disk-fit';
 import { copyIsPrivate } from '../jobs/publish';
-import type { UpstreamRow } from '../repository';
+import type { UpstreamRow } from '../upstreams/repository';
 import { mirrorRow, targetOf } from '../mirror-row';
-import type { CreateMirror } from '../schemas';
+import { inlineUpstream, type CreateMirror } from '../schemas';
 import type { UpstreamGate } from '../upstreams/http';
 import type { UpstreamService } from '../upstreams/service';
 import { sourceFor } from '../upstreams/source';
@@ -129,6 +129,6 @@ export class MirrorDryRun {
    */
   private async upstreamFor(p: Caller, input: CreateMirror): Promise<UpstreamRow> {
     if (input.upstream_id) return this.deps.upstreams.own(p, input.upstream_id);
-    return this.deps.upstreams.forPlan(p, input.upstream!);
+    return this.deps.upstreams.forPlan(p, inlineUpstream(input));
   }
 }

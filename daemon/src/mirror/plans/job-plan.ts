@@ -113,7 +113,8 @@ export async function buildJobPlan(
     providers: parseList(mirror.providers),
     architectures: parseList(mirror.architectures),
   };
-  const plan: JobPlan = { boxes: [], skipped: [] };
+  const skipped: NonNullable<JobPlan['skipped']> = [];
+  const plan: JobPlan = { boxes: [], skipped };
   const files: Insertable<MirrorFilesTable>[] = [];
   const byUrl = new Map<string, string>();
   const many = !mirror.source.includes('/');
@@ -121,7 +122,7 @@ export async function buildJobPlan(
     checkedBoxName(target, 'The mirror target');
     const read = await readBox(source, ctx, many);
     if ('skipped' in read) {
-      plan.skipped!.push({ box: source, reason: read.skipped });
+      skipped.push({ box: source, reason: read.skipped });
       continue;
     }
     const planned = planBox(source, target, read.fetched, filter, await ctx.localVersions(target), read.info);

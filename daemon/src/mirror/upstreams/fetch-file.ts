@@ -87,9 +87,10 @@ export async function fetchFile(
     await opts.settle?.(blob);
     return blob;
   };
-  if (task.checksum_type === 'sha256' && task.checksum) {
-    const have = await holds.keep([task.checksum], async () => {
-      const found = await blobs.reuse(task.checksum!);
+  const digest = task.checksum_type === 'sha256' ? task.checksum : null;
+  if (digest) {
+    const have = await holds.keep([digest], async () => {
+      const found = await blobs.reuse(digest);
       return found && settled(found);
     });
     if (have) {

@@ -2,7 +2,7 @@ import { Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Clock } from '../../lib/clock';
 import { AddressNotAllowedError, OfflineError, UpstreamError } from '../../lib/errors';
-import type { MirrorRepository, UpstreamRow } from '../repository';
+import type { UpstreamRepository, UpstreamRow } from './repository';
 import { reachFor, type Outbound } from './outbound';
 
 const MAX_REDIRECTS = 10;
@@ -52,7 +52,7 @@ export interface GetOptions {
  */
 export class UpstreamGate {
   constructor(
-    private readonly repo: MirrorRepository,
+    private readonly repo: UpstreamRepository,
     private readonly settings: GateSettings,
     private readonly clock: Clock,
     private readonly outbound: Outbound,
@@ -194,7 +194,9 @@ export class UpstreamGate {
    * when no byte arrives for the upstream's timeout: a stalled host counts against its breaker.
    */
   body(u: UpstreamRow, res: Response): Readable {
-    const source = Readable.fromWeb(res.body! as WebReadableStream);
+    if (!res.body)
+      throw new UpstreamError(`Upstream "${u.name}" answered ${res.status} without a body (${shown(res.url)}).`);
+    const source = Readable.fromWeb(res.body as WebReadableStream);
     let timer: NodeJS.Timeout | undefined;
     const arm = () => {
       clearTimeout(timer);

@@ -6,7 +6,8 @@ import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors';
 import type { Clock } from '../../lib/clock';
 import type { IdGen } from '../../lib/ids';
 import { isUniqueViolation } from '../../store/storage-errors';
-import type { MirrorRepository, UpstreamRow } from '../repository';
+import type { UpstreamRepository, UpstreamRow } from './repository';
+import { stillThere } from '../../registry/repository';
 import type { CreateUpstream, UpdateUpstream } from '../schemas';
 import { detectKind, isRemote } from './source';
 import type { Outbound } from './outbound';
@@ -49,7 +50,7 @@ function nameFromUrl(url: string): string {
  */
 export class UpstreamService {
   constructor(
-    private readonly repo: MirrorRepository,
+    private readonly repo: UpstreamRepository,
     private readonly clock: Clock,
     private readonly ids: IdGen,
     private readonly outbound: Outbound,
@@ -91,7 +92,7 @@ export class UpstreamService {
         upstreamRow(input, { id, name, createdBy: p?.user.id ?? null, restricted, now: this.clock.now() }),
       ),
     );
-    return (await this.repo.upstream(id))!;
+    return stillThere(await this.repo.upstream(id), `Upstream ${id}`);
   }
 
   /**
@@ -115,7 +116,7 @@ export class UpstreamService {
     if (!mine) return this.create(p, { url, token, ca });
     if ((token && token !== mine.token) || (ca && ca !== mine.ca))
       await this.write(mine, { ...(token ? { token } : {}), ...(ca ? { ca } : {}) });
-    return (await this.repo.upstream(mine.id))!;
+    return stillThere(await this.repo.upstream(mine.id), `Upstream ${mine.id}`);
   }
 
   /**
@@ -149,7 +150,7 @@ export class UpstreamService {
         "an administrator changed another user's upstream",
       );
     await this.write(u, patch, p);
-    return (await this.repo.upstream(id))!;
+    return stillThere(await this.repo.upstream(id), `Upstream ${id}`);
   }
 
   async delete(p: Caller, id: string): Promise<void> {
@@ -166,7 +167,7 @@ export class UpstreamService {
     if (existing.url !== url || (token && token !== existing.token)) {
       await this.write(existing, { url, kind: detectKind(url), ...(token ? { token } : {}) });
     }
-    return (await this.repo.upstream(existing.id))!;
+    return stillThere(await this.repo.upstream(existing.id), `Upstream ${existing.id}`);
   }
 
   private async write(u: UpstreamRow, patch: UpdateUpstream, by: Caller | null = null) {

@@ -8,7 +8,7 @@ import { nameKey } from '../../contract/names';
 import { ForbiddenError, UpstreamError } from '../../lib/errors';
 import { describeIssues } from '../../http/validate';
 import { ExportManifest, MANIFEST_FILE, UpstreamBoxInfo, UpstreamCatalog } from './catalog-schema';
-import type { UpstreamRow } from '../repository';
+import type { UpstreamRow } from './repository';
 import type { UpstreamKind } from '../../contract/wire/mirror';
 import { UpstreamRefusedError, type UpstreamGate } from './http';
 

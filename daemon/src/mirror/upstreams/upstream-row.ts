@@ -1,5 +1,5 @@
 import { nameKey } from '../../contract/names';
-import type { UpstreamRow } from '../repository';
+import type { UpstreamRow } from './repository';
 import type { CreateUpstream } from '../schemas';
 import { detectKind } from './source';
 

@@ -34,20 +34,29 @@ function groupJoined(rows: JoinedRow[]): VersionDetail[] {
   } of rows) {
     if (versions[versions.length - 1]?.id !== v.id) versions.push(v);
     if (p_id === null) continue;
+    // The join made every provider column nullable; a provider's own are NOT NULL in box_providers.
+    if (
+      p_name === null ||
+      p_architecture === null ||
+      p_default_architecture === null ||
+      p_created_at === null ||
+      p_updated_at === null
+    )
+      throw new Error(`Provider ${p_id} was read without its name, architecture or times, which it always has.`);
     providers.push({
       id: p_id,
       version_id: v.id,
-      name: p_name!,
-      architecture: p_architecture!,
-      default_architecture: p_default_architecture!,
+      name: p_name,
+      architecture: p_architecture,
+      default_architecture: p_default_architecture,
       url: p_url,
       checksum: p_checksum,
       checksum_type: p_checksum_type,
       blob_sha256: p_blob_sha256,
       size: p_size,
       source_url: p_source_url,
-      created_at: p_created_at!,
-      updated_at: p_updated_at!,
+      created_at: p_created_at,
+      updated_at: p_updated_at,
     });
   }
   const byVersion = groupBy(providers, (p) => p.version_id);

@@ -47,14 +47,20 @@ interface Shape {
   architecture: boolean;
 }
 
-function shapeOf(f: SearchFilter, index: TextIndex): { shape: Shape; args: Bound[] } {
+/** Which boxes the search may see, and the user id that rule binds (the member's, or the namespace owner's). */
+function visibilityOf(f: SearchFilter): { visible: Shape['visible']; userId?: string } {
   // A user sees every box of their own namespaces, so "mine" needs no other visibility rule.
-  const visible =
-    f.mine !== undefined ? 'mine' : 'all' in f.visible ? 'all' : f.visible.userId === null ? 'public' : 'member';
+  if (f.mine !== undefined) return { visible: 'mine', userId: f.mine };
+  if ('all' in f.visible) return { visible: 'all' };
+  if (f.visible.userId === null) return { visible: 'public' };
+  return { visible: 'member', userId: f.visible.userId };
+}
+
+function shapeOf(f: SearchFilter, index: TextIndex): { shape: Shape; args: Bound[] } {
+  const { visible, userId } = visibilityOf(f);
   const phrase = f.q ? ftsPhrase(index, f.q) : undefined;
   const args: Bound[] = [];
-  if (visible === 'member') args.push((f.visible as { userId: string }).userId);
-  if (visible === 'mine') args.push(f.mine!);
+  if (userId !== undefined) args.push(userId);
   if (phrase) args.push(phrase);
   if (f.q) args.push(containsPattern(f.q.toLowerCase()));
   if (f.provider) args.push(f.provider);

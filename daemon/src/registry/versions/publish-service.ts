@@ -6,7 +6,7 @@ import { ConflictError } from '../../lib/errors';
 import type { Db } from '../box-query';
 import { isUniqueViolation } from '../../store/storage-errors';
 import { compareGemVersions } from './gem-version';
-import type { BoxRecord, RegistryRepository } from '../repository';
+import { stillThere, type BoxRecord, type RegistryRepository } from '../repository';
 import type { DigestAlgorithm } from '../../blobs/blob-store';
 import { followUpstream, type Followed, type UpstreamFields } from './follow-upstream';
 
@@ -94,7 +94,7 @@ export class PublishService {
         },
         trx,
       );
-      box = (await this.repo.boxByName(input.namespace.id, input.name, trx))!;
+      box = stillThere(await this.repo.boxByName(input.namespace.id, input.name, trx), `Box ${id}`);
     }
     const written: string[] = [];
     for (const v of input.versions) {
@@ -115,7 +115,7 @@ export class PublishService {
           },
           trx,
         );
-        version = (await this.repo.version(box.id, v.version, trx))!;
+        version = stillThere(await this.repo.version(box.id, v.version, trx), `Version ${id}`);
       }
       await this.addProviders(trx, box, version.id, v, now);
       if (input.release && version.status === 'unreleased')
