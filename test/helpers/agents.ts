@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { HttpClient } from './http';
 
-/** Helpers for the agent-pools API tests (test/agents-*.test.ts). */
+/** Helpers for the agent-pools API tests (test/agents/, test/pools/, test/workspaces/, test/orgs/tfe-api.test.ts). */
 export const JSONAPI = 'application/vnd.api+json';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -3,7 +3,7 @@ import { rawPut } from './upload';
 
 /**
  * The HTTP framing of clients that cannot be installed here, as read in their source (see
- * test/clients-v2.test.ts for the files): exact headers and body encodings, nothing more.
+ * test/clients/gem.test.ts and packer.test.ts for the files): exact headers and body encodings, nothing more.
  */
 
 export interface Reply {

@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
  * one version concurrently. Every answer is checked as it comes, and the end state after: the
  * download counters add up (no lost update), every uploaded version is there with its checksum,
  * every agent shows its last report, and the raced version is either released and downloadable
- * or gone. Used by test/load.test.ts (bounded by operations) and bench/load.ts (bounded by time).
+ * or gone. Used by test/system/load.test.ts (bounded by operations) and bench/load.ts (bounded by time).
  */
 export const OPS = ['download', 'search', 'box', 'upload', 'report', 'login', 'race'] as const;
 export type Op = (typeof OPS)[number];
