@@ -38,7 +38,7 @@ export async function startTestDaemon(
 ): Promise<TestDaemon> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'boxyard-test-'));
   // Every test connects from 127.0.0.1, a whole LAN's worth of clients from one address: the
-  // per-address connection cap is lifted as the rate limit is (test/hostile-connections sets both).
+  // per-address connection cap is lifted as the rate limit is (test/http/hostile-connections.test.ts sets both).
   const config = loadConfig(
     {},
     {
