@@ -61,7 +61,7 @@ describe('boxyard agent processes', () => {
     agent.proc.kill('SIGTERM');
     expect(await agent.exited).toBe(0);
     expect(agent.output()).toContain(`reported exited for ${id}`);
-    expect((await agentRow(id))!.status).toBe('exited');
+    expect((await agentRow(id))?.status).toBe('exited');
   });
 
   it('stops with exit code 2 when its token is revoked', async () => {
@@ -69,7 +69,7 @@ describe('boxyard agent processes', () => {
     expect((await alice.delete(`/api/v2/authentication-tokens/${tokenId}`)).status).toBe(204);
     expect(await agent.exited).toBe(2);
     expect(agent.output()).toMatch(/agent stopped: .*unknown or was revoked/);
-    expect((await agentRow(id))!.status).toBe('exited');
+    expect((await agentRow(id))?.status).toBe('exited');
   });
 
   it('is turned unknown then errored by the watchdog while silent, and told to stop when it comes back', async () => {
@@ -77,10 +77,10 @@ describe('boxyard agent processes', () => {
     agent.proc.kill('SIGSTOP');
     clock.advance(61 * SECOND);
     await d.deps.agents.watchdog.tick();
-    expect((await agentRow(id))!.status).toBe('unknown');
+    expect((await agentRow(id))?.status).toBe('unknown');
     clock.advance(300 * SECOND);
     await d.deps.agents.watchdog.tick();
-    expect((await agentRow(id))!.status).toBe('errored');
+    expect((await agentRow(id))?.status).toBe('errored');
     agent.proc.kill('SIGCONT');
     expect(await agent.exited).toBe(2);
     expect(agent.output()).toMatch(/agent stopped: .*errored/);
@@ -96,11 +96,11 @@ describe('boxyard agent processes', () => {
     clock.advance(10 * SECOND);
     const moved = clock.now().toISOString();
     await eventually(async () => (await agentRow(id))?.last_ping_at === moved, 30_000);
-    expect((await agentRow(id))!.status).toBe('idle');
+    expect((await agentRow(id))?.status).toBe('idle');
     expect(agent.proc.exitCode).toBeNull();
     agent.proc.kill('SIGINT');
     expect(await agent.exited).toBe(0);
-    expect((await agentRow(id))!.status).toBe('exited');
+    expect((await agentRow(id))?.status).toBe('exited');
   }, 60_000);
 
   it('exits with code 2 at once for a token that never existed', async () => {

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as OTPAuth from 'otpauth';
 import { backendEnv } from '../helpers/backend';
-import { startTestDaemon, ADMIN, type TestDaemon } from '../helpers/daemon';
+import { orgNamed, startTestDaemon, ADMIN, type TestDaemon } from '../helpers/daemon';
 
 // Issue 10: `boxyard user …` reads passwords from a prompt or --password-stdin, never argv, refuses
 // short ones, and keeps the last administrator and an organization's last owner.
@@ -45,7 +45,11 @@ async function cli(args: string[], stdin = '', answers?: Array<[RegExp, string]>
     const pending = [...(answers ?? [])];
     child.stdout.on('data', (b: Buffer) => {
       stdout += b.toString();
-      while (pending.length > 0 && pending[0][0].test(stdout)) child.stdin.write(`${pending.shift()![1]}\n`);
+      while (pending.length > 0 && pending[0][0].test(stdout)) {
+        const [, answer] = pending[0];
+        pending.shift();
+        child.stdin.write(`${answer}\n`);
+      }
     });
     child.stderr.on('data', (b: Buffer) => {
       stderr += b.toString();
@@ -159,8 +163,8 @@ describe('boxyard user | org keep the last administrator and owner', () => {
       expect(r.stderr).toMatch(/"owner1" is the last owner of "solo"/);
     }
     expect((await cli(['org', 'add-member', 'solo', 'owner1', '--role', 'admin'])).code).toBe(1);
-    const org = await d.deps.orgs.named('solo');
-    expect((await d.deps.orgs.members(org!)).map((m) => `${m.username}:${m.role}`)).toEqual([
+    const org = await orgNamed(d, 'solo');
+    expect((await d.deps.orgs.members(org)).map((m) => `${m.username}:${m.role}`)).toEqual([
       'member1:member',
       'owner1:owner',
     ]);

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes, scryptSync } from 'node:crypto';
 import { startTestDaemon, ADMIN, type TestDaemon } from '../helpers/daemon';
@@ -39,7 +40,8 @@ describe('login limits', () => {
     expect(statuses.filter((s) => s === 429)).toHaveLength(60 - ATTEMPTS);
     // Exactly one key was derived per checked attempt: the 55 refused ones cost no hash.
     expect(derived).toHaveLength(ATTEMPTS);
-    const refused = all.find((r) => r.status === 429)!;
+    const refused = all.find((r) => r.status === 429);
+    assert(refused, 'no attempt was refused with 429');
     expect(refused.headers['retry-after']).toMatch(/^\d+$/);
     expect(refused.json.errors[0]).toMatch(/Too many failed logins for this account from this address/);
   });

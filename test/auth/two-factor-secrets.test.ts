@@ -16,6 +16,11 @@ afterAll(async () => {
   await d?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
+/** The daemon an earlier test started on the data folder (the tests run in order, each after the last). */
+const running = (): TestDaemon => {
+  if (!d) throw new Error('no daemon runs on the data folder: the test that starts it failed');
+  return d;
+};
 
 const codeOf = (secret: string) =>
   new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate({ timestamp: clock.now().getTime() });
@@ -64,20 +69,21 @@ describe('TOTP secrets at rest', () => {
   });
 
   it('open only in their own row', async () => {
-    const { http } = await d!.user('thief');
+    const daemon = running();
+    const { http } = await daemon.user('thief');
     await http.post('/api/boxyard/two-factor/totp');
-    const stolen = (await rowOf(d!, 'sealed')).totp_secret;
-    await d!.deps.db
+    const stolen = (await rowOf(daemon, 'sealed')).totp_secret;
+    await daemon.deps.db
       .updateTable('two_factor')
       .set({ totp_secret: stolen, totp_enabled: 1 })
-      .where('user_id', '=', (await rowOf(d!, 'thief')).user_id)
+      .where('user_id', '=', (await rowOf(daemon, 'thief')).user_id)
       .execute();
     clock.advance(30_000);
-    expect((await login(d!, 'thief', codeOf(secret))).status).toBe(401);
+    expect((await login(daemon, 'thief', codeOf(secret))).status).toBe(401);
   });
 
   it('stored in plaintext before issue 10 are sealed at start and keep working', async () => {
-    await d!.stop();
+    await running().stop();
     d = undefined;
     const plain = new OTPAuth.Secret({ size: 20 }).base32;
     const raw = new SqliteDatabase(join(dataDir, 'boxyard.db'));
@@ -101,7 +107,7 @@ describe('TOTP secrets at rest', () => {
   });
 
   it('a damaged key file stops the start with what to do, and is not replaced', async () => {
-    await d!.stop();
+    await running().stop();
     d = undefined;
     writeFileSync(join(dataDir, 'secret.key'), 'not a key\n', { mode: 0o600 });
     await expect(startTestDaemon({ dataDir, clock })).rejects.toThrow(

@@ -107,13 +107,13 @@ describe('BlobHolds', () => {
   });
 
   it('rows left by a process that died stop counting by the database clock, and are swept', async () => {
-    const before = (ms: number) => new Date(Date.now() - ms).toISOString();
+    const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
     await a
       .insertInto('blob_holds')
       .values([
-        { holder: 'dead-collector', sha256: sha(7), kind: 'collect', created_at: before(11 * 60_000) },
-        { holder: 'dead-committer', sha256: sha(8), kind: 'keep', created_at: before(25 * 3_600_000) },
-        { holder: 'live-committer', sha256: sha(9), kind: 'keep', created_at: before(23 * 3_600_000) },
+        { holder: 'dead-collector', sha256: sha(7), kind: 'collect', created_at: ago(11 * 60_000) },
+        { holder: 'dead-committer', sha256: sha(8), kind: 'keep', created_at: ago(25 * 3_600_000) },
+        { holder: 'live-committer', sha256: sha(9), kind: 'keep', created_at: ago(23 * 3_600_000) },
       ])
       .execute();
     const holds = new BlobHolds(b, randomIdGen());

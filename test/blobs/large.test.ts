@@ -50,7 +50,7 @@ describe.runIf(process.platform === 'linux')('a 1 GiB box file', () => {
     const expected = createHash('sha256');
     for (let i = 0; i < SIZE / MiB; i++) expected.update(block);
     const sha = expected.digest('hex');
-    const pid = daemon.child.pid!;
+    const pid = daemon.pid;
     const baseline = rssMiB(pid);
 
     let status = 0;

@@ -119,10 +119,11 @@ describe('organizations as newer go-tfe sends them', () => {
 });
 
 describe('agent pools as go-tfe v1 drives them (TestAgentPools*)', () => {
-  let pool: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire documents
-  let ws1: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  let ws2: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  let proj1: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // The resources as the API created them (wire documents).
+  let pool: Awaited<ReturnType<typeof createPool>>;
+  let ws1: Awaited<ReturnType<typeof createWorkspace>>;
+  let ws2: Awaited<ReturnType<typeof createWorkspace>>;
+  let proj1: Awaited<ReturnType<typeof createProject>>;
 
   beforeAll(async () => {
     await createOrg(api, 'gotfe');

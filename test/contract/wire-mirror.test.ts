@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,9 +70,10 @@ describe('mirroring answers', () => {
       }),
       201,
     );
-    const done = await waitForJob(bHttp, created.job!.id);
+    assert(created.job, 'the mirror was made with run: true, yet no job started');
+    const done = await waitForJob(bHttp, created.job.id);
     expect(done.state).toBe('done');
-    const job = conforms(M.JobAnswer, await bHttp.get(`/api/boxyard/mirror-jobs/${created.job!.id}`));
+    const job = conforms(M.JobAnswer, await bHttp.get(`/api/boxyard/mirror-jobs/${created.job.id}`));
     expect(job.job.published).toEqual([{ box: 'lab/debian', versions: ['1.0.0'] }]);
     conforms(M.JobsAnswer, await bHttp.get(`/api/boxyard/mirror-jobs?mirror=${created.mirror.id}`));
     const mirrors = conforms(M.MirrorsAnswer, await bHttp.get('/api/boxyard/mirrors'));

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import * as A from '../../daemon/src/contract/wire/accounts';
@@ -224,7 +225,8 @@ describe('JSON:API resources', () => {
       } satisfies z.input<typeof BJ.CreateAgentTokenDocument>),
       201,
     );
-    const agent = d.http.withToken(token.attributes.token!);
+    assert(token.attributes.token, 'a new agent token answers its secret');
+    const agent = d.http.withToken(token.attributes.token);
     // The states an agent reports itself into; the watchdog's (unknown, errored): test/agents/lifecycle.test.ts.
     for (const status of ['idle', 'busy', 'exited'] as const) {
       const id = (await agent.post('/api/agent/register', { name: `runner-${status}` })).json.agent.id as string;

@@ -17,7 +17,7 @@ import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backup } from '../../daemon/src/data/backup';
 import { ManualClock } from '../../daemon/src/lib/clock';
-import { runCli } from '../helpers/cli';
+import { runCli, type CliResult } from '../helpers/cli';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import type { HttpClient } from '../helpers/http';
 import { publishHosted, sha256 } from '../helpers/mirror';
@@ -117,7 +117,7 @@ describe('boxyard backup', () => {
     const body = new PassThrough();
     const put = rawPut(prep.json.upload_path, body, { 'content-length': String(c.length) });
     body.write(c.subarray(0, 1_000_000));
-    let r;
+    let r: CliResult;
     try {
       // The PUT is streaming: some of its bytes are in a staging folder under uploads/.
       await waitFor(async () => {

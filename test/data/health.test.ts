@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, renameSync, rmdirSync, rmSync, writeSync } from 'node:fs';
@@ -14,12 +15,19 @@ const BIN = fileURLToPath(new URL('../../bin/boxyard.mjs', import.meta.url));
 const HINT =
   /Stop the daemon, keep a copy of the data folder as it is, run `boxyard check --data DIR` to see what is affected, and restore the last backup into a new folder \(`boxyard restore --data NEWDIR BACKUP`\)\./;
 
+/** The start's integrity check of the SQLite file (a daemon on PostgreSQL has none). */
+function integrityOf(d: TestDaemon) {
+  const check = d.deps.integrity;
+  assert(check, 'the daemon runs no integrity check: is it on PostgreSQL?');
+  return check;
+}
+
 describe('/healthz', () => {
   const clock = new ManualClock(new Date());
   let d: TestDaemon;
   beforeAll(async () => {
     d = await startTestDaemon({ clock });
-    await d.deps.integrity!.done;
+    await integrityOf(d).done;
   });
   afterAll(() => d?.stop());
 
@@ -211,7 +219,7 @@ describe('a damaged database', () => {
     const clock = new ManualClock(new Date());
     const d = await startTestDaemon({ dataDir, clock, config: { startCheckWaitMs: 0 } });
     try {
-      expect(await d.deps.integrity!.done).toMatchObject({ state: 'damaged' });
+      expect(await integrityOf(d).done).toMatchObject({ state: 'damaged' });
       clock.advance(1000);
       const r = await d.http.withToken(d.adminToken).get('/healthz');
       expect(r.status).toBe(503);

@@ -44,7 +44,7 @@ function slugger(): (heading: string) => string {
       .replace(/ /g, '-');
     let slug = base;
     while (seen.has(slug)) {
-      const n = seen.get(base)! + 1;
+      const n = (seen.get(base) ?? 0) + 1;
       seen.set(base, n);
       slug = `${base}-${n}`;
     }
@@ -98,7 +98,14 @@ function readPage(file: string): Page {
 /** What is wrong with each relative link of `file` (relative to `root`), as `file:line: href: why`. */
 function brokenLinks(root: string, file: string): string[] {
   const pages = new Map<string, Page>();
-  const page = (path: string) => pages.get(path) ?? pages.set(path, readPage(path)).get(path)!;
+  const page = (path: string): Page => {
+    let read = pages.get(path);
+    if (!read) {
+      read = readPage(path);
+      pages.set(path, read);
+    }
+    return read;
+  };
   const source = join(root, file);
   const broken: string[] = [];
   for (const { href, line } of page(source).links) {

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ParsedJson } from './http';
 import { startHcpUpstream, type HcpBox, type HcpUpstream } from './hcp-upstream';
 import { sha256 } from './mirror';
 
@@ -68,8 +69,7 @@ describe('the HCP Vagrant upstream fixture', () => {
       },
     });
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test convenience, as helpers/http.ts
-  const getJson = async (path: string, token?: string): Promise<any> => (await get(path, token)).json();
+  const getJson = async (path: string, token?: string): Promise<ParsedJson> => (await get(path, token)).json();
 
   it('listens on loopback only: the registry on 127.0.0.1, the storage on 127.0.0.2', () => {
     expect(hcp.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorCode } from '../../daemon/src/contract/error-codes';
 import type { Dialect } from '../../daemon/src/http/errors/dialects';
 import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
-import type { HttpClient, HttpResponse } from '../helpers/http';
+import type { HttpClient, HttpResponse, ParsedJson } from '../helpers/http';
 import { createAgentToken, createPool, createWorkspace, doc, JSONAPI } from '../helpers/agents';
 import { createBox } from '../helpers/registry';
 import { hostedProvider } from '../helpers/blobs';
@@ -33,8 +33,8 @@ import { parseAnswer, rawConnect, trickle } from '../helpers/sockets';
 interface Answer {
   status: number;
   header(name: string): string | null;
-  json: any;
-} // eslint-disable-line @typescript-eslint/no-explicit-any
+  json: ParsedJson;
+}
 
 const fromHttp = (r: HttpResponse): Answer => ({ status: r.status, header: (n) => r.headers.get(n), json: r.json });
 

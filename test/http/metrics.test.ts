@@ -1,7 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import { hostedProvider } from '../helpers/blobs';
@@ -106,7 +105,9 @@ describe('GET /metrics (Prometheus)', () => {
     }
 
     // Every metric deploy/grafana-dashboard.json plots is one the daemon exposes.
-    const dashboard = JSON.parse(readFileSync(join(__dirname, '..', '..', 'deploy', 'grafana-dashboard.json'), 'utf8')) as {
+    const dashboard = JSON.parse(
+      readFileSync(new URL('../../deploy/grafana-dashboard.json', import.meta.url), 'utf8'),
+    ) as {
       panels: Array<{ targets: Array<{ expr: string }> }>;
     };
     const plotted = new Set(

@@ -34,10 +34,10 @@ function startCli(
   });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (b: Buffer) => {
+  child.stdout.on('data', (b: Buffer) => {
     stdout += b.toString();
   });
-  child.stderr!.on('data', (b: Buffer) => {
+  child.stderr.on('data', (b: Buffer) => {
     stderr += b.toString();
   });
   const done = new Promise<CliResult>((resolve, reject) => {

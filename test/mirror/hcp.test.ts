@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
@@ -31,6 +32,13 @@ describe('mirroring an HCP Vagrant organization', () => {
     await d?.stop();
     await hcp?.stop();
   });
+
+  /** The upstream's box hashi/web, as the fixture serves it (a test changes it in place). */
+  const upstreamWeb = () => {
+    const box = hcp.boxes.find((b) => b.name === 'web');
+    assert(box, 'the HCP fixture has no box named web');
+    return box;
+  };
 
   const boxApi = async (tag: string, http: HttpClient = admin) => {
     const r = await http.get(`/api/v2/box/${tag}`);
@@ -78,7 +86,7 @@ describe('mirroring an HCP Vagrant organization', () => {
   });
 
   it('a re-run takes what the upstream changed, except what was edited here, and says which in the box page numbers', async () => {
-    const up = hcp.boxes.find((b) => b.name === 'web')!;
+    const up = upstreamWeb();
     // Edited here: the short description.
     expect((await admin.put('/api/v1/box/hashi/web', { box: { short_description: 'Our own words' } })).status).toBe(
       200,
@@ -126,7 +134,7 @@ describe('mirroring an HCP Vagrant organization', () => {
       follow_revocations: true,
     });
     expect(following.job.state).toBe('done');
-    hcp.boxes.find((b) => b.name === 'web')!.versions[1].status = 'revoked';
+    upstreamWeb().versions[1].status = 'revoked';
     const again = await waitForJob(
       admin,
       (await admin.post(`/api/boxyard/mirrors/${following.mirrorId}/run`, {})).json.job.id,

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../daemon/src/lib/clock';
 import { MirrorJson } from '../../daemon/src/contract/wire/mirror';
@@ -116,9 +117,11 @@ describe('a mirror runs with the current rights of the user it runs as', () => {
     expect(resumed.status, resumed.text).toBe(200);
     const m = MirrorJson.parse(resumed.json.mirror);
     expect(m).toMatchObject({ runs_as: 'alice', paused: null, upstream: { url: s.url } });
-    expect(m.upstream!.id).not.toBe(made.json.mirror.upstream.id);
-    expect((await alice.get(`/api/boxyard/upstreams/${m.upstream!.id}`)).status).toBe(200);
-    expect(Date.parse(m.next_run_at!)).toBeGreaterThan(clock.now().getTime());
+    assert(m.upstream, 'the resumed mirror has no upstream');
+    assert(m.next_run_at, 'the resumed mirror has no next run');
+    expect(m.upstream.id).not.toBe(made.json.mirror.upstream.id);
+    expect((await alice.get(`/api/boxyard/upstreams/${m.upstream.id}`)).status).toBe(200);
+    expect(Date.parse(m.next_run_at)).toBeGreaterThan(clock.now().getTime());
     expect((await alice.post(`/api/boxyard/mirrors/${id}/resume`)).status).toBe(422);
     const again = await waitForJob(alice, (await alice.post(`/api/boxyard/mirrors/${id}/run`)).json.job.id);
     expect(again).toMatchObject({ state: 'done', published: [{ box: 'a-org/box', versions: ['1.1.0'] }] });

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -90,7 +91,10 @@ describe('upstream addresses of non-administrators', () => {
       messages.set(url, r.json.errors[0]);
     }
     // Whether something listens there or not, the answer is the same but for the address.
-    expect(messages.get(s.url)!.replace(port(), 'PORT')).toBe(messages.get(closed)!.replace(':1 ', ':PORT '));
+    const listening = messages.get(s.url);
+    const unheard = messages.get(closed);
+    assert(listening && unheard, 'both addresses were refused with a message');
+    expect(listening.replace(port(), 'PORT')).toBe(unheard.replace(':1 ', ':PORT '));
     // Inline upstreams of a mirror too, and a changed address; nothing was made.
     const m = await alice.post('/api/boxyard/mirrors', {
       mirror: { upstream: { url: s.url }, source: 'acme/box', target: 'labs/box' },

@@ -17,7 +17,7 @@ import { serveJson, staticServer, type StaticServer } from '../helpers/mirror';
 // transaction; a failing part undoes all of it; reads never write; migration 012 fills in the
 // default project of organizations made before.
 
-const MIGRATIONS = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'daemon', 'src', 'store', 'migrations');
+const MIGRATIONS = fileURLToPath(new URL('../../daemon/src/store/migrations', import.meta.url));
 
 /** What one organization's creation wrote, by its name. */
 async function written(d: TestDaemon, name: string) {
@@ -27,7 +27,7 @@ async function written(d: TestDaemon, name: string) {
     .selectAll()
     .where('name_key', '=', name.toLowerCase())
     .executeTakeFirst();
-  if (!org) return undefined;
+  if (!org) throw new Error(`no organization named ${name} was written`);
   const members = await db
     .selectFrom('memberships')
     .innerJoin('users', 'users.id', 'memberships.user_id')
@@ -118,7 +118,7 @@ describe('creating an organization writes all of it in one go, whichever way', (
         doc('organizations', { name: 'tfc-org', email: 'o@example.org', 'agent-pool-limit': 4, 'session-timeout': 60 }),
       );
     expect(r.status, r.text).toBe(201);
-    const w = (await written(d, 'tfc-org'))!;
+    const w = await written(d, 'tfc-org');
     expect(w.org.agent_pool_limit).toBe(4);
     expect(w.members).toEqual(['olive:owner']);
     expect(w.projects).toEqual(DEFAULT_ONLY);
@@ -135,7 +135,7 @@ describe('creating an organization writes all of it in one go, whichever way', (
   it('POST /api/boxyard/organizations (the web UI)', async () => {
     const r = await olive.post('/api/boxyard/organizations', { organization: { name: 'ui-org' } });
     expect(r.status, r.text).toBe(201);
-    const w = (await written(d, 'ui-org'))!;
+    const w = await written(d, 'ui-org');
     expect(w.members).toEqual(['olive:owner']);
     expect(w.projects).toEqual(DEFAULT_ONLY);
     expect(w.settings).toHaveLength(1);
@@ -147,7 +147,7 @@ describe('creating an organization writes all of it in one go, whichever way', (
       BOXYARD_LOG_LEVEL: 'silent',
     });
     expect(r, r.stderr).toMatchObject({ code: 0, stdout: 'created organization cli-org owned by olive\n' });
-    const w = (await written(d, 'cli-org'))!;
+    const w = await written(d, 'cli-org');
     expect(w.members).toEqual(['olive:owner']);
     expect(w.projects).toEqual(DEFAULT_ONLY);
     expect(w.settings).toHaveLength(1);
@@ -158,7 +158,7 @@ describe('creating an organization writes all of it in one go, whichever way', (
       mirror: { upstream: { url: s.url }, source: 'cachy/box', target: 'mirror-org/box' },
     });
     expect(r.status, r.text).toBe(201);
-    const w = (await written(d, 'mirror-org'))!;
+    const w = await written(d, 'mirror-org');
     expect(w.members).toEqual(['olive:owner']);
     expect(w.projects).toEqual(DEFAULT_ONLY);
     expect(w.settings).toHaveLength(1);
@@ -167,7 +167,7 @@ describe('creating an organization writes all of it in one go, whichever way', (
   it('the pull-through cache, whose organizations have no owner', async () => {
     const r = await d.http.get('/cachy/box');
     expect(r.status, r.text).toBe(200);
-    const w = (await written(d, 'cachy'))!;
+    const w = await written(d, 'cachy');
     expect(w.members).toEqual([]);
     expect(w.projects).toEqual(DEFAULT_ONLY);
     expect(w.settings).toHaveLength(1);
@@ -233,7 +233,7 @@ describe('a part that fails undoes the whole creation', () => {
       (await olive.withContentType(JSONAPI).post('/api/v2/organizations', doc('organizations', { name: 'doomed' })))
         .status,
     ).toBe(201);
-    expect((await written(d, 'doomed'))!.projects).toEqual(DEFAULT_ONLY);
+    expect((await written(d, 'doomed')).projects).toEqual(DEFAULT_ONLY);
   });
 
   it('a later hook breaks a constraint (a second default project): the earlier ones are undone too', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { orgNamed, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import type { HttpClient } from '../helpers/http';
 import { JSONAPI, createAgentToken, createOrg, createPool, createWorkspace, doc } from '../helpers/agents';
 
@@ -62,9 +62,9 @@ describe('organizations', () => {
     });
     expect(r.json.data.attributes['created-at']).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     expect(r.json.data.attributes['external-id']).toMatch(/^org-/);
-    const org = await d.deps.orgs.named('acme');
+    const org = await orgNamed(d, 'acme');
     const alicesRow = await d.deps.accounts.userNamed('alice');
-    expect(await d.deps.orgs.isOwner({ user: alicesRow, tokenId: '' }, org!)).toBe(true);
+    expect(await d.deps.orgs.isOwner({ user: alicesRow, tokenId: '' }, org)).toBe(true);
   });
 
   it('shows it to members only; others get 404 like an unknown name', async () => {
@@ -92,7 +92,7 @@ describe('organizations', () => {
     for (const name of ['bobs-c', 'bobs-a', 'bobs-b']) await createOrg(bob, name);
     await bob.patch('/api/v2/organizations/bobs-b', doc('organizations', { 'session-timeout': 60 }));
     // alice is a plain member of bobs-a: she sees it, may not change it.
-    await d.deps.orgs.setMember((await d.deps.orgs.named('bobs-a'))!, 'alice', 'member');
+    await d.deps.orgs.setMember(await orgNamed(d, 'bobs-a'), 'alice', 'member');
     const page = await bob.get('/api/v2/organizations?page%5Bnumber%5D=2&page%5Bsize%5D=2');
     expect(page.json.data.map((o: { id: string }) => o.id)).toEqual(['bobs-c', 'bobs-org']);
     expect(page.json.meta.pagination).toMatchObject({
@@ -160,14 +160,14 @@ describe('organizations', () => {
       email: 'ops@acme.example',
       'session-timeout': 20160,
     });
-    expect((await d.deps.orgs.named('acme'))!.agent_pool_limit).toBe(3);
+    expect((await d.deps.orgs.named('acme'))?.agent_pool_limit).toBe(3);
     const bad = await alice.patch('/api/v2/organizations/acme', doc('organizations', { 'agent-pool-limit': -1 }));
     expect(bad.status).toBe(422);
-    expect((await d.deps.orgs.named('acme'))!.agent_pool_limit).toBe(3);
+    expect((await d.deps.orgs.named('acme'))?.agent_pool_limit).toBe(3);
   });
 
   it('refuses PATCH and DELETE by a member who is not an owner (403), and by strangers (404)', async () => {
-    const org = (await d.deps.orgs.named('acme'))!;
+    const org = await orgNamed(d, 'acme');
     await d.deps.orgs.setMember(org, 'bob', 'member');
     expect((await bob.get('/api/v2/organizations/acme')).json.data.attributes.permissions['can-update']).toBe(false);
     expect(
@@ -178,7 +178,7 @@ describe('organizations', () => {
     expect(
       (await bob.patch('/api/v2/organizations/acme', doc('organizations', { 'agent-pool-limit': 9 }))).status,
     ).toBe(404);
-    expect((await d.deps.orgs.named('acme'))!.agent_pool_limit).toBe(3);
+    expect((await d.deps.orgs.named('acme'))?.agent_pool_limit).toBe(3);
   });
 
   it('DELETE cascades to projects, workspaces, pools, tokens and agents', async () => {

@@ -1,6 +1,7 @@
+import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../daemon/src/lib/clock';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { orgNamed, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import type { HttpClient } from '../helpers/http';
 import {
   JSONAPI,
@@ -72,7 +73,7 @@ describe('the per-organization pool limit', () => {
       .withToken(aliceToken)
       .patch('/api/boxyard/organizations/acme', { organization: { agent_pool_limit: 2 } });
     expect(r.status).toBe(200);
-    expect((await d.deps.orgs.named('acme'))!.agent_pool_limit).toBe(2);
+    expect((await d.deps.orgs.named('acme'))?.agent_pool_limit).toBe(2);
     expect(
       (await alice.post('/api/v2/organizations/acme/agent-pools', doc('agent-pools', { name: 'second' }))).status,
     ).toBe(201);
@@ -174,7 +175,11 @@ describe('list: search, sort, filters, include, paging', () => {
       id: string;
       attributes: { name: string };
     }>;
-    const id = (n: string) => all.find((p) => p.attributes.name === n)!.id;
+    const id = (n: string) => {
+      const pool = all.find((p) => p.attributes.name === n);
+      assert(pool, `no pool named ${n} in the list`);
+      return pool.id;
+    };
     await alice.patch(
       `/api/v2/agent-pools/${id('alpha')}`,
       doc('agent-pools', {}, { 'allowed-workspaces': refs('workspaces', [ws1.id]) }),
@@ -291,7 +296,8 @@ describe('list: search, sort, filters, include, paging', () => {
       id: string;
       attributes: { name: string };
     }>;
-    const charlie = all.find((p) => p.attributes.name === 'charlie')!;
+    const charlie = all.find((p) => p.attributes.name === 'charlie');
+    assert(charlie, 'no pool named charlie in the list');
     await alice.patch(`/api/v2/agent-pools/${charlie.id}`, doc('agent-pools', { 'organization-scoped': true }));
     await alice.patch(
       `/api/v2/workspaces/${ws2.id}`,
@@ -473,7 +479,7 @@ describe('hostile input and members', () => {
   });
 
   it('lets a member who is not an owner manage pools, but not the organization', async () => {
-    const org = (await d.deps.orgs.named('acme'))!;
+    const org = await orgNamed(d, 'acme');
     await d.deps.orgs.setMember(org, 'bob', 'member');
     const r = await bob.post('/api/v2/organizations/acme/agent-pools', doc('agent-pools', { name: 'bobs' }));
     expect(r.status).toBe(201);

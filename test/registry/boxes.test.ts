@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { orgNamed, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import type { HttpClient } from '../helpers/http';
 import { countRows, createBox, publish } from '../helpers/registry';
 
@@ -13,7 +13,7 @@ beforeAll(async () => {
   alice = await d.user('alice', { orgs: ['acme'] });
   bob = await d.user('bob');
   carol = await d.user('carol');
-  const acme = (await d.deps.orgs.named('acme'))!;
+  const acme = await orgNamed(d, 'acme');
   await d.deps.orgs.setMember(acme, 'bob', 'member');
 });
 afterAll(() => d.stop());
@@ -118,7 +118,7 @@ describe('organization boxes', () => {
       versions: await countRows(d, 'box_versions'),
       providers: await countRows(d, 'box_providers'),
     };
-    await d.deps.orgs.delete((await d.deps.orgs.named('doomed'))!);
+    await d.deps.orgs.delete(await orgNamed(d, 'doomed'));
     expect(await countRows(d, 'boxes')).toBe(before.boxes - 1);
     expect(await countRows(d, 'box_versions')).toBe(before.versions - 1);
     expect(await countRows(d, 'box_providers')).toBe(before.providers - 1);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { principalOf, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import type { HttpClient } from '../helpers/http';
 import { createBox } from '../helpers/registry';
 import { withHost } from '../helpers/with-host';
@@ -40,7 +40,7 @@ beforeAll(async () => {
   });
   await provider('1.0.0', { name: 'libvirt', architecture: 'amd64', url: 'https://boxes.example/libvirt.box' });
   await provider('1.0.0', { name: 'vmware_desktop', architecture: 'amd64', url: null });
-  const owner = (await d.deps.tokens.resolve(alice.token))!;
+  const owner = await principalOf(d, alice.token);
   const { provider: arm } = await d.deps.registry.resolveProvider(
     owner,
     { username: 'alice', box: 'cat', version: '1.0.0', provider: 'virtualbox', architecture: 'arm64' },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { principalOf, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import type { HttpClient } from '../helpers/http';
 import { createBox, snapshot } from '../helpers/registry';
 
@@ -156,9 +156,9 @@ describe('reading providers', () => {
   it('advertises the uploaded sha256 of a hosted provider without a declared checksum', async () => {
     const ref = { username: 'alice', box: 'multi', version: '1.0.0', provider: 'virtualbox' };
     await expect(d.deps.registry.resolveProvider(null, ref, 'manage')).rejects.toMatchObject({ code: 'unauthorized' });
-    const outsider = (await d.deps.tokens.resolve(carol.token))!;
+    const outsider = await principalOf(d, carol.token);
     await expect(d.deps.registry.resolveProvider(outsider, ref, 'manage')).rejects.toMatchObject({ code: 'forbidden' });
-    const owner = (await d.deps.tokens.resolve(alice.token))!;
+    const owner = await principalOf(d, alice.token);
     const r = await d.deps.registry.resolveProvider(owner, ref, 'manage');
     expect(r).toMatchObject({
       box: { name: 'multi' },

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,8 +20,8 @@ async function lookups(d: SpawnedDaemon): Promise<{ hit: number; miss: number }>
   const text = await (await fetch(`${d.url}/metrics`)).text();
   const count = (result: string) => {
     const m = new RegExp(`^boxyard_read_cache_lookups_total\\{result="${result}"\\} (\\d+)`, 'm').exec(text);
-    expect(m, `read-cache ${result}s in /metrics`).not.toBeNull();
-    return Number(m![1]);
+    assert(m, `no read-cache ${result}s in /metrics`);
+    return Number(m[1]);
   };
   return { hit: count('hit'), miss: count('miss') };
 }

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,7 +73,8 @@ function sqliteSchema(store: SqliteStore): Schema {
     .all() as Array<{ name: string; sql: string }>) {
     if (only.indexes.test(ix.name)) continue;
     // Lazy up to the `)` that the rest of the statement follows: expression indexes nest parentheses.
-    const m = /^CREATE (UNIQUE )?INDEX \w+ ON (\w+) ?\((.*?)\)(?: WHERE (.*))?$/is.exec(ix.sql.trim())!;
+    const m = /^CREATE (UNIQUE )?INDEX \w+ ON (\w+) ?\((.*?)\)(?: WHERE (.*))?$/is.exec(ix.sql.trim());
+    assert(m, `an index SQLite defines in a way this test does not read: ${ix.sql}`);
     out.indexes[ix.name] = `${m[1] ? 'unique ' : ''}${m[2]} ${norm(m[3])}${m[4] ? ` where ${norm(m[4])}` : ''}`;
   }
   out.triggers = (raw.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").pluck().all() as string[])
@@ -125,14 +127,18 @@ async function postgresSchema(client: pg.Client): Promise<Schema> {
       .map((c) => `${c.contype === 'p' ? 'primary' : 'unique'} ${c.cols.join(',')}`);
     const foreign = constraints
       .filter((c) => c.contype === 'f')
-      .map((c) => `${c.cols.join(',')} → ${c.parent}(${c.pcols!.join(',')}) on delete ${DELETE_RULE[c.confdeltype]}`);
+      .map(
+        (c) =>
+          `${c.cols.join(',')} → ${c.parent}(${(c.pcols ?? []).join(',')}) on delete ${DELETE_RULE[c.confdeltype]}`,
+      );
     out.tables[t] = { columns, keys: keys.sort(), foreign: foreign.sort() };
   }
   for (const ix of await q<{ name: string; def: string }>(`
     SELECT i.indexname AS name, i.indexdef AS def FROM pg_indexes i
     WHERE i.schemaname = 'public' AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = (quote_ident(i.indexname))::regclass)`)) {
     if (only.indexes.test(ix.name)) continue;
-    const m = /^CREATE (UNIQUE )?INDEX \w+ ON public\.(\w+) USING btree \((.*?)\)(?: WHERE (.*))?$/is.exec(ix.def)!;
+    const m = /^CREATE (UNIQUE )?INDEX \w+ ON public\.(\w+) USING btree \((.*?)\)(?: WHERE (.*))?$/is.exec(ix.def);
+    assert(m, `an index PostgreSQL defines in a way this test does not read: ${ix.def}`);
     out.indexes[ix.name] = `${m[1] ? 'unique ' : ''}${m[2]} ${norm(m[3])}${m[4] ? ` where ${norm(m[4])}` : ''}`;
   }
   out.triggers = (await q<{ tgname: string }>('SELECT DISTINCT tgname FROM pg_trigger WHERE NOT tgisinternal'))

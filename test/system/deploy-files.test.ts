@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,9 +80,10 @@ describe('deploy/: Dockerfile, Compose, nginx and Kubernetes agree with the daem
 
   it('Kubernetes runs two or more replicas on that port, ready by /readyz, with settings the daemon parses', () => {
     const docs = loadAll(deploy('k8s/boxyard.yaml')) as K8sDoc[];
-    const deployment = docs.find((d) => d.kind === 'Deployment')!;
+    const deployment = docs.find((d) => d.kind === 'Deployment');
+    assert(deployment?.spec.template, 'k8s/boxyard.yaml has no Deployment with a pod template');
     expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2);
-    const container = deployment.spec.template!.spec.containers[0];
+    const container = deployment.spec.template.spec.containers[0];
     expect(container.ports).toEqual([{ name: 'http', containerPort: 8080 }]);
     expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
     // Secrets stand in as examples: the daemon must accept the shape of each.

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,14 +130,17 @@ describe('two daemons on one PostgreSQL database and one bucket', () => {
     const byName = new Map(
       (version.json.providers as Array<{ name: string; checksum: string; size: number }>).map((p) => [p.name, p]),
     );
-    expect(files.map((f, i) => byName.get(`p${i}`))).toEqual(
+    expect(files.map((_, i) => byName.get(`p${i}`))).toEqual(
       files.map((f) => expect.objectContaining({ checksum: sha256(f) })),
     );
     const client = s3.client();
     try {
       const { ListObjectsV2Command } = await import('@aws-sdk/client-s3');
       const listed = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'multi/' }));
-      const keys = (listed.Contents ?? []).map((o) => o.Key!);
+      const keys = (listed.Contents ?? []).map((o) => {
+        assert(o.Key, 'the bucket listed an object without a key');
+        return o.Key;
+      });
       // Every file stored once, under its sha256, and nothing left staged.
       expect(keys.filter((k) => k.startsWith('multi/blobs/')).sort()).toEqual(
         [file, ...files].map((f) => `multi/blobs/sha256/${sha256(f).slice(0, 2)}/${sha256(f)}`).sort(),

@@ -49,7 +49,7 @@ describe.runIf(process.platform === 'linux')('the process of `boxyard serve`', (
   it('runs as one process that sets them, says so, and serves', async () => {
     dir = mkdtempSync(join(tmpdir(), 'boxyard-malloc-'));
     d = await spawnDaemon({ dataDir: dir, env: { BOXYARD_LOG_LEVEL: 'info' } });
-    const pid = d.child.pid!;
+    const pid = d.pid;
     expect(readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim()).toBe('');
     const res = await fetch(`${d.url}/healthz`);
     expect(res.status).toBe(200);

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -17,7 +18,7 @@ import { promisify } from 'node:util';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OverviewAnswer, type LocalCaJson } from '../../daemon/src/contract/wire/overview';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { localCaOf, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import { runCli } from '../helpers/cli';
 import { LocalCa } from '../../daemon/src/tls/local-ca';
 import { permittedFor } from '../../daemon/src/tls/name-constraints';
@@ -296,7 +297,7 @@ describe('a CA made before name constraints, and boxyard tls new-ca', () => {
       expect((await run('openssl', ['x509', '-in', oldCaFile, '-noout', '-text'])).stdout).not.toContain(
         'Name Constraints',
       );
-      expect(d.deps.tls!.ca!.pem).toBe(readFileSync(oldCaFile, 'utf8'));
+      expect(localCaOf(d).pem).toBe(readFileSync(oldCaFile, 'utf8'));
       expect(await curl('localhost', portOf(d.url), oldCaFile, '/healthz')).toMatchObject({ code: 0 });
       // Its key signs for any site, which is why it should go.
       expect(await verify(oldCaFile, (await signWithCaKey(tlsDir(dataDir), 'DNS:evil.example.com')).cert)).toMatch(
@@ -333,9 +334,10 @@ describe('a CA made before name constraints, and boxyard tls new-ca', () => {
     expect(made.code, made.stderr).toBe(0);
     const newFingerprint = /fingerprint \(SHA-256\): (\S+)/.exec(made.stdout)?.[1];
     expect(newFingerprint).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+    assert(newFingerprint, `no fingerprint in: ${made.stdout}`);
     expect(newFingerprint).not.toBe(oldFingerprint);
     expect(made.stdout).toContain(
-      `npx boxyard trust https://${hostname()}:4780 --fingerprint ${newFingerprint!.replace(/:/g, '')}`,
+      `npx boxyard trust https://${hostname()}:4780 --fingerprint ${newFingerprint.replace(/:/g, '')}`,
     );
     expect(existsSync(join(dir, 'server.pem'))).toBe(false);
     expect((await run('openssl', ['x509', '-in', join(dir, 'ca.pem'), '-noout', '-text'])).stdout).toContain(
@@ -346,7 +348,7 @@ describe('a CA made before name constraints, and boxyard tls new-ca', () => {
     copyFileSync(stale.key, join(dir, 'server-key.pem'));
     const { d, log } = await daemonWithLog(dataDir, { config: { tls: 'auto' } });
     try {
-      expect(d.deps.tls!.ca!.fingerprint).toBe(newFingerprint);
+      expect(localCaOf(d).fingerprint).toBe(newFingerprint);
       const newCaFile = join(dir, 'ca.pem');
       expect(await curl('localhost', portOf(d.url), newCaFile, '/healthz')).toMatchObject({ code: 0 });
       expect((await curl('localhost', portOf(d.url), oldCaFile, '/healthz')).code).toBe(60);
@@ -365,7 +367,7 @@ describe('a CA made before name constraints, and boxyard tls new-ca', () => {
       expect(log.filter((l) => l.level >= WARN)).toEqual([]);
       // A client trusts it again with the new fingerprint.
       const bundle = join(dataDir, 'bundle.pem');
-      const trusted = await runCli(['trust', d.url, '--fingerprint', newFingerprint!, '--out', bundle]);
+      const trusted = await runCli(['trust', d.url, '--fingerprint', newFingerprint, '--out', bundle]);
       expect(trusted.code, trusted.stderr).toBe(0);
       expect(await curl('localhost', portOf(d.url), bundle, '/healthz')).toMatchObject({ code: 0 });
     } finally {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { localCaOf, startTestDaemon, tlsOf, type TestDaemon } from '../helpers/daemon';
 import { expiredCertificate, testCa } from '../helpers/certificates';
 import { runCli } from '../helpers/cli';
 import { mirrorOnce } from '../helpers/mirror';
@@ -72,7 +72,7 @@ describe("--tls auto: the daemon's own CA", () => {
     const pem = await d.http.get('/ca.pem');
     expect(pem.status).toBe(200);
     expect(pem.text).toBe(ca());
-    expect(d.deps.tls!.ca!.fingerprint).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+    expect(localCaOf(d).fingerprint).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
     // curl without the CA refuses the daemon; with it, it succeeds.
     await expect(run('curl', ['-sS', '--fail', `${d.url}/healthz`])).rejects.toMatchObject({ code: 60 });
     const caFile = join(d.dataDir, 'tls', 'ca.pem');
@@ -85,7 +85,7 @@ describe("--tls auto: the daemon's own CA", () => {
     const o = (await d.http.withToken(d.adminToken).get('/api/boxyard/overview')).json.overview;
     expect(o.tls).toEqual({
       mode: 'auto',
-      fingerprint: d.deps.tls!.ca!.fingerprint,
+      fingerprint: localCaOf(d).fingerprint,
       not_after: expect.stringMatching(/^\d{4}-/),
       local_ca: { name_constrained: true, names_outside: [], replace: null, replaced: null },
     });
@@ -151,12 +151,12 @@ describe("--tls auto: the daemon's own CA", () => {
   });
 
   it('keeps its CA and certificate across a restart; a CA folder others may read stops the start', async () => {
-    const fingerprint = d.deps.tls!.ca!.fingerprint;
+    const fingerprint = localCaOf(d).fingerprint;
     const served = (await peer(d.url, ca())).fingerprint256;
     const dataDir = d.dataDir;
     const again = await startTestDaemon({ dataDir, config: { tls: 'auto' } });
     try {
-      expect(again.deps.tls!.ca!.fingerprint).toBe(fingerprint);
+      expect(localCaOf(again).fingerprint).toBe(fingerprint);
       expect((await peer(again.url, ca())).fingerprint256).toBe(served);
     } finally {
       await again.stop();
@@ -192,7 +192,7 @@ describe('--tls-cert/--tls-key: your own certificate', () => {
       expect((await d.http.get('/ca.pem')).status).toBe(404);
       // A bad pair: logged, /healthz degraded, the old certificate still served.
       writeFileSync(live.key, 'not a key');
-      await d.deps.tls!.reload();
+      await tlsOf(d).reload();
       // /healthz measures at most once a second; the detail is an administrator's to see.
       await expect
         .poll(async () => (await d.http.withToken(d.adminToken).get('/healthz')).json, { timeout: 5000 })
@@ -237,7 +237,7 @@ describe('boxyard trust', () => {
     const d = await startTestDaemon({ config: { tls: 'auto' } });
     try {
       const out = join(mkdtempSync(join(tmpdir(), 'boxyard-trust-')), 'bundle.pem');
-      const fp = d.deps.tls!.ca!.fingerprint;
+      const fp = localCaOf(d).fingerprint;
       const ok = await runCli(['trust', d.url, '--fingerprint', fp.replace(/:/g, '').toLowerCase(), '--out', out]);
       expect(ok.code, ok.stderr).toBe(0);
       expect(ok.stdout).toContain(`export SSL_CERT_FILE=${out}`);
@@ -297,7 +297,7 @@ describe("a mirror of another lab's Boxyard on --tls auto", () => {
         createHash('sha256').update(file).digest('hex'),
       );
       const upstreams = (await hb.get('/api/boxyard/upstreams')).json.upstreams;
-      expect(upstreams).toEqual([expect.objectContaining({ url: a.url, ca_fingerprint: a.deps.tls!.ca!.fingerprint })]);
+      expect(upstreams).toEqual([expect.objectContaining({ url: a.url, ca_fingerprint: localCaOf(a).fingerprint })]);
     } finally {
       await b.stop();
       await a.stop();

@@ -3,7 +3,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../daemon/src/lib/clock';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { startTestDaemon, tlsOf, type TestDaemon } from '../helpers/daemon';
 import { testCa } from '../helpers/certificates';
 
 const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -83,7 +83,7 @@ describe('--tls-key made readable to others while the daemon runs', () => {
     const second = await certs.issue(['localhost', '127.0.0.1'], 'second');
     writeFileSync(live.cert, readFileSync(second.cert));
     writeFileSync(live.key, readFileSync(second.key));
-    await d.deps.tls!.reload();
+    await tlsOf(d).reload();
     expect(await served(d.url, ca)).toBe(before);
 
     const admin = await health('admin');
@@ -125,7 +125,7 @@ describe('--tls-key made readable to others while the daemon runs', () => {
 
     // Closed to others again: the new pair is read and served, and the check is well.
     chmodSync(live.key, 0o640);
-    await d.deps.tls!.reload();
+    await tlsOf(d).reload();
     expect(await served(d.url, ca)).not.toBe(before);
     expect((await health('admin')).json.checks.tls).toEqual({ status: 'ok' });
     const well = await health('anyone');

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -94,8 +95,8 @@ describe('boxyard trust takes exactly the certificate it checked', () => {
       /^\n# Boxyard local CA of http:\/\/127\.0\.0\.1:\d+, fingerprint [0-9A-F]{64}\n(-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+\n-----END CERTIFICATE-----)\n$/.exec(
         added,
       );
-    expect(m, added).not.toBeNull();
-    expect(fingerprint(m![1])).toBe(fingerprint(genuine));
+    assert(m, `the bundle does not end with the checked CA: ${added}`);
+    expect(fingerprint(m[1])).toBe(fingerprint(genuine));
     expect(written.match(/-----BEGIN /g)).toHaveLength((system.match(/-----BEGIN /g) ?? []).length + 1);
     expect(written).not.toContain('explanatory text');
     expect(written).not.toContain('trailing words');

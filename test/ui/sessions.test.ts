@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../daemon/src/lib/clock';
 import { ApiTokensAnswer } from '../../daemon/src/contract/wire/accounts';
@@ -47,9 +48,10 @@ describe('web UI sessions', () => {
   it('a sign-in makes a session token named after the browser, ending with its cookie, marked current for its own requests', async () => {
     const cookie = await signIn(d, ADMIN.username, ADMIN.password);
     const seen = await tokens(d, { cookie });
-    const session = seen.find((t) => t.current)!;
+    const session = seen.find((t) => t.current);
     expect(session).toMatchObject({ description: 'Boxyard web UI — Firefox on Linux', session: true, current: true });
-    expect(Date.parse(session.expires_at!) - Date.parse(session.created_at)).toBe(30 * DAY_MS);
+    assert(session?.expires_at, 'the session token has no end');
+    expect(Date.parse(session.expires_at) - Date.parse(session.created_at)).toBe(30 * DAY_MS);
     expect(seen.filter((t) => t.current)).toHaveLength(1);
     // The same list through the API token: that token is the current one, the session is not.
     const viaToken = await tokens(d, { authorization: `Bearer ${d.adminToken}` });

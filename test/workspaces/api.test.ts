@@ -111,7 +111,7 @@ describe('workspaces', () => {
       { 'agent-pool': { data: { type: 'agent-pools', id: open.id } } },
     );
     expect(ws.attributes['execution-mode']).toBe('agent');
-    expect((await wsRow(ws.id))!.agent_pool_id).toBe(open.id);
+    expect((await wsRow(ws.id))?.agent_pool_id).toBe(open.id);
   });
 
   it('treats an empty or null agent-pool-id as none (the tfe provider sends "")', async () => {
@@ -134,7 +134,7 @@ describe('workspaces', () => {
       'agent-pool-id': null,
       operations: false,
     });
-    expect((await wsRow(ws.id))!.agent_pool_id).toBeNull();
+    expect((await wsRow(ws.id))?.agent_pool_id).toBeNull();
   });
 
   it('answers 422 for a pool the workspace may not use, an unknown pool, agent mode without a pool, and a pool without agent mode', async () => {
@@ -153,7 +153,7 @@ describe('workspaces', () => {
       expect(r.status, JSON.stringify(attrs)).toBe(422);
       expect(r.json.errors[0].status).toBe('422');
     }
-    expect((await wsRow(ws.id))!).toMatchObject({ execution_mode: 'remote', agent_pool_id: null });
+    expect(await wsRow(ws.id)).toMatchObject({ execution_mode: 'remote', agent_pool_id: null });
     // Allowed by name, by project, and not when excluded.
     await alice.patch(
       `/api/v2/agent-pools/${scoped.id}`,
