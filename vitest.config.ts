@@ -8,36 +8,39 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 const SCALE_OUT_LEAVES_OUT = [
   'daemon/**',
-  'test/ui/**',
+  // the renderer's unit tests; the API tests of daemon/src/ui/ beside them (box-list, sessions) stay in
+  'test/ui/client.test.ts',
+  'test/ui/relative-time.test.ts',
+  'test/ui/upload-meter.test.ts',
   'test/desktop/**',
   'test/e2e/ui*.test.ts',
   'test/e2e/mirror-ui.test.ts',
   // backup, restore and check copy and verify a data folder's SQLite file and blob files; on
-  // PostgreSQL they refuse (test/multi-daemon.test.ts), pg_dump and bucket versioning do the job.
-  'test/data-backup.test.ts',
-  'test/data-check.test.ts',
-  'test/data-large.test.ts',
+  // PostgreSQL they refuse (test/system/multi-daemon.test.ts), pg_dump and bucket versioning do the job.
+  'test/data/backup.test.ts',
+  'test/data/check.test.ts',
+  'test/data/large.test.ts',
   // the data folder's modes, its SQLite file damaged or replaced, its disk filling up
-  'test/data-folder.test.ts',
-  'test/data-health.test.ts',
-  'test/disk-space.test.ts',
-  'test/two-factor-secrets.test.ts',
+  'test/store/data-folder.test.ts',
+  'test/data/health.test.ts',
+  'test/blobs/disk-space.test.ts',
+  'test/auth/two-factor-secrets.test.ts',
   // a mirror file resumed from its staged bytes, and a full data-folder disk: on S3 a file
   // interrupted starts over (docs/deploy.md, "What differs")
-  'test/mirror-crash.test.ts',
+  'test/mirror/crash.test.ts',
   // the serve process's memory settings and accept queue, and the deploy files: the same on any backend
-  'test/serve-process.test.ts',
-  'test/deploy-files.test.ts',
+  'test/system/serve-process.test.ts',
+  'test/system/deploy-files.test.ts',
   // HTTPS: the listener, certificates and clients over TLS are the same on any backend
-  'test/tls.test.ts',
-  'test/tls-trust.test.ts',
-  'test/tls-plain-http.test.ts',
-  'test/tls-key-files.test.ts',
-  'test/tls-ca-constraints.test.ts',
+  'test/tls/https.test.ts',
+  'test/tls/trust.test.ts',
+  'test/tls/plain-http.test.ts',
+  'test/tls/key-files.test.ts',
+  'test/tls/ca-constraints.test.ts',
   'test/e2e/vagrant-https.test.ts',
   // start PostgreSQL clusters of their own, in the first pass
-  'test/schema-drift.test.ts',
-  'test/multi-daemon.test.ts',
+  'test/store/schema-drift.test.ts',
+  'test/system/multi-daemon.test.ts',
 ];
 
 const scaleOut = (process.env.BOXYARD_TEST_BACKEND ?? 'embedded') !== 'embedded';

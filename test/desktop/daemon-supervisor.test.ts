@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -55,12 +56,14 @@ describe('DaemonSupervisor', () => {
     expect(passwords[0]).toMatch(/Created administrator "admin" with password: \S+/);
 
     const firstPid = s.pid();
-    process.kill(firstPid!, 'SIGKILL');
+    assert(firstPid, 'the supervisor runs no daemon process');
+    process.kill(firstPid, 'SIGKILL');
     await until('a restart', () => states.some((st) => st.state === 'restarting'));
     await until('running again', () => s.current().state === 'running' && s.pid() !== firstPid);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
 
-    const pid = s.pid()!;
+    const pid = s.pid();
+    assert(pid, 'the supervisor runs no daemon process after the restart');
     await s.stop();
     expect(states.slice(-2).map((st) => st.state)).toEqual(['stopping', 'stopped']);
     expect(s.current().state).toBe('stopped');

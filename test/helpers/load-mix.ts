@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { ParsedJson } from './http';
 
 /**
  * Many clients at once against one daemon, mixing what a lab does all day: box downloads, search,
@@ -6,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
  * one version concurrently. Every answer is checked as it comes, and the end state after: the
  * download counters add up (no lost update), every uploaded version is there with its checksum,
  * every agent shows its last report, and the raced version is either released and downloadable
- * or gone. Used by test/load.test.ts (bounded by operations) and bench/load.ts (bounded by time).
+ * or gone. Used by test/system/load.test.ts (bounded by operations) and bench/load.ts (bounded by time).
  */
 export const OPS = ['download', 'search', 'box', 'upload', 'report', 'login', 'race'] as const;
 export type Op = (typeof OPS)[number];
@@ -44,10 +45,23 @@ const WEIGHTS: Array<[Op, number]> = [
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const DOWNLOAD_BOXES = 4;
 
+/** The operation a draw in [0, 100) falls on, the weights laid end to end. */
+function pickWeighted(draw: number): Op {
+  let left = draw;
+  for (const [op, w] of WEIGHTS) {
+    left -= w;
+    if (left < 0) return op;
+  }
+  return 'download';
+}
+
 /** A small seeded generator, so a run's mix of operations can be repeated. */
 function prng(seed: number) {
   let s = seed >>> 0 || 1;
-  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
 }
 
 class Api {
@@ -66,7 +80,7 @@ class Api {
       body: (opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body))) as RequestInit['body'],
     });
     const bytes = new Uint8Array(await res.arrayBuffer());
-    let json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers of several APIs
+    let json: ParsedJson;
     try {
       json = JSON.parse(Buffer.from(bytes).toString('utf8'));
     } catch {
@@ -229,8 +243,7 @@ export async function runLoadMix(baseUrl: string, plan: LoadPlan): Promise<LoadR
       (plan.until === undefined || Date.now() < plan.until);
       n++
     ) {
-      let pick = rnd() * 100;
-      const op = WEIGHTS.find(([, w]) => (pick -= w) < 0)?.[0] ?? 'download';
+      const op = pickWeighted(rnd() * 100);
       const t0 = performance.now();
       const wrong = await operate(op, c, n, rnd).catch((err: unknown) => `${op}: ${String(err)}`);
       const stat = report.ops[op];

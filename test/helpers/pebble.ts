@@ -39,8 +39,8 @@ async function started(cmd: string, args: string[], env: Record<string, string>,
         resolve();
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`${cmd} exited with ${code}:\n${out}`));

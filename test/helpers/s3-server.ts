@@ -84,7 +84,7 @@ async function startS3rver(bucket: string): Promise<TestS3> {
   try {
     port = await new Promise<number>((resolve, reject) => {
       let seen = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
+      child.stdout.on('data', (chunk: Buffer) => {
         seen += chunk.toString();
         const m = /\{"port":(\d+)\}/.exec(seen);
         if (m) resolve(Number(m[1]));

@@ -13,6 +13,8 @@ export interface SpawnedDaemon {
   url: string;
   port: number;
   child: ChildProcess;
+  /** The process id of the daemon (bin/boxyard.mjs is the daemon itself). */
+  pid: number;
   /** Everything the process printed so far (stdout and stderr). */
   output(): string;
   /** Sends a signal and waits for the process to exit. */
@@ -72,17 +74,20 @@ export async function spawnDaemon(opts: {
         resolve();
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`daemon exited with ${code}:\n${out}`));
     });
   });
+  // A process that prints has an id: only a process that could not be spawned has none.
+  if (child.pid === undefined) throw new Error(`the daemon has no process id:\n${out}`);
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     child,
+    pid: child.pid,
     output: () => out,
     async kill(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);

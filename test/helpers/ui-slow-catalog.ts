@@ -29,7 +29,11 @@ export async function slowCatalog(
   const trickle = (res: ServerResponse) => {
     let sent = 0;
     const timer = setInterval(() => {
-      if (res.destroyed) return void (clearInterval(timer), timers.delete(timer));
+      if (res.destroyed) {
+        clearInterval(timer);
+        timers.delete(timer);
+        return;
+      }
       res.write(file.subarray(sent, sent + chunk));
       sent += chunk;
       if (sent >= size) {

@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { pack } from 'tar-stream';
 import type { Server } from 'node:http';
+import { stripVTControlCharacters } from 'node:util';
 
 export interface VagrantResult {
   code: number | null;
@@ -39,7 +40,7 @@ export function run(
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, output: stripAnsi(output) });
+      resolve({ code, output: stripVTControlCharacters(output) });
     });
     child.stdin.end(input ?? '');
   });
@@ -52,8 +53,6 @@ export function run(
 export function runInTty(command: string, env: Record<string, string>, input: string): Promise<VagrantResult> {
   return run('script', ['-qec', command, '/dev/null'], env, input);
 }
-
-const stripAnsi = (s: string) => s.replace(/\x1b\[[0-9;]*[A-Za-z]/g, ''); // eslint-disable-line no-control-regex
 
 /**
  * A valid `.box`: gzipped tar holding metadata.json for the provider (and the architecture, when

@@ -1,11 +1,12 @@
 import { request } from 'node:http';
+import type { ParsedJson } from './http';
 
 export interface Raw {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
-  json: any;
-} // eslint-disable-line @typescript-eslint/no-explicit-any
+  json: ParsedJson;
+}
 
 /** A request with a chosen Host header (fetch() will not send one). */
 export function withHost(
