@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from './helpers/cli';
-import { startTestDaemon } from './helpers/daemon';
+import { runCli } from '../helpers/cli';
+import { startTestDaemon } from '../helpers/daemon';
 
 const LATER = '999-from-a-later-version.sql';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDaemon, type TestDaemon } from './helpers/daemon';
-import { parseAnswer, rawConnect, rawGet, trickle, type RawConnection } from './helpers/sockets';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { parseAnswer, rawConnect, rawGet, trickle, type RawConnection } from '../helpers/sockets';
 
 // A slowloris flood that gets an answer at once (421 for an unknown Host) and then trickles the
 // body it announced: the answer must close the connection, so that the body is never read and
