@@ -1,8 +1,8 @@
 /**
- * `npm run bench [-- PART…]`: the benchmark table, every row against a baseline measured in the same
- * run, appended to bench/RESULTS.md with the machine and date. Parts: transfers, tls, mirror, api, metrics,
- * agents, start, load, flood (all by default), and scale-out (PostgreSQL; by name only). See bench/README.md for what each
- * measures and the settings.
+ * `npm run bench [-- PART…]`: the benchmark table, every row against a baseline measured in the
+ * same run, appended to bench/RESULTS.md with the machine and date. Parts: transfers, tls, mirror,
+ * api, metrics, agents, start, load, flood (all by default), and scale-out (PostgreSQL; by name
+ * only). See bench/README.md for what each measures and the settings.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
