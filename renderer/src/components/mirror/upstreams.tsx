@@ -8,6 +8,7 @@ import { numberOrUndefined } from '../format';
 import { ErrorNote, Loading, Section, confirmed, useAction } from '../ui';
 import { queryKeys } from '../../api/query-keys';
 import { When } from '../relative-time';
+import { UpstreamTokenField } from './upstream-token';
 
 interface Draft {
   name: string;
@@ -66,17 +67,12 @@ function NewUpstreamForm() {
           placeholder="https://vagrantcloud.com, another Boxyard, or /srv/export"
         />
       </label>
-      <label>
-        Token (optional)
-        <input
-          name="upstream_token"
-          type="password"
-          autoComplete="new-password"
-          value={d.token}
-          onChange={(e) => set({ token: e.target.value })}
-          title="Sent once and never shown again: the list says only whether there is one"
-        />
-      </label>
+      <UpstreamTokenField
+        label="Token (optional)"
+        value={d.token}
+        onChange={set}
+        title="Sent once and never shown again: the list says only whether there is one"
+      />
       <label>
         Timeout (s)
         <input
