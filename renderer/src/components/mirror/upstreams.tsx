@@ -9,6 +9,7 @@ import { ErrorNote, Loading, Section, confirmed, useAction } from '../ui';
 import { queryKeys } from '../../api/query-keys';
 import { When } from '../relative-time';
 import { UpstreamTokenField } from './upstream-token';
+import { UPSTREAM_DEFAULTS } from '../../../../daemon/src/contract/bodies/mirror';
 
 interface Draft {
   name: string;
@@ -81,7 +82,7 @@ function NewUpstreamForm() {
           min={1}
           value={d.timeout}
           onChange={(e) => set({ timeout: e.target.value })}
-          placeholder="30"
+          placeholder={String(UPSTREAM_DEFAULTS.timeout_seconds)}
         />
       </label>
       <label>
@@ -92,7 +93,7 @@ function NewUpstreamForm() {
           min={1}
           value={d.maxFailures}
           onChange={(e) => set({ maxFailures: e.target.value })}
-          placeholder="3"
+          placeholder={String(UPSTREAM_DEFAULTS.max_failures)}
         />
       </label>
       <label>
@@ -103,7 +104,7 @@ function NewUpstreamForm() {
           min={0}
           value={d.pause}
           onChange={(e) => set({ pause: e.target.value })}
-          placeholder="5"
+          placeholder={String(UPSTREAM_DEFAULTS.pause_minutes)}
         />
       </label>
       <ErrorNote error={create.error} />
