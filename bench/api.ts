@@ -16,7 +16,14 @@ interface Endpoint {
   jsonapi?: boolean;
   min: number;
   /** What a right answer holds; a wrong one would make any speed meaningless. */
-  check(body: any): string | null; // eslint-disable-line @typescript-eslint/no-explicit-any -- parsed JSON
+  check(body: Answer): string | null;
+}
+
+/** What the checks read of an answer (parsed JSON): each checks that its part is there. */
+interface Answer {
+  boxes?: Array<{ name: string }>;
+  versions?: unknown[];
+  data?: unknown[];
 }
 
 interface Wrk {
@@ -28,9 +35,9 @@ interface Wrk {
 }
 
 function endpoints(s: Seed): Endpoint[] {
-  const boxes = (n: number) => (b: { boxes?: unknown[] }) =>
+  const boxes = (n: number) => (b: Answer) =>
     b.boxes?.length === n ? null : `expected ${n} boxes, got ${b.boxes?.length}`;
-  const hasVersions = (b: { versions?: unknown[] }) =>
+  const hasVersions = (b: Answer) =>
     b.versions?.length === s.versions ? null : `expected ${s.versions} versions, got ${b.versions?.length}`;
   return [
     { measure: 'catalog `GET /ORG/BOX`', path: `/${s.org}/${s.box}`, min: 0.5, check: hasVersions },
@@ -39,9 +46,7 @@ function endpoints(s: Seed): Endpoint[] {
       measure: '`GET /api/v1/search?q=box-77`',
       path: '/api/v1/search?q=box-77',
       min: 0.3,
-      check: (b) =>
-        boxes(10)(b) ??
-        (b.boxes.every((x: { name: string }) => x.name.includes('box-77')) ? null : 'a hit does not match'),
+      check: (b) => boxes(10)(b) ?? (b.boxes?.every((x) => x.name.includes('box-77')) ? null : 'a hit does not match'),
     },
     {
       measure: '`GET /api/v1/search?sort=downloads`',

@@ -136,12 +136,13 @@ export function start(cmd: string, args: string[], opts: { env?: NodeJS.ProcessE
   const keep = (b: Buffer) => {
     out = (out + b.toString()).slice(-20_000);
   };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  if (child.pid === undefined) throw new Error(`${cmd} did not start (no pid): is it installed?`);
   return {
     child,
-    pid: child.pid!,
+    pid: child.pid,
     output: () => out,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -260,14 +261,16 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS; // utime, stime (fields 14 and 15)
 }
 
-/** A JSON request for setup (not measured); throws on a status ≥ 300. */
-export async function api(
+/**
+ * A JSON request for setup (not measured); throws on a status ≥ 300. The answer is read as the `T` the caller names
+ * (what it reads of it), unchecked: the measurements check what matters.
+ */
+export async function api<T = unknown>(
   base: string,
   method: string,
   path: string,
   opts: { token?: string; body?: unknown; jsonapi?: boolean; send?: typeof fetch } = {},
-): Promise<any> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any -- setup convenience
+): Promise<T> {
   const type = opts.jsonapi ? 'application/vnd.api+json' : 'application/json';
   const headers: Record<string, string> = { accept: type };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
@@ -279,16 +282,17 @@ export async function api(
   });
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
-  return text ? JSON.parse(text) : undefined;
+  const answer: unknown = text ? JSON.parse(text) : undefined;
+  return answer as T;
 }
 
 /** A token of the bench administrator. */
 export async function adminToken(base: string, send?: typeof fetch): Promise<string> {
-  const r = await api(base, 'POST', '/api/v1/authenticate', {
+  const r = await api<{ token: string }>(base, 'POST', '/api/v1/authenticate', {
     send,
     body: { user: { login: ADMIN.username, password: ADMIN.password } },
   });
-  return r.token as string;
+  return r.token;
 }
 
 /**

@@ -34,6 +34,8 @@ import {
   type Proc,
 } from './measure';
 import { fmt, mibps, ratioRow, type Row } from './report';
+import type { z } from 'zod';
+import type { CreatedMirrorAnswer, JobJson } from '../daemon/src/contract/wire/mirror';
 
 const FILES = 8;
 const PARALLEL = 4;
@@ -86,6 +88,13 @@ async function freeBytes(dir: string): Promise<number> {
 const seconds = (from: string | null, to: string | null) =>
   from && to ? (Date.parse(to) - Date.parse(from)) / 1000 : NaN;
 
+type CreatedMirror = z.infer<typeof CreatedMirrorAnswer>;
+interface CatalogProvider {
+  name: string;
+  checksum?: string;
+  checksum_type?: string;
+}
+
 interface DaemonRound {
   mibps: number;
   seconds: number;
@@ -105,12 +114,12 @@ async function daemonRound(
 ): Promise<DaemonRound> {
   const rss = rssSampler(pid);
   const t0 = now();
-  let created;
-  let job;
-  let took;
-  let peakRss;
+  let created: CreatedMirror | undefined;
+  let job: JobJson | null | undefined;
+  let took: number | undefined;
+  let peakRss: number;
   try {
-    created = await api(base, 'POST', '/api/boxyard/mirrors', {
+    created = await api<CreatedMirror>(base, 'POST', '/api/boxyard/mirrors', {
       token,
       body: { mirror: { upstream: { url: catalogUrl }, source: BOX, parallel: PARALLEL, run: true } },
     });
@@ -119,7 +128,7 @@ async function daemonRound(
     while (job && (job.state === 'queued' || job.state === 'running')) {
       if (Date.now() > deadline) throw new Error(`mirror job ${job.id} not done after 15 minutes: ${job.message}`);
       await sleep(50);
-      job = (await api(base, 'GET', `/api/boxyard/mirror-jobs/${job.id}`, { token })).job;
+      job = (await api<{ job: JobJson }>(base, 'GET', `/api/boxyard/mirror-jobs/${job.id}`, { token })).job;
     }
     took = since(t0);
   } finally {
@@ -139,9 +148,8 @@ async function daemonRound(
       `the mirror job published ${published}, ${job.files_done} files, ${job.bytes_done} bytes (expected ${BOX} 1.0.0, ${FILES} files, ${total} bytes)`,
     );
   }
-  const catalog = await api(base, 'GET', `/${BOX}`, { token });
-  const providers: Array<{ name: string; checksum?: string; checksum_type?: string }> =
-    catalog.versions?.length === 1 ? catalog.versions[0].providers : [];
+  const catalog = await api<{ versions?: Array<{ providers: CatalogProvider[] }> }>(base, 'GET', `/${BOX}`, { token });
+  const providers = catalog.versions?.length === 1 ? catalog.versions[0].providers : [];
   const wrong = [...sums].filter(
     ([name, sum]) => !providers.some((p) => p.name === name && p.checksum_type === 'sha256' && p.checksum === sum),
   );

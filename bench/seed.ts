@@ -13,7 +13,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import pg from 'pg';
 import { openStore } from '../daemon/src/store/db';
 import { adminToken, api, startDaemon } from './measure';
@@ -48,7 +48,10 @@ async function register(url: string, agentToken: string, n: number): Promise<str
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < n; i = next++) {
-      const r = await api(url, 'POST', '/api/agent/register', { token: agentToken, body: { name: `agent-${i}` } });
+      const r = await api<{ agent: { id: string } }>(url, 'POST', '/api/agent/register', {
+        token: agentToken,
+        body: { name: `agent-${i}` },
+      });
       ids[i] = r.agent.id;
     }
   };
@@ -69,18 +72,28 @@ async function viaApi(dataDir: string, nOrgs: number, nAgents: number, env: Reco
         body: { data: { type: 'organizations', attributes: { name, email: `${name}@example.com` } } },
       });
     }
-    const pool = await api(daemon.url, 'POST', `/api/v2/organizations/${orgs[0]}/agent-pools`, {
-      token,
-      jsonapi: true,
-      body: { data: { type: 'agent-pools', attributes: { name: 'bench-pool' } } },
-    });
-    const poolId = pool.data.id as string;
-    const at = await api(daemon.url, 'POST', `/api/v2/agent-pools/${poolId}/authentication-tokens`, {
-      token,
-      jsonapi: true,
-      body: { data: { type: 'authentication-tokens', attributes: { description: 'bench' } } },
-    });
-    const agentToken = at.data.attributes.token as string;
+    const pool = await api<{ data: { id: string } }>(
+      daemon.url,
+      'POST',
+      `/api/v2/organizations/${orgs[0]}/agent-pools`,
+      {
+        token,
+        jsonapi: true,
+        body: { data: { type: 'agent-pools', attributes: { name: 'bench-pool' } } },
+      },
+    );
+    const poolId = pool.data.id;
+    const at = await api<{ data: { attributes: { token: string } } }>(
+      daemon.url,
+      'POST',
+      `/api/v2/agent-pools/${poolId}/authentication-tokens`,
+      {
+        token,
+        jsonapi: true,
+        body: { data: { type: 'authentication-tokens', attributes: { description: 'bench' } } },
+      },
+    );
+    const agentToken = at.data.attributes.token;
     const agentIds = await register(daemon.url, agentToken, nAgents);
     return { token, orgs, poolId, agentToken, agentIds };
   } catch (err) {
@@ -263,7 +276,7 @@ export async function seed(
   return s;
 }
 
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!) && process.argv[2]) {
+if (process.argv[1] && import.meta.url.endsWith(basename(process.argv[1])) && process.argv[2]) {
   const t0 = Date.now();
   seed(process.argv[2]).then(
     (s) => {

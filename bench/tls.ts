@@ -93,15 +93,23 @@ export async function tlsTransfers(work: string): Promise<Row[]> {
     const up = await uploadRounds({ part: 'tls', uploads, sinkUrl: sink.url, file, size, rounds: upRounds, curl: tls });
     const box = `/api/v1/box/admin/bench`;
     await api(daemon.url, 'PUT', `${box}/version/1.0.0/release`, { token, send });
-    const shown = await api(daemon.url, 'GET', `${box}/version/1.0.0/provider/virtualbox`, { token, send });
-    const url: string = shown.download_url;
+    const shown = await api<{ download_url: string; checksum: string }>(
+      daemon.url,
+      'GET',
+      `${box}/version/1.0.0/provider/virtualbox`,
+      {
+        token,
+        send,
+      },
+    );
+    const url = shown.download_url;
     const upPeak = rss.stop();
     rss = rssSampler(daemon.pid);
 
     const port = await freePort();
     const nginxDir = join(work, 'tls-nginx');
     mkdirSync(nginxDir);
-    procs.push(await startNginx(nginxDir, port, { '/file.box': blobFile(dataDir, shown.checksum as string) }, cert));
+    procs.push(await startNginx(nginxDir, port, { '/file.box': blobFile(dataDir, shown.checksum) }, cert));
     const nginxUrl = `https://127.0.0.1:${port}/file.box`;
     const { d, n } = await downloadRounds({ part: 'tls', url, baseUrl: nginxUrl, size, rounds, curl: tls });
     const downPeak = rss.stop();

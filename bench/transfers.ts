@@ -102,7 +102,12 @@ export async function prepare(base: string, token: string, rounds: number, send?
       body: { provider: { name: 'virtualbox' } },
     });
     uploads.push(
-      (await api(base, 'GET', `${box}/version/${v}/provider/virtualbox/upload`, { token, send })).upload_path,
+      (
+        await api<{ upload_path: string }>(base, 'GET', `${box}/version/${v}/provider/virtualbox/upload`, {
+          token,
+          send,
+        })
+      ).upload_path,
     );
   }
   return uploads;
@@ -202,7 +207,7 @@ export async function transfers(work: string): Promise<Row[]> {
     // Releasing makes the box file downloadable without a token, as `vagrant box add` fetches it.
     await api(daemon.url, 'PUT', `/api/v1/box/${ADMIN.username}/bench/version/1.0.0/release`, { token });
     // Downloads fetch the first round's box; nginx serves its blob file. A hosted box advertises the daemon's sha256.
-    const shown = await api(
+    const shown = await api<{ checksum?: unknown; download_url: string }>(
       daemon.url,
       'GET',
       `/api/v1/box/${ADMIN.username}/bench/version/1.0.0/provider/virtualbox`,
@@ -210,7 +215,7 @@ export async function transfers(work: string): Promise<Row[]> {
     );
     if (typeof shown.checksum !== 'string')
       throw new Error(`the uploaded box advertises no sha256: ${JSON.stringify(shown)}`);
-    const url: string = shown.download_url;
+    const url = shown.download_url;
     const upPeak = rss.stop();
     const rssDown = rssSampler(daemon.pid);
 

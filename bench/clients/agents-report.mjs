@@ -23,6 +23,11 @@ const startedAt = Date.now();
 const windows = [];
 /** Latencies per second of the first interval, when every agent connects. */
 const seconds = [];
+/** Adds a latency to the `i`th list of `lists`, made with its first. */
+function addTo(lists, i, latency) {
+  lists[i] ??= [];
+  lists[i].push(latency);
+}
 
 const fresh = process.env.BENCH_AGENT_NEW_CONNECTIONS === '1';
 const connections = new Map(ids.map((id) => [id, fresh ? false : new Agent({ keepAlive: true, maxSockets: 1 })]));
@@ -51,9 +56,9 @@ function report(id) {
         res.on('end', () => {
           latencies.push(performance.now() - t0);
           if (Date.now() >= steadyFrom) steady.push(performance.now() - t0);
-          (windows[Math.floor((Date.now() - startedAt) / interval)] ??= []).push(performance.now() - t0);
+          addTo(windows, Math.floor((Date.now() - startedAt) / interval), performance.now() - t0);
           if (Date.now() < steadyFrom)
-            (seconds[Math.floor((Date.now() - startedAt) / 1000)] ??= []).push(performance.now() - t0);
+            addTo(seconds, Math.floor((Date.now() - startedAt) / 1000), performance.now() - t0);
           if (res.statusCode === 200) stats.ok++;
           else {
             stats.failed++;

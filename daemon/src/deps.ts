@@ -99,11 +99,10 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
 
   const closers: Array<() => Promise<void> | void> = [agents.closePings];
   // The daemon that runs the watchdog, garbage collection and scheduled mirrors; another takes
-  // over within half a ping interval when it dies.
-  const leadership =
-    store.dialect === 'postgres'
-      ? new AdvisoryLockLeadership(config.database!, log, (config.agentPingSeconds * 1000) / 2)
-      : new SoleDaemon();
+  // over within half a ping interval when it dies. A database URL is what made the store PostgreSQL's.
+  const leadership = config.database
+    ? new AdvisoryLockLeadership(config.database, log, (config.agentPingSeconds * 1000) / 2)
+    : new SoleDaemon();
   // Prometheus metrics (http/metrics.ts): one registry per daemon, served at /metrics.
   const metrics = config.metrics ? new Metrics() : undefined;
   if (metrics) registerScrapedMetrics(metrics, { store, leadership });
@@ -132,8 +131,8 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
   if (integrity) closers.push(() => integrity.stop());
   const health = new DataHealth({
     database:
-      store.dialect === 'sqlite'
-        ? sqliteDatabaseProbe(store.raw, databaseFile(config), integrity!)
+      store.dialect === 'sqlite' && integrity
+        ? sqliteDatabaseProbe(store.raw, databaseFile(config), integrity)
         : postgresDatabaseProbe(db),
     blobs: config.blobs ? bucketProbe(blobs.blobStore) : folderBlobsProbe(config.dataDir),
     space: blobs.space,

@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import {
   DEFAULT_HOST,
   LAN_HOST,
@@ -31,6 +32,16 @@ export interface SupervisorOptions {
 
 const LISTENING = /^Boxyard listening on (\S+)/;
 const ADMIN_CREATED = /^Created administrator /;
+
+/** The daemon's HTTPS arguments: httpsMode says `files` only with both paths set, and `acme` only with a URL. */
+function tlsArgs(s: DesktopSettings): string[] {
+  const mode = httpsMode(s);
+  if (mode === 'auto') return ['--tls', 'auto'];
+  if (mode === 'files' && s.tlsCert && s.tlsKey) return ['--tls-cert', s.tlsCert, '--tls-key', s.tlsKey];
+  if (mode === 'acme' && s.acmeUrl)
+    return ['--tls', 'acme', '--public-url', s.acmeUrl, ...(s.acmeEmail ? ['--acme-email', s.acmeEmail] : [])];
+  return [];
+}
 
 /**
  * Runs `boxyard serve` as a child process: waits for its "listening" line, restarts it on a crash, stops it on request.
@@ -102,12 +113,6 @@ export class DaemonSupervisor {
    * given (HTTP-01 on port 80), else Boxyard's CA (`--tls auto`).
    */
   args(s: DesktopSettings): string[] {
-    const tls = {
-      off: [],
-      auto: ['--tls', 'auto'],
-      files: ['--tls-cert', s.tlsCert!, '--tls-key', s.tlsKey!],
-      acme: ['--tls', 'acme', '--public-url', s.acmeUrl!, ...(s.acmeEmail ? ['--acme-email', s.acmeEmail] : [])],
-    }[httpsMode(s)];
     return [
       this.opts.script,
       'serve',
@@ -117,7 +122,7 @@ export class DaemonSupervisor {
       s.lanAccess ? LAN_HOST : DEFAULT_HOST,
       '--port',
       String(s.port),
-      ...tls,
+      ...tlsArgs(s),
     ];
   }
 
@@ -137,9 +142,9 @@ export class DaemonSupervisor {
     });
   }
 
-  private watchOutput(child: ChildProcess): void {
+  private watchOutput(child: ChildProcessByStdio<null, Readable, Readable>): void {
     let adminLines: string[] | null = null;
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       if (adminLines) {
         this.opts.onAdminPassword?.([...adminLines, line].join('\n'));
         adminLines = null;
@@ -151,7 +156,7 @@ export class DaemonSupervisor {
         this.settle({ url: m[1] });
       }
     });
-    createInterface({ input: child.stderr! }).on('line', (line) => {
+    createInterface({ input: child.stderr }).on('line', (line) => {
       if (line.trim()) this.setStatus({ lastError: line.trim() });
     });
   }

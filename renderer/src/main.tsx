@@ -20,7 +20,9 @@ const queryClient = new QueryClient({
 // At a box's catalog URL (/ORG/BOX) a browser gets this page: show that box.
 enterAtBoxPath(window.location, window.history);
 
-createRoot(document.getElementById('root')!).render(
+const root = document.getElementById('root');
+if (!root) throw new Error('index.html has no element with id "root" to render the UI into');
+createRoot(root).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
       <SessionProvider>

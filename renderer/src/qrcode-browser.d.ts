@@ -12,6 +12,7 @@ declare module 'qrcode/lib/browser' {
     width?: number;
     errorCorrectionLevel?: 'L' | 'M' | 'Q' | 'H';
   }
-  /** The code as an SVG document. */
-  export function toString(text: string, options: SvgOptions): Promise<string>;
+  /** The code as an SVG document (the module's `toString`, a name declared here only as an export's). */
+  function svg(text: string, options: SvgOptions): Promise<string>;
+  export { svg as toString };
 }

@@ -130,9 +130,10 @@ export class PingBuffer {
       this.rotatedAt = now;
     }
     const k = this.known.get(id);
-    if (k || !this.previous.has(id)) return k;
+    if (k) return k;
     // Reported within two generations: known for another.
-    const again = this.previous.get(id)!;
+    const again = this.previous.get(id);
+    if (!again) return undefined;
     this.previous.delete(id);
     this.known.set(id, again);
     return again;

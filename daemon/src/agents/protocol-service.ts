@@ -5,6 +5,7 @@ import { NotFoundError, UnauthorizedError } from '../lib/errors';
 import type { AgentTokenRow, AgentTokensRepository } from '../pools/tokens-repository';
 import type { AgentStatus } from '../contract/wire/jsonapi';
 import type { AgentRow, AgentsRepository } from './repository';
+import { present } from '../lib/invariant';
 
 /** What an agent reports of itself; `unknown` and `errored` are the watchdog's. */
 export const REPORTED_STATUSES = ['idle', 'busy', 'exited'] as const satisfies readonly AgentStatus[];
@@ -66,7 +67,8 @@ export class AgentProtocolService {
       last_ping_at: now,
       created_at: now,
     });
-    return { agent: (await this.repo.agentById(id))!, ping_interval_seconds: this.pingSeconds };
+    const agent = present(await this.repo.agentById(id), `agent ${id} is read back after its insert`);
+    return { agent, ping_interval_seconds: this.pingSeconds };
   }
 
   /** One statement when the report is taken; only a refused one reads the agent to say why. */

@@ -168,8 +168,9 @@ export class AgentsRepository {
       .select(['id', 'token_id', 'status'])
       .where('status', 'in', LIVE_STATUSES)
       .where('token_id', 'is not', null)
+      .$narrowType<{ token_id: string }>()
       .execute();
-    for (const a of live) this.pings.resetTo(a.id, { tokenId: a.token_id!, status: a.status });
+    for (const a of live) this.pings.resetTo(a.id, { tokenId: a.token_id, status: a.status });
   }
 
   /** Writes the pings kept in memory now (reads of agents do it themselves). */

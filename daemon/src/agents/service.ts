@@ -6,6 +6,7 @@ import type { PoolsRepository } from '../pools/repository';
 import type { PoolsService } from '../pools/service';
 // The statuses in which an agent may be deleted (HCP Terraform's rule): the UI offers Delete by the same list.
 import { DELETABLE_AGENT_STATUSES as DELETABLE_STATUSES } from '../contract/wire/jsonapi';
+import { present } from '../lib/invariant';
 
 /** Agents as users see them: listed per pool, shown, deleted once they are gone. */
 export class AgentsService {
@@ -37,7 +38,7 @@ export class AgentsService {
     const agent = await this.repo.agentById(id);
     const pool = agent ? await this.poolsRepo.poolById(agent.pool_id) : undefined;
     await this.access.member(p, pool, `Agent "${id}"`);
-    return agent!;
+    return present(agent, 'access.member throws when the pool is missing, as it is for a missing agent');
   }
 
   async delete(p: Caller, id: string): Promise<void> {

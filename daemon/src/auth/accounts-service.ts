@@ -8,6 +8,7 @@ import { isUniqueViolation } from '../store/storage-errors';
 import { nameKey } from '../contract/names';
 import type { AccountRepository, Db, UserRow } from './repository';
 import { checkPasswordPolicy, type PasswordService, type Proof } from './passwords';
+import { present } from '../lib/invariant';
 
 /** Who is calling: a user reached through an API token, or nobody. */
 export type Principal = { user: UserRow; tokenId: string } | null;
@@ -100,7 +101,7 @@ export class AccountService {
         );
       throw err;
     }
-    return (await this.repo.userById(row.id))!;
+    return present(await this.repo.userById(row.id), `user ${row.id} is read back after its insert`);
   }
 
   /** First run: creates the administrator when there are no users. Returns the password if generated. */
@@ -175,8 +176,10 @@ export class AccountService {
     try {
       await this.repo.transaction(async (trx) => {
         if (c.is_admin === false && target.is_admin) await this.assertOtherAdmin(target, trx);
-        const holder = c.email ? await this.repo.emailOwner(nameKey(c.email), trx) : undefined;
-        if (holder && holder.id !== target.id) throw emailTaken(c.email!);
+        if (c.email) {
+          const holder = await this.repo.emailOwner(nameKey(c.email), trx);
+          if (holder && holder.id !== target.id) throw emailTaken(c.email);
+        }
         await this.repo.updateUser(
           target.id,
           {
@@ -195,7 +198,7 @@ export class AccountService {
       if (isUniqueViolation(err) && c.email) throw emailTaken(c.email);
       throw err;
     }
-    return (await this.repo.userById(target.id))!;
+    return present(await this.repo.userById(target.id), `user ${target.id} is read back after its update`);
   }
 
   private async assertOtherAdmin(target: UserRow, db: Db): Promise<void> {

@@ -67,10 +67,10 @@ class WorkerDigester implements Digester {
       workerData: { algorithms, ring: this.ring },
       resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 8 },
     });
-    this.worker.on('message', (m: { ack?: number; digests?: string[] }) => {
-      if (m.digests) this.result?.(Object.fromEntries(this.algorithms.map((a, i) => [a, m.digests![i]])));
-      if (m.ack === undefined) return;
-      this.inFlight -= m.ack;
+    this.worker.on('message', ({ ack, digests }: { ack?: number; digests?: string[] }) => {
+      if (digests) this.result?.(Object.fromEntries(this.algorithms.map((a, i) => [a, digests[i]])));
+      if (ack === undefined) return;
+      this.inFlight -= ack;
       if (this.room && this.inFlight + this.room.need <= RING_BYTES) this.release();
     });
     this.worker.on('error', (err) => {

@@ -75,11 +75,12 @@ export class DataRepository {
     const rows = await this.providers()
       .select(['p.blob_sha256', 'p.size', 'p.source_url'])
       .where('p.blob_sha256', 'is not', null)
+      .$narrowType<{ blob_sha256: string }>()
       .execute();
     return rows.map((r) => ({
       kind: 'provider',
       id: r.id,
-      sha256: r.blob_sha256!,
+      sha256: r.blob_sha256,
       size: r.size,
       label: providerLabel(r),
       cached: r.source_url !== null,
@@ -92,6 +93,7 @@ export class DataRepository {
       .select(['id', 'provider_id', 'blob_sha256', 'blob_size'])
       .where('state', '=', 'received')
       .where('blob_sha256', 'is not', null)
+      .$narrowType<{ blob_sha256: string }>()
       .execute();
     if (!sessions.length) return [];
     const providers = new Map(
@@ -110,7 +112,7 @@ export class DataRepository {
       return {
         kind: 'upload',
         id: s.id,
-        sha256: s.blob_sha256!,
+        sha256: s.blob_sha256,
         size: s.blob_size,
         cached: false,
         label: `direct upload ${s.id} (waiting for its callback) of ${p ? providerLabel(p) : `provider ${s.provider_id}`}`,
@@ -125,11 +127,12 @@ export class DataRepository {
       .select(['f.id', 'f.url', 'f.blob_sha256', 'f.blob_size', 'j.id as job'])
       .where('j.state', 'in', [...ACTIVE_JOB_STATES])
       .where('f.blob_sha256', 'is not', null)
+      .$narrowType<{ blob_sha256: string }>()
       .execute();
     return rows.map((r) => ({
       kind: 'mirror-file',
       id: r.id,
-      sha256: r.blob_sha256!,
+      sha256: r.blob_sha256,
       size: r.blob_size,
       cached: false,
       label: `file ${r.url} of mirror job ${r.job} (not published yet)`,

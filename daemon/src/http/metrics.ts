@@ -55,12 +55,10 @@ class LatencyHistogram {
   /** The series of a route and method, made on its first request. */
   of(route: string, method: string): Series {
     const key = `${route} ${method}`;
-    let s = this.series.get(key);
-    if (!s)
-      this.series.set(
-        key,
-        (s = { labels: { route, method }, buckets: LATENCY_BUCKETS.map(() => 0), sum: 0, count: 0 }),
-      );
+    const known = this.series.get(key);
+    if (known) return known;
+    const s: Series = { labels: { route, method }, buckets: LATENCY_BUCKETS.map(() => 0), sum: 0, count: 0 };
+    this.series.set(key, s);
     return s;
   }
 
@@ -76,11 +74,10 @@ class LatencyHistogram {
     const values = [...this.series.values()].flatMap((s) => {
       let cumulative = 0;
       return [
-        ...LATENCY_BUCKETS.map((le, i) => ({
-          labels: { le, ...s.labels },
-          value: (cumulative += s.buckets[i]),
-          metricName: `${this.name}_bucket`,
-        })),
+        ...LATENCY_BUCKETS.map((le, i) => {
+          cumulative += s.buckets[i];
+          return { labels: { le, ...s.labels }, value: cumulative, metricName: `${this.name}_bucket` };
+        }),
         { labels: { le: '+Inf', ...s.labels }, value: s.count, metricName: `${this.name}_bucket` },
         { labels: s.labels, value: s.sum, metricName: `${this.name}_sum` },
         { labels: s.labels, value: s.count, metricName: `${this.name}_count` },
@@ -190,11 +187,10 @@ export class Metrics {
     const key = `${route} ${method} ${status}`;
     let seen = this.answered.get(key);
     if (seen) seen.n++;
-    else
-      this.answered.set(
-        key,
-        (seen = { labels: { route, method, status: String(status) }, n: 1, latency: this.latency.of(route, method) }),
-      );
+    else {
+      seen = { labels: { route, method, status: String(status) }, n: 1, latency: this.latency.of(route, method) };
+      this.answered.set(key, seen);
+    }
     LatencyHistogram.observe(seen.latency, Number(process.hrtime.bigint() - started) / 1e9);
     // A box file sent whole or in part (stored, or passed on from the pull-through cache's upstream).
     if (

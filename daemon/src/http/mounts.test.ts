@@ -5,6 +5,7 @@ import Router from '@koa/router';
 import { afterEach, describe, expect, it } from 'vitest';
 import { routeTable, segmentRouters, speaks } from './mounts';
 import { AGENT, BOX, BOXYARD, MOUNTS, ROOT, TFC, type Route } from './route-table';
+import { present } from '../lib/invariant';
 
 let server: Server | undefined;
 afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
@@ -38,9 +39,10 @@ async function serve(): Promise<string> {
   });
   const app = new Koa();
   app.use(table.routes);
-  server = createServer(app.callback());
-  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listening = createServer(app.callback());
+  server = listening;
+  await new Promise<void>((r) => listening.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
 }
 
 async function get(
@@ -145,7 +147,7 @@ describe('segmentRouters', () => {
           for (const p of [path, `${path}/`, path.toUpperCase()]) {
             for (const m of methods) {
               const want = outer.match(p, m);
-              const got = routerFor(p).router!.match(p, m);
+              const got = present(routerFor(p).router, 'routes() carries its router').match(p, m);
               expect(got.path, `${m} ${p}`).toEqual(want.path);
               expect(got.pathAndMethod, `${m} ${p}`).toEqual(want.pathAndMethod);
               expect(got.route, `${m} ${p}`).toBe(want.route);

@@ -77,15 +77,15 @@ export function validated<S extends Schemas>(
   handler: (ctx: Context, input: Input<S>) => Promise<void> | void,
 ) {
   let noQuery: unknown;
-  const query = (ctx: Context) => {
-    if (ctx.querystring !== '') return parse(schemas.query!, { ...ctx.query }, 'query');
-    noQuery ??= Object.freeze(parse(schemas.query!, {}, 'query'));
+  const query = (ctx: Context, schema: ZodType) => {
+    if (ctx.querystring !== '') return parse(schema, { ...ctx.query }, 'query');
+    noQuery ??= Object.freeze(parse(schema, {}, 'query'));
     return noQuery;
   };
   return async (ctx: Context) => {
     const input = {
       body: schemas.body ? parse(schemas.body, ctx.request.body ?? {}, 'body') : undefined,
-      query: schemas.query ? query(ctx) : undefined,
+      query: schemas.query ? query(ctx, schemas.query) : undefined,
       params: schemas.params
         ? parse(schemas.params, (ctx as unknown as { params: unknown }).params, 'params')
         : undefined,

@@ -1,3 +1,5 @@
+import { present } from './invariant';
+
 type Undici = typeof import('undici');
 type Acme = typeof import('acme-client');
 
@@ -7,7 +9,8 @@ type Acme = typeof import('acme-client');
  */
 function exportsOf<T extends object>(mod: object, probe: keyof T): T {
   const m = mod as T & { default?: T };
-  return typeof m[probe] === 'function' ? m : m.default!;
+  if (typeof m[probe] === 'function') return m;
+  return present(m.default, `the module exports ${String(probe)}, by name or as its default's`);
 }
 
 /** undici: fetch with an Agent of its own (a DNS lookup that checks addresses, a CA to trust). */

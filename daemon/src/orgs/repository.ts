@@ -99,7 +99,6 @@ export class OrgsRepository {
             .leftJoin('organization_tfc_settings as t', 't.organization_id', 'organizations.id')
             .selectAll('organizations')
             .select([
-              't.organization_id as tfc_organization_id',
               't.collaborator_auth_policy',
               't.cost_estimation_enabled',
               't.session_remember',

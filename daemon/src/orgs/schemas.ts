@@ -8,6 +8,7 @@ import {
 } from '../contract/bodies/jsonapi';
 import { NameParams } from '../http/params';
 import type { OrganizationInput } from './tfc-service';
+import { createBody } from '../http/jsonapi/create-body';
 
 /* Organization bodies of Boxyard's own API (/api/boxyard); those the web UI sends too: contract/bodies/accounts.ts. */
 export { CreateOrganizationBody, MemberBody } from '../contract/bodies/accounts';
@@ -37,10 +38,10 @@ const organizationInput = (
   defaultExecutionMode: a['default-execution-mode'],
   defaultAgentPoolId: r['default-agent-pool'] === undefined ? undefined : (r['default-agent-pool'].data?.id ?? null),
 });
-export const OrganizationCreateBody = CreateOrganizationDocument.refine((b) => b.data.attributes !== undefined, {
-  message: 'data.attributes.name is required',
-  path: ['data', 'attributes', 'name'],
-}).transform((b) => ({ ...organizationInput(b.data.attributes, b.data.relationships), name: b.data.attributes!.name }));
+export const OrganizationCreateBody = createBody(CreateOrganizationDocument, (a, r) => ({
+  ...organizationInput(a, r),
+  name: a.name,
+}));
 export const OrganizationUpdateBody = UpdateOrganizationDocument.transform((b) =>
   organizationInput(b.data.attributes, b.data.relationships),
 );

@@ -8,6 +8,7 @@ import type { IdGen } from '../lib/ids';
 import { ConflictError, ForbiddenError, LastOwnerError } from '../lib/errors';
 import { isUniqueViolation } from '../store/storage-errors';
 import type { OrganizationRow, OrgsRepository, Role, TfcSettingsPatch } from './repository';
+import { present } from '../lib/invariant';
 
 /** A box namespace: a user or an organization. */
 export type Namespace =
@@ -93,7 +94,7 @@ export class OrgService {
       if (isUniqueViolation(err) && (await this.repo.orgByName(input.name))) throw taken(input.name);
       throw err;
     }
-    return (await this.repo.orgByName(input.name))!;
+    return present(await this.repo.orgByName(input.name), `organization "${input.name}" is read back after its insert`);
   }
 
   /**
@@ -105,8 +106,8 @@ export class OrgService {
     tfc?: TfcSettingsPatch,
     within?: (trx: Db) => Promise<void>,
   ): Promise<OrganizationRow> {
-    const renamed = patch.name !== undefined && nameKey(patch.name) !== org.name_key;
-    if (renamed) await this.accounts.assertNameFree(patch.name!);
+    const newName = patch.name !== undefined && nameKey(patch.name) !== org.name_key ? patch.name : undefined;
+    if (newName !== undefined) await this.accounts.assertNameFree(newName);
     try {
       await this.repo.transaction(async (trx) => {
         await this.repo.updateOrganization(
@@ -122,10 +123,11 @@ export class OrgService {
         await within?.(trx);
       });
     } catch (err) {
-      if (renamed && isUniqueViolation(err)) throw taken(patch.name!);
+      if (newName !== undefined && isUniqueViolation(err)) throw taken(newName);
       throw err;
     }
-    return (await this.repo.orgByName(patch.name ?? org.name))!;
+    const name = patch.name ?? org.name;
+    return present(await this.repo.orgByName(name), `organization "${name}" is read back after its update`);
   }
 
   /** Removes the organization; foreign keys cascade to memberships, projects, workspaces, pools, agents and boxes. */

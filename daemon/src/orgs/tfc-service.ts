@@ -101,7 +101,6 @@ export class OrganizationsService {
     const { rows, total } = await this.repo.organizationsPage(admin ? null : p.user.id, page.offset, page.size);
     const views = rows.map((r) => {
       const {
-        tfc_organization_id,
         collaborator_auth_policy,
         cost_estimation_enabled,
         session_remember,
@@ -112,18 +111,16 @@ export class OrganizationsService {
         role,
         ...org
       } = r;
-      const tfc =
-        tfc_organization_id === null
-          ? DEFAULT_TFC
-          : {
-              collaborator_auth_policy: collaborator_auth_policy!,
-              cost_estimation_enabled: cost_estimation_enabled!,
-              session_remember,
-              session_timeout,
-              owners_team_saml_role_id,
-              default_execution_mode: default_execution_mode!,
-              default_agent_pool_id,
-            };
+      // An organization without a settings row has every column null here: the defaults.
+      const tfc = {
+        collaborator_auth_policy: collaborator_auth_policy ?? DEFAULT_TFC.collaborator_auth_policy,
+        cost_estimation_enabled: cost_estimation_enabled ?? DEFAULT_TFC.cost_estimation_enabled,
+        session_remember,
+        session_timeout,
+        owners_team_saml_role_id,
+        default_execution_mode: default_execution_mode ?? DEFAULT_TFC.default_execution_mode,
+        default_agent_pool_id,
+      };
       return { org, tfc, isOwner: admin || role === 'owner' };
     });
     return { views, total };

@@ -31,7 +31,10 @@ export function poolCountsRoutes(deps: { pools: PoolsService }): Router {
     validated({ params: NameParams, query: CountsQuery }, async (ctx, { params, query }) => {
       const rows = await deps.pools.statusCounts(requireUser(ctx), params.name, query.pools);
       const counts: AgentStatusCountsAnswer['status_counts'] = {};
-      for (const row of rows) (counts[row.pool_id] ??= noAgents())[row.status] = Number(row.n);
+      for (const row of rows) {
+        counts[row.pool_id] ??= noAgents();
+        counts[row.pool_id][row.status] = Number(row.n);
+      }
       ctx.body = { status_counts: counts } satisfies AgentStatusCountsAnswer;
     }),
   );

@@ -9,6 +9,7 @@ import { cachedQuery } from '../store/cache/read-cache';
 import type { TableClock } from '../store/cache/table-clock';
 import { PoolViews } from './views';
 import type { PoolRow, PoolView } from './tables';
+import { present } from '../lib/invariant';
 
 export type { PoolRow, PoolView };
 
@@ -151,7 +152,9 @@ export class PoolsRepository {
   /** A page of an organization's pools, filtered and sorted in SQL. */
   async list(orgId: string, q: PoolQuery): Promise<{ rows: PoolRow[]; total: number; matching: number }> {
     if (q.search || q.usableBy !== undefined || q.usableByProject !== undefined) return this.filtered(orgId, q);
-    const page = await this.pages.get(sortKey(q.sort))!.get(orgId, q.limit, q.offset);
+    const key = sortKey(q.sort);
+    const pages = present(this.pages.get(key), `the constructor prepares the page query of every sort, ${key} too`);
+    const page = await pages.get(orgId, q.limit, q.offset);
     const total = page.total ?? (await this.countInOrganization(orgId));
     return { rows: page.rows, total, matching: total };
   }

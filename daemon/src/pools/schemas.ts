@@ -9,6 +9,7 @@ import {
 import { PageQuery } from '../http/jsonapi/pagination';
 import { optionalText as text } from '../http/params';
 import type { PoolInput } from './service';
+import { createBody } from '../http/jsonapi/create-body';
 
 // Agent pool and agent token documents (contract/bodies/jsonapi.ts) → the service's input: wire names stay there, here
 // and in resources.ts.
@@ -25,10 +26,7 @@ const poolInput = (
   allowedProjectIds: ids(r['allowed-projects']),
   excludedWorkspaceIds: ids(r['excluded-workspaces']),
 });
-export const PoolCreateBody = CreatePoolDocument.refine((b) => b.data.attributes !== undefined, {
-  message: 'data.attributes.name is required',
-  path: ['data', 'attributes', 'name'],
-}).transform((b) => ({ ...poolInput(b.data.attributes, b.data.relationships), name: b.data.attributes!.name }));
+export const PoolCreateBody = createBody(CreatePoolDocument, (a, r) => ({ ...poolInput(a, r), name: a.name }));
 export const PoolUpdateBody = UpdatePoolDocument.transform((b) => poolInput(b.data.attributes, b.data.relationships));
 
 export const AgentTokenCreateBody = CreateAgentTokenDocument.transform((b) => ({

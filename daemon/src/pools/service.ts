@@ -9,6 +9,7 @@ import type { PoolsRepository, PoolRow, PoolView, PoolLists } from './repository
 import type { WorkspacesRepository } from '../workspaces/repository';
 import type { DefaultsSource } from '../workspaces/service';
 import { mayUse, type WorkspaceRef } from './rules';
+import { present } from '../lib/invariant';
 
 export interface PoolInput {
   name?: string;
@@ -159,8 +160,10 @@ export class PoolsService {
     await this.repo.delete(id);
   }
 
+  /** The view of a pool just written. */
   private async viewOf(id: string): Promise<PoolView> {
-    const [view] = await this.repo.views([(await this.repo.poolById(id))!]);
+    const pool = present(await this.repo.poolById(id), `agent pool ${id} is read back after its write`);
+    const [view] = await this.repo.views([pool]);
     return view;
   }
 

@@ -6,6 +6,7 @@ import type { Caller, OrganizationAccess } from '../orgs/access';
 import type { AgentTokenRow, AgentTokensRepository } from './tokens-repository';
 import type { PoolsService } from './service';
 import type { PoolsRepository } from './repository';
+import { present } from '../lib/invariant';
 
 /** Agent tokens belong to a pool; the secret is shown once and stored as a SHA-256 hash. */
 export class AgentTokensService {
@@ -43,7 +44,7 @@ export class AgentTokensService {
     const token = await this.repo.tokenById(id);
     const pool = token ? await this.poolsRepo.poolById(token.pool_id) : undefined;
     await this.access.member(p, pool, `Agent token "${id}"`);
-    return token!;
+    return present(token, 'access.member throws when the pool is missing, as it is for a missing token');
   }
 
   /** Revoking a token makes the agents that use it exit: their next report is answered "stop". */

@@ -90,7 +90,10 @@ export class PoolViews {
     const views = this.build(rows, found);
     if (cached) {
       let byRow = this.kept.get(found);
-      if (!byRow) this.kept.set(found, (byRow = new WeakMap()));
+      if (!byRow) {
+        byRow = new WeakMap();
+        this.kept.set(found, byRow);
+      }
       const v = views[0];
       for (const ids of [v.workspace_ids, v.allowed_workspace_ids, v.allowed_project_ids, v.excluded_workspace_ids])
         Object.freeze(ids);

@@ -80,7 +80,7 @@ export class AcmeIssuer implements Issuer {
     const read = (f: string) => readFile(join(this.dir, f), 'utf8').catch(() => null);
     const [cert, key, order] = await Promise.all([read(CERT), read(KEY), read(ORDER)]);
     if (!cert || !key || !order) return null;
-    let pair;
+    let pair: ReturnType<typeof checkPair>;
     try {
       const was = JSON.parse(order) as { directory?: string; name?: string };
       if (was.directory !== this.opts.directory || was.name !== this.opts.name) return null;

@@ -19,38 +19,41 @@ export class LocalCaIssuer implements Issuer {
   readonly publicTrust = false;
   readonly failing = 'renewing the certificate from the local CA failed';
   ca: TrustedCa | null = null;
-  private local?: LocalCa;
-  private review?: NamesReview;
+  /** The CA and what it may certify of the daemon's names (read again at every check), once open. */
+  private opened?: { local: LocalCa; review: NamesReview };
   private replaced: Replaced | null = null;
 
   constructor(private readonly opts: { dataDir: string; settings: NameSettings & Pick<Config, 'port'>; log: Logger }) {}
 
   async open(): Promise<void> {
-    this.local = await LocalCa.open(join(this.opts.dataDir, 'tls'), 'Boxyard', permittedFor(this.opts.settings));
-    this.ca = { pem: this.local.certPem, fingerprint: this.local.fingerprint };
-    this.replaced = await this.local.replaced();
-    this.review = this.reviewNames();
-    this.report();
+    const local = await LocalCa.open(join(this.opts.dataDir, 'tls'), 'Boxyard', permittedFor(this.opts.settings));
+    const ca = { pem: local.certPem, fingerprint: local.fingerprint };
+    this.ca = ca;
+    this.replaced = await local.replaced();
+    this.opened = { local, review: this.reviewNames(local) };
+    this.report(this.opened.review, ca);
   }
 
   async held(now: Date): Promise<ServedCertificate | null> {
-    this.review = this.reviewNames();
-    return this.local!.current(this.review.certified, now);
+    const opened = this.openedCa();
+    opened.review = this.reviewNames(opened.local);
+    return opened.local.current(opened.review.certified, now);
   }
 
   async issue(): Promise<ServedCertificate> {
-    const names = this.review!.certified;
-    const issued = await this.local!.issue(names);
+    const { local, review } = this.openedCa();
+    const names = review.certified;
+    const issued = await local.issue(names);
     this.opts.log.info({ names, not_after: issued.notAfter }, 'issued a server certificate from the local CA');
     return issued;
   }
 
   describe() {
-    const r = this.review;
-    const local_ca = r && {
-      name_constrained: this.local!.permitted !== null,
-      names_outside: r.outside,
-      replace: r.replace,
+    const o = this.opened;
+    const local_ca = o && {
+      name_constrained: o.local.permitted !== null,
+      names_outside: o.review.outside,
+      replace: o.review.replace,
       replaced: this.replaced,
     };
     return {
@@ -59,22 +62,27 @@ export class LocalCaIssuer implements Issuer {
     };
   }
 
-  private reviewNames(): NamesReview {
-    return reviewNames(this.opts.settings, this.local!.permitted, serverNames(this.opts.settings));
+  /** The maintenance loop opens its issuer before it asks for a certificate. */
+  private openedCa(): { local: LocalCa; review: NamesReview } {
+    if (!this.opened) throw new Error('the local CA issuer was asked for a certificate before open()');
+    return this.opened;
+  }
+
+  private reviewNames(local: LocalCa): NamesReview {
+    return reviewNames(this.opts.settings, local.permitted, serverNames(this.opts.settings));
   }
 
   /**
    * Says at start what the CA's name constraints leave out, and when a new CA is advised how to make it
    * (docs/https.md).
    */
-  private report(): void {
+  private report({ outside, replace }: NamesReview, ca: TrustedCa): void {
     const { log, settings, dataDir } = this.opts;
-    const { outside, replace } = this.review!;
     const server = settings.publicUrl ?? `https://${hostname()}:${settings.port}`;
     const steps = newCaSteps(server, dataDir).join('; ');
     if (replace === 'unconstrained') {
       log.warn(
-        { fingerprint: this.ca!.fingerprint },
+        { fingerprint: ca.fingerprint },
         'the local CA has no name constraints (it was made before Boxyard gave its CAs them): ' +
           `whoever copies its key can make a certificate for any site, which every client that trusts it accepts. It keeps working; to replace it: ${steps}`,
       );
@@ -92,7 +100,7 @@ export class LocalCaIssuer implements Issuer {
     if (this.replaced) {
       log.info(
         { previous_fingerprint: this.replaced.previous_fingerprint, at: this.replaced.at },
-        `this local CA was made by boxyard tls new-ca in place of another: clients that trusted that one must trust this one: npx boxyard trust ${server} --fingerprint ${this.ca!.fingerprint.replace(/:/g, '')}`,
+        `this local CA was made by boxyard tls new-ca in place of another: clients that trusted that one must trust this one: npx boxyard trust ${server} --fingerprint ${ca.fingerprint.replace(/:/g, '')}`,
       );
     }
   }

@@ -20,8 +20,6 @@ export function renewalDue(c: Pick<ServedCertificate, 'notBefore' | 'notAfter'>,
 /** The wait after the failure that follows `failures` others: 1 minute, doubling to an hour. */
 const retryDelay = (failures: number) => Math.min(FIRST_RETRY_MS * 2 ** failures, CHECK_MS);
 
-const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
-
 /**
  * The maintenance loop, one per daemon, over whichever issuer the config chose: at start the
  * certificate the issuer holds (or a new one: without any, the start fails), then one timer that
@@ -52,7 +50,7 @@ export class ManagedCertificate implements CertificateSource {
     private readonly issuer: Issuer,
     private readonly deps: { clock: Clock; log: Logger },
   ) {
-    if (issuer.challenge) this.challenge = (token) => issuer.challenge!(token);
+    if (issuer.challenge) this.challenge = issuer.challenge.bind(issuer);
   }
 
   get mode(): TlsStatus['mode'] {
@@ -70,7 +68,7 @@ export class ManagedCertificate implements CertificateSource {
     const held = await this.issuer.held(this.deps.clock.now());
     const first =
       held ??
-      (await this.issuer.issue!().catch((err: unknown) => {
+      (await this.issueNew().catch((err: unknown) => {
         throw this.issuer.startFailure?.(err) ?? err;
       }));
     this.served = first;
@@ -110,6 +108,13 @@ export class ManagedCertificate implements CertificateSource {
     this.unwatch?.();
   }
 
+  /** A new certificate. An issuer that cannot issue (the user's files) holds one or throws why it does not. */
+  private issueNew(): Promise<ServedCertificate> {
+    if (!this.issuer.issue)
+      throw new Error(`the ${this.issuer.mode} TLS issuer holds no certificate and cannot issue one`);
+    return this.issuer.issue();
+  }
+
   private renews(c: ServedCertificate): boolean {
     return this.issuer.issue !== undefined && renewalDue(c, this.deps.clock.now());
   }
@@ -124,7 +129,7 @@ export class ManagedCertificate implements CertificateSource {
   /** One check: what the issuer holds, or a new one when that is due or there is none. */
   private async check(): Promise<void> {
     const held = await this.issuer.held(this.deps.clock.now());
-    const next = held && !this.renews(held) ? held : await this.issuer.issue!();
+    const next = held && !this.renews(held) ? held : await this.issueNew();
     if (this.stopped) return;
     const changed = next.cert !== this.served?.cert || next.key !== this.served.key;
     this.served = next;

@@ -100,7 +100,10 @@ export function permittedFor(settings: NameSettings, hostname: string = osHostna
     else {
       p.dns.push(n);
       // A single label is a top-level domain to a verifier: the name itself, never what is under it.
-      if (!n.includes('.')) (p.excluded ??= []).push(`.${n}`);
+      if (!n.includes('.')) {
+        p.excluded ??= [];
+        p.excluded.push(`.${n}`);
+      }
     }
   }
   return p;
@@ -169,7 +172,10 @@ export function constraintsOf(cert: x509.X509Certificate): Permitted | null {
     if (base.dNSName !== undefined) p.dns.push(base.dNSName);
     else if (base.iPAddress !== undefined) p.ip.push(base.iPAddress);
   }
-  for (const { base } of nc.excludedSubtrees ?? [])
-    if (base.dNSName !== undefined) (p.excluded ??= []).push(base.dNSName);
+  for (const { base } of nc.excludedSubtrees ?? []) {
+    if (base.dNSName === undefined) continue;
+    p.excluded ??= [];
+    p.excluded.push(base.dNSName);
+  }
   return p;
 }

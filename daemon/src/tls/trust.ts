@@ -59,9 +59,11 @@ export async function trust(server: string, fingerprint: string, out: string): P
     throw new Error(`${url} sent no PEM certificate`);
   }
   const actual = createHash('sha256').update(cert.raw).digest('hex').toUpperCase();
+  // Shown in pairs of hex digits: AB:CD:….
+  const shown = actual.replace(/(..)(?!$)/g, '$1:');
   if (hex(fingerprint) !== actual) {
     throw new Error(
-      `the CA at ${url} has the fingerprint ${actual.match(/../g)!.join(':')}, not the one given: do not trust it (someone may be in between), and check the fingerprint the daemon printed`,
+      `the CA at ${url} has the fingerprint ${shown}, not the one given: do not trust it (someone may be in between), and check the fingerprint the daemon printed`,
     );
   }
   if (!cert.ca) {
@@ -78,7 +80,7 @@ export async function trust(server: string, fingerprint: string, out: string): P
     { mode: 0o644 },
   );
   return [
-    `trusted ${cert.subject.replace(/\n/g, ', ')} (${actual.match(/../g)!.join(':')}); CA bundle written to ${out}`,
+    `trusted ${cert.subject.replace(/\n/g, ', ')} (${shown}); CA bundle written to ${out}`,
     ...trustLines(url.origin, out),
   ];
 }

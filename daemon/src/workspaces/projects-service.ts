@@ -6,6 +6,7 @@ import type { Caller, OrganizationAccess } from '../orgs/access';
 import type { AfterCreateHook } from '../orgs/service';
 import { nameKey } from '../contract/names';
 import type { WorkspacesRepository } from './repository';
+import { present } from '../lib/invariant';
 
 const DEFAULT_PROJECT = 'Default Project';
 
@@ -58,7 +59,7 @@ export class ProjectsService {
       is_default: 0,
       created_at: this.clock.now().toISOString(),
     });
-    return (await this.repo.projectById(id))!;
+    return present(await this.repo.projectById(id), `project ${id} is read back after its insert`);
   }
 
   show = async (p: Caller, id: string) => this.access.member(p, await this.repo.projectById(id), `Project "${id}"`);

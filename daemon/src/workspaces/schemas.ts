@@ -11,6 +11,7 @@ import { PageQuery } from '../http/jsonapi/pagination';
 import { optionalText } from '../http/params';
 import type { WorkspaceSettings } from './settings';
 import type { WorkspaceInput } from './service';
+import { createBody } from '../http/jsonapi/create-body';
 
 // Workspace and project documents (contract/bodies/jsonapi.ts) → the services' inputs: wire names stay there, here and
 // in resources.ts.
@@ -74,23 +75,17 @@ function workspaceInput(
     settings: settingsInput(a),
   };
 }
-export const WorkspaceCreateBody = CreateWorkspaceDocument.refine((b) => b.data.attributes !== undefined, {
-  message: 'data.attributes.name is required',
-  path: ['data', 'attributes', 'name'],
-}).transform((b) => ({ ...workspaceInput(b.data.attributes, b.data.relationships), name: b.data.attributes!.name }));
+export const WorkspaceCreateBody = createBody(CreateWorkspaceDocument, (a, r) => ({
+  ...workspaceInput(a, r),
+  name: a.name,
+}));
 export const WorkspaceUpdateBody = UpdateWorkspaceDocument.transform((b) =>
   workspaceInput(b.data.attributes, b.data.relationships),
 );
 
-export const ProjectCreateBody = ResourceInput(
-  ['projects'],
-  z.object({ name: z.string().trim().min(1).max(90) }),
-  z.object({}),
-)
-  .refine((b) => b.data.attributes !== undefined, {
-    message: 'data.attributes.name is required',
-    path: ['data', 'attributes', 'name'],
-  })
-  .transform((b) => ({ name: b.data.attributes!.name }));
+export const ProjectCreateBody = createBody(
+  ResourceInput(['projects'], z.object({ name: z.string().trim().min(1).max(90) }), z.object({})),
+  (a) => ({ name: a.name }),
+);
 
 export const WorkspaceListQuery = PageQuery.extend({ 'search[name]': optionalText(256) });

@@ -10,6 +10,7 @@ import { nameKey } from '../contract/names';
 import type { WorkspacesRepository } from './repository';
 import type { Db } from '../auth/repository';
 import { effective, overwritesAfter, type Defaults, type Overwrites } from './inheritance';
+import { present } from '../lib/invariant';
 
 export interface WorkspaceInput {
   name?: string;
@@ -85,7 +86,7 @@ export class WorkspacesService {
       updated_at: now,
       ...settings,
     });
-    return (await this.repo.workspaceById(id))!;
+    return present(await this.repo.workspaceById(id), `workspace ${id} is read back after its insert`);
   }
 
   async list(p: Caller, orgName: string, search: string | undefined, page: Page) {
@@ -129,7 +130,7 @@ export class WorkspacesService {
       ...overwriteColumns(overwrites),
       updated_at: this.clock.now().toISOString(),
     });
-    return (await this.repo.workspaceById(id))!;
+    return present(await this.repo.workspaceById(id), `workspace ${id} is read back after its update`);
   }
 
   /**

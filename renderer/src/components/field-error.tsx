@@ -15,7 +15,8 @@ const WORDS: Partial<Record<ErrorCode, string>> = {
 };
 
 export function errorWords(error: unknown): string {
-  if (error instanceof ApiError && error.code && WORDS[error.code]) return WORDS[error.code]!;
+  const words = error instanceof ApiError && error.code ? WORDS[error.code] : undefined;
+  if (words) return words;
   return error instanceof Error ? error.message : String(error);
 }
 

@@ -6,17 +6,18 @@ import { getSettings } from '../api/accounts';
 import { useSession } from '../api/session';
 import { queryKeys } from '../api/query-keys';
 
+const refused = (c: QueryClient) =>
+  c
+    .getQueryCache()
+    .getAll()
+    .some((q) => isApiError(q.state.error, 'maintenance'));
+
 /**
  * Whether any query on the page was refused with the `maintenance` code (what a visitor who is not signed in can
  * learn).
  */
 function useMaintenanceRefusals(): boolean {
   const qc = useQueryClient();
-  const refused = (c: QueryClient) =>
-    c
-      .getQueryCache()
-      .getAll()
-      .some((q) => isApiError(q.state.error, 'maintenance'));
   const [seen, setSeen] = useState(() => refused(qc));
   useEffect(() => qc.getQueryCache().subscribe(() => setSeen(refused(qc))), [qc]);
   return seen;

@@ -45,9 +45,10 @@ export function CopyField({ value, label, lines }: { value: string; label: strin
   };
   return (
     <div className={lines ? 'copy-field copy-lines' : 'copy-field'}>
-      <code ref={ref} aria-label={label}>
-        {value}
-      </code>
+      {/* An output (a value the app made for the user) can be named: the label says what the value is. */}
+      <output aria-label={label}>
+        <code ref={ref}>{value}</code>
+      </output>
       <button type="button" onClick={() => void copy()}>
         {state === 'copied' ? 'Copied' : state === 'select' ? 'Press Ctrl+C' : 'Copy'}
       </button>

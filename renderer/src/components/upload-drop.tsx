@@ -28,8 +28,9 @@ export function UploadDrop({
     const f = e.dataTransfer.files[0];
     if (!disabled && f) onFile(f);
   };
+  // A group of the file input (the way in for the keyboard) and the area a file may be dropped on.
   return (
-    <div
+    <fieldset
       className={`drop-zone wide${dragging ? ' dragging' : ''}${disabled ? ' disabled' : ''}`}
       aria-label="Drop a .box file here"
       aria-disabled={disabled}
@@ -50,10 +51,12 @@ export function UploadDrop({
         onChange={(e) => onFile(e.target.files?.[0] ?? null)}
       />
       {file && (
-        <p className="muted" aria-label="Chosen file">
-          <span className="mono">{file.name}</span> ({formatBytes(file.size)})
+        <p className="muted">
+          <output aria-label="Chosen file">
+            <span className="mono">{file.name}</span> ({formatBytes(file.size)})
+          </output>
         </p>
       )}
-    </div>
+    </fieldset>
   );
 }

@@ -119,14 +119,14 @@ export function UploadProgress({ progress, meter }: { progress?: number | null; 
         </span>
       )}
       {meter?.rate != null && (
-        <span className="muted" aria-label="Upload speed">
+        <output className="muted" aria-label="Upload speed">
           {formatBytes(meter.rate)}/s
-        </span>
+        </output>
       )}
       {meter?.eta != null && (
-        <span className="muted" aria-label="Time left">
+        <output className="muted" aria-label="Time left">
           {formatEta(meter.eta)}
-        </span>
+        </output>
       )}
     </span>
   );

@@ -9,6 +9,26 @@ import { AgentsTable } from '../components/agents-table';
 import { PoolScope } from '../components/pool-scope';
 import { queryKeys } from '../api/query-keys';
 import { When } from '../components/relative-time';
+import { useFocusWhenShown } from '../components/focus';
+
+/** The field Rename opens: it takes the focus, as the user asked for it. */
+function NewNameField({ value, onChange }: { value: string; onChange: (name: string) => void }) {
+  const ref = useFocusWhenShown<HTMLInputElement>();
+  return (
+    <label>
+      New name{' '}
+      <input
+        ref={ref}
+        name="pool_new_name"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        required
+        pattern="[A-Za-z0-9_\-]+"
+        title="letters, digits, - and _"
+      />
+    </label>
+  );
+}
 
 /** The pool's name as the page heading, with Rename (PATCH of the pool's `name`) and Delete. */
 function PoolHead({ org, poolId, name }: { org: string; poolId: string; name: string }) {
@@ -57,18 +77,7 @@ function PoolHead({ org, poolId, name }: { org: string; poolId: string; name: st
       </div>
       {editing !== null && (
         <form className="inline" onSubmit={submit} aria-label="Rename pool">
-          <label>
-            New name{' '}
-            <input
-              name="pool_new_name"
-              value={editing}
-              onChange={(e) => setEditing(e.target.value)}
-              required
-              pattern="[A-Za-z0-9_\-]+"
-              title="letters, digits, - and _"
-              autoFocus
-            />
-          </label>
+          <NewNameField value={editing} onChange={setEditing} />
           <button type="submit" disabled={rename.isPending}>
             Save name
           </button>

@@ -4,6 +4,7 @@ import { isApiError } from '../api/client';
 import { login, requestSmsCode, type Credentials } from '../api/accounts';
 import { useSession } from '../api/session';
 import { ErrorNote } from '../components/ui';
+import { useFocusWhenShown } from '../components/focus';
 
 /** Delivery methods (`two_factor.delivery_methods`) when the daemon asks for a code (two_factor_required). */
 function twoFactorMethods(e: unknown): string[] | null {
@@ -16,11 +17,12 @@ type Form = Required<Credentials>;
 type Set = (k: keyof Form) => (e: { target: { value: string } }) => void;
 
 function PasswordStep({ form, set }: { form: Form; set: Set }) {
+  const first = useFocusWhenShown<HTMLInputElement>();
   return (
     <>
       <label>
         Username or e-mail
-        <input name="login" autoComplete="username" value={form.login} onChange={set('login')} required autoFocus />
+        <input ref={first} name="login" autoComplete="username" value={form.login} onChange={set('login')} required />
       </label>
       <label>
         Password
@@ -41,6 +43,7 @@ function CodeStep({ form, set, methods }: { form: Form; set: Set; methods: strin
   const { api } = useSession();
   const [note, setNote] = useState('');
   const [error, setError] = useState<unknown>(null);
+  const codeField = useFocusWhenShown<HTMLInputElement>();
   const sendSms = async () => {
     setError(null);
     try {
@@ -55,13 +58,13 @@ function CodeStep({ form, set, methods }: { form: Form; set: Set; methods: strin
       <label>
         Two-factor code
         <input
+          ref={codeField}
           name="code"
           inputMode="numeric"
           autoComplete="one-time-code"
           value={form.code}
           onChange={set('code')}
           required
-          autoFocus
         />
       </label>
       {methods.includes('sms') && (

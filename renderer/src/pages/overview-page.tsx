@@ -145,7 +145,22 @@ function What({ a }: { a: ActivityJson }) {
   );
 }
 
+/**
+ * React keys for the activity rows, which have no id: what each says, numbered when two say the same. A new row on
+ * top leaves the others' keys as they were.
+ */
+function activityKeys(items: ActivityJson[]): string[] {
+  const seen = new Map<string, number>();
+  return items.map((a) => {
+    const key = [a.kind, a.at, a.target, a.version, a.provider, a.architecture, a.source].join(' ');
+    const n = seen.get(key) ?? 0;
+    seen.set(key, n + 1);
+    return n === 0 ? key : `${key} #${n + 1}`;
+  });
+}
+
 function Activity({ items }: { items: ActivityJson[] }) {
+  const keys = activityKeys(items);
   return (
     <Section title="Recent activity">
       {items.length === 0 ? (
@@ -160,7 +175,7 @@ function Activity({ items }: { items: ActivityJson[] }) {
           </thead>
           <tbody>
             {items.map((a, i) => (
-              <tr key={`${a.kind}-${a.target}-${a.at}-${i}`}>
+              <tr key={keys[i]}>
                 <td>
                   <When iso={a.at} />
                 </td>

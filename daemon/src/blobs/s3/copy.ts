@@ -71,16 +71,17 @@ export async function copyObject(
 }
 
 async function copyInParts(b: Bucket, from: string, to: string, ranges: ByteRange[]): Promise<void> {
-  const created = await b.call('CreateMultipartUpload', to, () =>
-    b.client.send(
+  const uploadId = await b.call('CreateMultipartUpload', to, async () => {
+    const created = await b.client.send(
       new CreateMultipartUploadCommand({
         Bucket: b.loc.bucket,
         Key: to,
         ContentType: 'application/octet-stream',
       }),
-    ),
-  );
-  const uploadId = created.UploadId!;
+    );
+    if (!created.UploadId) throw new Error('the answer names no UploadId');
+    return created.UploadId;
+  });
   try {
     const parts: CompletedPart[] = new Array(ranges.length);
     let next = 0;

@@ -4,7 +4,7 @@ import { MemoryBudget, type Release } from './memory-budget';
 /** Lets pending promise callbacks run (grants resolve through the microtask queue). */
 const settle = () => new Promise<void>((r) => setImmediate(r));
 
-/** Acquires and records when the share is granted. */
+/** Acquires and records when the share is granted; `giveBack` releases a granted share. */
 function track(budget: MemoryBudget, bytes: number, signal?: AbortSignal) {
   const t: { release?: Release; error?: unknown } = {};
   const done = budget.acquire(bytes, signal).then(
@@ -15,7 +15,11 @@ function track(budget: MemoryBudget, bytes: number, signal?: AbortSignal) {
       t.error = e;
     },
   );
-  return Object.assign(t, { done });
+  const giveBack = () => {
+    if (!t.release) throw new Error(`the ${bytes}-byte share was not granted`);
+    t.release();
+  };
+  return Object.assign(t, { done, giveBack });
 }
 
 describe('MemoryBudget', () => {
@@ -28,12 +32,12 @@ describe('MemoryBudget', () => {
     expect([a.release, b.release].every(Boolean)).toBe(true);
     expect(c.release).toBeUndefined();
     expect({ held: budget.held, waiting: budget.waiting }).toEqual({ held: 100, waiting: 1 });
-    b.release!();
+    b.giveBack();
     await settle();
     expect(c.release).toBeDefined();
     expect(budget.held).toBe(90);
-    a.release!();
-    c.release!();
+    a.giveBack();
+    c.giveBack();
     expect({ held: budget.held, peak: budget.peak, waiting: budget.waiting }).toEqual({
       held: 0,
       peak: 100,
@@ -48,7 +52,7 @@ describe('MemoryBudget', () => {
     const small = track(budget, 10);
     await settle();
     expect([large.release, small.release]).toEqual([undefined, undefined]);
-    a.release!();
+    a.giveBack();
     await settle();
     expect(large.release).toBeDefined();
     expect(small.release).toBeDefined();
@@ -62,12 +66,12 @@ describe('MemoryBudget', () => {
     const after = track(budget, 10);
     await settle();
     expect(huge.release).toBeUndefined();
-    a.release!();
+    a.giveBack();
     await settle();
     expect(huge.release).toBeDefined();
     expect(after.release).toBeUndefined();
     expect(budget.held).toBe(250);
-    huge.release!();
+    huge.giveBack();
     await settle();
     expect(after.release).toBeDefined();
     expect(budget.held).toBe(10);
@@ -78,10 +82,10 @@ describe('MemoryBudget', () => {
     const a = track(budget, 30);
     const b = track(budget, 30);
     await settle();
-    a.release!();
-    a.release!();
+    a.giveBack();
+    a.giveBack();
     expect(budget.held).toBe(30);
-    b.release!();
+    b.giveBack();
     expect(budget.held).toBe(0);
   });
 
@@ -99,8 +103,8 @@ describe('MemoryBudget', () => {
     expect(blocked.error).toBe(reason);
     expect(fits.release).toBeDefined();
     expect({ held: budget.held, waiting: budget.waiting }).toEqual({ held: 100, waiting: 0 });
-    a.release!();
-    fits.release!();
+    a.giveBack();
+    fits.giveBack();
     expect(budget.held).toBe(0);
   });
 

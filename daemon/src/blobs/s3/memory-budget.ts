@@ -50,21 +50,21 @@ export class MemoryBudget {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.queue.length === 0 && this.fits(bytes)) return Promise.resolve(this.take(bytes));
     return new Promise<Release>((resolve, reject) => {
-      const onAbort = () => {
-        const at = this.queue.indexOf(waiter);
-        if (at < 0) return;
-        this.queue.splice(at, 1);
-        this.grantWaiting();
-        reject(signal!.reason);
-      };
-      const waiter: Waiter = {
-        bytes,
-        grant: (release) => {
-          signal?.removeEventListener('abort', onAbort);
+      const waiter: Waiter = { bytes, grant: resolve };
+      if (signal) {
+        const onAbort = () => {
+          const at = this.queue.indexOf(waiter);
+          if (at < 0) return;
+          this.queue.splice(at, 1);
+          this.grantWaiting();
+          reject(signal.reason);
+        };
+        waiter.grant = (release) => {
+          signal.removeEventListener('abort', onAbort);
           resolve(release);
-        },
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
       this.queue.push(waiter);
     });
   }
@@ -87,8 +87,8 @@ export class MemoryBudget {
 
   /** Grants the shares at the head of the queue that now fit, in order. */
   private grantWaiting(): void {
-    while (this.queue.length > 0 && this.fits(this.queue[0].bytes)) {
-      const next = this.queue.shift()!;
+    for (let next = this.queue[0]; next && this.fits(next.bytes); next = this.queue[0]) {
+      this.queue.shift();
       next.grant(this.take(next.bytes));
     }
   }

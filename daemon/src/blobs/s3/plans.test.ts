@@ -23,7 +23,7 @@ describe('planCopy: how commit copies a staged object', () => {
       if (plan.kind !== 'multipart') throw new Error('expected a multipart copy');
       expect(plan.parts.length).toBeLessThanOrEqual(10_000);
       expect(plan.parts[0].start).toBe(0);
-      expect(plan.parts.at(-1)!.end).toBe(size - 1);
+      expect(plan.parts[plan.parts.length - 1].end).toBe(size - 1);
       plan.parts.forEach((p, i) => {
         if (i > 0) expect(p.start).toBe(plan.parts[i - 1].end + 1);
         const length = p.end - p.start + 1;

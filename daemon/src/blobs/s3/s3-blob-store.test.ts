@@ -9,6 +9,7 @@ import { s3ClientFor } from './bucket';
 import { parseS3Location } from './location';
 import { ObjectStoreError } from './s3-errors';
 import { S3BlobStore } from './s3-blob-store';
+import { present } from '../../lib/invariant';
 
 /*
  * The S3 store through the real AWS SDK against two S3-protocol servers on 127.0.0.1: s3rver (npm)
@@ -32,17 +33,20 @@ afterAll(async () => {
     await s3.close();
   }
 });
+const server = (engine: S3Engine) => present(servers.get(engine), `beforeAll starts a ${engine} server`);
 
 /** A store on a prefix of its own (an empty store, as the API suite gives each test). */
 function storeOn(engine: S3Engine): S3BlobStore {
-  const { s3, client } = servers.get(engine)!;
+  const { s3, client } = server(engine);
   return new S3BlobStore(client, parseS3Location(s3.url(`t${++next}/yard`)));
 }
 
 async function keys(engine: S3Engine, store: S3BlobStore): Promise<string[]> {
-  const { s3, client } = servers.get(engine)!;
+  const { s3, client } = server(engine);
   const res = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: store.location.prefix }));
-  return (res.Contents ?? []).map((o) => o.Key!.slice(store.location.prefix.length)).sort();
+  return (res.Contents ?? [])
+    .map((o) => o.Key?.slice(store.location.prefix.length) ?? '(an object without a Key)')
+    .sort();
 }
 
 /** `size` bytes of a repeating pattern, in 64 KiB chunks (as a socket delivers them). */
@@ -104,7 +108,7 @@ for (const engine of ['s3rver', 'moto'] as const) {
       const store = storeOn(engine);
       const { sha256 } = await store.commit(await store.write('dl', Readable.from(['box bytes'])));
       const url = new URL(await store.downloadUrl(sha256));
-      expect(url.origin).toBe(servers.get(engine)!.s3.endpoint);
+      expect(url.origin).toBe(server(engine).s3.endpoint);
       expect(url.searchParams.get('X-Amz-Expires')).toBe('300');
       const res = await fetch(url);
       expect(res.status).toBe(200);
@@ -118,7 +122,7 @@ for (const engine of ['s3rver', 'moto'] as const) {
 
 describe('S3BlobStore on s3rver only', () => {
   it('names the bucket and endpoint, never the secret, when s3rver refuses the credentials (moto accepts any)', async () => {
-    const { s3 } = servers.get('s3rver')!;
+    const { s3 } = server('s3rver');
     const loc = parseS3Location(s3.url('x'));
     const client = s3ClientFor(loc, { credentials: { accessKeyId: 'WRONGKEY', secretAccessKey: 'very-secret-value' } });
     try {
@@ -149,7 +153,7 @@ describe('S3BlobStore on s3rver only', () => {
 
   it('reports that s3rver cannot list multipart uploads when sweeping, naming bucket and endpoint', async () => {
     const store = storeOn('s3rver');
-    const { s3 } = servers.get('s3rver')!;
+    const { s3 } = server('s3rver');
     const err = await store.sweepMultipart(new Date()).then(
       () => null,
       (e: unknown) => e,

@@ -7,6 +7,7 @@ import { collect, hex } from '../blob-store.contract';
 import { s3ClientFor } from './bucket';
 import { parseS3Location } from './location';
 import { S3BlobStore } from './s3-blob-store';
+import { present } from '../../lib/invariant';
 
 /*
  * Multipart uploads that must not outlive a failure, the sweeper, and copies part by part: on
@@ -39,21 +40,22 @@ afterAll(async () => {
     await s3.close();
   }
 });
+const server = (engine: S3Engine) => present(servers.get(engine), `beforeAll starts a ${engine} server`);
 
 function storeOn(engine: S3Engine, opts: ConstructorParameters<typeof S3BlobStore>[2] = {}): S3BlobStore {
-  const { s3, client, calls } = servers.get(engine)!;
+  const { s3, client, calls } = server(engine);
   calls.length = 0;
   return new S3BlobStore(client, parseS3Location(s3.url(`m${++next}`)), opts);
 }
 
 async function openUploads(engine: S3Engine, prefix: string): Promise<string[]> {
-  const { s3, client } = servers.get(engine)!;
+  const { s3, client } = server(engine);
   const res = await client.send(new ListMultipartUploadsCommand({ Bucket: s3.bucket, Prefix: prefix }));
-  return (res.Uploads ?? []).map((u) => u.Key!.slice(prefix.length)).sort();
+  return (res.Uploads ?? []).map((u) => u.Key?.slice(prefix.length) ?? '(an upload without a Key)').sort();
 }
 
 async function begin(engine: S3Engine, key: string): Promise<void> {
-  const { s3, client } = servers.get(engine)!;
+  const { s3, client } = server(engine);
   await client.send(new CreateMultipartUploadCommand({ Bucket: s3.bucket, Key: key }));
 }
 
@@ -76,7 +78,7 @@ describe('multipart uploads on moto', () => {
     await expect(store.write('broken', failsAfter(17 * MiB), { expectedSize: 40 * MiB })).rejects.toThrow(
       'connection reset',
     );
-    const { calls } = servers.get('moto')!;
+    const { calls } = server('moto');
     expect(calls.filter((c) => c === 'UploadPartCommand').length).toBeGreaterThanOrEqual(1);
     expect(calls).toContain('AbortMultipartUploadCommand');
     expect(await openUploads('moto', store.location.prefix)).toEqual([]);
@@ -93,7 +95,7 @@ describe('multipart uploads on moto', () => {
     await expect(short.write('short', body, { expectedSize: 30 * MiB })).rejects.toEqual(
       new SizeMismatchError(30 * MiB, 20 * MiB),
     );
-    expect(servers.get('moto')!.calls).toContain('AbortMultipartUploadCommand');
+    expect(server('moto').calls).toContain('AbortMultipartUploadCommand');
     expect(await openUploads('moto', short.location.prefix)).toEqual([]);
     expect(await collect(short.listStaged())).toEqual([]);
   });
@@ -128,7 +130,7 @@ describe('multipart uploads on moto', () => {
     const bytes = Buffer.alloc(12 * MiB);
     for (let i = 0; i < bytes.length; i += 4096) bytes.writeUInt32BE(i, i);
     const ref = await store.commit(await store.write('parts', Readable.from([bytes]), { expectedSize: bytes.length }));
-    const { calls } = servers.get('moto')!;
+    const { calls } = server('moto');
     expect(calls.filter((c) => c === 'UploadPartCopyCommand')).toHaveLength(3);
     expect(calls).not.toContain('CopyObjectCommand');
     const back = Buffer.concat((await collect(store.read(ref.sha256))) as Buffer[]);
@@ -149,8 +151,9 @@ describe('multipart uploads on moto', () => {
     await store.commit(await store.write('a2', Readable.from(['recommitted'])));
     expect(await store.reuse(b.sha256)).toEqual(b);
     const after = await times();
-    expect(after.get(a.sha256)!).toBeGreaterThan(before.get(a.sha256)!);
-    expect(after.get(b.sha256)!).toBeGreaterThan(before.get(b.sha256)!);
+    const listed = (times: Map<string, number>, sha256: string) => present(times.get(sha256), `${sha256} is listed`);
+    expect(listed(after, a.sha256)).toBeGreaterThan(listed(before, a.sha256));
+    expect(listed(after, b.sha256)).toBeGreaterThan(listed(before, b.sha256));
   });
 });
 
@@ -160,7 +163,7 @@ describe('multipart uploads on s3rver (no AbortMultipartUpload)', () => {
     await expect(store.write('broken', failsAfter(17 * MiB), { expectedSize: 40 * MiB })).rejects.toThrow(
       'connection reset',
     );
-    expect(servers.get('s3rver')!.calls).toContain('AbortMultipartUploadCommand');
+    expect(server('s3rver').calls).toContain('AbortMultipartUploadCommand');
     expect(await collect(store.listStaged())).toEqual([]);
   });
 

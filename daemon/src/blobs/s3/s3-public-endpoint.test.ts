@@ -35,7 +35,9 @@ function signatureHolds(url: URL, secret: string): boolean {
     .join('&');
   if (p.get('X-Amz-SignedHeaders') !== 'host') throw new Error(`signed headers: ${p.get('X-Amz-SignedHeaders')}`);
   const canonical = ['GET', url.pathname, query, `host:${url.host}`, '', 'host', 'UNSIGNED-PAYLOAD'].join('\n');
-  const [, date, region, service, terminator] = p.get('X-Amz-Credential')!.split('/');
+  const credential = p.get('X-Amz-Credential');
+  if (!credential) throw new Error('the URL has no X-Amz-Credential');
+  const [, date, region, service, terminator] = credential.split('/');
   const toSign = [
     'AWS4-HMAC-SHA256',
     p.get('X-Amz-Date'),

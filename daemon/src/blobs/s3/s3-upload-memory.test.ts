@@ -6,6 +6,7 @@ import { startS3Server, type S3Engine, type TestS3 } from '../../../../test/help
 import { s3ClientFor } from './bucket';
 import { parseS3Location } from './location';
 import { S3BlobStore } from './s3-blob-store';
+import { present } from '../../lib/invariant';
 
 /*
  * The S3 store's memory budget for upload parts, through the real AWS SDK on both test servers.
@@ -51,9 +52,10 @@ afterAll(async () => {
     await s3.close();
   }
 });
+const server = (engine: S3Engine) => present(servers.get(engine), `beforeAll starts a ${engine} server`);
 
 function storeOn(engine: S3Engine, uploadMemoryBytes: number): S3BlobStore {
-  const { s3, client, inFlight } = servers.get(engine)!;
+  const { s3, client, inFlight } = server(engine);
   inFlight.max = 0;
   return new S3BlobStore(client, parseS3Location(s3.url(`mem${++next}`)), { uploadMemoryBytes });
 }
@@ -109,8 +111,8 @@ for (const engine of ['moto', 's3rver'] as const) {
       });
       const staged = await Promise.all(writes);
       expect(staged.map((s) => [s.size, s.sha256])).toEqual(bodies.map((b) => [9 * MiB, b.sha256]));
-      expect(servers.get(engine)!.inFlight.max).toBeGreaterThanOrEqual(8 * MiB);
-      expect(servers.get(engine)!.inFlight.max).toBeLessThanOrEqual(20 * MiB);
+      expect(server(engine).inFlight.max).toBeGreaterThanOrEqual(8 * MiB);
+      expect(server(engine).inFlight.max).toBeLessThanOrEqual(20 * MiB);
       expect(store.uploadMemory.peak).toBe(18 * MiB);
       expect({ held: store.uploadMemory.held, waiting: store.uploadMemory.waiting }).toEqual({ held: 0, waiting: 0 });
     });

@@ -34,6 +34,18 @@ export const CreateUpstream = z.object({
   token: Token.nullish(),
   ...upstreamFields,
 });
+/**
+ * How an upstream is read where its request says nothing (mirror/upstreams/upstream-row.ts; the web UI shows them as
+ * its fields' placeholders). Migration 006 gave the same values to the columns as SQL defaults (kept for rows written
+ * before); mirror/upstreams/upstream-row.test.ts checks the two agree.
+ */
+export const UPSTREAM_DEFAULTS = {
+  timeout_seconds: 30,
+  /** Failures in a row before the upstream pauses… */
+  max_failures: 3,
+  /** …for this long. */
+  pause_minutes: 5,
+} as const satisfies Partial<z.input<typeof CreateUpstream>>;
 export const UpdateUpstream = z.object({
   name: Name.optional(),
   url: UpstreamUrl.optional(),

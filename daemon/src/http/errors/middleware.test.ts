@@ -12,9 +12,10 @@ let server: Server | undefined;
 afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
 
 async function listen(app: Koa): Promise<string> {
-  server = createServer(app.callback());
-  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listening = createServer(app.callback());
+  server = listening;
+  await new Promise<void>((r) => listening.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
 }
 
 /** A bare app in one dialect whose only route throws `err`; returns its URL and what was logged. */
@@ -85,7 +86,7 @@ describe('errorMiddleware', () => {
         },
       ],
     });
-    server!.close();
+    server?.close();
     const box = await fetch(`${(await appThrowing(err, 'box')).url}/api/v2/organizations/x/agent-pools`);
     expect(box.status).toBe(403);
     expect(await box.json()).toEqual({ errors: ['name is required'], success: false, code: 'validation' });

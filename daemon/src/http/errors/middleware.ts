@@ -15,7 +15,7 @@ export type DialectOf = (ctx: Context) => Dialect;
  * errors once with the request id (their details never reach the client).
  */
 /** A check every request passes first; 'answered' when it answered the request itself (nothing else runs). */
-export type RequestCheck = (ctx: Context) => void | 'answered';
+export type RequestCheck = (ctx: Context) => 'answered' | undefined;
 
 export function errorMiddleware(log: Logger, dialectOf: DialectOf, checks: readonly RequestCheck[] = []): Middleware {
   return async (ctx, next) => {
@@ -36,12 +36,8 @@ export function errorMiddleware(log: Logger, dialectOf: DialectOf, checks: reado
         );
       }
     } catch (raw) {
-      let err: AppError;
-      if (raw instanceof AppError) err = raw;
-      else if (raw instanceof ZodError) err = new ValidationError(raw.issues.map((i) => i.message).join('; '));
-      else if (isHttpError(raw)) err = fromHttpError(raw);
-      else if (diskFullError(raw)) err = diskFullError(raw)!;
-      else {
+      let err = knownError(raw);
+      if (!err) {
         const requestId = requestIdOf(ctx);
         log.error({ err: raw, requestId, path: ctx.path }, 'unhandled error');
         err =
@@ -58,6 +54,14 @@ export function errorMiddleware(log: Logger, dialectOf: DialectOf, checks: reado
       ctx.body = ctx.method === 'HEAD' ? null : r.body;
     }
   };
+}
+
+/** The error the client is told of as it is (or as its code says), or undefined for one it is not. */
+function knownError(raw: unknown): AppError | undefined {
+  if (raw instanceof AppError) return raw;
+  if (raw instanceof ZodError) return new ValidationError(raw.issues.map((i) => i.message).join('; '));
+  if (isHttpError(raw)) return fromHttpError(raw);
+  return diskFullError(raw);
 }
 
 interface HttpErrorLike {

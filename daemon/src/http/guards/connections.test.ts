@@ -115,7 +115,7 @@ describe('a keep-alive connection between requests', () => {
         request({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: '/', agent }, (res) => {
           res.resume();
           // The socket goes back to the agent's pool a tick after the answer's end.
-          res.on('end', () => setImmediate(() => resolve(res.statusCode!)));
+          res.on('end', () => setImmediate(() => resolve(res.statusCode ?? 0)));
         })
           .on('error', reject)
           .end();

@@ -1,7 +1,7 @@
-import type { Context } from 'koa';
 import { MisdirectedError } from '../../lib/errors';
 import { normalizeHost } from '../../lib/host-names';
 import { ownNames, systemHostSources, type HostSources, type NameSettings } from '../own-names';
+import type { RequestCheck } from '../errors/middleware';
 
 /** The host name of a `Host` header (`name`, `name:port`, `[v6]`, `[v6]:port`), or undefined when it is malformed. */
 export function hostOfHeader(header: string): string | undefined {
@@ -48,16 +48,16 @@ export class AllowedHosts {
  * any route (`/healthz` and the UI included) runs: a check the error middleware makes first. A request without a Host
  * header (HTTP/1.0) was not sent by a browser and names no host to reflect: it passes.
  */
-export function hostGuard(allowed: AllowedHosts): (ctx: Context) => void {
+export function hostGuard(allowed: AllowedHosts): RequestCheck {
   // Every request passes here: Host headers already allowed are remembered (a few per daemon).
   const known = new Set<string>();
   return (ctx) => {
     const header = ctx.get('host');
-    if (header === '' || known.has(header)) return;
+    if (header === '' || known.has(header)) return undefined;
     const host = hostOfHeader(header);
     if (host !== undefined && allowed.allows(host)) {
       if (known.size < 256) known.add(header);
-      return;
+      return undefined;
     }
     throw new MisdirectedError(
       `This Boxyard daemon does not answer to the host ${JSON.stringify(header.slice(0, 300))}. Use its public URL or an address it listens on, ` +

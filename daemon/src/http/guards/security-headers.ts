@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { RequestCheck } from '../errors/middleware';
 
 /**
  * The web UI's Content Security Policy. Vite's build is one module script and one stylesheet
@@ -54,7 +55,8 @@ const isUiPath = (path: string): boolean => path === '/' || path === '/ui' || pa
  * helmet's defaults (HSTS on a plain-HTTP LAN daemon, CORP on box files) would each need
  * switching off.
  */
-export function setSecurityHeaders(ctx: Context): void {
+export const setSecurityHeaders: RequestCheck = (ctx) => {
   const res = ctx.res;
   for (const [k, v] of isUiPath(ctx.path) ? UI : API) res.setHeader(k, v);
-}
+  return undefined;
+};

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type SqliteStore } from '../../store/db';
-import { UPSTREAM_DEFAULTS, upstreamRow } from './upstream-row';
+import { UPSTREAM_DEFAULTS } from '../../contract/bodies/mirror';
+import { upstreamRow } from './upstream-row';
 
 const now = new Date('2026-03-01T10:00:00.000Z');
 const origin = { id: 'ups1', name: 'Up There', createdBy: null, restricted: 0, now };

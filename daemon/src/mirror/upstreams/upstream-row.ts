@@ -2,19 +2,7 @@ import { nameKey } from '../../contract/names';
 import type { UpstreamRow } from './repository';
 import type { CreateUpstream } from '../schemas';
 import { detectKind } from './source';
-
-/**
- * How an upstream is read where its request says nothing (upstreams/http.ts's UpstreamGate uses
- * them). Migration 006 gave the same values to the columns as SQL defaults (kept for rows written
- * before); upstream-row.test.ts checks the two agree.
- */
-export const UPSTREAM_DEFAULTS = {
-  timeout_seconds: 30,
-  /** Failures in a row before the upstream pauses… */
-  max_failures: 3,
-  /** …for this long. */
-  pause_minutes: 5,
-} as const satisfies Partial<UpstreamRow>;
+import { UPSTREAM_DEFAULTS } from '../../contract/bodies/mirror';
 
 /** Whose the upstream is, what it is called, and when it is made: what a row needs beyond its request. */
 export interface UpstreamOrigin {

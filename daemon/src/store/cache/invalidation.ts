@@ -105,7 +105,8 @@ class InvalidatingDriver implements Driver {
     name: string,
     compile: Parameters<NonNullable<Driver['savepoint']>>[2],
   ): Promise<void> {
-    await this.inner.savepoint!(inner(c), name, compile);
+    if (!this.inner.savepoint) throw noSavepoints(name);
+    await this.inner.savepoint(inner(c), name, compile);
   }
 
   async rollbackToSavepoint(
@@ -113,7 +114,8 @@ class InvalidatingDriver implements Driver {
     name: string,
     compile: Parameters<NonNullable<Driver['savepoint']>>[2],
   ): Promise<void> {
-    await this.inner.rollbackToSavepoint!(inner(c), name, compile);
+    if (!this.inner.rollbackToSavepoint) throw noSavepoints(name);
+    await this.inner.rollbackToSavepoint(inner(c), name, compile);
   }
 
   async releaseSavepoint(
@@ -121,7 +123,8 @@ class InvalidatingDriver implements Driver {
     name: string,
     compile: Parameters<NonNullable<Driver['savepoint']>>[2],
   ): Promise<void> {
-    await this.inner.releaseSavepoint!(inner(c), name, compile);
+    if (!this.inner.releaseSavepoint) throw noSavepoints(name);
+    await this.inner.releaseSavepoint(inner(c), name, compile);
   }
 
   async releaseConnection(c: DatabaseConnection): Promise<void> {
@@ -135,6 +138,8 @@ class InvalidatingDriver implements Driver {
 }
 
 const inner = (c: DatabaseConnection) => (c as InvalidatingConnection).inner;
+/** Kysely calls the savepoint methods the driver has: this one has them all, as the drivers it wraps do. */
+const noSavepoints = (name: string) => new Error(`Savepoint ${name}: the wrapped database driver has no savepoints`);
 
 /**
  * `dialect` with every statement's writes told to `tracker`, classified from the statement's

@@ -75,7 +75,7 @@ class NamingClient implements PostgresPoolClient {
   ) {}
 
   query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
-  query<R>(cursor: never): never;
+  query(cursor: never): never;
   query<R>(sqlOrCursor: string, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
     if (typeof sqlOrCursor !== 'string') return this.client.query(sqlOrCursor) as never;
     // Kysely's own transaction statements (`begin`, `start transaction …`, `commit`, `rollback`).

@@ -107,7 +107,7 @@ export class PreparedIdList<R> {
     const out: R[] = [];
     for (let i = 0; i < ids.length; i += max) {
       const slice = ids.slice(i, i + max);
-      const size = LIST_SIZES.find((s) => s >= slice.length)!;
+      const size = LIST_SIZES.find((s) => s >= slice.length) ?? max;
       out.push(...(await this.ofSize(size).all(...slice, ...new Array<string>(size - slice.length).fill(''))));
     }
     return out;

@@ -13,8 +13,17 @@ import {
 import { describe, expect, it } from 'vitest';
 import { READ_ONLY_RAW, markedReadOnly, readsOnly, statementTables, type Kind } from './statement-tables';
 
+/** A generated table: an id, and columns of any name. */
+interface AnyRow {
+  id: unknown;
+  [column: string]: unknown;
+}
+/** Tables of any name (the tests generate statements, naming tables with strings), and `gone`: a delete's CTE. */
+type AnyTables = Record<string, AnyRow> & { gone: AnyRow };
+type AnySelect = SelectQueryBuilder<AnyTables, string, Record<string, unknown>>;
+
 /** A Kysely that compiles only: the tree is all these tests look at. */
-const db = new Kysely<any>({
+const db = new Kysely<AnyTables>({
   dialect: {
     createAdapter: () => new SqliteAdapter(),
     createDriver: () => new DummyDriver(),
@@ -50,11 +59,7 @@ const select = (depth: number): fc.Arbitrary<Select> =>
   );
 
 /** Builds `s` as Kysely would be asked to, with the tables it names, each alias and CTE name fresh. */
-function build(
-  qc: QueryCreator<any>,
-  s: Select,
-  names = { n: 0 },
-): { q: SelectQueryBuilder<any, any, any>; reads: string[] } {
+function build(qc: QueryCreator<AnyTables>, s: Select, names = { n: 0 }): { q: AnySelect; reads: string[] } {
   const reads: string[] = [];
   const a = `a${names.n++}`;
   let creator = qc;
@@ -65,7 +70,7 @@ function build(
     cteName = `c${names.n++}`;
     creator = qc.with(cteName, () => c.q);
   }
-  let q: SelectQueryBuilder<any, any, any>;
+  let q: AnySelect;
   if (typeof s.from === 'string') {
     reads.push(s.from);
     q = creator.selectFrom(`${s.from} as ${a}`);
@@ -101,7 +106,7 @@ type Write =
     }
   | { kind: 'update'; table: string; columns: string[]; where?: Select }
   | { kind: 'delete'; table: string; where?: Select }
-  | { kind: 'cte delete'; table: string; then: Select };
+  | { kind: 'cte delete'; table: string; thenSelect: Select };
 
 const write: fc.Arbitrary<Write> = fc.oneof(
   fc.record({
@@ -118,7 +123,7 @@ const write: fc.Arbitrary<Write> = fc.oneof(
     where: fc.option(select(2), { nil: undefined }),
   }),
   fc.record({ kind: fc.constant('delete' as const), table, where: fc.option(select(2), { nil: undefined }) }),
-  fc.record({ kind: fc.constant('cte delete' as const), table, then: select(1) }),
+  fc.record({ kind: fc.constant('cte delete' as const), table, thenSelect: select(1) }),
 );
 
 function buildWrite(w: Write) {
@@ -150,10 +155,10 @@ function buildWrite(w: Write) {
   }
   const then = build(
     db.with('gone', (qc) => qc.deleteFrom(w.table).returning('id')),
-    w.then,
+    w.thenSelect,
   );
   return {
-    q: then.q.where('id', 'not in', (eb: ExpressionBuilder<any, any>) => eb.selectFrom('gone').select('id')),
+    q: then.q.where('id', 'not in', (eb: ExpressionBuilder<AnyTables, string>) => eb.selectFrom('gone').select('id')),
     reads: then.reads,
     writes: [{ table: w.table, kinds: ['delete'] }],
   };

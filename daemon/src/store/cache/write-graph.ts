@@ -101,8 +101,10 @@ export class WriteGraph {
     const events = [...head.matchAll(/\b(INSERT|UPDATE|DELETE)\b(?:\s+OF\s+([\w\s,"]+?)(?=\s+(?:ON|OR)\b))?/gi)];
     const writes: TriggerWrite[] = [];
     const all = new RegExp(WRITE);
-    for (let m = all.exec(body); m; m = all.exec(body))
-      writes.push(...kindsOf(m, body).map((k) => ({ table: m![3].toLowerCase(), kind: k })));
+    for (let m = all.exec(body); m; m = all.exec(body)) {
+      const written = m[3].toLowerCase();
+      writes.push(...kindsOf(m, body).map((k) => ({ table: written, kind: k })));
+    }
     // An event this cannot read: the trigger counts for every kind of write.
     const fired: Array<{ kind: Kind; of?: string[] }> =
       events.length > 0

@@ -28,52 +28,54 @@ export function BoxFilters({ params, onChange }: { params: BoxListParams; onChan
     apply({});
   };
   return (
-    <form className="filters" role="search" aria-label="Find boxes" onSubmit={submit}>
-      <label className="grow">
-        Search boxes
-        <input
-          type="search"
-          placeholder="Name, description or owner"
-          value={q}
-          onChange={(e) => setQ(e.target.value)}
-        />
-      </label>
-      <label>
-        Provider
-        <input
-          list="box-filter-providers"
-          placeholder="Any"
-          value={provider}
-          onChange={(e) => setProvider(e.target.value)}
-        />
-        <datalist id="box-filter-providers">
-          {COMMON_PROVIDERS.map((p) => (
-            <option key={p} value={p} />
-          ))}
-        </datalist>
-      </label>
-      <label>
-        Architecture
-        <select value={params.architecture} onChange={(e) => apply({ architecture: e.target.value })}>
-          <option value="">Any</option>
-          {ARCHITECTURES.map((a) => (
-            <option key={a} value={a}>
-              {a}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Sort by
-        <select value={params.sort} onChange={(e) => apply({ sort: e.target.value as ListSort })}>
-          {LIST_SORTS.map((s) => (
-            <option key={s} value={s}>
-              {SORT_LABELS[s]}
-            </option>
-          ))}
-        </select>
-      </label>
-      <button type="submit">Search</button>
-    </form>
+    <search aria-label="Find boxes">
+      <form className="filters" onSubmit={submit}>
+        <label className="grow">
+          Search boxes
+          <input
+            type="search"
+            placeholder="Name, description or owner"
+            value={q}
+            onChange={(e) => setQ(e.target.value)}
+          />
+        </label>
+        <label>
+          Provider
+          <input
+            list="box-filter-providers"
+            placeholder="Any"
+            value={provider}
+            onChange={(e) => setProvider(e.target.value)}
+          />
+          <datalist id="box-filter-providers">
+            {COMMON_PROVIDERS.map((p) => (
+              <option key={p} value={p} />
+            ))}
+          </datalist>
+        </label>
+        <label>
+          Architecture
+          <select value={params.architecture} onChange={(e) => apply({ architecture: e.target.value })}>
+            <option value="">Any</option>
+            {ARCHITECTURES.map((a) => (
+              <option key={a} value={a}>
+                {a}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Sort by
+          <select value={params.sort} onChange={(e) => apply({ sort: e.target.value as ListSort })}>
+            {LIST_SORTS.map((s) => (
+              <option key={s} value={s}>
+                {SORT_LABELS[s]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit">Search</button>
+      </form>
+    </search>
   );
 }

@@ -29,9 +29,11 @@ function CacheSize() {
   return (
     <div className="row">
       {s && (
-        <p aria-label="Cache size">
-          {s.boxes} box{s.boxes === 1 ? '' : 'es'}, {s.files} file{s.files === 1 ? '' : 's'} stored,{' '}
-          {formatBytes(s.bytes)}
+        <p>
+          <output aria-label="Cache size">
+            {s.boxes} box{s.boxes === 1 ? '' : 'es'}, {s.files} file{s.files === 1 ? '' : 's'} stored,{' '}
+            {formatBytes(s.bytes)}
+          </output>
         </p>
       )}
       {admin && s && s.boxes > 0 && (

@@ -1,4 +1,4 @@
-import { useState, type DragEvent, type FormEvent } from 'react';
+import { useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { importBoxFile } from '../../api/mirrors';
 import type { ImportResultJson } from '../../../../daemon/src/contract/wire/mirror';
@@ -9,6 +9,8 @@ import { UploadProgress } from '../use-upload';
 import { boxViews } from '../../api/query-keys';
 
 interface Item {
+  /** Which file this is among those added (two may have one name). */
+  id: number;
   file: File;
   progress: number | null;
   result?: ImportResultJson;
@@ -21,9 +23,12 @@ const isBoxFile = (f: File) => f.name.toLowerCase().endsWith('.box');
 function useImports(onDone: () => Promise<void>) {
   const [items, setItems] = useState<Item[]>([]);
   const [running, setRunning] = useState(false);
+  const added = useRef(0);
   const patch = (i: number, p: Partial<Item>) => setItems((xs) => xs.map((x, j) => (j === i ? { ...x, ...p } : x)));
-  const add = (files: File[]) =>
-    setItems((xs) => [...xs.filter((x) => !x.result), ...files.map((file) => ({ file, progress: null }))]);
+  const add = (files: File[]) => {
+    const fresh = files.map((file) => ({ id: added.current++, file, progress: null }));
+    setItems((xs) => [...xs.filter((x) => !x.result), ...fresh]);
+  };
   const run = async (user: string, box: string, version: string, release: boolean) => {
     setRunning(true);
     for (const [i, item] of items.entries()) {
@@ -144,7 +149,8 @@ export function ImportDrop({ user, name }: { user?: string; name?: string }) {
   const pending = imports.items.filter((x) => !x.result).length;
   return (
     <form className="stack-wide" onSubmit={submit} aria-label="Import box files">
-      <div
+      {/* A group of the file input (the way in for the keyboard) and the area files may be dropped on. */}
+      <fieldset
         className={`drop-zone${dragging ? ' dragging' : ''}`}
         aria-label="Drop .box files here"
         onDragOver={(e) => {
@@ -172,12 +178,12 @@ export function ImportDrop({ user, name }: { user?: string; name?: string }) {
           .
         </p>
         <p className="muted">Provider and architecture are read from each file's metadata.json.</p>
-      </div>
+      </fieldset>
       <ErrorNote error={refused} />
       {imports.items.length > 0 && (
         <ul className="plain">
-          {imports.items.map((item, i) => (
-            <ItemRow key={`${item.file.name}-${i}`} item={item} />
+          {imports.items.map((item) => (
+            <ItemRow key={item.id} item={item} />
           ))}
         </ul>
       )}

@@ -23,7 +23,7 @@ export function JobProgress({ job, mirrorId }: { job: JobJson; mirrorId: string 
   const done = job.bytes_done;
   const fraction = total > 0 ? Math.min(1, done / total) : job.state === 'done' ? 1 : undefined;
   return (
-    <div className="job" aria-label={`Job ${job.id}`} data-state={job.state}>
+    <article className="job" aria-label={`Job ${job.id}`} data-state={job.state}>
       <div className="row">
         <StatusBadge status={job.state} />
         {/* No value while the size is unknown: the browser draws an indeterminate bar. */}
@@ -67,7 +67,7 @@ export function JobProgress({ job, mirrorId }: { job: JobJson; mirrorId: string 
         <p className="muted">Published {publishedText(job)}.</p>
       )}
       <ErrorNote error={cancel.error} />
-    </div>
+    </article>
   );
 }
 
@@ -139,10 +139,10 @@ export function MirrorJobs({ mirrorId, hint }: { mirrorId: string; hint?: JobJso
   useResultsWhenFinished(newest ? ACTIVE_JOB_STATES.includes(newest.state) : false);
   // The mirror list saw a job this query has not (a scheduled run): fetch again.
   const hintId = hint?.id;
-  const unseen = !!hintId && !!jobs.data && !jobs.data.some((j) => j.id === hintId);
+  const unseenId = hintId && jobs.data && !jobs.data.some((j) => j.id === hintId) ? hintId : undefined;
   useEffect(() => {
-    if (unseen) void qc.invalidateQueries({ queryKey: queryKeys.jobs(mirrorId) });
-  }, [unseen, hintId, mirrorId, qc]);
+    if (unseenId) void qc.invalidateQueries({ queryKey: queryKeys.jobs(mirrorId) });
+  }, [unseenId, mirrorId, qc]);
   if (!newest) return jobs.error ? <ErrorNote error={jobs.error} /> : <p className="muted">No jobs yet.</p>;
   const older = (jobs.data ?? []).slice(1);
   return (

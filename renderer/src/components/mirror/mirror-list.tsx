@@ -21,7 +21,7 @@ function filtersText(m: MirrorJson): string {
 
 /** A target box links to its page; a target namespace (ORG) has no page of its own. */
 function TargetLink({ target }: { target: string }) {
-  return target.includes('/') ? <Link to={`/boxes/${target}`}>{target}</Link> : <>{target}</>;
+  return target.includes('/') ? <Link to={`/boxes/${target}`}>{target}</Link> : target;
 }
 
 function MirrorCard({ m }: { m: MirrorJson }) {

@@ -8,6 +8,8 @@ import { numberOrUndefined } from '../format';
 import { ErrorNote, Loading, Section, confirmed, useAction } from '../ui';
 import { queryKeys } from '../../api/query-keys';
 import { When } from '../relative-time';
+import { UpstreamTokenField } from './upstream-token';
+import { UPSTREAM_DEFAULTS } from '../../../../daemon/src/contract/bodies/mirror';
 
 interface Draft {
   name: string;
@@ -66,17 +68,12 @@ function NewUpstreamForm() {
           placeholder="https://vagrantcloud.com, another Boxyard, or /srv/export"
         />
       </label>
-      <label>
-        Token (optional)
-        <input
-          name="upstream_token"
-          type="password"
-          autoComplete="new-password"
-          value={d.token}
-          onChange={(e) => set({ token: e.target.value })}
-          title="Sent once and never shown again: the list says only whether there is one"
-        />
-      </label>
+      <UpstreamTokenField
+        label="Token (optional)"
+        value={d.token}
+        onChange={set}
+        title="Sent once and never shown again: the list says only whether there is one"
+      />
       <label>
         Timeout (s)
         <input
@@ -85,7 +82,7 @@ function NewUpstreamForm() {
           min={1}
           value={d.timeout}
           onChange={(e) => set({ timeout: e.target.value })}
-          placeholder="30"
+          placeholder={String(UPSTREAM_DEFAULTS.timeout_seconds)}
         />
       </label>
       <label>
@@ -96,7 +93,7 @@ function NewUpstreamForm() {
           min={1}
           value={d.maxFailures}
           onChange={(e) => set({ maxFailures: e.target.value })}
-          placeholder="3"
+          placeholder={String(UPSTREAM_DEFAULTS.max_failures)}
         />
       </label>
       <label>
@@ -107,7 +104,7 @@ function NewUpstreamForm() {
           min={0}
           value={d.pause}
           onChange={(e) => set({ pause: e.target.value })}
-          placeholder="5"
+          placeholder={String(UPSTREAM_DEFAULTS.pause_minutes)}
         />
       </label>
       <ErrorNote error={create.error} />

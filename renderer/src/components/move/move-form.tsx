@@ -8,6 +8,7 @@ import {
 } from '../../../../daemon/src/contract/wire/mirror';
 import { numberOrUndefined } from '../format';
 import { ErrorNote, useAction } from '../ui';
+import { UpstreamTokenField } from '../mirror/upstream-token';
 
 /** HashiCorp's registry: what the URL field starts with (always editable). */
 export const HCP_URL = 'https://vagrantcloud.com';
@@ -154,17 +155,7 @@ export function MoveForm({ onPlan, onEdit }: { onPlan: (p: Planned) => void; onE
         HCP Vagrant / Vagrant Cloud URL
         <input name="upstream_url" type="url" value={d.url} onChange={(e) => set({ url: e.target.value })} required />
       </label>
-      <label>
-        HCP token
-        <input
-          name="upstream_token"
-          type="password"
-          autoComplete="new-password"
-          value={d.token}
-          onChange={(e) => set({ token: e.target.value })}
-          aria-describedby="move-token-note"
-        />
-      </label>
+      <UpstreamTokenField label="HCP token" value={d.token} onChange={set} aria-describedby="move-token-note" />
       <p id="move-token-note" className="muted small-text field-note">
         Sent only to this Boxyard, which sends it only to the URL above. Needed for private boxes.
       </p>

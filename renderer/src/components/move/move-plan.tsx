@@ -99,7 +99,7 @@ function Fits({ s }: { s: MirrorPlanJson['storage'] }) {
 
 function Totals({ t }: { t: MirrorPlanJson['totals'] }) {
   return (
-    <div className="stats" role="group" aria-label="Totals">
+    <fieldset className="stats" aria-label="Totals">
       <Stat label="boxes" value={String(t.boxes)} />
       <Stat label="versions" value={String(t.versions)} />
       <Stat
@@ -108,7 +108,7 @@ function Totals({ t }: { t: MirrorPlanJson['totals'] }) {
         note={t.unknown_sizes ? `${t.unknown_sizes} of unknown size, not counted` : undefined}
       />
       <Stat label="in all" value={formatBytes(t.bytes)} />
-    </div>
+    </fieldset>
   );
 }
 
