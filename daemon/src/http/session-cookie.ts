@@ -5,7 +5,7 @@ import { CSRF_HEADER, CSRF_VALUE } from '../contract/headers';
 
 /*
  * CSRF_HEADER (contract/headers.ts) is the header the web UI sends on every request
- * (test/ui-security.test.ts). A page on another
+ * (test/http/security-headers.test.ts). A page on another
  * origin cannot send it: a custom header makes a cross-origin request one that needs a CORS
  * preflight, and the daemon grants none. Same-site pages (another port on the same host is
  * "same site", so SameSite=Strict lets their forms carry the cookie) are stopped by it too.

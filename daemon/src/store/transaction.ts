@@ -16,7 +16,7 @@ function retryable(err: unknown): boolean {
 }
 /**
  * PostgreSQL tracks what a SERIALIZABLE transaction read by index page, so transactions writing
- * neighbouring rows (50 clients publishing at once in test/load.test.ts) are refused now and then
+ * neighbouring rows (50 clients publishing at once in test/system/load.test.ts) are refused now and then
  * without a true conflict: enough attempts, with a growing pause, that a busy moment passes.
  */
 const ATTEMPTS = 30;

@@ -3,7 +3,7 @@ import type { RequestCheck } from '../errors/middleware';
 
 /**
  * The web UI's Content Security Policy. Vite's build is one module script and one stylesheet
- * under /ui/assets/, with no inline script or style (test/ui-security.test.ts checks the built
+ * under /ui/assets/, with no inline script or style (test/http/security-headers.test.ts checks the built
  * index.html), so everything is 'self'. `data:` images are the QR code for an authenticator app and
  * index.html's empty favicon. connect-src covers fetch() and the upload XHR (same origin only).
  */
