@@ -3,7 +3,6 @@ import type { OrgService } from '../orgs/service';
 import { ConflictError, ForbiddenError, NotFoundError } from '../lib/errors';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
-import { stillThere } from '../registry/repository';
 import type { JobRow, MirrorRepository, MirrorRow } from './repository';
 import type { UpstreamRepository, UpstreamRow } from './upstreams/repository';
 import type { MirrorRunner } from './jobs/runner';
@@ -12,6 +11,7 @@ import { mayReadThrough, type UpstreamService } from './upstreams/service';
 import { isRemote } from './upstreams/source';
 import type { MirrorRights } from './run-rights';
 import { mirrorRow, nextRunAt, targetOf, visibilityOf } from './mirror-row';
+import { present } from '../lib/invariant';
 
 type Caller = NonNullable<Principal>;
 
@@ -63,7 +63,10 @@ export class MirrorService {
       now: this.clock.now(),
     });
     await this.repo.insertMirror(row);
-    const mirror = stillThere(await this.repo.mirror(row.id), `Mirror ${row.id}`);
+    const mirror = present(
+      await this.repo.mirror(row.id),
+      `Mirror ${row.id} is there when read back just after it was written or found`,
+    );
     return { mirror, job: input.run === false ? null : await this.runner.enqueue(mirror) };
   }
 
@@ -107,7 +110,10 @@ export class MirrorService {
       ...(set('retain') ? { retain: patch.retain ?? null } : {}),
       updated_at: this.now(),
     });
-    return stillThere(await this.repo.mirror(m.id), `Mirror ${m.id}`);
+    return present(
+      await this.repo.mirror(m.id),
+      `Mirror ${m.id} is there when read back just after it was written or found`,
+    );
   }
 
   /** Deletes the mirror and its jobs (a running one is cancelled); the local boxes stay. */
@@ -151,15 +157,18 @@ export class MirrorService {
       next_run_at: nextRunAt(m.interval_minutes, this.clock.now()),
       updated_at: this.now(),
     });
-    return stillThere(await this.repo.mirror(m.id), `Mirror ${m.id}`);
+    return present(
+      await this.repo.mirror(m.id),
+      `Mirror ${m.id} is there when read back just after it was written or found`,
+    );
   }
 
   private async upstreamFor(p: Caller, m: MirrorRow, input: ResumeMirror): Promise<UpstreamRow> {
     if (input.upstream_id) return this.upstreams.own(p, input.upstream_id);
     if (input.upstream) return this.upstreams.byUrl(p, input.upstream.url, input.upstream.token, input.upstream.ca);
-    const own = stillThere(
+    const own = present(
       await this.upstreamRepo.upstream(m.upstream_id),
-      `Upstream ${m.upstream_id} of mirror ${m.id}`,
+      `Upstream ${m.upstream_id} of mirror ${m.id} is there when read back just after it was written or found`,
     );
     if (mayReadThrough(p.user, own)) return own;
     if (own.token === null && own.ca === null && isRemote(own)) return this.upstreams.adopt(p, own);
@@ -184,14 +193,20 @@ export class MirrorService {
   async cancel(p: Caller, id: string): Promise<JobRow> {
     const job = await this.job(p, id);
     if (!(await this.runner.cancel(job.id))) {
-      const now = stillThere(await this.repo.job(job.id), `Mirror job ${job.id}`);
+      const now = present(
+        await this.repo.job(job.id),
+        `Mirror job ${job.id} is there when read back just after it was written or found`,
+      );
       throw new ConflictError(
         now.state === 'running'
           ? `Job ${job.id} is publishing and can no longer be cancelled.`
           : `Job ${job.id} has already finished (${now.state}).`,
       );
     }
-    return stillThere(await this.repo.job(job.id), `Mirror job ${job.id}`);
+    return present(
+      await this.repo.job(job.id),
+      `Mirror job ${job.id} is there when read back just after it was written or found`,
+    );
   }
 
   /** Deletes an upstream (its mirrors and jobs go with it), cancelling their queued or running jobs first. */

@@ -36,15 +36,6 @@ async function inChunks<T>(ids: string[], query: (chunk: string[]) => Promise<T[
   return out;
 }
 
-/**
- * A row read back right after it was written or found: absent only when something deleted it meanwhile
- * (a row written in the same transaction cannot be).
- */
-export function stillThere<T>(row: T | undefined, what: string): T {
-  if (row === undefined) throw new Error(`${what} is not there, though it was just written or found.`);
-  return row;
-}
-
 /** The only SQL for boxes, versions and providers. */
 export class RegistryRepository {
   /** What every catalog, box and download request reads: built once (store/cache/prepared.ts). */

@@ -8,11 +8,12 @@ import { ConflictError } from '../lib/errors';
 import { RegistryAccess, type BoxRef, type Need, type NamespaceOwners, type ProviderRef } from './access';
 import { isUniqueViolation } from '../store/storage-errors';
 import { loadDetail, loadSummaries, type BoxDetail, type BoxStats, type BoxSummary } from './details';
-import { stillThere, type BoxRecord, type ProviderRow, type RegistryRepository, type VersionRow } from './repository';
+import type { BoxRecord, ProviderRow, RegistryRepository, VersionRow } from './repository';
 import type { SearchFilter } from './search/query';
 import { VersionService } from './versions/service';
 import { ProviderService } from './providers/service';
 import { PublishService } from './versions/publish-service';
+import { present } from '../lib/invariant';
 
 export interface NewBox {
   username?: string | null;
@@ -123,7 +124,11 @@ export class RegistryService {
         updated_at: now,
       }),
     );
-    return loadDetail(this.repo, stillThere(await this.repo.boxById(id), `Box ${id}`), 'all');
+    return loadDetail(
+      this.repo,
+      present(await this.repo.boxById(id), `Box ${id} is there when read back just after it was written or found`),
+      'all',
+    );
   }
 
   async updateBox(p: Principal, ref: BoxRef, patch: BoxPatch): Promise<BoxDetail> {
@@ -140,7 +145,14 @@ export class RegistryService {
         updated_at: this.now(),
       }),
     );
-    return loadDetail(this.repo, stillThere(await this.repo.boxById(box.id), `Box ${box.id}`), 'all');
+    return loadDetail(
+      this.repo,
+      present(
+        await this.repo.boxById(box.id),
+        `Box ${box.id} is there when read back just after it was written or found`,
+      ),
+      'all',
+    );
   }
 
   /** Deletes the box with its versions and providers; answers what was deleted. */

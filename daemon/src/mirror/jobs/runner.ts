@@ -1,10 +1,10 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import { AppError, OfflineError } from '../../lib/errors';
-import { stillThere } from '../../registry/repository';
 import type { JobRow, MirrorRow } from '../repository';
 import { isRemote } from '../upstreams/source';
 import { JobRun, type RunnerDeps } from './job-run';
 import { nextRunAt } from '../mirror-row';
+import { present } from '../../lib/invariant';
 
 export type { RunnerDeps } from './job-run';
 
@@ -62,7 +62,10 @@ export class MirrorRunner {
       updated_at: now,
     });
     this.wake();
-    return stillThere(await this.deps.repo.job(id), `Mirror job ${id}`);
+    return present(
+      await this.deps.repo.job(id),
+      `Mirror job ${id} is there when read back just after it was written or found`,
+    );
   }
 
   /** Cancels a queued or running job; false when it had already finished or is publishing. */

@@ -7,12 +7,12 @@ import type { Clock } from '../../lib/clock';
 import type { IdGen } from '../../lib/ids';
 import { isUniqueViolation } from '../../store/storage-errors';
 import type { UpstreamRepository, UpstreamRow } from './repository';
-import { stillThere } from '../../registry/repository';
 import type { CreateUpstream, UpdateUpstream } from '../schemas';
 import { detectKind, isRemote } from './source';
 import type { Outbound } from './outbound';
 import { upstreamRow } from './upstream-row';
 import type { Logger } from 'pino';
+import { present } from '../../lib/invariant';
 
 /** Scheme, host and port: a token follows its upstream only to the same origin. */
 const originOf = (url: string): string | null => (isRemote({ url }) ? new URL(url).origin : null);
@@ -92,7 +92,10 @@ export class UpstreamService {
         upstreamRow(input, { id, name, createdBy: p?.user.id ?? null, restricted, now: this.clock.now() }),
       ),
     );
-    return stillThere(await this.repo.upstream(id), `Upstream ${id}`);
+    return present(
+      await this.repo.upstream(id),
+      `Upstream ${id} is there when read back just after it was written or found`,
+    );
   }
 
   /**
@@ -116,7 +119,10 @@ export class UpstreamService {
     if (!mine) return this.create(p, { url, token, ca });
     if ((token && token !== mine.token) || (ca && ca !== mine.ca))
       await this.write(mine, { ...(token ? { token } : {}), ...(ca ? { ca } : {}) });
-    return stillThere(await this.repo.upstream(mine.id), `Upstream ${mine.id}`);
+    return present(
+      await this.repo.upstream(mine.id),
+      `Upstream ${mine.id} is there when read back just after it was written or found`,
+    );
   }
 
   /**
@@ -150,7 +156,10 @@ export class UpstreamService {
         "an administrator changed another user's upstream",
       );
     await this.write(u, patch, p);
-    return stillThere(await this.repo.upstream(id), `Upstream ${id}`);
+    return present(
+      await this.repo.upstream(id),
+      `Upstream ${id} is there when read back just after it was written or found`,
+    );
   }
 
   async delete(p: Caller, id: string): Promise<void> {
@@ -167,7 +176,10 @@ export class UpstreamService {
     if (existing.url !== url || (token && token !== existing.token)) {
       await this.write(existing, { url, kind: detectKind(url), ...(token ? { token } : {}) });
     }
-    return stillThere(await this.repo.upstream(existing.id), `Upstream ${existing.id}`);
+    return present(
+      await this.repo.upstream(existing.id),
+      `Upstream ${existing.id} is there when read back just after it was written or found`,
+    );
   }
 
   private async write(u: UpstreamRow, patch: UpdateUpstream, by: Caller | null = null) {

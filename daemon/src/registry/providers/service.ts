@@ -5,9 +5,10 @@ import { ConflictError } from '../../lib/errors';
 import type { ProviderRef, RegistryAccess, VersionRef } from '../access';
 import type { Db } from '../box-query';
 import { isUniqueViolation } from '../../store/storage-errors';
-import { stillThere, type BoxRecord, type ProviderRow, type RegistryRepository, type VersionRow } from '../repository';
+import type { BoxRecord, ProviderRow, RegistryRepository, VersionRow } from '../repository';
 import { DEFAULT_ARCHITECTURE, type ProviderInput } from '../schemas';
 import { normalizeChecksum } from './checksums';
+import { present } from '../../lib/invariant';
 
 export interface ProviderResult {
   box: BoxRecord;
@@ -55,7 +56,14 @@ export class ProviderService {
       if (input.default_architecture) await this.repo.makeDefault(row, trx);
       await this.repo.ensureDefault(version.id, row.name, null, trx);
     });
-    return { box, version, provider: stillThere(await this.repo.providerById(row.id), `Provider ${row.id}`) };
+    return {
+      box,
+      version,
+      provider: present(
+        await this.repo.providerById(row.id),
+        `Provider ${row.id} is there when read back just after it was written or found`,
+      ),
+    };
   }
 
   async update(p: Principal, ref: ProviderRef, input: ProviderInput): Promise<ProviderResult> {
@@ -89,7 +97,14 @@ export class ProviderService {
       await this.repo.ensureDefault(version.id, name, null, trx);
       if (moved) await this.repo.ensureDefault(version.id, old.name, null, trx);
     });
-    return { box, version, provider: stillThere(await this.repo.providerById(old.id), `Provider ${old.id}`) };
+    return {
+      box,
+      version,
+      provider: present(
+        await this.repo.providerById(old.id),
+        `Provider ${old.id} is there when read back just after it was written or found`,
+      ),
+    };
   }
 
   async delete(p: Principal, ref: ProviderRef): Promise<ProviderResult> {

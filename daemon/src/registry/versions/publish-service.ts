@@ -6,9 +6,10 @@ import { ConflictError } from '../../lib/errors';
 import type { Db } from '../box-query';
 import { isUniqueViolation } from '../../store/storage-errors';
 import { compareGemVersions } from './gem-version';
-import { stillThere, type BoxRecord, type RegistryRepository } from '../repository';
+import type { BoxRecord, RegistryRepository } from '../repository';
 import type { DigestAlgorithm } from '../../blobs/blob-store';
 import { followUpstream, type Followed, type UpstreamFields } from './follow-upstream';
+import { present } from '../../lib/invariant';
 
 export interface PublishedProvider {
   name: string;
@@ -94,7 +95,10 @@ export class PublishService {
         },
         trx,
       );
-      box = stillThere(await this.repo.boxByName(input.namespace.id, input.name, trx), `Box ${id}`);
+      box = present(
+        await this.repo.boxByName(input.namespace.id, input.name, trx),
+        `Box ${id} is there when read back just after it was written or found`,
+      );
     }
     const written: string[] = [];
     for (const v of input.versions) {
@@ -115,7 +119,10 @@ export class PublishService {
           },
           trx,
         );
-        version = stillThere(await this.repo.version(box.id, v.version, trx), `Version ${id}`);
+        version = present(
+          await this.repo.version(box.id, v.version, trx),
+          `Version ${id} is there when read back just after it was written or found`,
+        );
       }
       await this.addProviders(trx, box, version.id, v, now);
       if (input.release && version.status === 'unreleased')
