@@ -3,8 +3,8 @@
  * to a higher one. Checked in `npm test` (`npm run check:arrows`).
  *
  * Layers, lowest first. A folder may import only the folders listed as below it; the top-level
- * files (app.ts, deps.ts, tfc-*.ts, cli.ts, main.ts: the wiring) and config.ts/version.ts may be
- * imported by anyone and import anything. Where a lower folder needs something of a higher one,
+ * files (app.ts, deps.ts, tfc-*.ts, cli.ts, main.ts: the wiring) import anything, and a folder may
+ * import only their types; config.ts and version.ts anyone may import. Where a lower folder needs something of a higher one,
  * it declares the interface (blobs/registry-port.ts, workspaces' PoolChoice, orgs' creation hooks)
  * and the wiring passes the implementation in.
  */
@@ -58,8 +58,21 @@ const layer = (name) => ({
   to: { path: `${SRC}(${FOLDERS.filter((f) => f !== name && !BELOW[name].includes(f)).join('|')})/` },
 });
 
+/** The wiring stands over every folder: a folder may use its types (a command's `Deps`), never its code. */
+const wiringOnTop = {
+  name: 'wiring-on-top',
+  comment: 'a folder may import only types from the wiring (app.ts, deps.ts, tfc-*.ts, cli.ts, main.ts)',
+  severity: 'error',
+  from: { path: `${SRC}[^/]+/` },
+  to: { path: `${SRC}(app|deps|tfc-[^/]+|cli|main)\\.ts$`, dependencyTypesNot: ['type-only'] },
+};
+
 module.exports = {
-  forbidden: [{ name: 'no-circular', severity: 'error', from: {}, to: { circular: true } }, ...FOLDERS.map(layer)],
+  forbidden: [
+    { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
+    ...FOLDERS.map(layer),
+    wiringOnTop,
+  ],
   options: {
     doNotFollow: { path: 'node_modules' },
     tsConfig: { fileName: 'tsconfig.daemon.json' },
