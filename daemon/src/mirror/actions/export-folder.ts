@@ -1,9 +1,8 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { mkdir, rename, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createHash } from 'node:crypto';
 import type { Principal } from '../../auth/accounts-service';
 import type { BlobStore } from '../../blobs/blob-store';
 import type { Clock } from '../../lib/clock';
@@ -11,6 +10,7 @@ import { ConflictError, ForbiddenError, ValidationError } from '../../lib/errors
 import type { RegistryService } from '../../registry/service';
 import { sortByGemVersionDesc } from '../../registry/versions/gem-version';
 import type { ExportLine, ExportRequest } from '../../contract/wire/mirror-actions';
+import { hashFile } from '../cli/files';
 import { filesOf, parseBoxSpec, type ExportBox, type ExportFile } from '../export/plan';
 import { checkOut, finishExport } from '../export/layout';
 import { MANIFEST_FILE, exportFileName, type ExportManifest } from '../upstreams/catalog-schema';
@@ -38,9 +38,7 @@ const REPORT_EVERY = 4 * 1024 * 1024;
 async function holds(path: string, f: { size: number; sha256: string }): Promise<boolean> {
   const s = await stat(path).catch(() => null);
   if (!s?.isFile() || s.size !== f.size) return false;
-  const h = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) h.update(chunk as Buffer);
-  return h.digest('hex') === f.sha256;
+  return (await hashFile(path)).digests.sha256 === f.sha256;
 }
 
 /**
