@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type SqliteStore } from '../store/db';
-import { MIRROR_DEFAULTS, mirrorRow, nextRunAt } from './mirror-row';
+import { MIRROR_ROW_DEFAULTS, mirrorRow, nextRunAt } from './mirror-row';
 
 const now = new Date('2026-03-01T10:00:00.000Z');
 const origin = { id: 'mir1', upstreamId: 'ups1', userId: 'u1', now };
@@ -34,10 +34,10 @@ describe('mirrorRow', () => {
       )
       .run(at, at);
     const bare = store.raw.prepare("SELECT * FROM mirrors WHERE id = 'bare'").get() as Record<string, unknown>;
-    const keys = Object.keys(MIRROR_DEFAULTS) as Array<keyof typeof MIRROR_DEFAULTS>;
-    expect(Object.fromEntries(keys.map((k) => [k, bare[k]]))).toEqual(MIRROR_DEFAULTS);
+    const keys = Object.keys(MIRROR_ROW_DEFAULTS) as Array<keyof typeof MIRROR_ROW_DEFAULTS>;
+    expect(Object.fromEntries(keys.map((k) => [k, bare[k]]))).toEqual(MIRROR_ROW_DEFAULTS);
     const row = mirrorRow({ source: 'a/b' }, origin);
-    expect(Object.fromEntries(keys.map((k) => [k, row[k]]))).toEqual(MIRROR_DEFAULTS);
+    expect(Object.fromEntries(keys.map((k) => [k, row[k]]))).toEqual(MIRROR_ROW_DEFAULTS);
     expect(row).toMatchObject({
       target: 'a/b',
       versions: null,

@@ -1,25 +1,26 @@
+import { MIRROR_DEFAULTS } from '../contract/bodies/mirror';
 import type { MirrorVisibility } from '../contract/wire/mirror';
 import type { MirrorRow } from './repository';
 import type { CreateMirror } from './schemas';
 
 /**
- * What a new mirror holds where its request says nothing. Migrations 006 and 018 gave the same
- * values to the columns as SQL defaults (kept for rows written before); mirror-row.test.ts
- * checks the two agree.
+ * What a new mirror's row holds where its request says nothing: the request's defaults
+ * (contract/bodies/mirror.ts, which the web UI shows too) as stored. Migrations 006 and 018 gave
+ * the same values to the columns as SQL defaults (kept for rows written before);
+ * mirror-row.test.ts checks the two agree.
  */
-export const MIRROR_DEFAULTS = {
+export const MIRROR_ROW_DEFAULTS = {
   /** JSON arrays of names; [] means all. */
   providers: '[]',
   architectures: '[]',
-  visibility: 'upstream',
-  follow_revocations: 0,
-  /** Files of one job downloaded at once. */
-  parallel: 4,
+  visibility: MIRROR_DEFAULTS.visibility,
+  follow_revocations: MIRROR_DEFAULTS.follow_revocations ? 1 : 0,
+  parallel: MIRROR_DEFAULTS.parallel,
 } as const satisfies Partial<MirrorRow>;
 
 /** The wire's `private` (true, false, or null/absent: as the upstream says) as stored. */
 export const visibilityOf = (p: boolean | null | undefined): MirrorVisibility =>
-  p === true ? 'private' : p === false ? 'public' : MIRROR_DEFAULTS.visibility;
+  p === true ? 'private' : p === false ? 'public' : MIRROR_ROW_DEFAULTS.visibility;
 
 /** Where a mirror publishes: its target, else the same name as its source. */
 export const targetOf = (input: Pick<CreateMirror, 'source' | 'target'>): string => input.target ?? input.source;
@@ -44,7 +45,7 @@ export interface MirrorOrigin {
 
 /**
  * The one way a request becomes a mirror row: the row `POST /mirrors` stores, and the row a dry
- * run plans with (never stored). Defaults come from MIRROR_DEFAULTS.
+ * run plans with (never stored). Defaults come from MIRROR_ROW_DEFAULTS.
  */
 export function mirrorRow(input: CreateMirror, origin: MirrorOrigin): MirrorRow {
   const at = origin.now.toISOString();
@@ -56,11 +57,11 @@ export function mirrorRow(input: CreateMirror, origin: MirrorOrigin): MirrorRow 
     target: targetOf(input),
     versions: input.versions ?? null,
     latest: input.latest ?? null,
-    providers: input.providers ? JSON.stringify(input.providers) : MIRROR_DEFAULTS.providers,
-    architectures: input.architectures ? JSON.stringify(input.architectures) : MIRROR_DEFAULTS.architectures,
+    providers: input.providers ? JSON.stringify(input.providers) : MIRROR_ROW_DEFAULTS.providers,
+    architectures: input.architectures ? JSON.stringify(input.architectures) : MIRROR_ROW_DEFAULTS.architectures,
     visibility: visibilityOf(input.private),
-    follow_revocations: input.follow_revocations ? 1 : MIRROR_DEFAULTS.follow_revocations,
-    parallel: input.parallel ?? MIRROR_DEFAULTS.parallel,
+    follow_revocations: (input.follow_revocations ?? MIRROR_DEFAULTS.follow_revocations) ? 1 : 0,
+    parallel: input.parallel ?? MIRROR_ROW_DEFAULTS.parallel,
     interval_minutes: interval,
     retain: input.retain ?? null,
     next_run_at: nextRunAt(interval, origin.now),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ARCHITECTURES, BoxName } from './registry';
 import { AccountName } from '../names';
-import { UPSTREAM_KINDS } from '../wire/mirror';
+import { UPSTREAM_KINDS, type MirrorVisibility } from '../wire/mirror';
 
 /**
  * What the mirroring API's changes take (under /api/boxyard; docs/mirroring.md): the part
@@ -97,6 +97,18 @@ export const CreateMirror = z.object({
   ...filterFields,
 });
 export const UpdateMirror = z.object({ target: BoxOrOrg.optional(), ...filterFields });
+/**
+ * How a mirror runs where its request says nothing (mirror/mirror-row.ts; the move form starts its fields with them).
+ * Migrations 006 and 018 gave the same values to the columns as SQL defaults (kept for rows written before);
+ * mirror/mirror-row.test.ts checks the two agree.
+ */
+export const MIRROR_DEFAULTS = {
+  /** `private` absent or null: each box as visible as the upstream says. */
+  visibility: 'upstream',
+  follow_revocations: false,
+  /** Files of one job downloaded at once. */
+  parallel: 4,
+} as const satisfies { visibility: MirrorVisibility } & Partial<z.input<typeof CreateMirror>>;
 
 /**
  * `POST /mirrors/:id/resume` (a paused mirror; the body may be absent): the upstream it reads

@@ -122,6 +122,23 @@ export const MirrorJson = z.object({
 export type MirrorJson = z.infer<typeof MirrorJson>;
 
 /**
+ * One box of a mirror's plan, summed up: its versions to fetch, with their files and bytes (the daemon's own plan of
+ * the box, mirror/plans/box-plan.ts PlannedBox, holds the files themselves).
+ */
+export const MirrorPlanBoxJson = z.object({
+  source: z.string(),
+  target: z.string(),
+  /** The local box exists already (only versions it lacks are fetched). */
+  exists: z.boolean(),
+  /** How visible the copy will be. */
+  private: z.boolean(),
+  versions: z.array(z.object({ version: z.string(), files: z.number(), bytes: z.number() })),
+  files: z.number(),
+  bytes: z.number(),
+});
+export type MirrorPlanBoxJson = z.infer<typeof MirrorPlanBoxJson>;
+
+/**
  * `POST /mirror-plans`: what a mirror with these settings would fetch now, and whether it fits
  * the disk (`storage`'s figures are null on a bucket). Nothing is made.
  */
@@ -129,19 +146,7 @@ export const MirrorPlanJson = z.object({
   source: z.string(),
   target: z.string(),
   upstream: z.object({ url: z.string(), kind: z.enum(UPSTREAM_KINDS), has_token: z.boolean() }),
-  boxes: z.array(
-    z.object({
-      source: z.string(),
-      target: z.string(),
-      /** The local box exists already (only versions it lacks are fetched). */
-      exists: z.boolean(),
-      /** How visible the copy will be. */
-      private: z.boolean(),
-      versions: z.array(z.object({ version: z.string(), files: z.number(), bytes: z.number() })),
-      files: z.number(),
-      bytes: z.number(),
-    }),
-  ),
+  boxes: z.array(MirrorPlanBoxJson),
   skipped: z.array(z.object({ box: z.string(), reason: z.string() })),
   totals: z.object({
     boxes: z.number(),

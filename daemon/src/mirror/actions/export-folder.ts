@@ -1,9 +1,8 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { mkdir, rename, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createHash } from 'node:crypto';
 import type { Principal } from '../../auth/accounts-service';
 import type { BlobStore } from '../../blobs/blob-store';
 import type { Clock } from '../../lib/clock';
@@ -11,10 +10,10 @@ import { ConflictError, ForbiddenError, ValidationError } from '../../lib/errors
 import type { RegistryService } from '../../registry/service';
 import { sortByGemVersionDesc } from '../../registry/versions/gem-version';
 import type { ExportLine, ExportRequest } from '../../contract/wire/mirror-actions';
-import { parseBoxSpec, type ExportBox, type ExportFile } from '../cli/export-plan';
-import { writeJsonAtomic } from '../cli/files';
+import { hashFile } from '../cli/files';
+import { filesOf, parseBoxSpec, type ExportBox, type ExportFile } from '../export/plan';
+import { checkOut, finishExport } from '../export/layout';
 import { MANIFEST_FILE, exportFileName, type ExportManifest } from '../upstreams/catalog-schema';
-import { catalogFile, catalogOf, checkOut } from './export-layout';
 
 /** The ORG/BOX an export's box spec names; a spec that names none is the request's mistake. */
 function boxNamed(spec: string): string {
@@ -39,9 +38,7 @@ const REPORT_EVERY = 4 * 1024 * 1024;
 async function holds(path: string, f: { size: number; sha256: string }): Promise<boolean> {
   const s = await stat(path).catch(() => null);
   if (!s?.isFile() || s.size !== f.size) return false;
-  const h = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) h.update(chunk as Buffer);
-  return h.digest('hex') === f.sha256;
+  return (await hashFile(path)).digests.sha256 === f.sha256;
 }
 
 /**
@@ -76,7 +73,7 @@ export class FolderExport {
     ).catch((err: Error) => {
       throw new ConflictError(err.message, { field: 'export.path' });
     });
-    const files = boxes.flatMap((b) => b.versions.flatMap((v) => v.files)) as ExportPlan['files'];
+    const files = filesOf(boxes) as ExportPlan['files'];
     return { dir, boxes, files };
   }
 
@@ -168,15 +165,7 @@ export class FolderExport {
       report();
     }
     const sha256 = new Map<ExportFile, string>(plan.files.map((f) => [f, f.sha256]));
-    for (const b of plan.boxes) await writeJsonAtomic(join(plan.dir, catalogFile(b.name)), catalogOf(b, sha256));
-    // Last: a folder with a manifest is a complete export.
-    await writeJsonAtomic(join(plan.dir, MANIFEST_FILE), {
-      format: 'boxyard-export',
-      format_version: 1,
-      created_at: this.clock.now().toISOString(),
-      boxes: plan.boxes.map((b) => ({ name: b.name, catalog: catalogFile(b.name) })),
-      files: entries,
-    } satisfies ExportManifest);
+    await finishExport(plan.dir, plan.boxes, { sha256, entries }, this.clock.now());
     emit({
       type: 'progress',
       bytes_done: total,

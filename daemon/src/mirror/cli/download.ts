@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { BoxyardClient } from './client';
 import { hashFile } from './files';
-import type { ExportFile } from './export-plan';
+import type { ExportFile } from '../export/plan';
 import { isDigestAlgorithm } from '../../blobs/blob-store';
 
 export interface Downloaded {

@@ -1,11 +1,12 @@
 /**
- * The plan of a `boxyard export`: the boxes, versions and files taken from a Boxyard's catalogs (`ExportBox`,
- * `ExportFile`).
+ * How `boxyard export` plans: the boxes, versions and files (`ExportBox`, `ExportFile` of mirror/export/plan.ts)
+ * taken from a running Boxyard's catalogs, through its API.
  */
 import { z } from 'zod';
 import { describeIssues } from '../../http/validate';
 import { isGemVersion } from '../../contract/names';
 import { BoxName, isArchitecture } from '../../contract/bodies/registry';
+import { parseBoxSpec, type ExportBox, type ExportFile } from '../export/plan';
 import { DEFAULT_ARCHITECTURE } from '../../registry/schemas';
 import { exportFileName, UpstreamCatalog } from '../upstreams/catalog-schema';
 import { ApiError, type BoxyardClient } from './client';
@@ -13,46 +14,11 @@ import { selectVersions } from '../version-filter';
 import { BOX, ROOT } from '../../http/route-table';
 import { pathTo } from '../../http/urls';
 
-/** One provider's file, where it comes from and where it goes. */
-export interface ExportFile {
-  box: string;
-  version: string;
-  provider: string;
-  architecture: string;
-  default_architecture: boolean;
-  url: string;
-  checksum: string | null;
-  checksum_type: string | null;
-  /** From HEAD; null when the server did not say. */
-  size: number | null;
-  /** Relative to the box's folder (ORG/BOX), as its metadata.json names it. */
-  file: string;
-}
-
-export interface ExportBox {
-  name: string;
-  description: string;
-  short_description: string;
-  private: boolean;
-  versions: Array<{ version: string; description: string; files: ExportFile[] }>;
-}
-
 export interface ExportSelection {
   versions?: string;
   latest?: number;
   provider?: string[];
   architecture?: string[];
-}
-
-/** `ORG/BOX` or `ORG/BOX@VERSION`; the names become folder names, so they are checked like local ones. */
-export function parseBoxSpec(spec: string): { org: string; box: string; version: string | null } {
-  const m = /^([^/@]+)\/([^/@]+)(?:@(.+))?$/.exec(spec);
-  if (!m || !BoxName.safeParse(m[1]).success || !BoxName.safeParse(m[2]).success) {
-    throw new Error(`"${spec}" is not a box: write ORG/BOX or ORG/BOX@VERSION.`);
-  }
-  if (m[3] !== undefined && !isGemVersion(m[3]))
-    throw new Error(`"${m[3]}" in ${spec} is not a version such as 1.0.0.`);
-  return { org: m[1], box: m[2], version: m[3] ?? null };
 }
 
 const BoxInfo = z.object({
@@ -150,5 +116,3 @@ export async function sizeFiles(client: BoxyardClient, files: ExportFile[]): Pro
     f.size = length !== null && /^\d+$/.test(length) ? Number(length) : null;
   }
 }
-
-export const filesOf = (boxes: ExportBox[]): ExportFile[] => boxes.flatMap((b) => b.versions.flatMap((v) => v.files));

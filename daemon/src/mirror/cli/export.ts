@@ -2,19 +2,12 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { nameKey } from '../../contract/names';
-import { catalogFile, catalogOf, checkOut } from '../actions/export-layout';
-import { MANIFEST_FILE, type ExportManifest } from '../upstreams/catalog-schema';
+import { checkOut, finishExport } from '../export/layout';
+import { filesOf, type ExportBox, type ExportFile } from '../export/plan';
+import type { ExportManifest } from '../upstreams/catalog-schema';
 import { BoxyardClient, collect, positiveInt, withServerOptions, type ServerOptions } from './client';
 import { downloadFile } from './download';
-import {
-  filesOf,
-  planBoxExport,
-  sizeFiles,
-  type ExportSelection,
-  type ExportBox,
-  type ExportFile,
-} from './export-plan';
-import { writeJsonAtomic } from './files';
+import { planBoxExport, sizeFiles, type ExportSelection } from './export-plan';
 import { createMeter, formatBytes, type Meter } from './meter';
 
 interface ExportOptions extends ServerOptions, ExportSelection {
@@ -84,17 +77,7 @@ async function runExport(specs: string[], opts: ExportOptions, out: NodeJS.Write
   await mkdir(dir, { recursive: true });
   const meter = createMeter(out);
   try {
-    const { sha256, entries } = await downloadAll(client, dir, filesOf(boxes), meter);
-    for (const b of boxes) await writeJsonAtomic(join(dir, catalogFile(b.name)), catalogOf(b, sha256));
-    // Last: a folder with a manifest is a complete export.
-    const manifest: ExportManifest = {
-      format: 'boxyard-export',
-      format_version: 1,
-      created_at: new Date().toISOString(),
-      boxes: names.map((name) => ({ name, catalog: catalogFile(name) })),
-      files: entries,
-    };
-    await writeJsonAtomic(join(dir, MANIFEST_FILE), manifest);
+    await finishExport(dir, boxes, await downloadAll(client, dir, filesOf(boxes), meter), new Date());
   } finally {
     meter.stop();
   }

@@ -9,7 +9,7 @@ import { pathTo } from '../../http/urls';
 import type { MirrorPlanJson } from '../../contract/wire/mirror';
 import { clientLines } from '../../contract/client-lines';
 import { planRefusal, renderPlan } from './dry-run-text';
-import { MIRROR_DEFAULTS } from '../mirror-row';
+import { MIRROR_DEFAULTS } from '../../contract/bodies/mirror';
 import { readCaFile } from '../../tls/client-fetch';
 
 /** A mirror job as `GET /api/boxyard/mirror-jobs/:id` answers it (docs/mirroring.md). */

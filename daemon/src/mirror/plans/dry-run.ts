@@ -10,7 +10,7 @@ import type { IdGen } from '../../lib/ids';
 import type { Clock } from '../../lib/clock';
 import { ForbiddenError } from '../../lib/errors';
 import type { PublishService } from '../../registry/versions/publish-service';
-import type { MirrorPlanJson } from '../../contract/wire/mirror';
+import type { MirrorPlanBoxJson, MirrorPlanJson } from '../../contract/wire/mirror';
 import { buildJobPlan, localVersionsOf } from './job-plan';
 import { bytesToFetch, storageFit } from './disk-fit';
 import { copyIsPrivate } from '../jobs/publish';
@@ -73,7 +73,7 @@ export class MirrorDryRun {
       this.deps.blobs,
     );
     const boxes = await Promise.all(
-      plan.boxes.map(async (b) => {
+      plan.boxes.map(async (b): Promise<MirrorPlanBoxJson> => {
         const [namespace, name] = b.target.split('/');
         const ns = await this.deps.orgs.namespace(namespace);
         const versions = b.versions.map((v) => {

@@ -255,7 +255,7 @@ class FolderSource implements UpstreamSource {
     return { catalog: parseJson(this.u, UpstreamCatalog, text, path), base: pathToFileURL(path).toString() };
   }
 
-  /** An export's catalog carries what the box API would say (mirror/actions/export-layout.ts). */
+  /** An export's catalog carries what the box API would say (mirror/export/layout.ts). */
   async info(box: string): Promise<UpstreamBoxInfo | null> {
     if (this.single) return null;
     const c = await this.catalog(box);

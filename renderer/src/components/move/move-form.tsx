@@ -6,6 +6,7 @@ import {
   type MirrorPlanJson,
   type MirrorVisibility,
 } from '../../../../daemon/src/contract/wire/mirror';
+import { MIRROR_DEFAULTS } from '../../../../daemon/src/contract/bodies/mirror';
 import { numberOrUndefined } from '../format';
 import { ErrorNote, useAction } from '../ui';
 import { UpstreamTokenField } from '../mirror/upstream-token';
@@ -28,9 +29,9 @@ const START: Draft = {
   token: '',
   org: '',
   target: '',
-  visibility: 'upstream',
-  followRevocations: false,
-  parallel: '4',
+  visibility: MIRROR_DEFAULTS.visibility,
+  followRevocations: MIRROR_DEFAULTS.follow_revocations,
+  parallel: String(MIRROR_DEFAULTS.parallel),
   hours: '',
 };
 
@@ -44,17 +45,21 @@ const VISIBILITY_WORDS: Record<MirrorVisibility, string> = {
 // escaped.
 const ORG_PATTERN = '[A-Za-z0-9][A-Za-z0-9_.\\-]*';
 
-/** The body of the plan and of the mirror: the upstream with its token inline, the whole organization. */
+/**
+ * The body of the plan and of the mirror: the upstream with its token inline, the whole organization. Parallel
+ * downloads left at the default are not sent: the daemon applies its default itself.
+ */
 function toMirror(d: Draft): NewMirror {
   const hours = numberOrUndefined(d.hours);
   const target = d.target.trim();
+  const parallel = Number(d.parallel);
   return {
     upstream: { url: d.url.trim(), token: d.token || undefined },
     source: d.org.trim(),
     target: target || undefined,
     private: d.visibility === 'upstream' ? undefined : d.visibility === 'private',
     follow_revocations: d.followRevocations,
-    parallel: Number(d.parallel),
+    parallel: parallel === MIRROR_DEFAULTS.parallel ? undefined : parallel,
     interval_minutes: hours === undefined ? undefined : Math.round(hours * 60),
   };
 }

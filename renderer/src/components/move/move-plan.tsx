@@ -1,13 +1,11 @@
 import { createMirror } from '../../api/mirrors';
 import { useSession } from '../../api/session';
 import { queryKeys } from '../../api/query-keys';
-import type { JobJson, MirrorPlanJson } from '../../../../daemon/src/contract/wire/mirror';
+import type { JobJson, MirrorPlanBoxJson, MirrorPlanJson } from '../../../../daemon/src/contract/wire/mirror';
 import { formatBytes } from '../format';
 import { Stat } from '../stat';
 import { ErrorNote, Section, useAction } from '../ui';
 import type { Planned } from './move-form';
-
-type PlannedBox = MirrorPlanJson['boxes'][number];
 
 /** Boxes the upstream listed but would not show, with why: in the plan and in what a job did. */
 export function SkippedBoxes({ skipped }: { skipped: Array<{ box: string; reason: string }> }) {
@@ -29,14 +27,14 @@ export function SkippedBoxes({ skipped }: { skipped: Array<{ box: string; reason
 const SHOWN_VERSIONS = 4;
 
 /** "1.2.0, 1.1.0, 1.0.0", or the newest few and how many more. */
-function versionsText(b: PlannedBox): string {
+function versionsText(b: MirrorPlanBoxJson): string {
   if (b.versions.length === 0) return b.exists ? 'nothing new' : 'none';
   const names = b.versions.map((v) => v.version);
   const more = names.length - SHOWN_VERSIONS;
   return more > 0 ? `${names.slice(0, SHOWN_VERSIONS).join(', ')} and ${more} more` : names.join(', ');
 }
 
-function PlanBoxes({ boxes }: { boxes: PlannedBox[] }) {
+function PlanBoxes({ boxes }: { boxes: MirrorPlanBoxJson[] }) {
   if (boxes.length === 0) return <p className="muted">No box to copy.</p>;
   return (
     <table aria-label="Boxes to copy" className="plan-boxes cards">

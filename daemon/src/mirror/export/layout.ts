@@ -3,7 +3,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { nameKey } from '../../contract/names';
 import { MANIFEST_FILE, type ExportManifest } from '../upstreams/catalog-schema';
-import type { ExportBox, ExportFile } from '../cli/export-plan';
+import { writeJsonAtomic } from '../cli/files';
+import type { ExportBox, ExportFile } from './plan';
 
 // The layout of an export folder, written alike by `boxyard export` (through the API) and by the
 // daemon's own export (POST /api/boxyard/export, from its blob store).
@@ -67,4 +68,24 @@ export function catalogOf(box: ExportBox, sha256: Map<ExportFile, string>) {
       })),
     })),
   };
+}
+
+/**
+ * Finishes an export whose files are all written (`written`: each file's sha256, and the manifest's entries): each
+ * box's catalog, then the manifest, last, since a folder with a manifest is a complete export.
+ */
+export async function finishExport(
+  dir: string,
+  boxes: ExportBox[],
+  written: { sha256: Map<ExportFile, string>; entries: ExportManifest['files'] },
+  createdAt: Date,
+): Promise<void> {
+  for (const b of boxes) await writeJsonAtomic(join(dir, catalogFile(b.name)), catalogOf(b, written.sha256));
+  await writeJsonAtomic(join(dir, MANIFEST_FILE), {
+    format: 'boxyard-export',
+    format_version: 1,
+    created_at: createdAt.toISOString(),
+    boxes: boxes.map((b) => ({ name: b.name, catalog: catalogFile(b.name) })),
+    files: written.entries,
+  } satisfies ExportManifest);
 }
