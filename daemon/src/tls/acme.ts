@@ -5,10 +5,11 @@ import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { ACME_CERT_FILE } from '../contract/lan';
 import { loadAcmeClient } from '../lib/lazy-modules';
+import { SHARED_FILE, writeFileAtomically } from '../lib/private-files';
 import { caBundle, clientFetch, readCaFile } from './client-fetch';
 import { fingerprintOf } from './fingerprint';
 import type { Issuer, ServedCertificate } from './issuer';
-import { checkPair, checkPrivate, privateFolder, TlsSetupError, writePrivate, writeShared } from './private-files';
+import { checkPair, checkPrivate, privateFolder, TlsSetupError } from './private-files';
 
 type Acme = Awaited<ReturnType<typeof loadAcmeClient>>;
 
@@ -100,7 +101,7 @@ export class AcmeIssuer implements Issuer {
       return have;
     }
     const key = (await make()).toString();
-    await writePrivate(path, key);
+    await writeFileAtomically(path, key);
     return key;
   }
 
@@ -178,15 +179,16 @@ export class AcmeIssuer implements Issuer {
         void this.challenges.set(challenge.token, keyAuthorization),
       challengeRemoveFn: async (_authz, challenge) => void this.challenges.delete(challenge.token),
     });
-    if (!accountUrl)
-      await writeShared(
-        join(this.dir, ACCOUNT),
-        JSON.stringify({ directory: this.opts.directory, url: client.getAccountUrl() }),
-      );
+    const shared = { mode: SHARED_FILE };
+    if (!accountUrl) {
+      const record = JSON.stringify({ directory: this.opts.directory, url: client.getAccountUrl() });
+      await writeFileAtomically(join(this.dir, ACCOUNT), record, shared);
+    }
     // The certificate before its key: a start between the two finds them mismatched and orders again.
-    await writeShared(join(this.dir, CERT), cert);
-    await writePrivate(join(this.dir, KEY), key.toString());
-    await writeShared(join(this.dir, ORDER), JSON.stringify({ directory: this.opts.directory, name: this.opts.name }));
+    await writeFileAtomically(join(this.dir, CERT), cert, shared);
+    await writeFileAtomically(join(this.dir, KEY), key.toString());
+    const ordered = JSON.stringify({ directory: this.opts.directory, name: this.opts.name });
+    await writeFileAtomically(join(this.dir, ORDER), ordered, shared);
     const leaf = new X509Certificate(cert);
     const notAfter = new Date(leaf.validTo);
     this.opts.log.info(
