@@ -30,6 +30,15 @@ export async function fsyncPath(path: string): Promise<void> {
 }
 
 /**
+ * fsync of a folder, so that the names just created or renamed in it are durable. Not on Windows:
+ * it opens a folder but refuses to flush one (FlushFileBuffers: EPERM), which would fail a write
+ * already in place; there the rename is as durable as NTFS's own journal makes it.
+ */
+async function fsyncFolder(dir: string): Promise<void> {
+  if (process.platform !== 'win32') await fsyncPath(dir);
+}
+
+/**
  * Writes `data` to `path` whole or not at all, the one way the daemon and its commands replace a
  * file in place: write-file-atomic writes a temporary file of a unique name beside it, fsyncs it,
  * gives it `mode` and renames it over `path`; then the folder is fsynced, so that the new name is
@@ -52,5 +61,5 @@ export async function writeFileAtomically(
     fsync: true,
     chown: false as unknown as undefined,
   });
-  await fsyncPath(dirname(path));
+  await fsyncFolder(dirname(path));
 }
