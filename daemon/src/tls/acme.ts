@@ -1,4 +1,3 @@
-import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Agent } from 'node:https';
 import { basename, dirname, join } from 'node:path';
@@ -184,17 +183,20 @@ export class AcmeIssuer implements Issuer {
       const record = JSON.stringify({ directory: this.opts.directory, url: client.getAccountUrl() });
       await writeFileAtomically(join(this.dir, ACCOUNT), record, shared);
     }
+    // Checked as a held one is, before it is kept or served: a chain that is not for its key is refused now.
+    const { notBefore, notAfter } = checkPair(cert, key.toString(), new Date(), {
+      names: { cert: `the chain ${this.opts.directory} issued`, key: `the key made for ${this.opts.name}` },
+      early: 'allowed',
+    });
     // The certificate before its key: a start between the two finds them mismatched and orders again.
     await writeFileAtomically(join(this.dir, CERT), cert, shared);
     await writeFileAtomically(join(this.dir, KEY), key.toString());
     const ordered = JSON.stringify({ directory: this.opts.directory, name: this.opts.name });
     await writeFileAtomically(join(this.dir, ORDER), ordered, shared);
-    const leaf = new X509Certificate(cert);
-    const notAfter = new Date(leaf.validTo);
     this.opts.log.info(
       { name: this.opts.name, fingerprint: fingerprintOf(cert), not_after: notAfter },
       'obtained a certificate through ACME',
     );
-    return { key: key.toString(), cert, notBefore: new Date(leaf.validFrom), notAfter };
+    return { key: key.toString(), cert, notBefore, notAfter };
   }
 }
