@@ -1,15 +1,20 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rootCertificates } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testCa } from '../helpers/certificates';
 import { runCli } from '../helpers/cli';
 
-/** The bundle `boxyard trust` starts from: the first system bundle it finds (tls/trust.ts), here Debian's. */
-const SYSTEM = '/etc/ssl/certs/ca-certificates.crt';
+/**
+ * The public CAs `boxyard trust` starts its bundle from, on every system: Node's (tls/client-fetch.ts's
+ * `caBundle`), which the CLI, run by this very Node, has too.
+ */
+const PUBLIC = `${rootCertificates.map((pem) => pem.trim()).join('\n')}\n`;
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+\n-----END CERTIFICATE-----/g;
 
 /**
  * A stand-in for a daemon, or for someone between the client and the daemon: whatever body is set
@@ -74,7 +79,7 @@ describe('boxyard trust takes exactly the certificate it checked', () => {
     expect(existsSync(out)).toBe(false);
   });
 
-  it("writes the system's CAs and the checked CA encoded again, none of the text around it", async () => {
+  it('writes the public CAs and the checked CA encoded again, none of the text around it, readable by all', async () => {
     // Text around a PEM block is allowed (RFC 7468), and CRLF line ends: neither reaches the bundle.
     body = `explanatory text the bundle must not get\r\n${genuine.trim().replace(/\n/g, '\r\n')}\r\ntrailing words\r\n`;
     const out = bundle();
@@ -88,18 +93,34 @@ describe('boxyard trust takes exactly the certificate it checked', () => {
     ]);
     expect(r.code, r.stderr).toBe(0);
     const written = readFileSync(out, 'utf8');
-    const system = existsSync(SYSTEM) ? readFileSync(SYSTEM, 'utf8') : '';
-    expect(written.startsWith(system)).toBe(true);
-    const added = written.slice(system.length);
+    expect(written.startsWith(PUBLIC)).toBe(true);
+    const added = written.slice(PUBLIC.length);
     const m =
-      /^\n# Boxyard local CA of http:\/\/127\.0\.0\.1:\d+, fingerprint [0-9A-F]{64}\n(-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+\n-----END CERTIFICATE-----)\n$/.exec(
+      /^# Boxyard local CA of http:\/\/127\.0\.0\.1:\d+, fingerprint [0-9A-F]{64}\n(-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+\n-----END CERTIFICATE-----)\n$/.exec(
         added,
       );
     assert(m, `the bundle does not end with the checked CA: ${added}`);
     expect(fingerprint(m[1])).toBe(fingerprint(genuine));
-    expect(written.match(/-----BEGIN /g)).toHaveLength((system.match(/-----BEGIN /g) ?? []).length + 1);
+    expect(written.match(/-----BEGIN /g)).toHaveLength(rootCertificates.length + 1);
     expect(written).not.toContain('explanatory text');
     expect(written).not.toContain('trailing words');
     expect(written).not.toContain('\r');
+    expect(statSync(out).mode & 0o777).toBe(0o644);
+  });
+
+  it("the bundle holds a public CA besides the daemon's, on any system, and a second trust replaces it whole", async () => {
+    body = genuine;
+    const out = bundle();
+    for (let i = 0; i < 2; i++) {
+      const r = await runCli(['trust', url, '--fingerprint', fingerprint(genuine), '--out', out]);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const certs = (readFileSync(out, 'utf8').match(PEM_CERTIFICATE) ?? []).map((pem) => new X509Certificate(pem));
+    // Let's Encrypt's root, as the machine's own Node has it: no network, no system file.
+    const isrg = rootCertificates.map((pem) => new X509Certificate(pem)).find((c) => /CN=ISRG Root X1/.test(c.subject));
+    assert(isrg, "this Node's public CAs lack ISRG Root X1");
+    expect(certs.filter((c) => c.fingerprint256 === isrg.fingerprint256)).toHaveLength(1);
+    expect(certs.filter((c) => c.fingerprint256 === fingerprint(genuine))).toHaveLength(1);
+    expect(certs).toHaveLength(rootCertificates.length + 1);
   });
 });

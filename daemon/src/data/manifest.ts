@@ -37,7 +37,7 @@ export type BackupManifest = z.infer<typeof BackupManifest>;
 export const blobEntry = (sha256: string): string => `blobs/sha256/${sha256.slice(0, 2)}/${sha256}`;
 export const isBlobEntry = (path: string): boolean => path.startsWith('blobs/');
 
-/** Writes the manifest owner-only, whole or not at all (lib/atomic-file.ts). */
+/** Writes the manifest owner-only, whole or not at all (lib/private-files.ts). */
 export async function writeManifest(dir: string, manifest: BackupManifest): Promise<void> {
   await writeFileAtomically(join(dir, BACKUP_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
 }

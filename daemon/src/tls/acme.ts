@@ -1,14 +1,14 @@
-import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Agent } from 'node:https';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { ACME_CERT_FILE } from '../contract/lan';
 import { loadAcmeClient } from '../lib/lazy-modules';
+import { SHARED_FILE, writeFileAtomically } from '../lib/private-files';
 import { caBundle, clientFetch, readCaFile } from './client-fetch';
 import { fingerprintOf } from './fingerprint';
 import type { Issuer, ServedCertificate } from './issuer';
-import { checkPair, checkPrivate, privateFolder, TlsSetupError, writePrivate, writeShared } from './private-files';
+import { checkPair, checkPrivate, privateFolder, TlsSetupError } from './private-files';
 
 type Acme = Awaited<ReturnType<typeof loadAcmeClient>>;
 
@@ -100,7 +100,7 @@ export class AcmeIssuer implements Issuer {
       return have;
     }
     const key = (await make()).toString();
-    await writePrivate(path, key);
+    await writeFileAtomically(path, key);
     return key;
   }
 
@@ -178,21 +178,25 @@ export class AcmeIssuer implements Issuer {
         void this.challenges.set(challenge.token, keyAuthorization),
       challengeRemoveFn: async (_authz, challenge) => void this.challenges.delete(challenge.token),
     });
-    if (!accountUrl)
-      await writeShared(
-        join(this.dir, ACCOUNT),
-        JSON.stringify({ directory: this.opts.directory, url: client.getAccountUrl() }),
-      );
+    const shared = { mode: SHARED_FILE };
+    if (!accountUrl) {
+      const record = JSON.stringify({ directory: this.opts.directory, url: client.getAccountUrl() });
+      await writeFileAtomically(join(this.dir, ACCOUNT), record, shared);
+    }
+    // Checked as a held one is, before it is kept or served: a chain that is not for its key is refused now.
+    const { notBefore, notAfter } = checkPair(cert, key.toString(), new Date(), {
+      names: { cert: `the chain ${this.opts.directory} issued`, key: `the key made for ${this.opts.name}` },
+      early: 'allowed',
+    });
     // The certificate before its key: a start between the two finds them mismatched and orders again.
-    await writeShared(join(this.dir, CERT), cert);
-    await writePrivate(join(this.dir, KEY), key.toString());
-    await writeShared(join(this.dir, ORDER), JSON.stringify({ directory: this.opts.directory, name: this.opts.name }));
-    const leaf = new X509Certificate(cert);
-    const notAfter = new Date(leaf.validTo);
+    await writeFileAtomically(join(this.dir, CERT), cert, shared);
+    await writeFileAtomically(join(this.dir, KEY), key.toString());
+    const ordered = JSON.stringify({ directory: this.opts.directory, name: this.opts.name });
+    await writeFileAtomically(join(this.dir, ORDER), ordered, shared);
     this.opts.log.info(
       { name: this.opts.name, fingerprint: fingerprintOf(cert), not_after: notAfter },
       'obtained a certificate through ACME',
     );
-    return { key: key.toString(), cert, notBefore: new Date(leaf.validFrom), notAfter };
+    return { key: key.toString(), cert, notBefore, notAfter };
   }
 }

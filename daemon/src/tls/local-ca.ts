@@ -5,17 +5,10 @@ import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
 import type { LocalCaJson } from '../contract/wire/overview';
 import { normalizeHost } from '../lib/host-names';
+import { SHARED_FILE, writeFileAtomically } from '../lib/private-files';
 import { CA_FILE, fingerprintOf } from './fingerprint';
 import { constraintsOf, nameConstraintsExtension, type Permitted } from './name-constraints';
-import {
-  checkPair,
-  checkPrivate,
-  PairError,
-  privateFolder,
-  TlsSetupError,
-  writePrivate,
-  writeShared,
-} from './private-files';
+import { checkPair, checkPrivate, PairError, privateFolder, TlsSetupError } from './private-files';
 
 /**
  * `--tls auto`: a certificate authority of the daemon's own, kept in `DATA/tls/` (the folder 0700,
@@ -128,7 +121,8 @@ export class LocalCa {
     const replaced: Replaced = { at: new Date().toISOString(), previous_fingerprint: old ? fingerprintOf(old) : null };
     await Promise.all([SERVER_FILE, SERVER_KEY, CA_KEY, CA_FILE].map((f) => rm(join(dir, f), { force: true })));
     const ca = await LocalCa.create(dir, name, permitted);
-    await writeShared(join(dir, REPLACED), `${JSON.stringify({ ...replaced, fingerprint: ca.fingerprint })}\n`);
+    const record = `${JSON.stringify({ ...replaced, fingerprint: ca.fingerprint })}\n`;
+    await writeFileAtomically(join(dir, REPLACED), record, { mode: SHARED_FILE });
     return ca;
   }
 
@@ -170,11 +164,11 @@ export class LocalCa {
       webcrypto as never,
     );
     // The key before the certificate: a CA file is never there without its key.
-    await writePrivate(
+    await writeFileAtomically(
       join(dir, CA_KEY),
       toPem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)),
     );
-    await writeShared(join(dir, CA_FILE), cert.toString('pem'));
+    await writeFileAtomically(join(dir, CA_FILE), cert.toString('pem'), { mode: SHARED_FILE });
     return new LocalCa(dir, cert.toString('pem'), cert, keys.privateKey, permitted);
   }
 
@@ -230,8 +224,8 @@ export class LocalCa {
       webcrypto as never,
     );
     const key = toPem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
-    await writePrivate(join(this.dir, SERVER_KEY), key);
-    await writeShared(join(this.dir, SERVER_FILE), cert.toString('pem'));
+    await writeFileAtomically(join(this.dir, SERVER_KEY), key);
+    await writeFileAtomically(join(this.dir, SERVER_FILE), cert.toString('pem'), { mode: SHARED_FILE });
     return { key, cert: `${cert.toString('pem').trim()}\n${this.certPem.trim()}\n`, notBefore, notAfter, names };
   }
 }

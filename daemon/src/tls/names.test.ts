@@ -76,4 +76,16 @@ describe("--tls auto's certificate names only what the Host guard answers", () =
     expect(guard.allows('fe80::1')).toBe(true);
     expect(names).not.toContain('fe80::1');
   });
+
+  it('leaves out all of fe80::/10, up to febf::, and names the addresses past it', () => {
+    const settings = { host: '::', publicUrl: undefined, allowedHosts: [] };
+    const addresses = ['fe80::1%eth0', 'fe9a::1', 'FEBF::1%eth0.100', 'fec0::1', 'fe7f::1', '2001:db8::20'];
+    const names = serverNames(settings, { interfaceAddresses: () => addresses, machineName: () => 'lab' });
+    const guard = new AllowedHosts(settings, { interfaceAddresses: () => addresses, machineName: () => 'lab' });
+    for (const linkLocal of ['fe80::1', 'fe9a::1', 'febf::1']) {
+      expect(guard.allows(linkLocal), `${linkLocal} is answered`).toBe(true);
+      expect(names, `${linkLocal} is link-local`).not.toContain(linkLocal);
+    }
+    expect(names).toEqual(expect.arrayContaining(['fec0::1', 'fe7f::1', '2001:db8::20']));
+  });
 });

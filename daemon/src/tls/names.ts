@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { parseAddress } from '../lib/special-addresses';
 import { ownNames, systemHostSources, type HostSources, type NameSettings } from '../http/own-names';
 
 /**
@@ -8,5 +8,11 @@ import { ownNames, systemHostSources, type HostSources, type NameSettings } from
  * wildcard for them.
  */
 export function serverNames(settings: NameSettings, sources: HostSources = systemHostSources): string[] {
-  return ownNames(settings, sources).exact.filter((n) => !(isIP(n) === 6 && n.startsWith('fe80')));
+  return ownNames(settings, sources).exact.filter((n) => !isIpv6LinkLocal(n));
+}
+
+/** Within fe80::/10, fe80:: to febf:ffff:…, whatever its zone (a prefix test on `fe80` missed fe90:: to febf::). */
+function isIpv6LinkLocal(name: string): boolean {
+  const ip = parseAddress(name);
+  return ip?.kind() === 'ipv6' && ip.range() === 'linkLocal';
 }

@@ -1,28 +1,35 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalCa } from './local-ca';
-import { checkPair, checkPrivate, type PairError, privateFolder, writePrivate } from './private-files';
+import { checkPair, checkPrivate, type PairError, privateFolder } from './private-files';
 
 describe('tls/ private files', () => {
   const root = mkdtempSync(join(tmpdir(), 'boxyard-private-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  it('a private file is written 0600 whole, over a file that was open to others, leaving no temporary file', async () => {
+  it('a key folder is made 0700, and one found open to others is refused, not closed', async () => {
     const dir = join(root, 'keys');
-    await privateFolder(dir);
+    await privateFolder(join(dir, 'acme'));
     expect(statSync(dir).mode & 0o777).toBe(0o700);
-    const path = join(dir, 'key.pem');
-    writeFileSync(path, 'old', { mode: 0o644 });
-    chmodSync(path, 0o644);
-    await writePrivate(path, 'new');
-    expect(readFileSync(path, 'utf8')).toBe('new');
-    expect(statSync(path).mode & 0o777).toBe(0o600);
-    expect(readdirSync(dir)).toEqual(['key.pem']);
+    expect(statSync(join(dir, 'acme')).mode & 0o777).toBe(0o700);
+    const open = join(root, 'open');
+    mkdirSync(open);
+    chmodSync(open, 0o750);
+    await expect(privateFolder(open)).rejects.toThrow(/open to other users \(mode 750\).*chmod 0700/);
+    expect(statSync(open).mode & 0o777).toBe(0o750);
+  });
+
+  it('a key file open to other users is refused; one its group reads passes where the group may', async () => {
+    const path = join(root, 'key.pem');
+    writeFileSync(path, 'key', { mode: 0o600 });
+    await expect(checkPrivate(path, 'file')).resolves.toBeUndefined();
     chmodSync(path, 0o640);
     await expect(checkPrivate(path, 'file')).rejects.toThrow(/open to other users \(mode 640\).*chmod 0600/);
     await expect(checkPrivate(path, 'file', 'group')).resolves.toBeUndefined();
+    chmodSync(path, 0o644);
+    await expect(checkPrivate(path, 'file', 'group')).rejects.toThrow(/outside its owner and group.*chmod 640/);
   });
 
   it("a pair passes when the key is the certificate's and the moment is within its dates", async () => {

@@ -1,10 +1,12 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
-import writeFileAtomic from 'write-file-atomic';
+import { PRIVATE_DIR } from '../lib/private-files';
 
 /**
- * What `DATA/tls/` keeps and how: its folders and key files, who may read them, how they are
- * written, and the check a key and its certificate pass before either is served or signs.
+ * What `DATA/tls/` keeps and how: its folders and key files, who may read them, and the check a
+ * key and its certificate pass before either is served or signs. They are written as every file
+ * the daemon replaces is, by lib/private-files.ts's `writeFileAtomically` (keys 0600, certificates
+ * and records `SHARED_FILE`, 0644).
  */
 
 /** What stops a start (or a reload) with HTTPS: the message says what to do. */
@@ -41,20 +43,14 @@ export async function checkPrivate(
   );
 }
 
-/** A folder for keys: made 0700 when missing, refused when open to others. */
+/**
+ * A folder for keys: made 0700 when missing, refused when open to others. Not lib/private-files.ts's
+ * `privateDir`, which makes a folder of the daemon's private by a chmod: a key folder found open is
+ * the user's to look at (its keys may have been copied), so it is refused, not quietly closed.
+ */
 export async function privateFolder(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR });
   await checkPrivate(dir, 'folder');
-}
-
-/** A key (or what only the daemon reads): 0600 from its first byte, fsynced, renamed into place. */
-export async function writePrivate(path: string, text: string): Promise<void> {
-  await writeFileAtomic(path, text, { mode: 0o600 });
-}
-
-/** A certificate or a record beside the keys (0644): written the same way, whole or not at all. */
-export async function writeShared(path: string, text: string): Promise<void> {
-  await writeFileAtomic(path, text, { mode: 0o644 });
 }
 
 /** Which check a pair failed. */

@@ -1,14 +1,14 @@
-import { createHash, X509Certificate } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { request } from 'node:https';
 import { request as plainRequest } from 'node:http';
 import { PemConverter } from '@peculiar/x509';
 import { ROOT } from '../http/route-table';
 import { trustLines } from '../contract/lan';
-
-/** Where Debian, Ubuntu and Alpine keep the system's CA bundle (Fedora's too), kept in the bundle written. */
-const SYSTEM_BUNDLES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt'];
+import { SHARED_FILE, writeFileAtomically } from '../lib/private-files';
+import { caBundle } from './client-fetch';
+import { fingerprintOf } from './fingerprint';
 
 const hex = (fp: string) => fp.replace(/[^0-9a-f]/gi, '').toUpperCase();
 
@@ -37,7 +37,8 @@ const PEM_BLOCK = /-----BEGIN /g;
 /**
  * `boxyard trust URL --fingerprint SHA256`: fetches the daemon's CA (`/ca.pem`), checks its
  * SHA-256 fingerprint against the one the daemon printed (or its overview page shows), and writes
- * a CA bundle for client tools: the system's CAs and this one, so `SSL_CERT_FILE` trusts both.
+ * a CA bundle for client tools: the public CAs and this one (tls/client-fetch.ts's `caBundle`, what
+ * Boxyard's own clients trust with `--ca-file`, on every system), so `SSL_CERT_FILE` trusts both.
  * Only what was checked is written: the body must be one PEM block, a CA certificate
  * (basicConstraints CA:TRUE), and the bundle gets that certificate encoded again from its DER
  * bytes, never the text received (anything a man in the middle appended stays out).
@@ -58,9 +59,11 @@ export async function trust(server: string, fingerprint: string, out: string): P
   } catch {
     throw new Error(`${url} sent no PEM certificate`);
   }
-  const actual = createHash('sha256').update(cert.raw).digest('hex').toUpperCase();
-  // Shown in pairs of hex digits: AB:CD:….
-  const shown = actual.replace(/(..)(?!$)/g, '$1:');
+  // What the bundle gets: the certificate encoded again from its DER bytes, and so its fingerprint.
+  const checked = PemConverter.encode(cert.raw, 'CERTIFICATE');
+  // Shown in pairs of hex digits, AB:CD:…, as the daemon prints it.
+  const shown = fingerprintOf(checked);
+  const actual = hex(shown);
   if (hex(fingerprint) !== actual) {
     throw new Error(
       `the CA at ${url} has the fingerprint ${shown}, not the one given: do not trust it (someone may be in between), and check the fingerprint the daemon printed`,
@@ -71,14 +74,10 @@ export async function trust(server: string, fingerprint: string, out: string): P
       `the certificate at ${url} has the fingerprint given but is not a CA certificate (its basicConstraints lack CA:TRUE): it cannot vouch for the daemon's certificate, so it is not trusted. Nothing was written. Give the fingerprint of the daemon's CA, as the daemon printed it at start.`,
     );
   }
-  const system = await Promise.all(SYSTEM_BUNDLES.map((f) => readFile(f, 'utf8').catch(() => '')));
+  const bundle = caBundle(`# Boxyard local CA of ${url.origin}, fingerprint ${actual}\n${checked.trim()}`);
   await mkdir(dirname(out), { recursive: true });
-  const checked = PemConverter.encode(cert.raw, 'CERTIFICATE');
-  await writeFile(
-    out,
-    `${system.find(Boolean) ?? ''}\n# Boxyard local CA of ${url.origin}, fingerprint ${actual}\n${checked.trim()}\n`,
-    { mode: 0o644 },
-  );
+  // Other users' tools may read it (a CA bundle holds no secret).
+  await writeFileAtomically(out, `${bundle.map((pem) => pem.trim()).join('\n')}\n`, { mode: SHARED_FILE });
   return [
     `trusted ${cert.subject.replace(/\n/g, ', ')} (${shown}); CA bundle written to ${out}`,
     ...trustLines(url.origin, out),

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeFileAtomically } from '../../lib/private-files';
 
 /** Reads a file once in 1 MiB reads, hashing it with each algorithm; memory does not grow with it. */
 export async function hashFile(
@@ -31,9 +31,10 @@ export function inside(root: string, rel: string): string | null {
 export const manifestPath = (root: string, path: string): string => relative(root, path).split(sep).join('/');
 
 /**
- * Writes JSON through a temporary file of its own, fsynced, and a rename (write-file-atomic), so a
- * reader never sees half of it, even after a crash. A file written again keeps its mode.
+ * Writes an export's JSON (a catalog, the manifest) whole or not at all (lib/private-files.ts), so
+ * a reader never sees half of it, even after a crash. Its mode is the umask's, as the box files
+ * beside it: an export is for others to read (a file written again keeps its mode).
  */
 export async function writeJsonAtomic(path: string, doc: unknown): Promise<void> {
-  await writeFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`, { fsync: true });
+  await writeFileAtomically(path, `${JSON.stringify(doc, null, 2)}\n`, { mode: 'umask' });
 }
