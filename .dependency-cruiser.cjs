@@ -4,9 +4,9 @@
  *
  * Layers, lowest first. A folder may import only the folders listed as below it; the top-level
  * files (app.ts, deps.ts, tfc-*.ts, cli.ts, main.ts: the wiring) import anything, and a folder may
- * import only their types; config.ts and version.ts anyone may import. Where a lower folder needs something of a higher one,
- * it declares the interface (blobs/registry-port.ts, workspaces' PoolChoice, orgs' creation hooks)
- * and the wiring passes the implementation in.
+ * import only their types; config.ts and version.ts anyone may import. Where a lower folder needs
+ * something of a higher one, it declares the interface (blobs/registry-port.ts, workspaces'
+ * PoolChoice, orgs' creation hooks) and the wiring passes the implementation in.
  */
 const SRC = '^daemon/src/';
 const FOLDERS = [

@@ -6,14 +6,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemCas } from '../../daemon/src/tls/client-fetch';
 import { testCa } from '../helpers/certificates';
 import { runCli } from '../helpers/cli';
 
 /**
- * The public CAs `boxyard trust` starts its bundle from, on every system: Node's (tls/client-fetch.ts's
- * `caBundle`), which the CLI, run by this very Node, has too.
+ * The public CAs `boxyard trust` starts its bundle from (tls/client-fetch.ts's `caBundle`): this
+ * machine's bundle file where it has one, else Node's list.
  */
-const PUBLIC = `${rootCertificates.map((pem) => pem.trim()).join('\n')}\n`;
+const SYSTEM = systemCas();
+const PUBLIC = `${SYSTEM.map((pem) => pem.trim()).join('\n')}\n`;
+const PUBLIC_COUNT = PUBLIC.match(/-----BEGIN CERTIFICATE-----/g)?.length ?? 0;
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+\n-----END CERTIFICATE-----/g;
 
 /**
@@ -101,7 +104,7 @@ describe('boxyard trust takes exactly the certificate it checked', () => {
       );
     assert(m, `the bundle does not end with the checked CA: ${added}`);
     expect(fingerprint(m[1])).toBe(fingerprint(genuine));
-    expect(written.match(/-----BEGIN /g)).toHaveLength(rootCertificates.length + 1);
+    expect(written.match(/-----BEGIN /g)).toHaveLength(PUBLIC_COUNT + 1);
     expect(written).not.toContain('explanatory text');
     expect(written).not.toContain('trailing words');
     expect(written).not.toContain('\r');
@@ -121,6 +124,6 @@ describe('boxyard trust takes exactly the certificate it checked', () => {
     assert(isrg, "this Node's public CAs lack ISRG Root X1");
     expect(certs.filter((c) => c.fingerprint256 === isrg.fingerprint256)).toHaveLength(1);
     expect(certs.filter((c) => c.fingerprint256 === fingerprint(genuine))).toHaveLength(1);
-    expect(certs).toHaveLength(rootCertificates.length + 1);
+    expect(certs).toHaveLength(PUBLIC_COUNT + 1);
   });
 });

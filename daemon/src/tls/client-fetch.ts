@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { rootCertificates } from 'node:tls';
 import { loadUndici } from '../lib/lazy-modules';
@@ -17,11 +18,35 @@ export async function clientFetch(caFile: string | undefined): Promise<typeof fe
     undici.fetch(input, { ...(init as object), dispatcher })) as unknown as typeof fetch;
 }
 
+/** Where Linux distributions, macOS and the BSDs keep the system's CA bundle. */
+export const SYSTEM_BUNDLES = [
+  '/etc/ssl/certs/ca-certificates.crt',
+  '/etc/pki/tls/certs/ca-bundle.crt',
+  '/etc/ssl/cert.pem',
+];
+
+/**
+ * The system's CAs: its bundle file where it has one (with any CA its administrator added, such as
+ * a company's), else Node's own list (Mozilla's, as on Windows).
+ */
+export function systemCas(bundles: readonly string[] = SYSTEM_BUNDLES): string[] {
+  for (const file of bundles) {
+    try {
+      const text = readFileSync(file, 'utf8');
+      if (text.includes('-----BEGIN CERTIFICATE-----')) return [text];
+    } catch {
+      // not this system's place for it
+    }
+  }
+  return [...rootCertificates];
+}
+
 /**
  * The CAs a client trusts when told of one more (`--ca-file`, `--acme-ca-file`, an upstream's own
- * CA): Node's system CAs and that one, where giving `ca` alone would drop the system's.
+ * CA, the bundle `boxyard trust` writes): the system's and that one, where giving `ca` alone would
+ * drop the system's.
  */
-export const caBundle = (extraPem: string): string[] => [...rootCertificates, extraPem];
+export const caBundle = (extraPem: string, bundles?: readonly string[]): string[] => [...systemCas(bundles), extraPem];
 
 /** A CA file's PEM text, or an error that says what is wrong with it. */
 export async function readCaFile(caFile: string): Promise<string> {
