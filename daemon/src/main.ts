@@ -3,8 +3,9 @@ import type { Server } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { SecureListener } from './tls/listener';
 import type { Config } from './config';
-import { isLoopback } from './lib/host-names';
-import { DEFAULT_HOST, LAN_HOST } from './contract/ipc';
+import { isLoopback, urlHost } from './lib/host-names';
+import { DEFAULT_HOST } from './contract/ipc';
+import { listensOnAll } from './http/own-names';
 import { tuneMalloc } from './lib/malloc-tuning';
 import { limitHeapGrowth } from './lib/heap-growth';
 import { buildDeps, type Deps, type DepsOptions } from './deps';
@@ -112,7 +113,8 @@ async function serveWith(
   const listeners = [await listen(server, secure, config), ...(plain ? [plain] : [])];
   const { port } = listeners[0].address() as AddressInfo;
   deps.listening.port = port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host === LAN_HOST ? DEFAULT_HOST : config.host;
+  // Listening on every interface (`0.0.0.0`, `::`), this machine reaches it on its loopback address.
+  const host = listensOnAll(config.host) ? DEFAULT_HOST : urlHost(config.host);
   return {
     url: `${deps.tls ? 'https' : 'http'}://${host}:${port}`,
     server,

@@ -21,21 +21,21 @@ const CHROMIUM_DECIDES = -3;
  * the public host, not the address the window loads) exactly that certificate, within its dates.
  * Every other certificate is Chromium's to judge, as in any browser; nothing is trusted system-wide.
  */
-export function daemonCertificateVerifier(o: {
+export function daemonCertificateVerifier(opts: {
   dataDir: string;
   daemonHost: () => string | null;
   servedFile?: () => string | null;
   now?: () => Date;
 }) {
   const trusted = (req: VerifyRequest): boolean => {
-    if (req.hostname !== o.daemonHost()) return false;
+    if (req.hostname !== opts.daemonHost()) return false;
     try {
       const leaf = new X509Certificate(req.certificate.data);
-      const now = o.now?.() ?? new Date();
+      const now = opts.now?.() ?? new Date();
       if (new Date(leaf.validFrom) > now || now >= new Date(leaf.validTo)) return false;
-      const served = o.servedFile?.();
+      const served = opts.servedFile?.();
       if (served) return new X509Certificate(readFileSync(served, 'utf8')).fingerprint256 === leaf.fingerprint256;
-      const ca = new X509Certificate(readFileSync(join(o.dataDir, LOCAL_CA_FILE), 'utf8'));
+      const ca = new X509Certificate(readFileSync(join(opts.dataDir, LOCAL_CA_FILE), 'utf8'));
       const named = isIP(req.hostname) ? leaf.checkIP(req.hostname) : leaf.checkHost(req.hostname);
       return leaf.checkIssued(ca) && leaf.verify(ca.publicKey) && named !== undefined;
     } catch {

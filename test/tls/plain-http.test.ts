@@ -84,6 +84,12 @@ describe('plain HTTP beside --tls auto: never a credential redirected or echoed'
     }
   });
 
+  it('names a host asked for as an IPv6 address in brackets, once', async () => {
+    const asked = (to: number) => plain(to, `GET /ui/ HTTP/1.1\r\nHost: [::1]:${to}\r\n\r\n`).then(parseAnswer);
+    expect((await asked(httpPort)).headers.location).toBe(`https://[::1]:${port()}/ui/`);
+    expect((await asked(port())).body).toBe(`This Boxyard daemon speaks HTTPS. Open https://[::1]:${port()}\n`);
+  });
+
   it('--http-port refuses a download with ?access_token= and an API call with a token, echoing neither token nor path', async () => {
     const download = await ask(httpPort, 'GET', `${DOWNLOAD}?access_token=${SECRET}`);
     expect(download.status).toBe(400);

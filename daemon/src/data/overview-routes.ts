@@ -7,8 +7,8 @@ import { BOXYARD } from '../http/route-table';
 import { requireUser } from '../auth/middleware';
 import type { DiskSpace } from '../blobs/disk-space';
 import { lanUrls } from '../contract/lan';
-import { isLoopback } from '../lib/host-names';
-import { LAN_HOST } from '../contract/ipc';
+import { isLoopback, urlHost } from '../lib/host-names';
+import { listensOnAll } from '../http/own-names';
 import type { OverviewJson } from '../contract/wire/overview';
 import type { HealthReport } from './health';
 import { checksFor } from '../http/health';
@@ -31,9 +31,9 @@ export interface OverviewRouteDeps {
  */
 function colleaguesUrls(config: OverviewRouteDeps['config'], port: number, scheme: 'http' | 'https'): string[] {
   if (config.publicUrl) return [config.publicUrl];
-  if (config.host === LAN_HOST || config.host === '::') return lanUrls(true, port, networkInterfaces(), scheme);
+  if (listensOnAll(config.host)) return lanUrls(true, port, networkInterfaces(), scheme);
   if (isLoopback(config.host)) return [];
-  return [`${scheme}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`];
+  return [`${scheme}://${urlHost(config.host)}:${port}`];
 }
 
 function tlsOf(tls: NonNullable<OverviewRouteDeps['tls']>): OverviewJson['tls'] {

@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import { ROOT } from './route-table';
+import { ROOT, isUiPath } from './route-table';
 
 /**
  * Paths answered outside the routers (the route table's root paths without parameters: health,
@@ -20,7 +20,7 @@ export function routeLabel(ctx: Context): string {
   const matched = (ctx as Context & { _matchedRoute?: string | RegExp })._matchedRoute;
   if (typeof matched === 'string') return matched;
   if (FIXED.has(ctx.path)) return ctx.path;
-  if (ctx.path === '/' || ctx.path === '/ui' || ctx.path.startsWith('/ui/')) return '/ui';
+  if (isUiPath(ctx.path)) return '/ui';
   return 'unmatched';
 }
 
@@ -214,15 +214,15 @@ export class Metrics {
   }
 
   /** Counts kept elsewhere (read-cache hits and misses), monotonic, reported as a counter at each scrape. */
-  countedElsewhere(o: { name: string; help: string; label: string; read(): Record<string, number> }): void {
+  countedElsewhere(opts: { name: string; help: string; label: string; read(): Record<string, number> }): void {
     new Counter({
-      name: o.name,
-      help: o.help,
-      labelNames: [o.label],
+      name: opts.name,
+      help: opts.help,
+      labelNames: [opts.label],
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const [value, n] of Object.entries(o.read())) this.inc({ [o.label]: value }, n);
+        for (const [value, n] of Object.entries(opts.read())) this.inc({ [opts.label]: value }, n);
       },
     });
   }

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { match } from 'path-to-regexp';
 import { describe, expect, it } from 'vitest';
-import { AGENT, BOX, BOXYARD, MOUNTS, ROOT, TFC, type Route } from './route-table';
+import { AGENT, BOX, BOXYARD, MOUNTS, ROOT, TFC, isUiPath, type Route } from './route-table';
 import { Urls, pathTo } from './urls';
 
 const SRC = join(__dirname, '..');
@@ -56,5 +56,22 @@ describe('the route table', () => {
         .map((name) => `${group}.${name}`),
     );
     expect(unused).toEqual([]);
+  });
+});
+
+describe('isUiPath', () => {
+  it('is `/ui`, everything under it and `/`; `/` only when root is not left out', () => {
+    const ui = ['/ui', '/ui/', '/ui/boxes/acme/web', '/ui/assets/index-1a2b.js'];
+    const not = ['/uix', '/ui.html', '/api/boxyard/session', '/healthz', '/acme/web', '//ui', ''];
+    expect(['/', ...ui, ...not].map((p) => isUiPath(p))).toEqual([
+      true,
+      ...ui.map(() => true),
+      ...not.map(() => false),
+    ]);
+    expect(['/', ...ui, ...not].map((p) => isUiPath(p, false))).toEqual([
+      false,
+      ...ui.map(() => true),
+      ...not.map(() => false),
+    ]);
   });
 });

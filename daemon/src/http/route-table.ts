@@ -88,6 +88,14 @@ export const ROOT = {
   uploadTarget: route('/uploads/:secret'),
 } as const;
 
+/**
+ * The web UI's paths, which ui/static.ts serves: `/ui` and everything under it (its pages and `/ui/assets/…`), and,
+ * unless `root` is false, `/`, which sends a browser on to `/ui/`.
+ */
+export function isUiPath(path: string, root = true): boolean {
+  return (root && path === '/') || path === '/ui' || path.startsWith('/ui/');
+}
+
 /** The HCP Terraform-compatible API (JSON:API), under /api/v2. */
 export const TFC = {
   ping: route('/ping'),

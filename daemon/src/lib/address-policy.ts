@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { AddressNotAllowedError } from './errors';
 import { isPublicAddress, parseAddress } from './special-addresses';
+import { normalizeHost, unbracketed, unmapped } from './host-names';
 
 /**
  * The one outbound policy (server-side request forgery; Gitea's migrations settings are the
@@ -33,11 +34,9 @@ export function isAllowedHostEntry(entry: string): boolean {
   return /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(e);
 }
 
-const bare = (host: string) => host.replace(/^\[|\]$/g, '').toLowerCase();
-
 /** Whether a host name (not an address) is one the administrator allowed. */
 export function nameAllowed(host: string, rules: AddressRules): boolean {
-  const name = bare(host).replace(/\.$/, '');
+  const name = normalizeHost(host);
   return rules.allowed.some((raw) => {
     const e = raw.trim().toLowerCase();
     if (e.startsWith('*.')) return name.endsWith(e.slice(1));
@@ -47,26 +46,24 @@ export function nameAllowed(host: string, rules: AddressRules): boolean {
 
 /** Whether an address is public unicast or inside an allowed address or network. */
 export function addressAllowed(address: string, rules: AddressRules): boolean {
-  const ip = parseAddress(bare(address));
+  // parseAddress takes the brackets and the zone off itself.
+  const ip = parseAddress(address);
   if (!ip) return false;
   if (isPublicAddress(ip)) return true;
-  // An allowed IPv4 network covers its addresses written as IPv4-mapped IPv6 too.
-  const v4 =
-    ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : null;
+  // An allowed IPv4 network covers its addresses written as IPv4-mapped IPv6 too: both forms are matched.
+  const forms = [ip, unmapped(ip)];
   return rules.allowed.some((raw) => {
     const e = raw.trim();
     try {
       if (!e.includes('/')) {
         const entry = parseAddress(e);
-        return (
-          entry !== null &&
-          [ip, v4].some((a) => a !== null && a.kind() === entry.kind() && a.toString() === entry.toString())
-        );
+        return entry !== null && forms.some((a) => a.kind() === entry.kind() && a.toString() === entry.toString());
       }
-      let [net, bits] = ipaddr.parseCIDR(e);
-      if (net.kind() === 'ipv6' && (net as ipaddr.IPv6).isIPv4MappedAddress())
-        [net, bits] = [(net as ipaddr.IPv6).toIPv4Address(), bits - 96];
-      return [ip, v4].some((a) => a !== null && a.kind() === net.kind() && a.match(net, bits));
+      const [written, writtenBits] = ipaddr.parseCIDR(e);
+      // An IPv4-mapped network (`::ffff:172.16.0.0/108`) is the IPv4 network it carries.
+      const net = unmapped(written);
+      const bits = net === written ? writtenBits : writtenBits - 96;
+      return forms.some((a) => a.kind() === net.kind() && a.match(net, bits));
     } catch {
       return false;
     }
@@ -86,7 +83,7 @@ export function refused(host: string): AddressNotAllowedError {
 
 /** Throws when `host`, an address literal, may not be reached; names are checked as they resolve. */
 export function checkLiteral(host: string, rules: AddressRules): void {
-  const h = bare(host);
+  const h = unbracketed(host);
   if (isIP(h) && !addressAllowed(h, rules)) throw refused(host);
 }
 
@@ -102,7 +99,8 @@ export async function checkHost(
   rules: AddressRules,
   resolve: Resolve,
 ): Promise<Array<{ address: string; family: number }>> {
-  const h = bare(host);
+  // Only the brackets come off: the connection is given the address as written, zone included.
+  const h = unbracketed(host);
   const family = isIP(h);
   if (family) {
     checkLiteral(h, rules);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isLoopback, normalizeHost } from './host-names';
+import { isLoopback, normalizeHost, unbracketed, unmapped, urlHost } from './host-names';
+import { parseAddress } from './special-addresses';
 
 describe('isLoopback', () => {
   it.each([
@@ -55,5 +56,48 @@ describe('normalizeHost', () => {
     ['10.0.0.1', '10.0.0.1'],
   ])('%s is %s', (name, want) => {
     expect(normalizeHost(name)).toBe(want);
+  });
+});
+
+describe('urlHost', () => {
+  it.each([
+    ['::1', '[::1]'],
+    ['[::1]', '[::1]'],
+    ['::', '[::]'],
+    ['fe80::1%eth0', '[fe80::1%eth0]'],
+    ['10.0.0.1', '10.0.0.1'],
+    ['boxyard.lan', 'boxyard.lan'],
+  ])('%s is written %s', (host, want) => {
+    expect(urlHost(host)).toBe(want);
+  });
+});
+
+describe('unbracketed', () => {
+  it('takes off the brackets of an IPv6 address and nothing else', () => {
+    expect(['[::1]', '[FE80::1%eth0]', '::1', 'Lab.', '[::1'].map(unbracketed)).toEqual([
+      '::1',
+      'FE80::1%eth0',
+      '::1',
+      'Lab.',
+      '[::1',
+    ]);
+  });
+});
+
+describe('unmapped', () => {
+  it('answers the IPv4 address an IPv4-mapped one carries, any other address as it is', () => {
+    const of = (a: string) => {
+      const ip = parseAddress(a);
+      if (!ip) throw new Error(`${a} is an address`);
+      return unmapped(ip).toString();
+    };
+    expect(['::ffff:10.0.0.1', '::ffff:7f00:1', '10.0.0.1', '::1', '::127.0.0.1', '64:ff9b::a00:1'].map(of)).toEqual([
+      '10.0.0.1',
+      '127.0.0.1',
+      '10.0.0.1',
+      '::1',
+      '::7f00:1',
+      '64:ff9b::a00:1',
+    ]);
   });
 });

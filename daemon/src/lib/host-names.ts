@@ -2,6 +2,20 @@ import { isIP } from 'node:net';
 import type ipaddr from 'ipaddr.js';
 import { parseAddress } from './special-addresses';
 
+/** A host as a URL writes it, without the brackets around an IPv6 address (`[::1]` → `::1`); all else kept. */
+export const unbracketed = (host: string): string => host.replace(/^\[(.*)\]$/, '$1');
+
+/** A host to write into a URL: an IPv6 address in brackets (`::1` → `[::1]`), once; a name or IPv4 address as it is. */
+export function urlHost(host: string): string {
+  const h = unbracketed(host);
+  return h.includes(':') ? `[${h}]` : h;
+}
+
+/** An IPv4-mapped IPv6 address (`::ffff:10.0.0.1`) as the IPv4 address it carries; any other address as it is. */
+export function unmapped(ip: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
+  return ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : ip;
+}
+
 /**
  * A host name or address as the daemon compares them (a Host header, `--host`, `--allowed-hosts`,
  * a certificate's names): lower case, no brackets around an IPv6 address, no zone, no trailing dot,
@@ -9,18 +23,10 @@ import { parseAddress } from './special-addresses';
  * IPv4). Not for connecting: a link-local address needs its zone (lib/address-policy.ts keeps it).
  */
 export function normalizeHost(name: string): string {
-  const n = name
-    .trim()
-    .toLowerCase()
-    .replace(/^\[(.*)\]$/, '$1')
-    .replace(/%.*$/, '')
-    .replace(/\.$/, '');
+  const n = unbracketed(name.trim().toLowerCase()).replace(/%.*$/, '').replace(/\.$/, '');
   // parseAddress, not ipaddr.process: that reads `::127.0.0.1` (IPv4-compatible) as IPv4-mapped.
   const ip = isIP(n) ? parseAddress(n) : null;
-  if (!ip) return n;
-  return (
-    ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : ip
-  ).toString();
+  return ip ? unmapped(ip).toString() : n;
 }
 
 /**
@@ -31,7 +37,6 @@ export function normalizeHost(name: string): string {
 export function isLoopback(host: string): boolean {
   const h = normalizeHost(host);
   if (h === 'localhost') return true;
-  let ip = parseAddress(h);
-  if (ip?.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
-  return ip?.range() === 'loopback';
+  // normalizeHost wrote an IPv4-mapped address as its IPv4 address.
+  return parseAddress(h)?.range() === 'loopback';
 }

@@ -41,7 +41,7 @@ const allowsProject = (eb: PoolsEb, projectId: string) =>
       .where('p.project_id', '=', projectId),
   );
 
-/** HCP Terraform's rule in SQL (see pool-rules.ts): not excluded, and scoped to the organization or allowing it. */
+/** HCP Terraform's rule in SQL (rules.ts's mayUse): not excluded, and scoped to the organization or allowing it. */
 function usableByWorkspace(eb: PoolsEb, ws: { id: string; project_id: string }) {
   return eb.and([
     eb.not(
@@ -288,7 +288,7 @@ export class PoolsRepository {
     return q.groupBy(['agents.pool_id', 'agents.status']).execute();
   }
 
-  /** Adds the relationship ids to a page of pools, in one query (pool-views.ts). */
+  /** Adds the relationship ids to a page of pools, in one query (views.ts). */
   views(rows: PoolRow[]): Promise<PoolView[]> {
     return this.relations.of(rows);
   }

@@ -56,4 +56,31 @@ describe('RegistryRepository.currentVersions', () => {
     ]);
     expect(current[2]?.providers).toEqual([]);
   });
+
+  it("keeps each box's in memory until its versions or providers change, and only then", async () => {
+    const repo = new RegistryRepository(store.db, store.versions);
+    const ids = () => repo.currentVersions(['box-b']).then(([d]) => [d?.version.id, d?.providers.map((p) => p.id)]);
+    expect(await ids()).toEqual(['vb1', []]);
+    const hits = store.versions.lookups.hits;
+    await store.db.insertInto('settings').values({ key: 'unrelated', value: '1' }).execute();
+    expect(await ids()).toEqual(['vb1', []]);
+    expect(store.versions.lookups.hits).toBe(hits + 1);
+    await store.db
+      .insertInto('box_providers')
+      .values({
+        id: 'pb1',
+        version_id: 'vb1',
+        name: 'virtualbox',
+        architecture: 'amd64',
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
+    expect(await ids()).toEqual(['vb1', ['pb1']]);
+    await store.db
+      .insertInto('box_versions')
+      .values({ id: 'vb2', box_id: 'box-b', version: '0.2.0', status: 'active', created_at: at, updated_at: at })
+      .execute();
+    expect(await ids()).toEqual(['vb2', []]);
+  });
 });

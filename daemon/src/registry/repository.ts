@@ -20,10 +20,7 @@ import { SearchQueries, type SearchFilter } from './search/query';
 import { textIndexOf, type TextIndex } from './search/text';
 import { hotQueries } from './search/hot-queries';
 import type { TableClock } from '../store/cache/table-clock';
-import { ReadCache } from '../store/cache/read-cache';
-import { groupBy } from '../lib/group-by';
 import { blobReferrer, type BlobReferrer } from '../blobs/holds';
-import { sortByGemVersionDesc } from './versions/gem-version';
 
 /**
  * Runs a query per slice of a long id list, in order: a namespace of thousands of boxes must not
@@ -41,12 +38,6 @@ export class RegistryRepository {
   /** What every catalog, box and download request reads: built once (store/cache/prepared.ts). */
   private readonly hot;
   private readonly searches: SearchQueries;
-  /**
-   * Each box's current version (what search hits and namespace listings show), kept until versions or providers change.
-   */
-  private readonly current: ReadCache<[string], VersionDetail | undefined>;
-
-  /** `textIndex`: what narrows search text queries; by default the database's own (text-search.ts). */
   /** What mirrors last took from their upstreams for boxes and versions. */
   readonly records: UpstreamRecords;
   /** Providers hold their files' blobs: garbage collection keeps them. */
@@ -56,16 +47,13 @@ export class RegistryRepository {
   constructor(
     private readonly db: Kysely<Database>,
     versions: TableClock,
-    opts: { textIndex?: TextIndex } = {},
+    opts: {
+      /** What narrows search text queries; by default the database's own (search/text.ts). */
+      textIndex?: TextIndex;
+    } = {},
   ) {
     this.records = new UpstreamRecords(db);
     this.hot = hotQueries(db, versions);
-    this.current = new ReadCache(
-      versions,
-      ['box_versions', 'box_providers'],
-      async (id) => (await this.loadCurrent([id])).get(id),
-      5000,
-    );
     this.searches = new SearchQueries(db, versions, opts.textIndex ?? textIndexOf(db));
     const held = blobReferrer(db, (d) => d.selectFrom('box_providers').select('blob_sha256 as sha256'));
     this.referencedBlobDigests = held.referencedBlobDigests;
@@ -149,18 +137,7 @@ export class RegistryRepository {
   }
   /** The released version vagrant would pick of each box (the highest active one), if any. */
   currentVersions(boxIds: readonly string[]): Promise<Array<VersionDetail | undefined>> {
-    return this.current.getMany(boxIds, (missing) => this.loadCurrent(missing));
-  }
-  /**
-   * Two queries whatever the number of boxes: the numbers of the released versions (the highest
-   * is picked here, since SQL cannot order Ruby Gem versions), then the picked rows with their providers.
-   */
-  private async loadCurrent(boxIds: string[]): Promise<Map<string, VersionDetail>> {
-    const numbers = await this.hot.activeVersionNumbers.all(boxIds);
-    const picked = [...groupBy(numbers, (v) => v.box_id).values()].map(
-      (vs) => sortByGemVersionDesc(vs, (v) => v.version)[0].id,
-    );
-    return new Map((await this.hot.versionsById(picked)).map((d) => [d.version.box_id, d]));
+    return this.hot.currentVersions(boxIds);
   }
   version(boxId: string, version: string, db: Db = this.db): Promise<VersionRow | undefined> {
     return db

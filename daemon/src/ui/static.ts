@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { packageRoot } from '../lib/package-root';
 import { setUiPageHeaders } from '../http/guards/security-headers';
+import { isUiPath } from '../http/route-table';
 import type { Context, Middleware } from 'koa';
 
 /** Where `npm run build:ui` writes the renderer, in the package (same layout in the desktop app). */
@@ -123,8 +124,5 @@ export function webUi(dir: string): Middleware {
     return send(ctx, index, indexSize, false);
   };
   // Every API request passes here first: decide without an async frame.
-  return (ctx, next) => {
-    const path = ctx.path;
-    return path === '/' || path === '/ui' || path.startsWith('/ui/') ? serve(ctx, next) : next();
-  };
+  return (ctx, next) => (isUiPath(ctx.path) ? serve(ctx, next) : next());
 }

@@ -1,7 +1,9 @@
 import type { Context } from 'koa';
 import type { TLSSocket } from 'node:tls';
 import { HttpsRequiredError } from '../../lib/errors';
+import { urlHost } from '../../lib/host-names';
 import type { RequestCheck } from '../errors/middleware';
+import { isUiPath } from '../route-table';
 
 export interface HttpsSettings {
   /** The HTTPS port the daemon listens on (known once it listens). */
@@ -14,15 +16,12 @@ export interface HttpsSettings {
   carriesCredential(ctx: Context): boolean;
 }
 
-/** The web UI's pages: `/` (which sends a browser on to `/ui/`), `/ui` and under it. */
-const isPage = (path: string) => path === '/' || path === '/ui' || path.startsWith('/ui/');
-
 /** Where this daemon answers over HTTPS: the public URL, or the request's host (already checked) on the HTTPS port. */
 function httpsBase(ctx: Context, s: HttpsSettings): string {
   if (s.publicUrl?.startsWith('https://')) return s.publicUrl;
-  const host = ctx.hostname.includes(':') ? `[${ctx.hostname}]` : ctx.hostname;
   const port = s.httpsPort();
-  return `https://${host}${port === 443 ? '' : `:${port}`}`;
+  // Koa's hostname keeps an IPv6 address's brackets (`[::1]`): urlHost writes them once.
+  return `https://${urlHost(ctx.hostname)}${port === 443 ? '' : `:${port}`}`;
 }
 
 /**
@@ -46,7 +45,7 @@ export function httpsGuard(s: HttpsSettings): RequestCheck {
     const base = httpsBase(ctx, s);
     // Nothing more is to cross this connection in clear.
     ctx.set('Connection', 'close');
-    const page = isPage(ctx.path) && (ctx.method === 'GET' || ctx.method === 'HEAD') && !s.carriesCredential(ctx);
+    const page = isUiPath(ctx.path) && (ctx.method === 'GET' || ctx.method === 'HEAD') && !s.carriesCredential(ctx);
     if (page && ctx.req.socket.localPort !== s.httpsPort()) {
       ctx.status = 301;
       ctx.redirect(base + ctx.url);

@@ -1,6 +1,6 @@
 import type { Context, Middleware, Next } from 'koa';
 import { MaintenanceError } from '../../lib/errors';
-import { BOX, BOXYARD, MOUNTS, ROOT } from '../route-table';
+import { BOX, BOXYARD, MOUNTS, ROOT, isUiPath } from '../route-table';
 import { callerIsAdmin } from '../caller';
 
 /**
@@ -14,7 +14,9 @@ const ALWAYS_UP = new Set([
   MOUNTS.v1 + BOX.authenticate.path,
   ...[BOXYARD.session, BOXYARD.user, BOXYARD.settings].map((r) => MOUNTS.boxyard + r.path),
 ]);
-const isUp = (path: string) => ALWAYS_UP.has(path) || path === '/ui' || path.startsWith('/ui/');
+// The UI without `/`: the root, which only sends a browser on to /ui/, has always answered the
+// maintenance error instead, as every path outside the UI and ALWAYS_UP does.
+const isUp = (path: string) => ALWAYS_UP.has(path) || isUiPath(path, false);
 
 /**
  * Administrators keep the web UI's own API too (users, tokens, the overview, mirrors), so they can

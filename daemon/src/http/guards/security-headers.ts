@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { RequestCheck } from '../errors/middleware';
+import { isUiPath } from '../route-table';
 
 /**
  * The web UI's Content Security Policy. Vite's build is one module script and one stylesheet
@@ -45,8 +46,6 @@ const API: Array<[string, string]> = [NOSNIFF, ['Content-Security-Policy', API_C
 export function setUiPageHeaders(ctx: Context): void {
   for (const [k, v] of UI) ctx.res.setHeader(k, v);
 }
-
-const isUiPath = (path: string): boolean => path === '/' || path === '/ui' || path.startsWith('/ui/');
 
 /**
  * Security headers on every answer, errors included (the error middleware calls this before

@@ -38,7 +38,7 @@ export interface CacheAnswer {
 /**
  * The pull-through cache's catalogs (Pulp's on-demand policy, Docker distribution's proxy): a box
  * that is not local is read from the configured upstream and recorded with its versions and
- * providers, but without files; each file is fetched on its first download (cache-downloads.ts).
+ * providers, but without files; each file is fetched on its first download (routes.ts, cacheDownloadRoutes).
  * A cached box's catalog is asked again when older than `cache_max_age_minutes`; when the
  * upstream cannot be reached, the catalog lists only what is stored here, so vagrant never picks
  * a version it could not download.

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema';
 import { PreparedIdList, prepare } from '../../store/cache/prepared';
-import { cachedQuery } from '../../store/cache/read-cache';
+import { cachedLoad, cachedQuery } from '../../store/cache/read-cache';
 import type { TableClock } from '../../store/cache/table-clock';
 import { boxes } from '../box-query';
 import { groupBy } from '../../lib/group-by';
@@ -67,36 +67,74 @@ function groupJoined(rows: JoinedRow[]): VersionDetail[] {
 const splitJoined = (rows: JoinedRow[]): VersionDetail[] =>
   sortByGemVersionDesc(groupJoined(rows), (d) => d.version.version);
 
+/** Versions with their providers in one query, provider columns prefixed (splitJoined splits them). */
+const joined = (db: Kysely<Database>) =>
+  db
+    .selectFrom('box_versions as v')
+    .leftJoin('box_providers as p', 'p.version_id', 'v.id')
+    .selectAll('v')
+    .select([
+      'p.id as p_id',
+      'p.name as p_name',
+      'p.architecture as p_architecture',
+      'p.default_architecture as p_default_architecture',
+      'p.url as p_url',
+      'p.checksum as p_checksum',
+      'p.checksum_type as p_checksum_type',
+      'p.blob_sha256 as p_blob_sha256',
+      'p.size as p_size',
+      'p.source_url as p_source_url',
+      'p.created_at as p_created_at',
+      'p.updated_at as p_updated_at',
+    ]);
+const ordered = <Q extends ReturnType<typeof joined>>(q: Q) =>
+  q.orderBy('v.created_at').orderBy('v.id').orderBy('p.name').orderBy('p.created_at').orderBy('p.id');
+
+/**
+ * The released version vagrant would pick of each box (the highest active one), if any: what
+ * search pages and namespace listings show (details.ts loadSummaries). Two queries whatever the
+ * number of boxes: the numbers of the released versions (the highest is picked here, since SQL
+ * cannot order Ruby Gem versions), then the picked rows with their providers (one statement,
+ * since each is a round trip on PostgreSQL). Each box's is kept in memory until the
+ * tables those two read change.
+ */
+function currentVersions(db: Kysely<Database>, tables: TableClock) {
+  const activeNumbers = new PreparedIdList(db, (boxIds) =>
+    db
+      .selectFrom('box_versions')
+      .select(['id', 'box_id', 'version'])
+      .where('box_id', 'in', boxIds)
+      .where('status', '=', 'active')
+      .orderBy('box_id')
+      .orderBy('created_at')
+      .orderBy('id'),
+  );
+  const byIds = new PreparedIdList(db, (ids) => ordered(joined(db).where('v.id', 'in', ids)));
+  const load = async (boxIds: string[]): Promise<Map<string, VersionDetail>> => {
+    const numbers = await activeNumbers.all(boxIds);
+    const picked = [...groupBy(numbers, (v) => v.box_id).values()].map(
+      (vs) => sortByGemVersionDesc(vs, (v) => v.version)[0].id,
+    );
+    const details = groupJoined((await byIds.all(picked)) as JoinedRow[]);
+    return new Map(details.map((d) => [d.version.box_id, d]));
+  };
+  const cache = cachedLoad<[string], VersionDetail | undefined>(
+    tables,
+    [activeNumbers, byIds],
+    async (id) => (await load([id])).get(id),
+    5000,
+  );
+  return (boxIds: readonly string[]): Promise<Array<VersionDetail | undefined>> => cache.getMany(boxIds, load);
+}
+
 /**
  * The registry's lookups by path, built and compiled once per repository (store/cache/prepared.ts):
  * a catalog request makes them all, and building them cost more than running them. A box by its
- * path and its versions are kept in memory until their tables change (store/cache/read-cache.ts).
+ * path, its versions and its current version are kept in memory until their tables change
+ * (store/cache/read-cache.ts).
  */
 export function hotQueries(db: Kysely<Database>, tables: TableClock) {
-  // Versions with their providers in one query, provider columns prefixed (splitJoined splits them).
-  const joined = () =>
-    db
-      .selectFrom('box_versions as v')
-      .leftJoin('box_providers as p', 'p.version_id', 'v.id')
-      .selectAll('v')
-      .select([
-        'p.id as p_id',
-        'p.name as p_name',
-        'p.architecture as p_architecture',
-        'p.default_architecture as p_default_architecture',
-        'p.url as p_url',
-        'p.checksum as p_checksum',
-        'p.checksum_type as p_checksum_type',
-        'p.blob_sha256 as p_blob_sha256',
-        'p.size as p_size',
-        'p.source_url as p_source_url',
-        'p.created_at as p_created_at',
-        'p.updated_at as p_updated_at',
-      ]);
-  const withProviders = (boxId: string) => joined().where('v.box_id', '=', boxId);
-  const ordered = <Q extends ReturnType<typeof joined>>(q: Q) =>
-    q.orderBy('v.created_at').orderBy('v.id').orderBy('p.name').orderBy('p.created_at').orderBy('p.id');
-  const byIds = new PreparedIdList(db, (ids) => ordered(joined().where('v.id', 'in', ids)));
+  const withProviders = (boxId: string) => joined(db).where('v.box_id', '=', boxId);
   return {
     /** User and organization names never collide, so at most one owner matches. */
     boxByPath: cachedQuery(
@@ -144,19 +182,7 @@ export function hotQueries(db: Kysely<Database>, tables: TableClock) {
         1000,
       ),
     },
-    // Search pages and namespace listings: the current version of each box (details.ts loadSummaries).
-    activeVersionNumbers: new PreparedIdList(db, (boxIds) =>
-      db
-        .selectFrom('box_versions')
-        .select(['id', 'box_id', 'version'])
-        .where('box_id', 'in', boxIds)
-        .where('status', '=', 'active')
-        .orderBy('box_id')
-        .orderBy('created_at')
-        .orderBy('id'),
-    ),
-    // The picked versions with their providers: one statement, since each is a round trip on PostgreSQL.
-    versionsById: async (ids: string[]): Promise<VersionDetail[]> => groupJoined((await byIds.all(ids)) as JoinedRow[]),
+    currentVersions: currentVersions(db, tables),
     providersOfVersions: new PreparedIdList(db, (ids) =>
       db
         .selectFrom('box_providers')

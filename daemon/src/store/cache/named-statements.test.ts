@@ -98,4 +98,20 @@ describe('named statements on PostgreSQL', () => {
     await expect(tx).rejects.toMatchObject({ code: '0A000' });
     expect(await byId(1)).toEqual([{ id: 1, n: 10 }]);
   });
+
+  it('once a transaction has ended, runs a stale statement again unnamed, as outside any', async () => {
+    const within = await store.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) =>
+        trx
+          .selectFrom('named_t' as never)
+          .selectAll()
+          .where('id' as never, '=', 2 as never)
+          .execute(),
+      );
+    expect(within).toEqual([{ id: 2, n: 20 }]);
+    await other.query("ALTER TABLE named_t ADD COLUMN note TEXT NOT NULL DEFAULT 'y'");
+    expect(await byId(1)).toEqual([{ id: 1, n: 10, note: 'y' }]);
+  });
 });

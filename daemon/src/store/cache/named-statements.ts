@@ -56,9 +56,6 @@ export class StatementNames {
   }
 }
 
-const TX_BEGIN = /^\s*(begin|start\s+transaction)\b/i;
-const TX_END = /^\s*(commit|rollback|end)\s*$/i;
-
 /**
  * A pooled connection as Kysely's PostgresDialect uses it, running Kysely's queries as named
  * statements. A statement whose result columns changed under it (another daemon migrated) fails
@@ -67,7 +64,6 @@ const TX_END = /^\s*(commit|rollback|end)\s*$/i;
  * transaction the error stands (the transaction cannot go on after it).
  */
 class NamingClient implements PostgresPoolClient {
-  private inTransaction = false;
   private stale = false;
   constructor(
     private readonly client: pg.PoolClient,
@@ -78,9 +74,6 @@ class NamingClient implements PostgresPoolClient {
   query(cursor: never): never;
   query<R>(sqlOrCursor: string, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
     if (typeof sqlOrCursor !== 'string') return this.client.query(sqlOrCursor) as never;
-    // Kysely's own transaction statements (`begin`, `start transaction …`, `commit`, `rollback`).
-    if (TX_BEGIN.test(sqlOrCursor)) this.inTransaction = true;
-    else if (TX_END.test(sqlOrCursor)) this.inTransaction = false;
     return this.run<R>(sqlOrCursor, parameters as unknown[]);
   }
 
@@ -91,16 +84,28 @@ class NamingClient implements PostgresPoolClient {
       (err: unknown) => {
         if (!isStalePlan(err)) throw err;
         this.stale = true;
-        if (this.inTransaction) throw err;
+        if (this.inTransaction()) throw err;
         return this.client.query(text, values) as unknown as Promise<PostgresQueryResult<R>>;
       },
     );
   }
 
+  /**
+   * Whether a transaction is open on the connection, as the server last told it (the status of its
+   * ReadyForQuery, which pg keeps): `T` in a transaction, `E` in one an error has failed, `I` in
+   * none. No SQL text is read: Kysely's `begin` or `start transaction …`, a raw `BEGIN`, `COMMIT`
+   * and savepoints are all seen alike. Asked as a statement fails, it is the status from before
+   * the statement (`T` or `I`) or the one its error left (`E` or `I`): either way, a transaction
+   * is open unless it is `I`.
+   */
+  private inTransaction(): boolean {
+    const status = this.client.getTransactionStatus();
+    return status === 'T' || status === 'E';
+  }
+
   release(): void {
     // true: pg closes the connection instead of pooling it.
     this.client.release(this.stale || undefined);
-    this.inTransaction = false;
   }
 }
 

@@ -102,6 +102,16 @@ export class PreparedIdList<R> {
     private readonly build: (ids: string[]) => Compilable<R>,
   ) {}
 
+  /** The SQL of a one-id list (a read cache takes the tables it reads from `node`, as every size reads the same). */
+  get sql(): string {
+    return this.ofSize(1).sql;
+  }
+
+  /** The operation-node tree of a one-id list. */
+  get node(): RootOperationNode {
+    return this.ofSize(1).node;
+  }
+
   async all(ids: readonly string[]): Promise<R[]> {
     const max = LIST_SIZES[LIST_SIZES.length - 1];
     const out: R[] = [];

@@ -1,3 +1,4 @@
+import type { RootOperationNode } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { PreparedQuery, Bound } from './prepared';
 import { statementTables } from './statement-tables';
@@ -111,6 +112,24 @@ export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
 const keyOf = (args: ReadonlyArray<string | number | null>) =>
   args.length === 1 && typeof args[0] === 'string' ? `s${args[0]}` : JSON.stringify(args);
 
+/** A prepared statement as a read cache sees it: its SQL, and the operation-node tree it was compiled from. */
+export interface TreeStatement {
+  readonly sql: string;
+  readonly node: RootOperationNode;
+}
+
+/**
+ * The tables statements read, from their Kysely trees (statement-tables.ts), with `rawReads` for
+ * their `sql` fragments, which a statement holding any must name.
+ */
+function tablesRead(statements: readonly TreeStatement[], rawReads: readonly string[] | undefined): string[] {
+  const read = statements.map((s) => ({ sql: s.sql, ...statementTables(s.node) }));
+  const raw = read.find((r) => r.raw);
+  if (raw && !rawReads)
+    throw new Error(`a cached query holding raw SQL must name the tables that SQL reads (rawReads): ${raw.sql}`);
+  return [...new Set([...read.flatMap((r) => r.reads), ...(rawReads ?? [])])];
+}
+
 /**
  * A ReadCache of what `use` makes of a prepared query's rows; the tables are those its Kysely tree
  * reads (statement-tables.ts). SQL text is never read for tables: a query holding `sql` fragments
@@ -124,9 +143,21 @@ export function cachedQuery<A extends Bound[], R, V>(
   max?: number,
   rawReads?: readonly string[],
 ): ReadCache<A, V> {
-  const { reads, raw } = statementTables(query.node);
-  if (raw && !rawReads)
-    throw new Error(`a cached query holding raw SQL must name the tables that SQL reads (rawReads): ${query.sql}`);
-  const tables = [...new Set([...reads, ...(rawReads ?? [])])];
+  const tables = tablesRead([query], rawReads);
   return new ReadCache<A, V>(versions, tables, async (...args) => use(await query.all(...args)), max);
+}
+
+/**
+ * A ReadCache of a value no one query gives: `load` runs the prepared statements `reads` (each of
+ * them, and nothing else) and makes the value of their rows. The tables are those their Kysely
+ * trees read, as cachedQuery's (`rawReads` likewise).
+ */
+export function cachedLoad<A extends Bound[], V>(
+  versions: TableClock,
+  reads: readonly TreeStatement[],
+  load: (...args: A) => Promise<V>,
+  max?: number,
+  rawReads?: readonly string[],
+): ReadCache<A, V> {
+  return new ReadCache<A, V>(versions, tablesRead(reads, rawReads), load, max);
 }
