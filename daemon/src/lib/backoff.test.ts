@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { backoffDelay, retrying } from './backoff';
 
 const fail = (message = 'refused') => Promise.reject(Object.assign(new Error(message), { code: '40001' }));
@@ -24,7 +24,7 @@ describe('retrying', () => {
     const waits: number[] = [];
     const result = await retrying(async (attempt) => (attempt < 4 ? fail() : `done on ${attempt}`), {
       backoff: { firstMs: 1, maxMs: 2 },
-      onRetry: (_err, wait, failures) => waits.push(failures * 100 + wait),
+      onRetry: (_err, wait, failures) => void waits.push(failures * 100 + wait),
     });
     expect(result).toBe('done on 4');
     expect(waits).toEqual([101, 202, 302]);
@@ -78,5 +78,74 @@ describe('retrying', () => {
     );
     await expect(run).rejects.toThrow('stopped by signal');
     expect(calls).toBe(1);
+  });
+});
+
+describe('retrying, as the loops that use it need', () => {
+  it('goes on from the failures before it, and its waits stay at the cap', async () => {
+    const told: Array<[number, number]> = [];
+    await retrying(async (attempt) => (attempt < 4 ? fail() : 'ok'), {
+      backoff: { firstMs: 1, maxMs: 4 },
+      failedBefore: 1,
+      onRetry: (_err, wait, failures) => void told.push([failures, wait]),
+    });
+    expect(told).toEqual([
+      [2, 2],
+      [3, 4],
+      [4, 4],
+    ]);
+  });
+
+  it('calls again only once what onRetry returns has resolved', async () => {
+    const steps: string[] = [];
+    await retrying(
+      async (attempt) => {
+        steps.push(`call ${attempt}`);
+        return attempt < 2 ? fail() : 'ok';
+      },
+      {
+        backoff: { firstMs: 0, maxMs: 0 },
+        onRetry: async () => {
+          await new Promise((resolve) => setImmediate(resolve));
+          steps.push('told');
+        },
+      },
+    );
+    expect(steps).toEqual(['call 1', 'told', 'call 2']);
+  });
+
+  it('an abort during a call rejects with the reason once the call has settled, without telling onRetry', async () => {
+    const stop = new AbortController();
+    let settled = false;
+    const onRetry = vi.fn();
+    const run = retrying(
+      async () => {
+        stop.abort(new Error('cancelled'));
+        await new Promise((resolve) => setImmediate(resolve));
+        settled = true;
+        return fail();
+      },
+      { backoff: { firstMs: 0, maxMs: 0 }, signal: stop.signal, onRetry },
+    );
+    await expect(run).rejects.toThrow('cancelled');
+    expect(settled).toBe(true);
+    expect(onRetry).not.toHaveBeenCalled();
+  });
+
+  it('a call that succeeds while the signal aborts still gives its result; an aborted signal calls nothing', async () => {
+    const stop = new AbortController();
+    const result = await retrying(
+      async () => {
+        stop.abort(new Error('cancelled'));
+        return 'done';
+      },
+      { backoff: { firstMs: 0, maxMs: 0 }, signal: stop.signal },
+    );
+    expect(result).toBe('done');
+    const run = vi.fn(async () => 'again');
+    await expect(retrying(run, { backoff: { firstMs: 0, maxMs: 0 }, signal: stop.signal })).rejects.toThrow(
+      'cancelled',
+    );
+    expect(run).not.toHaveBeenCalled();
   });
 });

@@ -1,12 +1,12 @@
-import pRetry from 'p-retry';
 import type { Logger } from 'pino';
+import { retrying, type Backoff } from '../lib/backoff';
 import type { Clock } from '../lib/clock';
 import type { CertificateSource, Issuer, ServedCertificate, TlsStatus } from './issuer';
 
 /** How often the issuer is asked whether what it holds is still right (names, files, dates). */
 const CHECK_MS = 3_600_000;
-/** After a failed check, the next comes this much later, doubling up to CHECK_MS. */
-const FIRST_RETRY_MS = 60_000;
+/** After a failed check, the next comes 1 minute later, doubling up to CHECK_MS. */
+const RETRY: Backoff = { firstMs: 60_000, maxMs: CHECK_MS };
 
 /**
  * The one renewal policy: a certificate is renewed once less than a third of its life is left
@@ -17,15 +17,12 @@ export function renewalDue(c: Pick<ServedCertificate, 'notBefore' | 'notAfter'>,
   return to - now.getTime() < (to - c.notBefore.getTime()) / 3;
 }
 
-/** The wait after the failure that follows `failures` others: 1 minute, doubling to an hour. */
-const retryDelay = (failures: number) => Math.min(FIRST_RETRY_MS * 2 ** failures, CHECK_MS);
-
 /**
  * The maintenance loop, one per daemon, over whichever issuer the config chose: at start the
  * certificate the issuer holds (or a new one: without any, the start fails), then one timer that
  * asks the issuer every hour, and on SIGHUP or a change it reports, for what it holds now; one that
  * is due (`renewalDue`) or no longer fits is issued again. A failed check keeps the certificate
- * served, makes the status (and /healthz) say so, and is tried again with p-retry: 1 minute,
+ * served, makes the status (and /healthz) say so, and is tried again (lib/backoff.ts): 1 minute,
  * doubling to an hour. A SIGHUP meanwhile tries at once and counts as one more failure; one during
  * a check is followed by another.
  */
@@ -142,39 +139,32 @@ export class ManagedCertificate implements CertificateSource {
     this.backoff?.abort();
     const backoff = new AbortController();
     this.backoff = backoff;
-    // Started where the failures so far left off: a SIGHUP during a wait does not reset it.
-    const minTimeout = retryDelay(this.failures);
     return new Promise<void>((firstEnded) => {
-      const attempt = () => {
-        this.attempt = this.check()
-          .catch((err: unknown) => {
-            // p-retry gives up at once on a TypeError (acme-client's for a connection that failed).
-            throw err instanceof TypeError ? new Error(err.message, { cause: err }) : err;
-          })
-          .finally(() => {
+      retrying(
+        () => {
+          this.attempt = this.check().finally(() => {
             this.attempt = undefined;
           });
-        return this.attempt;
-      };
-      pRetry(attempt, {
-        forever: true,
-        factor: 2,
-        minTimeout,
-        maxTimeout: CHECK_MS,
-        randomize: false,
-        unref: true,
-        signal: backoff.signal,
-        onFailedAttempt: (err) => {
-          this.failures += 1;
-          const wait = Math.min(minTimeout * 2 ** (err.attemptNumber - 1), CHECK_MS);
-          this.problem = `${this.issuer.failing}: ${err.message}; retrying in ${Math.round(wait / 1000)} s (still serving the current one until ${this.served?.notAfter.toISOString()})`;
-          this.deps.log.error(
-            { err, retry_in_s: wait / 1000 },
-            `${this.issuer.failing}; still serving the current certificate`,
-          );
-          firstEnded();
+          return this.attempt;
         },
-      }).then(
+        {
+          backoff: RETRY,
+          // Goes on where the failures so far left off: a SIGHUP during a wait does not reset it.
+          failedBefore: this.failures,
+          unref: true,
+          signal: backoff.signal,
+          onRetry: (err, wait, failures) => {
+            this.failures = failures;
+            const why = err instanceof Error ? err.message : String(err);
+            this.problem = `${this.issuer.failing}: ${why}; retrying in ${Math.round(wait / 1000)} s (still serving the current one until ${this.served?.notAfter.toISOString()})`;
+            this.deps.log.error(
+              { err, retry_in_s: wait / 1000 },
+              `${this.issuer.failing}; still serving the current certificate`,
+            );
+            firstEnded();
+          },
+        },
+      ).then(
         () => {
           this.failures = 0;
           this.problem = null;

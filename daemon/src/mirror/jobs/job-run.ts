@@ -1,10 +1,10 @@
 import pLimit, { type LimitFunction } from 'p-limit';
-import pRetry, { AbortError } from 'p-retry';
 import type { Logger } from 'pino';
 import type { OrgService } from '../../orgs/service';
 import type { BlobStore } from '../../blobs/blob-store';
 import type { BlobHolds } from '../../blobs/holds';
 import type { DiskSpace } from '../../blobs/disk-space';
+import { retrying, type Backoff } from '../../lib/backoff';
 import type { Clock } from '../../lib/clock';
 import type { IdGen } from '../../lib/ids';
 import { ForbiddenError, NotFoundError } from '../../lib/errors';
@@ -39,9 +39,9 @@ export interface RunnerDeps {
   metrics?: Pick<Metrics, 'mirrorFetched'>;
 }
 
-/** Attempts per file; the pause before the next starts at RETRY_DELAY_MS and doubles (1 s, then 2 s). */
-const RETRIES = 3;
-const RETRY_DELAY_MS = 1000;
+/** Attempts per file, and the pause before the next: 1 s, then 2 s. */
+const ATTEMPTS = 3;
+const RETRY: Backoff = { firstMs: 1000, maxMs: 2000 };
 /** Progress is written to the database at most this often (and when a file completes). */
 const PROGRESS_EVERY_MS = 250;
 
@@ -237,46 +237,30 @@ export class JobRun {
         },
       });
     // A connection that breaks is asked again for the rest (Range), a few times, before the job fails.
+    // Only a failure of the connection is retried: anything else, and the last attempt's failure, fails the download
+    // as it is. The download returns only once the attempt under way has stopped writing.
     let before = 0;
-    let attempt: Promise<unknown> = Promise.resolve();
-    const blob = await pRetry(
-      async (n) => {
+    const blob = await retrying(
+      () => {
         before = fileBytes;
-        const once = fetchOnce();
-        attempt = once;
-        try {
-          return await once;
-        } catch (err) {
-          if (err instanceof TransientUpstreamError && n < RETRIES) throw err;
-          // Anything else, and the last attempt's failure, fails the download as it is.
-          throw new AbortError(err instanceof Error ? err : new Error(String(err)));
-        }
+        return fetchOnce();
       },
       {
-        retries: RETRIES - 1,
-        minTimeout: RETRY_DELAY_MS,
-        factor: 2,
+        backoff: RETRY,
+        attempts: ATTEMPTS,
+        retryable: (err) => err instanceof TransientUpstreamError,
         signal,
-        onFailedAttempt: async (err) => {
+        onRetry: async (err, _wait, attempt) => {
           this.bytes -= fileBytes - before;
           fileBytes = before;
-          this.deps.log.warn(
-            { err, job: this.job.id, url: f.url, attempt: err.attemptNumber },
-            'mirror download interrupted; resuming',
-          );
+          const message = err instanceof Error ? err.message : String(err);
+          this.deps.log.warn({ err, job: this.job.id, url: f.url, attempt }, 'mirror download interrupted; resuming');
           await this.deps.repo.updateJob(this.job.id, {
-            message: `Resuming ${f.url} after: ${err.message}`,
+            message: `Resuming ${f.url} after: ${message}`,
             updated_at: this.now(),
           });
         },
-        // p-retry gives up at once on an abort: the download returns only once the attempt under way has stopped
-        // writing.
       },
-    ).finally(() =>
-      attempt.then(
-        () => undefined,
-        () => undefined,
-      ),
     );
     this.filesDone++;
     await this.deps.repo.updateJob(this.job.id, {

@@ -1,7 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import pRetry from 'p-retry';
 import type { Logger } from 'pino';
+import { retrying, type Backoff } from '../../lib/backoff';
 import { TableMarks } from './table-clock';
 import { WriteGraph, type SchemaFacts } from './write-graph';
 
@@ -79,6 +78,8 @@ export interface Liveness {
   deadMs: number;
 }
 const LIVENESS: Liveness = { heartbeatMs: 25, deadMs: 80 };
+/** Listening again after a loss: 100 ms after it, then twice as long after each failed try, up to 5 s. */
+const RELISTEN: Backoff = { firstMs: 100, maxMs: 5000 };
 
 /**
  * The read caches' clock on PostgreSQL (table-clock.ts). This daemon's own writes move their tables
@@ -167,26 +168,17 @@ export class NotifiedTables extends TableMarks {
 
   /** Listening failed or was lost with `err`: tries again until it listens or is closed. */
   private async listenAgain(err: Error): Promise<void> {
-    if (this.closed) return;
-    const warn = (e: Error) =>
-      this.log?.warn(
-        { reason: e.message },
-        "not hearing other daemons' writes: read caches serve nothing until listening again",
-      );
-    warn(err);
     try {
-      await sleep(100, undefined, { ref: false, signal: this.stop.signal });
-      await pRetry(() => this.listenOnce(), {
-        forever: true,
-        minTimeout: 200,
-        maxTimeout: 5000,
-        factor: 2,
-        randomize: false,
+      // The loss is the first failure: the first try comes RELISTEN's first wait after it.
+      await retrying((attempt) => (attempt === 1 ? Promise.reject(err) : this.listenOnce()), {
+        backoff: RELISTEN,
         unref: true,
         signal: this.stop.signal,
-        onFailedAttempt: (e) => {
-          if (!this.closed) warn(e);
-        },
+        onRetry: (e) =>
+          this.log?.warn(
+            { reason: e instanceof Error ? e.message : String(e) },
+            "not hearing other daemons' writes: read caches serve nothing until listening again",
+          ),
       });
       this.log?.info("listening for other daemons' writes again: read caches serve again");
     } catch {
