@@ -2,8 +2,9 @@
  * Scale-out, on a throwaway PostgreSQL cluster (initdb + pg_ctl on 127.0.0.1, as the tests start
  * one): the api part's endpoints at 10,000 boxes × 10 versions and 1,000 agents with the daemon on
  * PostgreSQL, against the same fixed-JSON Koa ceiling; then two daemons against one behind nginx
- * (one worker, keep-alive to the daemons), `GET /api/v1/box/ORG/BOX` with wrk -c20. Both daemons
- * share the database; box files are not involved (the seed's providers have external URLs).
+ * (one worker, keep-alive to the daemons), `GET /api/v1/box/ORG/BOX` with wrk -c20, and how soon
+ * one daemon sees the other's writes (staleness.ts). Both daemons share the database; box files
+ * are not involved (the seed's providers have external URLs).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { freePort, start, startDaemon, waitFor, type Proc } from './measure';
 import { fmt, ms, type Row } from './report';
 import { seed, seedEnv, type Seed } from './seed';
 import { agentsAtScale } from './agents-scale';
+import { staleness } from './staleness';
 
 async function proxy(dir: string, port: number, daemons: string[]): Promise<Proc> {
   mkdirSync(dir, { recursive: true });
@@ -35,7 +37,7 @@ http { access_log off; client_body_temp_path ${dir}/ct; proxy_temp_path ${dir}/p
   return p;
 }
 
-async function twoVsOne(work: string, s: Seed): Promise<Row> {
+async function twoDaemons(work: string, s: Seed): Promise<Row[]> {
   const duration = Number(process.env.BENCH_WRK_SECONDS ?? 10);
   const procs: Proc[] = [];
   try {
@@ -61,7 +63,9 @@ async function twoVsOne(work: string, s: Seed): Promise<Row> {
     const one = await measure('one', [a.url]);
     const two = await measure('two', [a.url, b.url]);
     const errors = [one.errors && `one: ${one.errors}`, two.errors && `two: ${two.errors}`].filter(Boolean).join('; ');
-    return {
+    process.stderr.write('scale-out: staleness, a write through one daemon seen by the other\n');
+    const stale = await staleness(a.url, b.url, s);
+    const compared: Row = {
       measure: `two daemons vs one behind nginx, \`GET /api/v1/box/ORG/BOX\` on PostgreSQL (wrk -c20)`,
       value: `${fmt(two.rps)} req/s, p99 ${ms(two.p99)}`,
       baseline: `one daemon ${fmt(one.rps)} req/s, p99 ${ms(one.p99)}`,
@@ -70,6 +74,7 @@ async function twoVsOne(work: string, s: Seed): Promise<Row> {
       pass: errors ? false : null,
       ...(errors ? { note: errors } : {}),
     };
+    return [compared, stale];
   } finally {
     for (const p of procs.reverse()) await p.stop();
   }
@@ -82,7 +87,7 @@ export async function scaleOut(work: string): Promise<Row[]> {
     process.stderr.write('scale-out: seeding PostgreSQL: 10,000 boxes × 10 versions, 1,000 agents\n');
     const s = await seed(join(work, 'pg-large'), { database: cluster.url('bench') });
     const rows = await apiAtScale(work, s);
-    rows.push(await twoVsOne(work, s));
+    rows.push(...(await twoDaemons(work, s)));
     await ensureDatabase(cluster.url('postgres'), 'agents');
     rows.push(await agentsAtScale(work, cluster.url('agents')));
     return rows;

@@ -133,25 +133,18 @@ describe('read caches on two daemons sharing one PostgreSQL database', () => {
     }
   });
 
-  it('another daemon sees each of 200 writes within 100 ms (p99), serving from memory in between', async () => {
-    const lags: number[] = [];
-    let remembered = 0;
+  // How soon (p99 of 200 writes) is measured in bench/ (`npm run bench -- scale-out`, staleness.ts), not asserted here.
+  it('another daemon sees each of 200 writes, and serves from memory once it has heard of the last', async () => {
     for (let i = 0; i < 200; i++) {
-      // Read twice first: the second read is served from B's memory, which the write must clear.
       await description(viaB);
-      if (await fromMemory(b, async () => expect(await description(viaB)).toBe(i === 0 ? 'own 29' : `seen ${i - 1}`)))
-        remembered++;
       await describeAs(`seen ${i}`);
-      const written = performance.now();
       let seen = await description(viaB);
       for (let tries = 0; seen !== `seen ${i}` && tries < 1000; tries++) seen = await description(viaB);
       expect(seen).toBe(`seen ${i}`);
-      lags.push(performance.now() - written);
     }
-    lags.sort((x, y) => x - y);
-    const p99 = lags[Math.ceil(lags.length * 0.99) - 1];
-    expect(p99, `staleness p99 over 200 writes (median ${lags[100].toFixed(1)} ms)`).toBeLessThan(100);
-    expect(remembered).toBe(200);
+    // Nothing written since: B's reads come from memory, and still show the last write.
+    expect(await servingFromMemory()).toBe(true);
+    expect(await fromMemory(b, async () => expect(await description(viaB)).toBe('seen 199'))).toBe(true);
   });
 
   it('a lost listening connection drops the caches and listens again; nothing stale is served meanwhile', async () => {
