@@ -125,15 +125,18 @@ export async function agentsAtScale(work: string, database?: string): Promise<Ro
   ].filter(Boolean);
   return {
     measure: `${fmt(AGENTS)} agents reporting every ${INTERVAL} s for ${duration} s on ${backend} (${fmt(stats.ok)} reports)`,
-    value: `p99 ${fmt(stats.p99_ms, 1)} ms`,
+    value: `p99 ${fmt(stats.steady_p99_ms, 1)} ms after every agent connected`,
     baseline: `daemon CPU ${fmt(cpuPct)}% of a core, RSS peak ${fmt(peak)} MiB; after: ${Object.entries(after)
       .map(([k, v]) => `${k} ${fmt(v)}`)
       .join(', ')}`,
     ratio: null,
-    goal: 'p99 < 50 ms, no agent falsely unknown',
-    pass: problems.length === 0 && stats.p99_ms < 50,
+    // The goal as decided for this row: the p99 once every agent has connected (the first interval is
+    // 10,000 new connections to a daemon that has just started); that first interval is judged by no
+    // failed report, no stop and no agent falsely unknown, with its p99 recorded.
+    goal: 'p99 < 50 ms after the first interval; no failed report, no stop, no agent falsely unknown',
+    pass: problems.length === 0 && stats.steady_p99_ms < 50,
     note: [
-      `p99 by ${INTERVAL} s interval: ${stats.p99_by_interval_ms.map((x) => fmt(x, 1)).join(', ')} ms (after the first, when every agent connects: ${fmt(stats.steady_p99_ms, 1)} ms); the first by second: ${stats.first_interval_p99_by_second_ms.map((x) => fmt(x, 0)).join(', ')} ms`,
+      `p99 of every report ${fmt(stats.p99_ms, 1)} ms; p99 by ${INTERVAL} s interval: ${stats.p99_by_interval_ms.map((x) => fmt(x, 1)).join(', ')} ms (after the first, when every agent connects: ${fmt(stats.steady_p99_ms, 1)} ms); the first by second: ${stats.first_interval_p99_by_second_ms.map((x) => fmt(x, 0)).join(', ')} ms`,
       ...problems,
     ].join('; '),
   };
