@@ -17,6 +17,12 @@ const ALL = '*';
 
 /** How long a refused socket may linger for its answer to be read before it is destroyed. */
 const REFUSED_LINGER_MS = 1000;
+/**
+ * Refused sockets left lingering at once. A flood refused thousands of times a second by a client
+ * too busy to close them would otherwise hold a descriptor for each for the linger; past this, a
+ * refused socket is destroyed at once, without its answer (the client sees the connection reset).
+ */
+const MAX_LINGERING = 256;
 
 /**
  * A whole HTTP answer written straight to the socket: no parser, no request, no middleware. No
@@ -81,6 +87,8 @@ export class ConnectionGuard {
   private readonly idle = new Map<Socket, Tracked>();
   private readonly tracked = new WeakMap<Socket, Tracked>();
   private total = 0;
+  /** Refused sockets still open for their answer to be read (MAX_LINGERING). */
+  private lingering = 0;
   /** Limits refused at since their count last fell (an address to zero, the total to half): warned about once each. */
   private readonly warned = new Set<string>();
 
@@ -213,6 +221,12 @@ export class ConnectionGuard {
     // unread input sends a reset, which can overtake the answer. Whatever the client does (a
     // trickle of bytes would keep an idle timeout from firing), the socket goes after a second.
     socket.on('error', () => undefined);
+    if (this.lingering >= MAX_LINGERING) {
+      socket.destroy();
+      return;
+    }
+    this.lingering++;
+    socket.once('close', () => this.lingering--);
     setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
     socket.resume();
     socket.end(refusal(message));
