@@ -19,6 +19,8 @@ const SCALE_OUT_LEAVES_OUT = [
   // PostgreSQL they refuse (test/system/multi-daemon.test.ts), pg_dump and bucket versioning do the job.
   'test/data/backup.test.ts',
   'test/data/check.test.ts',
+  // serves fixtures on SQLite and on a PostgreSQL cluster of its own, whatever the pass
+  'test/upgrade/**',
   'test/data/large.test.ts',
   // the data folder's modes, its SQLite file damaged or replaced, its disk filling up
   'test/store/data-folder.test.ts',

@@ -16,7 +16,8 @@ export interface TestPostgres {
   stop(): Promise<void>;
 }
 
-function binDir(): string {
+/** The folder of Debian's PostgreSQL binaries (initdb, pg_ctl, pg_dump, psql), newest version first. */
+export function binDir(): string {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root)
     ? readdirSync(root)

@@ -34,13 +34,15 @@ export async function spawnDaemon(opts: {
   env?: Record<string, string>;
   prefix?: string[];
   args?: string[];
+  /** Another build's bin/boxyard.mjs (test/upgrade/make-fixtures.ts runs earlier builds). */
+  bin?: string;
 }): Promise<SpawnedDaemon> {
   const port = opts.port ?? (await freePort());
   // `prefix` runs the daemon under another command (e.g. unshare, for a small disk of its own).
   const argv = [
     ...(opts.prefix ?? []),
     process.execPath,
-    BIN,
+    opts.bin ?? BIN,
     'serve',
     '--data',
     opts.dataDir,

@@ -45,13 +45,22 @@ export function readMigrations(dialect: Dialect, dir = MIGRATIONS_DIR): Migratio
 }
 
 /**
- * The migrations a database that has applied `done` still needs, in order. A database that has
+ * Migrations renumbered after builds had shipped them, by the name those builds recorded: the same SQL, so a
+ * database that applied one under its old name has applied it (test/upgrade/ serves a database of each build).
+ */
+const RENUMBERED: Readonly<Record<string, string>> = {
+  '013-provider-downloads.sql': '015-provider-downloads.sql',
+};
+
+/**
+ * The migrations a database that has applied `applied` still needs, in order. A database that has
  * applied one this build does not know was written by a newer Boxyard: it is refused before
  * anything is written to it, since this build cannot know what the newer one's rows mean.
  */
-export function pendingMigrations(dialect: Dialect, done: ReadonlySet<string>, dir = MIGRATIONS_DIR): Migration[] {
+export function pendingMigrations(dialect: Dialect, applied: ReadonlySet<string>, dir = MIGRATIONS_DIR): Migration[] {
   const known = readMigrations(dialect, dir);
   const names = new Set(known.map((m) => m.name));
+  const done = new Set([...applied].map((name) => RENUMBERED[name] ?? name));
   const newer = [...done].filter((name) => !names.has(name)).sort();
   if (newer.length > 0) {
     throw new Error(

@@ -26,6 +26,8 @@ const REVOKED =
   'This upload URL was made with an API token that has since been revoked, so it takes no upload. Ask for a new one with a current token: GET …/provider/PROVIDER/upload.';
 const NO_LONGER =
   'The user who made this upload URL may no longer change this box (no longer a member of its organization, or no longer an administrator), so it takes no upload. Someone who may change the box can ask for a new one: GET …/provider/PROVIDER/upload.';
+const UNKNOWN_ISSUER =
+  'This upload URL was made by an earlier Boxyard, which did not record who made it, so it takes no upload. Someone who may change the box can ask for a new one: GET …/provider/PROVIDER/upload.';
 const SUPERSEDED = 'A newer upload to this URL took over from this one, which was discarded.';
 
 /** A PUT that a newer PUT to the same URL replaced before it was stored. */
@@ -198,6 +200,7 @@ export class UploadService {
   private async assertIssuer(s: UploadSessionRow): Promise<void> {
     const now = (await this.repo.byId(s.id)) ?? s;
     if (now.token_revoked) throw new ForbiddenError(REVOKED);
+    if (now.user_id === null) throw new ForbiddenError(UNKNOWN_ISSUER);
     if (!(await this.registry.issuerMayManage(now.user_id, now.provider_id))) throw new ForbiddenError(NO_LONGER);
   }
 

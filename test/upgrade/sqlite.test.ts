@@ -1,0 +1,3 @@
+import { upgradesOn } from './serve-fixture';
+
+upgradesOn('sqlite');
