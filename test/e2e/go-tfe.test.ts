@@ -148,9 +148,9 @@ describe.skipIf(!available)("go-tfe's own agent pool tests against Boxyard", () 
   let token: string;
   beforeAll(async () => {
     daemon = await startTestDaemon();
-    // A plain user, not an administrator: go-tfe creates its organizations (it owns them) and
-    // works within the default agent-pool-limit of 1, because its helpers delete each pool
-    // before creating the next one in the same organization.
+    // A plain user, not an administrator: go-tfe creates its organizations (it owns them); its
+    // helpers delete each pool before creating the next one in the same organization, so it would
+    // work within HCP Terraform's agent-pool-limit of 1 too.
     token = (await daemon.user('gotfe')).token;
   }, 240_000);
   afterAll(async () => {

@@ -52,7 +52,7 @@ describe('organizations', () => {
       attributes: {
         name: 'acme',
         email: 'ops@acme.example',
-        'agent-pool-limit': 1,
+        'agent-pool-limit': 100,
         'session-timeout': 20160,
         'collaborator-auth-policy': 'password',
         'saml-enabled': false,

@@ -44,7 +44,9 @@ const names = (r: { json: { data: Array<{ attributes: { name: string } }> } }) =
   r.json.data.map((p) => p.attributes.name);
 
 describe('the per-organization pool limit', () => {
-  it('creates one pool by default and refuses the second with 422 saying how to raise the limit', async () => {
+  it('allows a lab 100 pools until an owner sets a limit, then refuses past it with 422 saying how to raise it', async () => {
+    expect((await alice.get('/api/v2/organizations/acme')).json.data.attributes['agent-pool-limit']).toBe(100);
+    await setPoolLimit(alice, 'acme', 1);
     const first = await alice.post('/api/v2/organizations/acme/agent-pools', doc('agent-pools', { name: 'first' }));
     expect(first.status).toBe(201);
     const second = await alice.post('/api/v2/organizations/acme/agent-pools', doc('agent-pools', { name: 'second' }));
@@ -58,6 +60,7 @@ describe('the per-organization pool limit', () => {
 
   it('holds under concurrent creates: exactly the limit is created', async () => {
     await createOrg(bob, 'racy');
+    await setPoolLimit(bob, 'racy', 1);
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
         bob.post('/api/v2/organizations/racy/agent-pools', doc('agent-pools', { name: `p${i}` })),

@@ -142,6 +142,9 @@ function present<T>(v: T | undefined): T {
 async function verifyPool(http: HttpClient, made: Made): Promise<void> {
   if (!made.pool) return;
   const api = http.withToken(made.users[0].tokens.laptop).withContentType('application/vnd.api+json');
+  // Every build gave organizations a pool limit of 1, which a lab never set: raised to today's default.
+  const org = await api.get(`/api/v2/organizations/${made.pool.org}`);
+  expect(org.json.data.attributes['agent-pool-limit']).toBe(100);
   const pool = await api.get(`/api/v2/agent-pools/${made.pool.id}`);
   expect(pool.status, pool.text).toBe(200);
   expect(pool.json.data.attributes.name).toBe(made.pool.name);

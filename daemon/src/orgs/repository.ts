@@ -59,10 +59,7 @@ export class OrgsRepository {
   orgById(id: string, db: Db = this.db) {
     return db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   }
-  async insertOrganization(
-    row: Omit<OrganizationRow, 'profile_markdown' | 'agent_pool_limit'> & { agent_pool_limit?: number },
-    db: Db,
-  ) {
+  async insertOrganization(row: Omit<OrganizationRow, 'profile_markdown'>, db: Db) {
     await db.insertInto('organizations').values(row).execute();
   }
   async updateOrganization(id: string, patch: Partial<Omit<OrganizationRow, 'id'>>, db: Db = this.db) {

@@ -11,6 +11,13 @@ import type { OrganizationRow, OrgsRepository, Role, TfcSettingsPatch } from './
 import { present } from '../lib/invariant';
 
 /** A box namespace: a user or an organization. */
+
+/**
+ * Agent pools an organization may hold until an owner sets its agent-pool-limit. HCP Terraform's free tier allows
+ * one, which stopped a lab at its second pool over a limit it never set; clients still read and set the attribute.
+ * Migration 023 raised organizations still at the old default of 1 to this.
+ */
+export const DEFAULT_AGENT_POOL_LIMIT = 100;
 export type Namespace =
   | { kind: 'user'; id: string; name: string; user: UserRow }
   | { kind: 'organization'; id: string; name: string; organization: OrganizationRow };
@@ -80,7 +87,7 @@ export class OrgService {
             email: input.email ?? null,
             created_at: now,
             updated_at: now,
-            ...(input.agentPoolLimit !== undefined ? { agent_pool_limit: input.agentPoolLimit } : {}),
+            agent_pool_limit: input.agentPoolLimit ?? DEFAULT_AGENT_POOL_LIMIT,
           },
           trx,
         );
