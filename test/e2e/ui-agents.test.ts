@@ -179,7 +179,8 @@ describe.skipIf(!haveChromium)('agents, pools and organizations in the web UI', 
   });
 
   it("answers a pool over the organization's limit with a control that raises it, not the API's text", async () => {
-    await createOrg(api, 'tight');
+    // An owner who allowed one pool (the default allows a lab 100).
+    await createOrg(api, 'tight', { 'agent-pool-limit': 1 });
     await createPool(api, 'tight', 'only');
     await page.goto(`${daemon.url}/ui/agent-pools/tight`);
     await page.getByPlaceholder('Pool name').fill('second');
