@@ -73,7 +73,7 @@ describe('organizations (/api/boxyard/organizations)', () => {
       organization: { name: 'labs', email: 'labs@example.org' },
     });
     expect(r.status).toBe(201);
-    expect(r.json.organization).toMatchObject({ name: 'labs', agent_pool_limit: 1 });
+    expect(r.json.organization).toMatchObject({ name: 'labs', agent_pool_limit: 100 });
     expect((await owner.post('/api/boxyard/organizations', { organization: { name: 'olive' } })).status).toBe(422);
     expect((await member.get('/api/boxyard/organizations/labs')).status).toBe(404);
     expect(
@@ -84,6 +84,11 @@ describe('organizations (/api/boxyard/organizations)', () => {
     expect(
       shown.json.organization.members.map((m: { username: string; role: string }) => `${m.username}:${m.role}`),
     ).toEqual(['mike:member', 'olive:owner']);
+    // Who may change the members, so the UI offers the controls only to them: owners and administrators.
+    expect(shown.json.organization.may_manage).toBe(false);
+    expect((await owner.get('/api/boxyard/organizations/labs')).json.organization.may_manage).toBe(true);
+    const admin = d.http.withToken(d.adminToken);
+    expect((await admin.get('/api/boxyard/organizations/labs')).json.organization.may_manage).toBe(true);
     expect(
       (await member.patch('/api/boxyard/organizations/labs', { organization: { agent_pool_limit: 5 } })).status,
     ).toBe(403);

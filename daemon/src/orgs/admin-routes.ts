@@ -42,8 +42,9 @@ export function orgAdminRoutes(deps: OrgAdminRouteDeps): Router {
   r.get(
     BOXYARD.organization.path,
     validated({ params: NameParams }, async (ctx, { params }) => {
-      const { org } = await visible(ctx, params.name);
-      ctx.body = { organization: { ...organizationSummary(org), members: await deps.orgs.members(org) } };
+      const { p, org } = await visible(ctx, params.name);
+      const [members, mayManage] = await Promise.all([deps.orgs.members(org), deps.orgs.isOwner(p, org)]);
+      ctx.body = { organization: { ...organizationSummary(org), members, may_manage: mayManage } };
     }),
   );
   r.patch(

@@ -1,4 +1,4 @@
-import { useRef, useState, type ReactNode } from 'react';
+import { useId, useRef, useState, type ReactNode } from 'react';
 import { useMutation, useQueryClient, type QueryKey } from '@tanstack/react-query';
 
 /** An error from a query or mutation, in words. */
@@ -72,11 +72,13 @@ export function SecretOnce({ secret, label, onDone }: { secret: string | null; l
   );
 }
 
+/** A card with a heading, which names it: screen readers list it among the page's regions. */
 export function Section({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
+  const heading = useId();
   return (
-    <section className="card">
+    <section className="card" aria-labelledby={heading}>
       <header className="card-head">
-        <h2>{title}</h2>
+        <h2 id={heading}>{title}</h2>
         {actions}
       </header>
       {children}

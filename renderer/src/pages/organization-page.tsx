@@ -10,7 +10,8 @@ import { queryKeys } from '../api/query-keys';
 import { ORGANIZATION_ROLES, type MemberJson, type OrganizationRole } from '../../../daemon/src/contract/wire/accounts';
 import { When } from '../components/relative-time';
 
-function Members({ org, members }: { org: string; members: MemberJson[] }) {
+/** Members, and for an owner (or an administrator) the controls that change them; others see the list and why. */
+function Members({ org, members, mayManage }: { org: string; members: MemberJson[]; mayManage: boolean }) {
   const { api } = useSession();
   const key = queryKeys.organization(org);
   const [username, setUsername] = useState('');
@@ -33,7 +34,7 @@ function Members({ org, members }: { org: string; members: MemberJson[] }) {
           <tr>
             <th>User</th>
             <th>Role</th>
-            <th />
+            {mayManage && <th>Change</th>}
           </tr>
         </thead>
         <tbody>
@@ -41,48 +42,55 @@ function Members({ org, members }: { org: string; members: MemberJson[] }) {
             <tr key={m.username}>
               <td>{m.username}</td>
               <td>{m.role}</td>
-              <td>
-                <div className="row">
-                  <button
-                    type="button"
-                    className="small"
-                    onClick={() => put.mutate({ username: m.username, role: m.role === 'owner' ? 'member' : 'owner' })}
-                  >
-                    {m.role === 'owner' ? 'Make member' : 'Make owner'}
-                  </button>
-                  <button
-                    type="button"
-                    className="danger small"
-                    onClick={() => confirmed(`Remove ${m.username} from ${org}`) && remove.mutate(m.username)}
-                  >
-                    Remove
-                  </button>
-                </div>
-              </td>
+              {mayManage && (
+                <td>
+                  <div className="row">
+                    <button
+                      type="button"
+                      className="small"
+                      onClick={() =>
+                        put.mutate({ username: m.username, role: m.role === 'owner' ? 'member' : 'owner' })
+                      }
+                    >
+                      {m.role === 'owner' ? 'Make member' : 'Make owner'}
+                    </button>
+                    <button
+                      type="button"
+                      className="danger small"
+                      onClick={() => confirmed(`Remove ${m.username} from ${org}`) && remove.mutate(m.username)}
+                    >
+                      Remove
+                    </button>
+                  </div>
+                </td>
+              )}
             </tr>
           ))}
         </tbody>
       </table>
-      <form className="inline" onSubmit={submit} aria-label="Add member">
-        <input
-          name="member"
-          aria-label="Username"
-          placeholder="Username"
-          value={username}
-          onChange={(e) => setUsername(e.target.value)}
-          required
-        />
-        <select aria-label="Role" value={role} onChange={(e) => setRole(e.target.value as OrganizationRole)}>
-          {ORGANIZATION_ROLES.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
-        </select>
-        <button type="submit" disabled={put.isPending}>
-          Add member
-        </button>
-      </form>
+      {!mayManage && <p className="muted">Only owners of {org} add, promote or remove members.</p>}
+      {mayManage && (
+        <form className="inline" onSubmit={submit} aria-label="Add member">
+          <input
+            name="member"
+            aria-label="Username"
+            placeholder="Username"
+            value={username}
+            onChange={(e) => setUsername(e.target.value)}
+            required
+          />
+          <select aria-label="Role" value={role} onChange={(e) => setRole(e.target.value as OrganizationRole)}>
+            {ORGANIZATION_ROLES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+          <button type="submit" disabled={put.isPending}>
+            Add member
+          </button>
+        </form>
+      )}
     </Section>
   );
 }
@@ -106,7 +114,7 @@ export function OrganizationPage() {
       <p className="muted">
         {org.data.email ?? ''} Created <When iso={org.data.created_at} />.
       </p>
-      <Members org={name} members={org.data.members ?? []} />
+      <Members org={name} members={org.data.members ?? []} mayManage={org.data.may_manage} />
       <OrganizationAgentSettings org={name} />
       <Workspaces org={name} />
     </>

@@ -46,8 +46,14 @@ export const MemberJson = z.object({
 });
 export type MemberJson = z.infer<typeof MemberJson>;
 
-/** `GET /organizations/:name`: the organization with its members. */
-export const OrganizationDetailJson = OrganizationJson.extend({ members: z.array(MemberJson) });
+/**
+ * `GET /organizations/:name`: the organization with its members, and whether the caller may manage them (an owner or
+ * an administrator: orgs/service.ts isOwner), so the UI offers only what the caller may do.
+ */
+export const OrganizationDetailJson = OrganizationJson.extend({
+  members: z.array(MemberJson),
+  may_manage: z.boolean(),
+});
 export type OrganizationDetailJson = z.infer<typeof OrganizationDetailJson>;
 
 export const OrganizationsAnswer = z.object({ organizations: z.array(OrganizationJson) });

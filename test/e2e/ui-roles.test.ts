@@ -1,0 +1,51 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { chromiumAvailable, ensureUiBuilt, launchChromium, signIn } from '../helpers/ui-browser';
+
+const haveChromium = chromiumAvailable('The UI roles test');
+
+/**
+ * The UI offers only what the caller may do: an organization's members see its members but not the controls that
+ * change them (which the API would refuse with 403), with the reason; its owner sees them.
+ */
+describe.skipIf(!haveChromium)('roles in the web UI', () => {
+  let daemon: TestDaemon;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    ensureUiBuilt();
+    daemon = await startTestDaemon();
+    const owner = await daemon.user('olga', { orgs: ['team'] });
+    await daemon.user('mia', { password: 'mia-long-password-1' });
+    const put = await owner.http.put('/api/boxyard/organizations/team/members/mia', { member: { role: 'member' } });
+    expect(put.status).toBe(200);
+    ({ browser, page } = await launchChromium());
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await daemon?.stop();
+  });
+
+  const members = () => page.getByRole('region', { name: 'Members' });
+
+  it("a member sees the organization's members without the controls only owners may use", async () => {
+    await signIn(page, daemon.url, 'mia', 'mia-long-password-1', '/organizations/team');
+    await page.getByRole('heading', { name: 'team' }).waitFor();
+    await members().getByRole('cell', { name: 'olga' }).waitFor();
+    await members().getByText('Only owners of team add, promote or remove members.').waitFor();
+    expect(await members().getByRole('button').count()).toBe(0);
+    expect(await page.getByRole('form', { name: 'Add member' }).count()).toBe(0);
+  });
+
+  it('the owner sees them', async () => {
+    await page.context().clearCookies();
+    await signIn(page, daemon.url, 'olga', 'olga-password', '/organizations/team');
+    await page.getByRole('heading', { name: 'team' }).waitFor();
+    await members().getByRole('button', { name: 'Make owner' }).waitFor();
+    expect(await members().getByRole('button', { name: 'Remove' }).count()).toBe(2);
+    await page.getByRole('form', { name: 'Add member' }).waitFor();
+    expect(await members().getByText('Only owners of').count()).toBe(0);
+  });
+});
