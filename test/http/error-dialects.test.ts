@@ -7,7 +7,7 @@ import type { ErrorCode } from '../../daemon/src/contract/error-codes';
 import type { Dialect } from '../../daemon/src/http/errors/dialects';
 import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import type { HttpClient, HttpResponse, ParsedJson } from '../helpers/http';
-import { createAgentToken, createPool, createWorkspace, doc, JSONAPI } from '../helpers/agents';
+import { createAgentToken, createPool, createWorkspace, doc, JSONAPI, setPoolLimit } from '../helpers/agents';
 import { createBox } from '../helpers/registry';
 import { hostedProvider } from '../helpers/blobs';
 import { serveJson, staticServer, type StaticServer } from '../helpers/mirror';
@@ -166,6 +166,7 @@ describe('every mount answers in its dialect, with the code', () => {
       (await alice.http.put('/api/boxyard/organizations/acme/members/bob', { member: { role: 'member' } })).status,
     ).toBe(200);
     api = alice.http.withContentType(JSONAPI);
+    await setPoolLimit(api, 'acme', 1);
     await createWorkspace(api, 'acme', 'ws');
     const pool = await createPool(api, 'acme', 'pool');
     agentToken = (await createAgentToken(api, pool.id)).token;
@@ -406,7 +407,7 @@ describe('every mount answers in its dialect, with the code', () => {
         dialect: 'jsonapi',
         code: 'limit_reached',
         status: 422,
-        via: 'a second pool past the limit of one',
+        via: "a second pool past an owner's limit of one",
         send: async () =>
           fromHttp(await api.post('/api/v2/organizations/acme/agent-pools', doc('agent-pools', { name: 'second' }))),
       },
