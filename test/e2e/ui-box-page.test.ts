@@ -18,6 +18,7 @@ import { chromiumAvailable, ensureUiBuilt, launchChromium, signIn, watchErrors }
 const haveChromium = chromiumAvailable('The box page browser test');
 
 const DESCRIPTION = [
+  '# Getting started',
   'A **minimal** image for the lab.',
   '<script>window.__pwned = "script"</script>',
   '<img src="x" onerror="window.__pwned = \'onerror\'">',
@@ -81,6 +82,9 @@ describe.skipIf(!haveChromium)('the box page in headless Chromium', () => {
   it('renders the description’s Markdown, and nothing it smuggles in runs or reaches the page', async () => {
     const md = page.locator('.box-about .markdown');
     await md.locator('strong', { hasText: 'minimal' }).waitFor();
+    // Its headings sit below the page's title and the card's: `# Getting started` is an h3, the page's only h1 its own.
+    await md.getByRole('heading', { name: 'Getting started', level: 3 }).waitFor();
+    expect(await page.getByRole('heading', { level: 1 }).allTextContents()).toEqual(['alice/showcase']);
     expect(await page.getByText('**minimal**').count()).toBe(0);
     // HTML in a description is shown as the text it is: nothing of it is markup on the page.
     await md.getByText('<script>window.__pwned = "script"</script>').waitFor();
@@ -96,6 +100,12 @@ describe.skipIf(!haveChromium)('the box page in headless Chromium', () => {
     const docs = md.getByRole('link', { name: 'the docs' });
     expect(await docs.getAttribute('target')).toBe('_blank');
     expect(await docs.getAttribute('rel')).toContain('noopener');
+  });
+
+  it('calls a released version released, the word of its Release and Revoke buttons (the API says active)', async () => {
+    const badge = article('2.0.0').locator('header .badge').first();
+    expect(await badge.textContent()).toBe('released');
+    expect(await page.locator('.version .badge', { hasText: /^active$/ }).count()).toBe(0);
   });
 
   it('shows each provider’s architecture, size and downloads, and copies a checksum', async () => {

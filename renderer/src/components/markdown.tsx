@@ -14,6 +14,14 @@ const escapeHtml = (t: string): string => t.replace(/[&<>"']/g, (c) => `&#${c.ch
 const RENDERER = {
   html: ({ text }: Tokens.HTML | Tokens.Tag) => escapeHtml(text),
   image: ({ href, text }: Tokens.Image) => `<a href="${escapeHtml(href)}">${escapeHtml(text || 'image')}</a>`,
+  /**
+   * A description sits in a card under the page's title (h1) and the card's (h2): its `# Heading` is an h3, and the
+   * rest follow, so nothing in it outranks the page.
+   */
+  heading(this: { parser: { parseInline(tokens: Tokens.Heading['tokens']): string } }, t: Tokens.Heading) {
+    const level = Math.min(t.depth + 2, 6);
+    return `<h${level}>${this.parser.parseInline(t.tokens)}</h${level}>\n`;
+  },
 };
 
 /**

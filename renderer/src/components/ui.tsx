@@ -86,8 +86,9 @@ export function Section({ title, actions, children }: { title: string; actions?:
   );
 }
 
-export function StatusBadge({ status }: { status: string }) {
-  return <span className={`badge badge-${status}`}>{status}</span>;
+/** A state as a coloured badge (styles.css `badge-STATE`), shown as `label` where the API's word is not the UI's. */
+export function StatusBadge({ status, label }: { status: string; label?: string }) {
+  return <span className={`badge badge-${status}`}>{label ?? status}</span>;
 }
 
 export const formatTime = (iso: string | null | undefined): string => (iso ? new Date(iso).toLocaleString() : '—');

@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { deleteVersion, setVersionStatus, updateVersion } from '../api/boxes';
 import { useSession } from '../api/session';
-import type { VersionJson } from '../../../daemon/src/contract/wire/registry';
+import { VERSION_STATUS_WORDS, type VersionJson } from '../../../daemon/src/contract/wire/registry';
 import type { VersionStatsJson } from '../../../daemon/src/contract/wire/box-stats';
 import { ErrorNote, StatusBadge, confirmed, formatTime, useAction } from './ui';
 import { ProviderForm } from './provider-form';
@@ -73,7 +73,7 @@ export function VersionCard({ user, name, version, stats, manage }: VersionCardP
     <article className="version" aria-label={`Version ${version.version}`}>
       <header>
         <h3>{version.version}</h3>
-        <StatusBadge status={version.status} />
+        <StatusBadge status={version.status} label={VERSION_STATUS_WORDS[version.status]} />
         <span className="muted">{formatTime(version.created_at)}</span>
         {stats && <span className="muted">{plural(stats.downloads, 'download')}</span>}
         {stats?.upstream === 'edited' && (

@@ -12,6 +12,15 @@ const time = z.string();
 
 export const VERSION_STATUSES = ['unreleased', 'active', 'revoked'] as const;
 export type VersionStatus = (typeof VERSION_STATUSES)[number];
+/**
+ * The word people read for each state (the web UI): Vagrant Cloud's API says `active` for a released version, which
+ * the UI's buttons (Release, Revoke) and notes call released.
+ */
+export const VERSION_STATUS_WORDS: Record<VersionStatus, string> = {
+  unreleased: 'unreleased',
+  active: 'released',
+  revoked: 'revoked',
+};
 
 export const ProviderJson = z.object({
   name: z.string(),
