@@ -201,7 +201,7 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
     await item.getByText(`sha256:${sha256(libvirt)}`).waitFor();
     expect(await sawIt(page, 'sawUpload')).toBe(true);
     await item.getByText(/imported libvirt\/\S+ into lab\/base 2\.0\.0 \(released\)/).waitFor();
-    await page.getByRole('article', { name: 'Version 2.0.0' }).getByText('active', { exact: true }).waitFor();
+    await page.getByRole('article', { name: 'Version 2.0.0' }).getByText('released', { exact: true }).waitFor();
     const v = await mirror.http.get('/api/v2/box/lab/base/version/2.0.0');
     expect(v.json).toMatchObject({
       version: '2.0.0',

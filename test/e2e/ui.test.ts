@@ -73,7 +73,7 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await version.getByRole('cell', { name: 'virtualbox' }).waitFor();
 
     await version.getByRole('button', { name: 'Release' }).click();
-    await version.getByText('active', { exact: true }).waitFor();
+    await version.getByText('released', { exact: true }).waitFor();
     const snippet = await page.getByLabel('vagrant box add', { exact: true }).textContent();
     expect(snippet).toBe(`VAGRANT_SERVER_URL=${daemon.url} vagrant box add ${ADMIN.username}/e2e-box`);
 
@@ -278,12 +278,28 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
       .getByPlaceholder('123456')
       .fill(new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate());
     // Switching two-factor on or off needs the current password; the field serves SMS below too.
-    await page.getByLabel('Current password (needed to switch a method on or off)').fill(ADMIN.password);
+    const password = page.getByLabel('Current password (needed to switch a method on or off)');
+    await password.fill(ADMIN.password);
     await page.getByRole('button', { name: 'Confirm' }).click();
     await page.getByRole('button', { name: 'Switch off authenticator' }).waitFor();
+    // It says it worked, shows the recovery codes this once, and the password leaves its field.
+    const done = page.getByRole('status', { name: 'Two-factor changed' });
+    await done.getByText('The authenticator app is on: signing in now asks for its code.').waitFor();
+    const codes = await done.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').allTextContents();
+    expect(codes).toHaveLength(10);
+    expect(await password.inputValue()).toBe('');
+    const withCode = await daemon.http.post('/api/v1/authenticate', {
+      user: { login: ADMIN.username, password: ADMIN.password },
+      two_factor: { code: codes[3] },
+    });
+    expect(withCode.status).toBe(200);
+    await page.getByText('Recovery codes left: 10.').waitFor();
 
+    await password.fill(ADMIN.password);
     await page.getByPlaceholder('+41 79 123 45 67').fill('+41 79 555 01 02');
     await page.getByRole('button', { name: 'Send codes by SMS' }).click();
+    await done.getByText('SMS codes are on').waitFor();
+    await password.fill(ADMIN.password);
     await page.getByRole('button', { name: 'Switch off SMS' }).click();
     await page.getByRole('button', { name: 'Send codes by SMS' }).waitFor();
     expect(

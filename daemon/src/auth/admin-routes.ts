@@ -116,8 +116,16 @@ export function adminRoutes(deps: AdminRouteDeps): Router {
     }),
   );
 
+  /** What two-factor answers: the methods switched on, recovery codes left, and new codes when some were issued. */
+  const twoFactorState = async (user: UserRow, codes: string[] | null = null) => ({
+    two_factor: {
+      delivery_methods: await deps.twoFactor.methods(user),
+      recovery_codes_left: await deps.twoFactor.recoveryCodesLeft(user),
+      ...(codes ? { recovery_codes: codes } : {}),
+    },
+  });
   r.get(BOXYARD.twoFactor.path, async (ctx) => {
-    ctx.body = { two_factor: { delivery_methods: await deps.twoFactor.methods(requireUser(ctx).user) } };
+    ctx.body = await twoFactorState(requireUser(ctx).user);
   });
   r.post(BOXYARD.twoFactorTotp.path, async (ctx) => {
     ctx.status = 201;
@@ -128,8 +136,7 @@ export function adminRoutes(deps: AdminRouteDeps): Router {
     validated({ body: S.TotpConfirmBody }, async (ctx, { body }) => {
       const user = requireUser(ctx).user;
       await reauthenticate(ctx, user, body, 'Switching on an authenticator');
-      await deps.twoFactor.confirmTotp(user, body.two_factor.code);
-      ctx.body = { two_factor: { delivery_methods: await deps.twoFactor.methods(user) } };
+      ctx.body = await twoFactorState(user, await deps.twoFactor.confirmTotp(user, body.two_factor.code));
     }),
   );
   r.post(
@@ -137,8 +144,16 @@ export function adminRoutes(deps: AdminRouteDeps): Router {
     validated({ body: S.SmsEnableBody }, async (ctx, { body }) => {
       const user = requireUser(ctx).user;
       await reauthenticate(ctx, user, body, 'Switching on SMS codes');
-      await deps.twoFactor.enableSms(user, body.two_factor.phone);
-      ctx.body = { two_factor: { delivery_methods: await deps.twoFactor.methods(user) } };
+      ctx.body = await twoFactorState(user, await deps.twoFactor.enableSms(user, body.two_factor.phone));
+    }),
+  );
+  r.post(
+    BOXYARD.twoFactorRecoveryCodes.path,
+    validated({ body: S.ProofBody }, async (ctx, { body }) => {
+      const user = requireUser(ctx).user;
+      await reauthenticate(ctx, user, body, 'New recovery codes');
+      ctx.status = 201;
+      ctx.body = await twoFactorState(user, await deps.twoFactor.newRecoveryCodes(user));
     }),
   );
   r.delete(

@@ -207,6 +207,33 @@ export class AccountRepository {
     return Number(r.numDeletedRows) > 0;
   }
 
+  /** The user's recovery codes become these (none: `hashes` empty). */
+  async replaceRecoveryCodes(userId: string, hashes: string[], createdAt: string) {
+    await inTransaction(this.db, async (trx) => {
+      await trx.deleteFrom('two_factor_recovery_codes').where('user_id', '=', userId).execute();
+      if (hashes.length === 0) return;
+      const rows = hashes.map((code_hash) => ({ user_id: userId, code_hash, created_at: createdAt }));
+      await trx.insertInto('two_factor_recovery_codes').values(rows).execute();
+    });
+  }
+  /** Deletes and reports a matching recovery code: a code works once. */
+  async consumeRecoveryCode(userId: string, codeHash: string): Promise<boolean> {
+    const r = await this.db
+      .deleteFrom('two_factor_recovery_codes')
+      .where('user_id', '=', userId)
+      .where('code_hash', '=', codeHash)
+      .executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+  async recoveryCodesLeft(userId: string): Promise<number> {
+    const r = await this.db
+      .selectFrom('two_factor_recovery_codes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
   async getSetting(key: string): Promise<string | undefined> {
     const r = await this.db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
     return r?.value;

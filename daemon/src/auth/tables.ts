@@ -44,6 +44,13 @@ export interface TwoFactorCodesTable {
   expires_at: string;
 }
 
+/** Recovery codes (auth/two-factor/recovery-codes.ts): each one's sha256, deleted when used. */
+export interface TwoFactorRecoveryCodesTable {
+  user_id: string;
+  code_hash: string;
+  created_at: string;
+}
+
 export interface SettingsTable {
   key: string;
   value: string;
@@ -55,5 +62,6 @@ export interface AccountTables {
   api_tokens: ApiTokensTable;
   two_factor: TwoFactorTable;
   two_factor_codes: TwoFactorCodesTable;
+  two_factor_recovery_codes: TwoFactorRecoveryCodesTable;
   settings: SettingsTable;
 }

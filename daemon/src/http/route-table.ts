@@ -140,6 +140,8 @@ export const BOXYARD = {
   twoFactorTotp: route('/two-factor/totp'),
   twoFactorTotpConfirm: route('/two-factor/totp/confirm'),
   twoFactorSms: route('/two-factor/sms'),
+  /** A new set of recovery codes (auth/two-factor/recovery-codes.ts). */
+  twoFactorRecoveryCodes: route('/two-factor/recovery-codes'),
   twoFactorMethod: route('/two-factor/:method'),
   organizations: route('/organizations'),
   organization: route('/organizations/:name'),

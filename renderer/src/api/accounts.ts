@@ -93,8 +93,9 @@ export const createApiToken = (api: Fetcher, description: string) =>
   });
 export const revokeApiToken = (api: Fetcher, id: string) => api(apiPath(`${B}/tokens`, id), { method: 'DELETE' });
 
-export const twoFactorMethods = (api: Fetcher) =>
-  load(api, TwoFactorMethodsAnswer, `${B}/two-factor`).then((r) => r.two_factor.delivery_methods);
+/** The methods switched on and the recovery codes left. */
+export const twoFactorState = (api: Fetcher) =>
+  load(api, TwoFactorMethodsAnswer, `${B}/two-factor`).then((r) => r.two_factor);
 export const beginTotp = (api: Fetcher) =>
   load(api, TotpSetupAnswer, `${B}/two-factor/totp`, { method: 'POST' }).then((r) => r.two_factor);
 // Confirming, switching SMS on and switching off need the current password: api/credentials.ts.

@@ -25,3 +25,9 @@ export const disableTwoFactor = (api: Fetcher, method: DeliveryMethod, currentPa
     method: 'DELETE',
     body: { current_password: currentPassword } satisfies z.input<typeof ProofBody>,
   });
+/** A new set of recovery codes in place of the old one (shown once, in the answer). */
+export const newRecoveryCodes = (api: Fetcher, currentPassword: string) =>
+  load(api, TwoFactorMethodsAnswer, `${B}/two-factor/recovery-codes`, {
+    method: 'POST',
+    body: { current_password: currentPassword } satisfies z.input<typeof ProofBody>,
+  });

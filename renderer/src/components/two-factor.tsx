@@ -1,12 +1,13 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { toString as qrSvg } from 'qrcode/lib/browser';
-import { beginTotp, twoFactorMethods } from '../api/accounts';
-import { confirmTotp, disableTwoFactor, enableSms } from '../api/credentials';
+import { beginTotp, twoFactorState } from '../api/accounts';
+import { confirmTotp, disableTwoFactor, enableSms, newRecoveryCodes } from '../api/credentials';
 import type { DeliveryMethod } from '../../../daemon/src/contract/wire/accounts';
 import { useSession } from '../api/session';
 import { CopyField, ErrorNote, Section, confirmed, useAction } from './ui';
 import { queryKeys } from '../api/query-keys';
+import { TwoFactorDoneNote, type TwoFactorDone } from './recovery-codes';
 
 function QrImage({ text }: { text: string }) {
   const [svg, setSvg] = useState<string | null>(null);
@@ -29,13 +30,16 @@ function QrImage({ text }: { text: string }) {
 }
 
 /** SMS codes go to this phone through the daemon's configured sender (command or webhook). */
-function SmsForm({ currentPassword }: { currentPassword: string }) {
+function SmsForm({ currentPassword, onEnabled }: { currentPassword: string; onEnabled: (codes?: string[]) => void }) {
   const { api } = useSession();
   const [phone, setPhone] = useState('');
   const enable = useAction(
     () => enableSms(api, phone, currentPassword),
     [queryKeys.twoFactor],
-    () => setPhone(''),
+    (r) => {
+      setPhone('');
+      onEnabled(r.two_factor.recovery_codes);
+    },
   );
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -66,31 +70,56 @@ function SmsForm({ currentPassword }: { currentPassword: string }) {
 export function TwoFactor() {
   const { api } = useSession();
   const key = queryKeys.twoFactor;
-  const methods = useQuery({ queryKey: key, queryFn: () => twoFactorMethods(api) });
+  const state = useQuery({ queryKey: key, queryFn: () => twoFactorState(api) });
   const [setup, setSetup] = useState<{ secret: string; otpauth_url: string } | null>(null);
   const [code, setCode] = useState('');
   const [password, setPassword] = useState('');
-  const begin = useAction(() => beginTotp(api), [], setSetup);
+  const [done, setDone] = useState<TwoFactorDone | null>(null);
+  // A change went through: say so, and the password typed for it leaves its field.
+  const finish = (message: string, codes?: string[]) => {
+    setPassword('');
+    setDone({ message, codes });
+  };
+  const begin = useAction(
+    () => beginTotp(api),
+    [],
+    (s) => {
+      setDone(null);
+      setSetup(s);
+    },
+  );
   const confirm = useAction(
     () => confirmTotp(api, code, password),
     [key],
-    () => {
+    (r) => {
       setSetup(null);
       setCode('');
+      finish('The authenticator app is on: signing in now asks for its code.', r.two_factor.recovery_codes);
     },
   );
-  const disable = useAction((m: DeliveryMethod) => disableTwoFactor(api, m, password), [key]);
+  const disable = useAction(
+    (m: DeliveryMethod) => disableTwoFactor(api, m, password),
+    [key],
+    () => finish('Switched off.'),
+  );
+  const recovery = useAction(
+    () => newRecoveryCodes(api, password),
+    [key],
+    (r) => finish('New recovery codes: the earlier ones no longer work.', r.two_factor.recovery_codes),
+  );
   const submit = (e: FormEvent) => {
     e.preventDefault();
     confirm.mutate(undefined);
   };
-  const on = methods.data ?? [];
+  const on = state.data?.delivery_methods ?? [];
   return (
     <Section title="Two-factor authentication">
-      <ErrorNote error={methods.error ?? begin.error ?? disable.error} />
+      <ErrorNote error={state.error ?? begin.error ?? disable.error ?? recovery.error} />
+      {done && <TwoFactorDoneNote done={done} />}
       <p>
         Authenticator app: <strong>{on.includes('app') ? 'on' : 'off'}</strong>. SMS codes:{' '}
         <strong>{on.includes('sms') ? 'on' : 'off'}</strong>.
+        {on.length > 0 && <> Recovery codes left: {state.data?.recovery_codes_left}.</>}
       </p>
       <label>
         Current password (needed to switch a method on or off)
@@ -122,8 +151,23 @@ export function TwoFactor() {
             Switch off SMS
           </button>
         )}
+        {on.length > 0 && (
+          <button
+            type="button"
+            onClick={() =>
+              confirmed('New recovery codes (the earlier ones stop working)') && recovery.mutate(undefined)
+            }
+          >
+            New recovery codes
+          </button>
+        )}
       </div>
-      {!on.includes('sms') && !setup && <SmsForm currentPassword={password} />}
+      {!on.includes('sms') && !setup && (
+        <SmsForm
+          currentPassword={password}
+          onEnabled={(codes) => finish('SMS codes are on: signing in now asks for the code sent to your phone.', codes)}
+        />
+      )}
       {setup && (
         <div className="totp-setup">
           <QrImage text={setup.otpauth_url} />

@@ -54,13 +54,15 @@ function CodeStep({ form, set, methods }: { form: Form; set: Set; methods: strin
   };
   return (
     <>
-      <p>Enter the code from your {methods.includes('app') ? 'authenticator app' : 'phone'}.</p>
+      <p>
+        Enter the code from your {methods.includes('app') ? 'authenticator app' : 'phone'}, or one of your recovery
+        codes if you lost it.
+      </p>
       <label>
         Two-factor code
         <input
           ref={codeField}
           name="code"
-          inputMode="numeric"
           autoComplete="one-time-code"
           value={form.code}
           onChange={set('code')}

@@ -6,6 +6,7 @@ import { SecretBox } from '../../lib/secret-box';
 import { ValidationError } from '../../lib/errors';
 import type { AccountRepository, UserRow } from '../repository';
 import type { SmsSender } from './sms-sender';
+import { looksLikeRecoveryCode, RecoveryCodes } from './recovery-codes';
 import type { DeliveryMethod } from '../../contract/wire/accounts';
 
 const SMS_CODE_TTL_MS = 10 * 60 * 1000;
@@ -27,14 +28,21 @@ export const obfuscate = (phone: string): string => phone.replace(/.(?=.{4})/g, 
 /** The additional data a user's TOTP secrets are sealed with: a sealed secret opens only in its own row. */
 const sealContext = (userId: string) => `boxyard two_factor.totp ${userId}`;
 
-/** TOTP (authenticator app) and SMS codes; every code works once. TOTP secrets are stored sealed. */
+/**
+ * TOTP (authenticator app) and SMS codes, and recovery codes in their place; every code works once. TOTP secrets are
+ * stored sealed.
+ */
 export class TwoFactorService {
+  private readonly recovery: RecoveryCodes;
+
   constructor(
     private readonly repo: AccountRepository,
     private readonly clock: Clock,
     private readonly sms: SmsSender,
     private readonly secrets: SecretBox,
-  ) {}
+  ) {
+    this.recovery = new RecoveryCodes(repo, clock);
+  }
 
   /**
    * At start: seals TOTP secrets stored in plaintext (databases made before secrets were sealed: migration 009).
@@ -78,8 +86,12 @@ export class TwoFactorService {
     return { secret, otpauth_url: totpFor(secret, user.username).toString() };
   }
 
-  /** Step 2: a code from the new secret makes it the one in use (replacing any earlier one). */
-  async confirmTotp(user: UserRow, code: string): Promise<void> {
+  /**
+   * Step 2: a code from the new secret makes it the one in use (replacing any earlier one). Answers the recovery codes
+   * when this switched two-factor on (none when another method was on already: those codes stay).
+   */
+  async confirmTotp(user: UserRow, code: string): Promise<string[] | null> {
+    const wasOn = (await this.methods(user)).length > 0;
     const tf = await this.repo.twoFactor(user.id);
     const pending = this.open(user, tf?.totp_pending_secret ?? null);
     if (!tf || !pending)
@@ -95,10 +107,25 @@ export class TwoFactorService {
       // The confirming code is used: it does not sign in a second time.
       last_totp_step: Math.max(tf.last_totp_step, step),
     });
+    return wasOn ? null : this.recovery.issue(user);
   }
 
-  async enableSms(user: UserRow, phone: string): Promise<void> {
+  /** As confirmTotp: the recovery codes when this switched two-factor on. */
+  async enableSms(user: UserRow, phone: string): Promise<string[] | null> {
+    const wasOn = (await this.methods(user)).length > 0;
     await this.repo.saveTwoFactor({ user_id: user.id, sms_phone: phone, sms_enabled: 1 });
+    return wasOn ? null : this.recovery.issue(user);
+  }
+
+  /** A new set of recovery codes in place of the old one; only while two-factor is on. */
+  async newRecoveryCodes(user: UserRow): Promise<string[]> {
+    if ((await this.methods(user)).length === 0)
+      throw new ValidationError('Two-factor is off: recovery codes come with an authenticator app or SMS codes.');
+    return this.recovery.issue(user);
+  }
+
+  recoveryCodesLeft(user: UserRow): Promise<number> {
+    return this.recovery.left(user);
   }
 
   async disable(user: UserRow, method: DeliveryMethod): Promise<void> {
@@ -110,6 +137,8 @@ export class TwoFactorService {
         totp_pending_secret: null,
       });
     else await this.repo.saveTwoFactor({ user_id: user.id, sms_enabled: 0, sms_phone: null });
+    // Recovery codes stand in for a method: with none left they would be a password's second factor of their own.
+    if ((await this.methods(user)).length === 0) await this.recovery.clear(user);
   }
 
   /** Switches every method off (`boxyard user reset-two-factor`: a lost phone, or a lost secret.key). */
@@ -122,6 +151,7 @@ export class TwoFactorService {
       sms_enabled: 0,
       sms_phone: null,
     });
+    await this.recovery.clear(user);
   }
 
   /** Sends an SMS code and answers where it went. */
@@ -135,9 +165,11 @@ export class TwoFactorService {
     return obfuscate(tf.sms_phone);
   }
 
-  /** True when the code is a current TOTP or an unexpired SMS code that was not used before. */
+  /** True when the code is a current TOTP, an unexpired SMS code or a recovery code that was not used before. */
   async verify(user: UserRow, code: string): Promise<boolean> {
     const clean = code.replace(/\s+/g, '');
+    if (looksLikeRecoveryCode(clean))
+      return (await this.methods(user)).length > 0 && this.recovery.consume(user, clean);
     if (!/^\d{6}$/.test(clean)) return false;
     const tf = await this.repo.twoFactor(user.id);
     if (!tf) return false;

@@ -92,7 +92,13 @@ export type DeliveryMethod = (typeof DELIVERY_METHODS)[number];
 
 /** `GET /two-factor` and each change that switches a method on. */
 export const TwoFactorMethodsAnswer = z.object({
-  two_factor: z.object({ delivery_methods: z.array(z.enum(DELIVERY_METHODS)) }),
+  two_factor: z.object({
+    delivery_methods: z.array(z.enum(DELIVERY_METHODS)),
+    /** Recovery codes not used yet. */
+    recovery_codes_left: z.number(),
+    /** New recovery codes, shown this once: when two-factor was switched on, or new ones asked for. */
+    recovery_codes: z.array(z.string()).optional(),
+  }),
 });
 /** `POST /two-factor/totp`: the new secret, waiting for its first code. */
 export const TotpSetupAnswer = z.object({ two_factor: z.object({ secret: z.string(), otpauth_url: z.string() }) });
