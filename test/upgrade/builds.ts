@@ -38,6 +38,7 @@ export const BUILDS: Build[] = [
   { schema: '020', commit: '35b7f9e', postgres: true },
   { schema: '021', commit: 'f05ee24', postgres: true },
   { schema: '022', commit: 'c9e6898', postgres: true },
+  { schema: '023', commit: '9cb8264', postgres: true },
 ];
 
 export const FIXTURES = join(fileURLToPath(new URL('.', import.meta.url)), 'fixtures');
