@@ -115,7 +115,10 @@ export async function soak(work: string): Promise<Row[]> {
     const sampleFailures: string[] = [];
     const take = () =>
       sample(at(), daemon.pid, url, dbFile).then(
-        (x) => samples.push(x),
+        (x) => {
+          // A line a minute, to follow a long run.
+          if (samples.push(x) % 6 === 1) process.stderr.write(`soak: ${progress(x)}\n`);
+        },
         (err: unknown) => sampleFailures.push(String(err)),
       );
     await take();
@@ -146,6 +149,9 @@ export async function soak(work: string): Promise<Row[]> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+const progress = (x: Sample) =>
+  `${fmt(x.at / 60, 1)} min: RSS ${fmt(x.rssMiB)} MiB, heap ${fmt(x.heapMiB, 1)} MiB, ${fmt(x.fds)} fds, WAL ${fmt(x.walMiB, 1)} MiB`;
 
 interface Outcome {
   seconds: number;
