@@ -4,7 +4,17 @@
  * process of its own; this process only orchestrates and reads /proc.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { closeSync, createWriteStream, fsyncSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  createWriteStream,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { open } from 'node:fs/promises';
 import { freePort } from '../test/helpers/spawn-daemon';
 import { request } from 'node:http';
@@ -235,6 +245,23 @@ function ownRssMiB(pid: number): number {
  */
 export function rssMiB(pid: number): number {
   return tree(pid).reduce((t, p) => t + ownRssMiB(p), 0);
+}
+
+/** What the open descriptors of a process and every process it started point at (`/proc/PID/fd`). */
+export function descriptors(pid: number): string[] {
+  return tree(pid).flatMap((p) => {
+    try {
+      return readdirSync(`/proc/${p}/fd`).map((fd) => {
+        try {
+          return readlinkSync(`/proc/${p}/fd/${fd}`);
+        } catch {
+          return ''; // closed meanwhile
+        }
+      });
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** Samples a process's resident memory every 50 ms; `stop()` gives the peak in MiB. */

@@ -1,8 +1,8 @@
 /**
  * `npm run bench [-- PART…]`: the benchmark table, every row against a baseline measured in the
  * same run, appended to bench/RESULTS.md with the machine and date. Parts: transfers, tls, mirror,
- * api, metrics, agents, start, load, flood (all by default), and scale-out (PostgreSQL; by name
- * only). See bench/README.md for what each measures and the settings.
+ * api, metrics, agents, start, load, flood (all by default), and scale-out (PostgreSQL) and soak (30 minutes),
+ * by name only). See bench/README.md for what each measures and the settings.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -22,6 +22,7 @@ import { scaleOut } from './scale-out';
 import { tlsTransfers } from './tls';
 import { metricsCost } from './metrics-cost';
 import { flood } from './flood';
+import { soak } from './soak';
 
 const PARTS = [
   'transfers',
@@ -34,14 +35,15 @@ const PARTS = [
   'load',
   'flood',
   'scale-out',
+  'soak',
 ] as const;
 type Part = (typeof PARTS)[number];
 
 function parts(argv: string[]): Part[] {
   const unknown = argv.filter((a) => !PARTS.includes(a as Part));
   if (unknown.length) throw new Error(`unknown part ${unknown.join(', ')}; choose from ${PARTS.join(', ')}`);
-  // scale-out starts PostgreSQL and seeds it anew: asked for by name only.
-  return argv.length ? PARTS.filter((p) => argv.includes(p)) : PARTS.filter((p) => p !== 'scale-out');
+  // scale-out starts PostgreSQL and seeds it anew, soak takes 30 minutes: asked for by name only.
+  return argv.length ? PARTS.filter((p) => argv.includes(p)) : PARTS.filter((p) => p !== 'scale-out' && p !== 'soak');
 }
 
 /** The bundle bin/boxyard.mjs runs, as a short digest: the run measures one build of the daemon. */
@@ -101,6 +103,7 @@ async function main() {
         if (part === 'load') rows.push(...(await mixedLoad(work)));
         if (part === 'flood') rows.push(...(await flood(work)));
         if (part === 'scale-out') rows.push(...(await scaleOut(work)));
+        if (part === 'soak') rows.push(...(await soak(work)));
       } catch (err) {
         rows.push(failed(part, err));
       }
@@ -121,6 +124,7 @@ async function main() {
       `BENCH_AGENT_WARM_SECONDS=${process.env.BENCH_AGENT_WARM_SECONDS ?? 60}`,
       `BENCH_START_RUNS=${process.env.BENCH_START_RUNS ?? 3}`,
       `BENCH_LOAD_SECONDS=${process.env.BENCH_LOAD_SECONDS ?? 30}`,
+      `BENCH_SOAK_SECONDS=${process.env.BENCH_SOAK_SECONDS ?? 1800}`,
     ].join(' ') +
     `; daemon bundle ${built}${bundle() === built ? '' : ` (**rebuilt by someone else during the run**, now ${bundle()}: parts after that measured another build)`}`;
   record(rows, { startedAt, machine: host, parts: chosen, settings, seconds: since(t0) });
