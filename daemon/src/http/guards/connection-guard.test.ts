@@ -40,7 +40,7 @@ describe('refused sockets left lingering for their answer', () => {
     for (const s of servers.splice(0)) s.close();
   });
 
-  /** A server whose requests stay unanswered (busy), except /ok; one busy connection per address, 2 refusals lingering. */
+  /** Requests stay unanswered (busy) but /ok's; one busy connection per address, 2 refusals lingering. */
   async function start(): Promise<{ port: number; requests: ServerResponse[] }> {
     const requests: ServerResponse[] = [];
     const server = createServer((req, res) => {
