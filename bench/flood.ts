@@ -59,8 +59,11 @@ export async function flood(work: string): Promise<Row[]> {
   const daemon = await startDaemon(join(work, 'flood'));
   const burners = Array.from({ length: availableParallelism() }, () => start(process.execPath, ['-e', 'for (;;) {}']));
   const port = new URL(daemon.url).port;
-  /** One a second, by the clock: `ss` over thousands of sockets and a slow `/healthz` take time of their own. */
-  const samples: { at: number; held: number; queued: number; health: Health }[] = [];
+  /**
+   * One a second, by the clock: `ss` over thousands of sockets takes time of its own, and a slow
+   * `/healthz` is not waited for before the next second's sample (its curl runs on).
+   */
+  const samples: { at: number; held: number; queued: number; health: Promise<Health> }[] = [];
   try {
     const flooder = start(process.execPath, [
       join('bench', 'clients', 'flood.mjs'),
@@ -76,20 +79,18 @@ export async function flood(work: string): Promise<Row[]> {
     while (elapsed() < seconds - 1) {
       await sleep(1000 - ((performance.now() - t0) % 1000));
       const at = elapsed();
-      const [queued, h, t] = await Promise.all([
-        acceptQueue(port),
-        heldFrom(daemon.pid, port, FLOODER),
-        health(`${daemon.url}/healthz`),
-      ]);
-      if (at < seconds - 0.5) samples.push({ at, held: h, queued, health: t });
+      const [queued, probe] = [acceptQueue(port), health(`${daemon.url}/healthz`)];
+      const held = await heldFrom(daemon.pid, port, FLOODER);
+      if (at < seconds - 0.5) samples.push({ at, held, queued: await queued, health: probe });
     }
     await exited;
+    const healths = await Promise.all(samples.map((x) => x.health));
     const stats = flooder.output().trim().split('\n').at(-1) ?? '';
     const late = samples.filter((x) => x.at >= SETTLE_SECONDS).map((x) => x.held);
     const worstHeld = late.length > 0 ? Math.max(...late) : Number.POSITIVE_INFINITY;
-    const worstHealth = Math.max(...samples.map((x) => x.health.total));
-    const by = (f: (x: (typeof samples)[number]) => string) =>
-      samples.map((x) => `${fmt(x.at, 1)} s: ${f(x)}`).join(', ');
+    const worstHealth = Math.max(...healths.map((h) => h.total));
+    const by = (f: (x: (typeof samples)[number], h: Health) => string) =>
+      samples.map((x, i) => `${fmt(x.at, 1)} s: ${f(x, healths[i])}`).join(', ');
     return [
       {
         measure: `slowloris: sockets from one address the daemon holds ${SETTLE_SECONDS} s into a flood of ${fmt(connections)} (every core busy)`,
@@ -110,8 +111,8 @@ export async function flood(work: string): Promise<Row[]> {
         note:
           'ms in all (of which TCP connect) [connections queued to be accepted when curl started]: ' +
           by(
-            (x) =>
-              `${Number.isFinite(x.health.total) ? `${fmt(x.health.total * 1000)} (${fmt(x.health.connect * 1000)})` : 'none'} [${fmt(x.queued)}]`,
+            (x, h) =>
+              `${Number.isFinite(h.total) ? `${fmt(h.total * 1000)} (${fmt(h.connect * 1000)})` : 'none'} [${fmt(x.queued)}]`,
           ),
       },
     ];
