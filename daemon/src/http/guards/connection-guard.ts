@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Middleware } from 'koa';
 import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { TooManyConnectionsError } from '../../lib/errors';
 import { render } from '../errors/dialects';
@@ -12,29 +13,49 @@ export interface ConnectionCaps {
   maxTotal: number;
 }
 
+/** A refused socket's errors (its client's reset) are nobody's concern. */
+const ignore = () => undefined;
+
 /** The key of the total cap among the warned-about limits (no address looks like it). */
 const ALL = '*';
 
-/** How long a refused socket may linger for its answer to be read before it is destroyed. */
-const REFUSED_LINGER_MS = 1000;
-/**
- * Refused sockets left lingering at once. A flood refused thousands of times a second by a client
- * too busy to close them would otherwise hold a descriptor for each for the linger; past this, a
- * refused socket is destroyed at once, without its answer (the client sees the connection reset).
- */
-const MAX_LINGERING = 256;
+/** How refused sockets linger for their answer to be read. */
+export interface Linger {
+  /** How long a refused socket may linger before it is destroyed. */
+  ms: number;
+  /**
+   * Refused sockets left lingering at once. A flood refused thousands of times a second by a client
+   * that does not close them would otherwise hold a descriptor for each for the linger; past this, a
+   * refused socket is reset at once, without its answer.
+   */
+  max: number;
+}
+
+const LINGER: Linger = { ms: 1000, max: 256 };
+/** Refusal answers kept as bytes (each names an address, or the total cap). */
+const MAX_KEPT_REFUSALS = 64;
 
 /**
- * A whole HTTP answer written straight to the socket: no parser, no request, no middleware. No
- * path was read, so no mount chose a dialect: the box API's body, which every client of the
- * daemon reads.
+ * The whole HTTP answers written straight to refused sockets: no parser, no request, no
+ * middleware. No path was read, so no mount chose a dialect: the box API's body, which every
+ * client of the daemon reads. Kept as bytes by their message (the few an address and the total
+ * cap give): a flood is refused hundreds of times a second with the same one.
  */
-function refusal(message: string): string {
-  const body = JSON.stringify(render(new TooManyConnectionsError(message), 'box').body);
-  return (
-    'HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nConnection: close\r\n' +
-    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-  );
+class Refusals {
+  private readonly answers = new Map<string, Buffer>();
+
+  answer(message: string): Buffer {
+    let bytes = this.answers.get(message);
+    if (bytes) return bytes;
+    const body = JSON.stringify(render(new TooManyConnectionsError(message), 'box').body);
+    bytes = Buffer.from(
+      'HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nConnection: close\r\n' +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    if (this.answers.size >= MAX_KEPT_REFUSALS) this.answers.clear();
+    this.answers.set(message, bytes);
+    return bytes;
+  }
 }
 
 type InFlight = { req: IncomingMessage; res: ServerResponse };
@@ -87,14 +108,16 @@ export class ConnectionGuard {
   private readonly idle = new Map<Socket, Tracked>();
   private readonly tracked = new WeakMap<Socket, Tracked>();
   private total = 0;
-  /** Refused sockets still open for their answer to be read (MAX_LINGERING). */
+  /** Refused sockets still open for their answer to be read (Linger.max). */
   private lingering = 0;
   /** Limits refused at since their count last fell (an address to zero, the total to half): warned about once each. */
   private readonly warned = new Set<string>();
+  private readonly refusals = new Refusals();
 
   constructor(
     private readonly caps: ConnectionCaps,
     private readonly log: Logger,
+    private readonly linger: Linger = LINGER,
   ) {}
 
   /**
@@ -142,21 +165,11 @@ export class ConnectionGuard {
     const address = socket.remoteAddress ?? 'unknown';
     const mine = this.busy.get(address) ?? 0;
     if (mine >= this.caps.maxPerAddress) {
-      this.refuse(
-        socket,
-        address,
-        `Too many connections from ${address} (${mine} open). Close some, or retry in a few seconds.`,
-        address,
-      );
+      this.refuse(socket, address, address);
       return false;
     }
     if (this.total >= this.caps.maxTotal && !this.closeLongestIdle()) {
-      this.refuse(
-        socket,
-        address,
-        `The server is at its limit of ${this.caps.maxTotal} connections. Retry in a few seconds.`,
-        ALL,
-      );
+      this.refuse(socket, address, ALL);
       return false;
     }
     const t: Tracked = { socket, address, idle: true, gone: false, request: undefined };
@@ -205,7 +218,7 @@ export class ConnectionGuard {
   }
 
   /** `limit` is the address whose cap was reached, or ALL for the total cap. */
-  private refuse(socket: Socket, address: string, message: string, limit: string): void {
+  private refuse(socket: Socket, address: string, limit: string): void {
     if (!this.warned.has(limit)) {
       this.warned.add(limit);
       this.log.warn(
@@ -214,22 +227,35 @@ export class ConnectionGuard {
           ? 'total connection limit reached; refusing new connections'
           : 'connection limit reached; refusing more connections from this address',
       );
-    } else {
-      this.log.debug({ address }, 'connection refused over the limit');
     }
-    // Reading (and dropping) what the client sends lets the answer arrive: closing a socket with
-    // unread input sends a reset, which can overtake the answer. Whatever the client does (a
-    // trickle of bytes would keep an idle timeout from firing), the socket goes after a second.
-    socket.on('error', () => undefined);
-    if (this.lingering >= MAX_LINGERING) {
-      socket.destroy();
+    socket.on('error', ignore);
+    if (this.lingering >= this.linger.max) {
+      // A reset: the kernel forgets the connection at once (no FIN handshake, no TIME_WAIT). TLS
+      // sockets (tls/listener.ts) cannot be reset through their wrapper: closed.
+      if (socket instanceof TLSSocket) socket.destroy();
+      else socket.resetAndDestroy();
       return;
     }
+    // The answer goes out and the socket waits for its client to close it, as a client that read
+    // "Connection: close" does: a flooder that does not is kept out of the accept queue for the
+    // linger instead of reconnecting at once. Reading (and dropping) what the client sends sees
+    // its close and lets the answer arrive (closing a socket with unread input sends a reset,
+    // which can overtake the answer); whatever the client does, the socket goes after the linger.
     this.lingering++;
-    socket.once('close', () => this.lingering--);
-    setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
+    const timer = setTimeout(() => socket.destroy(), this.linger.ms).unref();
+    socket.once('close', () => {
+      this.lingering--;
+      clearTimeout(timer);
+    });
+    socket.once('end', () => socket.destroy());
     socket.resume();
-    socket.end(refusal(message));
+    socket.write(
+      this.refusals.answer(
+        limit === ALL
+          ? `The server is at its limit of ${this.caps.maxTotal} connections. Retry in a few seconds.`
+          : `Too many connections from ${address} (${this.busy.get(address) ?? 0} open). Close some, or retry in a few seconds.`,
+      ),
+    );
   }
 }
 
