@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { now, ROOT, run, since } from './measure';
 import { machine, record, type Row } from './report';
 import { seed, type Seed } from './seed';
-import { transfers } from './transfers';
+import { transfers, uploadRoundCount } from './transfers';
 import { mirrorFromUpstream } from './mirror';
 import { apiAtScale } from './api';
 import { agentReports } from './agents';
@@ -115,7 +115,7 @@ async function main() {
     [
       `BENCH_SIZE_MB=${process.env.BENCH_SIZE_MB ?? 1024}`,
       `BENCH_ROUNDS=${process.env.BENCH_ROUNDS ?? 2}`,
-      `BENCH_UPLOAD_ROUNDS=${process.env.BENCH_UPLOAD_ROUNDS ?? 4}`,
+      `BENCH_UPLOAD_ROUNDS=${uploadRoundCount()}`,
       `BENCH_MIRROR_FILE_MB=${process.env.BENCH_MIRROR_FILE_MB ?? 512}`,
       `BENCH_MIRROR_ROUNDS=${process.env.BENCH_MIRROR_ROUNDS ?? 2}`,
       `BENCH_WRK_SECONDS=${process.env.BENCH_WRK_SECONDS ?? 10}`,

@@ -21,7 +21,7 @@ import {
   startNginx,
   type Proc,
 } from './measure';
-import { best, blobFile, downloadRounds, prepare, uploadRounds } from './transfers';
+import { best, blobFile, downloadRounds, prepare, uploadRoundCount, uploadRounds } from './transfers';
 import { alternating, wrk } from './api';
 import { fmt, mibps, ms, ratioRow, type Row } from './report';
 
@@ -63,7 +63,7 @@ async function handshakes(
 export async function tlsTransfers(work: string): Promise<Row[]> {
   const sizeMb = Number(process.env.BENCH_SIZE_MB ?? 1024);
   const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
-  const upRounds = Math.max(1, Number(process.env.BENCH_UPLOAD_ROUNDS ?? 4));
+  const upRounds = uploadRoundCount();
   const duration = Number(process.env.BENCH_WRK_SECONDS ?? 10);
   const file = join(work, 'tls-file.box');
   process.stderr.write(`tls: writing a ${sizeMb} MiB file\n`);

@@ -24,6 +24,14 @@ describe('digesterFor', () => {
     });
   });
 
+  it('on a worker thread, gives the same digest for chunks of odd sizes that fill and wrap around its ring', async () => {
+    // 64 KiB + 1 byte and other sizes: batches end mid-chunk, at the ring's end and when it is full.
+    const odd = Array.from({ length: 60 }, (_, i) => randomBytes([65_537, 1, 300_001, 524_288][i % 4]));
+    const d = digesterFor(['sha256']);
+    for (const c of odd) await d.update(c);
+    expect((await d.digest()).sha256).toBe(hex('sha256', odd));
+  });
+
   it('hashes a chunk as it was handed over, even if the caller reuses its buffer', async () => {
     const d = digesterFor(['sha256']);
     const buf = Buffer.alloc(1024, 1);

@@ -44,6 +44,11 @@ parentPort.on('message', (m) => {
  * (sixteen socket reads) keeps the worker busy; 4 MiB only added resident memory.
  */
 const RING_BYTES = 1024 * 1024;
+/**
+ * The bytes handed to the worker in one message (a message per 64 KiB socket read woke the worker,
+ * and its answer the receiving thread, 32,768 times per GiB).
+ */
+const BATCH_BYTES = RING_BYTES / 4;
 
 /**
  * Hashes on a worker thread, so the thread that receives and writes the bytes only copies them
@@ -55,7 +60,9 @@ class WorkerDigester implements Digester {
   private readonly ring = new SharedArrayBuffer(RING_BYTES);
   private readonly bytes = new Uint8Array(this.ring);
   private head = 0;
+  /** Bytes at the worker, and bytes in the ring not handed over yet (they end at `head`). */
   private inFlight = 0;
+  private unsent = 0;
   private room: { need: number; wake: () => void } | null = null;
   private result: ((d: Record<string, string>) => void) | null = null;
   private failure: Error | null = null;
@@ -71,7 +78,7 @@ class WorkerDigester implements Digester {
       if (digests) this.result?.(Object.fromEntries(this.algorithms.map((a, i) => [a, digests[i]])));
       if (ack === undefined) return;
       this.inFlight -= ack;
-      if (this.room && this.inFlight + this.room.need <= RING_BYTES) this.release();
+      if (this.room && this.inFlight + this.unsent + this.room.need <= RING_BYTES) this.release();
     });
     this.worker.on('error', (err) => {
       this.failure = err;
@@ -89,26 +96,39 @@ class WorkerDigester implements Digester {
     for (let at = 0; at < chunk.length; ) {
       if (this.failure) throw this.failure;
       const n = Math.min(chunk.length - at, RING_BYTES / 2);
-      if (this.inFlight + n > RING_BYTES)
+      if (this.inFlight + this.unsent + n > RING_BYTES) {
+        // The ring is full: what is not handed over yet goes now, or no room would ever come back.
+        this.send();
         await new Promise<void>((wake) => {
           this.room = { need: n, wake };
         });
+      }
       if (this.failure) throw this.failure;
       // Written at the head, in two pieces where it wraps around the end of the ring.
       for (let left = n; left > 0; ) {
         const piece = Math.min(left, RING_BYTES - this.head);
         this.bytes.set(chunk.subarray(at, at + piece), this.head);
-        this.worker.postMessage([this.head, piece]);
-        this.inFlight += piece;
+        this.unsent += piece;
         this.head = (this.head + piece) % RING_BYTES;
         at += piece;
         left -= piece;
+        if (this.unsent >= BATCH_BYTES || this.head === 0) this.send();
       }
     }
   }
 
+  /** Hands the bytes written since the last message to the worker, in one message. */
+  private send() {
+    if (this.unsent === 0) return;
+    const start = (this.head - this.unsent + RING_BYTES) % RING_BYTES;
+    this.worker.postMessage([start, this.unsent]);
+    this.inFlight += this.unsent;
+    this.unsent = 0;
+  }
+
   async digest(): Promise<Record<string, string>> {
     if (this.failure) throw this.failure;
+    this.send();
     const done = new Promise<Record<string, string>>((resolve, reject) => {
       this.result = resolve;
       this.worker.once('error', reject);
