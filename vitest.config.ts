@@ -53,6 +53,9 @@ export default defineConfig({
     exclude: scaleOut ? [...configDefaults.exclude, ...SCALE_OUT_LEAVES_OUT] : configDefaults.exclude,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits for state that a daemon or a browser reaches (not a timing): as long as Playwright's waits
+    // (15 s), not vitest's 1 s, which a busy machine overran while a sign-in hashed its password.
+    expect: { poll: { timeout: 15_000 } },
     pool: 'forks',
     // Vitest's default is one worker fewer than the cores: one on CI's 2 cores. Most files wait on
     // daemons, clients and browsers rather than compute, so two at a time take less time.
