@@ -72,9 +72,20 @@ export function SecretOnce({ secret, label, onDone }: { secret: string | null; l
   );
 }
 
-export function Section({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
+export function Section({
+  title,
+  actions,
+  children,
+  id,
+}: {
+  title: string;
+  actions?: ReactNode;
+  children: ReactNode;
+  /** An anchor other pages link to (`/settings#tokens`). */
+  id?: string;
+}) {
   return (
-    <section className="card">
+    <section className="card" id={id}>
       <header className="card-head">
         <h2>{title}</h2>
         {actions}
