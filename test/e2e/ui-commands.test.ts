@@ -1,4 +1,5 @@
-import { existsSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -18,6 +19,8 @@ import { freshHome, paste } from '../helpers/pasted';
 
 const haveChromium = chromiumAvailable('The pasted-commands browser test');
 const haveVagrant = vagrantInstalled();
+const haveTerraform =
+  spawnSync('terraform', ['version'], { env: { PATH: process.env.PATH, CHECKPOINT_DISABLE: '1' } }).status === 0;
 const TOKEN = '<your Boxyard token>';
 
 /** A released version 1.0.0 of ORG/BOX with a hosted virtualbox file, through the API. */
@@ -200,6 +203,17 @@ describe.skipIf(!haveChromium)('the commands the web UI hands out, pasted on ano
     expect(block).toContain('organization = "acme"');
     expect(block).toMatch(/workspaces \{\n\s+name = "site"/);
 
+    // Terraform, where installed, reaches the daemon with the block, the token and the CA, and stops where
+    // Boxyard stops: it does not serve HCP Terraform's run API (entitlements, state, runs), as the page says.
+    if (haveTerraform) {
+      const th = home();
+      await trusted(page, th);
+      const setup = await shown(page, 'Terraform setup for site');
+      writeFileSync(join(th, 'main.tf'), block);
+      const tf = await paste(`${setup.replace(TOKEN, daemon.adminToken)}\nterraform init -input=false -no-color`, th);
+      expect(tf.stderr).not.toMatch(/x509|certificate|no such host|connection refused/i);
+      expect(tf.stderr).toContain('Failed to read organization "acme"');
+    }
     await page.goto(`${daemon.url}/ui/overview`);
     await page.getByRole('heading', { name: 'Trust this server' }).waitFor();
     const h = home();

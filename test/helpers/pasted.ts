@@ -6,8 +6,8 @@ import { join } from 'node:path';
 /**
  * A command as a user pastes it on another machine: `bash -c` in a fresh, empty HOME (its working folder too), with
  * none of this process's environment but PATH (no VAGRANT_*, SSL_*, CURL_*, NODE_* settings that could trust the
- * daemon's CA by the back door). `VAGRANT_CHECKPOINT_DISABLE` keeps vagrant from asking HashiCorp for news: tests
- * never contact another address.
+ * daemon's CA by the back door). `VAGRANT_CHECKPOINT_DISABLE` and `CHECKPOINT_DISABLE` keep vagrant and Terraform
+ * from asking HashiCorp for news: tests never contact another address.
  */
 export interface Pasted {
   code: number | null;
@@ -22,6 +22,7 @@ const cleanEnv = (home: string): NodeJS.ProcessEnv => ({
   PATH: process.env.PATH,
   LANG: 'C.UTF-8',
   VAGRANT_CHECKPOINT_DISABLE: '1',
+  CHECKPOINT_DISABLE: '1',
   VAGRANT_NO_COLOR: '1',
 });
 

@@ -26,7 +26,7 @@ export function AgentProgram() {
   const { server, fingerprint, ready } = useServerAccess();
   return (
     <Section title="Run an agent">
-      <p>
+      <p className="with-links">
         An agent is a program on a machine of yours that takes this pool's work. It needs Node.js 20 or later, and
         nothing else from Boxyard: this server hands it out as one file,{' '}
         <a href={`/${AGENT_PROGRAM_FILE}`}>{AGENT_PROGRAM_FILE}</a>. Make an agent token below: its command, ready to

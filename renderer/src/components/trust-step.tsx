@@ -21,7 +21,7 @@ export function TrustStep({
   return (
     <div className="trust-step">
       <h3>Trust this server</h3>
-      <p>
+      <p className="with-links">
         This server's HTTPS certificate is from its own CA, which your machine does not know yet. Before {what}, run
         these lines there once: they fetch <a href="/ca.pem">the CA (/ca.pem)</a> into <code>{server.caFile}</code> and
         keep it only if its SHA-256 fingerprint is this one. Compare it with the fingerprint your administrator gives

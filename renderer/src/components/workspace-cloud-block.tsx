@@ -18,7 +18,7 @@ export function WorkspaceCloudBlock({ org, workspace }: { org: string; workspace
       <summary>Terraform block</summary>
       <p className="muted small-text">Put this block in the Terraform configuration that uses workspace {workspace}:</p>
       <CopyField label={`Terraform cloud block of ${workspace}`} lines value={cloudBlock(server, org, workspace)} />
-      <p className="muted small-text">
+      <p className="muted small-text with-links">
         Terraform needs a token for this server: replace <code>{TOKEN_PLACEHOLDER}</code> with an API token (
         <Link to={`/settings#${TOKENS_ANCHOR}`}>Settings → API tokens</Link>), and run these lines in the shell you run
         Terraform from{server.caFile ? ', after the trust step above' : ''}.
@@ -28,6 +28,11 @@ export function WorkspaceCloudBlock({ org, workspace }: { org: string; workspace
         lines
         value={terraformSetupLines(server, TOKEN_PLACEHOLDER).join('\n')}
       />
+      <p className="muted small-text">
+        Boxyard keeps workspaces and their agent pools for HCP Terraform's clients (the tfe provider, go-tfe), but runs
+        no plans yet: <code>terraform init</code> reaches this server with these lines, then stops at “Failed to read
+        organization”, since Boxyard does not serve HCP Terraform's runs and state.
+      </p>
     </details>
   );
 }

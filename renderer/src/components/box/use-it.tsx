@@ -15,7 +15,7 @@ import { TOKENS_ANCHOR } from '../tokens/api-tokens';
 /** Where a private box's reader gets the token the commands ask for: their API tokens, in Settings. */
 function TokenNote() {
   return (
-    <p className="muted small-text">
+    <p className="muted small-text with-links">
       A private box needs a token: replace <code>{TOKEN_PLACEHOLDER}</code> with an API token, which you make under{' '}
       <Link to={`/settings#${TOKENS_ANCHOR}`}>Settings → API tokens</Link>.
     </p>
