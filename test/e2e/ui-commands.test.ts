@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -69,6 +69,16 @@ describe.skipIf(!haveChromium)('the commands the web UI hands out, pasted on ano
     contexts.push(context);
     return context.newPage();
   }
+  /** The page at 1280 and 390 px, for a reviewer to look at (the folder is printed). */
+  const shots = mkdtempSync(join(tmpdir(), 'boxyard-ui-commands-'));
+  async function screenshots(page: Page, name: string): Promise<void> {
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.screenshot({ path: join(shots, `${name}-${width}.png`), fullPage: true });
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+  afterAll(() => console.log(`screenshots of the pasted commands' pages: ${shots}`));
   const home = () => {
     const h = freshHome();
     homes.push(h);
@@ -113,6 +123,7 @@ describe.skipIf(!haveChromium)('the commands the web UI hands out, pasted on ano
 
     const add = await shown(page, 'vagrant box add');
     expect(add).toContain('--cacert ~/.config/boxyard/ca.pem');
+    await screenshots(page, 'box-page-anonymous');
     if (haveVagrant) {
       const added = await paste(add, h);
       expect(added.code, added.stdout + added.stderr).toBe(0);
@@ -176,6 +187,7 @@ describe.skipIf(!haveChromium)('the commands the web UI hands out, pasted on ano
     expect(command).toContain(`--token ${secret}`);
     expect(command).toContain('--ca-file ~/.config/boxyard/ca.pem');
 
+    await screenshots(page, 'agent-pool');
     const h = home();
     await trusted(page, h);
     const idle = eventually(async () => {
