@@ -6,9 +6,39 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
+/** What every bundle of the daemon's code shares. */
+const common = {
+  absWorkingDir: root,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  // Bundled CommonJS dependencies call require() and read __filename (write-file-atomic names its
+  // temporary files from it): give the ES module both.
+  banner: {
+    js: "import { createRequire as __boxyardRequire } from 'node:module'; const require = __boxyardRequire(import.meta.url); const __filename = import.meta.filename;",
+  },
+  // Without comments or spacing, and ASCII only (escaped): V8 keeps a bundle's source text in the
+  // heap for lazy compilation, as two bytes a character once any character is not Latin-1 (a
+  // dependency's comment was enough), which cost ~5 MiB of resident memory. Names stay as
+  // written, so stack traces read as they do in the source; cli.mjs.map maps lines back.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  charset: 'ascii',
+  legalComments: 'none',
+  logLevel: 'warning',
+};
+
 export async function buildDaemon() {
+  // `boxyard agent` alone, as one file for machines without Boxyard (Node >= 20 only): the daemon serves it at
+  // /boxyard-agent.mjs (daemon/src/agents/program-route.ts).
+  const agent = build({
+    ...common,
+    entryPoints: ['daemon/src/agents/program.ts'],
+    outfile: 'dist/agent/boxyard-agent.mjs',
+  });
   await build({
-    absWorkingDir: root,
+    ...common,
     entryPoints: ['daemon/src/cli.ts'],
     outdir: 'dist/daemon',
     // The PostgreSQL driver and the AWS SDK are imported only when the daemon is told to use them
@@ -17,27 +47,10 @@ export async function buildDaemon() {
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
     outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
     external: ['better-sqlite3', 'koffi'],
-    // Bundled CommonJS dependencies call require() and read __filename (write-file-atomic names its
-    // temporary files from it): give the ES module both.
-    banner: {
-      js: "import { createRequire as __boxyardRequire } from 'node:module'; const require = __boxyardRequire(import.meta.url); const __filename = import.meta.filename;",
-    },
     sourcemap: 'linked',
-    // Without comments or spacing, and ASCII only (escaped): V8 keeps a bundle's source text in the
-    // heap for lazy compilation, as two bytes a character once any character is not Latin-1 (a
-    // dependency's comment was enough), which cost ~5 MiB of resident memory. Names stay as
-    // written, so stack traces read as they do in the source; cli.mjs.map maps lines back.
-    minifyWhitespace: true,
-    minifySyntax: true,
-    charset: 'ascii',
-    legalComments: 'none',
-    logLevel: 'warning',
   });
+  await agent;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await buildDaemon();

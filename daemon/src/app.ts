@@ -9,7 +9,8 @@ import { AllowedHosts, hostGuard } from './http/guards/hosts';
 import { SessionCookie } from './http/session-cookie';
 import { httpsGuard } from './http/guards/https';
 import { closeIfBodyUnread } from './http/guards/connection-guard';
-import { acmeChallenges, caRoutes } from './tls/routes';
+import { acmeChallenges, caRoutes, publicCaRoutes } from './tls/routes';
+import { agentProgramRoute } from './agents/program-route';
 import { maintenance } from './http/guards/maintenance';
 import { requestRateLimit } from './http/guards/rate-limit';
 import { health } from './http/health';
@@ -68,6 +69,7 @@ export function createApp(deps: Deps): Koa {
         speaks('ui', [
           sessionRoutes({ tokens: deps.tokens, loginLimiter: deps.loginLimiter, cookie }),
           overviewRoutes(deps.overview),
+          publicCaRoutes(deps.tls),
           boxListRoutes(deps),
           statsRoutes(deps),
           adminRoutes(deps),
@@ -126,6 +128,7 @@ export function createApp(deps: Deps): Koa {
   app.use(authenticate(deps.tokens, cookie));
   app.use(health(deps.health, deps.lifecycle, deps.leadership));
   app.use(caRoutes(deps.tls));
+  app.use(agentProgramRoute());
   // The web UI (/ui/, and / redirects there) goes before any catch-all catalog route such as /:org/:box.
   app.use(webUi(uiDir));
 

@@ -3,12 +3,11 @@ import { LETS_ENCRYPT, loadConfig, type Config } from './config';
 import { serve } from './main';
 import { buildDeps, type Deps } from './deps';
 import { VERSION } from './version';
-import { homedir, hostname } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { clientFetch } from './tls/client-fetch';
 import { trust } from './tls/trust';
 import { tlsCommands } from './tls/cli';
-import { BoxyardAgent } from './agents/agent-client';
+import { addAgentCommand } from './agents/cli';
 import { mirrorCommand } from './mirror/cli/mirror';
 import { importCommand } from './mirror/cli/import';
 import { exportCommand } from './mirror/cli/export';
@@ -170,34 +169,7 @@ export function buildCli(): Command {
       }),
     );
 
-  program
-    .command('agent')
-    .description('run a Boxyard agent for an agent pool (see docs/agent-pools.md)')
-    .requiredOption('--url <url>', 'the daemon URL, e.g. http://boxyard.lan:4780')
-    .option('--token <token>', 'an agent token of the pool (or env BOXYARD_AGENT_TOKEN, which keeps it out of ps)')
-    .option('--name <name>', 'the agent name shown in the pool (default: this host name)')
-    .option(
-      '--ca-file <file>',
-      'trust this CA too: a daemon on --tls auto (written by boxyard trust; env BOXYARD_CA_FILE)',
-    )
-    .action(async (opts) => {
-      const token = opts.token ?? process.env.BOXYARD_AGENT_TOKEN;
-      if (!token) throw new Error('an agent token is required: --token or env BOXYARD_AGENT_TOKEN');
-      const stop = new AbortController();
-      process.once('SIGINT', () => stop.abort());
-      process.once('SIGTERM', () => stop.abort());
-      const fetchImpl = await clientFetch(opts.caFile ?? process.env.BOXYARD_CA_FILE);
-      const agent = new BoxyardAgent({
-        url: opts.url,
-        token,
-        name: opts.name ?? hostname(),
-        fetch: fetchImpl,
-        log: (line) => print(`${new Date().toISOString()} ${line}`),
-      });
-      const exit = await agent.run(stop.signal);
-      print(`${new Date().toISOString()} agent stopped: ${exit.reason}`);
-      process.exit(exit.code);
-    });
+  addAgentCommand(program);
 
   program
     .command('trust <url>')

@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
@@ -16,7 +15,6 @@ import { chromiumAvailable, ensureUiBuilt, launchChromium, signIn } from '../hel
 // defaults, and the pool-limit refusal as a control. What the UI does is checked against the API.
 
 const haveChromium = chromiumAvailable('The agents UI test');
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 // Skipped only off CI without Chromium; under CI=true chromiumAvailable() throws instead.
 describe.skipIf(!haveChromium)('agents, pools and organizations in the web UI', () => {
@@ -43,7 +41,7 @@ describe.skipIf(!haveChromium)('agents, pools and organizations in the web UI', 
     expect(cspViolations).toEqual([]);
   });
   afterAll(async () => {
-    for (const a of agents) if (a.exitCode === null) a.kill('SIGKILL');
+    for (const a of agents) if (a.exitCode === null && a.pid) process.kill(-a.pid, 'SIGKILL');
     await browser?.close();
     await daemon?.stop();
   });
@@ -62,15 +60,20 @@ describe.skipIf(!haveChromium)('agents, pools and organizations in the web UI', 
     const secret = (await page.getByLabel('agent token', { exact: true }).textContent()) ?? '';
     const command = (await page.getByLabel('boxyard agent command', { exact: true }).textContent()) ?? '';
     expect(secret.length).toBeGreaterThan(20);
-    expect(command).toBe(`boxyard agent --url ${daemon.url} --token ${secret}`);
+    // Plain HTTP: no trust step; the agent program comes from the daemon, then runs with the token.
+    expect(command).toBe(
+      `curl -fsS -o boxyard-agent.mjs ${daemon.url}/boxyard-agent.mjs\nnode boxyard-agent.mjs agent --url ${daemon.url} --token ${secret}`,
+    );
 
-    // Run exactly what the page shows (with a name): the agent registers and the page polls it in.
-    const [, ...args] = command.split(' ');
-    const agent = spawn(process.execPath, ['bin/boxyard.mjs', ...args, '--name', 'rack-1'], {
-      cwd: ROOT,
+    // Run exactly what the page shows (with a name), in an empty folder: the agent registers and the page polls it in.
+    const pasted = spawn('bash', ['-c', `${command} --name rack-1`], {
+      cwd: mkdtempSync(join(tmpdir(), 'boxyard-agent-home-')),
+      env: { PATH: process.env.PATH },
       stdio: 'ignore',
+      // A process group of its own: the agent is bash's child, and stopping the group stops it.
+      detached: true,
     });
-    agents.push(agent);
+    agents.push(pasted);
     const row = page.getByRole('row', { name: /rack-1/ });
     await row.getByText('idle', { exact: true }).waitFor();
     const seen = row.locator('time');
@@ -89,8 +92,7 @@ describe.skipIf(!haveChromium)('agents, pools and organizations in the web UI', 
   });
 
   it('hides exited agents on request, shows them again, and deletes an exited one', async () => {
-    const agent = agents[0];
-    agent.kill('SIGTERM');
+    process.kill(-(agents[0].pid ?? 0), 'SIGTERM');
     const row = page.getByRole('row', { name: /rack-1/ });
     await row.getByText('exited', { exact: true }).waitFor();
 

@@ -33,16 +33,67 @@ export function lanUrls(
 }
 
 /**
+ * A daemon as the commands handed to a client reach it: its URL and, on `--tls auto`, the file that holds its CA on
+ * the client (`CLIENT_CA_FILE`, which `fetchCaLines` writes), or null where the client trusts its certificate already
+ * (the user's own, ACME's) or it serves plain HTTP. Every command the web UI hands out is built from one.
+ */
+export interface ServerAccess {
+  url: string;
+  caFile: string | null;
+}
+
+/** Where the web UI's commands keep Boxyard's CA on a client: fetched and checked by `fetchCaLines`. */
+export const CLIENT_CA_FILE = '~/.config/boxyard/ca.pem';
+
+const trimmed = (url: string) => url.replace(/\/+$/, '');
+
+/**
+ * The trust step before any command that talks to a daemon on `--tls auto`, for a machine without Boxyard: fetch its
+ * CA (not trusted yet, hence `-k`), then keep it only if it is one certificate whose SHA-256 fingerprint is the one
+ * given (what the daemon printed at start and the web UI shows), else delete it. One certificate: `--cacert` trusts
+ * every certificate in the file, and someone in between could append their own after the genuine one.
+ */
+export function fetchCaLines(server: string, fingerprint: string, file = CLIENT_CA_FILE): string[] {
+  const dir = file.slice(0, file.lastIndexOf('/'));
+  return [
+    `mkdir -p ${dir} && curl -fsSk -o ${file} ${trimmed(server)}/ca.pem`,
+    `[ "$(grep -c -- -----BEGIN ${file})" = 1 ] && openssl x509 -in ${file} -noout -fingerprint -sha256 | grep -qi '=${fingerprint}$' && echo 'CA checked' || { rm -f ${file}; echo 'Not the CA of this server: not trusted' >&2; false; }`,
+  ];
+}
+
+/** `boxyard agent`'s command line (`program`: `boxyard`, or `node boxyard-agent.mjs`, which the daemon serves). */
+export function agentCommand(server: ServerAccess, token: string, program = 'boxyard'): string {
+  const ca = server.caFile ? ` --ca-file ${server.caFile}` : '';
+  return `${program} agent --url ${trimmed(server.url)}${ca} --token ${token}`;
+}
+
+/** Where a daemon serves `boxyard agent` as one file for Node ≥ 20 (agents/program-route.ts), and its name there. */
+export const AGENT_PROGRAM_FILE = 'boxyard-agent.mjs';
+
+/** Fetching the agent program from the daemon, on a machine with Node ≥ 20 and no Boxyard. */
+export function agentProgramLine(server: ServerAccess): string {
+  const ca = server.caFile ? ` --cacert ${server.caFile}` : '';
+  return `curl -fsS${ca} -o ${AGENT_PROGRAM_FILE} ${trimmed(server.url)}/${AGENT_PROGRAM_FILE}`;
+}
+
+/** The clients' own ways to trust a CA file, one line each (vagrant and its Vagrantfile, curl, the agent). */
+export function caFileLines(server: string, file: string): string[] {
+  return [
+    `# vagrant: vagrant box add --cacert ${file} ORG/BOX, or in a Vagrantfile: config.vm.box_download_ca_cert = File.expand_path("${file}")`,
+    `# curl: curl --cacert ${file} ${trimmed(server)}/ORG/BOX`,
+    agentCommand({ url: server, caFile: file }, '…'),
+  ];
+}
+
+/**
  * How a client trusts a daemon on `--tls auto` (docs/https.md): `boxyard trust` prints these
- * after writing the bundle, the overview page shows them with the command that writes it.
+ * after writing the bundle (which holds the system's CAs too, so the variables may point at it).
  */
 export function trustLines(server: string, bundle: string): string[] {
-  const base = server.replace(/\/+$/, '');
   return [
     '# vagrant, Packer, Terraform, curl:',
     `export SSL_CERT_FILE=${bundle} CURL_CA_BUNDLE=${bundle}`,
-    `# or per box: vagrant box add --cacert ${bundle} …, or config.vm.box_download_ca_cert = "${bundle}"`,
-    `boxyard agent --url ${base} --ca-file ${bundle} …`,
+    ...caFileLines(server, bundle),
   ];
 }
 
@@ -55,6 +106,6 @@ export function newCaSteps(server: string, dataDir: string | null, fingerprint =
   return [
     `boxyard tls new-ca ${dataDir ? `--data ${dataDir}` : '--data DATA'}   # on the daemon's machine, with its --public-url and --allowed-hosts if it has them`,
     '# restart the daemon: it serves a certificate from the new CA',
-    `npx boxyard trust ${server.replace(/\/+$/, '')} --fingerprint ${fingerprint.replace(/:/g, '')}   # on every client, again`,
+    `npx boxyard trust ${trimmed(server)} --fingerprint ${fingerprint.replace(/:/g, '')}   # on every client, again`,
   ];
 }

@@ -81,6 +81,8 @@ export const ROOT = {
   /** Prometheus' scrape (data/metrics-routes.ts): loopback, or the scrape token. */
   metrics: route('/metrics'),
   caCrt: route('/ca.crt'),
+  /** `boxyard agent` as one file, for machines without Boxyard (agents/program-route.ts). */
+  agentProgram: route('/boxyard-agent.mjs'),
   /** Tried first by vagrant ≥ 2.4. */
   catalogV2: route('/api/v2/vagrant/:org/:box'),
   catalog: route('/:org/:box'),
@@ -126,6 +128,8 @@ export const BOXYARD = {
   session: route('/session'),
   /** The web UI's first page: counts, storage, health, recent activity. */
   overview: route('/overview'),
+  /** To anyone: the fingerprint of `--tls auto`'s CA, or null (tls/routes.ts). */
+  ca: route('/ca'),
   /** The web UI's box list, a page per request (ui/box-list-routes.ts). */
   boxes: route('/boxes'),
   /** The box page's numbers (sizes, downloads per version and provider) and whether the caller may edit. */

@@ -1,7 +1,9 @@
 import { X509Certificate } from 'node:crypto';
+import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { NotFoundError } from '../lib/errors';
-import { ROOT } from '../http/route-table';
+import { BOXYARD, ROOT } from '../http/route-table';
+import type { PublicCaAnswer } from '../contract/wire/ca';
 import type { CertificateSource } from './issuer';
 
 /**
@@ -27,6 +29,21 @@ export function caRoutes(source: CertificateSource | null): Middleware {
     }
     return undefined;
   };
+}
+
+/**
+ * `GET /api/boxyard/ca`: the local CA's fingerprint to anyone (contract/wire/ca.ts), what `/ca.pem` tells already, so
+ * that anonymous visitors' pages show the trust step too. Whoever answers in between could change it, as they could
+ * the page: the fingerprint the daemon printed at start, from its administrator, is the one to compare.
+ */
+export function publicCaRoutes(source: CertificateSource | null): Router {
+  const r = new Router();
+  r.get(BOXYARD.ca.path, (ctx) => {
+    const answer: PublicCaAnswer = { ca: source?.ca ? { fingerprint: source.ca.fingerprint } : null };
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.body = answer;
+  });
+  return r;
 }
 
 const CHALLENGE = /^\/\.well-known\/acme-challenge\/([A-Za-z0-9_-]+)$/;

@@ -63,24 +63,3 @@ export const deleteProvider = (api: Fetcher, ref: ProviderRef) => api(providerPa
 
 export const prepareUpload = (api: Fetcher, ref: ProviderRef) =>
   load(api, UploadTargetJson, `${providerPath(ref)}/upload`);
-
-/** What a user types to use a box: the daemon's own URL, as this browser reaches it. */
-export function boxAddSnippet(origin: string, tag: string, isPrivate: boolean): string {
-  const token = isPrivate ? ' VAGRANT_CLOUD_TOKEN=<your token>' : '';
-  return `VAGRANT_SERVER_URL=${origin}${token} vagrant box add ${tag}`;
-}
-
-/** The box's catalog on this daemon, as the browser reaches it: what `config.vm.box_url` points at. */
-export const catalogUrl = (origin: string, tag: string): string =>
-  `${origin}/${tag.split('/').map(encodeURIComponent).join('/')}`;
-
-/** A Vagrantfile using the box at a version, from this daemon's catalog. */
-export function vagrantfileSnippet(origin: string, tag: string, version: string | null): string {
-  return [
-    'Vagrant.configure("2") do |config|',
-    `  config.vm.box = "${tag}"`,
-    ...(version ? [`  config.vm.box_version = "${version}"`] : []),
-    `  config.vm.box_url = "${catalogUrl(origin, tag)}"`,
-    'end',
-  ].join('\n');
-}

@@ -25,6 +25,8 @@ export const queryKeys = {
   apiTokens: ['api-tokens'],
   twoFactor: ['two-factor'],
   settings: ['settings'],
+  /** The daemon's own CA, to anyone (GET /api/boxyard/ca): the trust step before every command the UI hands out. */
+  publicCa: ['public-ca'],
   /** The overview page (GET /api/boxyard/overview). */
   overview: ['overview'],
 

@@ -39,10 +39,7 @@ export function AgentsTable({ org, poolId }: { org: string; poolId: string }) {
     <Section title="Agents" actions={filter}>
       {agents.isLoading ? <Loading what="agents" /> : <ErrorNote error={agents.error} />}
       {agents.data?.length === 0 && (
-        <p className="muted">
-          No agents yet. Start one on any machine:{' '}
-          <code>boxyard agent --url {window.location.origin} --token &lt;agent token&gt;</code>
-        </p>
+        <p className="muted">No agents yet: start one with the lines under Run an agent.</p>
       )}
       {hidden > 0 && (
         <p className="muted">{hidden === 1 ? '1 exited agent is' : `${hidden} exited agents are`} hidden.</p>

@@ -73,10 +73,21 @@ export function SecretOnce({ secret, label, onDone }: { secret: string | null; l
 }
 
 /** A card with a heading, which names it: screen readers list it among the page's regions. */
-export function Section({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
+export function Section({
+  title,
+  actions,
+  children,
+  id,
+}: {
+  title: string;
+  actions?: ReactNode;
+  children: ReactNode;
+  /** An anchor other pages link to (`/settings#tokens`). */
+  id?: string;
+}) {
   const heading = useId();
   return (
-    <section className="card" aria-labelledby={heading}>
+    <section className="card" id={id} aria-labelledby={heading}>
       <header className="card-head">
         <h2 id={heading}>{title}</h2>
         {actions}

@@ -6,6 +6,9 @@ import { createWorkspace, deleteWorkspace, listWorkspaces, setWorkspacePool } fr
 import type { AgentPoolJson, WorkspaceJson } from '../../../daemon/src/contract/wire/jsonapi';
 import { ErrorNote, Loading, Section, confirmed, useAction } from './ui';
 import { queryKeys } from '../api/query-keys';
+import { WorkspaceCloudBlock } from './workspace-cloud-block';
+import { useServerAccess } from '../api/server-access';
+import { TrustStep } from './trust-step';
 
 function WorkspaceRow({ org, workspace: w, pools }: { org: string; workspace: WorkspaceJson; pools: AgentPoolJson[] }) {
   const { api } = useSession();
@@ -20,7 +23,10 @@ function WorkspaceRow({ org, workspace: w, pools }: { org: string; workspace: Wo
     : `the server (${w.attributes['execution-mode']})`;
   return (
     <tr>
-      <td>{w.attributes.name}</td>
+      <td>
+        {w.attributes.name}
+        <WorkspaceCloudBlock org={org} workspace={w.attributes.name} />
+      </td>
       <td>
         <select
           aria-label={`Agent pool of ${w.attributes.name}`}
@@ -66,6 +72,7 @@ export function Workspaces({ org }: { org: string }) {
   const key = queryKeys.workspaces(org);
   const workspaces = useQuery({ queryKey: key, queryFn: () => listWorkspaces(api, org) });
   const pools = useQuery({ queryKey: queryKeys.pools(org), queryFn: () => listPools(api, org) });
+  const access = useServerAccess();
   const [name, setName] = useState('');
   const create = useAction(
     () => createWorkspace(api, org, name),
@@ -95,9 +102,16 @@ export function Workspaces({ org }: { org: string }) {
   );
   return (
     <Section title="Workspaces" actions={form}>
+      <p className="muted">
+        A workspace is one Terraform configuration's place on this server, as in HCP Terraform: Terraform names it in
+        its <code>cloud {'{}'}</code> block, and it is assigned the agent pool chosen here.
+      </p>
       <ErrorNote error={create.error ?? pools.error} />
       {workspaces.isLoading ? <Loading what="workspaces" /> : <ErrorNote error={workspaces.error} />}
       {workspaces.data?.length === 0 && <p className="muted">No workspaces yet.</p>}
+      {workspaces.data && workspaces.data.length > 0 && (
+        <TrustStep server={access.server} fingerprint={access.fingerprint} what="Terraform uses a workspace" />
+      )}
       {workspaces.data && workspaces.data.length > 0 && (
         <table>
           <thead>

@@ -6,10 +6,15 @@ import { useSession } from '../api/session';
 import { ErrorNote, Loading, confirmed, useAction } from '../components/ui';
 import { AgentTokens } from '../components/tokens/agent-tokens';
 import { AgentsTable } from '../components/agents-table';
+import { AgentProgram } from '../components/agent-program';
 import { PoolScope } from '../components/pool-scope';
 import { queryKeys } from '../api/query-keys';
 import { When } from '../components/relative-time';
 import { useFocusWhenShown } from '../components/focus';
+
+/** What an agent pool is, in one sentence: this page and the pools page say it. */
+export const POOL_SENTENCE =
+  'An agent pool is a group of machines, each running boxyard agent, to which workspaces are assigned.';
 
 /** The field Rename opens: it takes the focus, as the user asked for it. */
 function NewNameField({ value, onChange }: { value: string; onChange: (name: string) => void }) {
@@ -103,9 +108,10 @@ export function AgentPoolPage() {
     <>
       <PoolHead org={org} poolId={poolId} name={p.name} />
       <p className="muted">
-        Created <When iso={p['created-at']} />. Id <code>{poolId}</code>.
+        {POOL_SENTENCE} Created <When iso={p['created-at']} />. Id <code>{poolId}</code>.
       </p>
       <PoolScope org={org} pool={pool.data} />
+      <AgentProgram />
       <AgentTokens poolId={poolId} />
       <AgentsTable org={org} poolId={poolId} />
     </>

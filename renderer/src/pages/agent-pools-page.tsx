@@ -5,6 +5,7 @@ import { createPool, listPools, poolStatusCounts } from '../api/agents';
 import { isApiError } from '../api/client';
 import { useSession } from '../api/session';
 import { useNamespaces } from '../api/use-namespaces';
+import { POOL_SENTENCE } from './agent-pool-page';
 import { ErrorNote, Loading, Section, useAction } from '../components/ui';
 import { PoolLimitNote } from '../components/pool-limit-note';
 import { queryKeys } from '../api/query-keys';
@@ -136,6 +137,7 @@ export function AgentPoolsPage() {
       <div className="page-head">
         <h1>Agent pools</h1>
       </div>
+      <p className="muted">{POOL_SENTENCE}</p>
       <nav className="tabs">
         {ns.orgs.map((o) => (
           <NavLink key={o} to={`/agent-pools/${o}`}>

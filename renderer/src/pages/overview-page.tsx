@@ -8,7 +8,8 @@ import { CopyField, ErrorNote, Loading, Section, StatusBadge } from '../componen
 import { formatBytes } from '../components/format';
 import { When } from '../components/relative-time';
 import { Stat } from '../components/stat';
-import { trustLines } from '../../../daemon/src/contract/lan';
+import { caFileLines, CLIENT_CA_FILE } from '../../../daemon/src/contract/lan';
+import { TrustStep } from '../components/trust-step';
 import { LocalCaNote } from '../components/local-ca-note';
 
 /** `/`: the overview for a signed-in user, the public catalogue for anyone else. */
@@ -68,8 +69,6 @@ function Server({ o }: { o: OverviewJson }) {
   );
 }
 
-const BUNDLE = '~/.config/boxyard/ca-bundle.pem';
-
 /** HTTPS: with the daemon's own CA, its fingerprint and how a client trusts it (docs/https.md). */
 function Https({ o }: { o: OverviewJson }) {
   if (!o.tls) {
@@ -94,24 +93,18 @@ function Https({ o }: { o: OverviewJson }) {
         {until}.
       </p>
     );
-  const server = o.lan_urls[0] ?? window.location.origin;
+  const url = o.lan_urls[0] ?? window.location.origin;
+  const server = { url, caFile: CLIENT_CA_FILE };
   return (
     <>
       <h3>HTTPS with Boxyard's own CA{until}</h3>
-      <p>Clients trust the CA once, after checking that its SHA-256 fingerprint is this one:</p>
-      <CopyField label="CA fingerprint (SHA-256)" value={o.tls.fingerprint} />
-      {o.tls.local_ca && <LocalCaNote ca={o.tls.local_ca} server={server} />}
-      <CopyField
-        label="Client setup"
-        lines
-        value={[
-          `npx boxyard trust ${server} --fingerprint ${o.tls.fingerprint.replace(/:/g, '')}`,
-          ...trustLines(server, BUNDLE),
-        ].join('\n')}
-      />
+      {o.tls.local_ca && <LocalCaNote ca={o.tls.local_ca} server={url} />}
+      <TrustStep server={server} fingerprint={o.tls.fingerprint} what="vagrant, curl or an agent talk to it" />
+      <CopyField label="Client setup" lines value={caFileLines(url, CLIENT_CA_FILE).join('\n')} />
       <p className="muted">
         The CA itself: <a href="/ca.pem">/ca.pem</a> (PEM), <a href="/ca.crt">/ca.crt</a> (for an operating system's
-        certificate store).
+        certificate store). Where Boxyard is installed, <code>boxyard trust {url} --fingerprint …</code> writes a bundle
+        of the system's CAs and this one.
       </p>
     </>
   );

@@ -116,8 +116,9 @@ function published(j: Job, server: string): string {
   return [
     ...lines,
     '',
+    // The CA file this CLI was given is on this machine: the users' machines name their own (docs/https.md).
     ...clientLines(
-      server,
+      { url: server, caFile: null },
       j.published.map((b) => b.box),
       true,
     ),

@@ -4,6 +4,8 @@ import { getOverview } from '../../api/overview';
 import { useSession } from '../../api/session';
 import { queryKeys } from '../../api/query-keys';
 import { clientLines } from '../../../../daemon/src/contract/client-lines';
+import { CLIENT_CA_FILE } from '../../../../daemon/src/contract/lan';
+import { TrustStep } from '../trust-step';
 import type { JobJson } from '../../../../daemon/src/contract/wire/mirror';
 import { fieldWords } from '../box/upstream-note';
 import { CopyField, Loading, Section } from '../ui';
@@ -57,10 +59,17 @@ function ClientLines({ job, planned }: { job: JobJson; planned: Planned | null }
   const { api } = useSession();
   const overview = useQuery({ queryKey: queryKeys.overview, queryFn: () => getOverview(api) });
   if (overview.isLoading) return <Loading what="this server's address" />;
-  const server = overview.data?.lan_urls[0] ?? window.location.origin;
+  const url = overview.data?.lan_urls[0] ?? window.location.origin;
+  const fingerprint = overview.data?.tls?.fingerprint ?? null;
+  const server = { url, caFile: fingerprint ? CLIENT_CA_FILE : null };
   const boxes = [...new Set([...job.published.map((p) => p.box), ...(planned?.plan.boxes.map((b) => b.target) ?? [])])];
   const anyPrivate = planned ? planned.plan.boxes.some((b) => b.private) : true;
-  return <CopyField lines label="Lines for your users" value={clientLines(server, boxes, anyPrivate).join('\n')} />;
+  return (
+    <>
+      <TrustStep server={server} fingerprint={fingerprint} what="these lines, on each machine" />
+      <CopyField lines label="Lines for your users" value={clientLines(server, boxes, anyPrivate).join('\n')} />
+    </>
+  );
 }
 
 /** A finished copy: the boxes published, those skipped, and what to tell the people who use them. */

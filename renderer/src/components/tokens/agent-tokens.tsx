@@ -3,23 +3,32 @@ import { useQuery } from '@tanstack/react-query';
 import { createToken, listTokens, revokeToken } from '../../api/agents';
 import { useSession } from '../../api/session';
 import { TokenSection } from './token-section';
-import { CopyField, Section } from '../ui';
+import { CopyField, Loading, Section } from '../ui';
+import { useServerAccess } from '../../api/server-access';
+import { agentLines } from '../agent-program';
 import { queryKeys } from '../../api/query-keys';
 
 /**
- * The command that starts an agent with a new token, on any machine that reaches this daemon (the
- * URL the browser reached it by). It holds the secret, so it is shown only with the secret: until
- * dismissed or the page is left.
+ * The command that starts an agent with a new token, on any machine that reaches this daemon (the URL the browser
+ * reached it by): the trust step under the daemon's own CA, then the agent program fetched from the daemon and run
+ * (agent-program.tsx). It holds the secret, so it is shown only with the secret: until dismissed or the page is left.
  */
 function AgentCommand({ secret, onDone }: { secret: string; onDone: () => void }) {
-  const command = `boxyard agent --url ${window.location.origin} --token ${secret}`;
+  const { server, fingerprint, ready } = useServerAccess();
   return (
     <Section title="Start an agent with the new token">
-      <p className="muted">
-        On any machine that reaches this server (add <code>--name NAME</code> to name the agent). The command holds the
-        token: it is shown only now.
-      </p>
-      <CopyField label="boxyard agent command" value={command} />
+      {!ready ? (
+        <Loading what="how to reach this server" />
+      ) : (
+        <>
+          <p className="muted">
+            On any machine with Node.js 20 or later that reaches this server
+            {fingerprint ? ', after the trust step under Run an agent' : ''} (add <code>--name NAME</code> to name the
+            agent). The command holds the token: it is shown only now.
+          </p>
+          <CopyField label="boxyard agent command" lines value={agentLines(server, secret).join('\n')} />
+        </>
+      )}
       <button type="button" className="link" onClick={onDone}>
         Hide the command
       </button>

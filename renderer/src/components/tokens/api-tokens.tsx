@@ -1,8 +1,13 @@
+import { useEffect } from 'react';
+import { useLocation } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
 import { createApiToken, listApiTokens, revokeApiToken } from '../../api/accounts';
 import { useSession } from '../../api/session';
 import { TokenSection } from './token-section';
 import { queryKeys } from '../../api/query-keys';
+
+/** The anchor of the API tokens' section, which pages that ask for a token link to (`/settings#tokens`). */
+export const TOKENS_ANCHOR = 'tokens';
 
 /**
  * The user's API tokens (for vagrant cloud, go-tfe, scripts) and web UI sessions (one per browser
@@ -22,9 +27,15 @@ export function ApiTokens() {
         current: t.current,
       })),
   });
+  // The router does not scroll to a link's #anchor by itself.
+  const { hash } = useLocation();
+  useEffect(() => {
+    if (hash === `#${TOKENS_ANCHOR}`) document.getElementById(TOKENS_ANCHOR)?.scrollIntoView();
+  }, [hash]);
   return (
     <TokenSection
       title="API tokens and sessions"
+      id={TOKENS_ANCHOR}
       tokens={tokens}
       form={{ label: 'New API token', field: 'api_token_description', placeholder: 'What is it for?' }}
       create={(description) => createApiToken(api, description).then((t) => t.token)}

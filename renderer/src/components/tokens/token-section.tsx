@@ -28,6 +28,8 @@ interface TokenSectionProps {
   changes: { created: QueryKey[]; revoked: QueryKey[] };
   /** The current token's row offers this instead of Revoke (revoking one's own session would end it unasked). */
   current?: { label: string; run: () => void };
+  /** The section's anchor, for links from other pages. */
+  id?: string;
 }
 
 /**
@@ -44,6 +46,7 @@ export function TokenSection({
   revokeWarning,
   changes,
   current,
+  id,
 }: TokenSectionProps) {
   const [description, setDescription] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
@@ -75,7 +78,7 @@ export function TokenSection({
     </form>
   );
   return (
-    <Section title={title} actions={newToken}>
+    <Section title={title} actions={newToken} id={id}>
       <ErrorNote error={made.error ?? revoked.error} />
       <SecretOnce secret={secret} label={secretLabel} onDone={() => setSecret(null)} />
       {tokens.isLoading ? <Loading what="tokens" /> : <ErrorNote error={tokens.error} />}
