@@ -10,6 +10,8 @@ import { When } from '../components/relative-time';
 import { Stat } from '../components/stat';
 import { trustLines } from '../../../daemon/src/contract/lan';
 import { LocalCaNote } from '../components/local-ca-note';
+import { GettingStarted } from '../components/getting-started';
+import { OrganizationCounts } from '../components/organization-counts';
 
 /** `/`: the overview for a signed-in user, the public catalogue for anyone else. */
 export function Home() {
@@ -192,7 +194,8 @@ function Activity({ items }: { items: ActivityJson[] }) {
 }
 
 /**
- * The first page for a signed-in user: storage, counts, the URL to give colleagues, version, health, recent activity.
+ * The first page for a signed-in user: the getting-started checklist until it is done, storage, counts, the URL to give
+ * colleagues, version, health, recent activity.
  */
 export function OverviewPage() {
   const { api } = useSession();
@@ -208,7 +211,9 @@ export function OverviewPage() {
       {q.isLoading ? <Loading what="the overview" /> : <ErrorNote error={q.error} />}
       {q.data && (
         <>
+          <GettingStarted o={q.data} />
           <Storage o={q.data} />
+          <OrganizationCounts o={q.data} />
           <Server o={q.data} />
           <Activity items={q.data.activity} />
         </>

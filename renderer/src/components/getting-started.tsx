@@ -1,0 +1,107 @@
+import { Link } from 'react-router-dom';
+import type { OverviewJson } from '../../../daemon/src/contract/wire/overview';
+import { AGENT_STATUSES } from '../../../daemon/src/contract/wire/jsonapi';
+import { Section } from './ui';
+
+interface Step {
+  key: string;
+  /** What to do, as the link's text. */
+  todo: string;
+  /** Where it is done. */
+  to: string;
+  /** Why, in one plain sentence. */
+  why: string;
+  done: boolean;
+}
+
+/**
+ * The steps from an empty server to a box vagrant can add and an agent waiting for runs, each ticked from the
+ * daemon's counts. Making users is an administrator's step only (`users` is null for anyone else).
+ */
+export function gettingStartedSteps(o: OverviewJson): Step[] {
+  const g = o.getting_started;
+  const agents = AGENT_STATUSES.reduce((n, s) => n + o.organizations.agents[s], 0);
+  const mine = '/boxes?view=mine';
+  const steps: (Step | null)[] = [
+    {
+      key: 'organization',
+      todo: 'Create an organization',
+      to: '/organizations',
+      why: 'An organization holds the boxes and agent pools its members share.',
+      done: o.organizations.count > 0,
+    },
+    {
+      key: 'box',
+      todo: 'Create a box',
+      to: '/boxes/new',
+      why: 'A box is a name, such as lab/debian, that vagrant asks for.',
+      done: g.boxes > 0,
+    },
+    {
+      key: 'upload',
+      todo: 'Upload a .box file',
+      to: mine,
+      why: "On your box's page, add a version and upload its file.",
+      done: g.uploads > 0,
+    },
+    {
+      key: 'release',
+      todo: 'Release a version',
+      to: mine,
+      why: 'vagrant finds only released versions.',
+      done: g.releases > 0,
+    },
+    g.users === null
+      ? null
+      : {
+          key: 'user',
+          todo: 'Add a user',
+          to: '/settings',
+          why: 'An account for each colleague, made under Users in Settings.',
+          done: g.users > 1,
+        },
+    {
+      key: 'pool',
+      todo: 'Create an agent pool',
+      to: '/agent-pools',
+      why: "A pool is the group of machines that run an organization's Terraform workspaces.",
+      done: o.organizations.pools > 0,
+    },
+    {
+      key: 'agent',
+      todo: 'Start an agent',
+      to: '/agent-pools',
+      why: "On the pool's page, make an agent token and run boxyard agent with it on a machine.",
+      done: agents > 0,
+    },
+  ];
+  return steps.filter((s): s is Step => s !== null);
+}
+
+/**
+ * The overview's checklist for a new server. It goes away once every step is done rather than being dismissed: each
+ * tick comes from the daemon's state, so it is the same in every browser and needs nothing stored to hide it.
+ */
+export function GettingStarted({ o }: { o: OverviewJson }) {
+  const steps = gettingStartedSteps(o);
+  const done = steps.filter((s) => s.done).length;
+  if (done === steps.length) return null;
+  return (
+    <Section title="Getting started">
+      <p className="muted">
+        {done} of {steps.length} steps done. Each ticks itself when it is done, here or through the API.
+      </p>
+      <ol className="checklist" aria-label="Getting started">
+        {steps.map((s) => (
+          <li key={s.key} className={s.done ? 'done' : undefined}>
+            <span className={s.done ? 'badge badge-done' : 'badge'}>{s.done ? 'done' : 'to do'}</span>
+            <span>
+              <Link to={s.to}>{s.todo}</Link>
+              <span className="muted"> — {s.why}</span>
+            </span>
+          </li>
+        ))}
+      </ol>
+    </Section>
+  );
+}
