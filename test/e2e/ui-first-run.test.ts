@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
@@ -5,7 +7,7 @@ import type { HttpClient } from '../helpers/http';
 import { createBox } from '../helpers/registry';
 import { publishHosted } from '../helpers/mirror';
 import { createAgentToken, createOrg, createPool, JSONAPI } from '../helpers/agents';
-import { chromiumAvailable, ensureUiBuilt, launchChromium, watchErrors } from '../helpers/ui-browser';
+import { chromiumAvailable, ensureUiBuilt, launchChromium, SCREENSHOTS, watchErrors } from '../helpers/ui-browser';
 
 // A new administrator's first run in the browser: signing in from the page a visitor first sees lands on the
 // overview, whose getting-started checklist starts with every step to do and ticks each one as the daemon comes to
@@ -65,6 +67,9 @@ describe.skipIf(!haveChromium)('a first run in headless Chromium', () => {
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     return steps();
   };
+  /** A screenshot of the whole page for a reviewer, at 1280 px (test/e2e/ui-pages.test.ts takes every page at both). */
+  const shoot = (name: string) =>
+    page.screenshot({ path: join(SCREENSHOTS, `first-run-${name}-desktop.png`), fullPage: true });
   const expectDone = (shown: string[], done: number) =>
     expect(shown).toEqual(STEPS.map((s, i) => `${s}: ${i < done ? 'done' : 'to do'}`));
 
@@ -79,6 +84,8 @@ describe.skipIf(!haveChromium)('a first run in headless Chromium', () => {
     expect(new URL(page.url()).pathname).toBe('/ui/overview');
     expectDone(await steps(), 0);
     await page.getByText('0 of 7 steps done.', { exact: false }).waitFor();
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await shoot('overview');
     // Each step links to where it is done.
     expect(await checklist().getByRole('link', { name: 'Create a box' }).getAttribute('href')).toBe('/ui/boxes/new');
     expect(await checklist().getByRole('link', { name: 'Add a user' }).getAttribute('href')).toBe('/ui/settings');
@@ -87,6 +94,7 @@ describe.skipIf(!haveChromium)('a first run in headless Chromium', () => {
   it('the empty Boxes page says what to do and its button opens the new-box page', async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Boxes' }).click();
     await page.getByText('No boxes here yet.', { exact: false }).waitFor();
+    await shoot('boxes');
     await page.getByRole('link', { name: 'Create your first box' }).click();
     await page.getByRole('heading', { name: 'New box' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/ui/boxes/new');
