@@ -1,8 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../store/schema';
 import type { ActivityJson, OverviewJson } from '../contract/wire/overview';
-import { AGENT_STATUSES } from '../contract/wire/jsonapi';
-import type { AgentStatusCounts } from '../contract/wire/agent-counts';
+import type { AgentStatus } from '../contract/wire/jsonapi';
+import { noAgents } from '../contract/wire/agent-counts';
 import type { JobState } from '../contract/wire/mirror';
 import { executeReadOnly } from '../store/cache/statement-tables';
 
@@ -103,23 +103,27 @@ export class OverviewQueries {
     return { boxes: Number(row.boxes), versions: Number(row.versions), files: Number(row.files) };
   }
 
-  /** Organizations the viewer belongs to, their agent pools, and those pools' agents by status: one query. */
+  /**
+   * Organizations the viewer belongs to, their agent pools, and those pools' agents by status: one query, which counts
+   * the agents from their (pool_id, status) index (a row per status they have, with both other counts on each). Asked
+   * as `pool_id in (…)`: SQLite reads a join's agents row by row, about 3x slower at 10,000 agents.
+   */
   async organizations(v: Viewer): Promise<OrganizationCounts> {
     const member = (column: RawBuilder<string>) => orgVisible(v, column);
-    const byStatus = AGENT_STATUSES.map(
-      (s) => sql`(select count(*) from agents a join agent_pools ap on ap.id = a.pool_id
-        where a.status = ${s} and ${member(sql`ap.organization_id`)}) as ${sql.ref(s)}`,
-    );
     const r = await executeReadOnly(
       sql<Row>`select
       (select count(*) from organizations o where ${member(sql`o.id`)}) as organizations,
       (select count(*) from agent_pools ap where ${member(sql`ap.organization_id`)}) as pools,
-      ${sql.join(byStatus)}`,
+      ag.status as status, ag.n as n
+      from (select 1 as one) one left join (select a.status as status, count(*) as n from agents a
+        where a.pool_id in (select ap.id from agent_pools ap where ${member(sql`ap.organization_id`)})
+        group by a.status) ag on 1 = 1`,
       this.db,
     );
-    const row = r.rows[0];
-    const agents = Object.fromEntries(AGENT_STATUSES.map((s) => [s, Number(row[s])])) as AgentStatusCounts;
-    return { count: Number(row.organizations), pools: Number(row.pools), agents };
+    const agents = noAgents();
+    for (const row of r.rows) if (row.status !== null) agents[row.status as AgentStatus] = Number(row.n);
+    const first = r.rows[0];
+    return { count: Number(first.organizations), pools: Number(first.pools), agents };
   }
 
   /**
