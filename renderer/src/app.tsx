@@ -17,11 +17,15 @@ import { Notices } from './components/notices';
 import { Home, OverviewPage } from './pages/overview-page';
 import { signInPath } from './entry-paths';
 
-/** The "Sign in" link, which comes back to this page afterwards. */
+/**
+ * The "Sign in" link, which comes back to this page afterwards; from the boxes list as a visitor first sees it (where
+ * `/` sends them), to a signed-in user's first page instead: the overview, with its getting-started checklist.
+ */
 function SignInLink() {
   const location = useLocation();
+  const front = location.pathname === '/boxes' && location.search === '';
   return (
-    <Link className="sign-in" to={signInPath(location)}>
+    <Link className="sign-in" to={front ? '/login' : signInPath(location)}>
       Sign in
     </Link>
   );

@@ -5,6 +5,7 @@ import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import type { HttpClient } from '../helpers/http';
 import { conforms } from '../helpers/contract';
 import { mirrorOnce, publishHosted } from '../helpers/mirror';
+import { createAgentToken, createOrg, createPool, JSONAPI } from '../helpers/agents';
 
 // `GET /api/boxyard/overview`, the web UI's first page for a signed-in user: storage,
 // counts, the URL for colleagues, version, health and recent activity, each limited to what the
@@ -87,6 +88,49 @@ describe('GET /api/boxyard/overview', () => {
     expect(targets(a, 'upload')).toContain('alice/secret');
     // The disk is the daemon's, whoever asks.
     expect(a.storage.files_bytes).toBe(webFile.length + secretFile.length);
+  });
+});
+
+describe('organizations, pools and agents; what the getting-started checklist reads', () => {
+  /** A pool of `org` with an agent that registered and then reported each of `statuses`. */
+  const poolWithAgents = async (owner: HttpClient, org: string, statuses: string[]) => {
+    const pool = await createPool(owner.withContentType(JSONAPI), org, `${org}-pool`);
+    const agent = d.http.withToken((await createAgentToken(owner.withContentType(JSONAPI), pool.id)).token);
+    for (const status of statuses) {
+      const id = (await agent.post('/api/agent/register', { name: `${org}-${status}` })).json.agent.id as string;
+      if (status !== 'idle') expect((await agent.post(`/api/agent/agents/${id}/status`, { status })).status).toBe(200);
+    }
+  };
+  const none = { idle: 0, busy: 0, unknown: 0, errored: 0, exited: 0 };
+
+  beforeAll(async () => {
+    await createOrg(alice.withContentType(JSONAPI), 'acme');
+    await poolWithAgents(alice, 'acme', ['idle', 'busy', 'busy']);
+    await createOrg(bob.withContentType(JSONAPI), 'bobs');
+    await poolWithAgents(bob, 'bobs', ['exited']);
+  });
+
+  it('an administrator counts every organization, pool and agent, and the users', async () => {
+    const o = await overview(admin);
+    // lab is the organization the mirror made.
+    expect(o.organizations).toEqual({ count: 3, pools: 2, agents: { ...none, idle: 1, busy: 2, exited: 1 } });
+    expect(o.getting_started).toEqual({ boxes: 3, uploads: 2, releases: 3, users: 3 });
+  });
+
+  it("anyone else counts only their own organizations' pools and agents, and no users", async () => {
+    const a = await overview(alice);
+    expect(a.organizations).toEqual({ count: 1, pools: 1, agents: { ...none, idle: 1, busy: 2 } });
+    // Only what alice manages: her private box, not admin's public one.
+    expect(a.getting_started).toEqual({ boxes: 1, uploads: 1, releases: 1, users: null });
+    const b = await overview(bob);
+    expect(b.organizations).toEqual({ count: 1, pools: 1, agents: { ...none, exited: 1 } });
+    expect(b.getting_started).toEqual({ boxes: 0, uploads: 0, releases: 0, users: null });
+    const carol = (await d.user('carol')).http;
+    const c = await overview(carol);
+    expect(c.organizations).toEqual({ count: 0, pools: 0, agents: none });
+    expect(c.getting_started).toEqual({ boxes: 0, uploads: 0, releases: 0, users: null });
+    // Carol is a fourth user now.
+    expect((await overview(admin)).getting_started.users).toBe(4);
   });
 });
 

@@ -1,21 +1,27 @@
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import { createBox, publish } from '../helpers/registry';
 import { createOrg, createPool } from '../helpers/agents';
-import { chromiumAvailable, ensureUiBuilt, launchChromium, signIn, watchCsp, watchErrors } from '../helpers/ui-browser';
+import {
+  chromiumAvailable,
+  ensureUiBuilt,
+  launchChromium,
+  SCREENSHOTS,
+  signIn,
+  watchCsp,
+  watchErrors,
+} from '../helpers/ui-browser';
 
 // Every page of the UI, as a visitor and as the administrator, at a desktop and a phone size: no
 // console error, nothing axe-core rates serious or critical, no horizontal scroll, and a
 // screenshot of each kept in test-artifacts/screenshots (BOXYARD_TEST_ARTIFACTS moves it).
 
 const haveChromium = chromiumAvailable('The page-wide UI test');
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SHOTS = join(process.env.BOXYARD_TEST_ARTIFACTS ?? join(ROOT, 'test-artifacts'), 'screenshots');
+const SHOTS = SCREENSHOTS;
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SIZES = [
   { name: 'desktop', width: 1280, height: 800 },

@@ -8,6 +8,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Where the browser tests keep their screenshots, for a reviewer (BOXYARD_TEST_ARTIFACTS moves them). */
+export const SCREENSHOTS = join(process.env.BOXYARD_TEST_ARTIFACTS ?? join(ROOT, 'test-artifacts'), 'screenshots');
 
 /** Whether the browser tests run here; in CI (CI=true) a missing Chromium is an error, not a skip. */
 export function chromiumAvailable(what: string): boolean {

@@ -47,8 +47,10 @@ function tlsOf(tls: NonNullable<OverviewRouteDeps['tls']>): OverviewJson['tls'] 
 }
 
 async function overviewOf(deps: OverviewRouteDeps, ctx: Context, viewer: Viewer): Promise<OverviewJson> {
-  const [counts, filesBytes, disk, health, uploads, releases, jobs] = await Promise.all([
+  const [counts, organizations, gettingStarted, filesBytes, disk, health, uploads, releases, jobs] = await Promise.all([
     deps.overview.counts(viewer),
+    deps.overview.organizations(viewer),
+    deps.overview.gettingStarted(viewer),
     deps.overview.storedBytes(),
     deps.space.usage(),
     deps.health.report(),
@@ -68,6 +70,8 @@ async function overviewOf(deps: OverviewRouteDeps, ctx: Context, viewer: Viewer)
       reserve_bytes: deps.space.reserveBytes,
     },
     counts,
+    organizations,
+    getting_started: gettingStarted,
     // Each list holds its newest ACTIVITY_LIMIT, so the newest of all three are among them.
     activity: [...uploads, ...releases, ...jobs]
       .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0))

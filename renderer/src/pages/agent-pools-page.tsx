@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent, type RefObject } from 'react';
 import { Link, Navigate, NavLink, useParams } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
 import { createPool, listPools, poolStatusCounts } from '../api/agents';
@@ -13,7 +13,7 @@ import { AGENT_STATUSES } from '../../../daemon/src/contract/wire/jsonapi';
 import { noAgents, type AgentStatusCounts } from '../../../daemon/src/contract/wire/agent-counts';
 import { When } from '../components/relative-time';
 
-function NewPoolForm({ org }: { org: string }) {
+function NewPoolForm({ org, nameField }: { org: string; nameField: RefObject<HTMLInputElement | null> }) {
   const { api } = useSession();
   const [name, setName] = useState('');
   const [scoped, setScoped] = useState(true);
@@ -29,6 +29,7 @@ function NewPoolForm({ org }: { org: string }) {
   return (
     <form className="inline" onSubmit={submit} aria-label="New agent pool">
       <input
+        ref={nameField}
         name="pool_name"
         aria-label="Pool name"
         placeholder="Pool name"
@@ -87,10 +88,21 @@ function PoolList({ org }: { org: string }) {
     refetchInterval: LIST_POLL_MS,
     placeholderData: (previous) => previous,
   });
+  const nameField = useRef<HTMLInputElement>(null);
   return (
-    <Section title={`Agent pools of ${org}`} actions={<NewPoolForm org={org} />}>
+    <Section title={`Agent pools of ${org}`} actions={<NewPoolForm org={org} nameField={nameField} />}>
       {pools.isLoading ? <Loading what="agent pools" /> : <ErrorNote error={pools.error ?? counts.error} />}
-      {pools.data?.length === 0 && <p className="muted">No agent pools yet.</p>}
+      {pools.data?.length === 0 && (
+        <div className="next-step">
+          <p>
+            No agent pools yet. A pool is the group of machines that run this organization's Terraform workspaces: name
+            one, then make an agent token on its page and start <code>boxyard agent</code> with it on each machine.
+          </p>
+          <button type="button" className="primary" onClick={() => nameField.current?.focus()}>
+            Create a pool
+          </button>
+        </div>
+      )}
       {pools.data && pools.data.length > 0 && (
         <table>
           <thead>
@@ -147,9 +159,15 @@ export function AgentPoolsPage() {
       </nav>
       <ErrorNote error={ns.error} />
       {!org && !ns.isLoading && (
-        <p className="muted">
-          Agent pools belong to an organization. <Link to="/organizations">Create one first</Link>.
-        </p>
+        <div className="next-step">
+          <p>
+            No agent pools yet. A pool is the group of machines that run an organization's Terraform workspaces, and it
+            belongs to that organization: create the organization first.
+          </p>
+          <Link className="button primary" to="/organizations">
+            Create an organization
+          </Link>
+        </div>
       )}
       {org && <PoolList org={org} />}
     </>

@@ -49,6 +49,27 @@ function emptyText(p: BoxListParams): string {
   return p.view === 'mine' ? 'You have no boxes yet.' : 'No public boxes here yet.';
 }
 
+/**
+ * An empty list. Signed in and with nothing at all to show, what to do next and the button to do it (a visitor cannot
+ * make boxes, and an empty search or page says only that it is empty).
+ */
+function EmptyBoxes({ params }: { params: BoxListParams }) {
+  const { signedIn } = useSession();
+  const unfiltered = params.page === 1 && !params.q && !params.provider && !params.architecture;
+  if (!signedIn || !unfiltered) return <p className="muted">{emptyText(params)}</p>;
+  return (
+    <div className="next-step">
+      <p>
+        {params.view === 'mine' ? 'You have no boxes yet.' : 'No boxes here yet.'} Create a box, upload its .box file to
+        a version and release it: <code>vagrant box add</code> then finds it by its name.
+      </p>
+      <Link className="button primary" to="/boxes/new">
+        Create your first box
+      </Link>
+    </div>
+  );
+}
+
 /** Previous and next page, as links: the page is in the URL, so Back and reload keep it. */
 function Pager({ params, next }: { params: BoxListParams; next: number | null }) {
   const to = (page: number) => `?${new URLSearchParams(queryOf({ ...params, page }))}`;
@@ -87,7 +108,7 @@ function BoxList({ params }: { params: BoxListParams }) {
   return (
     <>
       <ErrorNote error={q.error} />
-      {q.data.boxes.length === 0 ? <p className="muted">{emptyText(params)}</p> : <BoxTable boxes={q.data.boxes} />}
+      {q.data.boxes.length === 0 ? <EmptyBoxes params={params} /> : <BoxTable boxes={q.data.boxes} />}
       <Pager params={params} next={q.data.next_page} />
     </>
   );

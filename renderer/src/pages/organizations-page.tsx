@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { createOrganization } from '../api/accounts';
 import { useSession } from '../api/session';
@@ -10,6 +10,7 @@ export function OrganizationsPage() {
   const { api } = useSession();
   const ns = useNamespaces();
   const [form, setForm] = useState({ name: '', email: '' });
+  const nameField = useRef<HTMLInputElement>(null);
   const create = useAction(
     () => createOrganization(api, form.name, form.email),
     [queryKeys.organizations, queryKeys.namespaces],
@@ -26,7 +27,17 @@ export function OrganizationsPage() {
       </div>
       <Section title="Your organizations">
         {ns.isLoading ? <Loading what="organizations" /> : <ErrorNote error={ns.error} />}
-        {!ns.isLoading && ns.orgs.length === 0 && <p className="muted">You are in no organization yet.</p>}
+        {!ns.isLoading && ns.orgs.length === 0 && (
+          <div className="next-step">
+            <p>
+              You are in no organization yet. An organization holds the boxes and agent pools its members share; its
+              name is the first half of its boxes' names, as in <code>lab/debian</code>.
+            </p>
+            <button type="button" className="primary" onClick={() => nameField.current?.focus()}>
+              Create an organization
+            </button>
+          </div>
+        )}
         <ul className="plain">
           {ns.orgs.map((o) => (
             <li key={o}>
@@ -38,6 +49,7 @@ export function OrganizationsPage() {
       <Section title="New organization">
         <form className="inline" onSubmit={submit}>
           <input
+            ref={nameField}
             name="org_name"
             placeholder="Name"
             value={form.name}

@@ -11,6 +11,8 @@ import { Stat } from '../components/stat';
 import { caFileLines, CLIENT_CA_FILE } from '../../../daemon/src/contract/lan';
 import { TrustStep } from '../components/trust-step';
 import { LocalCaNote } from '../components/local-ca-note';
+import { GettingStarted } from '../components/getting-started';
+import { OrganizationCounts } from '../components/organization-counts';
 
 /** `/`: the overview for a signed-in user, the public catalogue for anyone else. */
 export function Home() {
@@ -185,7 +187,8 @@ function Activity({ items }: { items: ActivityJson[] }) {
 }
 
 /**
- * The first page for a signed-in user: storage, counts, the URL to give colleagues, version, health, recent activity.
+ * The first page for a signed-in user: the getting-started checklist until it is done, storage, counts, the URL to give
+ * colleagues, version, health, recent activity.
  */
 export function OverviewPage() {
   const { api } = useSession();
@@ -201,7 +204,9 @@ export function OverviewPage() {
       {q.isLoading ? <Loading what="the overview" /> : <ErrorNote error={q.error} />}
       {q.data && (
         <>
+          <GettingStarted o={q.data} />
           <Storage o={q.data} />
+          <OrganizationCounts o={q.data} />
           <Server o={q.data} />
           <Activity items={q.data.activity} />
         </>

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JOB_STATES } from './mirror';
+import { AgentStatusCounts } from './agent-counts';
 
 /**
  * `GET /api/boxyard/overview`: the web UI's first page for a signed-in user, as the daemon sends it
@@ -82,6 +83,23 @@ export const OverviewJson = z.object({
     .nullable(),
   /** What the caller may see: boxes, their versions, and distinct stored files. */
   counts: z.object({ boxes: z.number(), versions: z.number(), files: z.number() }),
+  /**
+   * The organizations the caller belongs to (every one, for an administrator), their agent pools, and those pools'
+   * agents by status.
+   */
+  organizations: z.object({ count: z.number(), pools: z.number(), agents: AgentStatusCounts }),
+  /**
+   * What the web UI's getting-started checklist reads, in the namespaces the caller manages (their own and their
+   * organizations'; every one, for an administrator): boxes, box files people uploaded (not a mirror's or the
+   * pull-through cache's copies), released versions; and how many users there are, for an administrator only (null
+   * for anyone else, who may not make users).
+   */
+  getting_started: z.object({
+    boxes: z.number(),
+    uploads: z.number(),
+    releases: z.number(),
+    users: z.number().nullable(),
+  }),
   /** Newest first. */
   activity: z.array(ActivityJson),
 });

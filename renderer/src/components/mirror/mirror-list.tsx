@@ -88,7 +88,20 @@ export function MirrorList() {
   const mirrors = useQuery({ queryKey: queryKeys.mirrors, queryFn: () => listMirrors(api), refetchInterval: 10_000 });
   if (mirrors.isLoading) return <Loading what="mirrors" />;
   if (!mirrors.data) return <ErrorNote error={mirrors.error} />;
-  if (mirrors.data.length === 0) return <p className="muted">No mirrors yet.</p>;
+  if (mirrors.data.length === 0) {
+    return (
+      <div className="next-step">
+        <p>
+          No mirrors yet. A mirror copies boxes from an upstream into this registry, once or on a schedule. To bring
+          your boxes over from HCP Vagrant, start with Move; for anything else, add an upstream above and a mirror
+          below.
+        </p>
+        <Link className="button" to="/mirrors/move">
+          Move your boxes from HCP Vagrant
+        </Link>
+      </div>
+    );
+  }
   return (
     <>
       {mirrors.data.map((m) => (
