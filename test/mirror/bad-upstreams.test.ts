@@ -178,9 +178,9 @@ describe('bad upstreams', () => {
       mirror: { upstream_id: up.json.upstream.id, source: 'acme/x', target: 'acme/local' },
     });
     const first = await waitForJob(http, m.json.job.id);
-    expect(first.message).toMatch(/Cannot reach upstream "dead".*ECONNREFUSED/);
+    expect(first.message).toMatch(/Cannot reach upstream "dead": nothing answers at 127\.0\.0\.1:\d+ /);
     const after = (await http.get(`/api/boxyard/upstreams/${up.json.upstream.id}`)).json.upstream;
-    expect(after).toMatchObject({ failures: 1, last_error: expect.stringMatching(/ECONNREFUSED/) });
+    expect(after).toMatchObject({ failures: 1, last_error: first.message });
     expect(after.paused_until).not.toBeNull();
     const second = await waitForJob(
       http,
