@@ -149,6 +149,9 @@ describe('bad upstreams', () => {
     });
     expect(job.message).toMatch(status === 404 ? /has no box acme\/status404/ : new RegExp(`answered ${status}`));
     if (status === 401 || status === 403) expect(job.message).toMatch(/token/);
+    // The upstream's health says why its last job failed, whether or not its breaker counted it.
+    const upstreams = (await http.get('/api/boxyard/upstreams')).json.upstreams as Array<Record<string, unknown>>;
+    expect(upstreams.find((u) => u.name === `up-status${status}`)).toMatchObject({ last_error: job.message });
   });
 
   it('a slow host (no answer within the timeout) and a stalled download', async () => {
