@@ -7,6 +7,8 @@ import type { DeliveryMethod } from '../../../daemon/src/contract/wire/accounts'
 import { useSession } from '../api/session';
 import { CopyField, ErrorNote, Section, confirmed, useAction } from './ui';
 import { queryKeys } from '../api/query-keys';
+// Refused changes in words (a missing or wrong current password, not the API's parameter names).
+import { FieldError } from './field-error';
 
 function QrImage({ text }: { text: string }) {
   const [svg, setSvg] = useState<string | null>(null);
@@ -54,7 +56,7 @@ function SmsForm({ currentPassword }: { currentPassword: string }) {
       <button type="submit" disabled={enable.isPending}>
         Send codes by SMS
       </button>
-      <ErrorNote error={enable.error} />
+      <FieldError error={enable.error} />
     </form>
   );
 }
@@ -87,7 +89,8 @@ export function TwoFactor() {
   const on = methods.data ?? [];
   return (
     <Section title="Two-factor authentication">
-      <ErrorNote error={methods.error ?? begin.error ?? disable.error} />
+      <ErrorNote error={methods.error} />
+      <FieldError error={begin.error ?? disable.error} />
       <p>
         Authenticator app: <strong>{on.includes('app') ? 'on' : 'off'}</strong>. SMS codes:{' '}
         <strong>{on.includes('sms') ? 'on' : 'off'}</strong>.
@@ -147,7 +150,7 @@ export function TwoFactor() {
                 Cancel
               </button>
             </form>
-            <ErrorNote error={confirm.error} />
+            <FieldError error={confirm.error} />
           </div>
         </div>
       )}
