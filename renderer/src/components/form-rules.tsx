@@ -1,6 +1,6 @@
 import { useId, type ReactNode } from 'react';
 
-/** What a field's control is given: its id (the label's `htmlFor`), its hint and issue ids, and whether it is invalid. */
+/** What a field's control is given: its id (the label's `htmlFor`), its hint's and issue's ids, whether invalid. */
 export interface ControlProps {
   id: string;
   'aria-describedby'?: string;
