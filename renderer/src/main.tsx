@@ -4,17 +4,14 @@ import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { SessionProvider } from './api/session';
-import { isApiError } from './api/client';
+import { retryQuery } from './api/client';
 import { App } from './app';
 import './styles.css';
 import { enterAtBoxPath } from './entry-paths';
 
-// A refusal for maintenance mode is not asked again (three retries kept a page on "Loading…" for
-// seconds before it could say why it was empty); other failures are, as TanStack Query's default.
+// The daemon's refusals are not asked again (api/client.ts retryQuery); failures that may pass are.
 const queryClient = new QueryClient({
-  defaultOptions: {
-    queries: { staleTime: 5_000, refetchOnWindowFocus: true, retry: (n, e) => !isApiError(e, 'maintenance') && n < 3 },
-  },
+  defaultOptions: { queries: { staleTime: 5_000, refetchOnWindowFocus: true, retry: retryQuery } },
 });
 
 // At a box's catalog URL (/ORG/BOX) a browser gets this page: show that box.

@@ -61,7 +61,7 @@ describe.skipIf(!haveChromium)(
       return page.getByRole('table', { name: 'Upstreams' }).getByRole('row', { name: new RegExp(`^${name} `) });
     };
 
-    it('tests an upstream connection: ok for a daemon that answers, the failure and its code for one that does not', async () => {
+    it("tests an upstream connection: ok for a daemon that answers; red, in the network's words, for one that does not", async () => {
       const good = await addUpstream('origin', upstream.url);
       await good.getByRole('button', { name: 'Test connection to origin' }).click();
       await good
@@ -70,12 +70,87 @@ describe.skipIf(!haveChromium)(
         .waitFor();
 
       const bad = await addUpstream('dead', deadUrl);
+      await expect.poll(() => bad.locator('.badge').textContent()).toBe('ok');
       await bad.getByRole('button', { name: 'Test connection to dead' }).click();
-      const failed = bad.getByRole('status', { name: 'Connection test: failed' });
-      await failed.getByText('upstream_failed').waitFor();
-      await failed.getByText(/Cannot reach upstream "dead"/).waitFor();
+      await bad.getByRole('status', { name: 'Connection test: failed' }).waitFor();
+      // Red, and why in the network's words, said once (not the raw code, not "fetch failed").
+      const why = `Cannot reach upstream "dead": nothing answers at ${new URL(deadUrl).host} (the connection was refused)`;
+      await bad.getByText(why).waitFor();
+      expect(await bad.getByText(why).count()).toBe(1);
+      expect(await bad.locator('.badge').textContent()).toBe('failing');
+      expect(await bad.locator('.badge').getAttribute('class')).toContain('badge-errored');
+      expect(await bad.textContent()).not.toMatch(/upstream_failed|fetch failed/);
       // The failure counts against its breaker, as any request's would.
-      await bad.getByText('1/3 failures').waitFor();
+      await bad.getByText('1 of 3 failures before a pause').waitFor();
+
+      // Port 1 is one Node's fetch refuses ("bad port"): the row says what to do instead.
+      const blocked = await addUpstream('port-one', 'http://127.0.0.1:1');
+      await blocked.getByRole('button', { name: 'Test connection to port-one' }).click();
+      await blocked.getByText(/Boxyard does not connect to port 1 \(127\.0\.0\.1:1\)/).waitFor();
+      expect(await blocked.textContent()).not.toMatch(/bad port/);
+      expect(await blocked.locator('.badge').textContent()).toBe('failing');
+    });
+
+    it("shows each field's rule before typing, and what is wrong beside that field", async () => {
+      const form = page.getByRole('form', { name: 'New upstream' });
+      // The breaker's numbers say what they do and what empty means; no value-like placeholders.
+      for (const label of ['Timeout (seconds)', 'Failures before pausing', 'Pause after those failures (minutes)'])
+        expect(await form.getByLabel(label).getAttribute('placeholder')).toBeNull();
+      expect(await form.getByLabel('Failures before pausing').getAttribute('aria-describedby')).toBeTruthy();
+      await form.getByText(/After this many failures in a row \(1 to 1000\).*Empty: 3 failures\./).waitFor();
+      await form.getByText(/before it tries the upstream again\. Empty: 5 minutes\./).waitFor();
+
+      // A rule of the contract, checked before sending: the words sit under the field at fault.
+      await form.getByLabel('URL').fill('http://127.0.0.1:9/');
+      await form.getByLabel('Timeout (seconds)').fill('0');
+      await form.getByRole('button', { name: 'Add upstream' }).click();
+      const timeout = form.locator('.field', { has: page.getByLabel('Timeout (seconds)') });
+      await timeout.getByRole('alert').getByText('Must be at least 1').waitFor();
+      expect(await form.getByLabel('Timeout (seconds)').getAttribute('aria-invalid')).toBe('true');
+      // A rule only the daemon checks: its refusal, in words, beside the URL (no "Invalid request body").
+      await form.getByLabel('Timeout (seconds)').fill('');
+      await form.getByLabel('URL').fill('ftp://boxes');
+      await form.getByRole('button', { name: 'Add upstream' }).click();
+      const url = form.locator('.field', { has: page.getByLabel('URL') });
+      await url
+        .getByRole('alert')
+        .getByText('The URL must be an http or https URL, a file: URL or an absolute folder path.')
+        .waitFor();
+      expect(await form.textContent()).not.toMatch(/Invalid request body|upstream\.url/);
+      await form.getByLabel('URL').fill('');
+
+      // One primary action per card on this page.
+      for (const card of await page.locator('section.card').all())
+        expect(await card.locator('button.primary, a.primary').count()).toBeLessThanOrEqual(1);
+    });
+
+    it('a failed job shows no bar and no link to a box it never made; a missing box page answers at once', async () => {
+      const form = page.getByRole('form', { name: 'New mirror' });
+      await form.getByLabel('Upstream', { exact: true }).selectOption({ label: 'origin' });
+      await form.getByLabel('Source').fill('lab/nosuch');
+      await form.getByRole('button', { name: 'Create mirror' }).click();
+      const card = page.getByRole('article', { name: 'Mirror lab/nosuch' });
+      const failed = card.locator('.job[data-state="failed"]');
+      await failed.getByRole('alert').filter({ hasText: 'lab/nosuch' }).waitFor({ timeout: 30_000 });
+      expect(await failed.locator('progress').count()).toBe(0);
+      await card.getByText('(not made yet)').waitFor();
+      expect(await card.getByRole('link', { name: 'lab/nosuch' }).count()).toBe(0);
+
+      // The box page of a box that does not exist asks the daemon once and says so (no retries behind "Loading").
+      const asked: string[] = [];
+      const count = (r: { url(): string }) => {
+        if (r.url().includes('/api/v1/box/lab/nosuch')) asked.push(r.url());
+      };
+      page.on('request', count);
+      await page.goto(`${daemon.url}/ui/boxes/lab/nosuch`);
+      await page
+        .getByRole('alert')
+        .getByText(/not found|no longer exists/i)
+        .waitFor();
+      page.off('request', count);
+      expect(asked.filter((u) => !u.includes('/stats'))).toHaveLength(1);
+      await page.goto(`${daemon.url}/ui/mirrors`);
+      await page.getByRole('heading', { name: 'Mirrors', level: 1 }).waitFor();
     });
 
     it('starts a mirror job that completes, runs it again, and changes its schedule', async () => {

@@ -121,10 +121,19 @@ describe.skipIf(!haveChromium)('overview, maintenance and sessions in headless C
     const carol = await freshPage();
     await signIn(carol, daemon.url, 'carol', 'carol-password', '/settings');
     const form = carol.getByRole('form', { name: 'Change password' });
+    // The new password's rule shows before typing; a short one is refused beside it, before anything is sent.
+    await form.getByText(/^At least 12 characters/).waitFor();
     await form.getByLabel('Current password').fill('not-my-password');
+    await form.getByLabel('New password').fill('short');
+    await form.getByRole('button', { name: 'Change password' }).click();
+    const beside = (label: string) => form.locator('.field', { has: carol.getByLabel(label) }).getByRole('alert');
+    await beside('New password').getByText('Must be at least 12 characters').waitFor();
     await form.getByLabel('New password').fill('carols-new-password');
     await form.getByRole('button', { name: 'Change password' }).click();
-    await form.getByText('The current password is wrong: nothing was changed.').waitFor();
+    await beside('Current password')
+      .getByText('Your current password (or a code from your two-factor app) is missing or wrong: nothing was changed.')
+      .waitFor();
+    expect(await form.textContent()).not.toMatch(/current_password/);
 
     await form.getByLabel('Current password').fill('carol-password');
     await form.getByLabel('New password').fill('carols-new-password');

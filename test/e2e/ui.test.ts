@@ -156,7 +156,18 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
 
   it('creates an organization, an agent pool and a token whose secret is shown once', async () => {
     await page.getByRole('link', { name: 'Organizations' }).click();
-    await page.getByPlaceholder('Name').fill('e2e-org');
+    const newOrg = page.getByRole('form', { name: 'New organization' });
+    // The name's rule is there before typing; a name that breaks it is refused beside the field, in words.
+    await newOrg.getByText(/^Up to 64 letters, numbers, "-", "_" and "\.", starting with a letter or number/).waitFor();
+    await newOrg.getByLabel('Name').fill('e2e org!');
+    await page.getByRole('button', { name: 'Create organization' }).click();
+    await newOrg
+      .locator('.field', { has: page.getByLabel('Name') })
+      .getByRole('alert')
+      .getByText('May contain only letters, numbers, "-", "_" and "." and must start with a letter or number')
+      .waitFor();
+    expect(await page.locator('main').textContent()).not.toMatch(/Invalid request body|organization\.name/);
+    await newOrg.getByLabel('Name').fill('e2e-org');
     await page.getByRole('button', { name: 'Create organization' }).click();
     await page.getByRole('link', { name: 'e2e-org' }).waitFor();
 

@@ -84,21 +84,36 @@ describe('the mirroring API actions', () => {
       const gone = await staticServer();
       const goneUrl = gone.url;
       await gone.close();
-      const down = await test(await upstream({ name: 'gone', url: goneUrl }));
-      expect(down.json.test).toMatchObject({
-        ok: false,
-        code: 'upstream_failed',
-        message: expect.stringMatching(/Cannot reach upstream "gone"/),
-      });
+      const goneId = await upstream({ name: 'gone', url: goneUrl });
+      const down = await test(goneId);
+      const where = new URL(goneUrl).host;
+      // In the network's words, and kept as the upstream's health until something succeeds there.
+      const refused = `Cannot reach upstream "gone": nothing answers at ${where} (the connection was refused) (${goneUrl}/api/v1/search).`;
+      expect(down.json.test).toMatchObject({ ok: false, code: 'upstream_failed', message: refused });
+      const health = (await bHttp.get(`/api/boxyard/upstreams/${goneId}`)).json.upstream;
+      expect(health).toMatchObject({ failures: 1, last_error: refused });
+      // Node's fetch refuses port 1 (a blocked port) before connecting: said as what to do, never "bad port".
+      const blocked = await test(await upstream({ name: 'port-one', url: 'http://127.0.0.1:1' }));
+      expect(blocked.json.test.message).toBe(
+        'Cannot reach upstream "port-one": Boxyard does not connect to port 1 (127.0.0.1:1): it belongs to another ' +
+          'protocol, so serve the upstream on another port (http://127.0.0.1:1/api/v1/search).',
+      );
       const junk = await staticServer();
       junk.route('/box.json', (_req, res) => res.end('not json'));
       try {
-        const r = await test(await upstream({ name: 'junk', url: `${junk.url}/box.json` }));
+        const id = await upstream({ name: 'junk', url: `${junk.url}/box.json` });
+        const r = await test(id);
         expect(r.json.test).toMatchObject({
           ok: false,
           code: 'upstream_failed',
           message: expect.stringMatching(/invalid JSON/),
         });
+        // Not the breaker's failure (the host answered), but the upstream's health says it, until a test succeeds.
+        const shown = (await bHttp.get(`/api/boxyard/upstreams/${id}`)).json.upstream;
+        expect(shown).toMatchObject({ failures: 0, last_error: r.json.test.message });
+        junk.route('/box.json', (_req, res) => res.end(JSON.stringify({ name: 'lab/base', versions: [] })));
+        expect((await test(id)).json.test.ok).toBe(true);
+        expect((await bHttp.get(`/api/boxyard/upstreams/${id}`)).json.upstream.last_error).toBeNull();
       } finally {
         await junk.close();
       }

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, errorMessages, isApiError, makeFetcher } from '../../renderer/src/api/client';
+import { ApiError, errorMessages, isApiError, makeFetcher, retryQuery } from '../../renderer/src/api/client';
 
 describe('the UI fetch helper', () => {
   it('reads both error dialects', () => {
@@ -16,6 +16,17 @@ describe('the UI fetch helper', () => {
     ]);
     expect(errorMessages({ message: 'no errors key' })).toEqual([]);
     expect(errorMessages(null)).toEqual([]);
+  });
+
+  it("asks a query again only for failures that may pass, never for the daemon's refusal", () => {
+    const refusal = (status: number, code: string) => new ApiError(status, ['no'], { errors: ['no'], code });
+    expect(retryQuery(0, refusal(404, 'not_found'))).toBe(false);
+    expect(retryQuery(0, refusal(403, 'forbidden'))).toBe(false);
+    expect(retryQuery(0, refusal(503, 'maintenance'))).toBe(false);
+    expect(retryQuery(0, refusal(502, 'upstream_failed'))).toBe(true);
+    expect(retryQuery(0, refusal(429, 'rate_limited'))).toBe(true);
+    expect(retryQuery(0, new TypeError('Failed to fetch'))).toBe(true);
+    expect(retryQuery(3, new TypeError('Failed to fetch'))).toBe(false);
   });
 
   describe('against a server', () => {

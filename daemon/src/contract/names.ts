@@ -61,10 +61,17 @@ export const PathName = (what?: string) => {
     );
 };
 
-/** A user or organization name: a URL path segment, unique across users and organizations. */
-export const AccountName = PathName().refine((n) => !RESERVED_NAMES.has(nameKey(n)), {
-  message: 'is reserved by Boxyard; choose another name',
-});
+/**
+ * A user or organization name: a URL path segment, unique across users and organizations. Its
+ * description is the rule in words, which the web UI shows under the field before anything is typed.
+ */
+export const AccountName = PathName()
+  .refine((n) => !RESERVED_NAMES.has(nameKey(n)), {
+    message: 'is reserved by Boxyard; choose another name',
+  })
+  .describe(
+    'Up to 64 letters, numbers, "-", "_" and ".", starting with a letter or number. Users and organizations share one set of names.',
+  );
 
 /**
  * Ruby Gem versions, because vagrant parses every catalog version with `Gem::Version.new` and

@@ -15,10 +15,7 @@ import { locationOf } from './upstreams/source';
  * An http(s) URL, an absolute folder path or a file: URL (an export folder or a catalog file),
  * told apart once parsed (upstreams/source.ts's locationOf), whatever the scheme's case.
  */
-const Url = Fields.UpstreamUrl.refine(
-  (u) => locationOf(u) !== null,
-  'url must be an http or https URL, a file: URL or an absolute folder path',
-);
+const Url = Fields.UpstreamUrl.refine((u) => locationOf(u) !== null, `url ${Fields.UPSTREAM_URL_RULE}`);
 
 const Constraint = Fields.VersionConstraint.refine((c) => {
   try {

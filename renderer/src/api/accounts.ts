@@ -71,11 +71,12 @@ export const listOrganizations = (api: Fetcher) =>
   load(api, OrganizationsAnswer, `${B}/organizations`).then((r) => r.organizations);
 export const getOrganization = (api: Fetcher, name: string) =>
   load(api, OrganizationDetailAnswer, apiPath(`${B}/organizations`, name)).then((r) => r.organization);
-export const createOrganization = (api: Fetcher, name: string, email: string) =>
-  api(`${B}/organizations`, {
-    method: 'POST',
-    body: { organization: { name, email: email || null } } satisfies z.input<typeof CreateOrganizationBody>,
-  });
+/** The body of `createOrganization`, which a form checks against the contract before sending it. */
+export const organizationBody = (name: string, email: string): z.input<typeof CreateOrganizationBody> => ({
+  organization: { name, email: email || null },
+});
+export const createOrganization = (api: Fetcher, body: z.input<typeof CreateOrganizationBody>) =>
+  api(`${B}/organizations`, { method: 'POST', body });
 /** Adds the user to the organization with the role, or changes their role (the path names both). */
 export const setMember = (api: Fetcher, org: string, username: string, role: OrganizationRole) =>
   api(`${apiPath(`${B}/organizations`, org)}/members/${encodeURIComponent(username)}`, {

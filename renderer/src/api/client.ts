@@ -35,6 +35,18 @@ export function errorMessages(body: unknown): string[] {
   });
 }
 
+/**
+ * Whether a failed query is asked again (TanStack Query's `retry`, at most 3 times): a network
+ * failure or the daemon's 5xx may pass; its refusal (a 4xx: the box does not exist, the caller may
+ * not see it) will not, and asking again only kept the page on "Loading…" for seconds before it
+ * could say so. Maintenance mode (503) says why at once too; 408 and 429 are worth another try.
+ */
+export function retryQuery(failures: number, error: unknown): boolean {
+  if (failures >= 3 || isApiError(error, 'maintenance')) return false;
+  if (!(error instanceof ApiError)) return true;
+  return error.status >= 500 || error.status === 408 || error.status === 429;
+}
+
 export interface RequestOptions {
   method?: string;
   body?: unknown;

@@ -2,16 +2,16 @@ import { useState, type FormEvent } from 'react';
 import { changePassword } from '../api/accounts';
 import { isApiError } from '../api/client';
 import { useSession } from '../api/session';
-import { MIN_PASSWORD_LENGTH } from '../../../daemon/src/contract/bodies/accounts';
+import { UpdateUserBody } from '../../../daemon/src/contract/bodies/accounts';
 import { ErrorNote, Section, useAction } from './ui';
 import { queryKeys } from '../api/query-keys';
+import { Field } from './form-rules';
+import { checked, formError, hintOf, issueAt } from './form-issues';
 
+const USER = UpdateUserBody.shape.user;
 /** Where the daemon's refusal belongs: its code names the field at fault. */
-function fieldOf(error: unknown): 'current' | 'new' | 'form' {
-  if (isApiError(error, 'reauthentication_required')) return 'current';
-  if (isApiError(error, 'validation')) return 'new';
-  return 'form';
-}
+const wrongCurrent = (e: unknown) => isApiError(e, 'reauthentication_required');
+const badNew = (e: unknown) => isApiError(e, 'validation');
 
 /**
  * The signed-in user's password: the current one, then the new one. The daemon signs out every
@@ -23,7 +23,7 @@ export function ChangePassword() {
   const [next, setNext] = useState('');
   const [done, setDone] = useState(false);
   const change = useAction(
-    () => changePassword(api, username ?? '', current, next),
+    () => changePassword(api, username ?? '', current, checked(USER, { password: next }).password ?? next),
     [queryKeys.apiTokens],
     () => {
       setCurrent('');
@@ -36,42 +36,37 @@ export function ChangePassword() {
     setDone(false);
     change.mutate(undefined);
   };
-  const at = fieldOf(change.error);
+  const error = change.error;
   return (
     <Section title="Password">
       <form className="stack" onSubmit={submit} aria-label="Change password">
-        <label>
-          Current password
-          <input
-            type="password"
-            name="current_password"
-            autoComplete="current-password"
-            value={current}
-            onChange={(e) => setCurrent(e.target.value)}
-            required
-            aria-invalid={at === 'current' || undefined}
-          />
-        </label>
-        {at === 'current' && (
-          <p className="error" role="alert">
-            The current password is wrong: nothing was changed.
-          </p>
-        )}
-        <label>
-          New password
-          <input
-            type="password"
-            name="new_password"
-            autoComplete="new-password"
-            minLength={MIN_PASSWORD_LENGTH}
-            value={next}
-            onChange={(e) => setNext(e.target.value)}
-            placeholder={`${MIN_PASSWORD_LENGTH}+ characters`}
-            required
-            aria-invalid={at === 'new' || undefined}
-          />
-        </label>
-        {at !== 'current' && <ErrorNote error={change.error} />}
+        <Field label="Current password" issue={issueAt(error, 'current_password', wrongCurrent)}>
+          {(control) => (
+            <input
+              type="password"
+              name="current_password"
+              autoComplete="current-password"
+              value={current}
+              onChange={(e) => setCurrent(e.target.value)}
+              required
+              {...control}
+            />
+          )}
+        </Field>
+        <Field label="New password" hint={hintOf(USER.shape.password)} issue={issueAt(error, 'password', badNew)}>
+          {(control) => (
+            <input
+              type="password"
+              name="new_password"
+              autoComplete="new-password"
+              value={next}
+              onChange={(e) => setNext(e.target.value)}
+              required
+              {...control}
+            />
+          )}
+        </Field>
+        <ErrorNote error={formError(error, (e) => wrongCurrent(e) || badNew(e))} />
         <div>
           <button type="submit" className="primary" disabled={change.isPending}>
             Change password

@@ -8,6 +8,8 @@ import { useSession } from '../api/session';
 import { CopyField, ErrorNote, Section, confirmed, useAction } from './ui';
 import { queryKeys } from '../api/query-keys';
 import { TwoFactorDoneNote, type TwoFactorDone } from './recovery-codes';
+// Refused changes in words (a missing or wrong current password, not the API's parameter names).
+import { FieldError } from './field-error';
 
 function QrImage({ text }: { text: string }) {
   const [svg, setSvg] = useState<string | null>(null);
@@ -58,7 +60,7 @@ function SmsForm({ currentPassword, onEnabled }: { currentPassword: string; onEn
       <button type="submit" disabled={enable.isPending}>
         Send codes by SMS
       </button>
-      <ErrorNote error={enable.error} />
+      <FieldError error={enable.error} />
     </form>
   );
 }
@@ -114,7 +116,8 @@ export function TwoFactor() {
   const on = state.data?.delivery_methods ?? [];
   return (
     <Section title="Two-factor authentication">
-      <ErrorNote error={state.error ?? begin.error ?? disable.error ?? recovery.error} />
+      <ErrorNote error={state.error} />
+      <FieldError error={begin.error ?? disable.error ?? recovery.error} />
       {done && <TwoFactorDoneNote done={done} />}
       <p>
         Authenticator app: <strong>{on.includes('app') ? 'on' : 'off'}</strong>. SMS codes:{' '}
@@ -191,7 +194,7 @@ export function TwoFactor() {
                 Cancel
               </button>
             </form>
-            <ErrorNote error={confirm.error} />
+            <FieldError error={confirm.error} />
           </div>
         </div>
       )}

@@ -15,7 +15,7 @@ export function MirrorsPage() {
     <>
       <div className="page-head">
         <h1>Mirrors</h1>
-        <Link className="button primary" to="/mirrors/move">
+        <Link className="button" to="/mirrors/move">
           Move from HCP Vagrant
         </Link>
       </div>

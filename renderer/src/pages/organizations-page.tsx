@@ -1,10 +1,18 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
-import { createOrganization } from '../api/accounts';
+import { createOrganization, organizationBody } from '../api/accounts';
+import { isApiError } from '../api/client';
+import { CreateOrganizationBody } from '../../../daemon/src/contract/bodies/accounts';
+import { Field } from '../components/form-rules';
+import { checked, formError, hintOf, issueAt } from '../components/form-issues';
 import { useSession } from '../api/session';
 import { useNamespaces } from '../api/use-namespaces';
 import { ErrorNote, Loading, Section, useAction } from '../components/ui';
 import { queryKeys } from '../api/query-keys';
+
+const RULES = CreateOrganizationBody.shape.organization.shape;
+/** A name taken (by a user or another organization) is the name field's to say. */
+const nameTaken = (e: unknown) => isApiError(e, 'conflict');
 
 export function OrganizationsPage() {
   const { api } = useSession();
@@ -12,7 +20,7 @@ export function OrganizationsPage() {
   const [form, setForm] = useState({ name: '', email: '' });
   const nameField = useRef<HTMLInputElement>(null);
   const create = useAction(
-    () => createOrganization(api, form.name, form.email),
+    () => createOrganization(api, checked(CreateOrganizationBody, organizationBody(form.name, form.email))),
     [queryKeys.organizations, queryKeys.namespaces],
     () => setForm({ name: '', email: '' }),
   );
@@ -47,27 +55,37 @@ export function OrganizationsPage() {
         </ul>
       </Section>
       <Section title="New organization">
-        <form className="inline" onSubmit={submit}>
-          <input
-            ref={nameField}
-            name="org_name"
-            placeholder="Name"
-            value={form.name}
-            onChange={(e) => setForm({ ...form, name: e.target.value })}
-            required
-          />
-          <input
-            name="org_email"
-            type="email"
-            placeholder="E-mail (optional)"
-            value={form.email}
-            onChange={(e) => setForm({ ...form, email: e.target.value })}
-          />
-          <button type="submit" disabled={create.isPending}>
-            Create organization
-          </button>
+        <form className="provider-form" onSubmit={submit} aria-label="New organization">
+          <Field label="Name" hint={hintOf(RULES.name)} issue={issueAt(create.error, 'organization.name', nameTaken)}>
+            {(control) => (
+              <input
+                ref={nameField}
+                name="org_name"
+                value={form.name}
+                onChange={(e) => setForm({ ...form, name: e.target.value })}
+                required
+                {...control}
+              />
+            )}
+          </Field>
+          <Field label="E-mail (optional)" issue={issueAt(create.error, 'organization.email')}>
+            {(control) => (
+              <input
+                name="org_email"
+                type="email"
+                value={form.email}
+                onChange={(e) => setForm({ ...form, email: e.target.value })}
+                {...control}
+              />
+            )}
+          </Field>
+          <div className="row">
+            <button type="submit" disabled={create.isPending}>
+              Create organization
+            </button>
+          </div>
         </form>
-        <ErrorNote error={create.error} />
+        <ErrorNote error={formError(create.error, nameTaken)} />
       </Section>
     </>
   );

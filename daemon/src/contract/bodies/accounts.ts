@@ -36,7 +36,8 @@ export const RequestCodeBody = z.object({
 export const Password = z
   .string()
   .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
-  .max(MAX_PASSWORD_LENGTH);
+  .max(MAX_PASSWORD_LENGTH)
+  .describe(`At least ${MIN_PASSWORD_LENGTH} characters: a few words in a row are long enough and easy to remember.`);
 export const Email = z.email().max(256);
 
 /** What a signed-in user sends to change a credential: the current password, or a current two-factor code. */

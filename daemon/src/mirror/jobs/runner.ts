@@ -194,7 +194,15 @@ export class MirrorRunner {
       )
     ) {
       await this.discardStaging(job.id);
+      if (known && err.code === 'upstream_failed') await this.noteOnUpstream(job, message);
     }
+  }
+
+  /** A job that failed on its network upstream shows on that upstream's health until something succeeds there. */
+  private async noteOnUpstream(job: JobRow, message: string): Promise<void> {
+    const mirror = await this.deps.repo.mirror(job.mirror_id);
+    const upstream = mirror && (await this.deps.upstreamRepo.upstream(mirror.upstream_id));
+    if (upstream && isRemote(upstream)) await this.deps.gate.noted(upstream, message);
   }
 
   private async discardStaging(jobId: string): Promise<void> {

@@ -4,6 +4,7 @@ import type { Clock } from '../../lib/clock';
 import { AddressNotAllowedError, OfflineError, UpstreamError } from '../../lib/errors';
 import type { UpstreamRepository, UpstreamRow } from './repository';
 import { reachFor, type Outbound } from './outbound';
+import { networkWords } from './network-words';
 
 const MAX_REDIRECTS = 10;
 
@@ -81,6 +82,14 @@ export class UpstreamGate {
     if (fresh && (fresh.failures > 0 || fresh.paused_until || fresh.last_error)) {
       await this.repo.updateUpstream(u.id, { failures: 0, paused_until: null, last_error: null });
     }
+  }
+
+  /**
+   * A failure that is not the network's (the upstream answered 404, or sent what is not a catalog), from a test or a
+   * job: its health shows it until the next answer that succeeds, but the breaker does not count it.
+   */
+  async noted(u: UpstreamRow, message: string): Promise<void> {
+    await this.repo.updateUpstream(u.id, { last_error: message.slice(0, 1000) });
   }
 
   async failed(u: UpstreamRow, message: string): Promise<void> {
@@ -178,10 +187,8 @@ export class UpstreamGate {
       // Named by host only: a redirect's path and query (a signed URL) are not for whoever asked.
       if (err instanceof AddressNotAllowedError)
         throw new AddressNotAllowedError(`Upstream "${u.name}" leads to a host Boxyard may not reach: ${err.message}`);
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      const message = timeout.signal.aborted
-        ? `Upstream "${u.name}" did not answer within ${u.timeout_seconds} s (${shown(url)}).`
-        : `Cannot reach upstream "${u.name}" at ${shown(url)}: ${cause?.code ?? cause?.message ?? (err as Error).message}.`;
+      const why = networkWords(url, err, timeout.signal.aborted ? u.timeout_seconds : undefined);
+      const message = `Cannot reach upstream "${u.name}": ${why} (${shown(url)}).`;
       await this.failed(u, message);
       throw new TransientUpstreamError(message);
     } finally {

@@ -15,7 +15,8 @@ export interface ProbeResult {
 
 /**
  * "Test connection": asks the upstream what shows it answers, with its stored token. A failure is
- * the answer (its code and message), not an error of the request; offline mode refuses the test
+ * the answer (its code and message), not an error of the request, and the upstream's `last_error`
+ * until something succeeds (its health); offline mode refuses the test
  * of a network upstream with its own error, since nothing was tried. The breaker's pause does not
  * stop a test the user asked for, and the result counts as any request's would.
  */
@@ -32,9 +33,12 @@ export class UpstreamProbe {
     const tested_at = this.clock.now().toISOString();
     try {
       const what = await sourceFor(u, this.gate).probe();
+      await this.gate.succeeded(u);
       return { ok: true, code: null, message: `Upstream "${u.name}" answered: ${what}.`, tested_at };
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
+      // The upstream's health says what the last test found, whatever failed (a 404 is not the breaker's).
+      await this.gate.noted(u, err.message);
       return { ok: false, code: err.code, message: err.message, tested_at };
     }
   }

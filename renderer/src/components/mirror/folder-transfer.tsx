@@ -35,7 +35,7 @@ function ImportFolderForm() {
         </p>
       )}
       <div className="row">
-        <button type="submit" className="primary" disabled={start.isPending}>
+        <button type="submit" disabled={start.isPending}>
           Import folder
         </button>
       </div>
@@ -142,7 +142,7 @@ function ExportFolderForm() {
       )}
       <ErrorNote error={error} />
       <div className="row">
-        <button type="submit" className="primary" disabled={busy}>
+        <button type="submit" disabled={busy}>
           Export
         </button>
         {busy && (

@@ -6,8 +6,14 @@ import { numberOrUndefined } from '../format';
 import { ErrorNote, useAction } from '../ui';
 import { queryKeys } from '../../api/query-keys';
 import { ARCHITECTURES, isArchitecture, type Architecture } from '../../../../daemon/src/contract/bodies/registry';
+import { CreateMirror } from '../../../../daemon/src/contract/bodies/mirror';
+import { Field } from '../form-rules';
+import { checked, formError, hintOf, issueAt } from '../form-issues';
+import { FilterFields, TAG_PATTERN, VersionFields, type Setter } from './mirror-fields';
 
-interface Draft {
+const RULES = CreateMirror.shape;
+
+export interface Draft {
   upstream: string;
   source: string;
   target: string;
@@ -59,134 +65,6 @@ function toMirror(d: Draft, upstreamId: string): NewMirror {
   return m;
 }
 
-type Setter = (patch: Partial<Draft>) => void;
-
-// Browsers compile `pattern` with the `v` flag, where `/` and `-` in a class must be escaped:
-// an unescaped one makes the whole pattern invalid and silently ignored.
-const TAG_PATTERN = '[^\\/\\s]+(\\/[^\\/\\s]+)?';
-
-/** All versions, a vagrant-style constraint, or the latest N: the API takes one of them. */
-function VersionFields({ d, set }: { d: Draft; set: Setter }) {
-  return (
-    <>
-      <fieldset aria-label="Versions">
-        <label className="check">
-          <input
-            type="radio"
-            name="version_mode"
-            checked={d.versionMode === 'all'}
-            onChange={() => set({ versionMode: 'all' })}
-          />{' '}
-          All versions
-        </label>
-        <label className="check">
-          <input
-            type="radio"
-            name="version_mode"
-            checked={d.versionMode === 'range'}
-            onChange={() => set({ versionMode: 'range' })}
-          />{' '}
-          Versions matching
-        </label>
-        <label className="check">
-          <input
-            type="radio"
-            name="version_mode"
-            checked={d.versionMode === 'latest'}
-            onChange={() => set({ versionMode: 'latest' })}
-          />{' '}
-          Latest N
-        </label>
-      </fieldset>
-      {d.versionMode === 'range' && (
-        <label>
-          Constraint
-          <input
-            name="versions"
-            value={d.versions}
-            onChange={(e) => set({ versions: e.target.value })}
-            required
-            placeholder=">= 1.0, < 2.0"
-          />
-        </label>
-      )}
-      {d.versionMode === 'latest' && (
-        <label>
-          Latest
-          <input
-            name="latest"
-            type="number"
-            min={1}
-            value={d.latest}
-            onChange={(e) => set({ latest: e.target.value })}
-            required
-          />
-        </label>
-      )}
-    </>
-  );
-}
-
-function FilterFields({ d, set }: { d: Draft; set: Setter }) {
-  return (
-    <>
-      <label>
-        Providers
-        <input
-          name="providers"
-          value={d.providers}
-          onChange={(e) => set({ providers: e.target.value })}
-          placeholder="virtualbox, libvirt (all)"
-        />
-      </label>
-      <label>
-        Architectures
-        <input
-          name="architectures"
-          value={d.architectures}
-          onChange={(e) => set({ architectures: e.target.value })}
-          placeholder="amd64, arm64 (all)"
-        />
-      </label>
-      <label>
-        Visibility
-        <select
-          name="visibility"
-          aria-label="Visibility"
-          value={d.visibility}
-          onChange={(e) => set({ visibility: e.target.value as Draft['visibility'] })}
-        >
-          <option value="">default (private if the upstream has a token)</option>
-          <option value="public">public</option>
-          <option value="private">private</option>
-        </select>
-      </label>
-      <label>
-        Every (minutes)
-        <input
-          name="interval_minutes"
-          type="number"
-          min={1}
-          value={d.interval}
-          onChange={(e) => set({ interval: e.target.value })}
-          placeholder="only when run"
-        />
-      </label>
-      <label>
-        Retain
-        <input
-          name="retain"
-          type="number"
-          min={1}
-          value={d.retain}
-          onChange={(e) => set({ retain: e.target.value })}
-          placeholder="keep all"
-        />
-      </label>
-    </>
-  );
-}
-
 /** Creates a mirror of ORG/BOX (or every box of ORG) from an upstream, and runs it at once unless told not to. */
 export function NewMirrorForm() {
   const { api } = useSession();
@@ -195,7 +73,7 @@ export function NewMirrorForm() {
   const set: Setter = (patch) => setD({ ...d, ...patch });
   const upstreamId = d.upstream || upstreams.data?.[0]?.id || '';
   const create = useAction(
-    () => createMirror(api, toMirror(d, upstreamId)),
+    () => createMirror(api, checked(CreateMirror, toMirror(d, upstreamId))),
     [queryKeys.mirrors],
     () => setD({ ...EMPTY, upstream: d.upstream }),
   );
@@ -203,6 +81,7 @@ export function NewMirrorForm() {
     e.preventDefault();
     create.mutate(undefined);
   };
+  const error = create.error;
   if (upstreams.data?.length === 0) return <p className="muted">Add an upstream above to create a mirror.</p>;
   return (
     <form className="provider-form" onSubmit={submit} aria-label="New mirror">
@@ -222,35 +101,41 @@ export function NewMirrorForm() {
           ))}
         </select>
       </label>
-      <label>
-        Source
-        <input
-          name="source"
-          value={d.source}
-          onChange={(e) => set({ source: e.target.value })}
-          required
-          placeholder="ORG/BOX or ORG"
-          pattern={TAG_PATTERN}
-          title="ORG/BOX or ORG"
-        />
-      </label>
-      <label>
-        Target (optional)
-        <input
-          name="target"
-          value={d.target}
-          onChange={(e) => set({ target: e.target.value })}
-          placeholder="same as source"
-          pattern={TAG_PATTERN}
-          title="ORG/BOX or ORG"
-        />
-      </label>
-      <VersionFields d={d} set={set} />
-      <FilterFields d={d} set={set} />
+      <Field label="Source" hint={hintOf(RULES.source)} issue={issueAt(error, 'source')}>
+        {(control) => (
+          <input
+            name="source"
+            value={d.source}
+            onChange={(e) => set({ source: e.target.value })}
+            required
+            pattern={TAG_PATTERN}
+            title="ORG/BOX or ORG"
+            {...control}
+          />
+        )}
+      </Field>
+      <Field
+        label="Target (optional)"
+        hint={`${hintOf(RULES.target)} Empty: the same name as the source.`}
+        issue={issueAt(error, 'target')}
+      >
+        {(control) => (
+          <input
+            name="target"
+            value={d.target}
+            onChange={(e) => set({ target: e.target.value })}
+            pattern={TAG_PATTERN}
+            title="ORG/BOX or ORG"
+            {...control}
+          />
+        )}
+      </Field>
+      <VersionFields d={d} set={set} error={error} />
+      <FilterFields d={d} set={set} error={error} />
       <label className="check">
         <input type="checkbox" name="run" checked={d.run} onChange={(e) => set({ run: e.target.checked })} /> Run now
       </label>
-      <ErrorNote error={upstreams.error ?? create.error} />
+      <ErrorNote error={upstreams.error ?? formError(error)} />
       <div className="row">
         <button type="submit" className="primary" disabled={create.isPending || !upstreamId}>
           Create mirror

@@ -22,13 +22,15 @@ export function JobProgress({ job, mirrorId }: { job: JobJson; mirrorId: string 
   const total = job.bytes_total;
   const done = job.bytes_done;
   const fraction = total > 0 ? Math.min(1, done / total) : job.state === 'done' ? 1 : undefined;
+  // A bar only for a job that moves or finished: a failed or cancelled job's bar would show progress that is not there.
+  const bar = active || job.state === 'done';
   return (
     <article className="job" aria-label={`Job ${job.id}`} data-state={job.state}>
       <div className="row">
         <StatusBadge status={job.state} />
         {/* No value while the size is unknown: the browser draws an indeterminate bar. */}
-        <progress max={1} value={fraction} aria-label={`Progress of job ${job.id}`} />
-        <span className="muted">{fraction === undefined ? '' : `${Math.round(fraction * 100)}%`}</span>
+        {bar && <progress max={1} value={fraction} aria-label={`Progress of job ${job.id}`} />}
+        {bar && <span className="muted">{fraction === undefined ? '' : `${Math.round(fraction * 100)}%`}</span>}
         {active && (
           <button type="button" className="small" disabled={cancel.isPending} onClick={() => cancel.mutate(undefined)}>
             Cancel
@@ -59,7 +61,6 @@ export function JobProgress({ job, mirrorId }: { job: JobJson; mirrorId: string 
       {job.message && (
         <p className={job.state === 'failed' ? 'error' : 'muted'} role={job.state === 'failed' ? 'alert' : undefined}>
           {job.message}
-          {job.state === 'failed' && job.error_code && <span className="small-text"> ({job.error_code})</span>}
         </p>
       )}
       {/* The daemon's own message usually says what was published already. */}

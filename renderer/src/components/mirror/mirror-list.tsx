@@ -7,6 +7,8 @@ import { MirrorJobs } from './mirror-jobs';
 import { ErrorNote, Loading, confirmed, useAction } from '../ui';
 import { MirrorSchedule } from './mirror-schedule';
 import { queryKeys } from '../../api/query-keys';
+import { getBox } from '../../api/boxes';
+import { isApiError } from '../../api/client';
 
 /** "versions >= 1.0; latest 3; virtualbox; amd64; private" — what the mirror copies. */
 function filtersText(m: MirrorJson): string {
@@ -19,11 +21,29 @@ function filtersText(m: MirrorJson): string {
   return parts.join(' · ');
 }
 
-/** A target box links to its page; a target namespace (ORG) has no page of its own. */
+/**
+ * A target box links to its page once it exists (a job made it); until then, or if it was
+ * deleted, it is only its name. A target namespace (ORG) has no page of its own.
+ */
 function TargetLink({ target }: { target: string }) {
-  return target.includes('/') ? <Link to={`/boxes/${target}`}>{target}</Link> : target;
+  const { api } = useSession();
+  const [user, name] = target.split('/');
+  const box = useQuery({
+    queryKey: queryKeys.box(user ?? '', name ?? ''),
+    queryFn: () => getBox(api, user ?? '', name ?? ''),
+    enabled: !!name,
+  });
+  if (!name) return target;
+  if (box.data) return <Link to={`/boxes/${target}`}>{target}</Link>;
+  return (
+    <>
+      {target}
+      {isApiError(box.error, 'not_found') && <span className="muted small-text"> (not made yet)</span>}
+    </>
+  );
 }
 
+/** One mirror: Run (or Resume) and Delete as plain buttons; the card around the list has one primary, Create mirror. */
 function MirrorCard({ m }: { m: MirrorJson }) {
   const { api } = useSession();
   const run = useAction(() => runMirror(api, m.id), [queryKeys.jobs(m.id), queryKeys.mirrors]);
@@ -40,18 +60,13 @@ function MirrorCard({ m }: { m: MirrorJson }) {
         {m.paused ? <span className="badge badge-cancelled">paused</span> : null}
         <span className="spacer" />
         {m.paused ? (
-          <button
-            type="button"
-            className="primary small"
-            disabled={resume.isPending}
-            onClick={() => resume.mutate(undefined)}
-          >
+          <button type="button" className="small" disabled={resume.isPending} onClick={() => resume.mutate(undefined)}>
             Resume with my rights
           </button>
         ) : (
           <button
             type="button"
-            className="primary small"
+            className="small"
             disabled={run.isPending || busy}
             onClick={() => run.mutate(undefined)}
           >

@@ -57,7 +57,7 @@ export function MirrorSchedule({ m }: { m: MirrorJson }) {
           placeholder="only when run"
         />
       </label>
-      <button type="submit" className="primary small" disabled={save.isPending}>
+      <button type="submit" className="small" disabled={save.isPending}>
         Save schedule
       </button>
       <button type="button" className="link" onClick={() => setEditing(false)}>

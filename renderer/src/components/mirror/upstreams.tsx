@@ -1,157 +1,53 @@
-import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { createUpstream, deleteUpstream, listUpstreams, testUpstream, type NewUpstream } from '../../api/mirrors';
+import { deleteUpstream, listUpstreams, testUpstream } from '../../api/mirrors';
 import type { UpstreamJson } from '../../../../daemon/src/contract/wire/mirror';
 import type { UpstreamTestJson } from '../../../../daemon/src/contract/wire/mirror-actions';
 import { useSession } from '../../api/session';
-import { numberOrUndefined } from '../format';
 import { ErrorNote, Loading, Section, confirmed, useAction } from '../ui';
 import { queryKeys } from '../../api/query-keys';
 import { When } from '../relative-time';
-import { UpstreamTokenField } from './upstream-token';
-import { UPSTREAM_DEFAULTS } from '../../../../daemon/src/contract/bodies/mirror';
+import { NewUpstreamForm } from './upstream-form';
 
-interface Draft {
-  name: string;
-  url: string;
-  token: string;
-  timeout: string;
-  maxFailures: string;
-  pause: string;
-}
-const EMPTY: Draft = { name: '', url: '', token: '', timeout: '', maxFailures: '', pause: '' };
-
-function toUpstream(d: Draft): NewUpstream {
-  return {
-    name: d.name.trim(),
-    url: d.url.trim(),
-    token: d.token || undefined,
-    timeout_seconds: numberOrUndefined(d.timeout),
-    max_failures: numberOrUndefined(d.maxFailures),
-    pause_minutes: numberOrUndefined(d.pause),
-  };
-}
-
-/** Name, URL, and a token that is sent once and never shown again (a password field). */
-function NewUpstreamForm() {
-  const { api } = useSession();
-  const [d, setD] = useState<Draft>(EMPTY);
-  const set = (patch: Partial<Draft>) => setD({ ...d, ...patch });
-  const create = useAction(
-    () => createUpstream(api, toUpstream(d)),
-    [queryKeys.upstreams],
-    () => setD(EMPTY),
-  );
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate(undefined);
-  };
-  return (
-    <form className="provider-form" onSubmit={submit} aria-label="New upstream">
-      <label>
-        Name
-        <input
-          name="upstream_name"
-          value={d.name}
-          onChange={(e) => set({ name: e.target.value })}
-          required
-          placeholder="hcp"
-        />
-      </label>
-      <label className="wide">
-        URL
-        <input
-          name="upstream_url"
-          value={d.url}
-          onChange={(e) => set({ url: e.target.value })}
-          required
-          placeholder="https://vagrantcloud.com, another Boxyard, or /srv/export"
-        />
-      </label>
-      <UpstreamTokenField
-        label="Token (optional)"
-        value={d.token}
-        onChange={set}
-        title="Sent once and never shown again: the list says only whether there is one"
-      />
-      <label>
-        Timeout (s)
-        <input
-          name="timeout_seconds"
-          type="number"
-          min={1}
-          value={d.timeout}
-          onChange={(e) => set({ timeout: e.target.value })}
-          placeholder={String(UPSTREAM_DEFAULTS.timeout_seconds)}
-        />
-      </label>
-      <label>
-        Max failures
-        <input
-          name="max_failures"
-          type="number"
-          min={1}
-          value={d.maxFailures}
-          onChange={(e) => set({ maxFailures: e.target.value })}
-          placeholder={String(UPSTREAM_DEFAULTS.max_failures)}
-        />
-      </label>
-      <label>
-        Pause (min)
-        <input
-          name="pause_minutes"
-          type="number"
-          min={0}
-          value={d.pause}
-          onChange={(e) => set({ pause: e.target.value })}
-          placeholder={String(UPSTREAM_DEFAULTS.pause_minutes)}
-        />
-      </label>
-      <ErrorNote error={create.error} />
-      <div className="row">
-        <button type="submit" className="primary" disabled={create.isPending}>
-          Add upstream
-        </button>
-      </div>
-    </form>
-  );
-}
-
-/** The circuit breaker's state: how many failures in a row, paused until when, and why. */
+/**
+ * The upstream's health: red while it is paused (the breaker), or while its last test or request
+ * failed (until one succeeds), with why in the network's words; green when the last one worked.
+ */
 function Health({ u }: { u: UpstreamJson }) {
   const paused = u.paused_until && new Date(u.paused_until).getTime() > Date.now();
+  const failing = u.failures > 0 || !!u.last_error;
   return (
     <>
       {paused ? (
         <span className="badge badge-errored">
           paused until <When iso={u.paused_until} />
         </span>
+      ) : failing ? (
+        <span className="badge badge-errored">failing</span>
       ) : (
         <span className="badge badge-active">ok</span>
       )}
-      <span className="muted">
-        {' '}
-        {u.failures ?? 0}/{u.max_failures ?? '—'} failures
-      </span>
-      {u.last_error && <div className="muted small-text">Last error: {u.last_error}</div>}
+      {u.failures > 0 && (
+        <span className="muted">
+          {' '}
+          {u.failures} of {u.max_failures} failures before a pause
+        </span>
+      )}
+      {u.last_error && <div className="error small-text">{u.last_error}</div>}
     </>
   );
 }
 
-/** "Test connection": the daemon asks the upstream with its stored token and says ok, or what failed with its code. */
-function TestResult({ test }: { test: UpstreamTestJson }) {
+/**
+ * "Test connection": the daemon asks the upstream with its stored token. A failure is already the
+ * upstream's health (above), so only when it was tested, or what answered, is said here.
+ */
+function TestResult({ test, u }: { test: UpstreamTestJson; u: UpstreamJson }) {
+  const repeated = !test.ok && test.message === u.last_error;
   return (
-    <div
-      role="status"
-      aria-label={`Connection test: ${test.ok ? 'ok' : 'failed'}`}
-      className={test.ok ? 'muted small-text' : 'error small-text'}
-    >
-      {test.ok ? (
-        <span className="badge badge-active">ok</span>
-      ) : (
-        <span className="badge badge-errored">{test.code}</span>
-      )}{' '}
-      {test.message}
+    <div role="status" aria-label={`Connection test: ${test.ok ? 'ok' : 'failed'}`} className="muted small-text">
+      {test.ok ? 'Test ok ' : 'Test failed '}
+      <When iso={test.tested_at} />
+      {repeated ? '.' : `: ${test.message}`}
     </div>
   );
 }
@@ -169,7 +65,7 @@ function UpstreamRow({ u }: { u: UpstreamJson }) {
       <td>{u.has_token ? 'yes' : 'no'}</td>
       <td>
         <Health u={u} />
-        {test.data && <TestResult test={test.data} />}
+        {test.data && <TestResult test={test.data} u={u} />}
       </td>
       <td>
         <div className="row">
