@@ -126,7 +126,8 @@ export function App() {
             <Route path="/agent-pools/:org/:poolId" element={<AgentPoolPage />} />
             <Route path="/organizations" element={<OrganizationsPage />} />
             <Route path="/organizations/:name" element={<OrganizationPage />} />
-            <Route path="/settings" element={<SettingsPage />} />
+            <Route path="/settings" element={<SettingsPage part="account" />} />
+            <Route path="/settings/administration" element={<SettingsPage part="administration" />} />
           </Route>
           <Route
             path="*"

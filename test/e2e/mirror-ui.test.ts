@@ -158,6 +158,7 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
 
   it('sets the pull-through upstream; a cached box is marked on the Mirrors page and its box page', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('link', { name: 'Administration', exact: true }).click();
     const form = page.getByRole('form', { name: 'Pull-through cache' });
     await form.getByLabel('Pull-through upstream').selectOption({ label: `upstream-a (${upstream.url})` });
     await form.getByLabel('Cache max age (minutes)').fill('45');
@@ -241,6 +242,7 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
 
   it('switches offline and back: the header shows an Offline badge meanwhile', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('link', { name: 'Administration', exact: true }).click();
     const badge = page.locator('.topbar').getByText('Offline', { exact: true });
     expect(await badge.count()).toBe(0);
     await page.getByRole('button', { name: 'Go offline' }).click();
@@ -264,6 +266,7 @@ describe.skipIf(!haveChromium)('mirroring in the web UI (headless Chromium)', ()
       await signIn(other, forced.url, ADMIN.username, ADMIN.password);
       await other.locator('.topbar').getByText('Offline', { exact: true }).waitFor();
       await other.getByRole('link', { name: 'Settings' }).click();
+      await other.getByRole('link', { name: 'Administration', exact: true }).click();
       expect(await other.getByRole('button', { name: 'Go online' }).isDisabled()).toBe(true);
       await other.getByText('The daemon was started with').waitFor();
       await other.close();

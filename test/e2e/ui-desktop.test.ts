@@ -94,6 +94,7 @@ describe.skipIf(!haveChromium)('desktop welcome screen in headless Chromium', ()
     // Settings: the HTTPS switch (on with LAN access), and switching it off saves it.
     // Within the app (a page load would start a new bridge with its first settings).
     await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('link', { name: 'Administration', exact: true }).click();
     const desktop = page.locator('section.card', { has: page.getByRole('heading', { name: 'Desktop app' }) });
     const httpsSwitch = desktop.getByLabel(/Over HTTPS \(recommended/);
     await httpsSwitch.waitFor();

@@ -88,7 +88,9 @@ describe.skipIf(!haveChromium)('a first run in headless Chromium', () => {
     await shoot('overview');
     // Each step links to where it is done.
     expect(await checklist().getByRole('link', { name: 'Create a box' }).getAttribute('href')).toBe('/ui/boxes/new');
-    expect(await checklist().getByRole('link', { name: 'Add a user' }).getAttribute('href')).toBe('/ui/settings');
+    expect(await checklist().getByRole('link', { name: 'Add a user' }).getAttribute('href')).toBe(
+      '/ui/settings/administration',
+    );
   });
 
   it('the empty Boxes page says what to do and its button opens the new-box page', async () => {

@@ -316,7 +316,7 @@ describe.skipIf(!haveChromium)('Move from HCP Vagrant in the web UI (headless Ch
   });
 
   it('Settings: the hosts upstreams of other users may reach, one a line; an entry the daemon cannot read shows its words', async () => {
-    await page.goto(`${d.url}/ui/settings`);
+    await page.goto(`${d.url}/ui/settings/administration`);
     const hostsForm = page.getByRole('form', { name: 'Allowed upstream hosts' });
     await hostsForm
       .getByText(

@@ -101,7 +101,8 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
       { name: 'agent-pool', path: `/ui/agent-pools/lab/${poolId}`, heading: 'builders' },
       { name: 'organizations', path: '/ui/organizations', heading: 'Organizations' },
       { name: 'organization', path: '/ui/organizations/lab', heading: 'lab' },
-      { name: 'settings', path: '/ui/settings', heading: 'Settings' },
+      { name: 'settings', path: '/ui/settings', heading: 'Your account' },
+      { name: 'administration', path: '/ui/settings/administration', heading: 'Administration' },
     );
     ({ browser } = await launchChromium());
   });

@@ -317,6 +317,11 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
       (await daemon.http.withToken(token).get('/api/boxyard/two-factor')).json.two_factor.delivery_methods,
     ).toEqual(['app']);
 
+    // The server's side of Settings, apart from one's own account.
+    await page.getByRole('link', { name: 'Administration', exact: true }).click();
+    await page.getByRole('heading', { name: 'Administration', level: 1 }).waitFor();
+    const status = page.getByRole('definition').filter({ hasText: 'plain HTTP' });
+    await status.waitFor();
     await page.getByPlaceholder('Username').fill('carol');
     await page.getByPlaceholder('Password (12+ characters)').fill('carol-password');
     await page.getByRole('button', { name: 'Create user' }).click();
@@ -324,6 +329,23 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     expect(
       (await daemon.http.post('/api/v1/authenticate', { user: { login: 'carol', password: 'carol-password' } })).status,
     ).toBe(200);
+    // A forgotten password set for her, and administrator rights given and taken back.
+    const carol = page.getByRole('row', { name: /carol/ });
+    await carol.getByRole('button', { name: 'Reset password' }).click();
+    const reset = page.getByRole('form', { name: 'New password for carol' });
+    await reset.getByLabel('New password (12+ characters)').fill('carol-new-password');
+    await reset.getByRole('button', { name: 'Set password' }).click();
+    await page.getByText('carol has a new password; their tokens and sessions have ended.').waitFor();
+    const signIn = (password: string) =>
+      daemon.http.post('/api/v1/authenticate', { user: { login: 'carol', password } });
+    expect((await signIn('carol-password')).status).toBe(401);
+    expect((await signIn('carol-new-password')).status).toBe(200);
+    await carol.getByRole('button', { name: 'Make administrator' }).click();
+    await carol.getByRole('cell', { name: 'administrator', exact: true }).waitFor();
+    const users = await daemon.http.withToken(token).get('/api/boxyard/users');
+    expect(users.json.users.find((u: { username: string }) => u.username === 'carol').admin).toBe(true);
+    await carol.getByRole('button', { name: 'Make a plain user' }).click();
+    await carol.getByRole('cell', { name: 'user', exact: true }).waitFor();
 
     await page.getByRole('button', { name: 'Switch maintenance on' }).click();
     await page.getByRole('button', { name: 'Switch maintenance off' }).waitFor();

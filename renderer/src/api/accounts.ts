@@ -23,6 +23,7 @@ import type {
   MemberBody,
   NewTokenBody,
   RequestCodeBody,
+  ResetPasswordBody,
   SettingsBody,
   UpdateUserBody,
 } from '../../../daemon/src/contract/bodies/accounts';
@@ -122,3 +123,15 @@ export const createUser = (api: Fetcher, user: z.input<typeof CreateUserBody>['u
   api(`${B}/users`, { method: 'POST', body: { user } });
 export const deleteUser = (api: Fetcher, username: string) =>
   api(apiPath(`${B}/users`, username), { method: 'DELETE' });
+/** An administrator sets another user's password (their tokens and sessions end). */
+export const resetPassword = (api: Fetcher, username: string, password: string) =>
+  load(api, UserAnswer, apiPath(`${B}/users`, username, 'password'), {
+    method: 'PUT',
+    body: { user: { password } } satisfies z.input<typeof ResetPasswordBody>,
+  }).then((r) => r.user);
+/** An administrator makes a user an administrator, or not (the last administrator stays one). */
+export const setAdministrator = (api: Fetcher, username: string, admin: boolean) =>
+  load(api, UserAnswer, apiPath(`${B}/users`, username), {
+    method: 'PATCH',
+    body: { user: { admin } } satisfies z.input<typeof UpdateUserBody>,
+  }).then((r) => r.user);

@@ -54,8 +54,8 @@ export function gettingStartedSteps(o: OverviewJson): Step[] {
       : {
           key: 'user',
           todo: 'Add a user',
-          to: '/settings',
-          why: 'An account for each colleague, made under Users in Settings.',
+          to: '/settings/administration',
+          why: 'An account for each colleague, made under Users in Settings → Administration.',
           done: g.users > 1,
         },
     {

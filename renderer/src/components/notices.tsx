@@ -39,7 +39,7 @@ function MaintenanceBanner() {
       {admin && (
         <>
           {' '}
-          <Link to="/settings#maintenance">Switch it off in Settings</Link>.
+          <Link to="/settings/administration#maintenance">Switch it off in Settings → Administration</Link>.
         </>
       )}
     </p>

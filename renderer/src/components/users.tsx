@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { createUser, deleteUser, listUsers } from '../api/accounts';
+import { createUser, deleteUser, listUsers, resetPassword, setAdministrator } from '../api/accounts';
 import { useSession } from '../api/session';
 import { MIN_PASSWORD_LENGTH } from '../../../daemon/src/contract/bodies/accounts';
 import { ErrorNote, Loading, Section, confirmed, useAction } from './ui';
@@ -66,45 +66,123 @@ function NewUserForm() {
   );
 }
 
-/** Administrators add the lab's people here (the same as `boxyard user create`). */
+/** A new password for another user, typed here (the same as `boxyard user password`): their sessions end. */
+function ResetPasswordForm({ username, onDone }: { username: string; onDone: (message: string) => void }) {
+  const { api } = useSession();
+  const [password, setPassword] = useState('');
+  const reset = useAction(
+    () => resetPassword(api, username, password),
+    [queryKeys.users],
+    () => onDone(`${username} has a new password; their tokens and sessions have ended.`),
+  );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    reset.mutate(undefined);
+  };
+  return (
+    <form className="inline" onSubmit={submit} aria-label={`New password for ${username}`}>
+      <label>
+        New password ({MIN_PASSWORD_LENGTH}+ characters)
+        <input
+          name="reset_password"
+          type="password"
+          autoComplete="new-password"
+          minLength={MIN_PASSWORD_LENGTH}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          required
+        />
+      </label>
+      <button type="submit" className="small" disabled={reset.isPending}>
+        Set password
+      </button>
+      <ErrorNote error={reset.error} />
+    </form>
+  );
+}
+
+/**
+ * Administrators add the lab's people here, set a forgotten password, make someone an administrator or not, and
+ * delete them (the same as `boxyard user create | password | delete`).
+ */
 export function Users() {
   const { api, username } = useSession();
   const users = useQuery({ queryKey: queryKeys.users, queryFn: () => listUsers(api) });
   const remove = useAction((name: string) => deleteUser(api, name), [queryKeys.users]);
+  const role = useAction(
+    (u: { username: string; admin: boolean }) => setAdministrator(api, u.username, u.admin),
+    [queryKeys.users],
+  );
+  const [resetting, setResetting] = useState<string | null>(null);
+  const [note, setNote] = useState<string | null>(null);
   return (
     <Section title="Users">
       <NewUserForm />
-      <ErrorNote error={remove.error} />
+      <ErrorNote error={remove.error ?? role.error} />
+      {note && (
+        <p className="note" role="status">
+          {note}
+        </p>
+      )}
       {users.isLoading ? <Loading what="users" /> : <ErrorNote error={users.error} />}
       {users.data && (
-        <table>
+        <table className="cards">
           <thead>
             <tr>
               <th>User</th>
               <th>E-mail</th>
               <th>Role</th>
               <th>Created</th>
-              <th />
+              <th>Change</th>
             </tr>
           </thead>
           <tbody>
             {users.data.map((u) => (
               <tr key={u.username}>
-                <td>{u.username}</td>
-                <td>{u.email ?? '—'}</td>
-                <td>{u.admin ? 'administrator' : 'user'}</td>
-                <td>
+                <td data-label="User">{u.username}</td>
+                <td data-label="E-mail">{u.email ?? '—'}</td>
+                <td data-label="Role">{u.admin ? 'administrator' : 'user'}</td>
+                <td data-label="Created">
                   <When iso={u.created_at} />
                 </td>
                 <td>
                   {u.username !== username && (
-                    <button
-                      type="button"
-                      className="danger small"
-                      onClick={() => confirmed(`Delete user ${u.username}`) && remove.mutate(u.username)}
-                    >
-                      Delete
-                    </button>
+                    <div className="row">
+                      <button
+                        type="button"
+                        className="small"
+                        onClick={() => {
+                          setNote(null);
+                          setResetting(resetting === u.username ? null : u.username);
+                        }}
+                      >
+                        Reset password
+                      </button>
+                      <button
+                        type="button"
+                        className="small"
+                        disabled={role.isPending}
+                        onClick={() => role.mutate({ username: u.username, admin: !u.admin })}
+                      >
+                        {u.admin ? 'Make a plain user' : 'Make administrator'}
+                      </button>
+                      <button
+                        type="button"
+                        className="danger small"
+                        onClick={() => confirmed(`Delete user ${u.username}`) && remove.mutate(u.username)}
+                      >
+                        Delete
+                      </button>
+                    </div>
+                  )}
+                  {resetting === u.username && (
+                    <ResetPasswordForm
+                      username={u.username}
+                      onDone={(message) => {
+                        setResetting(null);
+                        setNote(message);
+                      }}
+                    />
                   )}
                 </td>
               </tr>

@@ -10,6 +10,8 @@ import { ChangePassword } from '../components/change-password';
 import { Users } from '../components/users';
 import { ErrorNote, Section, useAction } from '../components/ui';
 import { queryKeys } from '../api/query-keys';
+import { ServerStatus } from '../components/server-status';
+import { NavLink } from 'react-router-dom';
 
 function Maintenance() {
   const { api, admin } = useSession();
@@ -23,7 +25,7 @@ function Maintenance() {
   );
   const on = settings.data?.maintenance ?? false;
   return (
-    <Section title="Maintenance mode">
+    <Section title="Maintenance mode" id="maintenance">
       <ErrorNote error={settings.error ?? toggle.error} />
       <p>
         While it is on, the APIs answer 503 to every client (vagrant, Terraform, agents) and the web UI shows a banner;
@@ -45,22 +47,53 @@ function Maintenance() {
   );
 }
 
-export function SettingsPage() {
+/** The two parts of Settings: one's own account, and (administrators) the server's. */
+export type SettingsPart = 'account' | 'administration';
+
+function SettingsTabs() {
+  const { admin } = useSession();
+  if (!admin) return null;
+  return (
+    <nav className="tabs" aria-label="Settings">
+      <NavLink to="/settings" end>
+        Your account
+      </NavLink>
+      <NavLink to="/settings/administration">Administration</NavLink>
+    </nav>
+  );
+}
+
+/**
+ * Settings in two parts, as Gitea has them: "Your account" (tokens, password, two-factor) for everyone, and
+ * "Administration" (users, the server's settings, its LAN and HTTPS status) for administrators.
+ */
+export function SettingsPage({ part }: { part: SettingsPart }) {
   const bridge = window.boxyard;
   const { admin } = useSession();
   return (
     <>
       <div className="page-head">
-        <h1>Settings</h1>
+        <h1>{part === 'account' ? 'Your account' : 'Administration'}</h1>
       </div>
-      {bridge && <DesktopSettings bridge={bridge} />}
-      <OfflineSettings />
-      {admin && <AllowedHosts />}
-      <ApiTokens />
-      <ChangePassword />
-      <TwoFactor />
-      {admin && <Users />}
-      <Maintenance />
+      <SettingsTabs />
+      {part === 'account' ? (
+        <>
+          <ApiTokens />
+          <ChangePassword />
+          <TwoFactor />
+        </>
+      ) : admin ? (
+        <>
+          <Users />
+          {bridge && <DesktopSettings bridge={bridge} />}
+          <ServerStatus />
+          <OfflineSettings />
+          <AllowedHosts />
+          <Maintenance />
+        </>
+      ) : (
+        <p className="muted">Only administrators see the server's settings.</p>
+      )}
     </>
   );
 }

@@ -59,6 +59,9 @@ export const UpdateUserBody = z.object({
   ...Proof,
 });
 
+/** `PUT /users/:name/password` (administrators): another user's password, their tokens revoked. */
+export const ResetPasswordBody = z.object({ user: z.object({ password: Password }) });
+
 /** `POST /users` (administrators). */
 export const CreateUserBody = z.object({
   user: z.object({ username: AccountName, password: Password, email: Email.nullish(), admin: z.boolean().optional() }),

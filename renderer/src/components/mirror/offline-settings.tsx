@@ -19,7 +19,7 @@ export function OfflineBadge() {
   if (!settings.data?.offline) return null;
   return (
     <Link
-      to="/settings"
+      to="/settings/administration"
       className="badge badge-offline"
       title="No outbound connections: mirror jobs wait, the cache answers what it holds"
     >
@@ -38,7 +38,7 @@ export function OfflineNote() {
       {settings.data.offline_forced ? (
         'It was started with --offline.'
       ) : (
-        <Link to="/settings">Go online in Settings</Link>
+        <Link to="/settings/administration">Go online in Settings → Administration</Link>
       )}
     </p>
   );

@@ -44,6 +44,13 @@ export function ApiTokens() {
       revokeWarning="Revoke this token (a session's browser is signed out)"
       current={{ label: 'Sign out this browser', run: () => void signOut() }}
       changes={{ created: [queryKeys.apiTokens], revoked: [queryKeys.apiTokens] }}
+      usage={
+        <>
+          How to use one: <code>VAGRANT_CLOUD_TOKEN=TOKEN</code> for vagrant and Packer (with{' '}
+          <code>VAGRANT_SERVER_URL</code> set to this server), a <code>credentials</code> block for Terraform and
+          go-tfe, or <code>Authorization: Bearer TOKEN</code> for scripts. It acts as you: keep it secret.
+        </>
+      }
     />
   );
 }

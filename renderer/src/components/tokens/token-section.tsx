@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import type { QueryKey } from '@tanstack/react-query';
 import { ErrorNote, Loading, SecretOnce, Section, confirmed, useAction } from '../ui';
 import { When } from '../relative-time';
@@ -30,6 +30,8 @@ interface TokenSectionProps {
   current?: { label: string; run: () => void };
   /** The section's anchor, for links from other pages. */
   id?: string;
+  /** How a token is used, in a line under the form. */
+  usage?: ReactNode;
 }
 
 /**
@@ -47,6 +49,7 @@ export function TokenSection({
   changes,
   current,
   id,
+  usage,
 }: TokenSectionProps) {
   const [description, setDescription] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
@@ -79,6 +82,7 @@ export function TokenSection({
   );
   return (
     <Section title={title} actions={newToken} id={id}>
+      {usage && <p className="muted">{usage}</p>}
       <ErrorNote error={made.error ?? revoked.error} />
       <SecretOnce secret={secret} label={secretLabel} onDone={() => setSecret(null)} />
       {tokens.isLoading ? <Loading what="tokens" /> : <ErrorNote error={tokens.error} />}
