@@ -3,8 +3,10 @@
  * one): the api part's endpoints at 10,000 boxes × 10 versions and 1,000 agents with the daemon on
  * PostgreSQL, against the same fixed-JSON Koa ceiling; then two daemons against one behind nginx
  * (one worker, keep-alive to the daemons), `GET /api/v1/box/ORG/BOX` with wrk -c20, and how soon
- * one daemon sees the other's writes (staleness.ts). Both daemons share the database; box files
- * are not involved (the seed's providers have external URLs).
+ * one daemon sees the other's writes (staleness.ts); then the agents part's rows on PostgreSQL: 1,000
+ * agents' reports against Koa (agents.ts) on the seed's database, 10,000 on a database of their own
+ * (agents-scale.ts). Both daemons share the database; box files are not involved (the seed's
+ * providers have external URLs).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +16,7 @@ import { freePort, start, startDaemon, waitFor, type Proc } from './measure';
 import { fmt, ms, type Row } from './report';
 import { seed, seedEnv, type Seed } from './seed';
 import { agentsAtScale } from './agents-scale';
+import { agentReports } from './agents';
 import { staleness } from './staleness';
 
 async function proxy(dir: string, port: number, daemons: string[]): Promise<Proc> {
@@ -88,8 +91,9 @@ export async function scaleOut(work: string): Promise<Row[]> {
     const s = await seed(join(work, 'pg-large'), { database: cluster.url('bench') });
     const rows = await apiAtScale(work, s);
     rows.push(...(await twoDaemons(work, s)));
+    rows.push(...(await agentReports(work, s)));
     await ensureDatabase(cluster.url('postgres'), 'agents');
-    rows.push(await agentsAtScale(work, cluster.url('agents')));
+    rows.push(...(await agentsAtScale(work, cluster.url('agents'))));
     return rows;
   } finally {
     await cluster.stop();
