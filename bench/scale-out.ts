@@ -83,17 +83,37 @@ async function twoDaemons(work: string, s: Seed): Promise<Row[]> {
   }
 }
 
+/** A step that failed, as a row: the steps before and after it keep theirs. */
+async function step(rows: Row[], name: string, fn: () => Promise<Row[]>): Promise<void> {
+  try {
+    rows.push(...(await fn()));
+  } catch (err) {
+    process.stderr.write(`scale-out: ${name} failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    const note = String(err).split('\n')[0].slice(0, 300);
+    rows.push({
+      measure: `scale-out: ${name}`,
+      value: 'failed',
+      baseline: '—',
+      ratio: null,
+      goal: '—',
+      pass: false,
+      note,
+    });
+  }
+}
+
 export async function scaleOut(work: string): Promise<Row[]> {
   const cluster = await startTestPostgres();
   try {
     await ensureDatabase(cluster.url('postgres'), 'bench');
     process.stderr.write('scale-out: seeding PostgreSQL: 10,000 boxes × 10 versions, 1,000 agents\n');
     const s = await seed(join(work, 'pg-large'), { database: cluster.url('bench') });
-    const rows = await apiAtScale(work, s);
-    rows.push(...(await twoDaemons(work, s)));
-    rows.push(...(await agentReports(work, s)));
+    const rows: Row[] = [];
+    await step(rows, 'api', () => apiAtScale(work, s));
+    await step(rows, 'two daemons', () => twoDaemons(work, s));
+    await step(rows, '1,000 agents', () => agentReports(work, s));
     await ensureDatabase(cluster.url('postgres'), 'agents');
-    rows.push(...(await agentsAtScale(work, cluster.url('agents'))));
+    await step(rows, '10,000 agents', () => agentsAtScale(work, cluster.url('agents')));
     return rows;
   } finally {
     await cluster.stop();
