@@ -6,13 +6,14 @@
  * V8 takes about a minute to optimize the request path (measured in 30 s windows from the start:
  * 9.7, 6.0, 4.6, 4.7, 3.7% of a core). The warm-up's own figure is reported beside it. The same
  * load against Koa answering the daemon's answer as a fixed JSON (baselines/koa-fixed.mjs),
- * measured the same way, is the floor of any Koa server.
+ * measured the same way, is the floor of any Koa server. On the data folder's SQLite in the `agents` part, on
+ * PostgreSQL in `scale-out` (the seed's database).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpuSeconds, now, ROOT, run, since, sleep, startBaseline, startDaemon } from './measure';
 import { fmt, type Row } from './report';
-import type { Seed } from './seed';
+import { seedEnv, type Seed } from './seed';
 import { revive } from './agents-scale';
 
 interface ReportStats {
@@ -69,7 +70,7 @@ export async function agentReports(work: string, s: Seed): Promise<Row[]> {
   await revive(s);
   const idsFile = join(work, 'agent-ids.json');
   writeFileSync(idsFile, JSON.stringify(s.agentIds));
-  const daemon = await startDaemon(s.dataDir);
+  const daemon = await startDaemon(s.dataDir, { env: seedEnv(s) });
   let measured: Measured;
   let idlePct: number;
   try {
@@ -104,7 +105,7 @@ export async function agentReports(work: string, s: Seed): Promise<Row[]> {
   const ratio = floor.pct > 0 ? pct / floor.pct : null;
   return [
     {
-      measure: `${fmt(s.agentIds.length)} agents reporting every ${INTERVAL} s (${fmt(stats.ok)} reports, p99 ${fmt(stats.p99_ms, 1)} ms)`,
+      measure: `${fmt(s.agentIds.length)} agents reporting every ${INTERVAL} s${s.database ? ' on PostgreSQL' : ''} (${fmt(stats.ok)} reports, p99 ${fmt(stats.p99_ms, 1)} ms)`,
       value: `${fmt(pct, 1)}% of a core`,
       baseline: `Koa fixed JSON ${fmt(floor.pct, 1)}% (idle daemon ${fmt(idlePct, 1)}%)`,
       ratio,

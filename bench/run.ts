@@ -99,7 +99,7 @@ async function main() {
         if (part === 'start') rows.push(...(await startup(await large())));
         if (part === 'api') rows.push(...(await apiAtScale(work, await large())));
         if (part === 'metrics') rows.push(...(await metricsCost(work, await large())));
-        if (part === 'agents') rows.push(...(await agentReports(work, await large())), await agentsAtScale(work));
+        if (part === 'agents') rows.push(...(await agentReports(work, await large())), ...(await agentsAtScale(work)));
         if (part === 'load') rows.push(...(await mixedLoad(work)));
         if (part === 'flood') rows.push(...(await flood(work)));
         if (part === 'scale-out') rows.push(...(await scaleOut(work)));

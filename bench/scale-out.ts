@@ -3,8 +3,10 @@
  * one): the api part's endpoints at 10,000 boxes × 10 versions and 1,000 agents with the daemon on
  * PostgreSQL, against the same fixed-JSON Koa ceiling; then two daemons against one behind nginx
  * (one worker, keep-alive to the daemons), `GET /api/v1/box/ORG/BOX` with wrk -c20, and how soon
- * one daemon sees the other's writes (staleness.ts). Both daemons share the database; box files
- * are not involved (the seed's providers have external URLs).
+ * one daemon sees the other's writes (staleness.ts); then the agents part's rows on PostgreSQL: 1,000
+ * agents' reports against Koa (agents.ts) on the seed's database, 10,000 on a database of their own
+ * (agents-scale.ts). Both daemons share the database; box files are not involved (the seed's
+ * providers have external URLs).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +16,7 @@ import { freePort, start, startDaemon, waitFor, type Proc } from './measure';
 import { fmt, ms, type Row } from './report';
 import { seed, seedEnv, type Seed } from './seed';
 import { agentsAtScale } from './agents-scale';
+import { agentReports } from './agents';
 import { staleness } from './staleness';
 
 async function proxy(dir: string, port: number, daemons: string[]): Promise<Proc> {
@@ -80,16 +83,37 @@ async function twoDaemons(work: string, s: Seed): Promise<Row[]> {
   }
 }
 
+/** A step that failed, as a row: the steps before and after it keep theirs. */
+async function step(rows: Row[], name: string, fn: () => Promise<Row[]>): Promise<void> {
+  try {
+    rows.push(...(await fn()));
+  } catch (err) {
+    process.stderr.write(`scale-out: ${name} failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    const note = String(err).split('\n')[0].slice(0, 300);
+    rows.push({
+      measure: `scale-out: ${name}`,
+      value: 'failed',
+      baseline: '—',
+      ratio: null,
+      goal: '—',
+      pass: false,
+      note,
+    });
+  }
+}
+
 export async function scaleOut(work: string): Promise<Row[]> {
   const cluster = await startTestPostgres();
   try {
     await ensureDatabase(cluster.url('postgres'), 'bench');
     process.stderr.write('scale-out: seeding PostgreSQL: 10,000 boxes × 10 versions, 1,000 agents\n');
     const s = await seed(join(work, 'pg-large'), { database: cluster.url('bench') });
-    const rows = await apiAtScale(work, s);
-    rows.push(...(await twoDaemons(work, s)));
+    const rows: Row[] = [];
+    await step(rows, 'api', () => apiAtScale(work, s));
+    await step(rows, 'two daemons', () => twoDaemons(work, s));
+    await step(rows, '1,000 agents', () => agentReports(work, s));
     await ensureDatabase(cluster.url('postgres'), 'agents');
-    rows.push(await agentsAtScale(work, cluster.url('agents')));
+    await step(rows, '10,000 agents', () => agentsAtScale(work, cluster.url('agents')));
     return rows;
   } finally {
     await cluster.stop();

@@ -245,3 +245,18 @@ describe('pings kept in memory (daemon/src/agents/pings.ts)', () => {
     }
   });
 });
+
+describe('agents registering at once', () => {
+  it('are all taken, each with a number of its own in the order of the pool', async () => {
+    await createOrg(alice, 'crowd');
+    const other = await createPool(alice, 'crowd', 'crowd');
+    const crowd = d.http.withToken((await createAgentToken(alice, other.id)).token);
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => crowd.post('/api/agent/register', { name: `crowd-${i}` })),
+    );
+    expect(answers.map((r) => r.status)).toEqual(Array(16).fill(201));
+    const rows = await d.deps.db.selectFrom('agents').select(['id', 'seq']).where('pool_id', '=', other.id).execute();
+    expect(rows).toHaveLength(16);
+    expect(new Set(rows.map((r) => r.seq)).size).toBe(16);
+  });
+});

@@ -1,4 +1,5 @@
-import { inBatch, inTransaction } from '../store/transaction';
+import { inBatch, inTurn } from '../store/transaction';
+import { ADVISORY_LOCKS } from '../store/advisory-locks';
 import type { Kysely, Selectable, Insertable } from 'kysely';
 import type { Database } from '../store/schema';
 import { prepare } from '../store/cache/prepared';
@@ -93,8 +94,9 @@ export class AgentsRepository {
     const total = await this.hot.countSince.first(poolId, since);
     return { rows, total: Number(total?.n ?? 0) };
   }
+  /** Numbered after the last agent registered, one registration at a time (several daemons too). */
   async insertAgent(row: Omit<Insertable<AgentsTable>, 'seq'>) {
-    await inTransaction(this.db, async (trx) => {
+    await inTurn(this.db, ADVISORY_LOCKS.agentNumbers, async (trx) => {
       const max = await trx
         .selectFrom('agents')
         .select((eb) => eb.fn.max('seq').as('m'))

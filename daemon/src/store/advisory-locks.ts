@@ -7,4 +7,6 @@ export const ADVISORY_LOCKS = {
   migrations: 0x626f7801,
   /** Being the daemon that runs the agent watchdog, garbage collection and scheduled mirrors. */
   leader: 0x626f7802,
+  /** Registering an agent: the next number of the agents' list (agents/repository.ts, through inTurn). */
+  agentNumbers: 0x626f7803,
 } as const;

@@ -1,6 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { isPostgres } from './dialect';
 import { isStalePlan } from './cache/named-statements';
+import { executeReadOnly } from './cache/statement-tables';
 import { retrying, type Backoff } from '../lib/backoff';
 
 /**
@@ -45,6 +46,23 @@ export function inTransaction<DB, T>(db: Kysely<DB>, fn: (trx: Transaction<DB>) 
 export function inBatch<DB, T>(db: Kysely<DB>, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
   if (!isPostgres(db)) return db.transaction().execute(fn);
   return retried(() => db.transaction().execute(fn));
+}
+
+/**
+ * Runs `fn` in one transaction that first takes the advisory lock `key` (advisory-locks.ts): transactions of one key
+ * run one after another, each seeing what the one before it committed (READ COMMITTED takes a new snapshot per
+ * statement, after the lock). For a rule that reads then writes one hot spot, the next number of a list, where
+ * SERIALIZABLE refuses all but one of the transactions that ran at once: 8 agents registering together ran out of
+ * retries on a busy machine. SQLite has one writer: a plain transaction.
+ */
+export function inTurn<DB, T>(db: Kysely<DB>, key: number, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  if (!isPostgres(db)) return db.transaction().execute(fn);
+  return retried(() =>
+    db.transaction().execute(async (trx) => {
+      await executeReadOnly(sql`select pg_advisory_xact_lock(${key})`, trx);
+      return fn(trx);
+    }),
+  );
 }
 
 function retried<T>(run: () => Promise<T>): Promise<T> {

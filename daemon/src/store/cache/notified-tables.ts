@@ -72,14 +72,25 @@ async function postgresFacts(client: pg.Client | pg.Pool): Promise<SchemaFacts> 
   };
 }
 
-/** How often the listening connection is asked to answer, and how old its last answer may be while caches serve. */
+/**
+ * How old the listening connection's last answer may be while caches serve (`deadMs`), and how old it is when a read
+ * asks for the next one ahead (`aheadMs`), so that reads under steady load never wait for one.
+ */
 export interface Liveness {
-  heartbeatMs: number;
+  aheadMs: number;
   deadMs: number;
 }
-const LIVENESS: Liveness = { heartbeatMs: 25, deadMs: 80 };
+const LIVENESS: Liveness = { aheadMs: 40, deadMs: 80 };
 /** Listening again after a loss: 100 ms after it, then twice as long after each failed try, up to 5 s. */
 const RELISTEN: Backoff = { firstMs: 100, maxMs: 5000 };
+
+/** A `SELECT 1` on the listening connection: when it was sent, and when it was answered (or failed). */
+interface Beat {
+  sent: number;
+  answered: Promise<void>;
+  /** `answered`, or `deadMs` after `sent` if that comes first: what waiting reads wait for (made when one waits). */
+  bounded?: Promise<void>;
+}
 
 /**
  * The read caches' clock on PostgreSQL (table-clock.ts). This daemon's own writes move their tables
@@ -88,18 +99,25 @@ const RELISTEN: Backoff = { firstMs: 100, maxMs: 5000 };
  * and would otherwise keep what it read before the commit as fresh. Other daemons' writes arrive
  * as notifications: every table but UNNOTIFIED has a statement trigger that notifies TABLES_CHANNEL
  * with its name, delivered when the writing transaction commits, whoever wrote (a daemon, a
- * `boxyard` command, psql); one connection of this daemon listens. It also answers a `SELECT 1`
- * every `heartbeatMs`: while its last answer to a query sent more than `deadMs` ago is missing, or
- * the connection is lost, caches serve nothing (keeps is false) and it reconnects; once it listens
- * again everything read before is dropped, since notifications in between were lost. It tries
- * again 100 ms after a loss or a failed try, then after twice as long each time, up to 5 s.
+ * `boxyard` command, psql); one connection of this daemon listens. Caches serve only while that
+ * connection's answer to a `SELECT 1` sent less than `deadMs` ago has come (every notification
+ * committed before it was sent has been heard by then); else, or when the connection is lost,
+ * they serve nothing and it reconnects. Once it listens again everything read before is dropped,
+ * since notifications in between were lost. It tries again 100 ms after a loss or a failed try,
+ * then after twice as long each time, up to 5 s.
+ *
+ * The `SELECT 1` is asked for by reads, not by a timer: a read that finds the last answer older
+ * than `aheadMs` asks for the next one and is served; one that finds it older than `deadMs` waits
+ * for the next answer (one for every read waiting, at most until `deadMs` after it was sent) rather
+ * than loading. A timer asking every 25 ms cost an idle daemon 4% of a core (bench/README.md's `agents`
+ * row); after a stall of the event loop, every read that had queued meanwhile went to the database.
  */
 export class NotifiedTables extends TableMarks {
   private client: pg.Client | null = null;
-  /** When the last heartbeat answered was sent: every notification committed before it has been heard. */
+  /** When the last `SELECT 1` answered was sent: every notification committed before it has been heard. */
   private confirmedAt = -Infinity;
-  private heartbeat: NodeJS.Timeout | null = null;
-  private pending = false;
+  /** The `SELECT 1` asked and not yet answered. */
+  private beat: Beat | null = null;
   /** Ends the retries when closed. */
   private readonly stop = new AbortController();
 
@@ -121,13 +139,34 @@ export class NotifiedTables extends TableMarks {
     await clock.listenOnce().catch((err: Error) => {
       void clock.listenAgain(err);
     });
-    clock.heartbeat = setInterval(() => clock.beat(), liveness.heartbeatMs);
-    clock.heartbeat.unref();
     return clock;
   }
 
   get keeps(): boolean {
     return this.client !== null && performance.now() - this.confirmedAt < this.liveness.deadMs;
+  }
+
+  /** Whether caches serve now; asks for the next answer ahead when the last is older than `aheadMs`, or stale. */
+  override vouches(): boolean {
+    const age = performance.now() - this.confirmedAt;
+    if (age >= this.liveness.aheadMs) this.ask();
+    return this.client !== null && age < this.liveness.deadMs;
+  }
+
+  /** Whether caches serve once the answer asked for has come (waited for until `deadMs` after it was sent, at most). */
+  override async confirm(): Promise<boolean> {
+    const beat = this.ask();
+    if (!beat) return false;
+    beat.bounded ??= new Promise<void>((resolve) => {
+      const giveUp = setTimeout(resolve, Math.max(0, this.liveness.deadMs - (performance.now() - beat.sent)));
+      giveUp.unref();
+      void beat.answered.then(() => {
+        clearTimeout(giveUp);
+        resolve();
+      });
+    });
+    await beat.bounded;
+    return this.keeps;
   }
 
   private get closed(): boolean {
@@ -136,7 +175,6 @@ export class NotifiedTables extends TableMarks {
 
   async close(): Promise<void> {
     this.stop.abort();
-    if (this.heartbeat) clearInterval(this.heartbeat);
     const client = this.client;
     this.client = null;
     await client?.end().catch(() => undefined);
@@ -222,27 +260,32 @@ export class NotifiedTables extends TableMarks {
     this.confirmedAt = sent;
   }
 
-  private beat(): void {
+  /** Asks the listening connection for a `SELECT 1`, unless one is asked already; null when there is none. */
+  private ask(): Beat | null {
     const client = this.client;
-    if (!client || this.pending) return;
-    this.pending = true;
+    if (!client) return null;
+    if (this.beat) return this.beat;
     const sent = performance.now();
-    client
-      .query('SELECT 1')
-      .then(
+    const beat: Beat = {
+      sent,
+      answered: client.query('SELECT 1').then(
         () => {
-          if (this.client === client) this.confirmedAt = sent;
+          if (this.client === client) this.confirmedAt = Math.max(this.confirmedAt, sent);
         },
         (err: Error) => this.lost(client, err),
-      )
-      .finally(() => {
-        this.pending = false;
-      });
+      ),
+    };
+    this.beat = beat;
+    void beat.answered.finally(() => {
+      if (this.beat === beat) this.beat = null;
+    });
+    return beat;
   }
 
   private lost(client: pg.Client | null, err?: Error): void {
     if (!client || client !== this.client) return;
     this.client = null;
+    this.beat = null;
     this.forgetAll();
     void client.end().catch(() => undefined);
     void this.listenAgain(err ?? new Error('the connection ended'));

@@ -43,7 +43,7 @@ export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
 
   async get(...args: A): Promise<V> {
     // The clock cannot vouch for anything (PostgreSQL while its notifications are not heard).
-    if (!this.versions.keeps) {
+    if (!this.versions.vouches() && !(await this.versions.confirm())) {
       this.versions.lookups.misses++;
       return this.load(...args);
     }
@@ -63,6 +63,7 @@ export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
    * The value for `args` if it is in memory and still good, without loading it: a hot path's look that needs no await.
    */
   peek(...args: A): V | undefined {
+    if (!this.versions.vouches()) return undefined;
     this.versions.now();
     const hit = this.fresh(keyOf(args));
     // A miss is counted by the get() that follows it.
@@ -79,7 +80,7 @@ export class ReadCache<A extends ReadonlyArray<string | number | null>, V> {
     keys: readonly string[],
     loadMany: (missing: string[]) => Promise<Map<string, V>>,
   ): Promise<V[]> {
-    if (!this.versions.keeps) {
+    if (!this.versions.vouches() && !(await this.versions.confirm())) {
       this.versions.lookups.misses += keys.length;
       const loaded = keys.length > 0 ? await loadMany([...keys]) : new Map<string, V>();
       return keys.map((k) => loaded.get(k) as V);

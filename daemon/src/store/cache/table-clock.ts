@@ -10,6 +10,13 @@ import type { WriteTracker } from './invalidation';
 export interface TableClock {
   /** False when nothing read may be kept at all: read caches then only load. */
   readonly keeps: boolean;
+  /**
+   * What a read asks before it serves from memory: `keeps`, and on PostgreSQL the listening connection is asked ahead
+   * for the next confirmation (notified-tables.ts).
+   */
+  vouches(): boolean;
+  /** When it does not vouch: whether it does once it has made sure (PostgreSQL waits for its listening connection). */
+  confirm(): Promise<boolean>;
   /** Read-cache lookups served from memory or loaded, counted by the caches for metrics. */
   readonly lookups: { hits: number; misses: number };
   now(): number;
@@ -35,6 +42,14 @@ export abstract class TableMarks implements TableClock, WriteTracker {
   constructor(protected graph: WriteGraph) {}
 
   abstract readonly keeps: boolean;
+
+  vouches(): boolean {
+    return this.keeps;
+  }
+
+  async confirm(): Promise<boolean> {
+    return this.keeps;
+  }
 
   /** The time to stamp a read with, taken before it runs. */
   now(): number {
