@@ -1,7 +1,8 @@
 // 1,000 Boxyard agents reporting their status, in one process of their own: agent i reports at
 // i/n of the interval and then every interval, each agent on a keep-alive connection of its own,
 // as a real agent does (its fetch keeps the connection for the daemon's `Keep-Alive: timeout=`,
-// which outlasts the ping interval). BENCH_AGENT_NEW_CONNECTIONS=1: a new connection per report.
+// which outlasts the ping interval), from an address of its own. BENCH_AGENT_NEW_CONNECTIONS=1: a new connection
+// per report.
 //   node agents-report.mjs URL AGENT_TOKEN IDS.json INTERVAL_S DURATION_S
 // Prints {"sent","ok","failed","stop","errors","p99_ms","steady_p99_ms"} as JSON when done
 // (errors: failures by status or error code; steady: the reports after the first interval;
@@ -30,7 +31,15 @@ function addTo(lists, i, latency) {
 }
 
 const fresh = process.env.BENCH_AGENT_NEW_CONNECTIONS === '1';
-const connections = new Map(ids.map((id) => [id, fresh ? false : new Agent({ keepAlive: true, maxSockets: 1 })]));
+// Each agent from an address of its own, as agents on the machines of a LAN are (agent i from 127.10.x.y, every
+// one of them this machine's own): the daemon's per-address cap of busy connections, a slowloris defence that the
+// flood part measures, is not what 10,000 machines meet. BENCH_AGENT_ONE_ADDRESS=1: every agent from 127.0.0.1.
+const oneAddress = process.env.BENCH_AGENT_ONE_ADDRESS === '1';
+const addressOf = (i) => (oneAddress ? undefined : `127.10.${Math.floor(i / 250)}.${(i % 250) + 1}`);
+const from = new Map(ids.map((id, i) => [id, addressOf(i)]));
+const connections = new Map(
+  ids.map((id) => [id, fresh ? false : new Agent({ keepAlive: true, maxSockets: 1, localAddress: from.get(id) })]),
+);
 
 function report(id) {
   return new Promise((resolve) => {
@@ -41,6 +50,7 @@ function report(id) {
       {
         method: 'POST',
         agent: connections.get(id),
+        localAddress: from.get(id),
         headers: {
           authorization: `Bearer ${token}`,
           'content-type': 'application/json',
