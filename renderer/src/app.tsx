@@ -16,6 +16,8 @@ import { DesktopWelcome } from './components/desktop-welcome';
 import { Notices } from './components/notices';
 import { Home, OverviewPage } from './pages/overview-page';
 import { signInPath } from './entry-paths';
+import { pageTitle } from './page-titles';
+import { useEffect } from 'react';
 
 /**
  * The "Sign in" link, which comes back to this page afterwards; from the boxes list as a visitor first sees it (where
@@ -63,11 +65,15 @@ function TopBar() {
   );
 }
 
+/** Every page but sign-in: a skip link past the top bar, the bar, the page. */
 function Shell() {
   return (
     <>
+      <a className="skip-link" href="#main">
+        Skip to the page
+      </a>
       <TopBar />
-      <main>
+      <main id="main" tabIndex={-1}>
         <Outlet />
       </main>
     </>
@@ -102,6 +108,11 @@ function ToMove() {
  */
 export function App() {
   const { checking } = useSession();
+  // Each page's title in the tab and the history (page-titles.ts).
+  const { pathname } = useLocation();
+  useEffect(() => {
+    document.title = pageTitle(pathname);
+  }, [pathname]);
   if (checking) return <p className="muted">Loading…</p>;
   return (
     <>

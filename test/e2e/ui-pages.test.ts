@@ -137,6 +137,7 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
     who: string,
   ): Promise<string[]> {
     const where = `${who} ${c.path} at ${size.width} px`;
+    const found0: string[] = [];
     problems.length = 0;
     try {
       await page.goto(`${daemon.url}${c.path}`);
@@ -150,9 +151,17 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
     } catch (e) {
       return [`${where}: never showed its heading ${String(c.heading)} (${(e as Error).message.split('\n')[0]})`];
     }
+    // Its own title in the tab, and a skip link past the top bar as the keyboard's first stop.
+    const title = await page.title();
+    if (!/^.+ · Boxyard$/.test(title)) found0.push(`${where}: the page's title is "${title}"`);
+    if (!c.path.startsWith('/ui/login') && c.name !== 'sign-in') {
+      await page.keyboard.press('Tab');
+      const first = await page.evaluate(() => document.activeElement?.textContent ?? '');
+      if (first !== 'Skip to the page') found0.push(`${where}: the first Tab stop is "${first}", not the skip link`);
+    }
     const file = join(SHOTS, `${who}-${c.name}-${size.name}.png`);
     await page.screenshot({ path: file, fullPage: true });
-    const found: string[] = [];
+    const found: string[] = [...found0];
     if (statSync(file).size < 1000) found.push(`${where}: empty screenshot`);
     const wider = await overflow(page);
     if (wider > 0) found.push(`${where}: ${wider} px wider than the window`);
