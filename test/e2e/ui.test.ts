@@ -213,7 +213,10 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await row.getByText('inherited from the organization').waitFor();
     const attributes = async () =>
       (await admin.get('/api/v2/organizations/e2e-org/workspaces')).json.data[0].attributes;
+    // Chosen, then saved with its button (as the organization's settings above are): nothing is sent before.
     await page.getByLabel('Agent pool of e2e-ws').selectOption({ label: 'agent pool e2e-pool' });
+    expect((await attributes())['setting-overwrites']).toEqual({ 'execution-mode': false, 'agent-pool': false });
+    await row.getByRole('button', { name: 'Save' }).click();
     await expect.poll(attributes).toMatchObject({
       name: 'e2e-ws',
       'execution-mode': 'agent',
@@ -222,6 +225,7 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     });
     await row.getByText('its own').waitFor();
     await page.getByLabel('Agent pool of e2e-ws').selectOption('default');
+    await row.getByRole('button', { name: 'Save' }).click();
     await expect.poll(attributes).toMatchObject({
       'execution-mode': 'remote',
       'agent-pool-id': null,
@@ -229,6 +233,7 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     });
     await row.getByText('inherited from the organization').waitFor();
     await page.getByLabel('Agent pool of e2e-ws').selectOption({ label: 'agent pool e2e-pool' });
+    await row.getByRole('button', { name: 'Save' }).click();
     await expect.poll(attributes).toMatchObject({ 'execution-mode': 'agent', 'agent-pool-id': poolId });
 
     await page.goto(`${daemon.url}/ui/agent-pools/e2e-org/${poolId}`);

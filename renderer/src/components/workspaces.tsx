@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { listPools } from '../api/agents';
 import { useSession } from '../api/session';
@@ -10,17 +10,30 @@ import { WorkspaceCloudBlock } from './workspace-cloud-block';
 import { useServerAccess } from '../api/server-access';
 import { TrustStep } from './trust-step';
 
+/** Where a run goes, in words: an agent pool by name, or the server (HCP's remote) or the user's machine (local). */
+const runsOn = (mode: string, pool: string | null) =>
+  pool ? `agent pool ${pool}` : mode === 'local' ? "the user's machine (local)" : 'the server (remote)';
+
+/**
+ * A workspace and where its runs go: the organization's choice, the server (or the user's machine) or a pool,
+ * chosen in the select and saved with its button, as the organization's settings above it are.
+ */
 function WorkspaceRow({ org, workspace: w, pools }: { org: string; workspace: WorkspaceJson; pools: AgentPoolJson[] }) {
   const { api } = useSession();
   const keys = [queryKeys.workspaces(org), queryKeys.pools(org)];
-  const assign = useAction((poolId: string | null | 'default') => setWorkspacePool(api, w.id, poolId), keys);
-  const remove = useAction(() => deleteWorkspace(api, w.id), keys);
   const ow = w.attributes['setting-overwrites'];
   const inherited = !ow['execution-mode'] && !ow['agent-pool'];
-  const poolName = (id: string | null) => pools.find((p) => p.id === id)?.attributes.name ?? id;
-  const where = w.attributes['agent-pool-id']
-    ? `agent pool ${poolName(w.attributes['agent-pool-id'])}`
-    : `the server (${w.attributes['execution-mode']})`;
+  const current = inherited ? 'default' : (w.attributes['agent-pool-id'] ?? '');
+  const [choice, setChoice] = useState(current);
+  useEffect(() => setChoice(current), [current]);
+  const assign = useAction(() => setWorkspacePool(api, w.id, choice === 'default' ? 'default' : choice || null), keys);
+  const remove = useAction(() => deleteWorkspace(api, w.id), keys);
+  const poolName = (id: string | null) => (id ? (pools.find((p) => p.id === id)?.attributes.name ?? id) : null);
+  const now = runsOn(w.attributes['execution-mode'], poolName(w.attributes['agent-pool-id']));
+  const save = (e: FormEvent) => {
+    e.preventDefault();
+    assign.mutate(undefined);
+  };
   return (
     <tr>
       <td>
@@ -28,23 +41,29 @@ function WorkspaceRow({ org, workspace: w, pools }: { org: string; workspace: Wo
         <WorkspaceCloudBlock org={org} workspace={w.attributes.name} />
       </td>
       <td>
-        <select
-          aria-label={`Agent pool of ${w.attributes.name}`}
-          value={inherited ? 'default' : (w.attributes['agent-pool-id'] ?? '')}
-          onChange={(e) => assign.mutate(e.target.value === 'default' ? 'default' : e.target.value || null)}
-        >
-          <option value="default">the organization's default{inherited ? ` (${where})` : ''}</option>
-          <option value="">
-            the server ({w.attributes['execution-mode'] === 'local' && !inherited ? 'local' : 'remote'})
-          </option>
-          {pools.map((p) => (
-            <option key={p.id} value={p.id}>
-              agent pool {p.attributes.name}
+        <form className="inline" onSubmit={save} aria-label={`Where runs of ${w.attributes.name} go`}>
+          <select
+            aria-label={`Agent pool of ${w.attributes.name}`}
+            value={choice}
+            onChange={(e) => setChoice(e.target.value)}
+          >
+            <option value="default">as the organization decides{inherited ? ` (now ${now})` : ''}</option>
+            <option value="">
+              {runsOn(w.attributes['execution-mode'] === 'local' && !inherited ? 'local' : 'remote', null)}
             </option>
-          ))}
-        </select>
+            {pools.map((p) => (
+              <option key={p.id} value={p.id}>
+                agent pool {p.attributes.name}
+              </option>
+            ))}
+          </select>
+          {choice !== current && (
+            <button type="submit" className="small" disabled={assign.isPending}>
+              Save
+            </button>
+          )}
+        </form>
         <span className="muted">
-          {' '}
           {inherited
             ? 'inherited from the organization'
             : ow['execution-mode'] && ow['agent-pool']
