@@ -45,7 +45,15 @@ describe.skipIf(!haveChromium)('roles in the web UI', () => {
     await page.getByRole('heading', { name: 'team' }).waitFor();
     await members().getByRole('button', { name: 'Make owner' }).waitFor();
     expect(await members().getByRole('button', { name: 'Remove' }).count()).toBe(2);
-    await page.getByRole('form', { name: 'Add member' }).waitFor();
+    const add = page.getByRole('form', { name: 'Add member' });
+    await add.waitFor();
     expect(await members().getByText('Only owners of').count()).toBe(0);
+    // Users are found as the name is typed; members already in are not offered.
+    await daemon.user('milan');
+    await add.getByLabel('Username').fill('mi');
+    const offered = () =>
+      page.locator('#member-candidates option').evaluateAll((os) => os.map((o) => o.getAttribute('value')));
+    await expect.poll(offered).toEqual(['milan']);
+    await add.getByText('gets one from an administrator, in Settings → Administration').waitFor();
   });
 });

@@ -227,6 +227,11 @@ export class AccountService {
     return user ? { user } : null;
   }
   listUsers = () => this.repo.listUsers();
+  /**
+   * Usernames starting with what was typed, for any signed-in user (adding a member finds them as they type): a
+   * username is no secret, as every user's profile answers anyone (`GET /api/v1/user/:username`). Ten at most.
+   */
+  usernamesStartingWith = (prefix: string) => this.repo.usernamesStartingWith(prefix, 10);
 
   /** Removes a user, unless they are the last administrator or the last owner of an organization. */
   async deleteUser(user: UserRow): Promise<void> {

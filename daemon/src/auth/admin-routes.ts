@@ -52,6 +52,13 @@ export function adminRoutes(deps: AdminRouteDeps): Router {
     requireAdmin(ctx);
     ctx.body = { users: (await deps.accounts.listUsers()).map(userSelf) };
   });
+  r.get(
+    BOXYARD.userNames.path,
+    validated({ query: S.UserNamesQuery }, async (ctx, { query }) => {
+      requireUser(ctx);
+      ctx.body = { users: (await deps.accounts.usernamesStartingWith(query.q)).map((username) => ({ username })) };
+    }),
+  );
   r.post(
     BOXYARD.users.path,
     validated({ body: S.CreateUserBody }, async (ctx, { body }) => {

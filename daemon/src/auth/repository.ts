@@ -2,6 +2,7 @@ import { inTransaction } from '../store/transaction';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../store/schema';
 import { nameKey } from '../contract/names';
+import { startsWith } from '../store/like';
 import { prepare } from '../store/cache/prepared';
 import { cachedQuery, type ReadCache } from '../store/cache/read-cache';
 import type { TableClock } from '../store/cache/table-clock';
@@ -85,6 +86,17 @@ export class AccountRepository {
   }
   listUsers() {
     return this.db.selectFrom('users').selectAll().orderBy('username_key').execute();
+  }
+  /** Up to `limit` usernames that start with `prefix` (compared by their lower-case key), by name. */
+  async usernamesStartingWith(prefix: string, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('users')
+      .select('username')
+      .where(startsWith('username_key', nameKey(prefix)))
+      .orderBy('username_key')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.username);
   }
   countUsers() {
     return this.db

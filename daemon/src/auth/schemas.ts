@@ -17,3 +17,5 @@ export {
 
 export { IdParams, NameParams } from '../http/params';
 export const MethodParams = z.object({ method: z.enum(DELIVERY_METHODS) });
+/** `GET /user-names?q=`: the start of a username. */
+export const UserNamesQuery = z.object({ q: z.string().trim().min(1).max(64) });

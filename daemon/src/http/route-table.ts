@@ -136,6 +136,8 @@ export const BOXYARD = {
   boxStats: route('/boxes/:username/:name/stats'),
   user: route('/user'),
   users: route('/users'),
+  /** Usernames as someone types one (adding a member): any signed-in user. */
+  userNames: route('/user-names'),
   userNamed: route('/users/:name'),
   userPassword: route('/users/:name/password'),
   tokens: route('/tokens'),

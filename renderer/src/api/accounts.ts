@@ -13,6 +13,7 @@ import {
   SessionAnswer,
   UserAnswer,
   UsersAnswer,
+  UserNamesAnswer,
   type OrganizationRole,
   type UserJson,
 } from '../../../daemon/src/contract/wire/accounts';
@@ -135,3 +136,8 @@ export const setAdministrator = (api: Fetcher, username: string, admin: boolean)
     method: 'PATCH',
     body: { user: { admin } } satisfies z.input<typeof UpdateUserBody>,
   }).then((r) => r.user);
+/** Up to ten usernames starting with what was typed (adding a member). */
+export const findUsernames = (api: Fetcher, prefix: string) =>
+  load(api, UserNamesAnswer, `${B}/user-names?q=${encodeURIComponent(prefix)}`).then((r) =>
+    r.users.map((u) => u.username),
+  );

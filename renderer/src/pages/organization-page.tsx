@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
-import { getOrganization, removeMember, setMember } from '../api/accounts';
+import { findUsernames, getOrganization, removeMember, setMember } from '../api/accounts';
 import { useSession } from '../api/session';
 import { ErrorNote, Loading, Section, confirmed, useAction } from '../components/ui';
 import { Workspaces } from '../components/workspaces';
@@ -22,6 +22,14 @@ function Members({ org, members, mayManage }: { org: string; members: MemberJson
     () => setUsername(''),
   );
   const remove = useAction((u: string) => removeMember(api, org, u), [key]);
+  // Usernames as they are typed, for the field's suggestions (not members already).
+  const typed = username.trim();
+  const candidates = useQuery({
+    queryKey: ['user-names', typed],
+    queryFn: () => findUsernames(api, typed),
+    enabled: mayManage && typed.length > 0,
+    select: (names) => names.filter((n) => !members.some((m) => m.username === n)),
+  });
   const submit = (e: FormEvent) => {
     e.preventDefault();
     put.mutate({ username, role });
@@ -71,14 +79,23 @@ function Members({ org, members, mayManage }: { org: string; members: MemberJson
       {!mayManage && <p className="muted">Only owners of {org} add, promote or remove members.</p>}
       {mayManage && (
         <form className="inline" onSubmit={submit} aria-label="Add member">
-          <input
-            name="member"
-            aria-label="Username"
-            placeholder="Username"
-            value={username}
-            onChange={(e) => setUsername(e.target.value)}
-            required
-          />
+          <label>
+            Username
+            <input
+              name="member"
+              list="member-candidates"
+              autoComplete="off"
+              aria-describedby="member-hint"
+              value={username}
+              onChange={(e) => setUsername(e.target.value)}
+              required
+            />
+          </label>
+          <datalist id="member-candidates">
+            {(candidates.data ?? []).map((name) => (
+              <option key={name} value={name} />
+            ))}
+          </datalist>
           <select aria-label="Role" value={role} onChange={(e) => setRole(e.target.value as OrganizationRole)}>
             {ORGANIZATION_ROLES.map((r) => (
               <option key={r} value={r}>
@@ -89,6 +106,10 @@ function Members({ org, members, mayManage }: { org: string; members: MemberJson
           <button type="submit" disabled={put.isPending}>
             Add member
           </button>
+          <p className="hint" id="member-hint">
+            Users found as you type. A colleague without an account gets one from an administrator, in Settings →
+            Administration.
+          </p>
         </form>
       )}
     </Section>

@@ -124,3 +124,6 @@ export const RuntimeSettingsJson = z.object({
 });
 export type RuntimeSettingsJson = z.infer<typeof RuntimeSettingsJson>;
 export const SettingsAnswer = z.object({ settings: RuntimeSettingsJson });
+
+/** `GET /user-names?q=`: up to ten usernames starting with `q`, by name. */
+export const UserNamesAnswer = z.object({ users: z.array(z.object({ username: z.string() })) });
