@@ -67,6 +67,9 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await version.getByText('unreleased').waitFor();
 
     await version.getByRole('button', { name: 'Add provider' }).click();
+    // Uploading a file is the default; a file elsewhere is the other way.
+    expect(await version.getByLabel('Upload a .box file').isChecked()).toBe(true);
+    await version.getByLabel('External URL').check();
     await version.getByRole('textbox', { name: 'URL', exact: true }).fill('https://example.invalid/e2e/virtualbox.box');
     await version.getByLabel('Checksum (optional)').fill('a'.repeat(64));
     await version.getByRole('button', { name: 'Add provider' }).click();

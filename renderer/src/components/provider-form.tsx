@@ -23,7 +23,8 @@ interface Draft {
 const EMPTY: Draft = {
   name: 'virtualbox',
   architecture: 'amd64',
-  source: 'url',
+  // A file uploaded here is what most labs add; an external URL is the other way.
+  source: 'upload',
   url: '',
   checksum: '',
   checksum_type: 'sha256',
@@ -126,10 +127,7 @@ function ProviderFields({ d, set, locked }: { d: Draft; set: Setter; locked: boo
         </select>
       </label>
       <fieldset disabled={locked}>
-        <label className="check">
-          <input type="radio" name="source" checked={d.source === 'url'} onChange={() => set({ source: 'url' })} />{' '}
-          External URL
-        </label>
+        <legend>The box file</legend>
         <label className="check">
           <input
             type="radio"
@@ -138,6 +136,10 @@ function ProviderFields({ d, set, locked }: { d: Draft; set: Setter; locked: boo
             onChange={() => set({ source: 'upload' })}
           />{' '}
           Upload a .box file
+        </label>
+        <label className="check">
+          <input type="radio" name="source" checked={d.source === 'url'} onChange={() => set({ source: 'url' })} />{' '}
+          External URL
         </label>
       </fieldset>
     </>

@@ -29,31 +29,40 @@ function NewUserForm() {
   };
   return (
     <form className="inline" onSubmit={submit} aria-label="New user">
-      <input
-        name="new_username"
-        placeholder="Username"
-        autoComplete="off"
-        value={u.username}
-        onChange={(e) => setU({ ...u, username: e.target.value })}
-        required
-      />
-      <input
-        name="new_password"
-        type="password"
-        placeholder={`Password (${MIN_PASSWORD_LENGTH}+ characters)`}
-        autoComplete="new-password"
-        minLength={MIN_PASSWORD_LENGTH}
-        value={u.password}
-        onChange={(e) => setU({ ...u, password: e.target.value })}
-        required
-      />
-      <input
-        name="new_email"
-        type="email"
-        placeholder="E-mail (optional)"
-        value={u.email}
-        onChange={(e) => setU({ ...u, email: e.target.value })}
-      />
+      <label>
+        Username
+        <input
+          name="new_username"
+          placeholder="Username"
+          autoComplete="off"
+          value={u.username}
+          onChange={(e) => setU({ ...u, username: e.target.value })}
+          required
+        />
+      </label>
+      <label>
+        Password
+        <input
+          name="new_password"
+          type="password"
+          placeholder={`Password (${MIN_PASSWORD_LENGTH}+ characters)`}
+          autoComplete="new-password"
+          minLength={MIN_PASSWORD_LENGTH}
+          value={u.password}
+          onChange={(e) => setU({ ...u, password: e.target.value })}
+          required
+        />
+      </label>
+      <label>
+        E-mail (optional)
+        <input
+          name="new_email"
+          type="email"
+          placeholder="E-mail (optional)"
+          value={u.email}
+          onChange={(e) => setU({ ...u, email: e.target.value })}
+        />
+      </label>
       <label className="check">
         <input type="checkbox" checked={u.admin} onChange={(e) => setU({ ...u, admin: e.target.checked })} />{' '}
         administrator

@@ -104,16 +104,18 @@ export function Workspaces({ org }: { org: string }) {
   };
   const form = (
     <form className="inline" onSubmit={submit} aria-label="New workspace">
-      <input
-        name="workspace_name"
-        aria-label="Workspace name"
-        placeholder="Workspace name"
-        value={name}
-        onChange={(e) => setName(e.target.value)}
-        required
-        pattern="[A-Za-z0-9_\-]+"
-        title="letters, digits, - and _"
-      />
+      <label>
+        Workspace name
+        <input
+          name="workspace_name"
+          placeholder="Workspace name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          required
+          pattern="[A-Za-z0-9_\-]+"
+          title="letters, digits, - and _"
+        />
+      </label>
       <button type="submit" disabled={create.isPending}>
         Create workspace
       </button>

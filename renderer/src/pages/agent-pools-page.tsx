@@ -28,17 +28,19 @@ function NewPoolForm({ org, nameField }: { org: string; nameField: RefObject<HTM
   };
   return (
     <form className="inline" onSubmit={submit} aria-label="New agent pool">
-      <input
-        ref={nameField}
-        name="pool_name"
-        aria-label="Pool name"
-        placeholder="Pool name"
-        value={name}
-        onChange={(e) => setName(e.target.value)}
-        required
-        pattern="[A-Za-z0-9_\-]+"
-        title="letters, digits, - and _"
-      />
+      <label>
+        Pool name
+        <input
+          ref={nameField}
+          name="pool_name"
+          placeholder="Pool name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          required
+          pattern="[A-Za-z0-9_\-]+"
+          title="letters, digits, - and _"
+        />
+      </label>
       <label className="check">
         <input type="checkbox" checked={scoped} onChange={(e) => setScoped(e.target.checked)} /> All workspaces may use
         it

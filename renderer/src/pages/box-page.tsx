@@ -32,21 +32,25 @@ function NewVersionForm({ user, name }: { user: string; name: string }) {
   };
   return (
     <form className="inline" onSubmit={submit} aria-label="New version">
-      <input
-        name="version"
-        aria-label="Version number"
-        placeholder="Version, e.g. 1.0.0"
-        value={version}
-        onChange={(e) => setVersion(e.target.value)}
-        required
-      />
-      <input
-        name="version_description"
-        aria-label="What changed"
-        placeholder="What changed"
-        value={description}
-        onChange={(e) => setDescription(e.target.value)}
-      />
+      <label>
+        Version number
+        <input
+          name="version"
+          placeholder="Version, e.g. 1.0.0"
+          value={version}
+          onChange={(e) => setVersion(e.target.value)}
+          required
+        />
+      </label>
+      <label>
+        What changed
+        <input
+          name="version_description"
+          placeholder="What changed"
+          value={description}
+          onChange={(e) => setDescription(e.target.value)}
+        />
+      </label>
       <button type="submit" disabled={create.isPending}>
         Create version
       </button>

@@ -68,13 +68,16 @@ export function TokenSection({
   };
   const newToken = (
     <form className="inline" onSubmit={submit} aria-label={form.label}>
-      <input
-        name={form.field}
-        placeholder={form.placeholder}
-        value={description}
-        onChange={(e) => setDescription(e.target.value)}
-        required
-      />
+      <label>
+        Description
+        <input
+          name={form.field}
+          placeholder={form.placeholder}
+          value={description}
+          onChange={(e) => setDescription(e.target.value)}
+          required
+        />
+      </label>
       <button type="submit" disabled={made.isPending}>
         Create token
       </button>
