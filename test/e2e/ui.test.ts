@@ -330,9 +330,20 @@ describe.skipIf(!haveChromium)('web UI in headless Chromium', () => {
     await page.getByRole('heading', { name: 'Administration', level: 1 }).waitFor();
     const status = page.getByRole('definition').filter({ hasText: 'plain HTTP' });
     await status.waitFor();
-    await page.getByPlaceholder('Username').fill('carol');
-    await page.getByPlaceholder('Password (12+ characters)').fill('carol-password');
-    await page.getByRole('button', { name: 'Create user' }).click();
+    const newUser = page.getByRole('form', { name: 'New user' });
+    // The rules are under the fields before anything is typed, and a refusal sits beside its field.
+    await newUser.getByText('At least 12 characters').waitFor();
+    await newUser.getByLabel('Username').fill('carol');
+    await newUser.getByLabel('Password').fill('short');
+    await newUser.getByRole('button', { name: 'Create user' }).click();
+    await newUser.getByRole('alert').filter({ hasText: /12/ }).waitFor();
+    expect(
+      (await daemon.http.withToken(token).get('/api/boxyard/users')).json.users.map(
+        (x: { username: string }) => x.username,
+      ),
+    ).not.toContain('carol');
+    await newUser.getByLabel('Password').fill('carol-password');
+    await newUser.getByRole('button', { name: 'Create user' }).click();
     await page.getByRole('cell', { name: 'carol' }).waitFor();
     expect(
       (await daemon.http.post('/api/v1/authenticate', { user: { login: 'carol', password: 'carol-password' } })).status,

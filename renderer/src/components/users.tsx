@@ -2,7 +2,10 @@ import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { createUser, deleteUser, listUsers, resetPassword, setAdministrator } from '../api/accounts';
 import { useSession } from '../api/session';
-import { MIN_PASSWORD_LENGTH } from '../../../daemon/src/contract/bodies/accounts';
+import { CreateUserBody, MIN_PASSWORD_LENGTH } from '../../../daemon/src/contract/bodies/accounts';
+import { isApiError } from '../api/client';
+import { checked, formError, hintOf, issueAt } from './form-issues';
+import { Field } from './form-rules';
 import { ErrorNote, Loading, Section, confirmed, useAction } from './ui';
 import { queryKeys } from '../api/query-keys';
 import { When } from './relative-time';
@@ -15,11 +18,15 @@ interface Draft {
 }
 const EMPTY: Draft = { username: '', password: '', email: '', admin: false };
 
+const RULES = CreateUserBody.shape.user.shape;
+const nameTaken = (e: unknown) => isApiError(e, 'conflict');
+
+/** A new account: its rules under each field before anything is typed, and what is wrong beside the field. */
 function NewUserForm() {
   const { api } = useSession();
   const [u, setU] = useState<Draft>(EMPTY);
   const create = useAction(
-    () => createUser(api, { ...u, email: u.email || null }),
+    () => createUser(api, checked(CreateUserBody, { user: { ...u, email: u.email || null } }).user),
     [queryKeys.users],
     () => setU(EMPTY),
   );
@@ -28,49 +35,51 @@ function NewUserForm() {
     create.mutate(undefined);
   };
   return (
-    <form className="inline" onSubmit={submit} aria-label="New user">
-      <label>
-        Username
-        <input
-          name="new_username"
-          placeholder="Username"
-          autoComplete="off"
-          value={u.username}
-          onChange={(e) => setU({ ...u, username: e.target.value })}
-          required
-        />
-      </label>
-      <label>
-        Password
-        <input
-          name="new_password"
-          type="password"
-          placeholder={`Password (${MIN_PASSWORD_LENGTH}+ characters)`}
-          autoComplete="new-password"
-          minLength={MIN_PASSWORD_LENGTH}
-          value={u.password}
-          onChange={(e) => setU({ ...u, password: e.target.value })}
-          required
-        />
-      </label>
-      <label>
-        E-mail (optional)
-        <input
-          name="new_email"
-          type="email"
-          placeholder="E-mail (optional)"
-          value={u.email}
-          onChange={(e) => setU({ ...u, email: e.target.value })}
-        />
-      </label>
-      <label className="check">
-        <input type="checkbox" checked={u.admin} onChange={(e) => setU({ ...u, admin: e.target.checked })} />{' '}
-        administrator
-      </label>
-      <button type="submit" disabled={create.isPending}>
-        Create user
-      </button>
-      <ErrorNote error={create.error} />
+    <form className="provider-form" onSubmit={submit} aria-label="New user" noValidate>
+      <Field label="Username" hint={hintOf(RULES.username)} issue={issueAt(create.error, 'user.username', nameTaken)}>
+        {(control) => (
+          <input
+            name="new_username"
+            autoComplete="off"
+            value={u.username}
+            onChange={(e) => setU({ ...u, username: e.target.value })}
+            {...control}
+          />
+        )}
+      </Field>
+      <Field label="Password" hint={hintOf(RULES.password)} issue={issueAt(create.error, 'user.password')}>
+        {(control) => (
+          <input
+            name="new_password"
+            type="password"
+            autoComplete="new-password"
+            value={u.password}
+            onChange={(e) => setU({ ...u, password: e.target.value })}
+            {...control}
+          />
+        )}
+      </Field>
+      <Field label="E-mail (optional)" issue={issueAt(create.error, 'user.email')}>
+        {(control) => (
+          <input
+            name="new_email"
+            type="email"
+            value={u.email}
+            onChange={(e) => setU({ ...u, email: e.target.value })}
+            {...control}
+          />
+        )}
+      </Field>
+      <div className="row">
+        <label className="check">
+          <input type="checkbox" checked={u.admin} onChange={(e) => setU({ ...u, admin: e.target.checked })} />{' '}
+          administrator
+        </label>
+        <button type="submit" disabled={create.isPending}>
+          Create user
+        </button>
+      </div>
+      <ErrorNote error={formError(create.error, nameTaken)} />
     </form>
   );
 }
