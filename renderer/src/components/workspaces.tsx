@@ -9,6 +9,7 @@ import { queryKeys } from '../api/query-keys';
 import { WorkspaceCloudBlock } from './workspace-cloud-block';
 import { useServerAccess } from '../api/server-access';
 import { TrustStep } from './trust-step';
+import { TFC_NAME } from '../../../daemon/src/contract/bodies/jsonapi';
 
 /** Where a run goes, in words: an agent pool by name, or the server (HCP's remote) or the user's machine (local). */
 const runsOn = (mode: string, pool: string | null) =>
@@ -112,8 +113,9 @@ export function Workspaces({ org }: { org: string }) {
           value={name}
           onChange={(e) => setName(e.target.value)}
           required
-          pattern="[A-Za-z0-9_\-]+"
-          title="letters, digits, - and _"
+          pattern={TFC_NAME.pattern}
+          maxLength={TFC_NAME.max}
+          title={TFC_NAME.words}
         />
       </label>
       <button type="submit" disabled={create.isPending}>

@@ -12,6 +12,7 @@ import { queryKeys } from '../api/query-keys';
 import { AGENT_STATUSES } from '../../../daemon/src/contract/wire/jsonapi';
 import { noAgents, type AgentStatusCounts } from '../../../daemon/src/contract/wire/agent-counts';
 import { When } from '../components/relative-time';
+import { TFC_NAME } from '../../../daemon/src/contract/bodies/jsonapi';
 
 function NewPoolForm({ org, nameField }: { org: string; nameField: RefObject<HTMLInputElement | null> }) {
   const { api } = useSession();
@@ -37,8 +38,9 @@ function NewPoolForm({ org, nameField }: { org: string; nameField: RefObject<HTM
           value={name}
           onChange={(e) => setName(e.target.value)}
           required
-          pattern="[A-Za-z0-9_\-]+"
-          title="letters, digits, - and _"
+          pattern={TFC_NAME.pattern}
+          maxLength={TFC_NAME.max}
+          title={TFC_NAME.words}
         />
       </label>
       <label className="check">

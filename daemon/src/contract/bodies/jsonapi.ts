@@ -46,13 +46,17 @@ export function ResourceInput<const T extends readonly [string, ...string[]], A 
   });
 }
 
-/** Pool, workspace and project names: identifiers, as HCP Terraform allows them. */
+/**
+ * Pool, workspace and project names: identifiers, as HCP Terraform allows them. The pattern is also an HTML `pattern`
+ * (the UI's name fields), so its `-` is escaped, as browsers' pattern syntax wants it in a class.
+ */
+export const TFC_NAME = { pattern: '[A-Za-z0-9_\\-]+', words: 'letters, numbers, "-" and "_"', max: 90 } as const;
 export const TfcName = (what: string) =>
   z
     .string()
     .min(1, `${what} must not be empty`)
-    .max(90, `${what} must be at most 90 characters`)
-    .regex(/^[A-Za-z0-9_-]+$/, `${what} may contain only letters, numbers, "-" and "_"`);
+    .max(TFC_NAME.max, `${what} must be at most ${TFC_NAME.max} characters`)
+    .regex(new RegExp(`^${TFC_NAME.pattern}$`), `${what} may contain only ${TFC_NAME.words}`);
 
 // ---- agent pools and their tokens ----
 
