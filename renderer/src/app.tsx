@@ -38,7 +38,7 @@ function TopBar() {
   return (
     <header className="topbar">
       <span className="brand">Boxyard</span>
-      <nav>
+      <nav aria-label="Main">
         <NavLink to="/boxes">Boxes</NavLink>
         {session.signedIn && (
           <>

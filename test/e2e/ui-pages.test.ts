@@ -17,7 +17,7 @@ import {
 } from '../helpers/ui-browser';
 
 // Every page of the UI, as a visitor and as the administrator, at a desktop and a phone size: no
-// console error, nothing axe-core rates serious or critical, no horizontal scroll, and a
+// console error, no axe-core finding of any severity, no horizontal scroll, and a
 // screenshot of each kept in test-artifacts/screenshots (BOXYARD_TEST_ARTIFACTS moves it).
 
 const haveChromium = chromiumAvailable('The page-wide UI test');
@@ -41,7 +41,7 @@ interface AxeViolation {
   nodes: Array<{ target: unknown[] }>;
 }
 
-/** axe-core's serious and critical findings on the page as it is now. */
+/** axe-core's findings on the page as it is now, of every severity (minor ones too). */
 async function axeFindings(page: Page): Promise<string[]> {
   // Evaluated by the browser's debugging protocol, which the page's Content Security Policy does not govern.
   await page.evaluate(AXE);
@@ -51,9 +51,9 @@ async function axeFindings(page: Page): Promise<string[]> {
     ).axe;
     return (await axe.run(document, { resultTypes: ['violations'] })).violations;
   });
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+  return violations.map(
+    (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`,
+  );
 }
 
 /** How far the page is wider than the window, in CSS pixels (0 when it fits). */

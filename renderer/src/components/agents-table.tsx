@@ -52,7 +52,7 @@ export function AgentsTable({ org, poolId }: { org: string; poolId: string }) {
               <th>Status</th>
               <th>Address</th>
               <th>Last seen</th>
-              <th />
+              <th>Change</th>
             </tr>
           </thead>
           <tbody>

@@ -103,8 +103,8 @@ export function VersionCard({ user, name, version, stats, manage }: VersionCardP
               <th>Downloads</th>
               <th>File</th>
               <th>Checksum</th>
-              <th />
-              {manage && <th />}
+              <th>Download</th>
+              {manage && <th>Change</th>}
             </tr>
           </thead>
           <tbody>

@@ -141,7 +141,7 @@ export function Workspaces({ org }: { org: string }) {
             <tr>
               <th>Workspace</th>
               <th>Runs on</th>
-              <th />
+              <th>Change</th>
             </tr>
           </thead>
           <tbody>

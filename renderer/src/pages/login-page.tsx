@@ -107,7 +107,7 @@ export function LoginPage() {
     }
   };
   return (
-    <div className="login">
+    <main className="login">
       <form className="card" onSubmit={(e) => void submit(e)}>
         <h1>Boxyard</h1>
         {methods ? <CodeStep form={form} set={set} methods={methods} /> : <PasswordStep form={form} set={set} />}
@@ -129,6 +129,6 @@ export function LoginPage() {
         )}
         <Link to="/boxes">Browse the public boxes</Link>
       </form>
-    </div>
+    </main>
   );
 }

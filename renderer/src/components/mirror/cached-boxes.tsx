@@ -101,7 +101,7 @@ export function CachedBoxes() {
               <th>Source</th>
               <th>Files cached</th>
               <th>Synced</th>
-              <th />
+              <th>Change</th>
             </tr>
           </thead>
           <tbody>

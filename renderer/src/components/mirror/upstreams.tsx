@@ -115,7 +115,7 @@ export function Upstreams() {
               <th>Kind</th>
               <th>Token</th>
               <th>Health</th>
-              <th />
+              <th>Change</th>
             </tr>
           </thead>
           <tbody>

@@ -97,7 +97,7 @@ export function TokenSection({
               <th>Description</th>
               <th>Created</th>
               <th>Last used</th>
-              <th />
+              <th>Change</th>
             </tr>
           </thead>
           <tbody>
