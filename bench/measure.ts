@@ -172,19 +172,21 @@ export interface Daemon extends Proc {
   startSeconds: number;
 }
 
+/** BENCH_CPU_PROF=DIR: every daemon and baseline writes a V8 CPU profile there when it stops (open in Chrome DevTools). */
+const cpuProfArgs = (): string[] =>
+  process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+
 /** `node bin/boxyard.mjs serve --data DIR` on a free port, as a user starts it; resolves at the first /healthz 200. */
 export async function startDaemon(
   dataDir: string,
   opts: { env?: Record<string, string>; nodeArgs?: string[]; args?: string[] } = {},
 ): Promise<Daemon> {
   const port = await freePort();
-  // BENCH_CPU_PROF=DIR: every daemon writes a V8 CPU profile there when it stops (open in Chrome DevTools).
-  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const t0 = now();
   const p = start(
     process.execPath,
     [
-      ...prof,
+      ...cpuProfArgs(),
       ...(opts.nodeArgs ?? []),
       BIN,
       'serve',
@@ -370,7 +372,11 @@ export async function startBaseline(
 ): Promise<Proc & { url: string }> {
   const port = await freePort();
   const env = tls ? { ...process.env, BASELINE_TLS_CERT: tls.cert, BASELINE_TLS_KEY: tls.key } : process.env;
-  const p = start(process.execPath, [join(ROOT, 'bench', 'baselines', script), String(port), ...args], { env });
+  const p = start(
+    process.execPath,
+    [...cpuProfArgs(), join(ROOT, 'bench', 'baselines', script), String(port), ...args],
+    { env },
+  );
   const url = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   await waitFor(`${url}/healthz`, { child: p.child });
   return { ...p, url };

@@ -36,3 +36,5 @@ const server = tls
 // As long as the daemon keeps an idle connection (http/guards/connections.ts): with Node's 5 s, each
 // agent's report every 10 s would come on a new connection here and on the same one there.
 server.keepAliveTimeout = 65_000;
+// An exit on SIGTERM, so that a CPU profile (--cpu-prof, BENCH_CPU_PROF) is written.
+process.on('SIGTERM', () => process.exit(0));

@@ -1,6 +1,7 @@
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
-import { safeEqual, sha256Hex } from '../lib/crypto';
+import { safeEqual } from '../lib/crypto';
+import { lastUseIsStale, PresentedSecrets } from '../auth/presented-secrets';
 import { NotFoundError, UnauthorizedError } from '../lib/errors';
 import type { AgentTokenRow, AgentTokensRepository } from '../pools/tokens-repository';
 import type { AgentStatus } from '../contract/wire/jsonapi';
@@ -19,10 +20,10 @@ export interface Instruction {
   ping_interval_seconds: number;
 }
 
-const TOUCH_EVERY_MS = 60_000;
-
 /** Boxyard's agent protocol: register with a pool token, report status, get told to stop. */
 export class AgentProtocolService {
+  private readonly secrets = new PresentedSecrets();
+
   constructor(
     private readonly repo: AgentsRepository,
     private readonly tokens: AgentTokensRepository,
@@ -36,16 +37,15 @@ export class AgentProtocolService {
    * revoked.
    */
   async authenticate(secret: string | undefined): Promise<AgentTokenRow> {
-    const hash = secret ? sha256Hex(secret) : '';
+    const hash = secret ? this.secrets.hashOf(secret) : '';
     const token = secret ? await this.tokens.tokenByHash(hash) : undefined;
     if (!token || !safeEqual(token.token_hash, hash)) {
       throw new UnauthorizedError(
         'The agent token is unknown or was revoked. Create a new token for the pool and restart the agent with it.',
       );
     }
-    // last-used-at to the minute, like API tokens: 1,000 agents would otherwise write it 100 times a second.
     const now = this.clock.now();
-    if (!token.last_used_at || now.getTime() - Date.parse(token.last_used_at) > TOUCH_EVERY_MS) {
+    if (lastUseIsStale(token.last_used_at, now)) {
       await this.tokens.touchToken(token.id, now.toISOString());
     }
     return token;

@@ -1,7 +1,7 @@
-import { LRUCache } from 'lru-cache';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
 import { sha256Hex } from '../lib/crypto';
+import { lastUseIsStale, PresentedSecrets } from './presented-secrets';
 import { TwoFactorRequiredError, UnauthorizedError } from '../lib/errors';
 import type { AttemptGuard } from '../http/guards/rate-limit';
 import type { AccountRepository, UserRow } from './repository';
@@ -16,8 +16,6 @@ export interface CreatedToken {
   token_hash: string;
   created_at: string;
 }
-
-const TOUCH_EVERY_MS = 60_000;
 
 /** A web UI session's token: what the user's token list calls it, and how long it lasts (its cookie's life). */
 export interface SessionSpec {
@@ -98,27 +96,19 @@ export class TokenService {
 
   /** The principal a presented secret stands for, or null when it is unknown. */
   async resolve(secret: string): Promise<Principal> {
-    const found = await this.repo.tokenWithUser(this.hashOf(secret));
+    const found = await this.repo.tokenWithUser(this.secrets.hashOf(secret));
     if (!found) return null;
     const { token: row, user } = found;
     const now = this.clock.now();
     // ISO times in UTC compare as text. An ended session is refused before the next sign-in deletes it.
     if (row.expires_at !== null && row.expires_at <= now.toISOString()) return null;
-    if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) > TOUCH_EVERY_MS) {
+    if (lastUseIsStale(row.last_used_at, now)) {
       await this.repo.touchToken(row.id, now.toISOString());
     }
     return { user, tokenId: row.id };
   }
 
-  /**
-   * Hashes of recently presented secrets: every authenticated request hashes its token, and the
-   * hash cost more than the cached lookup it keys. Bounded: the secret presented longest ago goes
-   * first. The lookup is by equality in SQL (an index), so no comparison of secrets happens in JavaScript.
-   */
-  private readonly hashes = new LRUCache<string, string>({ max: 1000, memoMethod: (secret) => sha256Hex(secret) });
-  private hashOf(secret: string): string {
-    return this.hashes.memo(secret);
-  }
+  private readonly secrets = new PresentedSecrets();
 
   list = (user: UserRow) => this.repo.listTokens(user.id);
   revoke = (tokenId: string, userId?: string) => this.repo.deleteToken(tokenId, userId);
