@@ -24,7 +24,13 @@ function isUnder(path: string, prefix: string): boolean {
 }
 
 /** The first path segment below `prefix`, lower-cased as the router matches. */
-const firstSegment = (path: string, prefix = '') => (path.slice(prefix.length).split('/')[1] ?? '').toLowerCase();
+const firstSegment = (path: string, prefix = '') => {
+  // Every request asks this, a few times: no array of every segment.
+  const from = prefix.length + 1;
+  if (path[prefix.length] !== '/') return '';
+  const end = path.indexOf('/', from);
+  return path.slice(from, end === -1 ? undefined : end).toLowerCase();
+};
 
 /** Routers mounted together that answer errors in one dialect (http/errors/dialects.ts). */
 interface Speaking {
