@@ -55,7 +55,7 @@ describe.skipIf(!haveChromium)('agents, pools and organizations in the web UI', 
 
   it('shows the agent command with a new token; the command starts an agent whose status and last-seen time show live', async () => {
     await poolPage();
-    await page.getByPlaceholder('Description').fill('rack tokens');
+    await page.getByRole('form', { name: 'New agent token' }).getByLabel('Description').fill('rack tokens');
     await page.getByRole('button', { name: 'Create token' }).click();
     const secret = (await page.getByLabel('agent token', { exact: true }).textContent()) ?? '';
     const command = (await page.getByLabel('boxyard agent command', { exact: true }).textContent()) ?? '';
@@ -185,7 +185,7 @@ describe.skipIf(!haveChromium)('agents, pools and organizations in the web UI', 
     await createOrg(api, 'tight', { 'agent-pool-limit': 1 });
     await createPool(api, 'tight', 'only');
     await page.goto(`${daemon.url}/ui/agent-pools/tight`);
-    await page.getByPlaceholder('Pool name').fill('second');
+    await page.getByLabel('Pool name').fill('second');
     await page.getByRole('button', { name: 'Create pool' }).click();
     const note = page.getByRole('alert').filter({ hasText: 'its limit' });
     await note.getByText('tight already has 1 agent pool, its limit.').waitFor();
