@@ -76,6 +76,7 @@ describe.skipIf(!haveChromium)('boxes in the web UI, in headless Chromium', () =
     await fieldIssue(newBox, 'Name')
       .getByText(/^Name may contain only letters, numbers, "-", "_" and "\."/)
       .waitFor();
+    await page.screenshot({ path: join(shots, 'new-box-refused.png'), fullPage: true });
     await noApiWords(page);
     expect((await daemon.http.withToken(daemon.adminToken).get(`/api/v1/user/${ADMIN.username}`)).json.boxes).toEqual(
       [],

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
-import { JSONAPI } from '../helpers/agents';
+import { JSONAPI, createWorkspace } from '../helpers/agents';
 import {
   chromiumAvailable,
   ensureUiBuilt,
@@ -69,6 +69,7 @@ describe.skipIf(!haveChromium)('organizations, pools and workspaces in the web U
     await newPool.getByLabel('Pool name').fill('e2e pool');
     await page.getByRole('button', { name: 'Create pool' }).click();
     await fieldIssue(newPool, 'Pool name').getByText('Name may contain only letters, numbers, "-" and "_"').waitFor();
+    await page.screenshot({ path: join(shots, 'pool-name-refused.png'), fullPage: true });
     await noApiWords(page);
     expect((await jsonApi().get('/api/v2/organizations/e2e-org/agent-pools')).json.data).toEqual([]);
     await newPool.getByLabel('Pool name').fill('e2e-pool');
@@ -164,5 +165,22 @@ describe.skipIf(!haveChromium)('organizations, pools and workspaces in the web U
         relationships: { 'allowed-workspaces': { data: [{ type: 'workspaces' }] } },
       });
     await page.screenshot({ path: join(shots, 'pool-scope.png'), fullPage: true });
+
+    // Another workspace may not take the pool now: the refusal sits beside its pool, under the rule said above them.
+    await createWorkspace(admin, 'e2e-org', 'other-ws');
+    await page.goto(`${daemon.url}/ui/organizations/e2e-org`);
+    const other = page.getByRole('row', { name: /other-ws/ });
+    await page
+      .getByText(/^Runs on: A pool that is not for the whole organization runs only the workspaces it allows/)
+      .waitFor();
+    await page.getByLabel('Agent pool of other-ws').selectOption({ label: 'agent pool e2e-pool' });
+    await other.getByRole('button', { name: 'Save' }).click();
+    await other.getByRole('alert').getByText('This workspace may not use agent pool "e2e-pool"').waitFor();
+    await noApiWords(page);
+    const otherWs = (await admin.get('/api/v2/organizations/e2e-org/workspaces')).json.data.find(
+      (w: { attributes: { name: string } }) => w.attributes.name === 'other-ws',
+    );
+    expect(otherWs.attributes['agent-pool-id']).toBeNull();
+    await page.screenshot({ path: join(shots, 'workspace-refused.png'), fullPage: true });
   });
 });

@@ -155,7 +155,7 @@ export function Workspaces({ org }: { org: string }) {
         <TrustStep server={access.server} fingerprint={access.fingerprint} what="Terraform uses a workspace" />
       )}
       {workspaces.data && workspaces.data.length > 0 && (
-        <p className="hint" id={poolRule}>
+        <p className="muted" id={poolRule}>
           Runs on: {hintOf(RULES['agent-pool-id'])}
         </p>
       )}
