@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import { createBox, publish } from '../helpers/registry';
-import { createOrg, createPool } from '../helpers/agents';
+import { createOrg, createPool, createWorkspace, JSONAPI } from '../helpers/agents';
 import {
   chromiumAvailable,
   ensureUiBuilt,
@@ -60,7 +60,8 @@ async function axeFindings(page: Page): Promise<string[]> {
 const TAP_TARGET_PX = 44;
 
 /**
- * The tap targets on the page lower than TAP_TARGET_PX: every visible button, field, select and link, except a link
+ * The tap targets on the page lower than TAP_TARGET_PX: every visible button, field, select, disclosure (a details'
+ * summary) and link, except a link
  * inside running text (WCAG's "inline" exception). A link is in running text when the block it stands in (its nearest
  * ancestor that is not laid out inline) holds words of its own beside the link's: a link in a sentence, a note, a
  * checklist's line. A link alone in its block (a table cell, a list of links, the top bar, tabs) is a target of its
@@ -76,7 +77,7 @@ const smallTargets = (page: Page) =>
       return (block.textContent ?? '').replace(/\s+/g, '').length > own.length;
     };
     const found: string[] = [];
-    for (const el of document.querySelectorAll('a[href], button, input, select, textarea')) {
+    for (const el of document.querySelectorAll('a[href], button, input, select, textarea, summary')) {
       if (!(el as HTMLElement).checkVisibility({ visibilityProperty: true, opacityProperty: true })) continue;
       const box = el.getBoundingClientRect();
       if (box.width === 0 || box.height === 0) continue;
@@ -119,6 +120,8 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
     await createBox(api, ADMIN.username, 'hidden', { private: true });
     await createOrg(api, 'lab');
     poolId = ((await createPool(api, 'lab', 'builders')) as { id: string }).id;
+    // A workspace, so that the organization's page shows its row: the pool select, Save, the Terraform block.
+    await createWorkspace(api.withContentType(JSONAPI), 'lab', 'web');
     visitor.push(
       { name: 'catalogue', path: '/ui/', heading: /boxes/i },
       // Managing asks for sign-in: the sign-in page is a page too.

@@ -61,7 +61,7 @@ function WorkspaceRow({
         {w.attributes.name}
         <WorkspaceCloudBlock org={org} workspace={w.attributes.name} />
       </td>
-      <td>
+      <td data-label="Runs on">
         <form className="inline" onSubmit={save} aria-label={`Where runs of ${w.attributes.name} go`}>
           <select
             aria-label={`Agent pool of ${w.attributes.name}`}
@@ -160,7 +160,7 @@ export function Workspaces({ org }: { org: string }) {
         </p>
       )}
       {workspaces.data && workspaces.data.length > 0 && (
-        <table>
+        <table className="cards">
           <thead>
             <tr>
               <th>Workspace</th>
