@@ -5,6 +5,7 @@ import { SecureListener } from './tls/listener';
 import type { Config } from './config';
 import { isLoopback, urlHost } from './lib/host-names';
 import { DEFAULT_HOST } from './contract/ipc';
+import { trustCommand } from './contract/lan';
 import { listensOnAll } from './http/own-names';
 import { tuneMalloc } from './lib/malloc-tuning';
 import { limitHeapGrowth } from './lib/heap-growth';
@@ -214,14 +215,14 @@ export async function serve(config: Config): Promise<void> {
   d.deps.log.info({ malloc, heap }, 'memory settings');
   if (d.generatedAdminPassword) {
     process.stdout.write(
-      `Created administrator "${config.adminUsername}" with password: ${d.generatedAdminPassword}\n(shown once; change it with: boxyard user password ${config.adminUsername})\n`,
+      `Created administrator "${config.adminUsername}" with password: ${d.generatedAdminPassword}\n(shown once; change it with: npx boxyard user password ${config.adminUsername})\n`,
     );
   }
   process.stdout.write(`Boxyard listening on ${d.url} (data: ${config.dataDir})\n`);
   const ca = d.deps.tls?.ca;
   if (ca)
     process.stdout.write(
-      `HTTPS with Boxyard's local CA: trust ${d.url}/ca.pem after checking its SHA-256 fingerprint\n  ${ca.fingerprint}\n  (npx boxyard trust ${d.url} --fingerprint ${ca.fingerprint.replace(/:/g, '')})\n`,
+      `HTTPS with Boxyard's local CA: trust ${d.url}/ca.pem after checking its SHA-256 fingerprint\n  ${ca.fingerprint}\n  (${trustCommand(d.url, ca.fingerprint)})\n`,
     );
   const replaced = d.deps.tls?.status().local_ca?.replaced;
   if (ca && replaced)

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import type { HttpClient } from '../helpers/http';
 import { JSONAPI, createAgentToken, createOrg, createPool, createWorkspace, doc, refs } from '../helpers/agents';
-import { chromiumAvailable, ensureUiBuilt, launchChromium, signIn } from '../helpers/ui-browser';
+import { chromiumAvailable, ensureUiBuilt, fieldIssue, launchChromium, signIn } from '../helpers/ui-browser';
 
 // Agents in the web UI: live status with "last seen … ago", hiding exited agents, deleting them,
 // renaming a pool, the pool's workspaces by name, per-status counts in the pool list (one request),
@@ -55,7 +55,7 @@ describe.skipIf(!haveChromium)('agents, pools and organizations in the web UI', 
 
   it('shows the agent command with a new token; the command starts an agent whose status and last-seen time show live', async () => {
     await poolPage();
-    await page.getByPlaceholder('Description').fill('rack tokens');
+    await page.getByRole('form', { name: 'New agent token' }).getByLabel('Description').fill('rack tokens');
     await page.getByRole('button', { name: 'Create token' }).click();
     const secret = (await page.getByLabel('agent token', { exact: true }).textContent()) ?? '';
     const command = (await page.getByLabel('boxyard agent command', { exact: true }).textContent()) ?? '';
@@ -112,6 +112,13 @@ describe.skipIf(!haveChromium)('agents, pools and organizations in the web UI', 
 
   it('renames the pool, and the name stays after a reload', async () => {
     await page.getByRole('button', { name: 'Rename' }).click();
+    // The same name field as a new pool's: its rule under it, a name that breaks it refused beside it.
+    const rename = page.getByRole('form', { name: 'Rename pool' });
+    await rename.getByText(/^Up to 90 letters, numbers, "-" and "_"/).waitFor();
+    await page.getByLabel('New name').fill('build ers');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await fieldIssue(rename, 'New name').getByText('Name may contain only letters, numbers, "-" and "_"').waitFor();
+    expect((await api.get(`/api/v2/agent-pools/${poolId}`)).json.data.attributes.name).toBe('runners');
     await page.getByLabel('New name').fill('builders');
     await page.getByRole('button', { name: 'Save name' }).click();
     await page.getByRole('heading', { name: 'lab / builders' }).waitFor();
@@ -185,7 +192,7 @@ describe.skipIf(!haveChromium)('agents, pools and organizations in the web UI', 
     await createOrg(api, 'tight', { 'agent-pool-limit': 1 });
     await createPool(api, 'tight', 'only');
     await page.goto(`${daemon.url}/ui/agent-pools/tight`);
-    await page.getByPlaceholder('Pool name').fill('second');
+    await page.getByLabel('Pool name').fill('second');
     await page.getByRole('button', { name: 'Create pool' }).click();
     const note = page.getByRole('alert').filter({ hasText: 'its limit' });
     await note.getByText('tight already has 1 agent pool, its limit.').waitFor();

@@ -157,7 +157,7 @@ describe.skipIf(!haveChromium)('the commands the web UI hands out, pasted on ano
     await page.getByRole('link', { name: 'Settings → API tokens' }).click();
     const tokens = page.locator('#tokens');
     await tokens.getByRole('heading', { name: 'API tokens and sessions' }).waitFor();
-    await tokens.getByPlaceholder('What is it for?').fill('laptop');
+    await tokens.getByLabel('Description').fill('laptop');
     await tokens.getByRole('button', { name: 'Create token' }).click();
     const secret = await shown(page, 'API token');
     expect(secret.length).toBeGreaterThan(20);
@@ -180,7 +180,7 @@ describe.skipIf(!haveChromium)('the commands the web UI hands out, pasted on ano
     await page.getByText('An agent pool is a group of machines').waitFor();
     const generic = await shown(page, 'Get and start an agent');
     expect(generic).toContain('--token <agent token>');
-    await page.getByPlaceholder('Description').fill('rack');
+    await page.getByRole('form', { name: 'New agent token' }).getByLabel('Description').fill('rack');
     await page.getByRole('button', { name: 'Create token' }).click();
     const secret = await shown(page, 'agent token');
     const command = await shown(page, 'boxyard agent command');

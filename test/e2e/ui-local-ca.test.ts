@@ -53,7 +53,7 @@ describe.skipIf(!haveChromium)("the overview page and the local CA's name constr
     await expect(note.textContent()).resolves.toMatch(/This CA has no name constraints.*any site/);
     const steps = await note.getByLabel('Replace the CA').textContent();
     expect(steps).toMatch(
-      /^boxyard tls new-ca --data DATA .*\n# restart the daemon.*\nnpx boxyard trust https:\/\/127\.0\.0\.1:\d+ --fingerprint NEW /,
+      /^npx boxyard tls new-ca --data DATA .*\n# restart the daemon.*\nnpx boxyard trust https:\/\/127\.0\.0\.1:\d+ --fingerprint NEW /,
     );
     await daemon.stop();
     daemon = undefined;

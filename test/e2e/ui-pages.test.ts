@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import { createBox, publish } from '../helpers/registry';
-import { createOrg, createPool } from '../helpers/agents';
+import { createOrg, createPool, createWorkspace, JSONAPI } from '../helpers/agents';
 import {
   chromiumAvailable,
   ensureUiBuilt,
@@ -17,8 +17,8 @@ import {
 } from '../helpers/ui-browser';
 
 // Every page of the UI, as a visitor and as the administrator, at a desktop and a phone size: no
-// console error, no axe-core finding of any severity, no horizontal scroll, and a
-// screenshot of each kept in test-artifacts/screenshots (BOXYARD_TEST_ARTIFACTS moves it).
+// console error, no axe-core finding of any severity, no horizontal scroll, on a phone no tap target
+// under 44 px high, and a screenshot of each kept in test-artifacts/screenshots (BOXYARD_TEST_ARTIFACTS moves it).
 
 const haveChromium = chromiumAvailable('The page-wide UI test');
 const SHOTS = SCREENSHOTS;
@@ -56,6 +56,46 @@ async function axeFindings(page: Page): Promise<string[]> {
   );
 }
 
+/** WCAG 2.5.5's size for a tap target, in CSS pixels: the phone pages hold every target to it. */
+const TAP_TARGET_PX = 44;
+
+/**
+ * The tap targets on the page lower than TAP_TARGET_PX: every visible button, field, select, disclosure (a details'
+ * summary) and link, except a link
+ * inside running text (WCAG's "inline" exception). A link is in running text when the block it stands in (its nearest
+ * ancestor that is not laid out inline) holds words of its own beside the link's: a link in a sentence, a note, a
+ * checklist's line. A link alone in its block (a table cell, a list of links, the top bar, tabs) is a target of its
+ * own. A checkbox or radio button is as large as its label, which a tap on it also toggles.
+ */
+const smallTargets = (page: Page) =>
+  page.evaluate((min) => {
+    const inRunningText = (a: Element): boolean => {
+      let block = a.parentElement;
+      while (block && getComputedStyle(block).display.startsWith('inline')) block = block.parentElement;
+      if (!block) return false;
+      const own = (a.textContent ?? '').replace(/\s+/g, '');
+      return (block.textContent ?? '').replace(/\s+/g, '').length > own.length;
+    };
+    const found: string[] = [];
+    for (const el of document.querySelectorAll('a[href], button, input, select, textarea, summary')) {
+      if (!(el as HTMLElement).checkVisibility({ visibilityProperty: true, opacityProperty: true })) continue;
+      const box = el.getBoundingClientRect();
+      if (box.width === 0 || box.height === 0) continue;
+      if (el.tagName === 'A' && inRunningText(el)) continue;
+      const toggle = el.matches('input[type=checkbox], input[type=radio]');
+      const label = toggle ? el.closest('label') : null;
+      const height = (label ?? el).getBoundingClientRect().height;
+      if (Math.round(height) < min) {
+        const words = el.getAttribute('aria-label') ?? (label ?? el).textContent ?? '';
+        const name = (words.trim() || el.getAttribute('name')) ?? '';
+        found.push(
+          `${el.tagName.toLowerCase()}${toggle ? ` ${(el as HTMLInputElement).type}` : ''} "${name.slice(0, 40)}" is ${Math.round(height)} px high`,
+        );
+      }
+    }
+    return found;
+  }, TAP_TARGET_PX);
+
 /** How far the page is wider than the window, in CSS pixels (0 when it fits). */
 const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 
@@ -80,6 +120,8 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
     await createBox(api, ADMIN.username, 'hidden', { private: true });
     await createOrg(api, 'lab');
     poolId = ((await createPool(api, 'lab', 'builders')) as { id: string }).id;
+    // A workspace, so that the organization's page shows its row: the pool select, Save, the Terraform block.
+    await createWorkspace(api.withContentType(JSONAPI), 'lab', 'web');
     visitor.push(
       { name: 'catalogue', path: '/ui/', heading: /boxes/i },
       // Managing asks for sign-in: the sign-in page is a page too.
@@ -166,6 +208,7 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
     const wider = await overflow(page);
     if (wider > 0) found.push(`${where}: ${wider} px wider than the window`);
     for (const f of await axeFindings(page)) found.push(`${where}: ${f}`);
+    if (size.name === 'phone') for (const t of await smallTargets(page)) found.push(`${where}: a tap target ${t}`);
     for (const p of problems) found.push(`${where}: ${p}`);
     return found;
   }

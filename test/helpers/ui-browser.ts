@@ -2,9 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
-// The browser pieces test/e2e/ui.test.ts and test/e2e/mirror-ui.test.ts share.
+// The browser pieces the browser tests (test/e2e/ui-*.test.ts, mirror-ui.test.ts) share.
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -138,3 +139,14 @@ export async function watchFor(page: Page, selector: string, flag: string): Prom
 
 export const sawIt = (page: Page, flag: string): Promise<boolean> =>
   page.evaluate((flag) => (window as unknown as Record<string, boolean>)[flag] === true, flag);
+
+/** What a form says beside the field labelled `label` (form-rules.tsx's Field: the label, the control, the issue). */
+export const fieldIssue = (form: Locator, label: string): Locator =>
+  form.locator('.field', { has: form.page().getByLabel(label, { exact: true }) }).getByRole('alert');
+
+/** The page speaks to people: none of the API's words for a refusal (its prefix, a body path such as `box.name:`). */
+export async function noApiWords(page: Page): Promise<void> {
+  expect(await page.locator('main').textContent()).not.toMatch(
+    /Invalid request body|data\.attributes|\b(?:box|version|token|organization|user)\.[a-z_]+:/,
+  );
+}

@@ -1,6 +1,17 @@
 import '../../renderer/src/zod-config';
 import { describe, expect, it } from 'vitest';
-import { CreateOrganizationBody, UpdateUserBody } from '../../daemon/src/contract/bodies/accounts';
+import {
+  CreateOrganizationBody,
+  NewTokenBody,
+  TokenDescription,
+  UpdateUserBody,
+} from '../../daemon/src/contract/bodies/accounts';
+import {
+  CreateAgentTokenDocument,
+  PoolAttributes,
+  WorkspaceAttributes,
+} from '../../daemon/src/contract/bodies/jsonapi';
+import { CreateBox, CreateVersion } from '../../daemon/src/contract/bodies/registry';
 import { CreateMirror, CreateUpstream } from '../../daemon/src/contract/bodies/mirror';
 import { ApiError } from '../../renderer/src/api/client';
 import { FormIssues, checked, formError, hintOf, issueAt, issuesOf } from '../../renderer/src/components/form-issues';
@@ -16,6 +27,23 @@ describe("forms' rules, from the contract", () => {
     expect(hintOf(CreateMirror.shape.retain)).toMatch(/^Keep only the newest N/);
     expect(hintOf(UpdateUserBody.shape.user.shape.password)).toMatch(/^At least 12 characters/);
     expect(hintOf(CreateUpstream.shape.token)).toBeUndefined();
+  });
+
+  it('pools and workspaces share one name rule; both kinds of token one description rule; boxes and versions theirs', () => {
+    expect(hintOf(PoolAttributes.shape.name)).toMatch(/^Up to 90 letters, numbers, "-" and "_": no spaces/);
+    expect(hintOf(WorkspaceAttributes.shape.name)).toBe(hintOf(PoolAttributes.shape.name));
+    expect(issuesOf(WorkspaceAttributes, { name: 'e2e ws' })).toEqual({
+      name: 'Name may contain only letters, numbers, "-" and "_"',
+    });
+    const agentToken = CreateAgentTokenDocument.shape.data.shape.attributes.unwrap().shape.description;
+    expect(hintOf(agentToken)).toMatch(/^What the token is for/);
+    expect(hintOf(NewTokenBody.shape.token.unwrap().shape.description)).toBe(hintOf(agentToken));
+    expect(issuesOf(TokenDescription, 'x'.repeat(1025))).toEqual({ '': 'Must be at most 1024 characters' });
+    expect(hintOf(CreateBox.shape.name)).toMatch(/the second half of owner\/name\.$/);
+    expect(hintOf(CreateBox.shape.is_private)).toMatch(/^Only the owner's members/);
+    expect(issuesOf(CreateVersion, { version: 'v1.0', description: '' })).toEqual({
+      version: 'Version must be a Ruby Gem version such as 1.0.0 or 1.0.0-beta (no leading "v")',
+    });
   });
 
   it("issues land on the body path the daemon would name, in the rule's words or plain ones", () => {

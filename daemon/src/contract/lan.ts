@@ -100,12 +100,19 @@ export function trustLines(server: string, bundle: string): string[] {
 /**
  * How a local CA is replaced by one with name constraints: the daemon's warning at
  * start and the overview page say these steps, `boxyard tls new-ca` the last two with the new
- * fingerprint. `dataDir` null: the daemon's own (the page does not show where it is).
+ * fingerprint. `dataDir` null: the daemon's own (the page does not show where it is). The command is
+ * `npx boxyard`, as README's first steps install it (package.json's `bin`, in Boxyard's folder); a client
+ * without Boxyard takes the trust step the web UI's pages show (`fetchCaLines`), never `npx boxyard` from the
+ * npm registry, which would fetch whatever package has that name.
  */
+/** `boxyard trust` for a machine where Boxyard is installed, as README's first steps install it (`npx boxyard`). */
+export const trustCommand = (server: string, fingerprint: string): string =>
+  `npx boxyard trust ${trimmed(server)} --fingerprint ${fingerprint.replace(/:/g, '')}`;
+
 export function newCaSteps(server: string, dataDir: string | null, fingerprint = 'NEW'): string[] {
   return [
-    `boxyard tls new-ca ${dataDir ? `--data ${dataDir}` : '--data DATA'}   # on the daemon's machine, with its --public-url and --allowed-hosts if it has them`,
+    `npx boxyard tls new-ca ${dataDir ? `--data ${dataDir}` : '--data DATA'}   # on the daemon's machine, in Boxyard's folder, with its --public-url and --allowed-hosts if it has them`,
     '# restart the daemon: it serves a certificate from the new CA',
-    `npx boxyard trust ${trimmed(server)} --fingerprint ${fingerprint.replace(/:/g, '')}   # on every client, again`,
+    `${trustCommand(server, fingerprint)}   # again on every client where Boxyard is installed; elsewhere the web UI's "Trust this server" step`,
   ];
 }

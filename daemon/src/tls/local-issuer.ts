@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import { newCaSteps } from '../contract/lan';
+import { newCaSteps, trustCommand } from '../contract/lan';
 import type { NameSettings } from '../http/own-names';
 import type { Issuer, ServedCertificate, TrustedCa } from './issuer';
 import { LocalCa, SERVER_DAYS, type Replaced } from './local-ca';
@@ -100,7 +100,7 @@ export class LocalCaIssuer implements Issuer {
     if (this.replaced) {
       log.info(
         { previous_fingerprint: this.replaced.previous_fingerprint, at: this.replaced.at },
-        `this local CA was made by boxyard tls new-ca in place of another: clients that trusted that one must trust this one: npx boxyard trust ${server} --fingerprint ${ca.fingerprint.replace(/:/g, '')}`,
+        `this local CA was made by boxyard tls new-ca in place of another: clients that trusted that one must trust this one: ${trustCommand(server, ca.fingerprint)}`,
       );
     }
   }

@@ -5,6 +5,7 @@ import { AgentJson, AgentPoolJson, AgentTokenJson, many, one } from '../../../da
 import type {
   CreateAgentTokenDocument,
   CreatePoolDocument,
+  PoolAttributes,
   UpdatePoolDocument,
 } from '../../../daemon/src/contract/bodies/jsonapi';
 import { AgentStatusCountsAnswer, MAX_COUNTED_POOLS } from '../../../daemon/src/contract/wire/agent-counts';
@@ -23,13 +24,11 @@ export const listPools = (api: Fetcher, org: string) =>
 export const getPool = (api: Fetcher, id: string) =>
   load(api, one(AgentPoolJson), apiPath(`${V2}/agent-pools`, id), J).then((r) => r.data);
 
-export const createPool = (api: Fetcher, org: string, name: string, organizationScoped: boolean) =>
+export const createPool = (api: Fetcher, org: string, attributes: z.input<typeof PoolAttributes>) =>
   load(api, one(AgentPoolJson), `${apiPath(`${V2}/organizations`, org)}/agent-pools`, {
     ...J,
     method: 'POST',
-    body: {
-      data: { type: 'agent-pools', attributes: { name, 'organization-scoped': organizationScoped } },
-    } satisfies z.input<typeof CreatePoolDocument>,
+    body: { data: { type: 'agent-pools', attributes } } satisfies z.input<typeof CreatePoolDocument>,
   }).then((r) => r.data);
 
 /**

@@ -2,7 +2,11 @@ import type { z } from 'zod';
 import { apiPath, type Fetcher } from './client';
 import { load } from './load';
 import { WorkspaceJson, many, one } from '../../../daemon/src/contract/wire/jsonapi';
-import type { CreateWorkspaceDocument, UpdateWorkspaceDocument } from '../../../daemon/src/contract/bodies/jsonapi';
+import type {
+  CreateWorkspaceDocument,
+  UpdateWorkspaceDocument,
+  WorkspaceAttributes,
+} from '../../../daemon/src/contract/bodies/jsonapi';
 
 const V2 = '/api/v2';
 const J = { jsonapi: true } as const;
@@ -12,11 +16,11 @@ export const listWorkspaces = (api: Fetcher, org: string) =>
     (r) => r.data,
   );
 
-export const createWorkspace = (api: Fetcher, org: string, name: string) =>
+export const createWorkspace = (api: Fetcher, org: string, attributes: z.input<typeof WorkspaceAttributes>) =>
   load(api, one(WorkspaceJson), `${apiPath(`${V2}/organizations`, org)}/workspaces`, {
     ...J,
     method: 'POST',
-    body: { data: { type: 'workspaces', attributes: { name } } } satisfies z.input<typeof CreateWorkspaceDocument>,
+    body: { data: { type: 'workspaces', attributes } } satisfies z.input<typeof CreateWorkspaceDocument>,
   }).then((r) => r.data);
 
 export const deleteWorkspace = (api: Fetcher, id: string) =>

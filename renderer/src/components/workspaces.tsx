@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { listPools } from '../api/agents';
 import { useSession } from '../api/session';
@@ -9,7 +9,15 @@ import { queryKeys } from '../api/query-keys';
 import { WorkspaceCloudBlock } from './workspace-cloud-block';
 import { useServerAccess } from '../api/server-access';
 import { TrustStep } from './trust-step';
-import { TFC_NAME } from '../../../daemon/src/contract/bodies/jsonapi';
+import { WorkspaceAttributes } from '../../../daemon/src/contract/bodies/jsonapi';
+import { isApiError } from '../api/client';
+import { checked, formError, hintOf, issueAt } from './form-issues';
+import { FieldError } from './field-error';
+import { TfcNameField } from './name-field';
+
+const RULES = WorkspaceAttributes.shape;
+/** A workspace name taken in the organization is the name field's to say. */
+const nameTaken = (e: unknown) => isApiError(e, 'conflict');
 
 /** Where a run goes, in words: an agent pool by name, or the server (HCP's remote) or the user's machine (local). */
 const runsOn = (mode: string, pool: string | null) =>
@@ -19,8 +27,20 @@ const runsOn = (mode: string, pool: string | null) =>
  * A workspace and where its runs go: the organization's choice, the server (or the user's machine) or a pool,
  * chosen in the select and saved with its button, as the organization's settings above it are.
  */
-function WorkspaceRow({ org, workspace: w, pools }: { org: string; workspace: WorkspaceJson; pools: AgentPoolJson[] }) {
+function WorkspaceRow({
+  org,
+  workspace: w,
+  pools,
+  poolRule,
+}: {
+  org: string;
+  workspace: WorkspaceJson;
+  pools: AgentPoolJson[];
+  /** The id of the words above the table that say which pools a workspace may take. */
+  poolRule: string;
+}) {
   const { api } = useSession();
+  const issueId = useId();
   const keys = [queryKeys.workspaces(org), queryKeys.pools(org)];
   const ow = w.attributes['setting-overwrites'];
   const inherited = !ow['execution-mode'] && !ow['agent-pool'];
@@ -41,10 +61,12 @@ function WorkspaceRow({ org, workspace: w, pools }: { org: string; workspace: Wo
         {w.attributes.name}
         <WorkspaceCloudBlock org={org} workspace={w.attributes.name} />
       </td>
-      <td>
+      <td data-label="Runs on">
         <form className="inline" onSubmit={save} aria-label={`Where runs of ${w.attributes.name} go`}>
           <select
             aria-label={`Agent pool of ${w.attributes.name}`}
+            aria-describedby={assign.error ? `${poolRule} ${issueId}` : poolRule}
+            aria-invalid={assign.error ? true : undefined}
             value={choice}
             onChange={(e) => setChoice(e.target.value)}
           >
@@ -64,6 +86,7 @@ function WorkspaceRow({ org, workspace: w, pools }: { org: string; workspace: Wo
             </button>
           )}
         </form>
+        <FieldError error={assign.error} id={issueId} />
         <span className="muted">
           {inherited
             ? 'inherited from the organization'
@@ -71,7 +94,7 @@ function WorkspaceRow({ org, workspace: w, pools }: { org: string; workspace: Wo
               ? 'its own'
               : `its own ${ow['execution-mode'] ? 'mode' : 'pool'}, the organization's ${ow['execution-mode'] ? 'pool' : 'mode'}`}
         </span>
-        <ErrorNote error={assign.error ?? remove.error} />
+        <ErrorNote error={remove.error} />
       </td>
       <td>
         <button
@@ -94,8 +117,9 @@ export function Workspaces({ org }: { org: string }) {
   const pools = useQuery({ queryKey: queryKeys.pools(org), queryFn: () => listPools(api, org) });
   const access = useServerAccess();
   const [name, setName] = useState('');
+  const poolRule = useId();
   const create = useAction(
-    () => createWorkspace(api, org, name),
+    () => createWorkspace(api, org, checked(WorkspaceAttributes, { name })),
     [key],
     () => setName(''),
   );
@@ -104,20 +128,15 @@ export function Workspaces({ org }: { org: string }) {
     create.mutate(undefined);
   };
   const form = (
-    <form className="inline" onSubmit={submit} aria-label="New workspace">
-      <label>
-        Workspace name
-        <input
-          name="workspace_name"
-          placeholder="Workspace name"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          required
-          pattern={TFC_NAME.pattern}
-          maxLength={TFC_NAME.max}
-          title={TFC_NAME.words}
-        />
-      </label>
+    <form className="inline" onSubmit={submit} aria-label="New workspace" noValidate>
+      <TfcNameField
+        label="Workspace name"
+        rule={RULES.name}
+        name="workspace_name"
+        value={name}
+        onChange={setName}
+        issue={issueAt(create.error, 'name', nameTaken)}
+      />
       <button type="submit" disabled={create.isPending}>
         Create workspace
       </button>
@@ -129,14 +148,19 @@ export function Workspaces({ org }: { org: string }) {
         A workspace is one Terraform configuration's place on this server, as in HCP Terraform: Terraform names it in
         its <code>cloud {'{}'}</code> block, and it is assigned the agent pool chosen here.
       </p>
-      <ErrorNote error={create.error ?? pools.error} />
+      <ErrorNote error={formError(create.error, nameTaken) ?? pools.error} />
       {workspaces.isLoading ? <Loading what="workspaces" /> : <ErrorNote error={workspaces.error} />}
       {workspaces.data?.length === 0 && <p className="muted">No workspaces yet.</p>}
       {workspaces.data && workspaces.data.length > 0 && (
         <TrustStep server={access.server} fingerprint={access.fingerprint} what="Terraform uses a workspace" />
       )}
       {workspaces.data && workspaces.data.length > 0 && (
-        <table>
+        <p className="muted" id={poolRule}>
+          Runs on: {hintOf(RULES['agent-pool-id'])}
+        </p>
+      )}
+      {workspaces.data && workspaces.data.length > 0 && (
+        <table className="cards">
           <thead>
             <tr>
               <th>Workspace</th>
@@ -146,7 +170,7 @@ export function Workspaces({ org }: { org: string }) {
           </thead>
           <tbody>
             {workspaces.data.map((w) => (
-              <WorkspaceRow key={w.id} org={org} workspace={w} pools={pools.data ?? []} />
+              <WorkspaceRow key={w.id} org={org} workspace={w} pools={pools.data ?? []} poolRule={poolRule} />
             ))}
           </tbody>
         </table>

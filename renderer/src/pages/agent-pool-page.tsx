@@ -11,27 +11,35 @@ import { PoolScope } from '../components/pool-scope';
 import { queryKeys } from '../api/query-keys';
 import { When } from '../components/relative-time';
 import { useFocusWhenShown } from '../components/focus';
+import { TfcNameField } from '../components/name-field';
+import { checked, formError, issueAt } from '../components/form-issues';
+import { PoolAttributes } from '../../../daemon/src/contract/bodies/jsonapi';
 
 /** What an agent pool is, in one sentence: this page and the pools page say it. */
 export const POOL_SENTENCE =
   'An agent pool is a group of machines, each running boxyard agent, to which workspaces are assigned.';
 
 /** The field Rename opens: it takes the focus, as the user asked for it. */
-function NewNameField({ value, onChange }: { value: string; onChange: (name: string) => void }) {
+function NewNameField({
+  value,
+  onChange,
+  issue,
+}: {
+  value: string;
+  onChange: (name: string) => void;
+  issue: string | undefined;
+}) {
   const ref = useFocusWhenShown<HTMLInputElement>();
   return (
-    <label>
-      New name{' '}
-      <input
-        ref={ref}
-        name="pool_new_name"
-        value={value}
-        onChange={(e) => onChange(e.target.value)}
-        required
-        pattern="[A-Za-z0-9_\-]+"
-        title="letters, digits, - and _"
-      />
-    </label>
+    <TfcNameField
+      label="New name"
+      rule={PoolAttributes.shape.name}
+      name="pool_new_name"
+      value={value}
+      onChange={onChange}
+      issue={issue}
+      inputRef={ref}
+    />
   );
 }
 
@@ -41,7 +49,7 @@ function PoolHead({ org, poolId, name }: { org: string; poolId: string; name: st
   const navigate = useNavigate();
   const [editing, setEditing] = useState<string | null>(null);
   const rename = useAction(
-    (n: string) => renamePool(api, poolId, n),
+    (n: string) => renamePool(api, poolId, checked(PoolAttributes, { name: n }).name),
     [queryKeys.pool(poolId), queryKeys.pools(org)],
     () => setEditing(null),
   );
@@ -81,15 +89,15 @@ function PoolHead({ org, poolId, name }: { org: string; poolId: string; name: st
         </div>
       </div>
       {editing !== null && (
-        <form className="inline" onSubmit={submit} aria-label="Rename pool">
-          <NewNameField value={editing} onChange={setEditing} />
+        <form className="inline" onSubmit={submit} aria-label="Rename pool" noValidate>
+          <NewNameField value={editing} onChange={setEditing} issue={issueAt(rename.error, 'name')} />
           <button type="submit" disabled={rename.isPending}>
             Save name
           </button>
           <button type="button" className="link" onClick={() => setEditing(null)}>
             Cancel
           </button>
-          <ErrorNote error={rename.error} />
+          <ErrorNote error={formError(rename.error)} />
         </form>
       )}
       <ErrorNote error={remove.error} />

@@ -12,14 +12,19 @@ import { queryKeys } from '../api/query-keys';
 import { AGENT_STATUSES } from '../../../daemon/src/contract/wire/jsonapi';
 import { noAgents, type AgentStatusCounts } from '../../../daemon/src/contract/wire/agent-counts';
 import { When } from '../components/relative-time';
-import { TFC_NAME } from '../../../daemon/src/contract/bodies/jsonapi';
+import { PoolAttributes } from '../../../daemon/src/contract/bodies/jsonapi';
+import { checked, formError, issueAt } from '../components/form-issues';
+import { TfcNameField } from '../components/name-field';
+
+/** A pool name taken in the organization is the name field's to say. */
+const nameTaken = (e: unknown) => isApiError(e, 'conflict');
 
 function NewPoolForm({ org, nameField }: { org: string; nameField: RefObject<HTMLInputElement | null> }) {
   const { api } = useSession();
   const [name, setName] = useState('');
   const [scoped, setScoped] = useState(true);
   const create = useAction(
-    () => createPool(api, org, name, scoped),
+    () => createPool(api, org, checked(PoolAttributes, { name, 'organization-scoped': scoped })),
     [queryKeys.pools(org)],
     () => setName(''),
   );
@@ -28,21 +33,16 @@ function NewPoolForm({ org, nameField }: { org: string; nameField: RefObject<HTM
     create.mutate(undefined);
   };
   return (
-    <form className="inline" onSubmit={submit} aria-label="New agent pool">
-      <label>
-        Pool name
-        <input
-          ref={nameField}
-          name="pool_name"
-          placeholder="Pool name"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          required
-          pattern={TFC_NAME.pattern}
-          maxLength={TFC_NAME.max}
-          title={TFC_NAME.words}
-        />
-      </label>
+    <form className="inline" onSubmit={submit} aria-label="New agent pool" noValidate>
+      <TfcNameField
+        label="Pool name"
+        rule={PoolAttributes.shape.name}
+        name="pool_name"
+        value={name}
+        onChange={setName}
+        issue={issueAt(create.error, 'name', nameTaken)}
+        inputRef={nameField}
+      />
       <label className="check">
         <input type="checkbox" checked={scoped} onChange={(e) => setScoped(e.target.checked)} /> All workspaces may use
         it
@@ -53,7 +53,7 @@ function NewPoolForm({ org, nameField }: { org: string; nameField: RefObject<HTM
       {isApiError(create.error, 'limit_reached') ? (
         <PoolLimitNote org={org} retry={() => create.mutate(undefined)} />
       ) : (
-        <ErrorNote error={create.error} />
+        <ErrorNote error={formError(create.error, nameTaken)} />
       )}
     </form>
   );

@@ -1,7 +1,6 @@
-import { useState, type FormEvent } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { useQuery } from '@tanstack/react-query';
-import { createVersion, deleteBox, getBox, getBoxStats } from '../api/boxes';
+import { deleteBox, getBox, getBoxStats } from '../api/boxes';
 import { useSession } from '../api/session';
 import { ErrorNote, Loading, Section, confirmed, useAction } from '../components/ui';
 import { useCachedBox } from '../components/mirror/cached-boxes';
@@ -12,52 +11,8 @@ import { BoxAbout } from '../components/box/box-about';
 import { UseIt } from '../components/box/use-it';
 import { VersionList } from '../components/box/version-list';
 import { UpstreamNote } from '../components/box/upstream-note';
+import { NewVersionForm } from '../components/box/new-version-form';
 import '../components/box/box.css';
-
-function NewVersionForm({ user, name }: { user: string; name: string }) {
-  const { api } = useSession();
-  const [version, setVersion] = useState('');
-  const [description, setDescription] = useState('');
-  const create = useAction(
-    () => createVersion(api, user, name, { version, description }),
-    [queryKeys.box(user, name)],
-    () => {
-      setVersion('');
-      setDescription('');
-    },
-  );
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate(undefined);
-  };
-  return (
-    <form className="inline" onSubmit={submit} aria-label="New version">
-      <label>
-        Version number
-        <input
-          name="version"
-          placeholder="Version, e.g. 1.0.0"
-          value={version}
-          onChange={(e) => setVersion(e.target.value)}
-          required
-        />
-      </label>
-      <label>
-        What changed
-        <input
-          name="version_description"
-          placeholder="What changed"
-          value={description}
-          onChange={(e) => setDescription(e.target.value)}
-        />
-      </label>
-      <button type="submit" disabled={create.isPending}>
-        Create version
-      </button>
-      <ErrorNote error={create.error} />
-    </form>
-  );
-}
 
 /** "cached from …", for a box the pull-through cache made (asked only when signed in: the list needs a session). */
 function CachedBadge({ tag }: { tag: string }) {

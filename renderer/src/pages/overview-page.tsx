@@ -105,8 +105,8 @@ function Https({ o }: { o: OverviewJson }) {
       <CopyField label="Client setup" lines value={caFileLines(url, CLIENT_CA_FILE).join('\n')} />
       <p className="muted">
         The CA itself: <a href="/ca.pem">/ca.pem</a> (PEM), <a href="/ca.crt">/ca.crt</a> (for an operating system's
-        certificate store). Where Boxyard is installed, <code>boxyard trust {url} --fingerprint …</code> writes a bundle
-        of the system's CAs and this one.
+        certificate store). Where Boxyard is installed, <code>npx boxyard trust {url} --fingerprint …</code> writes a
+        bundle of the system's CAs and this one.
       </p>
     </>
   );

@@ -67,9 +67,17 @@ export const CreateUserBody = z.object({
   user: z.object({ username: AccountName, password: Password, email: Email.nullish(), admin: z.boolean().optional() }),
 });
 
+/** What a token (an API token or an agent token) is for: its list shows this, never the secret. */
+export const TokenDescription = z
+  .string()
+  .max(1024, 'must be at most 1024 characters')
+  .describe(
+    'What the token is for, such as the machine or script that uses it: the list shows this, never the token. Up to 1024 characters.',
+  );
+
 /** `POST /tokens`: the answer carries the secret, once. */
 export const NewTokenBody = z.object({
-  token: z.object({ description: z.string().max(1024).default('') }).default({ description: '' }),
+  token: z.object({ description: TokenDescription.default('') }).default({ description: '' }),
 });
 
 // Two-factor changes prove it is still the user (the current password or code), so a token alone cannot lock its owner

@@ -1,7 +1,7 @@
 import { z, type ZodType } from 'zod';
 import { EXECUTION_MODES } from '../wire/jsonapi';
 import { AccountName } from '../names';
-import { Email } from './accounts';
+import { Email, TokenDescription } from './accounts';
 
 /**
  * What the HCP Terraform-compatible API's changes take (JSON:API under /api/v2): the request
@@ -47,8 +47,8 @@ export function ResourceInput<const T extends readonly [string, ...string[]], A 
 }
 
 /**
- * Pool, workspace and project names: identifiers, as HCP Terraform allows them. The pattern is also an HTML `pattern`
- * (the UI's name fields), so its `-` is escaped, as browsers' pattern syntax wants it in a class.
+ * Pool, workspace and project names: identifiers, as HCP Terraform allows them. Its description is the rule in words,
+ * which the web UI's name field (renderer/src/components/name-field.tsx) shows under it before anything is typed.
  */
 export const TFC_NAME = { pattern: '[A-Za-z0-9_\\-]+', words: 'letters, numbers, "-" and "_"', max: 90 } as const;
 export const TfcName = (what: string) =>
@@ -56,7 +56,8 @@ export const TfcName = (what: string) =>
     .string()
     .min(1, `${what} must not be empty`)
     .max(TFC_NAME.max, `${what} must be at most ${TFC_NAME.max} characters`)
-    .regex(new RegExp(`^${TFC_NAME.pattern}$`), `${what} may contain only ${TFC_NAME.words}`);
+    .regex(new RegExp(`^${TFC_NAME.pattern}$`), `${what} may contain only ${TFC_NAME.words}`)
+    .describe(`Up to ${TFC_NAME.max} ${TFC_NAME.words}: no spaces. Terraform names it by this.`);
 
 // ---- agent pools and their tokens ----
 
@@ -82,7 +83,7 @@ export const UpdatePoolDocument = ResourceInput(['agent-pools'], PoolAttributes.
  */
 export const CreateAgentTokenDocument = ResourceInput(
   ['authentication-tokens', 'agent-tokens'],
-  z.object({ description: z.string().max(1024).nullish() }),
+  z.object({ description: TokenDescription.nullish() }),
   z.object({}),
 );
 
@@ -190,7 +191,13 @@ export const WorkspaceAttributes = WorkspaceSettingsAttributes.extend({
   description: z.string().max(10_000).nullish(),
   'execution-mode': z.enum(EXECUTION_MODES).optional(),
   /** The pool whose agents run it (execution mode `agent`); the tfe provider sends "" for none. */
-  'agent-pool-id': z.string().max(256).nullish(),
+  'agent-pool-id': z
+    .string()
+    .max(256)
+    .describe(
+      "A pool that is not for the whole organization runs only the workspaces it allows: change that on the pool's page.",
+    )
+    .nullish(),
   /** `false` is the older spelling of execution mode `local`. */
   operations: z.boolean().optional(),
   /**

@@ -26,7 +26,9 @@ export const ARCHITECTURES = [
 export type Architecture = (typeof ARCHITECTURES)[number];
 export const isArchitecture = (a: string): a is Architecture => (ARCHITECTURES as readonly string[]).includes(a);
 
-export const BoxName = PathName('name');
+export const BoxName = PathName('name').describe(
+  'Up to 64 letters, numbers, "-", "_" and ".", starting with a letter or number: the second half of owner/name.',
+);
 const ProviderName = PathName('provider name');
 /** Text of at most `max` characters. */
 export const Text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
@@ -37,32 +39,49 @@ export const ArchitectureName = z.enum(ARCHITECTURES, {
 const VersionNumber = z
   .string({ message: 'version must be a string' })
   .max(MAX_VERSION_LENGTH)
-  .refine(isGemVersion, 'version must be a Ruby Gem version such as 1.0.0 or 1.0.0-beta (no leading "v")');
+  .refine(isGemVersion, 'version must be a Ruby Gem version such as 1.0.0 or 1.0.0-beta (no leading "v")')
+  .describe(
+    `Numbers with dots, such as 1.0.0, maybe a suffix such as -beta; no leading "v". Up to ${MAX_VERSION_LENGTH} characters: vagrant sorts versions by it.`,
+  );
 /** An external box URL; "" means none (hosted). */
 const BoxUrl = z.union([
   z.literal(''),
   z.url({ protocol: /^https?$/, message: 'url must be an http or https URL' }).max(2048),
 ]);
 
+/** A box's descriptions and visibility, as a box is made and changed. */
+const ShortDescription = Text(1024).describe('One line, shown in lists and search results. Up to 1024 characters.');
+const BoxDescription = Text(100_000).describe(
+  "Shown on the box's page, in Markdown: what is installed, how to log in, what changed.",
+);
+const BoxPrivate = Flag.describe(
+  "Only the owner's members (and administrators) see and download it; a token is needed.",
+);
+
 export const CreateBox = z.object({
   /** The owner (a user or organization); absent: the caller. */
-  username: z.string().max(256).nullish(),
+  username: z
+    .string()
+    .max(256)
+    .describe('You, or an organization you belong to: its members may change the box.')
+    .nullish(),
   name: BoxName,
-  short_description: Text(1024).nullish(),
-  description: Text(100_000).nullish(),
-  is_private: Flag.nullish(),
+  short_description: ShortDescription.nullish(),
+  description: BoxDescription.nullish(),
+  is_private: BoxPrivate.nullish(),
 });
 
 /** `PUT /box`: the gem sends back whatever it loaded, so null means unchanged. */
 export const UpdateBox = z.object({
   name: BoxName.nullish(),
-  short_description: Text(1024).nullish(),
-  description: Text(100_000).nullish(),
-  is_private: Flag.nullish(),
+  short_description: ShortDescription.nullish(),
+  description: BoxDescription.nullish(),
+  is_private: BoxPrivate.nullish(),
 });
 
-export const CreateVersion = z.object({ version: VersionNumber, description: Text(100_000).nullish() });
-export const UpdateVersion = z.object({ version: VersionNumber.nullish(), description: Text(100_000).nullish() });
+const VersionDescription = Text(100_000).describe('What changed since the version before, in Markdown.');
+export const CreateVersion = z.object({ version: VersionNumber, description: VersionDescription.nullish() });
+export const UpdateVersion = z.object({ version: VersionNumber.nullish(), description: VersionDescription.nullish() });
 
 const providerFields = {
   url: BoxUrl.nullish(),

@@ -61,7 +61,7 @@ export function AgentTokens({ poolId }: { poolId: string }) {
       <TokenSection
         title="Agent tokens"
         tokens={tokens}
-        form={{ label: 'New agent token', field: 'token_description', placeholder: 'Description' }}
+        form={{ label: 'New agent token', field: 'token_description' }}
         create={create}
         revoke={(id) => revokeToken(api, id)}
         secretLabel="agent token"

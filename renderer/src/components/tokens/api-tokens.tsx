@@ -37,7 +37,7 @@ export function ApiTokens() {
       title="API tokens and sessions"
       id={TOKENS_ANCHOR}
       tokens={tokens}
-      form={{ label: 'New API token', field: 'api_token_description', placeholder: 'What is it for?' }}
+      form={{ label: 'New API token', field: 'api_token_description' }}
       create={(description) => createApiToken(api, description).then((t) => t.token)}
       revoke={(id) => revokeApiToken(api, id)}
       secretLabel="API token"

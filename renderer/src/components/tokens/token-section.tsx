@@ -2,6 +2,9 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import type { QueryKey } from '@tanstack/react-query';
 import { ErrorNote, Loading, SecretOnce, Section, confirmed, useAction } from '../ui';
 import { When } from '../relative-time';
+import { Field } from '../form-rules';
+import { checked, formError, hintOf, issueAt } from '../form-issues';
+import { TokenDescription } from '../../../../daemon/src/contract/bodies/accounts';
 
 /** A token as its list shows it: never the secret. `current`: the one this page signs in with (API tokens only). */
 export interface TokenRow {
@@ -15,8 +18,8 @@ export interface TokenRow {
 interface TokenSectionProps {
   title: string;
   tokens: { isLoading: boolean; error: unknown; data?: TokenRow[] };
-  /** The create form's accessible name, its description field's name and placeholder. */
-  form: { label: string; field: string; placeholder: string };
+  /** The create form's accessible name and its description field's name. */
+  form: { label: string; field: string };
   /** Makes a token with the description and answers its secret (shown once). */
   create: (description: string) => Promise<string | null>;
   revoke: (id: string) => Promise<unknown>;
@@ -53,8 +56,9 @@ export function TokenSection({
 }: TokenSectionProps) {
   const [description, setDescription] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
+  // Both kinds of token take the contract's one description rule (the issue of a bare value is at path "").
   const made = useAction(
-    () => create(description),
+    () => create(checked(TokenDescription, description)),
     changes.created,
     (s) => {
       setSecret(s);
@@ -67,17 +71,18 @@ export function TokenSection({
     made.mutate(undefined);
   };
   const newToken = (
-    <form className="inline" onSubmit={submit} aria-label={form.label}>
-      <label>
-        Description
-        <input
-          name={form.field}
-          placeholder={form.placeholder}
-          value={description}
-          onChange={(e) => setDescription(e.target.value)}
-          required
-        />
-      </label>
+    <form className="inline" onSubmit={submit} aria-label={form.label} noValidate>
+      <Field label="Description" hint={hintOf(TokenDescription)} issue={issueAt(made.error, '')}>
+        {(control) => (
+          <input
+            name={form.field}
+            autoComplete="off"
+            value={description}
+            onChange={(e) => setDescription(e.target.value)}
+            {...control}
+          />
+        )}
+      </Field>
       <button type="submit" disabled={made.isPending}>
         Create token
       </button>
@@ -86,7 +91,7 @@ export function TokenSection({
   return (
     <Section title={title} actions={newToken} id={id}>
       {usage && <p className="muted">{usage}</p>}
-      <ErrorNote error={made.error ?? revoked.error} />
+      <ErrorNote error={formError(made.error) ?? revoked.error} />
       <SecretOnce secret={secret} label={secretLabel} onDone={() => setSecret(null)} />
       {tokens.isLoading ? <Loading what="tokens" /> : <ErrorNote error={tokens.error} />}
       {tokens.data?.length === 0 && <p className="muted">No tokens yet.</p>}
