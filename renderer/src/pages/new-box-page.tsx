@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { useNavigate } from 'react-router-dom';
+import { useNavigate, useSearchParams } from 'react-router-dom';
 import { createBox } from '../api/boxes';
 import { useSession } from '../api/session';
 import { useNamespaces } from '../api/use-namespaces';
@@ -10,8 +10,10 @@ export function NewBoxPage() {
   const { api, username } = useSession();
   const ns = useNamespaces();
   const navigate = useNavigate();
+  // An organization's page links here with ?owner=ORG: its boxes are what its members share.
+  const [query] = useSearchParams();
   const [form, setForm] = useState({
-    username: '',
+    username: query.get('owner') ?? '',
     name: '',
     short_description: '',
     description: '',
@@ -81,6 +83,9 @@ export function NewBoxPage() {
             />{' '}
             Private (only you and your organization can see it)
           </label>
+          <p>
+            Will create: <output aria-label="The new box">{`${owner || 'OWNER'}/${form.name || 'NAME'}`}</output>
+          </p>
           <ErrorNote error={create.error} />
           <button type="submit" className="primary" disabled={create.isPending || !owner}>
             Create box

@@ -26,18 +26,23 @@ export const ARCHITECTURES = [
 export type Architecture = (typeof ARCHITECTURES)[number];
 export const isArchitecture = (a: string): a is Architecture => (ARCHITECTURES as readonly string[]).includes(a);
 
-export const BoxName = PathName('name');
-const ProviderName = PathName('provider name');
+export const BoxName = PathName('name').describe(
+  'Up to 64 letters, numbers, "-", "_" and ".", starting with a letter or number: vagrant asks for OWNER/NAME.',
+);
+const ProviderName = PathName('provider name').describe(
+  'What vagrant runs the box with, such as virtualbox, libvirt or vmware_desktop.',
+);
 /** Text of at most `max` characters. */
 export const Text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 const Flag = z.boolean({ message: 'must be true or false' });
-export const ArchitectureName = z.enum(ARCHITECTURES, {
-  message: `architecture must be one of ${ARCHITECTURES.join(', ')}`,
-});
+export const ArchitectureName = z
+  .enum(ARCHITECTURES, { message: `architecture must be one of ${ARCHITECTURES.join(', ')}` })
+  .describe("The machines it runs on: vagrant picks the file whose architecture is its host's.");
 const VersionNumber = z
   .string({ message: 'version must be a string' })
   .max(MAX_VERSION_LENGTH)
-  .refine(isGemVersion, 'version must be a Ruby Gem version such as 1.0.0 or 1.0.0-beta (no leading "v")');
+  .refine(isGemVersion, 'version must be a Ruby Gem version such as 1.0.0 or 1.0.0-beta (no leading "v")')
+  .describe('A Ruby Gem version such as 1.0.0 or 1.0.0-beta (no leading "v"). An existing version gets the file too.');
 /** An external box URL; "" means none (hosted). */
 const BoxUrl = z.union([
   z.literal(''),

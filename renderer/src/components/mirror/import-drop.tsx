@@ -7,6 +7,7 @@ import { formatBytes } from '../format';
 import { ErrorNote } from '../ui';
 import { UploadProgress } from '../use-upload';
 import { boxViews } from '../../api/query-keys';
+import { VERSION_STATUS_WORDS } from '../../../../daemon/src/contract/wire/registry';
 
 interface Item {
   /** Which file this is among those added (two may have one name). */
@@ -35,8 +36,8 @@ function useImports(onDone: () => Promise<void>) {
       if (item.result) continue;
       patch(i, { progress: 0, error: undefined });
       try {
-        const result = await importBoxFile({ user, box, version, release }, item.file, (progress) =>
-          patch(i, { progress }),
+        const result = await importBoxFile({ user, box, version, release }, item.file, ({ loaded, total }) =>
+          patch(i, { progress: total > 0 ? loaded / total : 0 }),
         );
         patch(i, { progress: null, result });
       } catch (error) {
@@ -59,7 +60,7 @@ function ItemRow({ item }: { item: Item }) {
           {' '}
           → imported {r.provider}
           {r.architecture ? `/${r.architecture}` : ''} into {r.box} {r.version}
-          {r.released ? ' (released)' : ''} <span className="mono">sha256:{r.sha256}</span>
+          {r.released ? ` (${VERSION_STATUS_WORDS.active})` : ''} <span className="mono">sha256:{r.sha256}</span>
         </span>
       )}
       <UploadProgress progress={item.progress} />
