@@ -95,6 +95,7 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
       { name: 'boxes', path: '/ui/boxes', heading: 'Boxes' },
       { name: 'box', path: `/ui/boxes/${ADMIN.username}/ubuntu-24.04`, heading: `${ADMIN.username}/ubuntu-24.04` },
       { name: 'new-box', path: '/ui/boxes/new', heading: /new box/i },
+      { name: 'add-box-file', path: '/ui/boxes/add', heading: 'Add a box file' },
       { name: 'mirrors', path: '/ui/mirrors', heading: 'Mirrors' },
       { name: 'move', path: '/ui/mirrors/move', heading: 'Move from HCP Vagrant' },
       { name: 'agent-pools', path: '/ui/agent-pools/lab', heading: 'Agent pools' },
