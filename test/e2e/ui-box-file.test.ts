@@ -5,7 +5,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import { stagedUploads } from '../helpers/blobs';
 import { boxTar } from '../helpers/vagrant';
-import { chromiumAvailable, ensureUiBuilt, launchChromium, SCREENSHOTS, signIn } from '../helpers/ui-browser';
+
+import {
+  axeFindings,
+  chromiumAvailable,
+  ensureUiBuilt,
+  launchChromium,
+  SCREENSHOTS,
+  signIn,
+} from '../helpers/ui-browser';
 
 const haveChromium = chromiumAvailable('The UI box file test');
 
@@ -68,7 +76,12 @@ describe.skipIf(!haveChromium)('adding a box file in the web UI (headless Chromi
     await form().getByLabel('Box name', { exact: true }).fill('web');
     await form().getByLabel('Version', { exact: true }).fill('2.0.0');
     expect(await preview().textContent()).toBe('acme/web version 2.0.0, libvirt for arm64, released');
-    await page.screenshot({ path: join(SCREENSHOTS, 'add-box-file.png'), fullPage: true });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      expect(await axeFindings(page), `axe at ${width} px`).toEqual([]);
+      await page.screenshot({ path: join(SCREENSHOTS, `add-box-file-filled-${width}.png`), fullPage: true });
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     await form().getByRole('button', { name: 'Upload', exact: true }).click();
     await page.getByRole('heading', { name: 'acme/web' }).waitFor();
@@ -124,12 +137,12 @@ describe.skipIf(!haveChromium)('adding a box file in the web UI (headless Chromi
       await choose(form(), 'junk.box', await boxTar(entries));
       const alert = form().getByRole('alert').filter({ hasText: words });
       await alert.waitFor();
-      if (field) {
-        // Beside the field it names: the field's own description points at it.
-        const control = form().getByLabel(field, { exact: true });
-        expect(await control.inputValue()).toBe('');
-        expect(await control.getAttribute('aria-describedby')).toContain(await alert.getAttribute('id'));
-      }
+      // Beside the field it names (the file's, else the provider's or the architecture's): its description says it.
+      const control = form().getByLabel(field ?? 'Box file', { exact: true });
+      if (field) expect(await control.inputValue()).toBe('');
+      expect(await control.getAttribute('aria-describedby')).toContain(await alert.getAttribute('id'));
+      expect(await control.getAttribute('aria-invalid')).toBe('true');
+      expect(await axeFindings(page)).toEqual([]);
       await form().getByRole('button', { name: 'Upload', exact: true }).click();
       await alert.waitFor();
       expect(page.url()).toContain('/ui/boxes/add');

@@ -119,12 +119,12 @@ function Preview({ d }: { d: BoxFileDraft }) {
   );
 }
 
-/** Where the file goes (what is not fixed), what it is, whether to release it, and the preview. */
+/** What the file is (read from it), where it goes (what is not fixed), whether to release it, and the preview. */
 export function BoxFileFields({ d, set, fixed, issues }: { d: BoxFileDraft; set: Set; fixed: Fixed; issues: Issues }) {
   return (
     <>
-      <WhereFields d={d} set={set} fixed={fixed} issues={issues} />
       <WhatFields d={d} set={set} issues={issues} />
+      <WhereFields d={d} set={set} fixed={fixed} issues={issues} />
       <label className="check">
         <input
           type="checkbox"

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { importBoxFile, type ImportTarget } from '../../api/mirrors';
 import { queryKeys } from '../../api/query-keys';
@@ -95,12 +95,18 @@ export function BoxFileForm({
   };
 
   const fileIssue = issues.file ?? (reading.state === 'failed' ? reading.error : undefined);
+  const fileIssueId = useId();
   const label = send.uploading ? 'Uploading…' : send.canRetry ? 'Retry upload' : 'Upload';
   return (
     <form className="stack box-file-form" onSubmit={(e) => void submit(e)} aria-label="Add a box file">
-      <UploadDrop file={file} onFile={choose} disabled={send.uploading} />
+      <UploadDrop
+        file={file}
+        onFile={choose}
+        disabled={send.uploading}
+        describedBy={fileIssue ? fileIssueId : undefined}
+      />
       {fileIssue && (
-        <p className="error field-error" role="alert">
+        <p className="error field-error" role="alert" id={fileIssueId}>
           {fileIssue}
         </p>
       )}
@@ -111,7 +117,7 @@ export function BoxFileForm({
       )}
       {reading.state === 'read' && (
         <p className="muted" role="status">
-          Provider and architecture below are read from the file; change them if they are wrong. {reading.said}
+          Provider and architecture, read from the file: change them if they are wrong. {reading.said}
         </p>
       )}
       <BoxFileFields d={d} set={set} fixed={fixed} issues={{ ...refused, ...issues }} />

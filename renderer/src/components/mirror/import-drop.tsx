@@ -69,7 +69,7 @@ function ItemRow({ item }: { item: Item }) {
   );
 }
 
-/** Where the box goes: fixed on a box page, chosen (namespace + name) on the boxes page. */
+/** Where the box goes: its owner and name. */
 function BoxFields({
   owner,
   setOwner,
@@ -113,15 +113,15 @@ function BoxFields({
  * A drop zone for `.box` files: each is PUT to the import endpoint, which reads its provider and
  * architecture from the file's metadata.json, and creates the box and version when missing.
  */
-export function ImportDrop({ user, name }: { user?: string; name?: string }) {
+export function ImportDrop() {
   const qc = useQueryClient();
-  const [owner, setOwner] = useState(user ?? '');
-  const [box, setBox] = useState(name ?? '');
+  const [owner, setOwner] = useState('');
+  const [box, setBox] = useState('');
   const [version, setVersion] = useState('');
   const [release, setRelease] = useState(true);
   const [dragging, setDragging] = useState(false);
   const [refused, setRefused] = useState<string | null>(null);
-  const target = { user: user ?? owner, box: name ?? box };
+  const target = { user: owner, box };
   const imports = useImports(async () => {
     for (const queryKey of boxViews(target.user, target.box)) await qc.invalidateQueries({ queryKey });
   });
@@ -189,7 +189,7 @@ export function ImportDrop({ user, name }: { user?: string; name?: string }) {
         </ul>
       )}
       <div className="row">
-        {!user && <BoxFields owner={owner} setOwner={setOwner} box={box} setBox={setBox} />}
+        <BoxFields owner={owner} setOwner={setOwner} box={box} setBox={setBox} />
         <input
           name="import_version"
           aria-label="Import version"
