@@ -97,6 +97,14 @@ describe.skipIf(!haveChromium)('adding a box file in the web UI (headless Chromi
     });
   });
 
+  it('the New box page takes ?owner= too, and previews the name it makes', async () => {
+    await page.goto(`${daemon.url}/ui/boxes/new?owner=acme`);
+    await page.getByRole('heading', { name: 'New box' }).waitFor();
+    await expect.poll(() => page.getByRole('combobox', { name: /^Owner/ }).inputValue()).toBe('acme');
+    await page.getByLabel('Name', { exact: true }).fill('db');
+    expect(await page.getByRole('status', { name: 'The new box' }).textContent()).toBe('acme/db');
+  });
+
   it("a box's own page: a file that names no architecture is amd64, and says so", async () => {
     await page.goto(`${daemon.url}/ui/boxes/acme/web`);
     await choose(form(), 'vb.box', await boxTar([metadata({ provider: 'virtualbox' })]));
