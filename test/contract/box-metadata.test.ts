@@ -7,7 +7,7 @@ import {
   parseBoxMetadata,
   providerRefusal,
   UNSTATED_ARCHITECTURE,
-} from './box-metadata';
+} from '../../daemon/src/contract/box-metadata';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
