@@ -3,17 +3,15 @@ import { createProvider, type NewProvider } from '../api/boxes';
 import { useSession } from '../api/session';
 import { ErrorNote, useAction } from './ui';
 import { BoxFileForm } from './box-file/box-file-form';
+import { WhatFields } from './box-file/box-file-fields';
 import { queryKeys } from '../api/query-keys';
-import { ARCHITECTURES, type Architecture } from '../../../daemon/src/contract/bodies/registry';
+import type { Architecture } from '../../../daemon/src/contract/bodies/registry';
 import { UNSTATED_ARCHITECTURE } from '../../../daemon/src/contract/box-metadata';
 import { DIGEST_ALGORITHMS, type DigestAlgorithm } from '../../../daemon/src/contract/checksums';
 
-/** Suggestions only: any provider name vagrant knows is accepted. */
-const PROVIDERS = ['virtualbox', 'libvirt', 'vmware_desktop', 'hyperv', 'parallels', 'qemu', 'docker'];
-
 interface Draft {
   name: string;
-  architecture: Architecture;
+  architecture: Architecture | '';
   url: string;
   checksum: string;
   checksum_type: DigestAlgorithm;
@@ -27,7 +25,7 @@ const EMPTY: Draft = {
 };
 
 function toProvider(d: Draft): NewProvider {
-  const p: NewProvider = { name: d.name, architecture: d.architecture, url: d.url };
+  const p: NewProvider = { name: d.name, url: d.url, ...(d.architecture ? { architecture: d.architecture } : {}) };
   if (d.checksum) Object.assign(p, { checksum: d.checksum.trim(), checksum_type: d.checksum_type });
   return p;
 }
@@ -73,40 +71,6 @@ function UrlFields({ d, set }: { d: Draft; set: Setter }) {
   );
 }
 
-function ProviderFields({ d, set }: { d: Draft; set: Setter }) {
-  return (
-    <>
-      <label>
-        Provider
-        <input
-          name="provider"
-          list="providers"
-          value={d.name}
-          onChange={(e) => set({ name: e.target.value })}
-          required
-        />
-      </label>
-      <datalist id="providers">
-        {PROVIDERS.map((p) => (
-          <option key={p} value={p} />
-        ))}
-      </datalist>
-      <label>
-        Architecture
-        <select
-          name="architecture"
-          value={d.architecture}
-          onChange={(e) => set({ architecture: e.target.value as Architecture })}
-        >
-          {ARCHITECTURES.map((a) => (
-            <option key={a}>{a}</option>
-          ))}
-        </select>
-      </label>
-    </>
-  );
-}
-
 /** A provider whose file stays at an external URL: vagrant downloads it from there. */
 function UrlProviderForm({
   user,
@@ -133,7 +97,10 @@ function UrlProviderForm({
   };
   return (
     <form className="provider-form" onSubmit={submit} aria-label={`Add provider by URL to ${version}`}>
-      <ProviderFields d={d} set={set} />
+      <WhatFields
+        d={{ provider: d.name, architecture: d.architecture }}
+        set={({ provider, ...rest }) => set({ ...rest, ...(provider === undefined ? {} : { name: provider }) })}
+      />
       <UrlFields d={d} set={set} />
       <ErrorNote error={add.error} />
       <div className="row">

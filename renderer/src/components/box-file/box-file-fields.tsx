@@ -1,3 +1,4 @@
+import { useId } from 'react';
 import { z } from 'zod';
 import { useNamespaces } from '../../api/use-namespaces';
 import {
@@ -22,7 +23,7 @@ export const BoxFileBody = z.object({
 });
 
 /** Suggestions only: any provider name vagrant knows is accepted. */
-const PROVIDERS = ['virtualbox', 'libvirt', 'vmware_desktop', 'hyperv', 'parallels', 'qemu', 'docker'];
+export const PROVIDERS = ['virtualbox', 'libvirt', 'vmware_desktop', 'hyperv', 'parallels', 'qemu', 'docker'];
 
 /** What the form places: the owner, box and version given by where it is opened are shown, not asked. */
 export interface Fixed {
@@ -64,8 +65,14 @@ function WhereFields({ d, set, fixed, issues }: { d: BoxFileDraft; set: Set; fix
   );
 }
 
-/** Provider and architecture, filled from the file and editable; a refused value from the file says why here. */
-export function WhatFields({ d, set, issues }: { d: BoxFileDraft; set: Set; issues: Issues }) {
+type What = Pick<BoxFileDraft, 'provider' | 'architecture'>;
+
+/**
+ * Provider and architecture: filled from the file and editable (a refused value from the file says why here), or
+ * typed for a file at an external URL.
+ */
+export function WhatFields({ d, set, issues = {} }: { d: What; set: (patch: Partial<What>) => void; issues?: Issues }) {
+  const providers = useId();
   return (
     <>
       <Field label="Provider" hint={hintOf(CreateProvider.shape.name)} issue={issues.provider}>
@@ -73,13 +80,13 @@ export function WhatFields({ d, set, issues }: { d: BoxFileDraft; set: Set; issu
           <input
             {...c}
             name="provider"
-            list="box-file-providers"
+            list={providers}
             value={d.provider}
             onChange={(e) => set({ provider: e.target.value })}
           />
         )}
       </Field>
-      <datalist id="box-file-providers">
+      <datalist id={providers}>
         {PROVIDERS.map((p) => (
           <option key={p} value={p} />
         ))}
