@@ -3,6 +3,7 @@ import { useSession } from './api/session';
 import { LoginPage } from './pages/login-page';
 import { BoxesPage } from './pages/boxes-page';
 import { NewBoxPage } from './pages/new-box-page';
+import { AddBoxFilePage } from './pages/add-box-file-page';
 import { BoxPage } from './pages/box-page';
 import { AgentPoolsPage } from './pages/agent-pools-page';
 import { AgentPoolPage } from './pages/agent-pool-page';
@@ -129,6 +130,7 @@ export function App() {
           <Route element={<RequireSignIn />}>
             <Route path="/overview" element={<OverviewPage />} />
             <Route path="/boxes/new" element={<NewBoxPage />} />
+            <Route path="/boxes/add" element={<AddBoxFilePage />} />
             <Route path="/mirrors" element={<MirrorsPage />} />
             <Route path="/mirrors/move" element={<MovePage />} />
             <Route path="/move" element={<ToMove />} />

@@ -8,6 +8,7 @@ const TITLES: Array<[pattern: string, title: (params: Record<string, string | un
   ['/login', () => 'Sign in'],
   ['/overview', () => 'Overview'],
   ['/boxes/new', () => 'New box'],
+  ['/boxes/add', () => 'Add a box file'],
   ['/boxes/:user/:name', (p) => `${p.user}/${p.name}`],
   ['/boxes', () => 'Boxes'],
   ['/mirrors/move', () => 'Move from HCP Vagrant'],

@@ -264,7 +264,7 @@ describe.skipIf(!haveChromium)('the box page in headless Chromium', () => {
         expect(await visitor.getByRole('button', { name, exact: true }).count(), name).toBe(0);
       }
       expect(await visitor.getByRole('checkbox', { name: /Private/ }).count()).toBe(0);
-      expect(await visitor.getByRole('heading', { name: 'Import .box files' }).count()).toBe(0);
+      expect(await visitor.getByRole('heading', { name: 'Add a box file' }).count()).toBe(0);
       expect(seen).toEqual([]);
     } finally {
       await other.close();

@@ -153,11 +153,11 @@ describe.skipIf(!haveChromium)('boxes in the web UI, in headless Chromium', () =
 
     const file = await boxFile('libvirt');
     await version.getByRole('button', { name: 'Add provider' }).click();
-    await version.getByLabel('Provider', { exact: true }).fill('libvirt');
-    await version.getByLabel('Upload a .box file').check();
     await version
       .getByLabel('Box file', { exact: true })
       .setInputFiles({ name: 'libvirt.box', mimeType: 'application/octet-stream', buffer: file });
+    // Provider and architecture are read from the file's metadata.json.
+    await expect.poll(() => version.getByLabel('Provider', { exact: true }).inputValue()).toBe('libvirt');
     // A local upload finishes too fast to catch on screen: record that the progress bar was shown at all.
     await page.evaluate(() => {
       const w = window as unknown as { sawProgress: boolean };
@@ -166,7 +166,7 @@ describe.skipIf(!haveChromium)('boxes in the web UI, in headless Chromium', () =
         if (document.querySelector('progress')) w.sawProgress = true;
       }).observe(document.body, { childList: true, subtree: true });
     });
-    await version.getByRole('button', { name: 'Create and upload' }).click();
+    await version.getByRole('button', { name: 'Upload', exact: true }).click();
     const sha256 = createHash('sha256').update(file).digest('hex');
     await version.getByText(`sha256:${sha256}`).waitFor();
     await version.getByRole('cell', { name: 'uploaded' }).waitFor();

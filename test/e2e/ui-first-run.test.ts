@@ -93,13 +93,13 @@ describe.skipIf(!haveChromium)('a first run in headless Chromium', () => {
     );
   });
 
-  it('the empty Boxes page says what to do and its button opens the new-box page', async () => {
+  it('the empty Boxes page says what to do and its button opens the page that adds a box file', async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Boxes' }).click();
     await page.getByText('No boxes here yet.', { exact: false }).waitFor();
     await shoot('boxes');
-    await page.getByRole('link', { name: 'Create your first box' }).click();
-    await page.getByRole('heading', { name: 'New box' }).waitFor();
-    expect(new URL(page.url()).pathname).toBe('/ui/boxes/new');
+    await page.getByRole('link', { name: 'Add your first box file' }).click();
+    await page.getByRole('heading', { name: 'Add a box file' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/ui/boxes/add');
     await page.getByRole('navigation').getByRole('link', { name: 'Overview' }).click();
     expectDone(await steps(), 0);
   });

@@ -1,5 +1,4 @@
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import { createBox, publish } from '../helpers/registry';
 import { createOrg, createPool, createWorkspace, JSONAPI } from '../helpers/agents';
 import {
+  axeFindings,
   chromiumAvailable,
   ensureUiBuilt,
   launchChromium,
@@ -22,7 +22,6 @@ import {
 
 const haveChromium = chromiumAvailable('The page-wide UI test');
 const SHOTS = SCREENSHOTS;
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SIZES = [
   { name: 'desktop', width: 1280, height: 800 },
   { name: 'phone', width: 390, height: 844 },
@@ -32,28 +31,6 @@ interface PageCase {
   name: string;
   path: string;
   heading: string | RegExp;
-}
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: Array<{ target: unknown[] }>;
-}
-
-/** axe-core's findings on the page as it is now, of every severity (minor ones too). */
-async function axeFindings(page: Page): Promise<string[]> {
-  // Evaluated by the browser's debugging protocol, which the page's Content Security Policy does not govern.
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: AxeViolation[] }> } }
-    ).axe;
-    return (await axe.run(document, { resultTypes: ['violations'] })).violations;
-  });
-  return violations.map(
-    (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`,
-  );
 }
 
 /** WCAG 2.5.5's size for a tap target, in CSS pixels: the phone pages hold every target to it. */
@@ -137,6 +114,7 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
       { name: 'boxes', path: '/ui/boxes', heading: 'Boxes' },
       { name: 'box', path: `/ui/boxes/${ADMIN.username}/ubuntu-24.04`, heading: `${ADMIN.username}/ubuntu-24.04` },
       { name: 'new-box', path: '/ui/boxes/new', heading: /new box/i },
+      { name: 'add-box-file', path: '/ui/boxes/add', heading: 'Add a box file' },
       { name: 'mirrors', path: '/ui/mirrors', heading: 'Mirrors' },
       { name: 'move', path: '/ui/mirrors/move', heading: 'Move from HCP Vagrant' },
       { name: 'agent-pools', path: '/ui/agent-pools/lab', heading: 'Agent pools' },

@@ -2,25 +2,33 @@ import { createHash } from 'node:crypto';
 import type { Browser, CDPSession, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { stagedUploads } from '../helpers/blobs';
+import { boxTar } from '../helpers/vagrant';
 import { chromiumAvailable, ensureUiBuilt, launchChromium, sawIt, signIn, watchFor } from '../helpers/ui-browser';
 
 const haveChromium = chromiumAvailable('The UI uploads test');
 const BOX = `/api/v1/box/${ADMIN.username}/uploads`;
 
-/** The bytes the page builds for a file of `size` (the same pattern here, to know its sha256). */
-const pattern = (size: number): Buffer => Buffer.from(Array.from({ length: size }, (_, i) => i % 251));
+/** A .box of `provider` whose disk image is `size` pattern bytes (plain tar: its size is about the image's). */
+const boxOf = (provider: string, size: number): Promise<Buffer> =>
+  boxTar(
+    [
+      ['metadata.json', JSON.stringify({ provider })],
+      ['box.img', Buffer.from(Array.from({ length: size }, (_, i) => i % 251))],
+    ],
+    false,
+  );
 
-/** Drops a file of `size` pattern bytes named `name` on `zone`, as a desktop's file manager would. */
-async function dropFile(page: Page, zone: Locator, name: string, size: number): Promise<void> {
+/** Drops `file` named `name` on `zone`, as a desktop's file manager would. */
+async function dropFile(page: Page, zone: Locator, name: string, file: Buffer): Promise<void> {
   const dataTransfer = await page.evaluateHandle(
-    ({ name, size }) => {
-      const bytes = new Uint8Array(size);
-      for (let i = 0; i < size; i++) bytes[i] = i % 251;
+    ({ name, b64 }) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
       const dt = new DataTransfer();
       dt.items.add(new File([bytes], name, { type: 'application/octet-stream' }));
       return dt;
     },
-    { name, size },
+    { name, b64: file.toString('base64') },
   );
   await zone.dispatchEvent('dragover', { dataTransfer });
   await zone.dispatchEvent('drop', { dataTransfer });
@@ -67,26 +75,26 @@ describe.skipIf(!haveChromium)('uploads in the web UI (headless Chromium)', () =
     await daemon?.stop();
   });
 
-  const openUploadForm = async (provider: string) => {
+  const openUploadForm = async () => {
     await page.goto(`${daemon.url}/ui/boxes/${ADMIN.username}/uploads`);
     const version = page.getByRole('article', { name: 'Version 1.0.0' });
     await version.getByRole('button', { name: 'Add provider' }).click();
-    await version.getByLabel('Provider', { exact: true }).fill(provider);
     await version.getByLabel('Upload a .box file').check();
     return version;
   };
 
   it('uploads a dropped file to 100%, with its speed and time left on the way', async () => {
-    const size = 3 * 1024 * 1024;
-    const version = await openUploadForm('virtualbox');
-    await dropFile(page, version.getByLabel('Drop a .box file here'), 'dropped.box', size);
+    const file = await boxOf('virtualbox', 3 * 1024 * 1024);
+    const version = await openUploadForm();
+    await dropFile(page, version.getByLabel('Drop a .box file here'), 'dropped.box', file);
     await version.getByLabel('Chosen file').getByText('dropped.box').waitFor();
+    await expect.poll(() => version.getByLabel('Provider', { exact: true }).inputValue()).toBe('virtualbox');
     // 1 MiB/s: about three seconds, long enough for the speed to be measured on screen.
     await throttleUploads(cdp, 1024 * 1024);
     await watchFor(page, 'progress[aria-label="Upload progress"][value="1"]', 'sawFull');
     await watchFor(page, '[aria-label="Upload speed"]', 'sawSpeed');
     await watchFor(page, '[aria-label="Time left"]', 'sawEta');
-    await version.getByRole('button', { name: 'Create and upload' }).click();
+    await version.getByRole('button', { name: 'Upload', exact: true }).click();
     await version
       .getByRole('row', { name: /virtualbox/ })
       .getByRole('cell', { name: 'uploaded' })
@@ -100,21 +108,23 @@ describe.skipIf(!haveChromium)('uploads in the web UI (headless Chromium)', () =
       .get(`${BOX}/version/1.0.0/provider/virtualbox/amd64`);
     expect(provider.json).toMatchObject({
       hosted: true,
-      checksum: createHash('sha256').update(pattern(size)).digest('hex'),
+      checksum: createHash('sha256').update(file).digest('hex'),
       checksum_type: 'sha256',
     });
   });
 
   it('keeps the picker and drops off while uploading, and Cancel aborts the upload itself', async () => {
-    const version = await openUploadForm('libvirt');
+    const big = await boxOf('libvirt', 4 * 1024 * 1024);
+    const version = await openUploadForm();
     await version.getByLabel('Box file', { exact: true }).setInputFiles({
       name: 'big.box',
       mimeType: 'application/octet-stream',
-      buffer: Buffer.alloc(4 * 1024 * 1024, 3),
+      buffer: big,
     });
+    await expect.poll(() => version.getByLabel('Provider', { exact: true }).inputValue()).toBe('libvirt');
     // 128 KiB/s: 32 s for the whole file, far longer than the test takes to cancel it.
     await throttleUploads(cdp, 128 * 1024);
-    await version.getByRole('button', { name: 'Create and upload' }).click();
+    await version.getByRole('button', { name: 'Upload', exact: true }).click();
     await version.getByLabel('Upload speed').waitFor();
 
     // One upload at a time: the picker is disabled and a second file dropped now is not taken.
@@ -122,9 +132,9 @@ describe.skipIf(!haveChromium)('uploads in the web UI (headless Chromium)', () =
     expect(await version.getByRole('button', { name: 'Uploading…' }).isDisabled()).toBe(true);
     await dropFile(
       page,
-      version.getByRole('form', { name: /^Add provider/ }).getByLabel('Drop a .box file here'),
+      version.getByRole('form', { name: 'Add a box file' }).getByLabel('Drop a .box file here'),
       'second.box',
-      1024,
+      await boxOf('qemu', 1024),
     );
     // React handles a drop synchronously: had it been taken, the name would show by now.
     await version.getByLabel('Chosen file').getByText('big.box').waitFor();
@@ -142,19 +152,11 @@ describe.skipIf(!haveChromium)('uploads in the web UI (headless Chromium)', () =
     await version.getByText('Upload cancelled').waitFor();
     await throttleUploads(cdp, -1);
 
-    // The daemon saw the PUT break off: its session is open again (never received), and the
-    // provider still waits for its file. An upload that went on would stay `receiving` for ~30 s.
-    const provider = await daemon.http.withToken(daemon.adminToken).get(`${BOX}/version/1.0.0/provider/libvirt/amd64`);
-    expect(provider.json).toMatchObject({ hosted: true, checksum: null });
-    const sessions = () =>
-      daemon.deps.db
-        .selectFrom('upload_sessions')
-        .innerJoin('box_providers', 'box_providers.id', 'upload_sessions.provider_id')
-        .select(['upload_sessions.state', 'box_providers.blob_sha256'])
-        .where('box_providers.name', '=', 'libvirt')
-        .execute();
-    await expect.poll(async () => (await sessions()).map((s) => s.state), { timeout: 10_000 }).toEqual(['open']);
-    expect((await sessions())[0].blob_sha256).toBeNull();
+    // The daemon saw the PUT break off: nothing was made, and nothing is left staged.
+    expect(
+      (await daemon.http.withToken(daemon.adminToken).get(`${BOX}/version/1.0.0/provider/libvirt/amd64`)).status,
+    ).toBe(404);
+    await expect.poll(() => stagedUploads(daemon), { timeout: 10_000 }).toEqual([]);
     expect(
       await page.evaluate(() => {
         const e = new Event('beforeunload', { cancelable: true });
@@ -163,7 +165,7 @@ describe.skipIf(!haveChromium)('uploads in the web UI (headless Chromium)', () =
       }),
     ).toBe(false);
 
-    // Retry asks for a new upload URL (the first was single-use) and sends the file again.
+    // Retry sends the file again.
     await version.getByRole('button', { name: 'Retry upload' }).click();
     await version
       .getByRole('row', { name: /libvirt/ })
@@ -172,9 +174,7 @@ describe.skipIf(!haveChromium)('uploads in the web UI (headless Chromium)', () =
     const done = await daemon.http.withToken(daemon.adminToken).get(`${BOX}/version/1.0.0/provider/libvirt/amd64`);
     expect(done.json).toMatchObject({
       hosted: true,
-      checksum: createHash('sha256')
-        .update(Buffer.alloc(4 * 1024 * 1024, 3))
-        .digest('hex'),
+      checksum: createHash('sha256').update(big).digest('hex'),
     });
   });
 });

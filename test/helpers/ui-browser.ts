@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
@@ -148,5 +149,29 @@ export const fieldIssue = (form: Locator, label: string): Locator =>
 export async function noApiWords(page: Page): Promise<void> {
   expect(await page.locator('main').textContent()).not.toMatch(
     /Invalid request body|data\.attributes|\b(?:box|version|token|organization|user)\.[a-z_]+:/,
+  );
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: unknown[] }>;
+}
+
+/** axe-core's findings on the page as it is now, of every severity (minor ones too), one line each. */
+export async function axeFindings(page: Page): Promise<string[]> {
+  // Evaluated by the browser's debugging protocol, which the page's Content Security Policy does not govern.
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: AxeViolation[] }> } }
+    ).axe;
+    return (await axe.run(document, { resultTypes: ['violations'] })).violations;
+  });
+  return violations.map(
+    (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`,
   );
 }

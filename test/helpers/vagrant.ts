@@ -75,6 +75,16 @@ export async function makeBoxFile(
   return file;
 }
 
+/** A tar of `entries` in their order (a `.box` when one is metadata.json), gzipped unless `gzip` is false. */
+export async function boxTar(entries: Array<[name: string, body: string | Buffer]>, gzip = true): Promise<Buffer> {
+  const tar = pack();
+  for (const [name, body] of entries) tar.entry({ name }, body);
+  tar.finalize();
+  const chunks: Buffer[] = [];
+  for await (const c of tar) chunks.push(c as Buffer);
+  return gzip ? gzipSync(Buffer.concat(chunks)) : Buffer.concat(chunks);
+}
+
 export interface SeenRequest {
   method: string;
   path: string;

@@ -14,6 +14,7 @@ import { snapshot } from '../helpers/registry';
 import { sha256 } from '../helpers/mirror';
 import { rawGet, rawPut } from '../helpers/upload';
 import { makeBoxFile } from '../helpers/vagrant';
+import { UNSTATED_ARCHITECTURE } from '../../daemon/src/contract/box-metadata';
 
 let d: TestDaemon;
 let alice: { token: string; http: HttpClient };
@@ -133,11 +134,11 @@ describe('PUT /api/boxyard/import/:username/:box/:version', () => {
     expect(await uploadsLeft()).toEqual([]);
   });
 
-  it('defaults the architecture to unknown, and adds providers to a version that exists', async () => {
+  it('takes amd64 for a file that names no architecture (as the UI does), and adds providers to a version that exists', async () => {
     const file = await boxFile('vmware_desktop');
     const r = await putImport('lab/base/1.0.0', file);
     expect(r.status, r.text).toBe(200);
-    expect(r.json.import).toMatchObject({ provider: 'vmware_desktop', architecture: 'unknown' });
+    expect(r.json.import).toMatchObject({ provider: 'vmware_desktop', architecture: UNSTATED_ARCHITECTURE });
     const v = await alice.http.get('/api/v2/box/lab/base/version/1.0.0');
     expect(v.json.providers.map((p: { name: string }) => p.name).sort()).toEqual(['libvirt', 'vmware_desktop']);
   });
@@ -263,7 +264,7 @@ describe('refused imports change nothing', () => {
   });
 
   it.each([
-    ['not a tar', () => randomBytes(20_000), /cannot be read: it is not a tar or gzipped tar/],
+    ['not a tar', () => randomBytes(20_000), /cannot be read: it is not a \.box file \(a tar or gzipped tar\)/],
     [
       'a gzipped tar without metadata.json',
       () => tarGz({ 'box.img': randomBytes(5000) }),
@@ -272,7 +273,7 @@ describe('refused imports change nothing', () => {
     [
       'metadata.json without a provider',
       () => tarGz({ 'metadata.json': '{"architecture":"amd64"}' }),
-      /its metadata.json names no provider/,
+      /metadata.json names no provider/,
     ],
   ])('%s without ?provider=: 403', async (_name, make, message) => {
     const before = await state();
@@ -284,12 +285,30 @@ describe('refused imports change nothing', () => {
     expect(await uploadsLeft()).toEqual([]);
   });
 
-  it('an unknown architecture in metadata.json: 403', async () => {
+  it.each([
+    [
+      'an unknown architecture',
+      () => boxFile('virtualbox', 'x86_64'),
+      /names the architecture "x86_64", which vagrant/,
+    ],
+    [
+      'a refused provider name',
+      () => boxFile('../virtualbox'),
+      /names the provider "..\/virtualbox", which is refused/,
+    ],
+    [
+      'metadata.json larger than 64 KiB',
+      () => tarGz({ 'metadata.json': JSON.stringify({ provider: 'virtualbox', pad: 'x'.repeat(70_000) }) }),
+      /cannot be read: its metadata.json is larger than 64 KiB/,
+    ],
+    ['metadata.json not JSON', () => tarGz({ 'metadata.json': '{"provider":' }), /its metadata.json is not valid JSON/],
+  ])('%s in metadata.json: 403, nothing made', async (_name, make, message) => {
     const before = await state();
-    const r = await putImport('lab/junk/1.0.0', await boxFile('virtualbox', 'x86_64'));
+    const r = await putImport('lab/junk/1.0.0', await make());
     expect(r.status, r.text).toBe(403);
-    expect(r.json.errors[0]).toMatch(/architecture "x86_64" in metadata.json/);
+    expect(r.json.errors[0]).toMatch(message);
     expect(await state()).toEqual(before);
+    expect(await uploadsLeft()).toEqual([]);
   });
 
   it.each([

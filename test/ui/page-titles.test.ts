@@ -6,6 +6,7 @@ describe('page titles', () => {
   it('names each page by its route, the most specific first', () => {
     expect(pageTitle('/boxes')).toBe('Boxes · Boxyard');
     expect(pageTitle('/boxes/new')).toBe('New box · Boxyard');
+    expect(pageTitle('/boxes/add')).toBe('Add a box file · Boxyard');
     expect(pageTitle('/boxes/acme/web')).toBe('acme/web · Boxyard');
     expect(pageTitle('/mirrors/move')).toBe('Move from HCP Vagrant · Boxyard');
     expect(pageTitle('/agent-pools')).toBe('Agent pools · Boxyard');

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { apiPath, type Fetcher } from './client';
-import { putFile } from './uploads';
+import { putFile, type SentBytes } from './uploads';
 import { load } from './load';
 import {
   CacheAnswer,
@@ -121,9 +121,17 @@ export async function exportFolder(
   return last;
 }
 
-/** Where a `.box` file is PUT to be imported (provider and architecture come from its metadata.json). */
-export const importPath = (user: string, box: string, version: string, release: boolean) =>
-  `${apiPath(`${B}/import`, user, box, version)}?${new URLSearchParams({ release: String(release) })}`;
+/**
+ * Where a `.box` file is PUT to be imported: provider and architecture are the file's metadata.json's unless given
+ * (the file form gives what it read and showed), a new box is private unless `private` is false.
+ */
+export const importPath = (t: ImportTarget) => {
+  const q = new URLSearchParams({ release: String(t.release) });
+  if (t.provider) q.set('provider', t.provider);
+  if (t.architecture) q.set('architecture', t.architecture);
+  if (t.private !== undefined) q.set('private', String(t.private));
+  return `${apiPath(`${B}/import`, t.user, t.box, t.version)}?${q}`;
+};
 
 /** Splits "a, b ,c" into ["a","b","c"]; an empty field is no filter. */
 export const splitList = (s: string): string[] =>
@@ -137,17 +145,20 @@ export interface ImportTarget {
   box: string;
   version: string;
   release: boolean;
+  provider?: string;
+  architecture?: string;
+  /** Whether a box the import creates is private (the daemon's default: it is). */
+  private?: boolean;
 }
 
 /** PUTs one `.box` to the import endpoint with upload progress (XHR: fetch() reports none). */
 export async function importBoxFile(
   t: ImportTarget,
   file: File,
-  onProgress: (fraction: number) => void,
+  onProgress: (sent: SentBytes) => void,
+  signal?: AbortSignal,
 ): Promise<ImportResultJson> {
-  const body = await putFile(importPath(t.user, t.box, t.version, t.release), file, ({ loaded, total }) =>
-    onProgress(total > 0 ? loaded / total : 0),
-  );
+  const body = await putFile(importPath(t), file, onProgress, signal);
   const r = ImportAnswer.safeParse(body);
   if (!r.success)
     throw new Error(

@@ -38,8 +38,8 @@ export function gettingStartedSteps(o: OverviewJson): Step[] {
     {
       key: 'upload',
       todo: 'Upload a .box file',
-      to: mine,
-      why: "On your box's page, add a version and upload its file.",
+      to: '/boxes/add',
+      why: 'Drop the file: its provider and architecture are read from it, its box and version made if missing.',
       done: g.uploads > 0,
     },
     {

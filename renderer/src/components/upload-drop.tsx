@@ -10,11 +10,14 @@ export function UploadDrop({
   onFile,
   disabled,
   label = 'Box file',
+  describedBy,
 }: {
   file: File | null;
   onFile: (f: File | null) => void;
   disabled: boolean;
   label?: string;
+  /** The id of what is said about the chosen file (why it cannot be used). */
+  describedBy?: string;
 }) {
   const [dragging, setDragging] = useState(false);
   const over = (e: DragEvent) => {
@@ -46,6 +49,8 @@ export function UploadDrop({
         name="file"
         type="file"
         aria-label={label}
+        aria-describedby={describedBy}
+        aria-invalid={describedBy ? true : undefined}
         accept=".box,application/octet-stream"
         disabled={disabled}
         onChange={(e) => onFile(e.target.files?.[0] ?? null)}

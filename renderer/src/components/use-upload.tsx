@@ -1,10 +1,10 @@
 import { useEffect, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { prepareUpload, type ProviderRef } from '../api/boxes';
-import { isUploadAborted, putFile } from '../api/uploads';
+import { isUploadAborted, putFile, type SentBytes } from '../api/uploads';
 import { RateMeter, formatEta } from '../api/upload-meter';
 import { useSession } from '../api/session';
-import { queryKeys } from '../api/query-keys';
+import { boxViews } from '../api/query-keys';
 import { formatBytes } from './format';
 
 /** Where a running upload stands: its share, bytes, speed (bytes/s) and seconds left. */
@@ -30,25 +30,32 @@ export function useLeaveWarning(active: boolean) {
   }, [active]);
 }
 
+/** Sends `file` for `target`, reporting bytes sent; `signal` aborts the request itself. */
+export type SendFile<T, R> = (
+  target: T,
+  file: File,
+  onSent: (sent: SentBytes) => void,
+  signal: AbortSignal,
+) => Promise<R>;
+
 /**
- * Uploads a box file to a provider (prepare, then PUT with progress) and refreshes the box. One
- * upload at a time: `upload` refuses while one runs. `cancel` aborts the PUT itself; `retry` asks
- * for a new upload URL (each is single-use) and sends the same file again.
+ * Sends a box file with progress and refreshes its box. One send at a time: `upload` refuses while one runs and
+ * resolves with the answer, or null when it failed or was cancelled. `cancel` aborts the PUT itself; `retry` sends
+ * the same file for the same target again (each send asks anew for what it needs, such as a single-use upload URL).
  */
-export function useUpload() {
-  const { api } = useSession();
+export function useFileSend<T extends { user: string; name: string }, R>(send: SendFile<T, R>) {
   const qc = useQueryClient();
   const [meter, setMeter] = useState<UploadMeter | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [cancelled, setCancelled] = useState(false);
   /** The upload that did not finish, for Retry. */
-  const [unfinished, setUnfinished] = useState<{ ref: ProviderRef; file: File } | null>(null);
+  const [unfinished, setUnfinished] = useState<{ ref: T; file: File } | null>(null);
   const running = useRef<AbortController | null>(null);
   useLeaveWarning(meter !== null);
   useEffect(() => () => running.current?.abort(), []);
 
-  const upload = async (ref: ProviderRef, file: File): Promise<boolean> => {
-    if (running.current) return false;
+  const upload = async (ref: T, file: File): Promise<R | null> => {
+    if (running.current) return null;
     const controller = new AbortController();
     running.current = controller;
     setError(null);
@@ -57,9 +64,8 @@ export function useUpload() {
     const rates = new RateMeter();
     setMeter({ fraction: 0, loaded: 0, total: file.size, rate: null, eta: null });
     try {
-      const { upload_path } = await prepareUpload(api, ref);
-      await putFile(
-        upload_path,
+      const answer = await send(
+        ref,
         file,
         ({ loaded, total }) => {
           rates.add(performance.now(), loaded);
@@ -75,19 +81,19 @@ export function useUpload() {
       );
       // The full bar stays up while the box is fetched again (the last progress event may not have been drawn).
       setMeter({ fraction: 1, loaded: file.size, total: file.size, rate: rates.rate(), eta: 0 });
-      return true;
+      return answer;
     } catch (e) {
       if (isUploadAborted(e)) setCancelled(true);
       else setError(e);
       setUnfinished({ ref, file });
-      return false;
+      return null;
     } finally {
       running.current = null;
-      await qc.invalidateQueries({ queryKey: queryKeys.box(ref.user, ref.name) });
+      for (const queryKey of boxViews(ref.user, ref.name)) await qc.invalidateQueries({ queryKey });
       setMeter(null);
     }
   };
-  const retry = () => (unfinished ? upload(unfinished.ref, unfinished.file) : Promise.resolve(false));
+  const retry = () => (unfinished ? upload(unfinished.ref, unfinished.file) : Promise.resolve(null));
   const cancel = () => running.current?.abort();
   return {
     upload,
@@ -100,6 +106,16 @@ export function useUpload() {
     cancelled,
     canRetry: unfinished !== null && meter === null,
   };
+}
+
+/** Uploads a box file to a provider that waits for it: prepare (a single-use upload URL), then PUT. */
+export function useUpload() {
+  const { api } = useSession();
+  return useFileSend<ProviderRef, true>(async (ref, file, onSent, signal) => {
+    const { upload_path } = await prepareUpload(api, ref);
+    await putFile(upload_path, file, onSent, signal);
+    return true;
+  });
 }
 
 /** The bar with its percentage and, once measured, the speed and the time left. */

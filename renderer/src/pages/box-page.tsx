@@ -4,7 +4,7 @@ import { deleteBox, getBox, getBoxStats } from '../api/boxes';
 import { useSession } from '../api/session';
 import { ErrorNote, Loading, Section, confirmed, useAction } from '../components/ui';
 import { useCachedBox } from '../components/mirror/cached-boxes';
-import { ImportDrop } from '../components/mirror/import-drop';
+import { BoxFileForm } from '../components/box-file/box-file-form';
 import { queryKeys } from '../api/query-keys';
 import type { BoxJson } from '../../../daemon/src/contract/wire/registry';
 import { BoxAbout } from '../components/box/box-about';
@@ -60,7 +60,7 @@ function Heading({ box, manage, signedIn }: { box: BoxJson; manage: boolean; sig
  * One box: what it is (descriptions rendered from Markdown), how to use it (`vagrant box add`, a
  * Vagrantfile), its versions a page at a time with each provider's architecture, size, downloads
  * and checksum. Anyone who may read the box sees that much; those who may change it (the stats
- * answer says so) also get the edits, new versions, uploads, imports and deletes.
+ * answer says so) also get the edits, new versions, box files and deletes.
  */
 export function BoxPage() {
   const { user = '', name = '' } = useParams();
@@ -82,8 +82,8 @@ export function BoxPage() {
         <VersionList user={user} name={name} versions={b.versions} stats={stats.data} manage={manage} />
       </Section>
       {manage && (
-        <Section title="Import .box files">
-          <ImportDrop user={user} name={name} />
+        <Section title="Add a box file">
+          <BoxFileForm fixed={{ owner: user, box: name }} />
         </Section>
       )}
     </>

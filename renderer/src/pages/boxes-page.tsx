@@ -1,11 +1,9 @@
-import { useState } from 'react';
 import { Link, useLocation, useSearchParams } from 'react-router-dom';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useSession } from '../api/session';
 import { boxListKey, listBoxes, paramsOf, queryOf, type BoxListParams } from '../api/catalogue';
 import type { BoxSummaryJson } from '../../../daemon/src/contract/wire/registry';
-import { ErrorNote, Loading, Section } from '../components/ui';
-import { ImportDrop } from '../components/mirror/import-drop';
+import { ErrorNote, Loading } from '../components/ui';
 import { BoxFilters } from '../components/catalogue/box-filters';
 import { When } from '../components/relative-time';
 
@@ -60,11 +58,11 @@ function EmptyBoxes({ params }: { params: BoxListParams }) {
   return (
     <div className="next-step">
       <p>
-        {params.view === 'mine' ? 'You have no boxes yet.' : 'No boxes here yet.'} Create a box, upload its .box file to
-        a version and release it: <code>vagrant box add</code> then finds it by its name.
+        {params.view === 'mine' ? 'You have no boxes yet.' : 'No boxes here yet.'} Add a .box file: its box and version
+        are made with it, and once released <code>vagrant box add</code> finds it by its name.
       </p>
-      <Link className="button primary" to="/boxes/new">
-        Create your first box
+      <Link className="button primary" to="/boxes/add">
+        Add your first box file
       </Link>
     </div>
   );
@@ -142,27 +140,21 @@ export function BoxesPage() {
   const location = useLocation();
   const [query, setQuery] = useSearchParams();
   const params = paramsOf(query);
-  const [importing, setImporting] = useState(false);
   return (
     <>
       <div className="page-head">
         <h1>Boxes</h1>
         {signedIn && (
-          <button type="button" onClick={() => setImporting(!importing)}>
-            Import .box files
-          </button>
-        )}
-        {signedIn && (
-          <Link className="button primary" to="/boxes/new">
+          <Link className="button" to="/boxes/new">
             New box
           </Link>
         )}
+        {signedIn && (
+          <Link className="button primary" to="/boxes/add">
+            Add a box file
+          </Link>
+        )}
       </div>
-      {importing && (
-        <Section title="Import .box files">
-          <ImportDrop />
-        </Section>
-      )}
       {signedIn && <ViewTabs params={params} />}
       <BoxFilters params={params} onChange={(p) => setQuery(queryOf(p))} />
       {params.view === 'mine' && !signedIn ? (

@@ -6,9 +6,11 @@ import { Upstreams } from '../components/mirror/upstreams';
 import { Section } from '../components/ui';
 import { OfflineNote } from '../components/mirror/offline-settings';
 import { FolderTransfer } from '../components/mirror/folder-transfer';
+import { ImportDrop } from '../components/mirror/import-drop';
 
 /**
- * Upstreams, mirrors with their jobs and schedules, what the pull-through cache holds, and folder import and export.
+ * Upstreams, mirrors with their jobs and schedules, what the pull-through cache holds, folder import and export, and
+ * many .box files imported at once (one file is added on the Add a box file page).
  */
 export function MirrorsPage() {
   return (
@@ -27,6 +29,9 @@ export function MirrorsPage() {
       </Section>
       <CachedBoxes />
       <FolderTransfer />
+      <Section title="Import .box files">
+        <ImportDrop />
+      </Section>
     </>
   );
 }

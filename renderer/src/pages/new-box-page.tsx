@@ -1,5 +1,5 @@
 import { useId, useState, type FormEvent } from 'react';
-import { useNavigate } from 'react-router-dom';
+import { useNavigate, useSearchParams } from 'react-router-dom';
 import { createBox } from '../api/boxes';
 import { useSession } from '../api/session';
 import { useNamespaces } from '../api/use-namespaces';
@@ -19,8 +19,10 @@ export function NewBoxPage() {
   const { api, username } = useSession();
   const ns = useNamespaces();
   const navigate = useNavigate();
+  // An organization's page links here with ?owner=ORG: its boxes are what its members share.
+  const [query] = useSearchParams();
   const [form, setForm] = useState({
-    username: '',
+    username: query.get('owner') ?? '',
     name: '',
     short_description: '',
     description: '',
@@ -115,6 +117,9 @@ export function NewBoxPage() {
               {hintOf(RULES.is_private)}
             </p>
           </div>
+          <p>
+            Will create: <output aria-label="The new box">{`${owner || 'OWNER'}/${form.name || 'NAME'}`}</output>
+          </p>
           <ErrorNote error={formError(create.error, nameTaken)} />
           <button type="submit" className="primary" disabled={create.isPending || !owner}>
             Create box

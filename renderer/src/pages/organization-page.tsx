@@ -131,6 +131,9 @@ export function OrganizationPage() {
       <div className="page-head">
         <h1>{org.data.name}</h1>
         <Link to={`/agent-pools/${name}`}>Agent pools</Link>
+        <Link className="button primary" to={`/boxes/add?${new URLSearchParams({ owner: name })}`}>
+          Add a box file
+        </Link>
       </div>
       <p className="muted">
         {org.data.email ?? ''} Created <When iso={org.data.created_at} />.

@@ -29,13 +29,15 @@ export const isArchitecture = (a: string): a is Architecture => (ARCHITECTURES a
 export const BoxName = PathName('name').describe(
   'Up to 64 letters, numbers, "-", "_" and ".", starting with a letter or number: the second half of owner/name.',
 );
-const ProviderName = PathName('provider name');
+const ProviderName = PathName('provider name').describe(
+  'What vagrant runs the box with, such as virtualbox, libvirt or vmware_desktop.',
+);
 /** Text of at most `max` characters. */
 export const Text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 const Flag = z.boolean({ message: 'must be true or false' });
-export const ArchitectureName = z.enum(ARCHITECTURES, {
-  message: `architecture must be one of ${ARCHITECTURES.join(', ')}`,
-});
+export const ArchitectureName = z
+  .enum(ARCHITECTURES, { message: `architecture must be one of ${ARCHITECTURES.join(', ')}` })
+  .describe("The machines it runs on: vagrant picks the file whose architecture is its host's.");
 const VersionNumber = z
   .string({ message: 'version must be a string' })
   .max(MAX_VERSION_LENGTH)

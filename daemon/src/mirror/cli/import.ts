@@ -6,6 +6,7 @@ import { readExportFolder, verifyExport, isExportFolder, type ExportedBox } from
 import { createMeter, formatBytes, type Meter } from './meter';
 import { BOX, BOXYARD } from '../../http/route-table';
 import { pathTo } from '../../http/urls';
+import { UNSTATED_ARCHITECTURE } from '../../contract/box-metadata';
 
 interface ImportOptions extends ServerOptions {
   as?: string;
@@ -141,7 +142,10 @@ async function uploadAll(client: BoxyardClient, uploads: Upload[], release: bool
     const have = state.versions
       .find((v) => v.version === u.version)
       ?.providers.find(
-        (p) => p.name === u.provider && p.architecture === (u.architecture ?? 'unknown') && p.checksum === u.sha256,
+        (p) =>
+          p.name === u.provider &&
+          (u.architecture === undefined || p.architecture === u.architecture) &&
+          p.checksum === u.sha256,
       );
     if (have && u.sha256) {
       done += u.size;
@@ -253,7 +257,10 @@ export function importCommand(program: Command): void {
     .option('--as <box>', 'ORG/BOX to import into (needed for .box files; renames the box of a one-box export)')
     .option('--version <version>', 'the version .box files become providers of')
     .option('--provider <name>', "the provider of a .box file (default: its metadata.json's)")
-    .option('--architecture <arch>', "the architecture of a .box file (default: its metadata.json's, else unknown)")
+    .option(
+      '--architecture <arch>',
+      `the architecture of a .box file (default: its metadata.json's, else ${UNSTATED_ARCHITECTURE})`,
+    )
     .option('--no-release', 'leave the versions unreleased')
     .action(async (path: string, opts: ImportOptions) => runImport(path, opts, process.stdout));
 }

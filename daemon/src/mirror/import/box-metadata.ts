@@ -2,18 +2,15 @@ import { PassThrough, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { extract } from 'tar-stream';
+import {
+  BOX_FILE_WORDS,
+  BoxMetadataError,
+  MAX_METADATA_BYTES,
+  parseBoxMetadata,
+  type BoxMetadata,
+} from '../../contract/box-metadata';
 
-/** What a `.box` says about itself in its `metadata.json` (only the keys Boxyard uses). */
-export interface BoxMetadata {
-  provider?: string;
-  architecture?: string;
-}
-
-/** The stream is not a readable box: not a (gzipped) tar, no `metadata.json`, or not JSON. */
-export class BoxMetadataError extends Error {}
-
-/** A real metadata.json is a few hundred bytes; a hostile one must not fill memory. */
-const MAX_METADATA_BYTES = 64 * 1024;
+export { BoxMetadataError, type BoxMetadata };
 
 /** `vagrant package` writes `./metadata.json`, Packer `metadata.json`: both are the top-level file. */
 const isMetadataEntry = (name: string): boolean => name.replace(/^(\.\/)+/, '') === 'metadata.json';
@@ -24,26 +21,10 @@ async function collect(entry: AsyncIterable<unknown>, limit: number): Promise<Bu
   for await (const raw of entry) {
     const chunk = raw as Buffer;
     size += chunk.length;
-    if (size > limit) throw new BoxMetadataError(`metadata.json is larger than ${limit} bytes.`);
+    if (size > limit) throw new BoxMetadataError(BOX_FILE_WORDS.tooLarge);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
-}
-
-function parseMetadata(bytes: Buffer): BoxMetadata {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw new BoxMetadataError('metadata.json is not valid JSON.');
-  }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
-    throw new BoxMetadataError('metadata.json is not a JSON object.');
-  const { provider, architecture } = doc as Record<string, unknown>;
-  return {
-    ...(typeof provider === 'string' ? { provider } : {}),
-    ...(typeof architecture === 'string' ? { architecture } : {}),
-  };
 }
 
 /** The stream with its first bytes looked at: gzip (magic 1f 8b) is unpacked on the way. */
@@ -84,19 +65,19 @@ export async function readBoxMetadata(stream: Readable): Promise<BoxMetadata> {
     source.pipe(tar as unknown as NodeJS.WritableStream);
     for await (const entry of tar) {
       if (entry.header.type === 'file' && isMetadataEntry(entry.header.name))
-        return parseMetadata(await collect(entry, MAX_METADATA_BYTES));
+        return parseBoxMetadata(await collect(entry, MAX_METADATA_BYTES));
       entry.resume();
     }
   } catch (err) {
     if (err instanceof BoxMetadataError) throw err;
-    throw new BoxMetadataError(`it is not a tar or gzipped tar (${(err as Error).message}).`);
+    throw new BoxMetadataError(`${BOX_FILE_WORDS.notTar} (${(err as Error).message})`);
   } finally {
     source?.unpipe();
     source?.destroy();
     stream.destroy();
     tar.destroy();
   }
-  throw new BoxMetadataError('it holds no metadata.json.');
+  throw new BoxMetadataError(BOX_FILE_WORDS.noMetadata);
 }
 
 /**

@@ -10,7 +10,7 @@ import { safeEqual } from '../../lib/crypto';
 import { isGemVersion } from '../../contract/names';
 import { BoxName, isArchitecture } from '../../contract/bodies/registry';
 import type { ImportResultJson } from '../../contract/wire/mirror';
-import { DEFAULT_ARCHITECTURE } from '../../registry/schemas';
+import { architectureOf, architectureRefusal, providerRefusal } from '../../contract/box-metadata';
 import { normalizeChecksum } from '../../registry/providers/checksums';
 import type { RegistryService } from '../../registry/service';
 import { boxMetadataTap, type BoxMetadata } from './box-metadata';
@@ -124,24 +124,24 @@ export class ImportService {
     }
   }
 
-  /** Provider and architecture: the query's, else the box's metadata.json's. */
+  /**
+   * Provider and architecture: the query's, else the box's metadata.json's as the contract reads it
+   * (contract/box-metadata.ts, as the web UI's file form does), an unnamed architecture being UNSTATED_ARCHITECTURE.
+   */
   private describe(input: Checked, meta: BoxMetadata | Error): { provider: string; architecture: string } {
     const found = meta instanceof Error ? {} : meta;
     const provider = input.provider ?? found.provider;
     if (!provider) {
-      const why = meta instanceof Error ? `it cannot be read: ${meta.message}` : 'its metadata.json names no provider.';
+      const why = meta instanceof Error ? meta.message : "The file's metadata.json names no provider.";
       throw new ValidationError(
-        `The file's provider is unknown because ${why} Send a .box file (a tar or gzipped tar with metadata.json), or name the provider with ?provider=.`,
+        `${why} Send a .box file (a tar or gzipped tar with metadata.json), or name the provider with ?provider=.`,
       );
     }
-    if (!input.provider) checkName(provider, 'The provider named in metadata.json');
-    const architecture = input.architecture ?? found.architecture ?? DEFAULT_ARCHITECTURE;
-    if (!isArchitecture(architecture)) {
-      throw new ValidationError(
-        `The architecture "${architecture}" in metadata.json is not one vagrant knows; name it with ?architecture= (e.g. amd64).`,
-      );
-    }
-    return { provider, architecture };
+    const refused =
+      (input.provider ? null : providerRefusal(provider)) ??
+      (input.architecture || found.architecture === undefined ? null : architectureRefusal(found.architecture));
+    if (refused) throw new ValidationError(`${refused} Name it with ?provider= or ?architecture=.`);
+    return { provider, architecture: input.architecture ?? architectureOf(found) };
   }
 
   private async publish(

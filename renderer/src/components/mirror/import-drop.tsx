@@ -7,6 +7,7 @@ import { formatBytes } from '../format';
 import { ErrorNote } from '../ui';
 import { UploadProgress } from '../use-upload';
 import { boxViews } from '../../api/query-keys';
+import { VERSION_STATUS_WORDS } from '../../../../daemon/src/contract/wire/registry';
 
 interface Item {
   /** Which file this is among those added (two may have one name). */
@@ -35,8 +36,8 @@ function useImports(onDone: () => Promise<void>) {
       if (item.result) continue;
       patch(i, { progress: 0, error: undefined });
       try {
-        const result = await importBoxFile({ user, box, version, release }, item.file, (progress) =>
-          patch(i, { progress }),
+        const result = await importBoxFile({ user, box, version, release }, item.file, ({ loaded, total }) =>
+          patch(i, { progress: total > 0 ? loaded / total : 0 }),
         );
         patch(i, { progress: null, result });
       } catch (error) {
@@ -59,7 +60,7 @@ function ItemRow({ item }: { item: Item }) {
           {' '}
           → imported {r.provider}
           {r.architecture ? `/${r.architecture}` : ''} into {r.box} {r.version}
-          {r.released ? ' (released)' : ''} <span className="mono">sha256:{r.sha256}</span>
+          {r.released ? ` (${VERSION_STATUS_WORDS.active})` : ''} <span className="mono">sha256:{r.sha256}</span>
         </span>
       )}
       <UploadProgress progress={item.progress} />
@@ -68,7 +69,7 @@ function ItemRow({ item }: { item: Item }) {
   );
 }
 
-/** Where the box goes: fixed on a box page, chosen (namespace + name) on the boxes page. */
+/** Where the box goes: its owner and name. */
 function BoxFields({
   owner,
   setOwner,
@@ -112,15 +113,15 @@ function BoxFields({
  * A drop zone for `.box` files: each is PUT to the import endpoint, which reads its provider and
  * architecture from the file's metadata.json, and creates the box and version when missing.
  */
-export function ImportDrop({ user, name }: { user?: string; name?: string }) {
+export function ImportDrop() {
   const qc = useQueryClient();
-  const [owner, setOwner] = useState(user ?? '');
-  const [box, setBox] = useState(name ?? '');
+  const [owner, setOwner] = useState('');
+  const [box, setBox] = useState('');
   const [version, setVersion] = useState('');
   const [release, setRelease] = useState(true);
   const [dragging, setDragging] = useState(false);
   const [refused, setRefused] = useState<string | null>(null);
-  const target = { user: user ?? owner, box: name ?? box };
+  const target = { user: owner, box };
   const imports = useImports(async () => {
     for (const queryKey of boxViews(target.user, target.box)) await qc.invalidateQueries({ queryKey });
   });
@@ -188,7 +189,7 @@ export function ImportDrop({ user, name }: { user?: string; name?: string }) {
         </ul>
       )}
       <div className="row">
-        {!user && <BoxFields owner={owner} setOwner={setOwner} box={box} setBox={setBox} />}
+        <BoxFields owner={owner} setOwner={setOwner} box={box} setBox={setBox} />
         <input
           name="import_version"
           aria-label="Import version"
