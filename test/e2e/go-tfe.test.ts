@@ -75,6 +75,67 @@ const EXPECTED_ORGS = [
   'TestOrganizationsDelete/with_invalid_name',
 ];
 
+/**
+ * go-tfe's workspace tests that need only what Boxyard serves (the VCS, lock and SSH-key ones need HCP's other
+ * features): by-name Update and Delete (their helpers' cleanups delete by name), `include=organization` on lists, and
+ * 422 for an unknown terraform-version.
+ */
+const WORKSPACES_PATTERN = '^TestWorkspaces(List|Create|Read|ReadByID|Update|UpdateByID|Delete|DeleteByID)$';
+const EXPECTED_WORKSPACES = [
+  'TestWorkspacesList',
+  'TestWorkspacesList/without_list_options',
+  'TestWorkspacesList/with_list_options',
+  'TestWorkspacesList/when_searching_a_known_workspace',
+  'TestWorkspacesList/when_searching_an_unknown_workspace',
+  'TestWorkspacesList/without_a_valid_organization',
+  'TestWorkspacesList/with_organization_included',
+  'TestWorkspacesCreate',
+  'TestWorkspacesCreate/with_valid_options',
+  'TestWorkspacesCreate/when_options_is_missing_name',
+  'TestWorkspacesCreate/when_options_has_an_invalid_name',
+  'TestWorkspacesCreate/when_options_has_an_invalid_organization',
+  'TestWorkspacesCreate/when_options_includes_both_an_operations_value_and_an_enforcement_mode_value',
+  "TestWorkspacesCreate/when_an_agent_pool_ID_is_specified_without_'agent'_execution_mode",
+  "TestWorkspacesCreate/when_'agent'_execution_mode_is_specified_without_an_an_agent_pool_ID",
+  'TestWorkspacesCreate/when_an_error_is_returned_from_the_API',
+  'TestWorkspacesRead',
+  'TestWorkspacesRead/when_the_workspace_exists',
+  'TestWorkspacesRead/when_the_workspace_exists/permissions_are_properly_decoded',
+  'TestWorkspacesRead/when_the_workspace_exists/relationships_are_properly_decoded',
+  'TestWorkspacesRead/when_the_workspace_exists/timestamps_are_properly_decoded',
+  'TestWorkspacesRead/when_the_workspace_does_not_exist',
+  'TestWorkspacesRead/when_the_organization_does_not_exist',
+  'TestWorkspacesRead/without_a_valid_organization',
+  'TestWorkspacesRead/without_a_valid_workspace',
+  'TestWorkspacesReadByID',
+  'TestWorkspacesReadByID/when_the_workspace_exists',
+  'TestWorkspacesReadByID/when_the_workspace_exists/permissions_are_properly_decoded',
+  'TestWorkspacesReadByID/when_the_workspace_exists/relationships_are_properly_decoded',
+  'TestWorkspacesReadByID/when_the_workspace_exists/timestamps_are_properly_decoded',
+  'TestWorkspacesReadByID/when_the_workspace_does_not_exist',
+  'TestWorkspacesReadByID/without_a_valid_workspace_ID',
+  'TestWorkspacesUpdate',
+  'TestWorkspacesUpdate/when_updating_a_subset_of_values',
+  'TestWorkspacesUpdate/with_valid_options',
+  'TestWorkspacesUpdate/when_options_includes_both_an_operations_value_and_an_enforcement_mode_value',
+  "TestWorkspacesUpdate/when_'agent'_execution_mode_is_specified_without_an_an_agent_pool_ID",
+  'TestWorkspacesUpdate/when_an_error_is_returned_from_the_api',
+  'TestWorkspacesUpdate/when_options_has_an_invalid_name',
+  'TestWorkspacesUpdate/when_options_has_an_invalid_organization',
+  'TestWorkspacesUpdateByID',
+  'TestWorkspacesUpdateByID/when_updating_a_subset_of_values',
+  'TestWorkspacesUpdateByID/with_valid_options',
+  'TestWorkspacesUpdateByID/when_an_error_is_returned_from_the_api',
+  'TestWorkspacesUpdateByID/without_a_valid_workspace_ID',
+  'TestWorkspacesDelete',
+  'TestWorkspacesDelete/with_valid_options',
+  'TestWorkspacesDelete/when_organization_is_invalid',
+  'TestWorkspacesDelete/when_workspace_is_invalid',
+  'TestWorkspacesDeleteByID',
+  'TestWorkspacesDeleteByID/with_valid_options',
+  'TestWorkspacesDeleteByID/without_a_valid_workspace_ID',
+];
+
 /** Runs the binary and checks that exactly the expected subtests ran and none failed. */
 async function expectAllPass(
   bin: string,
@@ -143,7 +204,7 @@ function run(bin: string, env: Record<string, string>, pattern: string): Promise
 }
 
 // Skipped only off CI without go or go-tfe's sources; under CI=true their absence fails above.
-describe.skipIf(!available)("go-tfe's own agent pool tests against Boxyard", () => {
+describe.skipIf(!available)("go-tfe's own agent pool, organization and workspace tests against Boxyard", () => {
   let daemon: TestDaemon;
   let token: string;
   beforeAll(async () => {
@@ -162,6 +223,13 @@ describe.skipIf(!available)("go-tfe's own agent pool tests against Boxyard", () 
     // The helpers' cleanups deleted every organization they created, and with it every pool.
     const orgs = await daemon.http.withToken(token).get('/api/v2/organizations');
     expect(orgs.status).toBe(200);
+    expect(orgs.json.data).toEqual([]);
+  }, 240_000);
+
+  it('runs TestWorkspaces{List,Create,Read,ReadByID,Update,UpdateByID,Delete,DeleteByID} and every subtest passes', async () => {
+    const env = { TFE_ADDRESS: daemon.url, TFE_TOKEN: token };
+    await expectAllPass(testBinary(), env, WORKSPACES_PATTERN, EXPECTED_WORKSPACES);
+    const orgs = await daemon.http.withToken(token).get('/api/v2/organizations');
     expect(orgs.json.data).toEqual([]);
   }, 240_000);
 

@@ -107,6 +107,7 @@ export const TFC = {
   workspaceByName: route('/organizations/:org/workspaces/:name'),
   workspace: route('/workspaces/:id'),
   workspaceSafeDelete: route('/workspaces/:id/actions/safe-delete'),
+  workspaceByNameSafeDelete: route('/organizations/:org/workspaces/:name/actions/safe-delete'),
   projects: route('/organizations/:org/projects'),
   project: route('/projects/:id'),
   agentPools: route('/organizations/:org/agent-pools'),

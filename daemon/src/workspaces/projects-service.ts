@@ -4,6 +4,7 @@ import { ConflictError } from '../lib/errors';
 import type { Page } from '../http/jsonapi/pagination';
 import type { Caller, OrganizationAccess } from '../orgs/access';
 import type { AfterCreateHook } from '../orgs/service';
+import type { OrganizationRow } from '../orgs/repository';
 import { nameKey } from '../contract/names';
 import type { WorkspacesRepository } from './repository';
 import { present } from '../lib/invariant';
@@ -45,11 +46,7 @@ export class ProjectsService {
 
   async create(p: Caller, orgName: string, name: string) {
     const org = await this.access.visible(p, orgName);
-    if (await this.repo.projectNamed(org.id, name)) {
-      throw new ConflictError(`A project named "${name}" already exists in "${org.name}". Choose another name.`, {
-        field: 'name',
-      });
-    }
+    await this.assertFreeName(org, name);
     const id = this.ids.id('prj');
     await this.repo.insertProject({
       id,
@@ -63,6 +60,25 @@ export class ProjectsService {
   }
 
   show = async (p: Caller, id: string) => this.access.member(p, await this.repo.projectById(id), `Project "${id}"`);
+
+  /** go-tfe's Projects.Update: a new name, under the same rules as a new project's (the default project's too). */
+  async update(p: Caller, id: string, input: { name?: string }) {
+    const project = await this.show(p, id);
+    if (input.name !== undefined && nameKey(input.name) !== project.name_key) {
+      await this.assertFreeName(project.org, input.name);
+    }
+    if (input.name !== undefined)
+      await this.repo.updateProject(id, { name: input.name, name_key: nameKey(input.name) });
+    return present(await this.repo.projectById(id), `project ${id} is read back after its update`);
+  }
+
+  private async assertFreeName(org: OrganizationRow, name: string): Promise<void> {
+    if (await this.repo.projectNamed(org.id, name)) {
+      throw new ConflictError(`A project named "${name}" already exists in "${org.name}". Choose another name.`, {
+        field: 'name',
+      });
+    }
+  }
 
   async delete(p: Caller, id: string): Promise<void> {
     const project = await this.show(p, id);

@@ -55,6 +55,9 @@ export class WorkspacesRepository {
   async insertProject(row: Insertable<ProjectsTable>, db: Db = this.db) {
     await db.insertInto('projects').values(row).execute();
   }
+  async updateProject(id: string, patch: Updateable<ProjectsTable>) {
+    await this.db.updateTable('projects').set(patch).where('id', '=', id).execute();
+  }
   async deleteProject(id: string) {
     await this.db.deleteFrom('projects').where('id', '=', id).execute();
   }

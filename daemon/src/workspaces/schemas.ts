@@ -83,9 +83,14 @@ export const WorkspaceUpdateBody = UpdateWorkspaceDocument.transform((b) =>
   workspaceInput(b.data.attributes, b.data.relationships),
 );
 
-export const ProjectCreateBody = createBody(
-  ResourceInput(['projects'], z.object({ name: z.string().trim().min(1).max(90) }), z.object({})),
-  (a) => ({ name: a.name }),
+/** A project's name: the one rule for a new project and a renamed one (the default project's too). */
+const ProjectAttributes = z.object({ name: z.string().trim().min(1).max(90) });
+export const ProjectCreateBody = createBody(ResourceInput(['projects'], ProjectAttributes, z.object({})), (a) => ({
+  name: a.name,
+}));
+/** `PATCH /projects/:id` (go-tfe's Projects.Update): attributes Boxyard has no setting for are ignored. */
+export const ProjectUpdateBody = ResourceInput(['projects'], ProjectAttributes.partial(), z.object({})).transform(
+  (b) => ({ name: b.data.attributes?.name }),
 );
 
-export const WorkspaceListQuery = PageQuery.extend({ 'search[name]': optionalText(256) });
+export const WorkspaceListQuery = PageQuery.extend({ 'search[name]': optionalText(256), include: optionalText(256) });

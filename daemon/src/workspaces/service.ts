@@ -44,6 +44,12 @@ export interface PoolChoice {
   ): Promise<{ name: string; allowed: boolean } | undefined>;
 }
 
+/**
+ * A workspace by its id, or by its organization's name and its own: go-tfe's Update, Delete and SafeDelete call the
+ * by-name paths, UpdateByID and DeleteByID the by-id ones; both reach the same rules.
+ */
+export type WorkspaceAt = { id: string } | { org: string; name: string };
+
 /** Workspaces: enough of HCP Terraform's to assign them to agent pools. */
 export class WorkspacesService {
   constructor(
@@ -104,8 +110,11 @@ export class WorkspacesService {
     return { ...ws, org };
   }
 
-  async update(p: Caller, id: string, input: WorkspaceInput) {
-    const ws = await this.show(p, id);
+  find = (p: Caller, at: WorkspaceAt) => ('id' in at ? this.show(p, at.id) : this.showByName(p, at.org, at.name));
+
+  async update(p: Caller, at: WorkspaceAt, input: WorkspaceInput) {
+    const ws = await this.find(p, at);
+    const id = ws.id;
     if (
       input.name !== undefined &&
       nameKey(input.name) !== ws.name_key &&
@@ -162,9 +171,8 @@ export class WorkspacesService {
   }
 
   /** Deleting a workspace removes it from every pool's lists (foreign keys cascade). */
-  async delete(p: Caller, id: string): Promise<void> {
-    await this.show(p, id);
-    await this.repo.deleteWorkspace(id);
+  async delete(p: Caller, at: WorkspaceAt): Promise<void> {
+    await this.repo.deleteWorkspace((await this.find(p, at)).id);
   }
 
   /** The settings columns to write; validated before anything is written. */

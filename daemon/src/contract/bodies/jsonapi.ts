@@ -141,6 +141,19 @@ const paths = (what: string) =>
     .nullish()
     .transform((v) => (v === null ? [] : v));
 
+/*
+ * What HCP Terraform takes as a workspace's terraform-version: an exact release (major.minor.patch, maybe a
+ * pre-release such as 1.10.0-beta1), or a version constraint in Terraform's own syntax (comma-separated
+ * `=`, `!=`, `>`, `>=`, `<`, `<=` or `~>` before a version of one to three parts), or "latest". HCP answers
+ * an unknown release (go-tfe's tests send "nonexisting") with 422; Boxyard runs no Terraform and keeps no list
+ * of releases, so it holds the value to the syntax.
+ */
+const TF_RELEASE = String.raw`\d{1,6}\.\d{1,6}\.\d{1,6}(?:-[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?`;
+const TF_PARTIAL = String.raw`\d{1,6}(?:\.\d{1,6}){0,2}(?:-[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?`;
+const TF_ONE = `(?:(?:~>|>=|<=|!=|=|>|<) *${TF_PARTIAL}|${TF_RELEASE})`;
+const TF_VERSION = new RegExp(`^(?:latest|${TF_RELEASE}| *${TF_ONE} *(?:, *${TF_ONE} *)*)$`);
+export const isTerraformVersion = (v: string): boolean => v.length <= 64 && TF_VERSION.test(v);
+
 export const WorkspaceSettingsAttributes = z.object({
   'allow-destroy-plan': bool('allow-destroy-plan'),
   'assessments-enabled': bool('assessments-enabled'),
@@ -170,11 +183,10 @@ export const WorkspaceSettingsAttributes = z.object({
   'structured-run-output-enabled': bool('structured-run-output-enabled'),
   'terraform-version': z
     .string()
-    .min(1)
     .max(64)
-    .regex(
-      /^[\w.~<>=!, -]+$/,
-      'terraform-version must be a version such as 1.9.5, a constraint such as "~> 1.9", or "latest"',
+    .refine(
+      isTerraformVersion,
+      'terraform-version must be a release such as 1.9.5, a constraint such as "~> 1.9" or ">= 1.5.0, < 2.0.0", or "latest"',
     )
     .optional(),
   'trigger-prefixes': paths('trigger-prefixes'),
