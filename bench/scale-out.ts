@@ -102,18 +102,35 @@ async function step(rows: Row[], name: string, fn: () => Promise<Row[]>): Promis
   }
 }
 
+/** The scale-out steps, in order; BENCH_SCALE_OUT_STEPS (a comma list of them) runs only those. */
+const STEPS = ['api', 'two-daemons', 'agents', 'agents-10k'] as const;
+
+function chosenSteps(): Set<string> {
+  const asked = process.env.BENCH_SCALE_OUT_STEPS?.split(',').map((x) => x.trim());
+  if (!asked) return new Set(STEPS);
+  const unknown = asked.filter((x) => !(STEPS as readonly string[]).includes(x));
+  if (unknown.length) throw new Error(`BENCH_SCALE_OUT_STEPS: no step ${unknown.join(', ')} (steps: ${STEPS.join(', ')})`);
+  return new Set(asked);
+}
+
 export async function scaleOut(work: string): Promise<Row[]> {
+  const steps = chosenSteps();
   const cluster = await startTestPostgres();
   try {
-    await ensureDatabase(cluster.url('postgres'), 'bench');
-    process.stderr.write('scale-out: seeding PostgreSQL: 10,000 boxes × 10 versions, 1,000 agents\n');
-    const s = await seed(join(work, 'pg-large'), { database: cluster.url('bench') });
     const rows: Row[] = [];
-    await step(rows, 'api', () => apiAtScale(work, s));
-    await step(rows, 'two daemons', () => twoDaemons(work, s));
-    await step(rows, '1,000 agents', () => agentReports(work, s));
-    await ensureDatabase(cluster.url('postgres'), 'agents');
-    await step(rows, '10,000 agents', () => agentsAtScale(work, cluster.url('agents')));
+    // The large database only for the steps that read it (the 10,000 agents have a database of their own).
+    if (steps.has('api') || steps.has('two-daemons') || steps.has('agents')) {
+      await ensureDatabase(cluster.url('postgres'), 'bench');
+      process.stderr.write('scale-out: seeding PostgreSQL: 10,000 boxes × 10 versions, 1,000 agents\n');
+      const s = await seed(join(work, 'pg-large'), { database: cluster.url('bench') });
+      if (steps.has('api')) await step(rows, 'api', () => apiAtScale(work, s));
+      if (steps.has('two-daemons')) await step(rows, 'two daemons', () => twoDaemons(work, s));
+      if (steps.has('agents')) await step(rows, '1,000 agents', () => agentReports(work, s));
+    }
+    if (steps.has('agents-10k')) {
+      await ensureDatabase(cluster.url('postgres'), 'agents');
+      await step(rows, '10,000 agents', () => agentsAtScale(work, cluster.url('agents')));
+    }
     return rows;
   } finally {
     await cluster.stop();
