@@ -104,7 +104,7 @@ function Fits({ s }: { s: MirrorPlanJson['storage'] }) {
 function TokenCheck({ check }: { check: MirrorPlanJson['upstream']['token_check'] }) {
   if (!check) return null;
   return (
-    <p className="plan-token" aria-label="Token check">
+    <p className="plan-token">
       <strong>Token check</strong>: {TOKEN_CHECK_WORDS[check]}.
     </p>
   );
