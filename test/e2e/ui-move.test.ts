@@ -177,6 +177,8 @@ describe.skipIf(!haveChromium)('Move from HCP Vagrant in the web UI (headless Ch
       .filter({ hasText: 'hashi/hidden' })
       .filter({ hasText: '403' })
       .waitFor();
+    // The token check's line (test/mirror/token-check.test.ts: an upstream that cannot check tokens).
+    await page.getByText('Token check: it accepted the token.', { exact: true }).waitFor();
     const totals = page.getByRole('group', { name: 'Totals' });
     // Each figure and its label, as shown one under the other.
     expect((await totals.locator('span').allTextContents()).join(' ')).toBe(

@@ -128,8 +128,19 @@ function authOf(header: string | undefined, token: string): 'anonymous' | 'good'
   return m?.[1].split(';').some((t) => t.trim() === token) ? 'good' : 'bad';
 }
 
-export async function startHcpUpstream(opts: { token: string; boxes: HcpBox[] }): Promise<HcpUpstream> {
+/**
+ * What `GET /api/{v1,v2}/authenticate` answers, per API: `token` (the default) 200 to the token and 401 to any other,
+ * or a fixed status (404: a server without that API; 401, 403: a refusal with HCP's words).
+ */
+export type AuthenticateAnswer = 'token' | 401 | 403 | 404;
+
+export async function startHcpUpstream(opts: {
+  token: string;
+  boxes: HcpBox[];
+  authenticate?: Partial<Record<'v1' | 'v2', AuthenticateAnswer>>;
+}): Promise<HcpUpstream> {
   const { token, boxes } = opts;
+  const fixed: Record<number, unknown> = { 401: INVALID_TOKEN, 403: FORBIDDEN, 404: NOT_FOUND };
   const at = new Date().toISOString();
   const requests: HcpUpstream['requests'] = [];
   let registryUrl = ''; // known once the registry listens, before its first request
@@ -194,6 +205,8 @@ export async function startHcpUpstream(opts: { token: string; boxes: HcpBox[] })
     if (first === 'api' && (second === 'v1' || second === 'v2')) {
       const links = { url: registryUrl, api: second, at } as const;
       if (rest.length === 1 && rest[0] === 'authenticate') {
+        const answer = opts.authenticate?.[second] ?? 'token';
+        if (answer !== 'token') return json(req, res, answer, fixed[answer]);
         return authed ? json(req, res, 200, { user: { username: 'hcp-user' } }) : json(req, res, 401, INVALID_TOKEN);
       }
       if (rest.length === 2 && rest[0] === 'user') {

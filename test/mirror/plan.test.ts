@@ -87,7 +87,7 @@ describe('mirror plans', () => {
         reserve_bytes: 512 * 1024 * 1024,
         free_after_bytes: plan.storage.free_bytes - plan.storage.needed_bytes,
       });
-    expect(plan.upstream).toEqual({ url: hcp.url, kind: 'registry', has_token: true });
+    expect(plan.upstream).toEqual({ url: hcp.url, kind: 'registry', has_token: true, token_check: 'accepted' });
     // Nothing was fetched but sizes (HEAD), and nothing made.
     expect(hcp.requests.filter((q) => q.server === 'storage' && q.method === 'GET')).toEqual([]);
     await nothingMade();
@@ -164,6 +164,8 @@ describe('mirror plans', () => {
     expect(run.stdout).toMatch(/^skipped hashi\/hidden: /m);
     expect(run.stdout).toContain(`export VAGRANT_SERVER_URL=${d.url}`);
     expect(run.stdout).toContain(`config.vm.box_url = "${d.url}/hashi/`);
+    // Plain HTTP: no trust step (test/mirror/token-check.test.ts: the one under --tls auto).
+    expect(run.stdout).not.toMatch(/ca\.pem|--cacert|box_download_ca_cert/);
     const mirrors = (await admin.get('/api/boxyard/mirrors')).json.mirrors;
     expect(mirrors).toEqual([
       expect.objectContaining({ source: 'hashi', parallel: 2, follow_revocations: true, private: null }),

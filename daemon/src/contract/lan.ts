@@ -61,6 +61,18 @@ export function fetchCaLines(server: string, fingerprint: string, file = CLIENT_
   ];
 }
 
+/**
+ * The trust step as lines to print (`boxyard mirror`'s lines for users), before commands that name `file`: what the
+ * web UI's trust step (renderer/src/components/trust-step.tsx) says, as shell comments, then `fetchCaLines`.
+ */
+export function trustStepLines(server: string, fingerprint: string, file = CLIENT_CA_FILE): string[] {
+  return [
+    "# First, once on each machine: this server's HTTPS certificate is from its own CA. These lines fetch the CA into",
+    `# ${file} and keep it only if its SHA-256 fingerprint is ${fingerprint}:`,
+    ...fetchCaLines(server, fingerprint, file),
+  ];
+}
+
 /** `boxyard agent`'s command line (`program`: `boxyard`, or `node boxyard-agent.mjs`, which the daemon serves). */
 export function agentCommand(server: ServerAccess, token: string, program = 'boxyard'): string {
   const ca = server.caFile ? ` --ca-file ${server.caFile}` : '';

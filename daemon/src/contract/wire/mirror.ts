@@ -23,6 +23,21 @@ export const ACTIVE_JOB_STATES: readonly JobState[] = ['queued', 'running'];
 export const MIRROR_VISIBILITIES = ['upstream', 'private', 'public'] as const;
 export type MirrorVisibility = (typeof MIRROR_VISIBILITIES)[number];
 
+/**
+ * What checking an upstream's token found (`GET /api/v2/authenticate`, on 404 `/api/v1/authenticate`, as
+ * `vagrant cloud auth login --check` asks): `accepted`, or `not_checked` when the upstream answers neither (a server
+ * without a token check; the copy goes on, and a token it refuses fails the copy there). A refusal (401, 403) is no
+ * result: it fails the plan or the test with the upstream's words.
+ */
+export const TOKEN_CHECKS = ['accepted', 'not_checked'] as const;
+export type TokenCheck = (typeof TOKEN_CHECKS)[number];
+/** How the plan (`boxyard mirror`, the Move page) and the upstream's "Test" say a token check's result. */
+export const TOKEN_CHECK_WORDS: Record<TokenCheck, string> = {
+  accepted: 'it accepted the token',
+  not_checked:
+    'it cannot check tokens (404 at /api/v2/authenticate and /api/v1/authenticate), so the token was not checked',
+};
+
 /** An upstream: never its token, only whether it has one. */
 export const UpstreamJson = z.object({
   id: z.string(),
@@ -145,7 +160,13 @@ export type MirrorPlanBoxJson = z.infer<typeof MirrorPlanBoxJson>;
 export const MirrorPlanJson = z.object({
   source: z.string(),
   target: z.string(),
-  upstream: z.object({ url: z.string(), kind: z.enum(UPSTREAM_KINDS), has_token: z.boolean() }),
+  upstream: z.object({
+    url: z.string(),
+    kind: z.enum(UPSTREAM_KINDS),
+    has_token: z.boolean(),
+    /** What checking the token found; null without a token to check (none given, or not a registry). */
+    token_check: z.enum(TOKEN_CHECKS).nullable(),
+  }),
   boxes: z.array(MirrorPlanBoxJson),
   skipped: z.array(z.object({ box: z.string(), reason: z.string() })),
   totals: z.object({

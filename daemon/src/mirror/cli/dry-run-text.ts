@@ -1,10 +1,11 @@
 /** A dry run's plan (plans/dry-run.ts) as `boxyard mirror` prints it, and why it cannot start. */
-import type { MirrorPlanJson } from '../../contract/wire/mirror';
+import { TOKEN_CHECK_WORDS, type MirrorPlanJson } from '../../contract/wire/mirror';
 import { formatBytes } from './meter';
 
 /** A plan as `boxyard mirror` prints it before the copy (and alone with --dry-run). */
 export function renderPlan(plan: MirrorPlanJson): string {
   const lines = [`plan: ${plan.upstream.url} ${plan.source} → ${plan.target}`];
+  if (plan.upstream.token_check) lines.push(`token check: ${TOKEN_CHECK_WORDS[plan.upstream.token_check]}`);
   for (const b of plan.boxes) {
     const what = b.versions.length ? b.versions.map((v) => v.version).join(', ') : 'nothing new';
     lines.push(

@@ -11,6 +11,8 @@ import { clientLines } from '../../contract/client-lines';
 import { planRefusal, renderPlan } from './dry-run-text';
 import { MIRROR_DEFAULTS } from '../../contract/bodies/mirror';
 import { readCaFile } from '../../tls/client-fetch';
+import { CLIENT_CA_FILE, trustStepLines } from '../../contract/lan';
+import type { PublicCaAnswer } from '../../contract/wire/ca';
 
 /** A mirror job as `GET /api/boxyard/mirror-jobs/:id` answers it (docs/mirroring.md). */
 interface Job {
@@ -99,7 +101,23 @@ const progressOf = (j: Job): Progress => ({
   label: j.message ?? j.state,
 });
 
-function published(j: Job, server: string): string {
+/**
+ * The lines for the users' machines (contract/client-lines.ts): on a daemon with its own CA (`--tls auto`), after the
+ * trust step that fetches and checks that CA into the file they name (as the Move page shows them). The CA file this
+ * CLI was given is on this machine: the users' machines keep their own (docs/https.md).
+ */
+async function usersLines(client: BoxyardClient, boxes: string[]): Promise<string[]> {
+  let fingerprint: string | null;
+  try {
+    fingerprint = (await client.json<PublicCaAnswer>('GET', pathTo('boxyard', BOXYARD.ca, {}))).ca?.fingerprint ?? null;
+  } catch (err) {
+    return [`# Could not ask the daemon whether its certificate is from its own CA: ${(err as Error).message}`];
+  }
+  const server = { url: client.server, caFile: fingerprint ? CLIENT_CA_FILE : null };
+  return [...(fingerprint ? trustStepLines(server.url, fingerprint) : []), ...clientLines(server, boxes, true)];
+}
+
+function published(j: Job, users: string[]): string {
   const boxes = j.published.filter((b) => b.versions.length);
   const lines = boxes.length
     ? boxes.map((b) => `published ${b.box} ${b.versions.join(', ')}`)
@@ -113,16 +131,7 @@ function published(j: Job, server: string): string {
     if (followed.length) lines.push(`followed ${b.box}: ${followed.join('; ')}`);
   }
   for (const s of j.skipped) lines.push(`skipped ${s.box}: ${s.reason}`);
-  return [
-    ...lines,
-    '',
-    // The CA file this CLI was given is on this machine: the users' machines name their own (docs/https.md).
-    ...clientLines(
-      { url: server, caFile: null },
-      j.published.map((b) => b.box),
-      true,
-    ),
-  ].join('\n');
+  return [...lines, '', ...users].join('\n');
 }
 
 /** Ctrl-C cancels the job (a second one leaves at once: the listener is gone). */
@@ -157,7 +166,11 @@ async function follow(client: BoxyardClient, first: Job, out: NodeJS.WriteStream
     meter.update(progressOf(job));
     meter.stop();
     if (job.state !== 'done') throw new Error(`mirror job ${job.id} ${job.state}: ${job.message ?? 'no reason given'}`);
-    out.write(`${published(job, client.server)}\n`);
+    const users = await usersLines(
+      client,
+      job.published.map((b) => b.box),
+    );
+    out.write(`${published(job, users)}\n`);
     return 0;
   } finally {
     process.removeListener('SIGINT', onSigint);

@@ -20,6 +20,7 @@ import { inlineUpstream, type CreateMirror } from '../schemas';
 import type { UpstreamGate } from '../upstreams/http';
 import type { UpstreamService } from '../upstreams/service';
 import { sourceFor } from '../upstreams/source';
+import { checkToken } from '../upstreams/token-check';
 
 type Caller = NonNullable<Principal>;
 
@@ -39,7 +40,7 @@ export interface DryRunDeps {
  * mirror with these settings would fetch now (boxes, versions, files, bytes), what the upstream
  * would not show, and whether it fits the disk. It reads the upstream as the job would and
  * writes nothing: no upstream, organization or mirror is made. A token the upstream refuses
- * fails it with the upstream's words.
+ * fails it with the upstream's words; one it cannot check (no authenticate API) is said so, and the plan goes on.
  */
 export class MirrorDryRun {
   constructor(private readonly deps: DryRunDeps) {}
@@ -49,8 +50,10 @@ export class MirrorDryRun {
     await this.checkTarget(p, target);
     const upstream = await this.upstreamFor(p, input);
     const source = sourceFor(upstream, this.deps.gate);
-    // A token is tried first, as vagrant checks it: a refusal says so, rather than "no such box".
-    if (upstream.token && upstream.kind === 'registry') await source.probe();
+    // A token is tried first, as vagrant checks it: a refusal says so, rather than "no such box"; an upstream that
+    // cannot check tokens says so in the plan, which goes on.
+    const token_check =
+      upstream.token && upstream.kind === 'registry' ? await checkToken(upstream, this.deps.gate) : null;
     // The mirror these settings would make, never stored.
     const mirror = mirrorRow(input, {
       id: 'plan',
@@ -98,7 +101,7 @@ export class MirrorDryRun {
     return {
       source: input.source,
       target,
-      upstream: { url: upstream.url, kind: upstream.kind, has_token: upstream.token !== null },
+      upstream: { url: upstream.url, kind: upstream.kind, has_token: upstream.token !== null, token_check },
       boxes,
       skipped: plan.skipped ?? [],
       totals: {

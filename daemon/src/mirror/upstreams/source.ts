@@ -6,11 +6,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { nameKey } from '../../contract/names';
 import { ForbiddenError, UpstreamError } from '../../lib/errors';
-import { describeIssues } from '../../http/validate';
 import { ExportManifest, MANIFEST_FILE, UpstreamBoxInfo, UpstreamCatalog } from './catalog-schema';
 import type { UpstreamRow } from './repository';
-import type { UpstreamKind } from '../../contract/wire/mirror';
+import { TOKEN_CHECK_WORDS, type UpstreamKind } from '../../contract/wire/mirror';
 import { UpstreamRefusedError, type UpstreamGate } from './http';
+import { boundedText, parseJson } from './read-json';
+import { checkToken } from './token-check';
 
 /** The bytes of one upstream file from `offset` on (0 when the upstream ignored the range). */
 export interface OpenedFile {
@@ -64,38 +65,6 @@ export function detectKind(url: string): UpstreamKind {
 const toPath = (url: string): string => (isAbsolute(url) ? resolve(url) : fileURLToPath(url));
 const seg = encodeURIComponent;
 const splitBox = (box: string) => box.split('/').map(seg).join('/');
-
-function parseJson<T extends z.ZodType>(u: UpstreamRow, schema: T, text: string, where: string): z.output<T> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new UpstreamError(`Upstream "${u.name}" sent invalid JSON for ${where}.`);
-  }
-  const r = schema.safeParse(raw);
-  if (!r.success)
-    throw new UpstreamError(
-      `Upstream "${u.name}" sent a catalog that does not match the expected shape for ${where}: ${describeIssues(r.error)}.`,
-    );
-  return r.data;
-}
-
-/** Reads a JSON body, refusing more than `limit` bytes (a catalog is small; a hostile one is not). */
-async function boundedText(
-  u: UpstreamRow,
-  gate: UpstreamGate,
-  res: Response,
-  limit = 16 * 1024 * 1024,
-): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of gate.body(u, res)) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new UpstreamError(`Upstream "${u.name}" sent more than ${limit} bytes of JSON.`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** Vagrant Cloud, HCP Vagrant or another Boxyard: `GET BASE/ORG/BOX` as `vagrant box add` reads it. */
 class HttpSource implements UpstreamSource {
@@ -162,11 +131,12 @@ class HttpSource implements UpstreamSource {
       const c = parseJson(this.u, UpstreamCatalog, await boundedText(this.u, this.gate, res), this.u.url);
       return `its catalog of ${c.name ?? 'a box'} (${c.versions.length} versions) was read`;
     }
-    // With a token, the check vagrant makes (`vagrant cloud auth login --check`); without, a search anyone may run.
-    const url = this.u.token ? `${this.base}/api/v2/authenticate` : `${this.base}/api/v1/search?limit=1`;
+    // With a token, the check a plan makes (token-check.ts); without, a search anyone may run.
+    if (this.u.token) return TOKEN_CHECK_WORDS[await checkToken(this.u, this.gate, opts)];
+    const url = `${this.base}/api/v1/search?limit=1`;
     const res = await this.gate.get(this.u, url, opts);
     parseJson(this.u, z.object({}).passthrough(), await boundedText(this.u, this.gate, res), url);
-    return this.u.token ? 'it accepted the token' : 'its search answered (no token is set)';
+    return 'its search answered (no token is set)';
   }
 
   async size(url: string, signal?: AbortSignal): Promise<number | null> {

@@ -1,7 +1,12 @@
 import { createMirror } from '../../api/mirrors';
 import { useSession } from '../../api/session';
 import { queryKeys } from '../../api/query-keys';
-import type { JobJson, MirrorPlanBoxJson, MirrorPlanJson } from '../../../../daemon/src/contract/wire/mirror';
+import {
+  TOKEN_CHECK_WORDS,
+  type JobJson,
+  type MirrorPlanBoxJson,
+  type MirrorPlanJson,
+} from '../../../../daemon/src/contract/wire/mirror';
 import { formatBytes } from '../format';
 import { Stat } from '../stat';
 import { ErrorNote, Section, useAction } from '../ui';
@@ -95,6 +100,16 @@ function Fits({ s }: { s: MirrorPlanJson['storage'] }) {
   );
 }
 
+/** What checking the upstream token found (a token it refuses fails the plan instead): nothing without a token. */
+function TokenCheck({ check }: { check: MirrorPlanJson['upstream']['token_check'] }) {
+  if (!check) return null;
+  return (
+    <p className="plan-token">
+      <strong>Token check</strong>: {TOKEN_CHECK_WORDS[check]}.
+    </p>
+  );
+}
+
 function Totals({ t }: { t: MirrorPlanJson['totals'] }) {
   return (
     <fieldset className="stats" aria-label="Totals">
@@ -131,6 +146,7 @@ export function MovePlan({ planned, onStarted }: { planned: Planned; onStarted: 
   );
   return (
     <Section title={`The plan: ${plan.source} → ${plan.target}`}>
+      <TokenCheck check={plan.upstream.token_check} />
       <Totals t={plan.totals} />
       <PlanBoxes boxes={plan.boxes} />
       <SkippedBoxes skipped={plan.skipped} />
