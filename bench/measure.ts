@@ -172,7 +172,10 @@ export interface Daemon extends Proc {
   startSeconds: number;
 }
 
-/** BENCH_CPU_PROF=DIR: every daemon and baseline writes a V8 CPU profile there when it stops (open in Chrome DevTools). */
+/**
+ * BENCH_CPU_PROF=DIR: every daemon and baseline writes a V8 CPU profile there when it stops (open in Chrome
+ * DevTools).
+ */
 const cpuProfArgs = (): string[] =>
   process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
 

@@ -39,6 +39,7 @@ export const BUILDS: Build[] = [
   { schema: '021', commit: 'f05ee24', postgres: true },
   { schema: '022', commit: 'c9e6898', postgres: true },
   { schema: '023', commit: '9cb8264', postgres: true },
+  { schema: '024', commit: 'e37ef95', postgres: true },
 ];
 
 export const FIXTURES = join(fileURLToPath(new URL('.', import.meta.url)), 'fixtures');
