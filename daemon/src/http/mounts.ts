@@ -138,7 +138,10 @@ export function routeTable(
     ...merged(groups, prefix),
   }));
   const rootMount = { dialect: root[0].dialect, ...merged(root) };
-  const mountOf = (path: string) => (/^\/api\//i.test(path) ? mounts.find((x) => isUnder(path, x.prefix)) : undefined);
+  // A prefix's first segment (`api`, `vagrant`, `operation`) before any prefix is compared.
+  const firstSegments = new Set(mounts.map((x) => firstSegment(x.prefix)));
+  const mountOf = (path: string) =>
+    firstSegments.has(firstSegment(path)) ? mounts.find((x) => isUnder(path, x.prefix)) : undefined;
   // The APIs speak JSON; the root's upload PUTs are never parsed, nor are imports, whose body is a
   // .box file streamed to the blob store.
   const json = jsonBody(undefined, opts.jsonDeadlineMs);
