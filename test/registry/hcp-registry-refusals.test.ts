@@ -98,6 +98,22 @@ describe('uploads', () => {
 });
 
 describe('rights and state', () => {
+  it('lets a member who is not an owner publish into the organization, as the Vagrant Cloud API does', async () => {
+    const bob = await d.user('bob');
+    const added = await alice.put('/api/boxyard/organizations/acme/members/bob', { member: { role: 'member' } });
+    expect(added.status).toBe(200);
+    await replayPackerRegistry(bob.http, {
+      registry: 'acme',
+      box: 'by-member',
+      version: '1.0.0',
+      provider: 'virtualbox',
+      architecture: 'amd64',
+      file: randomBytes(1000),
+      directLimit: LIMIT,
+    });
+    expect((await d.http.get('/api/v2/box/acme/by-member')).json.versions[0].status).toBe('active');
+  });
+
   it("keeps another organization's user out: 403 on a registry they may not change, 404 on a private box", async () => {
     const file = randomBytes(1000);
     const arch = await architecture('private', '1.0.0', file);
