@@ -2,6 +2,7 @@ import Koa from 'koa';
 import type { Deps } from './deps';
 import { errorMiddleware } from './http/errors/middleware';
 import { routeTable, speaks } from './http/mounts';
+import { isUploadTargetPath } from './http/route-table';
 import { requestLog } from './http/request-log';
 import { authenticate, carriesCredential } from './auth/middleware';
 import { setSecurityHeaders } from './http/guards/security-headers';
@@ -33,6 +34,8 @@ import { overviewRoutes } from './data/overview-routes';
 import { boxListRoutes } from './ui/box-list-routes';
 import { statsRoutes } from './registry/stats-routes';
 import { metricsRoute } from './data/metrics-routes';
+import { hcpRegistryRoutes } from './registry/hcp/routes';
+import { hcpOperationRoutes } from './registry/hcp/operation-routes';
 
 /** Builds the Koa application. Never listens and reads no globals: tests call it directly. */
 export function createApp(deps: Deps): Koa {
@@ -80,6 +83,9 @@ export function createApp(deps: Deps): Koa {
         ]),
       ],
       '/api/agent': [speaks('agent', agentProtocolRoutes(agentsDeps))],
+      // HCP's APIs, as Packer's vagrant-registry calls them: the same boxes as the Vagrant Cloud API.
+      '/vagrant/2022-09-30': [speaks('hcp', [hcpRegistryRoutes(deps)])],
+      '/operation/2020-05-05': [speaks('hcp', [hcpOperationRoutes(deps)])],
     },
     [
       speaks('box', [
@@ -96,7 +102,10 @@ export function createApp(deps: Deps): Koa {
         catalogRoutes({ ...deps, uiPage: uiPage(uiDir) }),
       ]),
     ],
-    { jsonDeadlineMs: deps.config.jsonBodySeconds * 1000, rawBody: isImportPath },
+    {
+      jsonDeadlineMs: deps.config.jsonBodySeconds * 1000,
+      rawBody: (path) => isImportPath(path) || isUploadTargetPath(path),
+    },
   );
 
   // Security headers first, so that error answers carry them too; then a Host this daemon does not

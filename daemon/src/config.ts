@@ -85,6 +85,11 @@ export const Config = z
       .max(24 * 30)
       .default(6),
     /**
+     * The largest file a direct upload takes (its PUT's Content-Length, or what a chunked one streamed): HCP's
+     * registry API and vagrant send bigger files through a plain upload, as its 5 GiB S3 limit asks. Tests lower it.
+     */
+    directUploadLimitBytes: intFrom(1, Number.MAX_SAFE_INTEGER).default(5 * 1024 ** 3),
+    /**
      * Failed logins (and wrong current passwords) allowed per account from one address in 15
      * minutes; 10× that per address, and 3× that a minute per account from all addresses together
      * (http/guards/rate-limit.ts LoginLimiter).
@@ -206,6 +211,7 @@ const ENV_KEYS: Record<string, keyof Config> = {
   BOXYARD_ADMIN_USERNAME: 'adminUsername',
   BOXYARD_ADMIN_PASSWORD: 'adminPassword',
   BOXYARD_UPLOAD_TTL_HOURS: 'uploadTtlHours',
+  BOXYARD_DIRECT_UPLOAD_LIMIT: 'directUploadLimitBytes',
   BOXYARD_LOGIN_ATTEMPTS: 'loginAttempts',
   BOXYARD_REQUESTS_PER_MINUTE: 'requestsPerMinute',
   BOXYARD_MAINTENANCE: 'maintenance',

@@ -108,6 +108,13 @@ function expectError(a: Answer, dialect: Dialect, code: ErrorCode, status: numbe
     return;
   }
   expect(a.header('content-type'), what).toMatch(/^application\/json/);
+  if (dialect === 'hcp') {
+    // google.rpc.Status: the gRPC code, the message Packer shows, Boxyard's code as the ErrorInfo's reason.
+    expect(Object.keys(a.json).sort(), what).toEqual(['code', 'details', 'message']);
+    expect(a.json, what).toMatchObject({ code: expect.any(Number), message: expect.any(String) });
+    expect(a.json.details, what).toMatchObject([{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: code }]);
+    return;
+  }
   expect(a.json, what).toMatchObject({ errors: [expect.any(String)], success: false, code });
   expect(a.json.errors, what).toHaveLength(1);
   const stop = dialect === 'agent' && !AGENT_RETRIES.has(code);
@@ -552,6 +559,66 @@ describe('every mount answers in its dialect, with the code', () => {
         send: async () => fromHttp(await agent().post(`/api/agent/agents/${agentId}/status`, { status: 'flying' })),
       },
       ...common('agent', '/api/agent/register', ['GET', '/api/agent/register'], () => agentToken),
+    ]);
+  });
+
+  describe("hcp (HCP's registry API and operations)", () => {
+    const reg = '/vagrant/2022-09-30/registry';
+    walk([
+      ...common('hcp', `${reg}/acme/boxes`, ['DELETE', `${reg}/acme/boxes`], () => alice.token),
+      {
+        dialect: 'hcp',
+        code: 'not_found',
+        status: 404,
+        via: 'an unknown registry',
+        send: async () => fromHttp(await alice.http.post(`${reg}/nobody-here/boxes`, { name: 'web' })),
+      },
+      {
+        dialect: 'hcp',
+        code: 'not_found',
+        status: 404,
+        via: 'a path no route answers under the mount',
+        send: async () => fromHttp(await alice.http.get('/vagrant/2022-09-30/nothing')),
+      },
+      {
+        dialect: 'hcp',
+        code: 'not_found',
+        status: 404,
+        via: 'an operation never returned',
+        send: async () =>
+          fromHttp(await alice.http.get('/operation/2020-05-05/organizations/o/projects/p/operations/x/wait')),
+      },
+      {
+        dialect: 'hcp',
+        code: 'validation',
+        status: 400,
+        via: 'a box name that breaks the rules',
+        send: async () => fromHttp(await alice.http.post(`${reg}/acme/boxes`, { name: 'no spaces' })),
+      },
+      {
+        dialect: 'hcp',
+        code: 'unauthorized',
+        status: 401,
+        via: 'no token',
+        send: async () => fromHttp(await d.http.post(`${reg}/acme/boxes`, { name: 'web' })),
+      },
+      {
+        dialect: 'hcp',
+        code: 'forbidden',
+        status: 403,
+        via: "another organization's user creating a box in acme",
+        send: async () => {
+          const mallory = await d.user('mallory', { orgs: ['mallory-org'] });
+          return fromHttp(await mallory.http.post(`${reg}/acme/boxes`, { name: 'web' }));
+        },
+      },
+      {
+        dialect: 'hcp',
+        code: 'conflict',
+        status: 409,
+        via: 'a box that exists',
+        send: async () => fromHttp(await alice.http.post(`${reg}/alice/boxes`, { name: 'base' })),
+      },
     ]);
   });
 

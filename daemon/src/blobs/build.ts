@@ -16,7 +16,10 @@ import type { RegistryPort } from './registry-port';
 import type { Metrics } from '../http/metrics';
 
 export interface BlobsWiring {
-  config: Pick<Config, 'dataDir' | 'uploadTtlHours' | 'diskReserveMb' | 'blobs' | 'database'>;
+  config: Pick<
+    Config,
+    'dataDir' | 'uploadTtlHours' | 'directUploadLimitBytes' | 'diskReserveMb' | 'blobs' | 'database'
+  >;
   db: Kysely<Database>;
   registry: RegistryPort;
   clock: Clock;
@@ -57,7 +60,7 @@ export async function buildBlobs(w: BlobsWiring) {
     w.registry,
     w.clock,
     w.ids,
-    w.config.uploadTtlHours,
+    { ttlHours: w.config.uploadTtlHours, directLimitBytes: w.config.directUploadLimitBytes },
     w.metrics,
   );
   const mirror = w.mirrorJobs;

@@ -46,9 +46,12 @@ export const isErrorCode = (value: unknown): value is ErrorCode => typeof value 
  * The code of an error body in any of the daemon's dialects; undefined for a body that names none (not the daemon's).
  */
 export function errorCodeOf(body: unknown): ErrorCode | undefined {
-  const doc = body as { code?: unknown; errors?: unknown } | null | undefined;
+  const doc = body as { code?: unknown; errors?: unknown; details?: unknown } | null | undefined;
   if (typeof doc !== 'object' || doc === null) return undefined;
   if (isErrorCode(doc.code)) return doc.code;
+  // HCP's google.rpc.Status: the code is the gRPC one; Boxyard's is the ErrorInfo's reason.
+  const detail = Array.isArray(doc.details) ? (doc.details[0] as { reason?: unknown } | null | undefined) : undefined;
+  if (typeof detail === 'object' && detail !== null && isErrorCode(detail.reason)) return detail.reason;
   const first = Array.isArray(doc.errors) ? (doc.errors[0] as { code?: unknown } | null | undefined) : undefined;
   return typeof first === 'object' && first !== null && isErrorCode(first.code) ? first.code : undefined;
 }

@@ -138,7 +138,11 @@ export function routeTable(
     ...merged(groups, prefix),
   }));
   const rootMount = { dialect: root[0].dialect, ...merged(root) };
-  const mountOf = (path: string) => (/^\/api\//i.test(path) ? mounts.find((x) => isUnder(path, x.prefix)) : undefined);
+  // One test of the prefixes' first segments (`api`, `vagrant`, `operation`) before any prefix is compared: most
+  // requests (the catalog, downloads) are under none.
+  const heads = [...new Set(mounts.map((x) => firstSegment(x.prefix)))].map((h) => h.replace(/[^\w-]/g, '\\$&'));
+  const underAny = new RegExp(`^/(?:${heads.join('|')})/`, 'i');
+  const mountOf = (path: string) => (underAny.test(path) ? mounts.find((x) => isUnder(path, x.prefix)) : undefined);
   // The APIs speak JSON; the root's upload PUTs are never parsed, nor are imports, whose body is a
   // .box file streamed to the blob store.
   const json = jsonBody(undefined, opts.jsonDeadlineMs);

@@ -35,6 +35,10 @@ export const MOUNTS = {
   v2: '/api/v2',
   boxyard: '/api/boxyard',
   agent: '/api/agent',
+  /** HCP's Vagrant box registry API, as Packer's vagrant-registry post-processor calls it (registry/hcp/). */
+  hcpVagrant: '/vagrant/2022-09-30',
+  /** HCP's operation service: the wait after HCP's box creation. */
+  hcpOperation: '/operation/2020-05-05',
   root: '',
 } as const;
 export type Mount = keyof typeof MOUNTS;
@@ -66,6 +70,45 @@ export const BOX = {
   uploadCallback: route(`${PROVIDER}/upload/direct/:uploadId`),
   uploadCallbackArch: route(`${PROVIDER_ARCH}/upload/direct/:uploadId`),
 } as const;
+
+const HCP_BOX = '/registry/:registry/box/:box';
+const HCP_VERSION = `${HCP_BOX}/version/:version`;
+const HCP_PROVIDER = `${HCP_VERSION}/provider/:provider`;
+const HCP_ARCH = `${HCP_PROVIDER}/architecture/:architecture`;
+
+/**
+ * HCP's Vagrant registry API (2022-09-30) under /vagrant/2022-09-30, the calls Packer's vagrant-registry makes
+ * (../shared/spec/hcp-vagrant-registry-clients.md), and the operation wait under /operation/2020-05-05.
+ */
+export const HCP = {
+  boxes: route('/registry/:registry/boxes'),
+  box: route(HCP_BOX),
+  versions: route(`${HCP_BOX}/versions`),
+  version: route(HCP_VERSION),
+  release: route(`${HCP_VERSION}/release`),
+  providers: route(`${HCP_VERSION}/providers`),
+  provider: route(HCP_PROVIDER),
+  architectures: route(`${HCP_PROVIDER}/architectures`),
+  architecture: route(HCP_ARCH),
+  upload: route(`${HCP_ARCH}/upload`),
+  directUpload: route(`${HCP_ARCH}/direct/upload`),
+  directComplete: route(`${HCP_ARCH}/direct/complete/:object`),
+  /**
+   * The upload URL HCP's upload calls hand out: the same sessions as ROOT.uploadTarget (blobs/uploads), under this
+   * API's mount so that a refused PUT answers in HCP's error shape.
+   */
+  uploadTarget: route('/uploads/:secret'),
+  operationWait: route('/organizations/:org/projects/:project/operations/:id/wait'),
+} as const;
+
+/**
+ * An upload URL's PUT (ROOT's or HCP's): its body is a box file the route streams, never parsed, and it answers
+ * `Expect: 100-continue` itself once the URL checks out.
+ */
+export function isUploadTargetPath(path: string): boolean {
+  const lower = path.slice(0, MOUNTS.hcpVagrant.length + 9).toLowerCase();
+  return lower.startsWith('/uploads/') || lower.startsWith(`${MOUNTS.hcpVagrant}/uploads/`);
+}
 
 /**
  * Outside /api: what vagrant and upload clients fetch and send, the catalog `vagrant box add ORG/BOX`

@@ -4,7 +4,7 @@ import type { Database } from '../store/schema';
 import { nameKey } from '../contract/names';
 import type { Clock } from '../lib/clock';
 import type { IdGen } from '../lib/ids';
-import { ConflictError } from '../lib/errors';
+import { ConflictError, NotFoundError } from '../lib/errors';
 import { RegistryAccess, type BoxRef, type Need, type NamespaceOwners, type ProviderRef } from './access';
 import { isUniqueViolation } from '../store/storage-errors';
 import { loadDetail, loadSummaries, type BoxDetail, type BoxStats, type BoxSummary } from './details';
@@ -92,6 +92,18 @@ export class RegistryService {
   async box(p: Principal, ref: BoxRef): Promise<BoxDetail> {
     const { box } = await this.access.box(p, ref, 'read');
     return loadDetail(this.repo, box, await this.access.versionsShown(p, box));
+  }
+
+  /** A box by its id, if the caller may see it (HCP's operation wait: registry/hcp/operation-routes.ts). */
+  async boxById(p: Principal, id: string): Promise<BoxRecord | undefined> {
+    const row = await this.repo.boxById(id);
+    if (!row) return undefined;
+    try {
+      return (await this.access.box(p, { username: row.username, box: row.name }, 'read')).box;
+    } catch (e) {
+      if (e instanceof NotFoundError) return undefined;
+      throw e;
+    }
   }
 
   /** What the web UI's box page shows beyond the box: downloads per provider, and whether the caller may change it. */

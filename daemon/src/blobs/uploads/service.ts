@@ -3,7 +3,7 @@ import type { Principal } from '../../auth/accounts-service';
 import type { Clock } from '../../lib/clock';
 import type { IdGen } from '../../lib/ids';
 import { sha256Hex, safeEqual } from '../../lib/crypto';
-import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors';
+import { ConflictError, ForbiddenError, NotFoundError, PayloadTooLargeError } from '../../lib/errors';
 import type { BlobStore, StagedBlob } from '../blob-store';
 import type { BlobHolds } from '../holds';
 import type { ProviderLocator, RegistryPort } from '../registry-port';
@@ -58,7 +58,7 @@ export class UploadService {
     private readonly registry: RegistryPort,
     private readonly clock: Clock,
     private readonly ids: IdGen,
-    private readonly ttlHours: number,
+    private readonly limits: { ttlHours: number; directLimitBytes: number },
     private readonly metrics?: Pick<Metrics, 'transferred'>,
   ) {}
 
@@ -82,7 +82,7 @@ export class UploadService {
       user_id: p?.user.id ?? null,
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + this.ttlHours * 3_600_000).toISOString(),
+      expires_at: new Date(now.getTime() + this.limits.ttlHours * 3_600_000).toISOString(),
     });
     return { secret, id };
   }
@@ -98,6 +98,8 @@ export class UploadService {
     accepted: () => void = () => {},
   ): Promise<void> {
     const s = await this.liveSession(secret);
+    // Refused before a byte is read, and the URL stays open for a plain upload's retry… of a smaller file.
+    if (contentLength !== undefined) this.assertDirectFits(s, contentLength);
     // Before "100 Continue" and before the URL is marked busy: a full disk refuses and changes nothing.
     await this.blobs.ensureRoom(contentLength ?? 0);
     const receiver = this.ids.id('put');
@@ -132,6 +134,7 @@ export class UploadService {
         algorithms: s.checksum_type ? [s.checksum_type] : [],
         expectedSize: contentLength,
       });
+      this.assertDirectFits(s, staged.size);
       this.verify(s, staged);
       if (!(await this.repo.isReceiver(s.id, receiver))) throw new SupersededError();
       // The body may have streamed for hours: the issuer's rights are looked at again before anything is kept.
@@ -202,6 +205,15 @@ export class UploadService {
     if (now.token_revoked) throw new ForbiddenError(REVOKED);
     if (now.user_id === null) throw new ForbiddenError(UNKNOWN_ISSUER);
     if (!(await this.registry.issuerMayManage(now.user_id, now.provider_id))) throw new ForbiddenError(NO_LONGER);
+  }
+
+  /** A direct upload takes at most `directLimitBytes` (config.ts): bigger files go through a plain upload. */
+  private assertDirectFits(s: UploadSessionRow, size: number): void {
+    const limit = this.limits.directLimitBytes;
+    if (s.kind !== 'direct' || size <= limit) return;
+    throw new PayloadTooLargeError(
+      `This file (${size} bytes) is larger than a direct upload takes (${limit} bytes). Ask for a plain upload URL instead (GET …/upload, not …/direct/upload).`,
+    );
   }
 
   private verify(s: UploadSessionRow, staged: StagedBlob): void {

@@ -11,10 +11,13 @@ import { JSONAPI_TYPE } from '../../contract/headers';
  * - `agent`: the agent protocol (/api/agent), the same shape plus `"action":"stop"` when retrying
  *   cannot help, which a Boxyard agent obeys;
  * - `jsonapi`: the HCP Terraform API (the rest of /api/v2):
- *   `{"errors":[{"status","code","title","detail","source"}]}`.
+ *   `{"errors":[{"status","code","title","detail","source"}]}`;
+ * - `hcp`: HCP's APIs (/vagrant/2022-09-30, /operation/2020-05-05): a google.rpc.Status,
+ *   `{"code":<gRPC code>,"message":"…","details":[{"@type":"…ErrorInfo","reason":"<Boxyard's code>",…}]}`, of which
+ *   Packer's vagrant-registry shows only `message`.
  */
-export type Dialect = 'box' | 'ui' | 'agent' | 'jsonapi';
-export const DIALECTS: readonly Dialect[] = ['box', 'ui', 'agent', 'jsonapi'];
+export type Dialect = 'box' | 'ui' | 'agent' | 'jsonapi' | 'hcp';
+export const DIALECTS: readonly Dialect[] = ['box', 'ui', 'agent', 'jsonapi', 'hcp'];
 
 /**
  * One table from code to status. The two public APIs disagree on invalid input: Vagrant Cloud
@@ -94,7 +97,42 @@ const CLOSES_CONNECTION: ReadonlySet<ErrorCode> = new Set(['payload_too_large', 
 /** Refusals an agent may retry: the daemon is busy or away, not the agent wrong. */
 const AGENT_RETRIES: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'request_timeout']);
 
+/**
+ * HCP's statuses where they differ (its gateway's mapping of gRPC codes): invalid input is 400 (INVALID_ARGUMENT), a
+ * state that forbids the change 409 (a version already released, a name taken, a checksum that does not match).
+ */
+const HCP_STATUS: Partial<Record<ErrorCode, number>> = {
+  bad_parameter: 400,
+  validation: 400,
+  conflict: 409,
+  last_owner: 409,
+  last_admin: 409,
+  limit_reached: 409,
+  precondition_failed: 409,
+  address_not_allowed: 400,
+};
+
+/** The gRPC code of an HTTP status, as grpc-gateway maps them back (google.rpc.Code). */
+const GRPC_CODE: Record<number, number> = {
+  400: 3,
+  401: 16,
+  403: 7,
+  404: 5,
+  405: 12,
+  408: 4,
+  409: 9,
+  413: 11,
+  421: 7,
+  429: 8,
+  500: 13,
+  502: 14,
+  503: 14,
+  507: 8,
+};
+
 export function statusFor(code: ErrorCode, dialect: Dialect): number {
+  const hcp = dialect === 'hcp' ? HCP_STATUS[code] : undefined;
+  if (hcp !== undefined) return hcp;
   const s = STATUS[code];
   return typeof s === 'number' ? s : dialect === 'jsonapi' ? s.jsonapi : s.box;
 }
@@ -151,6 +189,16 @@ export function render(err: AppError, dialect: Dialect): Rendered {
     const source = jsonapiSource(err.code, err.field);
     if (source) e.source = source;
     return { status, type: JSONAPI_TYPE, body: { errors: [e] }, headers };
+  }
+  if (dialect === 'hcp') {
+    const info: Record<string, unknown> = {
+      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+      reason: err.code,
+      domain: 'boxyard',
+    };
+    if (err.field) info.metadata = { field: err.field };
+    const body = { code: GRPC_CODE[status] ?? 2, message: err.message, details: [info] };
+    return { status, type: 'application/json', body, headers };
   }
   const body = boxBody(err);
   if (dialect === 'agent' && status < 500 && !AGENT_RETRIES.has(err.code)) body.action = 'stop';

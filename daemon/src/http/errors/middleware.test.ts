@@ -165,6 +165,18 @@ describe('every dialect answers every code', () => {
     agent: BOX_STATUS,
     // HCP Terraform: 400 for a bad query parameter, 422 for an invalid document.
     jsonapi: { ...BOX_STATUS, bad_parameter: 400, validation: 422 },
+    // HCP's gateway: INVALID_ARGUMENT is 400, a state that forbids the change (FAILED_PRECONDITION) 409.
+    hcp: {
+      ...BOX_STATUS,
+      bad_parameter: 400,
+      validation: 400,
+      conflict: 409,
+      last_owner: 409,
+      last_admin: 409,
+      limit_reached: 409,
+      precondition_failed: 409,
+      address_not_allowed: 400,
+    },
   };
   /** What the agent may retry (it stops on every other refusal). */
   const AGENT_RETRIES = new Set<ErrorCode>([
@@ -225,6 +237,21 @@ describe('every dialect answers every code', () => {
                 : {};
         expect(body).toEqual({
           errors: [{ status: String(res.status), code, title: expect.any(String), detail: message, ...source }],
+        });
+      } else if (dialect === 'hcp') {
+        expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        const field = code === 'validation' ? 'name' : code === 'bad_parameter' ? 'filter[x]' : undefined;
+        expect(body).toEqual({
+          code: expect.any(Number),
+          message,
+          details: [
+            {
+              '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+              reason: code,
+              domain: 'boxyard',
+              ...(field || code === 'address_not_allowed' ? { metadata: { field: field ?? 'url' } } : {}),
+            },
+          ],
         });
       } else {
         expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');

@@ -3,6 +3,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../../config';
 import { ConnectionGuard } from './connection-guard';
+import { isUploadTargetPath } from '../route-table';
 
 export interface ConnectionSettings {
   /** A request's headers must be complete this long after its first byte (or the connection's start). */
@@ -69,7 +70,7 @@ export function createHttpServer(handler: RequestListener, s: ConnectionSettings
   // `Expect: 100-continue`: upload PUTs send "100 Continue" themselves once the upload URL checks
   // out (blobs/uploads/routes.ts), so a stale URL is refused before the client sends gigabytes.
   server.on('checkContinue', (req, res) => {
-    if (!req.url?.startsWith('/uploads/')) res.writeContinue();
+    if (!isUploadTargetPath(req.url ?? '')) res.writeContinue();
     server.emit('request', req, res);
   });
   server.requestTimeout = 0;
