@@ -4,7 +4,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import { createBox, publish } from '../helpers/registry';
-import { createOrg, createPool, createWorkspace, JSONAPI } from '../helpers/agents';
+import { createAgentToken, createOrg, createPool, createWorkspace, JSONAPI } from '../helpers/agents';
+import type { HttpClient } from '../helpers/http';
+import { mirrorOnce, publishHosted, waitForJob } from '../helpers/mirror';
+import { rawGet } from '../helpers/upload';
 import {
   axeFindings,
   chromiumAvailable,
@@ -15,10 +18,12 @@ import {
   watchCsp,
   watchErrors,
 } from '../helpers/ui-browser';
+import { overflow, smallTargets, tableProblems } from '../helpers/ui-page-checks';
 
 // Every page of the UI, as a visitor and as the administrator, at a desktop and a phone size: no
 // console error, no axe-core finding of any severity, no horizontal scroll, on a phone no tap target
-// under 44 px high, and a screenshot of each kept in test-artifacts/screenshots (BOXYARD_TEST_ARTIFACTS moves it).
+// under 44 px high and every table a list of cards with no cell cut off, and a screenshot of each kept in
+// test-artifacts/screenshots (BOXYARD_TEST_ARTIFACTS moves it).
 
 const haveChromium = chromiumAvailable('The page-wide UI test');
 const SHOTS = SCREENSHOTS;
@@ -31,54 +36,42 @@ interface PageCase {
   name: string;
   path: string;
   heading: string | RegExp;
+  /** The tables the page shows, by name, each with a row at least (so that the phone's checks measure them). */
+  tables?: string[];
+  /** What a user does first to show the rest of the page (a disclosure's button). */
+  open?: (page: Page) => Promise<void>;
 }
 
-/** WCAG 2.5.5's size for a tap target, in CSS pixels: the phone pages hold every target to it. */
-const TAP_TARGET_PX = 44;
-
 /**
- * The tap targets on the page lower than TAP_TARGET_PX: every visible button, field, select, disclosure (a details'
- * summary) and link, except a link
- * inside running text (WCAG's "inline" exception). A link is in running text when the block it stands in (its nearest
- * ancestor that is not laid out inline) holds words of its own beside the link's: a link in a sentence, a note, a
- * checklist's line. A link alone in its block (a table cell, a list of links, the top bar, tabs) is a target of its
- * own. A checkbox or radio button is as large as its label, which a tap on it also toggles.
+ * A row in each table of the mirrors and agent pool pages: an upstream (another daemon, holding vendor/base), a
+ * mirror of vendor/base into lab run twice (the earlier job in the job history), vendor/base fetched through the
+ * pull-through cache, and on the pool an agent token and two agents, one idle and one exited (which offers Delete).
  */
-const smallTargets = (page: Page) =>
-  page.evaluate((min) => {
-    const inRunningText = (a: Element): boolean => {
-      let block = a.parentElement;
-      while (block && getComputedStyle(block).display.startsWith('inline')) block = block.parentElement;
-      if (!block) return false;
-      const own = (a.textContent ?? '').replace(/\s+/g, '');
-      return (block.textContent ?? '').replace(/\s+/g, '').length > own.length;
-    };
-    const found: string[] = [];
-    for (const el of document.querySelectorAll('a[href], button, input, select, textarea, summary')) {
-      if (!(el as HTMLElement).checkVisibility({ visibilityProperty: true, opacityProperty: true })) continue;
-      const box = el.getBoundingClientRect();
-      if (box.width === 0 || box.height === 0) continue;
-      if (el.tagName === 'A' && inRunningText(el)) continue;
-      const toggle = el.matches('input[type=checkbox], input[type=radio]');
-      const label = toggle ? el.closest('label') : null;
-      const height = (label ?? el).getBoundingClientRect().height;
-      if (Math.round(height) < min) {
-        const words = el.getAttribute('aria-label') ?? (label ?? el).textContent ?? '';
-        const name = (words.trim() || el.getAttribute('name')) ?? '';
-        found.push(
-          `${el.tagName.toLowerCase()}${toggle ? ` ${(el as HTMLInputElement).type}` : ''} "${name.slice(0, 40)}" is ${Math.round(height)} px high`,
-        );
-      }
-    }
-    return found;
-  }, TAP_TARGET_PX);
-
-/** How far the page is wider than the window, in CSS pixels (0 when it fits). */
-const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+async function seedMirrorsAndAgents(api: HttpClient, daemon: TestDaemon, upstream: TestDaemon, poolId: string) {
+  const far = upstream.http.withToken(upstream.adminToken);
+  expect((await far.post('/api/boxyard/organizations', { organization: { name: 'vendor' } })).status).toBe(201);
+  await publishHosted(far, 'vendor', 'base', '1.0.0', Buffer.alloc(50_000, 7));
+  const made = await api.post('/api/boxyard/upstreams', { upstream: { name: 'origin', url: upstream.url } });
+  expect(made.status, made.text).toBe(201);
+  const upstreamId: string = made.json.upstream.id;
+  const { mirrorId } = await mirrorOnce(api, { upstream_id: upstreamId, source: 'vendor/base', target: 'lab/base' });
+  await waitForJob(api, (await api.post(`/api/boxyard/mirrors/${mirrorId}/run`)).json.job.id);
+  const cache = { settings: { pull_through_upstream_id: upstreamId } };
+  expect((await api.put('/api/boxyard/settings', cache)).status).toBe(200);
+  const catalog = await daemon.http.get('/vendor/base');
+  expect(catalog.status, catalog.text).toBe(200);
+  expect((await rawGet(catalog.json.versions[0].providers[0].url)).status).toBe(200);
+  const agents = daemon.http.withToken((await createAgentToken(api, poolId, 'lab machines')).token);
+  const register = async (name: string) => (await agents.post('/api/agent/register', { name })).json.agent.id;
+  await register('runner-1');
+  const exited = await register('runner-2');
+  expect((await agents.post(`/api/agent/agents/${exited}/status`, { status: 'exited' })).status).toBe(200);
+}
 
 // Skipped only off CI without Chromium; under CI=true chromiumAvailable() throws instead.
 describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
   let daemon: TestDaemon;
+  let upstream: TestDaemon;
   let browser: Browser;
   let poolId: string;
   const visitor: PageCase[] = [];
@@ -87,7 +80,7 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
   beforeAll(async () => {
     ensureUiBuilt();
     mkdirSync(SHOTS, { recursive: true });
-    daemon = await startTestDaemon();
+    [daemon, upstream] = await Promise.all([startTestDaemon(), startTestDaemon()]);
     const api = daemon.http.withToken(daemon.adminToken);
     await createBox(api, ADMIN.username, 'ubuntu-24.04', {
       short: 'A **minimal** Ubuntu with a rather long description that has to wrap on a phone',
@@ -99,36 +92,58 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
     poolId = ((await createPool(api, 'lab', 'builders')) as { id: string }).id;
     // A workspace, so that the organization's page shows its row: the pool select, Save, the Terraform block.
     await createWorkspace(api.withContentType(JSONAPI), 'lab', 'web');
+    await seedMirrorsAndAgents(api, daemon, upstream, poolId);
+    const showEarlierJobs = async (page: Page) => {
+      await page.getByRole('button', { name: 'Show 1 earlier job' }).click();
+      await page.getByRole('table', { name: 'Job history' }).waitFor();
+    };
     visitor.push(
-      { name: 'catalogue', path: '/ui/', heading: /boxes/i },
+      { name: 'catalogue', path: '/ui/', heading: /boxes/i, tables: ['Boxes'] },
       // Managing asks for sign-in: the sign-in page is a page too.
       { name: 'sign-in', path: '/ui/settings', heading: /boxyard|sign in/i },
       {
         name: 'box-public',
         path: `/ui/boxes/${ADMIN.username}/ubuntu-24.04`,
         heading: `${ADMIN.username}/ubuntu-24.04`,
+        tables: ['Providers of 1.0.0', 'Providers of 1.1.0'],
       },
     );
     admin.push(
-      { name: 'overview', path: '/ui/overview', heading: 'Overview' },
-      { name: 'boxes', path: '/ui/boxes', heading: 'Boxes' },
-      { name: 'box', path: `/ui/boxes/${ADMIN.username}/ubuntu-24.04`, heading: `${ADMIN.username}/ubuntu-24.04` },
+      { name: 'overview', path: '/ui/overview', heading: 'Overview', tables: ['Recent activity'] },
+      { name: 'boxes', path: '/ui/boxes', heading: 'Boxes', tables: ['Boxes'] },
+      {
+        name: 'box',
+        path: `/ui/boxes/${ADMIN.username}/ubuntu-24.04`,
+        heading: `${ADMIN.username}/ubuntu-24.04`,
+        tables: ['Providers of 1.0.0', 'Providers of 1.1.0'],
+      },
       { name: 'new-box', path: '/ui/boxes/new', heading: /new box/i },
       { name: 'add-box-file', path: '/ui/boxes/add', heading: 'Add a box file' },
-      { name: 'mirrors', path: '/ui/mirrors', heading: 'Mirrors' },
+      {
+        name: 'mirrors',
+        path: '/ui/mirrors',
+        heading: 'Mirrors',
+        tables: ['Upstreams', 'Job history', 'Cached boxes'],
+        open: showEarlierJobs,
+      },
       { name: 'move', path: '/ui/mirrors/move', heading: 'Move from HCP Vagrant' },
-      { name: 'agent-pools', path: '/ui/agent-pools/lab', heading: 'Agent pools' },
-      { name: 'agent-pool', path: `/ui/agent-pools/lab/${poolId}`, heading: 'builders' },
+      { name: 'agent-pools', path: '/ui/agent-pools/lab', heading: 'Agent pools', tables: ['Agent pools'] },
+      {
+        name: 'agent-pool',
+        path: `/ui/agent-pools/lab/${poolId}`,
+        heading: 'builders',
+        tables: ['Agent tokens', 'Agents'],
+      },
       { name: 'organizations', path: '/ui/organizations', heading: 'Organizations' },
-      { name: 'organization', path: '/ui/organizations/lab', heading: 'lab' },
-      { name: 'settings', path: '/ui/settings', heading: 'Your account' },
-      { name: 'administration', path: '/ui/settings/administration', heading: 'Administration' },
+      { name: 'organization', path: '/ui/organizations/lab', heading: 'lab', tables: ['Members', 'Workspaces'] },
+      { name: 'settings', path: '/ui/settings', heading: 'Your account', tables: ['API tokens and sessions'] },
+      { name: 'administration', path: '/ui/settings/administration', heading: 'Administration', tables: ['Users'] },
     );
     ({ browser } = await launchChromium());
   });
   afterAll(async () => {
     await browser?.close();
-    await daemon?.stop();
+    await Promise.all([daemon?.stop(), upstream?.stop()]);
   });
 
   /** A context of the given size, signed in or not, that records console errors and CSP refusals. */
@@ -179,6 +194,11 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
       const first = await page.evaluate(() => document.activeElement?.textContent ?? '');
       if (first !== 'Skip to the page') found0.push(`${where}: the first Tab stop is "${first}", not the skip link`);
     }
+    try {
+      await c.open?.(page);
+    } catch (e) {
+      return [...found0, `${where}: could not show the rest of the page (${(e as Error).message.split('\n')[0]})`];
+    }
     const file = join(SHOTS, `${who}-${c.name}-${size.name}.png`);
     await page.screenshot({ path: file, fullPage: true });
     const found: string[] = [...found0];
@@ -186,7 +206,14 @@ describe.skipIf(!haveChromium)('every UI page, at 1280 and 390 px wide', () => {
     const wider = await overflow(page);
     if (wider > 0) found.push(`${where}: ${wider} px wider than the window`);
     for (const f of await axeFindings(page)) found.push(`${where}: ${f}`);
-    if (size.name === 'phone') for (const t of await smallTargets(page)) found.push(`${where}: a tap target ${t}`);
+    for (const name of c.tables ?? []) {
+      const rows = await page.getByRole('table', { name, exact: true }).locator('tbody tr').count();
+      if (rows === 0) found.push(`${where}: no table "${name}" with a row`);
+    }
+    if (size.name === 'phone') {
+      for (const t of await smallTargets(page)) found.push(`${where}: a tap target ${t}`);
+      for (const t of await tableProblems(page)) found.push(`${where}: ${t}`);
+    }
     for (const p of problems) found.push(`${where}: ${p}`);
     return found;
   }

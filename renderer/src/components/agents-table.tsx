@@ -6,6 +6,7 @@ import { useSession } from '../api/session';
 import { queryKeys } from '../api/query-keys';
 import { ErrorNote, Loading, Section, StatusBadge, useAction } from './ui';
 import { TimeAgo, useNow } from './relative-time';
+import { CardTable } from './card-table';
 
 /** Agents report every few seconds; poll so their status is live without a reload. */
 const AGENT_POLL_MS = 3_000;
@@ -45,45 +46,34 @@ export function AgentsTable({ org, poolId }: { org: string; poolId: string }) {
         <p className="muted">{hidden === 1 ? '1 exited agent is' : `${hidden} exited agents are`} hidden.</p>
       )}
       {shown.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th>Agent</th>
-              <th>Status</th>
-              <th>Address</th>
-              <th>Last seen</th>
-              <th>Change</th>
+        <CardTable label="Agents" columns={['Agent', 'Status', 'Address', 'Last seen', 'Change']}>
+          {shown.map((a) => (
+            <tr key={a.id}>
+              <td data-label="Agent">{a.attributes.name ?? a.id}</td>
+              <td data-label="Status">
+                <StatusBadge status={a.attributes.status} />
+              </td>
+              <td data-label="Address">{a.attributes['ip-address']}</td>
+              <td data-label="Last seen">
+                <TimeAgo iso={a.attributes['last-ping-at']} now={now} />
+              </td>
+              <td>
+                {DELETABLE_AGENT_STATUSES.includes(a.attributes.status) && (
+                  <button
+                    type="button"
+                    className="danger small"
+                    aria-label={`Delete agent ${a.attributes.name ?? a.id}`}
+                    onClick={() => remove.mutate(a.id)}
+                    disabled={remove.isPending}
+                  >
+                    Delete
+                  </button>
+                )}
+                {remove.variables === a.id && <ErrorNote error={remove.error} />}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {shown.map((a) => (
-              <tr key={a.id}>
-                <td>{a.attributes.name ?? a.id}</td>
-                <td>
-                  <StatusBadge status={a.attributes.status} />
-                </td>
-                <td>{a.attributes['ip-address']}</td>
-                <td>
-                  <TimeAgo iso={a.attributes['last-ping-at']} now={now} />
-                </td>
-                <td>
-                  {DELETABLE_AGENT_STATUSES.includes(a.attributes.status) && (
-                    <button
-                      type="button"
-                      className="danger small"
-                      aria-label={`Delete agent ${a.attributes.name ?? a.id}`}
-                      onClick={() => remove.mutate(a.id)}
-                      disabled={remove.isPending}
-                    >
-                      Delete
-                    </button>
-                  )}
-                  {remove.variables === a.id && <ErrorNote error={remove.error} />}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </CardTable>
       )}
     </Section>
   );

@@ -9,6 +9,7 @@ import { Field } from './form-rules';
 import { ErrorNote, Loading, Section, confirmed, useAction } from './ui';
 import { queryKeys } from '../api/query-keys';
 import { When } from './relative-time';
+import { CardTable } from './card-table';
 
 interface Draft {
   username: string;
@@ -144,69 +145,58 @@ export function Users() {
       )}
       {users.isLoading ? <Loading what="users" /> : <ErrorNote error={users.error} />}
       {users.data && (
-        <table className="cards">
-          <thead>
-            <tr>
-              <th>User</th>
-              <th>E-mail</th>
-              <th>Role</th>
-              <th>Created</th>
-              <th>Change</th>
-            </tr>
-          </thead>
-          <tbody>
-            {users.data.map((u) => (
-              <tr key={u.username}>
-                <td data-label="User">{u.username}</td>
-                <td data-label="E-mail">{u.email ?? '—'}</td>
-                <td data-label="Role">{u.admin ? 'administrator' : 'user'}</td>
-                <td data-label="Created">
-                  <When iso={u.created_at} />
-                </td>
-                <td>
-                  {u.username !== username && (
-                    <div className="row">
-                      <button
-                        type="button"
-                        className="small"
-                        onClick={() => {
-                          setNote(null);
-                          setResetting(resetting === u.username ? null : u.username);
-                        }}
-                      >
-                        Reset password
-                      </button>
-                      <button
-                        type="button"
-                        className="small"
-                        disabled={role.isPending}
-                        onClick={() => role.mutate({ username: u.username, admin: !u.admin })}
-                      >
-                        {u.admin ? 'Make a plain user' : 'Make administrator'}
-                      </button>
-                      <button
-                        type="button"
-                        className="danger small"
-                        onClick={() => confirmed(`Delete user ${u.username}`) && remove.mutate(u.username)}
-                      >
-                        Delete
-                      </button>
-                    </div>
-                  )}
-                  {resetting === u.username && (
-                    <ResetPasswordForm
-                      username={u.username}
-                      onDone={(message) => {
-                        setResetting(null);
-                        setNote(message);
+        <CardTable label="Users" columns={['User', 'E-mail', 'Role', 'Created', 'Change']}>
+          {users.data.map((u) => (
+            <tr key={u.username}>
+              <td data-label="User">{u.username}</td>
+              <td data-label="E-mail">{u.email ?? '—'}</td>
+              <td data-label="Role">{u.admin ? 'administrator' : 'user'}</td>
+              <td data-label="Created">
+                <When iso={u.created_at} />
+              </td>
+              <td>
+                {u.username !== username && (
+                  <div className="row">
+                    <button
+                      type="button"
+                      className="small"
+                      onClick={() => {
+                        setNote(null);
+                        setResetting(resetting === u.username ? null : u.username);
                       }}
-                    />
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                    >
+                      Reset password
+                    </button>
+                    <button
+                      type="button"
+                      className="small"
+                      disabled={role.isPending}
+                      onClick={() => role.mutate({ username: u.username, admin: !u.admin })}
+                    >
+                      {u.admin ? 'Make a plain user' : 'Make administrator'}
+                    </button>
+                    <button
+                      type="button"
+                      className="danger small"
+                      onClick={() => confirmed(`Delete user ${u.username}`) && remove.mutate(u.username)}
+                    >
+                      Delete
+                    </button>
+                  </div>
+                )}
+                {resetting === u.username && (
+                  <ResetPasswordForm
+                    username={u.username}
+                    onDone={(message) => {
+                      setResetting(null);
+                      setNote(message);
+                    }}
+                  />
+                )}
+              </td>
+            </tr>
+          ))}
+        </CardTable>
       )}
     </Section>
   );

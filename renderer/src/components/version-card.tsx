@@ -11,6 +11,7 @@ import { TextEdit } from './box/text-edit';
 import { ProviderRow } from './box/provider-row';
 import { plural } from './box/counts';
 import { NOTES_EDITED_HERE } from './box/upstream-note';
+import { CardTable } from './card-table';
 
 interface VersionCardProps {
   user: string;
@@ -94,33 +95,32 @@ export function VersionCard({ user, name, version, stats, manage }: VersionCardP
         />
       )}
       {version.providers.length > 0 && (
-        <table className="providers cards">
-          <thead>
-            <tr>
-              <th>Provider</th>
-              <th>Architecture</th>
-              <th>Size</th>
-              <th>Downloads</th>
-              <th>File</th>
-              <th>Checksum</th>
-              <th>Download</th>
-              {manage && <th>Change</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {version.providers.map((p) => (
-              <ProviderRow
-                key={`${p.name}/${p.architecture}`}
-                user={user}
-                name={name}
-                version={version.version}
-                provider={p}
-                stats={providerStats(p)}
-                manage={manage}
-              />
-            ))}
-          </tbody>
-        </table>
+        <CardTable
+          label={`Providers of ${version.version}`}
+          className="providers"
+          columns={[
+            'Provider',
+            'Architecture',
+            'Size',
+            'Downloads',
+            'File',
+            'Checksum',
+            'Download',
+            manage && 'Change',
+          ]}
+        >
+          {version.providers.map((p) => (
+            <ProviderRow
+              key={`${p.name}/${p.architecture}`}
+              user={user}
+              name={name}
+              version={version.version}
+              provider={p}
+              stats={providerStats(p)}
+              manage={manage}
+            />
+          ))}
+        </CardTable>
       )}
       {manage && <ProviderForm user={user} name={name} version={version.version} />}
     </article>

@@ -14,6 +14,7 @@ import { isApiError } from '../api/client';
 import { checked, formError, hintOf, issueAt } from './form-issues';
 import { FieldError } from './field-error';
 import { TfcNameField } from './name-field';
+import { CardTable } from './card-table';
 
 const RULES = WorkspaceAttributes.shape;
 /** A workspace name taken in the organization is the name field's to say. */
@@ -57,7 +58,7 @@ function WorkspaceRow({
   };
   return (
     <tr>
-      <td>
+      <td data-label="Workspace">
         {w.attributes.name}
         <WorkspaceCloudBlock org={org} workspace={w.attributes.name} />
       </td>
@@ -160,20 +161,11 @@ export function Workspaces({ org }: { org: string }) {
         </p>
       )}
       {workspaces.data && workspaces.data.length > 0 && (
-        <table className="cards">
-          <thead>
-            <tr>
-              <th>Workspace</th>
-              <th>Runs on</th>
-              <th>Change</th>
-            </tr>
-          </thead>
-          <tbody>
-            {workspaces.data.map((w) => (
-              <WorkspaceRow key={w.id} org={org} workspace={w} pools={pools.data ?? []} poolRule={poolRule} />
-            ))}
-          </tbody>
-        </table>
+        <CardTable label="Workspaces" columns={['Workspace', 'Runs on', 'Change']}>
+          {workspaces.data.map((w) => (
+            <WorkspaceRow key={w.id} org={org} workspace={w} pools={pools.data ?? []} poolRule={poolRule} />
+          ))}
+        </CardTable>
       )}
     </Section>
   );

@@ -12,6 +12,7 @@ import { queryKeys } from '../api/query-keys';
 import { AGENT_STATUSES } from '../../../daemon/src/contract/wire/jsonapi';
 import { noAgents, type AgentStatusCounts } from '../../../daemon/src/contract/wire/agent-counts';
 import { When } from '../components/relative-time';
+import { CardTable } from '../components/card-table';
 import { PoolAttributes } from '../../../daemon/src/contract/bodies/jsonapi';
 import { checked, formError, issueAt } from '../components/form-issues';
 import { TfcNameField } from '../components/name-field';
@@ -108,36 +109,28 @@ function PoolList({ org }: { org: string }) {
         </div>
       )}
       {pools.data && pools.data.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th>Pool</th>
-              <th>Scope</th>
-              <th>Agents</th>
-              <th>Created</th>
+        <CardTable label="Agent pools" columns={['Pool', 'Scope', 'Agents', 'Created']}>
+          {pools.data.map((p) => (
+            <tr key={p.id}>
+              <td data-label="Pool">
+                <Link to={`/agent-pools/${org}/${p.id}`}>{p.attributes.name}</Link>
+              </td>
+              <td data-label="Scope">
+                {p.attributes['organization-scoped'] === false ? 'selected workspaces' : 'whole organization'}
+              </td>
+              <td data-label="Agents">
+                {counts.data ? (
+                  <StatusCounts pool={p.attributes.name} counts={counts.data[p.id] ?? noAgents()} />
+                ) : (
+                  p.attributes['agent-count']
+                )}
+              </td>
+              <td data-label="Created">
+                <When iso={p.attributes['created-at']} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {pools.data.map((p) => (
-              <tr key={p.id}>
-                <td>
-                  <Link to={`/agent-pools/${org}/${p.id}`}>{p.attributes.name}</Link>
-                </td>
-                <td>{p.attributes['organization-scoped'] === false ? 'selected workspaces' : 'whole organization'}</td>
-                <td>
-                  {counts.data ? (
-                    <StatusCounts pool={p.attributes.name} counts={counts.data[p.id] ?? noAgents()} />
-                  ) : (
-                    p.attributes['agent-count']
-                  )}
-                </td>
-                <td>
-                  <When iso={p.attributes['created-at']} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </CardTable>
       )}
     </Section>
   );

@@ -6,36 +6,28 @@ import type { BoxSummaryJson } from '../../../daemon/src/contract/wire/registry'
 import { ErrorNote, Loading } from '../components/ui';
 import { BoxFilters } from '../components/catalogue/box-filters';
 import { When } from '../components/relative-time';
+import { CardTable } from '../components/card-table';
 
 function BoxTable({ boxes }: { boxes: BoxSummaryJson[] }) {
   return (
-    <table aria-label="Boxes">
-      <thead>
-        <tr>
-          <th>Box</th>
-          <th>Description</th>
-          <th>Current version</th>
-          <th>Downloads</th>
-          <th>Updated</th>
+    <CardTable label="Boxes" columns={['Box', 'Description', 'Current version', 'Downloads', 'Updated']}>
+      {boxes.map((b) => (
+        <tr key={b.tag}>
+          <td data-label="Box">
+            <Link to={`/boxes/${encodeURIComponent(b.username)}/${encodeURIComponent(b.name)}`}>{b.tag}</Link>
+            {b.private ? <span className="badge">private</span> : null}
+          </td>
+          <td data-label="Description">{b.short_description}</td>
+          <td data-label="Current version">
+            {b.current_version?.version ?? <span className="badge badge-unreleased">unreleased</span>}
+          </td>
+          <td data-label="Downloads">{b.downloads}</td>
+          <td data-label="Updated">
+            <When iso={b.updated_at} />
+          </td>
         </tr>
-      </thead>
-      <tbody>
-        {boxes.map((b) => (
-          <tr key={b.tag}>
-            <td>
-              <Link to={`/boxes/${encodeURIComponent(b.username)}/${encodeURIComponent(b.name)}`}>{b.tag}</Link>
-              {b.private ? <span className="badge">private</span> : null}
-            </td>
-            <td>{b.short_description}</td>
-            <td>{b.current_version?.version ?? <span className="badge badge-unreleased">unreleased</span>}</td>
-            <td>{b.downloads}</td>
-            <td>
-              <When iso={b.updated_at} />
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </CardTable>
   );
 }
 

@@ -9,6 +9,7 @@ import { OrganizationAgentSettings } from '../components/organization-agent-sett
 import { queryKeys } from '../api/query-keys';
 import { ORGANIZATION_ROLES, type MemberJson, type OrganizationRole } from '../../../daemon/src/contract/wire/accounts';
 import { When } from '../components/relative-time';
+import { CardTable } from '../components/card-table';
 
 /** Members, and for an owner (or an administrator) the controls that change them; others see the list and why. */
 function Members({ org, members, mayManage }: { org: string; members: MemberJson[]; mayManage: boolean }) {
@@ -37,45 +38,34 @@ function Members({ org, members, mayManage }: { org: string; members: MemberJson
   return (
     <Section title="Members">
       <ErrorNote error={put.error ?? remove.error} />
-      <table>
-        <thead>
-          <tr>
-            <th>User</th>
-            <th>Role</th>
-            {mayManage && <th>Change</th>}
+      <CardTable label="Members" columns={['User', 'Role', mayManage && 'Change']}>
+        {members.map((m) => (
+          <tr key={m.username}>
+            <td data-label="User">{m.username}</td>
+            <td data-label="Role">{m.role}</td>
+            {mayManage && (
+              <td>
+                <div className="row">
+                  <button
+                    type="button"
+                    className="small"
+                    onClick={() => put.mutate({ username: m.username, role: m.role === 'owner' ? 'member' : 'owner' })}
+                  >
+                    {m.role === 'owner' ? 'Make member' : 'Make owner'}
+                  </button>
+                  <button
+                    type="button"
+                    className="danger small"
+                    onClick={() => confirmed(`Remove ${m.username} from ${org}`) && remove.mutate(m.username)}
+                  >
+                    Remove
+                  </button>
+                </div>
+              </td>
+            )}
           </tr>
-        </thead>
-        <tbody>
-          {members.map((m) => (
-            <tr key={m.username}>
-              <td>{m.username}</td>
-              <td>{m.role}</td>
-              {mayManage && (
-                <td>
-                  <div className="row">
-                    <button
-                      type="button"
-                      className="small"
-                      onClick={() =>
-                        put.mutate({ username: m.username, role: m.role === 'owner' ? 'member' : 'owner' })
-                      }
-                    >
-                      {m.role === 'owner' ? 'Make member' : 'Make owner'}
-                    </button>
-                    <button
-                      type="button"
-                      className="danger small"
-                      onClick={() => confirmed(`Remove ${m.username} from ${org}`) && remove.mutate(m.username)}
-                    >
-                      Remove
-                    </button>
-                  </div>
-                </td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </CardTable>
       {!mayManage && <p className="muted">Only owners of {org} add, promote or remove members.</p>}
       {mayManage && (
         <form className="inline" onSubmit={submit} aria-label="Add member">

@@ -7,6 +7,7 @@ import type { ActivityJson, OverviewJson } from '../../../daemon/src/contract/wi
 import { CopyField, ErrorNote, Loading, Section, StatusBadge } from '../components/ui';
 import { formatBytes } from '../components/format';
 import { When } from '../components/relative-time';
+import { CardTable } from '../components/card-table';
 import { Stat } from '../components/stat';
 import { caFileLines, CLIENT_CA_FILE } from '../../../daemon/src/contract/lan';
 import { TrustStep } from '../components/trust-step';
@@ -161,26 +162,18 @@ function Activity({ items }: { items: ActivityJson[] }) {
       {items.length === 0 ? (
         <p className="muted">Nothing yet: uploads, releases and mirror jobs show here.</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>What</th>
+        <CardTable label="Recent activity" columns={['When', 'What']}>
+          {items.map((a, i) => (
+            <tr key={keys[i]}>
+              <td data-label="When">
+                <When iso={a.at} />
+              </td>
+              <td data-label="What" className="with-links">
+                <What a={a} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {items.map((a, i) => (
-              <tr key={keys[i]}>
-                <td>
-                  <When iso={a.at} />
-                </td>
-                <td>
-                  <What a={a} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </CardTable>
       )}
     </Section>
   );

@@ -7,6 +7,7 @@ import { ErrorNote, Loading, Section, confirmed, useAction } from '../ui';
 import { formatBytes } from '../format';
 import { mirrorResults, queryKeys } from '../../api/query-keys';
 import { When } from '../relative-time';
+import { CardTable } from '../card-table';
 
 /** The pull-through cache's boxes; the box page asks the same query for its "cached from" mark. */
 export function useCachedBoxes() {
@@ -60,10 +61,10 @@ function CacheSize() {
   );
 }
 
+/** Purge one box (for administrators: the column is theirs only). */
 function PurgeOne({ tag }: { tag: string }) {
-  const { api, admin } = useSession();
+  const { api } = useSession();
   const purge = useAction(() => purgeCache(api, tag), mirrorResults);
-  if (!admin) return null;
   return (
     <>
       <button
@@ -81,6 +82,7 @@ function PurgeOne({ tag }: { tag: string }) {
 }
 
 export function CachedBoxes() {
+  const { admin } = useSession();
   const cache = useCachedBoxes();
   return (
     <Section title="Cached boxes">
@@ -93,38 +95,31 @@ export function CachedBoxes() {
         </p>
       )}
       {cache.data && cache.data.length > 0 && (
-        <table aria-label="Cached boxes">
-          <thead>
-            <tr>
-              <th>Box</th>
-              <th>From</th>
-              <th>Source</th>
-              <th>Files cached</th>
-              <th>Synced</th>
-              <th>Change</th>
-            </tr>
-          </thead>
-          <tbody>
-            {cache.data.map((c) => (
-              <tr key={c.tag}>
-                <td>
-                  <Link to={`/boxes/${c.tag}`}>{c.tag}</Link>
-                </td>
-                <td>{c.upstream?.name ?? '—'}</td>
-                <td>{c.source}</td>
-                <td>
-                  {c.providers_cached}/{c.providers_total}
-                </td>
-                <td>
-                  <When iso={c.synced_at} />
-                </td>
+        <CardTable
+          label="Cached boxes"
+          columns={['Box', 'From', 'Source', 'Files cached', 'Synced', admin && 'Change']}
+        >
+          {cache.data.map((c) => (
+            <tr key={c.tag}>
+              <td data-label="Box">
+                <Link to={`/boxes/${c.tag}`}>{c.tag}</Link>
+              </td>
+              <td data-label="From">{c.upstream?.name ?? '—'}</td>
+              <td data-label="Source">{c.source}</td>
+              <td data-label="Files cached">
+                {c.providers_cached}/{c.providers_total}
+              </td>
+              <td data-label="Synced">
+                <When iso={c.synced_at} />
+              </td>
+              {admin && (
                 <td>
                   <PurgeOne tag={c.tag} />
                 </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+              )}
+            </tr>
+          ))}
+        </CardTable>
       )}
     </Section>
   );

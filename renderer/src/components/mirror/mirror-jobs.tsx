@@ -7,6 +7,7 @@ import { formatBytes, formatDuration } from '../format';
 import { ErrorNote, StatusBadge, useAction } from '../ui';
 import { queryKeys, mirrorResults } from '../../api/query-keys';
 import { When } from '../relative-time';
+import { CardTable } from '../card-table';
 
 /** What a finished job published, e.g. "ORG/BOX 1.0.0, 1.1.0". */
 const publishedText = (j: JobJson) => j.published.map((p) => `${p.box} ${p.versions.join(', ')}`).join('; ');
@@ -74,40 +75,29 @@ export function JobProgress({ job, mirrorId }: { job: JobJson; mirrorId: string 
 
 function JobHistory({ jobs }: { jobs: JobJson[] }) {
   return (
-    <table aria-label="Job history">
-      <thead>
-        <tr>
-          <th>Job</th>
-          <th>State</th>
-          <th>Transferred</th>
-          <th>Files</th>
-          <th>Started</th>
-          <th>Finished</th>
-          <th>Message</th>
+    <CardTable label="Job history" columns={['Job', 'State', 'Transferred', 'Files', 'Started', 'Finished', 'Message']}>
+      {jobs.map((j) => (
+        <tr key={j.id}>
+          <td data-label="Job" className="mono">
+            {j.id}
+          </td>
+          <td data-label="State">
+            <StatusBadge status={j.state} />
+          </td>
+          <td data-label="Transferred">{formatBytes(j.bytes_done)}</td>
+          <td data-label="Files">
+            {j.files_done}/{j.files_total}
+          </td>
+          <td data-label="Started">
+            <When iso={j.started_at} />
+          </td>
+          <td data-label="Finished">
+            <When iso={j.finished_at} />
+          </td>
+          <td data-label="Message">{j.message ?? ''}</td>
         </tr>
-      </thead>
-      <tbody>
-        {jobs.map((j) => (
-          <tr key={j.id}>
-            <td className="mono">{j.id}</td>
-            <td>
-              <StatusBadge status={j.state} />
-            </td>
-            <td>{formatBytes(j.bytes_done)}</td>
-            <td>
-              {j.files_done}/{j.files_total}
-            </td>
-            <td>
-              <When iso={j.started_at} />
-            </td>
-            <td>
-              <When iso={j.finished_at} />
-            </td>
-            <td>{j.message ?? ''}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </CardTable>
   );
 }
 

@@ -53,7 +53,7 @@ function MirrorCard({ m }: { m: MirrorJson }) {
   return (
     <article className="version" aria-label={`Mirror ${m.source}`}>
       <header>
-        <h3>
+        <h3 className="with-links">
           {m.upstream?.name ?? 'upstream'}: {m.source} → <TargetLink target={m.target} />
         </h3>
         {m.private ? <span className="badge">private</span> : null}

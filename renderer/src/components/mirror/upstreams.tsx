@@ -6,6 +6,7 @@ import { useSession } from '../../api/session';
 import { ErrorNote, Loading, Section, confirmed, useAction } from '../ui';
 import { queryKeys } from '../../api/query-keys';
 import { When } from '../relative-time';
+import { CardTable } from '../card-table';
 import { NewUpstreamForm } from './upstream-form';
 
 /**
@@ -59,11 +60,13 @@ function UpstreamRow({ u }: { u: UpstreamJson }) {
   const test = useAction(() => testUpstream(api, u.id), [queryKeys.upstreams]);
   return (
     <tr>
-      <td>{u.name}</td>
-      <td className="mono">{u.url}</td>
-      <td>{u.kind ?? '—'}</td>
-      <td>{u.has_token ? 'yes' : 'no'}</td>
-      <td>
+      <td data-label="Name">{u.name}</td>
+      <td data-label="URL" className="mono">
+        {u.url}
+      </td>
+      <td data-label="Kind">{u.kind ?? '—'}</td>
+      <td data-label="Token">{u.has_token ? 'yes' : 'no'}</td>
+      <td data-label="Health">
         <Health u={u} />
         {test.data && <TestResult test={test.data} u={u} />}
       </td>
@@ -107,23 +110,11 @@ export function Upstreams() {
         <p className="muted">No upstreams yet: add the registry or folder to copy boxes from.</p>
       )}
       {upstreams.data && upstreams.data.length > 0 && (
-        <table aria-label="Upstreams">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>URL</th>
-              <th>Kind</th>
-              <th>Token</th>
-              <th>Health</th>
-              <th>Change</th>
-            </tr>
-          </thead>
-          <tbody>
-            {upstreams.data.map((u) => (
-              <UpstreamRow key={u.id} u={u} />
-            ))}
-          </tbody>
-        </table>
+        <CardTable label="Upstreams" columns={['Name', 'URL', 'Kind', 'Token', 'Health', 'Change']}>
+          {upstreams.data.map((u) => (
+            <UpstreamRow key={u.id} u={u} />
+          ))}
+        </CardTable>
       )}
       <NewUpstreamForm />
     </Section>

@@ -11,6 +11,7 @@ import { formatBytes } from '../format';
 import { Stat } from '../stat';
 import { ErrorNote, Section, useAction } from '../ui';
 import type { Planned } from './move-form';
+import { CardTable } from '../card-table';
 
 /** Boxes the upstream listed but would not show, with why: in the plan and in what a job did. */
 export function SkippedBoxes({ skipped }: { skipped: Array<{ box: string; reason: string }> }) {
@@ -42,40 +43,33 @@ function versionsText(b: MirrorPlanBoxJson): string {
 function PlanBoxes({ boxes }: { boxes: MirrorPlanBoxJson[] }) {
   if (boxes.length === 0) return <p className="muted">No box to copy.</p>;
   return (
-    <table aria-label="Boxes to copy" className="plan-boxes cards">
-      <thead>
-        <tr>
-          <th>Box here</th>
-          <th>Visibility</th>
-          <th>Versions</th>
-          <th>Files</th>
-          <th>Size</th>
+    <CardTable
+      label="Boxes to copy"
+      className="plan-boxes"
+      columns={['Box here', 'Visibility', 'Versions', 'Files', 'Size']}
+    >
+      {boxes.map((b) => (
+        <tr key={b.target}>
+          <td data-label="Box here">
+            {b.target}
+            {b.source !== b.target && <span className="muted small-text"> from {b.source}</span>}
+            {b.exists && (
+              <span className="badge" title="The box is here already: only the versions it lacks are fetched">
+                here already
+              </span>
+            )}
+          </td>
+          <td data-label="Visibility">
+            <span className="badge">{b.private ? 'private' : 'public'}</span>
+          </td>
+          <td data-label="Versions">{versionsText(b)}</td>
+          <td data-label="Files">{b.files}</td>
+          <td data-label="Size" className="nowrap">
+            {formatBytes(b.bytes)}
+          </td>
         </tr>
-      </thead>
-      <tbody>
-        {boxes.map((b) => (
-          <tr key={b.target}>
-            <td data-label="Box here">
-              {b.target}
-              {b.source !== b.target && <span className="muted small-text"> from {b.source}</span>}
-              {b.exists && (
-                <span className="badge" title="The box is here already: only the versions it lacks are fetched">
-                  here already
-                </span>
-              )}
-            </td>
-            <td data-label="Visibility">
-              <span className="badge">{b.private ? 'private' : 'public'}</span>
-            </td>
-            <td data-label="Versions">{versionsText(b)}</td>
-            <td data-label="Files">{b.files}</td>
-            <td data-label="Size" className="nowrap">
-              {formatBytes(b.bytes)}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </CardTable>
   );
 }
 

@@ -11,6 +11,7 @@ import { fieldWords } from '../box/upstream-note';
 import { CopyField, Loading, Section } from '../ui';
 import { SkippedBoxes } from './move-plan';
 import type { Planned } from './move-form';
+import { CardTable } from '../card-table';
 
 type Published = JobJson['published'][number];
 
@@ -27,26 +28,17 @@ function alsoText(p: Published): string {
 function PublishedBoxes({ published }: { published: Published[] }) {
   if (published.length === 0) return <p className="muted">Nothing new: every version was here already.</p>;
   return (
-    <table aria-label="Published boxes" className="cards">
-      <thead>
-        <tr>
-          <th>Box</th>
-          <th>Versions published</th>
-          <th>Also from the upstream</th>
+    <CardTable label="Published boxes" columns={['Box', 'Versions published', 'Also from the upstream']}>
+      {published.map((p) => (
+        <tr key={p.box}>
+          <td data-label="Box">
+            <Link to={`/boxes/${p.box}`}>{p.box}</Link>
+          </td>
+          <td data-label="Versions published">{p.versions.length ? p.versions.join(', ') : '—'}</td>
+          <td data-label="Also from the upstream">{alsoText(p)}</td>
         </tr>
-      </thead>
-      <tbody>
-        {published.map((p) => (
-          <tr key={p.box}>
-            <td data-label="Box">
-              <Link to={`/boxes/${p.box}`}>{p.box}</Link>
-            </td>
-            <td data-label="Versions published">{p.versions.length ? p.versions.join(', ') : '—'}</td>
-            <td data-label="Also from the upstream">{alsoText(p)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </CardTable>
   );
 }
 

@@ -2,6 +2,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import type { QueryKey } from '@tanstack/react-query';
 import { ErrorNote, Loading, SecretOnce, Section, confirmed, useAction } from '../ui';
 import { When } from '../relative-time';
+import { CardTable } from '../card-table';
 import { Field } from '../form-rules';
 import { checked, formError, hintOf, issueAt } from '../form-issues';
 import { TokenDescription } from '../../../../daemon/src/contract/bodies/accounts';
@@ -96,47 +97,37 @@ export function TokenSection({
       {tokens.isLoading ? <Loading what="tokens" /> : <ErrorNote error={tokens.error} />}
       {tokens.data?.length === 0 && <p className="muted">No tokens yet.</p>}
       {tokens.data && tokens.data.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th>Description</th>
-              <th>Created</th>
-              <th>Last used</th>
-              <th>Change</th>
+        <CardTable label={title} columns={['Description', 'Created', 'Last used', 'Change']}>
+          {tokens.data.map((t) => (
+            <tr key={t.id} aria-current={t.current ? 'true' : undefined}>
+              <td data-label="Description">
+                {t.description || t.id}
+                {t.current && <span className="badge">this session</span>}
+              </td>
+              <td data-label="Created">
+                <When iso={t.createdAt} />
+              </td>
+              <td data-label="Last used">
+                <When iso={t.lastUsedAt} never="never" />
+              </td>
+              <td>
+                {t.current && current ? (
+                  <button type="button" className="small" onClick={current.run}>
+                    {current.label}
+                  </button>
+                ) : (
+                  <button
+                    type="button"
+                    className="danger small"
+                    onClick={() => confirmed(revokeWarning) && revoked.mutate(t.id)}
+                  >
+                    Revoke
+                  </button>
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {tokens.data.map((t) => (
-              <tr key={t.id} aria-current={t.current ? 'true' : undefined}>
-                <td>
-                  {t.description || t.id}
-                  {t.current && <span className="badge">this session</span>}
-                </td>
-                <td>
-                  <When iso={t.createdAt} />
-                </td>
-                <td>
-                  <When iso={t.lastUsedAt} never="never" />
-                </td>
-                <td>
-                  {t.current && current ? (
-                    <button type="button" className="small" onClick={current.run}>
-                      {current.label}
-                    </button>
-                  ) : (
-                    <button
-                      type="button"
-                      className="danger small"
-                      onClick={() => confirmed(revokeWarning) && revoked.mutate(t.id)}
-                    >
-                      Revoke
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </CardTable>
       )}
     </Section>
   );
