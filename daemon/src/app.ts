@@ -2,6 +2,8 @@ import Koa from 'koa';
 import type { Deps } from './deps';
 import { errorMiddleware } from './http/errors/middleware';
 import { routeTable, speaks } from './http/mounts';
+import { servicePrincipalRoutes } from './orgs/service-principal-routes';
+import { oauth2TokenRoutes } from './auth/service-principals/token-routes';
 import { requestLog } from './http/request-log';
 import { authenticate, carriesCredential } from './auth/middleware';
 import { setSecurityHeaders } from './http/guards/security-headers';
@@ -74,6 +76,7 @@ export function createApp(deps: Deps): Koa {
           statsRoutes(deps),
           adminRoutes(deps),
           orgAdminRoutes(deps),
+          servicePrincipalRoutes(deps),
           poolCountsRoutes(deps.agents),
           importRoutes(deps),
           mirrorRoutes({ ...deps.mirror, orgs: deps.orgs }),
@@ -82,6 +85,8 @@ export function createApp(deps: Deps): Koa {
       '/api/agent': [speaks('agent', agentProtocolRoutes(agentsDeps))],
     },
     [
+      // Before the catalog's /:org/:box, which /oauth2/token would match.
+      speaks('oauth2', [oauth2TokenRoutes(deps)]),
       speaks('box', [
         uploadPutRoutes(deps),
         cacheDownloadRoutes({

@@ -11,10 +11,12 @@ import { JSONAPI_TYPE } from '../../contract/headers';
  * - `agent`: the agent protocol (/api/agent), the same shape plus `"action":"stop"` when retrying
  *   cannot help, which a Boxyard agent obeys;
  * - `jsonapi`: the HCP Terraform API (the rest of /api/v2):
- *   `{"errors":[{"status","code","title","detail","source"}]}`.
+ *   `{"errors":[{"status","code","title","detail","source"}]}`;
+ * - `oauth2`: the token endpoint (`POST /oauth2/token`), RFC 6749 §5.2: `{"error","error_description"}`, plus the
+ *   stable `code`.
  */
-export type Dialect = 'box' | 'ui' | 'agent' | 'jsonapi';
-export const DIALECTS: readonly Dialect[] = ['box', 'ui', 'agent', 'jsonapi'];
+export type Dialect = 'box' | 'ui' | 'agent' | 'jsonapi' | 'oauth2';
+export const DIALECTS: readonly Dialect[] = ['box', 'ui', 'agent', 'jsonapi', 'oauth2'];
 
 /**
  * One table from code to status. The two public APIs disagree on invalid input: Vagrant Cloud
@@ -94,9 +96,23 @@ const CLOSES_CONNECTION: ReadonlySet<ErrorCode> = new Set(['payload_too_large', 
 /** Refusals an agent may retry: the daemon is busy or away, not the agent wrong. */
 const AGENT_RETRIES: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'request_timeout']);
 
+/** Statuses RFC 6749 §5.2 keeps: the rest of a client's mistakes are its 400. */
+const OAUTH2_STATUSES: ReadonlySet<number> = new Set([401, 405, 408, 413, 421, 429]);
+
 export function statusFor(code: ErrorCode, dialect: Dialect): number {
   const s = STATUS[code];
-  return typeof s === 'number' ? s : dialect === 'jsonapi' ? s.jsonapi : s.box;
+  const status = typeof s === 'number' ? s : dialect === 'jsonapi' ? s.jsonapi : s.box;
+  return dialect === 'oauth2' && status < 500 && !OAUTH2_STATUSES.has(status) ? 400 : status;
+}
+
+/**
+ * RFC 6749 §5.2's error for a code: a client that failed to authenticate is `invalid_client`, a grant type other than
+ * client_credentials (`field` "grant_type") `unsupported_grant_type`, any other mistake `invalid_request`.
+ */
+function oauth2Error(err: AppError, status: number): string {
+  if (err.code === 'unauthorized') return 'invalid_client';
+  if (status >= 500) return 'server_error';
+  return err.field === 'grant_type' ? 'unsupported_grant_type' : 'invalid_request';
 }
 
 export const titleFor = (code: ErrorCode): string => TITLES[code];
@@ -141,6 +157,13 @@ export function render(err: AppError, dialect: Dialect): Rendered {
   if (err.retryAfterSeconds !== undefined)
     headers['Retry-After'] = String(Math.max(0, Math.ceil(err.retryAfterSeconds)));
   if (CLOSES_CONNECTION.has(err.code)) headers.Connection = 'close';
+  if (err.challenge !== undefined) headers['WWW-Authenticate'] = err.challenge;
+  if (dialect === 'oauth2') {
+    // RFC 6749 §5.1: token answers, errors included, are never cached.
+    headers['Cache-Control'] = 'no-store';
+    const body = { error: oauth2Error(err, status), error_description: err.message, code: err.code };
+    return { status, type: 'application/json', body, headers };
+  }
   if (dialect === 'jsonapi') {
     const e: Record<string, unknown> = {
       status: String(status),
