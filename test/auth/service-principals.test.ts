@@ -219,7 +219,9 @@ describe("a principal's token", () => {
     expect((await token.post('/api/v1/boxes', { box: { username: 'acme', name: 'late' } })).status).toBe(401);
     const put = await d.http.put(upload.json.upload_path, 'box bytes', { raw: true, headers: {} });
     expect(put.status).toBe(403);
-    const again = await tokenRequest(`grant_type=client_credentials&client_id=${p.client_id}&client_secret=${p.client_secret}`);
+    const again = await tokenRequest(
+      `grant_type=client_credentials&client_id=${p.client_id}&client_secret=${p.client_secret}`,
+    );
     expect(again.status).toBe(401);
     expect((await owner.delete(`${principals('acme')}/${p.client_id}`)).status).toBe(404);
   });

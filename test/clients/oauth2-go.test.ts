@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
 
 /*
- * HCP's Go SDK signs in through golang.org/x/oauth2/clientcredentials (Debian golang-golang-x-oauth2-dev): the real
- * library, built with Debian's sources (oauth2-go/main.go), asks Boxyard's POST /oauth2/token for a token in each of its
- * auth styles and calls the API with it.
+ * HCP's Go SDK signs in through golang.org/x/oauth2/clientcredentials (Debian golang-golang-x-oauth2-dev): the
+ * real library, built with Debian's sources (oauth2-go/main.go), asks Boxyard's POST /oauth2/token for a token in
+ * each of its auth styles and calls the API with it.
  */
 const GOPATH = '/usr/share/gocode';
 const OAUTH2 = join(GOPATH, 'src/golang.org/x/oauth2/clientcredentials/clientcredentials.go');
@@ -65,21 +65,27 @@ describe.skipIf(!available)('golang.org/x/oauth2/clientcredentials against POST 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it.each(['header', 'params', 'auto'])('signs in with AuthStyle %s and calls the API with the token', async (style) => {
-    const out = await signIn(style);
-    expect(out.error).toBeUndefined();
-    expect(out.token_type).toBe('Bearer');
-    // The library turns expires_in into an expiry: about an hour from now.
-    expect(out.seconds).toBeGreaterThan(3000);
-    expect(out.seconds).toBeLessThanOrEqual(3600);
-    expect(out.status).toBe(200);
-    expect(JSON.parse(out.body ?? '{}').user.username).toBe(client.client_id);
-  });
+  it.each(['header', 'params', 'auto'])(
+    'signs in with AuthStyle %s and calls the API with the token',
+    async (style) => {
+      const out = await signIn(style);
+      expect(out.error).toBeUndefined();
+      expect(out.token_type).toBe('Bearer');
+      // The library turns expires_in into an expiry: about an hour from now.
+      expect(out.seconds).toBeGreaterThan(3000);
+      expect(out.seconds).toBeLessThanOrEqual(3600);
+      expect(out.status).toBe(200);
+      expect(JSON.parse(out.body ?? '{}').user.username).toBe(client.client_id);
+    },
+  );
 
-  it.each(['header', 'params', 'auto'])('reports invalid_client for a wrong secret with AuthStyle %s', async (style) => {
-    const out = await signIn(style, 'not-the-secret');
-    expect(out.status).toBeUndefined();
-    expect(out.error).toMatch(/401/);
-    expect(out.error).toMatch(/invalid_client/);
-  });
+  it.each(['header', 'params', 'auto'])(
+    'reports invalid_client for a wrong secret with AuthStyle %s',
+    async (style) => {
+      const out = await signIn(style, 'not-the-secret');
+      expect(out.status).toBeUndefined();
+      expect(out.error).toMatch(/401/);
+      expect(out.error).toMatch(/invalid_client/);
+    },
+  );
 });

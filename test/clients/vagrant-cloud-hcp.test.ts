@@ -45,7 +45,9 @@ beforeAll(async () => {
   d = await startTestDaemon();
   const owner = (await d.user('releaser', { orgs: ['hcp-org'] })).http;
   client = (
-    await owner.post('/api/boxyard/organizations/hcp-org/service-principals', { service_principal: { name: 'vagrant' } })
+    await owner.post('/api/boxyard/organizations/hcp-org/service-principals', {
+      service_principal: { name: 'vagrant' },
+    })
   ).json.service_principal;
 });
 afterAll(() => d?.stop());

@@ -96,7 +96,7 @@ export class TokenService {
     return { id: row.id, description, token, token_hash: row.token_hash, created_at: row.created_at };
   }
 
-  /** The principal a presented secret stands for (a user's token or a service principal's), or null when it is unknown. */
+  /** The principal a presented secret stands for (a user's token or a service principal's), or null if unknown. */
   async resolve(secret: string): Promise<Principal> {
     const hash = this.secrets.hashOf(secret);
     const found = await this.repo.tokenWithUser(hash);

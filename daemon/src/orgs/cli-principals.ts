@@ -41,7 +41,8 @@ export function servicePrincipalCommands(program: Command, withDeps: WithDeps): 
       withDeps(opts, async (deps) => {
         const list = (await deps.principals.list((await organization(deps, orgName)).id)).map(principalSummary);
         if (opts.json) return print(JSON.stringify(list));
-        for (const p of list) print(`${p.client_id}\t${p.name}\tcreated ${p.created_at}\tlast used ${p.last_used_at ?? 'never'}`);
+        for (const p of list)
+          print(`${p.client_id}\t${p.name}\tcreated ${p.created_at}\tlast used ${p.last_used_at ?? 'never'}`);
       }),
     );
   sp.command('revoke <org> <client_id>')

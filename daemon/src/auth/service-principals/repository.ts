@@ -31,7 +31,10 @@ export class ServicePrincipalRepository {
           .selectFrom('service_principal_tokens')
           .innerJoin('service_principals', 'service_principals.id', 'service_principal_tokens.principal_id')
           .selectAll('service_principals')
-          .select(['service_principal_tokens.id as token_id', 'service_principal_tokens.expires_at as token_expires_at'])
+          .select([
+            'service_principal_tokens.id as token_id',
+            'service_principal_tokens.expires_at as token_expires_at',
+          ])
           .where('service_principal_tokens.token_hash', '=', hash),
       ),
       (rows) => {

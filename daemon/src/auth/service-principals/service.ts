@@ -128,4 +128,3 @@ export class ServicePrincipalService {
     return row ? { user: standIn(row), scope: scopeOf(row) } : null;
   }
 }
-
