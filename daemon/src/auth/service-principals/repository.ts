@@ -75,10 +75,13 @@ export class ServicePrincipalRepository {
     return Number(r.numDeletedRows) > 0;
   }
 
-  /** A new token, the principal's last use, and the tokens of any principal that have ended, in one transaction. */
-  async issue(token: PrincipalTokenRow, now: string): Promise<void> {
+  /**
+   * A new token and the principal's last use, in one transaction; tokens of any principal that ended before
+   * `forgetBefore` are deleted with it.
+   */
+  async issue(token: PrincipalTokenRow, now: string, forgetBefore: string): Promise<void> {
     await inTransaction(this.db, async (trx) => {
-      await trx.deleteFrom('service_principal_tokens').where('expires_at', '<=', now).execute();
+      await trx.deleteFrom('service_principal_tokens').where('expires_at', '<=', forgetBefore).execute();
       await trx.insertInto('service_principal_tokens').values(token).execute();
       await trx
         .updateTable('service_principals')

@@ -10,6 +10,11 @@ import type { ServicePrincipalRepository, ServicePrincipalRow } from './reposito
 
 /** How long a token from POST /oauth2/token lasts: HCP's hour. */
 export const PRINCIPAL_TOKEN_SECONDS = 3600;
+/**
+ * How long an ended token's row is kept: deleting it refuses the upload URLs it made (migration 025's trigger), which
+ * live up to 30 days (`uploadTtlHours`) and may outlast the hour; the token itself stops working when it ends.
+ */
+const KEPT_AFTER_END_MS = 31 * 24 * 3_600_000;
 
 /** What a principal is shown as: never its secret's hash. */
 export const principalSummary = (row: ServicePrincipalRow): ServicePrincipalJson => ({
@@ -110,6 +115,7 @@ export class ServicePrincipalService {
           expires_at: new Date(now.getTime() + PRINCIPAL_TOKEN_SECONDS * 1000).toISOString(),
         },
         now.toISOString(),
+        new Date(now.getTime() - KEPT_AFTER_END_MS).toISOString(),
       );
       return { access_token: token, expires_in: PRINCIPAL_TOKEN_SECONDS };
     });
