@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
 import type { HttpClient } from '../helpers/http';
+import { ServicePrincipalCreatedAnswer, ServicePrincipalsAnswer } from '../../daemon/src/contract/wire/accounts';
 import { countRows, createBox, publish } from '../helpers/registry';
 
 // Service principals: made by an organization's owners, exchanged at POST /oauth2/token for a bearer token that
@@ -23,7 +24,8 @@ const tokenRequest = (form: string, headers: Record<string, string> = FORM) =>
 async function newPrincipal(org = 'acme', as = owner) {
   const r = await as.post(principals(org), { service_principal: { name: 'packer on ci' } });
   expect(r.status, r.text).toBe(201);
-  return r.json.service_principal as { client_id: string; client_secret: string };
+  // The answer the web UI reads, as the contract says it.
+  return ServicePrincipalCreatedAnswer.parse(r.json).service_principal;
 }
 
 async function tokenOf(p: { client_id: string; client_secret: string }) {
@@ -54,6 +56,7 @@ describe('managing service principals', () => {
     const byAdmin = await newPrincipal('acme', admin);
     const list = await owner.get(principals('acme'));
     expect(list.status).toBe(200);
+    expect(() => ServicePrincipalsAnswer.strict().parse(list.json)).not.toThrow();
     const ids = list.json.service_principals.map((p: { client_id: string }) => p.client_id);
     expect(ids).toEqual(expect.arrayContaining([made.client_id, byAdmin.client_id]));
     expect(list.text).not.toContain(made.client_secret);
