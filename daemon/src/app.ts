@@ -3,6 +3,8 @@ import type { Deps } from './deps';
 import { errorMiddleware } from './http/errors/middleware';
 import { routeTable, speaks } from './http/mounts';
 import { isUploadTargetPath } from './http/route-table';
+import { servicePrincipalRoutes } from './orgs/service-principal-routes';
+import { oauth2TokenRoutes } from './auth/service-principals/token-routes';
 import { requestLog } from './http/request-log';
 import { authenticate, carriesCredential } from './auth/middleware';
 import { setSecurityHeaders } from './http/guards/security-headers';
@@ -77,6 +79,7 @@ export function createApp(deps: Deps): Koa {
           statsRoutes(deps),
           adminRoutes(deps),
           orgAdminRoutes(deps),
+          servicePrincipalRoutes(deps),
           poolCountsRoutes(deps.agents),
           importRoutes(deps),
           mirrorRoutes({ ...deps.mirror, orgs: deps.orgs }),
@@ -88,6 +91,8 @@ export function createApp(deps: Deps): Koa {
       '/operation/2020-05-05': [speaks('hcp', [hcpOperationRoutes(deps)])],
     },
     [
+      // Before the catalog's /:org/:box, which /oauth2/token would match.
+      speaks('oauth2', [oauth2TokenRoutes(deps)]),
       speaks('box', [
         uploadPutRoutes(deps),
         cacheDownloadRoutes({

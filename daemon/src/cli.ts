@@ -14,6 +14,7 @@ import { exportCommand } from './mirror/cli/export';
 import { dataCommands } from './data/cli-data';
 import { accountCommands } from './auth/cli-accounts';
 import { orgCommands } from './orgs/cli';
+import { servicePrincipalCommands } from './orgs/cli-principals';
 import { damagedDatabaseError } from './store/storage-errors';
 
 /** Global options every command shares; env BOXYARD_* fills what flags leave out. */
@@ -120,6 +121,7 @@ export function buildCli(): Command {
   // (orgs/cli.ts).
   accountCommands(program, withDeps);
   orgCommands(program, withDeps);
+  servicePrincipalCommands(program, withDeps);
 
   const token = program.command('token').description('manage API tokens');
   withDataOptions(token.command('create <username>'))

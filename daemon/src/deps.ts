@@ -15,6 +15,8 @@ import { OrgsRepository } from './orgs/repository';
 import { OrgService } from './orgs/service';
 import { OrganizationAccess } from './orgs/access';
 import { TokenService } from './auth/tokens-service';
+import { ServicePrincipalService } from './auth/service-principals/service';
+import { ServicePrincipalRepository } from './auth/service-principals/repository';
 import { TwoFactorService } from './auth/two-factor/two-factor';
 import { PasswordService } from './auth/passwords';
 import { PasswordHasher } from './lib/crypto';
@@ -70,10 +72,11 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
   const twoFactor = new TwoFactorService(accountRepo, clock, sms, secrets);
   const passwords = new PasswordService(accountRepo, opts.passwords ?? new PasswordHasher(), twoFactor);
   const orgRepo = new OrgsRepository(db, store.versions);
-  const accounts = new AccountService(accountRepo, passwords, clock, ids, orgRepo);
+  const principals = new ServicePrincipalService(new ServicePrincipalRepository(db, store.versions), clock, ids);
+  const accounts = new AccountService(accountRepo, passwords, clock, ids, orgRepo, principals);
   const orgs = new OrgService(orgRepo, accounts, clock, ids);
   const orgAccess = new OrganizationAccess(orgs);
-  const tokens = new TokenService(accountRepo, twoFactor, passwords, clock, ids);
+  const tokens = new TokenService(accountRepo, twoFactor, passwords, clock, ids, principals);
   const mirrorRepo = new MirrorRepository(db);
   const upstreamRepo = new UpstreamRepository(db);
   const settings = new SettingsService(
@@ -148,6 +151,7 @@ export async function buildDeps(config: Config, opts: DepsOptions = {}) {
     db,
     accounts,
     tokens,
+    principals,
     twoFactor,
     passwords,
     settings,

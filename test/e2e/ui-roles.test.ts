@@ -37,6 +37,7 @@ describe.skipIf(!haveChromium)('roles in the web UI', () => {
     await members().getByText('Only owners of team add, promote or remove members.').waitFor();
     expect(await members().getByRole('button').count()).toBe(0);
     expect(await page.getByRole('form', { name: 'Add member' }).count()).toBe(0);
+    expect(await page.getByRole('region', { name: 'Service principals' }).count()).toBe(0);
   });
 
   it('the owner sees them', async () => {
@@ -55,5 +56,29 @@ describe.skipIf(!haveChromium)('roles in the web UI', () => {
       page.locator('#member-candidates option').evaluateAll((os) => os.map((o) => o.getAttribute('value')));
     await expect.poll(offered).toEqual(['milan']);
     await add.getByText('gets one from an administrator, in Settings → Administration').waitFor();
+  });
+
+  it('the owner makes a service principal, sees its secret once with its client id, and revokes it', async () => {
+    const section = page.getByRole('region', { name: 'Service principals' });
+    await section.getByRole('form', { name: 'New service principal' }).getByLabel('Name').fill('packer on ci');
+    await section.getByRole('button', { name: 'Create service principal' }).click();
+    const secret = (await page.getByRole('status', { name: 'Client secret' }).textContent()) ?? '';
+    const clientId = (await page.getByRole('status', { name: 'Client id' }).textContent()) ?? '';
+    const exchange = () =>
+      daemon.http.post(
+        '/oauth2/token',
+        new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: clientId,
+          client_secret: secret,
+        }).toString(),
+        { raw: true, headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      );
+    expect((await exchange()).status).toBe(200);
+    await section.getByRole('cell', { name: 'packer on ci' }).waitFor();
+    page.once('dialog', (d) => void d.accept());
+    await section.getByRole('button', { name: 'Revoke' }).click();
+    await section.getByText('No tokens yet.').waitFor();
+    expect((await exchange()).status).toBe(401);
   });
 });

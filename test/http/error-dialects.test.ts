@@ -27,6 +27,7 @@ import { parseAnswer, rawConnect, trickle } from '../helpers/sockets';
 //   upstream_failed (mirror jobs report those in the job, not in an answer), internal.
 // - agent (/api/agent): forbidden, bad_parameter, conflict, precondition_failed, limit_reached and the account,
 //   storage and upstream codes (the protocol has two routes that do none of that), internal.
+// - oauth2 (POST /oauth2/token): only what a token request can be refused with; the rest is the middleware test's.
 // - too_many_connections is answered before a request (and its path) is read: the box shape.
 
 /** An answer from any of the clients below. */
@@ -113,6 +114,13 @@ function expectError(a: Answer, dialect: Dialect, code: ErrorCode, status: numbe
     expect(Object.keys(a.json).sort(), what).toEqual(['code', 'details', 'message']);
     expect(a.json, what).toMatchObject({ code: expect.any(Number), message: expect.any(String) });
     expect(a.json.details, what).toMatchObject([{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: code }]);
+    return;
+  }
+  if (dialect === 'oauth2') {
+    // RFC 6749 §5.2, plus the stable code.
+    expect(Object.keys(a.json).sort(), what).toEqual(['code', 'error', 'error_description']);
+    expect(a.json, what).toMatchObject({ error: expect.stringMatching(/^[a-z_]+$/), code });
+    expect(a.header('cache-control'), what).toBe('no-store');
     return;
   }
   expect(a.json, what).toMatchObject({ errors: [expect.any(String)], success: false, code });
@@ -524,6 +532,62 @@ describe('every mount answers in its dialect, with the code', () => {
         send: async () => fromHttp(await admin.delete(`/api/boxyard/users/${ADMIN.username}`)),
       },
       ...common('ui', '/api/boxyard/users', ['DELETE', '/api/boxyard/overview'], () => d.adminToken),
+    ]);
+  });
+
+  describe('oauth2 (POST /oauth2/token)', () => {
+    const token = (body: string, headers: Record<string, string> = {}) =>
+      raw(d.url, 'POST', '/oauth2/token', {
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+        body,
+      });
+    const oauth2Error = (error: string) => (a: Answer) => expect(a.json.error).toBe(error);
+    walk([
+      {
+        dialect: 'oauth2',
+        code: 'unauthorized',
+        status: 401,
+        via: 'an unknown client over HTTP Basic',
+        send: () =>
+          token('grant_type=client_credentials', {
+            Authorization: `Basic ${Buffer.from('nobody:x').toString('base64')}`,
+          }),
+        also: (a) => {
+          expect(a.json.error).toBe('invalid_client');
+          expect(a.header('www-authenticate')).toMatch(/^Basic /);
+        },
+      },
+      {
+        dialect: 'oauth2',
+        code: 'bad_request',
+        status: 400,
+        via: 'another grant type',
+        send: () => token('grant_type=password&client_id=a&client_secret=b'),
+        also: oauth2Error('unsupported_grant_type'),
+      },
+      {
+        dialect: 'oauth2',
+        code: 'bad_request',
+        status: 400,
+        via: 'a JSON body',
+        send: () => token('{}', { 'Content-Type': 'application/json' }),
+        also: oauth2Error('invalid_request'),
+      },
+      {
+        dialect: 'oauth2',
+        code: 'method_not_allowed',
+        status: 405,
+        via: 'GET',
+        send: () => raw(d.url, 'GET', '/oauth2/token'),
+        also: oauth2Error('invalid_request'),
+      },
+      {
+        dialect: 'oauth2',
+        code: 'payload_too_large',
+        status: 413,
+        via: 'a form past 16 KiB',
+        send: () => token(`grant_type=client_credentials&x=${'a'.repeat(20_000)}`),
+      },
     ]);
   });
 

@@ -10,15 +10,26 @@ import type { AccountRepository, Db, UserRow } from './repository';
 import { checkPasswordPolicy, type PasswordService, type Proof } from './passwords';
 import { present } from '../lib/invariant';
 
-/** Who is calling: a user reached through an API token, or nobody. */
-export type Principal = { user: UserRow; tokenId: string } | null;
+/**
+ * A service principal's token (auth/service-principals/): it publishes to one organization's boxes and nothing else.
+ * Its `user` is a stand-in (the principal's id and client id, no rights of its own): `requireUser` refuses it, and the
+ * registry's rules (orgs/service.ts actsFor) read this instead of memberships.
+ */
+export interface PrincipalScope {
+  principalId: string;
+  clientId: string;
+  organizationId: string;
+}
+
+/** Who is calling: a user (or a service principal) reached through a token, or nobody. */
+export type Principal = { user: UserRow; tokenId: string; scope?: PrincipalScope } | null;
 
 /**
  * Whose rights an action uses: a caller (a Principal), or a user recorded earlier and read again
  * now (`AccountService.actor`: an upload URL's issuer at its PUT, the user a mirror runs as), who
  * presents no token. Access rules (orgs/service.ts actsFor, registry/access.ts) take this.
  */
-export type Acting = { user: UserRow } | null;
+export type Acting = { user: UserRow; scope?: PrincipalScope } | null;
 
 /**
  * What auth/ asks of organizations, which share the users' name space and have users as owners.
@@ -60,6 +71,8 @@ export class AccountService {
     private readonly clock: Clock,
     private readonly ids: IdGen,
     private readonly orgs: OrganizationsPort,
+    /** Service principals recorded as an upload URL's issuer (auth/service-principals/service.ts). */
+    private readonly principals: { actor(id: string): Promise<Acting> },
   ) {}
 
   private now = () => this.clock.now().toISOString();
@@ -219,12 +232,13 @@ export class AccountService {
   findUser = (name: string) => this.repo.userByName(name);
 
   /**
-   * A user recorded by id, as they are now (administrator or not), to act with their current
-   * rights; null when there is none or they were deleted.
+   * A user (or service principal) recorded by id, as they are now (administrator or not), to act with their current
+   * rights; null when there is none or they were deleted (revoked).
    */
   async actor(userId: string | null): Promise<Acting> {
-    const user = userId === null ? undefined : await this.repo.userById(userId);
-    return user ? { user } : null;
+    if (userId === null) return null;
+    const user = await this.repo.userById(userId);
+    return user ? { user } : this.principals.actor(userId);
   }
   listUsers = () => this.repo.listUsers();
   /**

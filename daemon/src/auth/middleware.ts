@@ -1,7 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { Principal } from './accounts-service';
 import type { TokenService } from './tokens-service';
-import { UnauthorizedError } from '../lib/errors';
+import { ForbiddenError, UnauthorizedError } from '../lib/errors';
 import { requireCsrfHeader, type SessionCookie } from '../http/session-cookie';
 import { MOUNTS } from '../http/route-table';
 
@@ -79,8 +79,25 @@ export function authenticate(tokens: TokenService, session: SessionCookie): Midd
   };
 }
 
-/** The calling user, or 401. */
+/**
+ * The calling user: 401 without one, 403 for a service principal's token, which is no user (its routes ask
+ * `requirePublisher`).
+ */
 export function requireUser(ctx: Context): NonNullable<Principal> {
+  const p = requirePublisher(ctx);
+  if (p.scope) {
+    throw new ForbiddenError(
+      `This token belongs to service principal "${p.scope.clientId}": it may only publish boxes of its organization. Use a user's token for anything else.`,
+    );
+  }
+  return p;
+}
+
+/**
+ * The caller of a route that publishes boxes (the Vagrant Cloud API's changes, the HCP registry API): a user, or a
+ * service principal, whose rights the registry's rules bound to its organization (orgs/service.ts actsFor); or 401.
+ */
+export function requirePublisher(ctx: Context): NonNullable<Principal> {
   const p = ctx.state.principal as Principal;
   if (p) return p;
   throw new UnauthorizedError(

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { BOX } from '../http/route-table';
 import { validated } from '../http/validate';
-import { requireUser } from './middleware';
+import { requirePublisher, requireUser } from './middleware';
 import type { LoginLimiter } from '../http/guards/rate-limit';
 import type { TokenService } from './tokens-service';
 import { CreateTokenBody, RequestCodeBody } from './schemas';
@@ -33,8 +33,9 @@ export function authRoutes(deps: AuthRouteDeps): Router {
     }),
   );
 
+  // vagrant_cloud checks a token here, a service principal's too (HCP's sign-in): its client id is its username.
   r.get(BOX.authenticate.path, (ctx) => {
-    const p = requireUser(ctx);
+    const p = requirePublisher(ctx);
     ctx.body = { user: { username: p.user.username } };
   });
 

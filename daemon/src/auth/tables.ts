@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { ServicePrincipalTables } from './service-principals/tables';
 
 export interface UsersTable {
   id: string;
@@ -57,7 +58,7 @@ export interface SettingsTable {
 }
 
 /** Users and what they sign in with; organizations and memberships: orgs/tables.ts. */
-export interface AccountTables {
+export interface AccountTables extends ServicePrincipalTables {
   users: UsersTable;
   api_tokens: ApiTokensTable;
   two_factor: TwoFactorTable;

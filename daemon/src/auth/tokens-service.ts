@@ -8,6 +8,7 @@ import type { AccountRepository, UserRow } from './repository';
 import type { Principal } from './accounts-service';
 import type { TwoFactorService } from './two-factor/two-factor';
 import type { PasswordService } from './passwords';
+import type { ServicePrincipalService } from './service-principals/service';
 
 export interface CreatedToken {
   id: string;
@@ -40,6 +41,7 @@ export class TokenService {
     private readonly passwords: PasswordService,
     private readonly clock: Clock,
     private readonly ids: IdGen,
+    private readonly principals: Pick<ServicePrincipalService, 'resolve'>,
   ) {}
 
   /** `POST /two-factor/request-code`: the password, then an SMS code to the user's phone; answers where it went. */
@@ -94,10 +96,12 @@ export class TokenService {
     return { id: row.id, description, token, token_hash: row.token_hash, created_at: row.created_at };
   }
 
-  /** The principal a presented secret stands for, or null when it is unknown. */
+  /** The principal a presented secret stands for (a user's token or a service principal's), or null if unknown. */
   async resolve(secret: string): Promise<Principal> {
-    const found = await this.repo.tokenWithUser(this.secrets.hashOf(secret));
-    if (!found) return null;
+    const hash = this.secrets.hashOf(secret);
+    const found = await this.repo.tokenWithUser(hash);
+    // Not a user's: a service principal's, or nobody's.
+    if (!found) return this.principals.resolve(hash);
     const { token: row, user } = found;
     const now = this.clock.now();
     // ISO times in UTC compare as text. An ended session is refused before the next sign-in deletes it.

@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { IncomingMessage } from 'node:http';
 import { BadRequestError, PayloadTooLargeError, RequestTimeoutError } from '../lib/errors';
 
@@ -59,6 +59,14 @@ function arrived(req: IncomingMessage, limit: number): Buffer {
   return (req.read() as Buffer | null) ?? Buffer.alloc(0);
 }
 
+/** A small body as text (UTF-8): at most `limit` bytes, all arrived within `deadlineMs` (JSON, or OAuth2's form). */
+export async function smallBody(ctx: Context, limit: number, deadlineMs: number): Promise<string> {
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > limit) throw new PayloadTooLargeError(`Request body is larger than ${limit} bytes.`);
+  const chunks = ctx.req.complete ? [arrived(ctx.req, limit)] : await readWithin(ctx.req, limit, deadlineMs);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /**
  * Reads a JSON body of at most `limit` bytes, whatever JSON-ish Content-Type was sent.
  * vagrant_cloud 3.0.5 sends `Content-Type: application/json` with empty bodies on PUT and DELETE,
@@ -66,13 +74,7 @@ function arrived(req: IncomingMessage, limit: number): Buffer {
  */
 export function jsonBody(limit = 1024 * 1024, deadlineMs = 30_000): Middleware {
   const read: Middleware = async (ctx, next) => {
-    const declared = Number(ctx.get('content-length') || 0);
-    if (declared > limit) throw new PayloadTooLargeError(`Request body is larger than ${limit} bytes.`);
-    const text = (
-      ctx.req.complete ? arrived(ctx.req, limit) : Buffer.concat(await readWithin(ctx.req, limit, deadlineMs))
-    )
-      .toString('utf8')
-      .trim();
+    const text = (await smallBody(ctx, limit, deadlineMs)).trim();
     if (text === '') ctx.request.body = {};
     else {
       let parsed: unknown;

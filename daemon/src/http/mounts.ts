@@ -125,7 +125,7 @@ export function segmentRouters(outer: Router, prefix?: string): (path: string) =
  * Each group of routers speaks its error dialect; `dialectOf` is the dialect of the route that
  * answers (or would answer, for an error thrown before routing) a request, and for a path no
  * route answers, that of the group whose routes share its first segment, else the prefix's first
- * group (the root's outside every prefix).
+ * group (outside every prefix, the root's last group).
  */
 export function routeTable(
   prefixes: Record<string, Speaking[]>,
@@ -137,7 +137,8 @@ export function routeTable(
     dialect: groups[0].dialect,
     ...merged(groups, prefix),
   }));
-  const rootMount = { dialect: root[0].dialect, ...merged(root) };
+  // Outside every prefix, a path no route answers is the catch-all's (the catalog's /:org/:box): the last group.
+  const rootMount = { dialect: root[root.length - 1].dialect, ...merged(root) };
   // One test of the prefixes' first segments (`api`, `vagrant`, `operation`) before any prefix is compared: most
   // requests (the catalog, downloads) are under none.
   const heads = [...new Set(mounts.map((x) => firstSegment(x.prefix)))].map((h) => h.replace(/[^\w-]/g, '\\$&'));

@@ -131,6 +131,8 @@ export const ROOT = {
   catalog: route('/:org/:box'),
   download: route('/:username/boxes/:box/versions/:version/providers/:provider/:arch/vagrant.box'),
   uploadTarget: route('/uploads/:secret'),
+  /** OAuth2 client credentials: a service principal's id and secret for an hour's bearer token (HCP's sign-in). */
+  oauth2Token: route('/oauth2/token'),
 } as const;
 
 /**
@@ -196,6 +198,9 @@ export const BOXYARD = {
   organizations: route('/organizations'),
   organization: route('/organizations/:name'),
   member: route('/organizations/:name/members/:username'),
+  /** Client ids and secrets that publish to the organization (owners and administrators). */
+  servicePrincipals: route('/organizations/:name/service-principals'),
+  servicePrincipal: route('/organizations/:name/service-principals/:clientId'),
   /** Agents per status of an organization's pools (the UI's pool list: pools/counts-routes.ts). */
   agentStatusCounts: route('/organizations/:name/agent-status-counts'),
   settings: route('/settings'),

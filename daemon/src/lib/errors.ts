@@ -17,6 +17,8 @@ export interface ErrorDetails {
   retryAfterSeconds?: number;
   /** `two_factor_required`: the ways the user can get a code, the default first. */
   deliveryMethods?: readonly string[];
+  /** `unauthorized`: the `WWW-Authenticate` challenge to answer with (OAuth2's token endpoint after HTTP Basic). */
+  challenge?: string;
 }
 
 /**
@@ -26,6 +28,7 @@ export class AppError extends Error {
   declare readonly field?: string;
   declare readonly retryAfterSeconds?: number;
   declare readonly deliveryMethods?: readonly string[];
+  declare readonly challenge?: string;
 
   constructor(
     readonly code: ErrorCode,
@@ -37,6 +40,7 @@ export class AppError extends Error {
     if (details.field !== undefined) this.field = details.field;
     if (details.retryAfterSeconds !== undefined) this.retryAfterSeconds = details.retryAfterSeconds;
     if (details.deliveryMethods !== undefined) this.deliveryMethods = details.deliveryMethods;
+    if (details.challenge !== undefined) this.challenge = details.challenge;
   }
 }
 

@@ -14,19 +14,24 @@ export interface OrgAdminRouteDeps {
   orgAccess: OrganizationAccess;
 }
 
+/** The organization named in the path, to a member (or an administrator); 404 to anyone else. */
+export async function visibleOrganization(deps: OrgAdminRouteDeps, ctx: Context, name: string) {
+  const p = requireUser(ctx);
+  return { p, org: await deps.orgAccess.visible(p, name) };
+}
+
+/** Changes need an owner (or an administrator); members see the organization (403), others get 404. */
+export async function ownedOrganization(deps: OrgAdminRouteDeps, ctx: Context, name: string) {
+  const { p, org } = await visibleOrganization(deps, ctx, name);
+  await deps.orgs.requireOwner(p, org);
+  return org;
+}
+
 /** Organizations and their members in Boxyard's own API (under /api/boxyard), for the UI and scripts. */
 export function orgAdminRoutes(deps: OrgAdminRouteDeps): Router {
   const r = new Router();
-  const visible = async (ctx: Context, name: string) => {
-    const p = requireUser(ctx);
-    return { p, org: await deps.orgAccess.visible(p, name) };
-  };
-  /** Changes need an owner (or an administrator); members see the organization, others get 404. */
-  const owned = async (ctx: Context, name: string) => {
-    const { p, org } = await visible(ctx, name);
-    await deps.orgs.requireOwner(p, org);
-    return org;
-  };
+  const visible = (ctx: Context, name: string) => visibleOrganization(deps, ctx, name);
+  const owned = (ctx: Context, name: string) => ownedOrganization(deps, ctx, name);
 
   r.get(BOXYARD.organizations.path, async (ctx) => {
     ctx.body = { organizations: (await deps.orgs.list(requireUser(ctx))).map(organizationSummary) };

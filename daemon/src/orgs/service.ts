@@ -142,7 +142,7 @@ export class OrgService {
 
   named = (name: string) => this.repo.orgByName(name);
   /** The caller's organizations; every one for an administrator. */
-  list = (p: NonNullable<Principal>) => this.repo.listOrganizations(p.user.is_admin ? null : p.user.id);
+  list = (p: NonNullable<Principal>) => this.repo.listOrganizations(p.user.is_admin && !p.scope ? null : p.user.id);
   listAll = () => this.repo.listOrganizations(null);
   members = (org: OrganizationRow) => this.repo.listMembers(org.id);
 
@@ -185,7 +185,7 @@ export class OrgService {
   /** A user recorded by id (an upload URL's issuer, the user a mirror runs as), with their rights as they are now. */
   actor = (userId: string | null): Promise<Acting> => this.accounts.actor(userId);
 
-  /** Administrators, the user itself, or any member of the organization. */
+  /** Administrators, the user itself, or any member of the organization; a service principal: its organization. */
   isMember(p: Acting, ns: Namespace): Promise<boolean> {
     return this.actsFor(
       p,
@@ -196,6 +196,8 @@ export class OrgService {
   /** `isMember` for an owner known by id (a box row's), without loading the user or organization. */
   async actsFor(p: Acting, owner: { user_id: string | null; organization_id: string | null }): Promise<boolean> {
     if (!p) return false;
+    // A service principal acts for its organization only, whatever memberships say.
+    if (p.scope) return owner.organization_id === p.scope.organizationId;
     if (p.user.is_admin) return true;
     if (owner.user_id !== null) return owner.user_id === p.user.id;
     return (
@@ -203,9 +205,9 @@ export class OrgService {
     );
   }
 
-  /** Administrators and organization owners. */
+  /** Administrators and organization owners; a service principal never. */
   async isOwner(p: Principal, org: OrganizationRow): Promise<boolean> {
-    if (!p) return false;
+    if (!p || p.scope) return false;
     if (p.user.is_admin) return true;
     return (await this.repo.membership(org.id, p.user.id))?.role === 'owner';
   }

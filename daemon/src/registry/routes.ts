@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { requireUser } from '../auth/middleware';
+import { requirePublisher } from '../auth/middleware';
 import { validated } from '../http/validate';
 import { BOX } from '../http/route-table';
 import { AnswerMemo } from '../http/answer-memo';
@@ -55,7 +55,7 @@ export function registryRoutes(deps: RegistryRouteDeps): Router {
     BOX.boxes.path,
     validated({ body: CreateBoxBody }, async (ctx, { body }) => {
       // Packer and the gem accept 200; a 201 would gain nothing and Packer checks for exactly 200.
-      ctx.body = box(ctx, await deps.registry.createBox(requireUser(ctx), body));
+      ctx.body = box(ctx, await deps.registry.createBox(requirePublisher(ctx), body));
     }),
   );
 
@@ -77,7 +77,7 @@ export function registryRoutes(deps: RegistryRouteDeps): Router {
     validated({ params: BoxParams, body: UpdateBoxBody }, async (ctx, { params, body }) => {
       ctx.body = box(
         ctx,
-        await deps.registry.updateBox(requireUser(ctx), { username: params.username, box: params.name }, body),
+        await deps.registry.updateBox(requirePublisher(ctx), { username: params.username, box: params.name }, body),
       );
     }),
   );
@@ -87,7 +87,7 @@ export function registryRoutes(deps: RegistryRouteDeps): Router {
     validated({ params: BoxParams }, async (ctx, { params }) => {
       ctx.body = box(
         ctx,
-        await deps.registry.deleteBox(requireUser(ctx), { username: params.username, box: params.name }),
+        await deps.registry.deleteBox(requirePublisher(ctx), { username: params.username, box: params.name }),
       );
     }),
   );

@@ -6,6 +6,8 @@ import {
   CreatedTokenJson,
   OrganizationDetailAnswer,
   OrganizationsAnswer,
+  ServicePrincipalCreatedAnswer,
+  ServicePrincipalsAnswer,
   SettingsAnswer,
   SmsCodeSentAnswer,
   TotpSetupAnswer,
@@ -19,6 +21,7 @@ import {
 } from '../../../daemon/src/contract/wire/accounts';
 import type {
   CreateOrganizationBody,
+  CreateServicePrincipalBody,
   CreateTokenBody,
   CreateUserBody,
   MemberBody,
@@ -95,6 +98,19 @@ export const createApiToken = (api: Fetcher, description: string) =>
     body: { token: { description } } satisfies z.input<typeof NewTokenBody>,
   });
 export const revokeApiToken = (api: Fetcher, id: string) => api(apiPath(`${B}/tokens`, id), { method: 'DELETE' });
+
+/** An organization's service principals (its owners and administrators only): client ids, never secrets. */
+const principalsOf = (org: string) => `${apiPath(`${B}/organizations`, org)}/service-principals`;
+export const listServicePrincipals = (api: Fetcher, org: string) =>
+  load(api, ServicePrincipalsAnswer, principalsOf(org)).then((r) => r.service_principals);
+/** A new principal with its secret, which no other answer carries. */
+export const createServicePrincipal = (api: Fetcher, org: string, name: string) =>
+  load(api, ServicePrincipalCreatedAnswer, principalsOf(org), {
+    method: 'POST',
+    body: { service_principal: { name } } satisfies z.input<typeof CreateServicePrincipalBody>,
+  }).then((r) => r.service_principal);
+export const revokeServicePrincipal = (api: Fetcher, org: string, clientId: string) =>
+  api(apiPath(principalsOf(org), clientId), { method: 'DELETE' });
 
 /** The methods switched on and the recovery codes left. */
 export const twoFactorState = (api: Fetcher) =>

@@ -35,6 +35,8 @@ export const queryKeys = {
   poolStatusCounts: (org: string, poolIds: string) => ['pools', org, 'status-counts', poolIds],
   /** An organization's agent-pool limit and defaults (JSON:API), refreshed with the organization. */
   organizationSettings: (name: string) => ['organizations', name, 'agent-settings'],
+  /** An organization's service principals (its owners'), refreshed with the organization. */
+  servicePrincipals: (name: string) => ['organizations', name, 'service-principals'],
   pool: (id: string) => ['pool', id],
   agentTokens: (poolId: string) => ['agent-tokens', poolId],
   agents: (poolId: string) => ['agents', poolId],

@@ -10,6 +10,7 @@ import { queryKeys } from '../api/query-keys';
 import { ORGANIZATION_ROLES, type MemberJson, type OrganizationRole } from '../../../daemon/src/contract/wire/accounts';
 import { When } from '../components/relative-time';
 import { CardTable } from '../components/card-table';
+import { ServicePrincipals } from '../components/service-principals';
 
 /** Members, and for an owner (or an administrator) the controls that change them; others see the list and why. */
 function Members({ org, members, mayManage }: { org: string; members: MemberJson[]; mayManage: boolean }) {
@@ -107,8 +108,8 @@ function Members({ org, members, mayManage }: { org: string; members: MemberJson
 }
 
 /**
- * An organization: owners add, promote and remove members, set its agent-pool limit and defaults; its workspaces and
- * their agent pools.
+ * An organization: owners add, promote and remove members, make and revoke service principals, set its agent-pool
+ * limit and defaults; its workspaces and their agent pools.
  */
 export function OrganizationPage() {
   const { name = '' } = useParams();
@@ -129,6 +130,7 @@ export function OrganizationPage() {
         {org.data.email ?? ''} Created <When iso={org.data.created_at} />.
       </p>
       <Members org={name} members={org.data.members ?? []} mayManage={org.data.may_manage} />
+      {org.data.may_manage && <ServicePrincipals org={name} />}
       <OrganizationAgentSettings org={name} />
       <Workspaces org={name} />
     </>

@@ -112,3 +112,17 @@ export const CreateOrganizationBody = z.object({
 export const MemberBody = z.object({
   member: z.object({ role: z.enum(ORGANIZATION_ROLES).default('member') }).default({ role: 'member' }),
 });
+
+/** A service principal's name: what it is for ("packer on ci"), shown beside its client id. */
+export const ServicePrincipalName = z
+  .string()
+  .trim()
+  .min(1, 'name is required')
+  .max(100)
+  .regex(/^[^\p{Cc}]*$/u, 'no control characters')
+  .describe('What it is for, e.g. "packer on ci": up to 100 characters.');
+
+/** `POST /organizations/:name/service-principals`: a client id and secret that publish to the organization. */
+export const CreateServicePrincipalBody = z.object({
+  service_principal: z.object({ name: ServicePrincipalName }),
+});

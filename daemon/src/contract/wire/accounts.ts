@@ -77,6 +77,22 @@ export const ApiTokenJson = z.object({
 export type ApiTokenJson = z.infer<typeof ApiTokenJson>;
 export const ApiTokensAnswer = z.object({ tokens: z.array(ApiTokenJson) });
 
+/** A service principal in its organization's list (`GET /api/boxyard/organizations/:name/service-principals`). */
+export const ServicePrincipalJson = z.object({
+  client_id: z.string(),
+  name: z.string(),
+  created_at: time,
+  /** When it last got a token. */
+  last_used_at: time.nullable(),
+});
+export type ServicePrincipalJson = z.infer<typeof ServicePrincipalJson>;
+export const ServicePrincipalsAnswer = z.object({ service_principals: z.array(ServicePrincipalJson) });
+/** A principal just made: the only answer with its secret. */
+export const ServicePrincipalCreatedAnswer = z.object({
+  service_principal: ServicePrincipalJson.extend({ client_secret: z.string() }),
+});
+export type ServicePrincipalCreatedAnswer = z.infer<typeof ServicePrincipalCreatedAnswer>;
+
 /** A token just made (`POST /api/v1/authenticate`, `POST /api/boxyard/tokens`): the only answer with the secret. */
 export const CreatedTokenJson = z.object({
   description: z.string(),

@@ -14,10 +14,12 @@ import { JSONAPI_TYPE } from '../../contract/headers';
  *   `{"errors":[{"status","code","title","detail","source"}]}`;
  * - `hcp`: HCP's APIs (/vagrant/2022-09-30, /operation/2020-05-05): a google.rpc.Status,
  *   `{"code":<gRPC code>,"message":"…","details":[{"@type":"…ErrorInfo","reason":"<Boxyard's code>",…}]}`, of which
- *   Packer's vagrant-registry shows only `message`.
+ *   Packer's vagrant-registry shows only `message`;
+ * - `oauth2`: the token endpoint (`POST /oauth2/token`), RFC 6749 §5.2: `{"error","error_description"}`, plus the
+ *   stable `code`.
  */
-export type Dialect = 'box' | 'ui' | 'agent' | 'jsonapi' | 'hcp';
-export const DIALECTS: readonly Dialect[] = ['box', 'ui', 'agent', 'jsonapi', 'hcp'];
+export type Dialect = 'box' | 'ui' | 'agent' | 'jsonapi' | 'hcp' | 'oauth2';
+export const DIALECTS: readonly Dialect[] = ['box', 'ui', 'agent', 'jsonapi', 'hcp', 'oauth2'];
 
 /**
  * One table from code to status. The two public APIs disagree on invalid input: Vagrant Cloud
@@ -130,11 +132,25 @@ const GRPC_CODE: Record<number, number> = {
   507: 8,
 };
 
+/** Statuses RFC 6749 §5.2 keeps: the rest of a client's mistakes are its 400. */
+const OAUTH2_STATUSES: ReadonlySet<number> = new Set([401, 405, 408, 413, 421, 429]);
+
 export function statusFor(code: ErrorCode, dialect: Dialect): number {
   const hcp = dialect === 'hcp' ? HCP_STATUS[code] : undefined;
   if (hcp !== undefined) return hcp;
   const s = STATUS[code];
-  return typeof s === 'number' ? s : dialect === 'jsonapi' ? s.jsonapi : s.box;
+  const status = typeof s === 'number' ? s : dialect === 'jsonapi' ? s.jsonapi : s.box;
+  return dialect === 'oauth2' && status < 500 && !OAUTH2_STATUSES.has(status) ? 400 : status;
+}
+
+/**
+ * RFC 6749 §5.2's error for a code: a client that failed to authenticate is `invalid_client`, a grant type other than
+ * client_credentials (`field` "grant_type") `unsupported_grant_type`, any other mistake `invalid_request`.
+ */
+function oauth2Error(err: AppError, status: number): string {
+  if (err.code === 'unauthorized') return 'invalid_client';
+  if (status >= 500) return 'server_error';
+  return err.field === 'grant_type' ? 'unsupported_grant_type' : 'invalid_request';
 }
 
 export const titleFor = (code: ErrorCode): string => TITLES[code];
@@ -179,6 +195,13 @@ export function render(err: AppError, dialect: Dialect): Rendered {
   if (err.retryAfterSeconds !== undefined)
     headers['Retry-After'] = String(Math.max(0, Math.ceil(err.retryAfterSeconds)));
   if (CLOSES_CONNECTION.has(err.code)) headers.Connection = 'close';
+  if (err.challenge !== undefined) headers['WWW-Authenticate'] = err.challenge;
+  if (dialect === 'oauth2') {
+    // RFC 6749 §5.1: token answers, errors included, are never cached.
+    headers['Cache-Control'] = 'no-store';
+    const body = { error: oauth2Error(err, status), error_description: err.message, code: err.code };
+    return { status, type: 'application/json', body, headers };
+  }
   if (dialect === 'jsonapi') {
     const e: Record<string, unknown> = {
       status: String(status),

@@ -177,7 +177,16 @@ describe('every dialect answers every code', () => {
       precondition_failed: 409,
       address_not_allowed: 400,
     },
+    // RFC 6749 §5.2: a client's mistakes are 400 but for those with a status of their own.
+    oauth2: Object.fromEntries(
+      Object.entries(BOX_STATUS).map(([code, status]) => [
+        code,
+        status < 500 && ![401, 405, 408, 413, 421, 429].includes(status) ? 400 : status,
+      ]),
+    ) as Record<ErrorCode, number>,
   };
+  const OAUTH2_ERROR = (code: ErrorCode, status: number) =>
+    code === 'unauthorized' ? 'invalid_client' : status >= 500 ? 'server_error' : 'invalid_request';
   /** What the agent may retry (it stops on every other refusal). */
   const AGENT_RETRIES = new Set<ErrorCode>([
     'rate_limited',
@@ -253,6 +262,9 @@ describe('every dialect answers every code', () => {
             },
           ],
         });
+      } else if (dialect === 'oauth2') {
+        expect(body).toEqual({ error: OAUTH2_ERROR(code, res.status), error_description: message, code });
+        expect(res.headers.get('cache-control')).toBe('no-store');
       } else {
         expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
         const twoFactor =

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ProviderResult } from '../providers/service';
-import { requireUser } from '../../auth/middleware';
+import { requirePublisher } from '../../auth/middleware';
 import { validated } from '../../http/validate';
 import { HCP } from '../../http/route-table';
 import { receiveUpload } from '../../blobs/uploads/routes';
@@ -54,7 +54,7 @@ export function architectureRoutes(r: Router, deps: HcpRouteDeps) {
   r.post(
     HCP.architectures.path,
     validated({ params: HcpProviderParams, body: HcpCreateArchitecture }, async (ctx, { params, body }) => {
-      const p = requireUser(ctx);
+      const p = requirePublisher(ctx);
       const type = body.architecture_type;
       const fields = { ...providerFields(body.box_data), architecture: type, default_architecture: body.default };
       const v = await deps.registry.versions.get(p, versionRef(params));
@@ -72,7 +72,7 @@ export function architectureRoutes(r: Router, deps: HcpRouteDeps) {
     HCP.architecture.path,
     validated({ params: HcpArchitectureParams, body: HcpUpdateArchitecture }, async (ctx, { params, body }) => {
       const fields = { ...(body.box_data ? providerFields(body.box_data) : {}), default_architecture: body.default };
-      ctx.body = answer(ctx, await providers.update(requireUser(ctx), locator(params), fields));
+      ctx.body = answer(ctx, await providers.update(requirePublisher(ctx), locator(params), fields));
     }),
   );
 
@@ -82,21 +82,21 @@ export function architectureRoutes(r: Router, deps: HcpRouteDeps) {
   r.get(
     HCP.directUpload.path,
     validated({ params: HcpArchitectureParams }, async (ctx, { params }) => {
-      const { secret, id } = await deps.uploads.prepare(requireUser(ctx), locator(params), 'direct');
+      const { secret, id } = await deps.uploads.prepare(requirePublisher(ctx), locator(params), 'direct');
       ctx.body = { url: uploadUrl(ctx, secret), object: id };
     }),
   );
   r.get(
     HCP.upload.path,
     validated({ params: HcpArchitectureParams }, async (ctx, { params }) => {
-      const { secret } = await deps.uploads.prepare(requireUser(ctx), locator(params), 'plain');
+      const { secret } = await deps.uploads.prepare(requirePublisher(ctx), locator(params), 'plain');
       ctx.body = { url: uploadUrl(ctx, secret) };
     }),
   );
   r.put(
     HCP.directComplete.path,
     validated({ params: HcpObjectParams }, async (ctx, { params }) => {
-      await deps.uploads.finishDirect(requireUser(ctx), locator(params), params.object);
+      await deps.uploads.finishDirect(requirePublisher(ctx), locator(params), params.object);
       ctx.status = 200;
       ctx.body = {};
     }),

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { requireUser } from '../../auth/middleware';
+import { requirePublisher } from '../../auth/middleware';
 import { validated } from '../../http/validate';
 import { HCP } from '../../http/route-table';
 import { caller } from '../route-helpers';
@@ -36,7 +36,7 @@ export function hcpRegistryRoutes(deps: HcpRouteDeps): Router {
   r.post(
     HCP.boxes.path,
     validated({ params: RegistryParams, body: HcpCreateBox }, async (ctx, { params, body }) => {
-      const detail = await reg.createBox(requireUser(ctx), {
+      const detail = await reg.createBox(requirePublisher(ctx), {
         username: params.registry,
         name: body.name,
         description: body.description,
@@ -58,13 +58,13 @@ export function hcpRegistryRoutes(deps: HcpRouteDeps): Router {
     HCP.versions.path,
     validated({ params: HcpBoxParams, body: HcpCreateVersion }, async (ctx, { params, body }) => {
       const input = { version: body.name, description: body.description };
-      ctx.body = version(ctx, await reg.versions.create(requireUser(ctx), boxRef(params), input));
+      ctx.body = version(ctx, await reg.versions.create(requirePublisher(ctx), boxRef(params), input));
     }),
   );
   r.put(
     HCP.release.path,
     validated({ params: HcpVersionParams }, async (ctx, { params }) => {
-      ctx.body = version(ctx, await reg.versions.release(requireUser(ctx), versionRef(params)));
+      ctx.body = version(ctx, await reg.versions.release(requirePublisher(ctx), versionRef(params)));
     }),
   );
 
@@ -83,7 +83,7 @@ export function hcpRegistryRoutes(deps: HcpRouteDeps): Router {
   r.post(
     HCP.providers.path,
     validated({ params: HcpVersionParams, body: HcpCreateProvider }, async (ctx, { params, body }) => {
-      const made = await reg.providers.create(requireUser(ctx), versionRef(params), { name: body.name });
+      const made = await reg.providers.create(requirePublisher(ctx), versionRef(params), { name: body.name });
       ctx.body = { provider: hcpProvider(made.box, made.version, [made.provider], urlsOf(ctx, deps)) };
     }),
   );

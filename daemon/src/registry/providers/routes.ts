@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { requireUser } from '../../auth/middleware';
+import { requirePublisher } from '../../auth/middleware';
 import { validated } from '../../http/validate';
 import { BOX } from '../../http/route-table';
 import { providerJson } from '../serialize';
@@ -27,7 +27,7 @@ export function providerRoutes(r: Router, deps: RegistryRouteDeps) {
   r.post(
     BOX.providers.path,
     validated({ params: VersionParams, body: CreateProviderBody }, async (ctx, { params, body }) => {
-      ctx.body = json(ctx, await svc.create(requireUser(ctx), versionRef(params), body));
+      ctx.body = json(ctx, await svc.create(requirePublisher(ctx), versionRef(params), body));
     }),
   );
 
@@ -41,13 +41,13 @@ export function providerRoutes(r: Router, deps: RegistryRouteDeps) {
     r.put(
       path,
       validated({ params: ProviderParams, body: UpdateProviderBody }, async (ctx, { params, body }) => {
-        ctx.body = json(ctx, await svc.update(requireUser(ctx), providerRefOf(ctx, params), body));
+        ctx.body = json(ctx, await svc.update(requirePublisher(ctx), providerRefOf(ctx, params), body));
       }),
     );
     r.delete(
       path,
       validated({ params: ProviderParams }, async (ctx, { params }) => {
-        ctx.body = json(ctx, await svc.delete(requireUser(ctx), providerRefOf(ctx, params)));
+        ctx.body = json(ctx, await svc.delete(requirePublisher(ctx), providerRefOf(ctx, params)));
       }),
     );
   }

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import type { Config } from '../../config';
-import { requireUser } from '../../auth/middleware';
+import { requirePublisher } from '../../auth/middleware';
 import { validated } from '../../http/validate';
 import { BOX, ROOT } from '../../http/route-table';
 import { linksFor, providerRefOf } from '../route-helpers';
@@ -25,7 +25,7 @@ export function uploadApiRoutes(deps: UploadRouteDeps): Router {
   const r = new Router();
   const prepare = (kind: UploadKind) =>
     validated({ params: ProviderParams }, async (ctx, { params }) => {
-      const { secret, id } = await deps.uploads.prepare(requireUser(ctx), providerRefOf(ctx, params), kind);
+      const { secret, id } = await deps.uploads.prepare(requirePublisher(ctx), providerRefOf(ctx, params), kind);
       const { urls, api } = linksFor(ctx, deps.config);
       const upload_path = urls.to('root', ROOT.uploadTarget, { secret });
       if (kind === 'plain') {
@@ -40,7 +40,7 @@ export function uploadApiRoutes(deps: UploadRouteDeps): Router {
       ctx.body = { upload_path, callback };
     });
   const callback = validated({ params: CallbackParams }, async (ctx, { params }) => {
-    await deps.uploads.finishDirect(requireUser(ctx), providerRefOf(ctx, params), params.uploadId);
+    await deps.uploads.finishDirect(requirePublisher(ctx), providerRefOf(ctx, params), params.uploadId);
     ctx.status = 200;
     ctx.body = { success: true };
   });

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { requireUser } from '../../auth/middleware';
+import { requirePublisher } from '../../auth/middleware';
 import { validated } from '../../http/validate';
 import { BOX } from '../../http/route-table';
 import { versionJson } from '../serialize';
@@ -22,7 +22,7 @@ export function versionRoutes(r: Router, deps: RegistryRouteDeps) {
   r.post(
     BOX.versions.path,
     validated({ params: BoxParams, body: CreateVersionBody }, async (ctx, { params, body }) => {
-      ctx.body = json(ctx, await svc.create(requireUser(ctx), ref(params), body));
+      ctx.body = json(ctx, await svc.create(requirePublisher(ctx), ref(params), body));
     }),
   );
   r.get(
@@ -34,25 +34,25 @@ export function versionRoutes(r: Router, deps: RegistryRouteDeps) {
   r.put(
     BOX.version.path,
     validated({ params: VersionParams, body: UpdateVersionBody }, async (ctx, { params, body }) => {
-      ctx.body = json(ctx, await svc.update(requireUser(ctx), ref(params), body));
+      ctx.body = json(ctx, await svc.update(requirePublisher(ctx), ref(params), body));
     }),
   );
   r.delete(
     BOX.version.path,
     validated({ params: VersionParams }, async (ctx, { params }) => {
-      ctx.body = json(ctx, await svc.delete(requireUser(ctx), ref(params)));
+      ctx.body = json(ctx, await svc.delete(requirePublisher(ctx), ref(params)));
     }),
   );
   r.put(
     BOX.release.path,
     validated({ params: VersionParams }, async (ctx, { params }) => {
-      ctx.body = json(ctx, await svc.release(requireUser(ctx), ref(params)));
+      ctx.body = json(ctx, await svc.release(requirePublisher(ctx), ref(params)));
     }),
   );
   r.put(
     BOX.revoke.path,
     validated({ params: VersionParams }, async (ctx, { params }) => {
-      ctx.body = json(ctx, await svc.revoke(requireUser(ctx), ref(params)));
+      ctx.body = json(ctx, await svc.revoke(requirePublisher(ctx), ref(params)));
     }),
   );
 }

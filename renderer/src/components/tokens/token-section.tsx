@@ -1,4 +1,5 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
+import type { z } from 'zod';
 import type { QueryKey } from '@tanstack/react-query';
 import { ErrorNote, Loading, SecretOnce, Section, confirmed, useAction } from '../ui';
 import { When } from '../relative-time';
@@ -36,7 +37,11 @@ interface TokenSectionProps {
   id?: string;
   /** How a token is used, in a line under the form. */
   usage?: ReactNode;
+  /** The name field's rule and label, and the create button's (a token's description by default). */
+  naming?: { rule: z.ZodType; label: string; button: string };
 }
+
+const DESCRIPTION = { rule: TokenDescription, label: 'Description', button: 'Create token' };
 
 /**
  * The tokens of a user or of an agent pool: a form to make one, its secret shown once, then the
@@ -54,12 +59,13 @@ export function TokenSection({
   current,
   id,
   usage,
+  naming = DESCRIPTION,
 }: TokenSectionProps) {
   const [description, setDescription] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
   // Both kinds of token take the contract's one description rule (the issue of a bare value is at path "").
   const made = useAction(
-    () => create(checked(TokenDescription, description)),
+    () => create(checked(naming.rule, description)),
     changes.created,
     (s) => {
       setSecret(s);
@@ -73,7 +79,7 @@ export function TokenSection({
   };
   const newToken = (
     <form className="inline" onSubmit={submit} aria-label={form.label} noValidate>
-      <Field label="Description" hint={hintOf(TokenDescription)} issue={issueAt(made.error, '')}>
+      <Field label={naming.label} hint={hintOf(naming.rule)} issue={issueAt(made.error, '')}>
         {(control) => (
           <input
             name={form.field}
@@ -85,7 +91,7 @@ export function TokenSection({
         )}
       </Field>
       <button type="submit" disabled={made.isPending}>
-        Create token
+        {naming.button}
       </button>
     </form>
   );
