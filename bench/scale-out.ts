@@ -109,7 +109,8 @@ function chosenSteps(): Set<string> {
   const asked = process.env.BENCH_SCALE_OUT_STEPS?.split(',').map((x) => x.trim());
   if (!asked) return new Set(STEPS);
   const unknown = asked.filter((x) => !(STEPS as readonly string[]).includes(x));
-  if (unknown.length) throw new Error(`BENCH_SCALE_OUT_STEPS: no step ${unknown.join(', ')} (steps: ${STEPS.join(', ')})`);
+  if (unknown.length)
+    throw new Error(`BENCH_SCALE_OUT_STEPS: no step ${unknown.join(', ')} (steps: ${STEPS.join(', ')})`);
   return new Set(asked);
 }
 

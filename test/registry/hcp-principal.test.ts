@@ -27,7 +27,10 @@ async function principalOf(owner: HttpClient, org: string) {
 async function signIn(p: { client_id: string; client_secret: string }): Promise<HttpClient> {
   const r = await d.http.post('/oauth2/token', 'grant_type=client_credentials&audience=https://api.hashicorp.cloud', {
     raw: true,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(p.client_id, p.client_secret) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basic(p.client_id, p.client_secret),
+    },
   });
   expect(r.status, r.text).toBe(200);
   expect(r.json).toMatchObject({ token_type: 'Bearer', expires_in: expect.any(Number) });
