@@ -20,14 +20,13 @@ export interface PreparedUpload {
   id: string;
 }
 
-const GONE =
-  'This upload URL is unknown, expired or already used. Ask for a new one with GET …/provider/PROVIDER/upload.';
-const REVOKED =
-  'This upload URL was made with an API token that has since been revoked, so it takes no upload. Ask for a new one with a current token: GET …/provider/PROVIDER/upload.';
-const NO_LONGER =
-  'The user who made this upload URL may no longer change this box (no longer a member of its organization, or no longer an administrator), so it takes no upload. Someone who may change the box can ask for a new one: GET …/provider/PROVIDER/upload.';
-const UNKNOWN_ISSUER =
-  'This upload URL was made by an earlier Boxyard, which did not record who made it, so it takes no upload. Someone who may change the box can ask for a new one: GET …/provider/PROVIDER/upload.';
+/** The call that hands out upload URLs, in both APIs that do: each refusal names it. */
+const ASK_AGAIN =
+  "GET …/provider/PROVIDER/upload on the Vagrant Cloud API, or …/architecture/ARCH/upload (or /direct/upload) on HCP's";
+const GONE = `This upload URL is unknown, expired or already used. Ask for a new one: ${ASK_AGAIN}.`;
+const REVOKED = `This upload URL was made with an API token that has since been revoked, so it takes no upload. Ask for a new one with a current token: ${ASK_AGAIN}.`;
+const NO_LONGER = `The user who made this upload URL may no longer change this box (no longer a member of its organization, or no longer an administrator), so it takes no upload. Someone who may change the box can ask for a new one: ${ASK_AGAIN}.`;
+const UNKNOWN_ISSUER = `This upload URL was made by an earlier Boxyard, which did not record who made it, so it takes no upload. Someone who may change the box can ask for a new one: ${ASK_AGAIN}.`;
 const SUPERSEDED = 'A newer upload to this URL took over from this one, which was discarded.';
 
 /** A PUT that a newer PUT to the same URL replaced before it was stored. */
@@ -168,12 +167,12 @@ export class UploadService {
     const s = await this.repo.byId(uploadId);
     if (!s || s.provider_id !== provider.id || s.kind !== 'direct' || s.state === 'done') {
       throw new NotFoundError(
-        `No pending direct upload "${uploadId}" for this provider. Ask for a new one with GET …/upload/direct.`,
+        `No pending direct upload "${uploadId}" for this provider. Ask for a new direct upload: GET …/upload/direct on the Vagrant Cloud API, …/direct/upload on HCP's.`,
       );
     }
     if (s.state !== 'received' || !s.blob_sha256 || s.blob_size === null) {
       throw new ConflictError(
-        'The box file has not been uploaded yet: PUT it to the upload_path first, then call the callback.',
+        "The box file has not been uploaded yet: PUT it to its upload URL first, then finish the upload (the callback, or HCP's …/direct/complete).",
       );
     }
     // The file is the issuer's: it is attached only while they may still change the box.
@@ -212,7 +211,7 @@ export class UploadService {
     const limit = this.limits.directLimitBytes;
     if (s.kind !== 'direct' || size <= limit) return;
     throw new PayloadTooLargeError(
-      `This file (${size} bytes) is larger than a direct upload takes (${limit} bytes). Ask for a plain upload URL instead (GET …/upload, not …/direct/upload).`,
+      `This file (${size} bytes) is larger than a direct upload takes (${limit} bytes). Ask for a plain upload URL instead (GET …/upload, not the direct one).`,
     );
   }
 
