@@ -5,12 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { runCli } from '../helpers/cli';
+import { localCaOf, startTestDaemon, type TestDaemon } from '../helpers/daemon';
 
 /*
  * HCP's Go SDK signs in through golang.org/x/oauth2/clientcredentials (Debian golang-golang-x-oauth2-dev): the
  * real library, built with Debian's sources (oauth2-go/main.go), asks Boxyard's POST /oauth2/token for a token in
- * each of its auth styles and calls the API with it.
+ * each of its auth styles and calls the API with it. Over HTTPS with the daemon's own CA (hcp-sdk-go takes only an
+ * https auth URL), trusted through SSL_CERT_FILE set to the bundle `boxyard trust` wrote, as a pipeline runs Packer.
  */
 const GOPATH = '/usr/share/gocode';
 const OAUTH2 = join(GOPATH, 'src/golang.org/x/oauth2/clientcredentials/clientcredentials.go');
@@ -40,10 +42,18 @@ describe.skipIf(!available)('golang.org/x/oauth2/clientcredentials against POST 
   let d: TestDaemon;
   let dir: string;
   let bin: string;
+  let bundle: string;
   let client: { client_id: string; client_secret: string };
   // Asynchronously: the daemon answers in this process.
-  const signIn = async (style: string, secret = client.client_secret): Promise<Outcome> =>
-    JSON.parse((await promisify(execFile)(bin, [d.url, client.client_id, secret, style], { timeout: 60_000 })).stdout);
+  const signIn = async (style: string, secret = client.client_secret, trust = true): Promise<Outcome> =>
+    JSON.parse(
+      (
+        await promisify(execFile)(bin, [d.url, client.client_id, secret, style], {
+          timeout: 60_000,
+          env: { ...process.env, SSL_CERT_FILE: trust ? bundle : join(dir, 'no-such-bundle.pem') },
+        })
+      ).stdout,
+    );
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'boxyard-oauth2-go-'));
@@ -53,7 +63,10 @@ describe.skipIf(!available)('golang.org/x/oauth2/clientcredentials against POST 
       timeout: 180_000,
       env: { ...process.env, GO111MODULE: 'off', GOPATH, GOCACHE: join(dir, 'cache'), GOFLAGS: '' },
     });
-    d = await startTestDaemon();
+    d = await startTestDaemon({ config: { tls: 'auto' } });
+    bundle = join(dir, 'bundle.pem');
+    const trusted = await runCli(['trust', d.url, '--fingerprint', localCaOf(d).fingerprint, '--out', bundle]);
+    expect(trusted.code, trusted.stderr).toBe(0);
     const owner = (await d.user('builder', { orgs: ['builds'] })).http;
     const made = await owner.post('/api/boxyard/organizations/builds/service-principals', {
       service_principal: { name: 'go' },
@@ -78,6 +91,13 @@ describe.skipIf(!available)('golang.org/x/oauth2/clientcredentials against POST 
       expect(JSON.parse(out.body ?? '{}').user.username).toBe(client.client_id);
     },
   );
+
+  it('refuses the daemon without the trust bundle: nothing signs in over an unknown CA', async () => {
+    expect(d.url).toMatch(/^https:\/\//);
+    const out = await signIn('header', client.client_secret, false);
+    expect(out.status).toBeUndefined();
+    expect(out.error).toMatch(/x509: certificate signed by\s+unknown authority/);
+  });
 
   it.each(['header', 'params', 'auto'])(
     'reports invalid_client for a wrong secret with AuthStyle %s',
