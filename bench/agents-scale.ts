@@ -13,7 +13,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import SqliteDatabase from 'better-sqlite3';
-import { cpuSeconds, now, ROOT, rssSampler, run, since, sleep, startBaseline, startDaemon } from './measure';
+import { now, ROOT, run, since, sleep, startBaseline, startDaemon } from './measure';
+import { cpuSeconds, rssSampler } from './proc-stats';
 import { fmt, type Row } from './report';
 import { seed, seedEnv, type Seed } from './seed';
 

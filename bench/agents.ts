@@ -11,7 +11,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpuSeconds, now, ROOT, run, since, sleep, startBaseline, startDaemon } from './measure';
+import { now, ROOT, run, since, sleep, startBaseline, startDaemon } from './measure';
+import { cpuSeconds } from './proc-stats';
 import { fmt, type Row } from './report';
 import { seedEnv, type Seed } from './seed';
 import { revive } from './agents-scale';

@@ -6,7 +6,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpuSeconds, ROOT, rssSampler, run, startBaseline, startDaemon, type Proc } from './measure';
+import { ROOT, run, startBaseline, startDaemon, type Proc } from './measure';
+import { cpuSeconds, rssSampler } from './proc-stats';
 import { fmt, ms, ratioRow, type Row } from './report';
 import { seedEnv, type Seed } from './seed';
 

@@ -8,7 +8,8 @@
  */
 import { join } from 'node:path';
 import { runLoadMix, OPS } from '../test/helpers/load-mix';
-import { ADMIN, adminToken, rssMiB, sleep, startDaemon } from './measure';
+import { ADMIN, adminToken, sleep, startDaemon } from './measure';
+import { rssMiB } from './proc-stats';
 import { fmt, type Row } from './report';
 
 const p99 = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.99)] : 0);

@@ -23,8 +23,6 @@ import {
   freePort,
   makeFile,
   now,
-  rssMiB,
-  rssSampler,
   run,
   since,
   sleep,
@@ -33,6 +31,7 @@ import {
   startNginx,
   type Proc,
 } from './measure';
+import { rssMiB, rssSampler } from './proc-stats';
 import { fmt, mibps, ratioRow, type Row } from './report';
 import type { z } from 'zod';
 import type { CreatedMirrorAnswer, JobJson } from '../daemon/src/contract/wire/mirror';

@@ -5,7 +5,7 @@
  * of the SQLite WAL beside the database.
  */
 import { statSync } from 'node:fs';
-import { descriptors, rssMiB } from './measure';
+import { descriptors, rssMiB } from './proc-stats';
 import { fmt } from './report';
 
 export interface Sample {

@@ -4,7 +4,8 @@
  * leaves) and once it has idled for BENCH_IDLE_SECONDS (30: V8 gives back the heap the start grew
  * after some 15 s without requests, from 97 to 82 MiB here). The median of BENCH_START_RUNS starts (default 3).
  */
-import { rssMiB, sleep, startDaemon } from './measure';
+import { sleep, startDaemon } from './measure';
+import { rssMiB } from './proc-stats';
 import { fmt, type Row } from './report';
 import type { Seed } from './seed';
 

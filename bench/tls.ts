@@ -9,18 +9,8 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientFetch } from '../daemon/src/tls/client-fetch';
-import {
-  adminToken,
-  api,
-  freePort,
-  makeFile,
-  rssSampler,
-  run,
-  startBaseline,
-  startDaemon,
-  startNginx,
-  type Proc,
-} from './measure';
+import { adminToken, api, freePort, makeFile, run, startBaseline, startDaemon, startNginx, type Proc } from './measure';
+import { rssSampler } from './proc-stats';
 import { best, blobFile, downloadRounds, prepare, uploadRoundCount, uploadRounds } from './transfers';
 import { alternating, wrk } from './api';
 import { fmt, mibps, ms, ratioRow, type Row } from './report';

@@ -15,8 +15,6 @@ import {
   freePort,
   makeFile,
   now,
-  rssMiB,
-  rssSampler,
   run,
   since,
   sleep,
@@ -26,6 +24,7 @@ import {
   startNginx,
   type Proc,
 } from './measure';
+import { rssMiB, rssSampler } from './proc-stats';
 import { fmt, mibps, ratioRow, type Row } from './report';
 
 interface Curl {
